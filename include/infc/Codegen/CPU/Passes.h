@@ -1,0 +1,18 @@
+//===- Passes.h - infc CPU code generation passes ---------------*- C++ -*-===//
+#ifndef INFC_CODEGEN_CPU_PASSES_H
+#define INFC_CODEGEN_CPU_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace infc {
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "infc/Codegen/CPU/Passes.h.inc"
+} // namespace infc
+
+#endif // INFC_CODEGEN_CPU_PASSES_H

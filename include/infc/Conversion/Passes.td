@@ -1,0 +1,21 @@
+//===- Passes.td - infc conversion passes -----------------------*- tablegen -*-===//
+#ifndef INFC_CONVERSION_PASSES_TD
+#define INFC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertInfcToLinalg : Pass<"convert-infc-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lower infc graph ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    The target seam: everything below works on standard MLIR, for the CPU and CUDA code
+    generators alike. Elementwise ops become broadcasting `linalg.generic`s, matmul and
+    convolutions named linalg ops, reductions and normalizations generics with explicit
+    accumulators.
+  }];
+  let dependentDialects = [
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect"
+  ];
+}
+
+#endif // INFC_CONVERSION_PASSES_TD

@@ -1,0 +1,24 @@
+//===- InfcOps.h - infc op declarations -------------------------*- C++ -*-===//
+#ifndef INFC_DIALECT_INFC_IR_INFCOPS_H
+#define INFC_DIALECT_INFC_IR_INFCOPS_H
+
+#include "infc/Dialect/Infc/IR/InfcDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "infc/Dialect/Infc/IR/InfcOps.h.inc"
+
+namespace infc {
+/// numpy broadcasting of two static shapes; failure if they are incompatible.
+llvm::LogicalResult broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                                    llvm::SmallVectorImpl<int64_t> &result);
+/// Output extent of a sliding window (convolution, pooling) along one dim.
+int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t padBegin,
+                         int64_t padEnd, int64_t dilation, bool ceilMode);
+} // namespace infc
+
+#endif // INFC_DIALECT_INFC_IR_INFCOPS_H

@@ -1,0 +1,271 @@
+//===- InfcOps.td - infc op definitions -------------------------*- tablegen -*-===//
+#ifndef INFC_DIALECT_INFC_IR_INFCOPS_TD
+#define INFC_DIALECT_INFC_IR_INFCOPS_TD
+
+include "infc/Dialect/Infc/IR/InfcDialect.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Infc_Tensor : RankedTensorOf<[AnyType]>;
+def Infc_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Infc_IndexTensor : RankedTensorOf<[I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Constants and shapes
+//===----------------------------------------------------------------------===//
+
+def Infc_ConstantOp : Infc_Op<"constant", [ConstantLike, Pure,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "A constant tensor (weights, folded shape values)";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Infc_ShapeOp : Infc_Op<"shape", [Pure, InferTypeOpAdaptor]> {
+  let summary = "The shape of a tensor as a 1-D i64 tensor (ONNX Shape)";
+  let arguments = (ins Infc_Tensor:$input);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise family
+//===----------------------------------------------------------------------===//
+
+class Infc_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Infc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins Infc_Tensor:$input);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Infc_NegOp : Infc_UnaryOp<"neg"> { let summary = "-x"; }
+def Infc_AbsOp : Infc_UnaryOp<"abs"> { let summary = "|x|"; }
+def Infc_SqrtOp : Infc_UnaryOp<"sqrt"> { let summary = "square root"; }
+def Infc_ExpOp : Infc_UnaryOp<"exp"> { let summary = "e^x"; }
+def Infc_LogOp : Infc_UnaryOp<"log"> { let summary = "natural logarithm"; }
+def Infc_ErfOp : Infc_UnaryOp<"erf"> { let summary = "error function"; }
+def Infc_TanhOp : Infc_UnaryOp<"tanh"> { let summary = "hyperbolic tangent"; }
+def Infc_SigmoidOp : Infc_UnaryOp<"sigmoid"> { let summary = "1 / (1 + e^-x)"; }
+def Infc_ReluOp : Infc_UnaryOp<"relu"> { let summary = "max(x, 0)"; }
+def Infc_ReciprocalOp : Infc_UnaryOp<"reciprocal"> { let summary = "1 / x"; }
+def Infc_FloorOp : Infc_UnaryOp<"floor"> { let summary = "round down"; }
+def Infc_CeilOp : Infc_UnaryOp<"ceil"> { let summary = "round up"; }
+def Infc_NotOp : Infc_UnaryOp<"not"> { let summary = "logical not (i1)"; }
+
+def Infc_ClipOp : Infc_UnaryOp<"clip"> {
+  let summary = "min(max(x, min), max); the importer turns ONNX's min/max inputs into attributes";
+  let arguments = (ins Infc_Tensor:$input, F64Attr:$min, F64Attr:$max);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Infc_LeakyReluOp : Infc_UnaryOp<"leaky_relu"> {
+  let summary = "x < 0 ? alpha * x : x";
+  let arguments = (ins Infc_Tensor:$input, F64Attr:$alpha);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Infc_CastOp : Infc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "element type conversion with ONNX Cast semantics (float to int truncates)";
+  let arguments = (ins Infc_Tensor:$input);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+}
+
+/// Binary ops broadcast their operands numpy-style; the result shape is inferred.
+class Infc_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Infc_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+  let arguments = (ins Infc_Tensor:$lhs, Infc_Tensor:$rhs);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Infc_AddOp : Infc_BinaryOp<"add", [Commutative]> { let summary = "lhs + rhs"; }
+def Infc_SubOp : Infc_BinaryOp<"sub"> { let summary = "lhs - rhs"; }
+def Infc_MulOp : Infc_BinaryOp<"mul", [Commutative]> { let summary = "lhs * rhs"; }
+def Infc_DivOp : Infc_BinaryOp<"div"> {
+  let summary = "lhs / rhs (integer division truncates toward zero)";
+}
+def Infc_PowOp : Infc_BinaryOp<"pow"> { let summary = "lhs ^ rhs"; }
+def Infc_MaxOp : Infc_BinaryOp<"max", [Commutative]> { let summary = "elementwise maximum"; }
+def Infc_MinOp : Infc_BinaryOp<"min", [Commutative]> { let summary = "elementwise minimum"; }
+def Infc_AndOp : Infc_BinaryOp<"and", [Commutative]> { let summary = "logical and (i1)"; }
+def Infc_OrOp : Infc_BinaryOp<"or", [Commutative]> { let summary = "logical or (i1)"; }
+/// Comparisons yield i1.
+def Infc_EqualOp : Infc_BinaryOp<"equal", [Commutative]> { let summary = "lhs == rhs"; }
+def Infc_LessOp : Infc_BinaryOp<"less"> { let summary = "lhs < rhs"; }
+def Infc_GreaterOp : Infc_BinaryOp<"greater"> { let summary = "lhs > rhs"; }
+
+def Infc_WhereOp : Infc_Op<"where", [Pure, InferTypeOpAdaptor]> {
+  let summary = "condition ? lhs : rhs, broadcasting all three";
+  let arguments = (ins RankedTensorOf<[I1]>:$condition, Infc_Tensor:$lhs, Infc_Tensor:$rhs);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and convolution
+//===----------------------------------------------------------------------===//
+
+def Infc_MatMulOp : Infc_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "batched matrix product with numpy broadcasting of the batch dims";
+  let description = [{
+    Both operands have rank >= 2 (the importer reshapes ONNX's 1-D cases). Leading dims
+    broadcast; the last two are [M, K] x [K, N].
+  }];
+  let arguments = (ins Infc_Tensor:$lhs, Infc_Tensor:$rhs);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D grouped convolution, NCHW input, FCHW weight";
+  let description = [{
+    `pads` is [top, left, bottom, right] (ONNX order). `bias` is optional, shape [F].
+  }];
+  let arguments = (ins Infc_FloatTensor:$input, Infc_FloatTensor:$weight,
+                       Optional<Infc_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Infc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class Infc_PoolOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let arguments = (ins Infc_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
+  let results = (outs Infc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Infc_MaxPoolOp : Infc_PoolOp<"max_pool"> {
+  let summary = "2-D max pooling over NCHW; padding never wins the max";
+}
+
+def Infc_AvgPoolOp : Infc_PoolOp<"avg_pool"> {
+  let summary = "2-D average pooling over NCHW";
+  let arguments = (ins Infc_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
+                       BoolAttr:$count_include_pad);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalizations
+//===----------------------------------------------------------------------===//
+
+class Infc_ReduceOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let arguments = (ins Infc_Tensor:$input, DenseI64ArrayAttr:$axes, BoolAttr:$keepdims);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Infc_ReduceSumOp : Infc_ReduceOp<"reduce_sum"> { let summary = "sum over axes"; }
+def Infc_ReduceMeanOp : Infc_ReduceOp<"reduce_mean"> { let summary = "mean over axes"; }
+def Infc_ReduceMaxOp : Infc_ReduceOp<"reduce_max"> { let summary = "maximum over axes"; }
+def Infc_ReduceMinOp : Infc_ReduceOp<"reduce_min"> { let summary = "minimum over axes"; }
+def Infc_ReduceProdOp : Infc_ReduceOp<"reduce_prod"> { let summary = "product over axes"; }
+
+def Infc_SoftmaxOp : Infc_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "softmax along one axis (max-subtracted for stability)";
+  let arguments = (ins Infc_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Infc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Infc_LayerNormOp : Infc_Op<"layer_norm", [Pure]> {
+  let summary = "normalize over the dims from `axis` on, then scale and shift";
+  let arguments = (ins Infc_FloatTensor:$input, Infc_FloatTensor:$scale,
+                       Optional<Infc_FloatTensor>:$bias, I64Attr:$axis, F64Attr:$epsilon);
+  let results = (outs Infc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Infc_ReshapeOp : Infc_Op<"reshape", [Pure]> {
+  let summary = "reinterpret the row-major elements with the result's static shape";
+  let arguments = (ins Infc_Tensor:$input);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Infc_BroadcastOp : Infc_Op<"broadcast", [Pure]> {
+  let summary = "numpy-style broadcast to the result shape (ONNX Expand)";
+  let arguments = (ins Infc_Tensor:$input);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Infc_TransposeOp : Infc_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permute dims: result dim i is input dim perm[i]";
+  let arguments = (ins Infc_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Infc_ConcatOp : Infc_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "join tensors along an axis";
+  let arguments = (ins Variadic<Infc_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Infc_SliceOp : Infc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "strided slice with normalized, in-range starts and sizes per dim";
+  let description = [{
+    For every dim: element j of the result is input[offsets[d] + j * steps[d]], j < sizes[d].
+    Steps may be negative. The importer clamps ONNX's starts/ends into this form.
+  }];
+  let arguments = (ins Infc_Tensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Infc_GatherOp : Infc_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "take entries of `data` along `axis` at `indices` (negative counts from the end)";
+  let arguments = (ins Infc_Tensor:$data, Infc_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // INFC_DIALECT_INFC_IR_INFCOPS_TD

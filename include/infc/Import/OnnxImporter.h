@@ -1,0 +1,47 @@
+//===- OnnxImporter.h - ONNX protobuf to the infc dialect -------*- C++ -*-===//
+#ifndef INFC_IMPORT_ONNXIMPORTER_H
+#define INFC_IMPORT_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace infc {
+
+struct OnnxImportOptions {
+  /// Static shapes for graph inputs (`--input-shape name=1x128`); they fill symbolic dims.
+  llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+};
+
+/// Imports an ONNX model file into a module with one `func.func @main` of infc ops on static
+/// tensor types. Every op is located at NameLoc("node(OpType)"). On failure, errors have
+/// been emitted through the context's diagnostic handler and null is returned.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
+                                                  llvm::StringRef path,
+                                                  const OnnxImportOptions &options);
+
+/// What `infc inspect` prints: a summary of the model without compiling it.
+struct OnnxModelSummary {
+  struct Value {
+    std::string name, dtype, shape;
+  };
+  std::string graphName, producer;
+  int64_t irVersion = 0;
+  std::vector<std::pair<std::string, int64_t>> opsets; // domain, version
+  std::vector<Value> inputs, outputs;
+  std::vector<std::pair<std::string, int64_t>> opHistogram; // op type, count (sorted)
+  std::vector<std::string> unsupportedOps;                  // op types we cannot import
+  int64_t numInitializers = 0, initializerBytes = 0;
+};
+llvm::LogicalResult summarizeOnnxModel(llvm::StringRef path, OnnxModelSummary &summary,
+                                       std::string &error);
+
+/// Whether the importer handles `opType` of the default ONNX domain.
+bool isSupportedOnnxOp(llvm::StringRef opType);
+
+} // namespace infc
+
+#endif // INFC_IMPORT_ONNXIMPORTER_H

@@ -1,0 +1,38 @@
+//===- Pipelines.h - the one pipeline builder -------------------*- C++ -*-===//
+//
+// `infc compile` and `infc-opt --infc-pipeline` build their pass pipelines here, so lit
+// tests exercise exactly what users run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INFC_PIPELINES_PIPELINES_H
+#define INFC_PIPELINES_PIPELINES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace infc {
+
+/// Where the pipeline stops: after the graph passes (infc dialect), after lowering to
+/// linalg on tensors, or in the LLVM dialect ready for translation.
+enum class PipelineStage { Infc, Linalg, LLVM };
+
+struct InfcPipelineOptions {
+  PipelineStage stopAfter = PipelineStage::LLVM;
+};
+
+/// Graph passes, then the seam (infc to linalg), then CPU code generation down to the LLVM
+/// dialect. The module's `func.func @main` is the model's entry point.
+void buildInfcPipeline(mlir::OpPassManager &pm, const InfcPipelineOptions &options);
+
+/// Registers `--infc-pipeline{stop-after=infc|linalg|llvm}` with the pass registry.
+void registerInfcPipelines();
+
+/// Dialects the pipeline creates, for tools that parse or build its IR.
+void registerInfcDialects(mlir::DialectRegistry &registry);
+
+/// The upstream passes that lit tests of our pipeline pieces use (canonicalize, cse, ...).
+void registerUpstreamPasses();
+
+} // namespace infc
+
+#endif // INFC_PIPELINES_PIPELINES_H

@@ -1,0 +1,70 @@
+//===- Target.h - from the LLVM dialect to a linked model.so ----*- C++ -*-===//
+#ifndef INFC_TARGET_TARGET_H
+#define INFC_TARGET_TARGET_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace infc {
+
+/// One graph input or output as the runtime sees it (runtime/model_desc.h).
+struct ModelValue {
+  std::string name;
+  int32_t dtype = 0; // infc_dtype
+  std::vector<int64_t> shape;
+};
+
+/// The model's interface, read from `func.func @main` before the pipeline changes it.
+struct ModelInterface {
+  std::string name;
+  std::vector<ModelValue> inputs, outputs;
+  uint64_t workspaceBytes = 0;
+};
+
+/// Reads names (`infc.name` attributes), dtypes and static shapes of @main.
+llvm::LogicalResult collectModelInterface(mlir::ModuleOp module, ModelInterface &interface);
+
+/// The runtime's dtype code for an MLIR element type (0 if it has none).
+int32_t dtypeCode(mlir::Type elementType);
+
+/// Constant data moved out of the IR, emitted into its own object.
+struct WeightBlob {
+  std::string symbol;
+  std::vector<char> bytes;
+};
+
+struct TargetOptions {
+  std::string cpu;      // empty: the host CPU (with its features)
+  int optLevel = 3;
+};
+
+/// Moves every large constant global of the LLVM-dialect module out of the IR (they become
+/// external declarations) so weights never pass through LLVM IR text or optimization.
+void extractWeights(mlir::ModuleOp module, std::vector<WeightBlob> &weights,
+                    int64_t minBytes = 256);
+
+enum class OutputKind { Object, Assembly, LLVMIR };
+
+/// Translates the LLVM-dialect module, adds the runtime descriptor and entry wrapper,
+/// optimizes and writes it as `kind`. Errors go to `error`.
+llvm::LogicalResult emitModel(mlir::ModuleOp module, const ModelInterface &interface,
+                              const TargetOptions &options, OutputKind kind,
+                              llvm::raw_pwrite_stream &os, std::string &error);
+
+/// Writes the weights as an object: one read-only, 64-byte aligned `.rodata.infc_weights`
+/// section holding every blob under its hidden symbol.
+llvm::LogicalResult emitWeightsObject(const std::vector<WeightBlob> &weights,
+                                      const TargetOptions &options,
+                                      llvm::raw_pwrite_stream &os, std::string &error);
+
+/// Links objects with the runtime archive into `output` (written to a temporary and renamed,
+/// so a failure leaves no file behind).
+llvm::LogicalResult linkModel(llvm::ArrayRef<std::string> objects, llvm::StringRef runtimeDir,
+                              llvm::StringRef output, std::string &error);
+
+} // namespace infc
+
+#endif // INFC_TARGET_TARGET_H

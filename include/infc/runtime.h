@@ -1,0 +1,314 @@
+/* infc — the public C ABI of every compiled model.so; the only header a user needs.
+ *
+ * Ownership, threading, error and versioning rules are in docs/abi.md. In short:
+ *  - a model is immutable and shared; a session owns the per-run memory (workspace, library-owned
+ *    outputs, error message) and is used by one thread at a time; N sessions run in parallel
+ *    with no locks;
+ *  - every function validates its arguments and returns an infc_status; nothing aborts;
+ *  - the runtime keeps no global mutable state, so errors of calls made without a session are
+ *    reported by status only (infc_status_string gives a static text); a session keeps the
+ *    message of its last failed call (infc_session_error).
+ *
+ * Version rule: INFC_ABI_VERSION_MAJOR changes only for incompatible changes. Minor versions
+ * only add: functions, enum values, fields at the end of structs that carry struct_size. */
+#ifndef INFC_RUNTIME_H
+#define INFC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define INFC_ABI_VERSION_MAJOR 1
+#define INFC_ABI_VERSION_MINOR 0
+#define INFC_ABI_VERSION ((uint32_t)((INFC_ABI_VERSION_MAJOR << 16) | INFC_ABI_VERSION_MINOR))
+
+/* Marks the functions a model.so exports (runtime/exports.map lists the same names). */
+#if defined(_WIN32)
+#define INFC_API
+#else
+#define INFC_API __attribute__((visibility("default")))
+#endif
+
+/* ---- Status and dtypes ------------------------------------------------------------------ */
+
+typedef enum infc_status {
+  INFC_OK = 0,
+  INFC_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, bad count, bad index, unknown name, ... */
+  INFC_ERR_SHAPE_MISMATCH = 2,   /* rank or a dim differs from the model's */
+  INFC_ERR_DTYPE_MISMATCH = 3,   /* element type differs from the model's */
+  INFC_ERR_OUT_OF_MEMORY = 4,
+  INFC_ERR_UNAVAILABLE = 5,      /* a feature or device this build or machine lacks */
+  INFC_ERR_VERSION_MISMATCH = 6, /* a library of another ABI major version */
+  INFC_ERR_INTERNAL = 7          /* a corrupt model or a runtime bug */
+} infc_status;
+
+/* Element types; the numeric values are part of the ABI. BOOL is one byte (0 or 1). */
+typedef enum infc_dtype {
+  INFC_F32 = 1,
+  INFC_F64 = 2,
+  INFC_F16 = 3,
+  INFC_BF16 = 4,
+  INFC_I8 = 5,
+  INFC_I16 = 6,
+  INFC_I32 = 7,
+  INFC_I64 = 8,
+  INFC_U8 = 9,
+  INFC_U16 = 10,
+  INFC_U32 = 11,
+  INFC_U64 = 12,
+  INFC_BOOL = 13
+} infc_dtype;
+
+/* ABI version of the library: (major << 16) | minor. Compare the major with
+ * INFC_ABI_VERSION_MAJOR before using a library opened at run time (infc_api_open does). */
+INFC_API uint32_t infc_abi_version(void);
+
+/* Static, never NULL: "ok", "invalid argument", ..., "unknown status". */
+INFC_API const char *infc_status_string(infc_status status);
+
+/* Bytes per element; 0 for a value that is not an infc_dtype. */
+INFC_API size_t infc_dtype_size(infc_dtype dtype);
+
+/* Static, never NULL: "float32", "bfloat16", "int64", "bool", ...; "invalid" otherwise. */
+INFC_API const char *infc_dtype_name(infc_dtype dtype);
+
+/* ---- Tensors ----------------------------------------------------------------------------- */
+
+/* A dense, row-major tensor in host memory. Zero-initialise it ({0}) and set what applies.
+ *
+ * Inputs: the caller sets every field but byte_size, which is optional (0 = not checked; else
+ *   the size of the buffer at data, which must cover the tensor). shape may be NULL if rank 0.
+ * Outputs, caller-owned (data != NULL): same fields as an input; the runtime checks them and
+ *   writes the result into data.
+ * Outputs, library-owned (data == NULL): the runtime sets data, dtype, rank, shape and
+ *   byte_size; they point into the session and stay valid until the next run on that session
+ *   or its release. Passing the same tensor again (data now set) writes into the same buffer.
+ * Output buffers must not overlap each other or any input. */
+typedef struct infc_tensor {
+  void *data;
+  infc_dtype dtype;
+  int32_t rank;
+  const int64_t *shape; /* rank dims */
+  size_t byte_size;     /* see above */
+  uint32_t flags;       /* reserved, must be 0 */
+  uint32_t reserved;    /* must be 0 */
+} infc_tensor;
+
+/* ---- Models ------------------------------------------------------------------------------ */
+
+typedef struct infc_model infc_model;
+
+/* One input or output as the model declares it. Dynamic dims are -1. Pointers stay valid while
+ * the model (or one of its sessions) is alive. */
+typedef struct infc_io_info {
+  const char *name;
+  infc_dtype dtype;
+  int32_t rank;
+  const int64_t *shape; /* rank dims; NULL when rank is 0 */
+  size_t byte_size;     /* dense size in bytes; 0 if a dim is dynamic */
+} infc_io_info;
+
+/* The model compiled into this library. Each call returns a new reference; models are
+ * immutable, so one model can serve any number of sessions on any threads.
+ * Errors: INVALID_ARGUMENT (out is NULL), OUT_OF_MEMORY, INTERNAL (corrupt model). */
+INFC_API infc_status infc_model_create(infc_model **out);
+
+/* Drops a reference; a model stays alive while a session created from it does. NULL is a
+ * no-op. */
+INFC_API void infc_model_release(infc_model *model);
+
+/* Introspection. Counts and sizes are 0, names NULL, for a NULL model. */
+INFC_API const char *infc_model_name(const infc_model *model);
+INFC_API size_t infc_model_num_inputs(const infc_model *model);
+INFC_API size_t infc_model_num_outputs(const infc_model *model);
+INFC_API size_t infc_model_workspace_bytes(const infc_model *model); /* per session */
+INFC_API infc_status infc_model_input_info(const infc_model *model, size_t index,
+                                           infc_io_info *out);
+INFC_API infc_status infc_model_output_info(const infc_model *model, size_t index,
+                                            infc_io_info *out);
+
+/* Index of the input/output named `name`; INVALID_ARGUMENT if there is none. */
+INFC_API infc_status infc_model_find_input(const infc_model *model, const char *name,
+                                           size_t *index);
+INFC_API infc_status infc_model_find_output(const infc_model *model, const char *name,
+                                            size_t *index);
+
+/* ---- Sessions ---------------------------------------------------------------------------- */
+
+typedef struct infc_session infc_session;
+
+typedef struct infc_session_options {
+  /* sizeof(infc_session_options) as the caller compiled it; 0 means the ABI 1.0 layout. The
+   * runtime reads only that many bytes, so old callers keep working with newer libraries. */
+  uint32_t struct_size;
+  /* Threads one run may use; 0 = the runtime's default. Negative is invalid. */
+  int32_t num_threads;
+  /* Optional: when infc_session_create fails, a NUL-terminated message is written here
+   * (truncated to error_buffer_size). There is no session yet to hold it. */
+  char *error_buffer;
+  size_t error_buffer_size;
+} infc_session_options;
+
+/* Allocates the session's workspace (64-byte aligned) and its library-owned output buffers,
+ * once; runs allocate nothing. options may be NULL (defaults). The session holds a reference
+ * to the model. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY, UNAVAILABLE (e.g. dynamic dims). */
+INFC_API infc_status infc_session_create(const infc_model *model,
+                                         const infc_session_options *options,
+                                         infc_session **out);
+
+/* Frees the session and everything it owns (library-owned outputs included). NULL is a no-op. */
+INFC_API void infc_session_release(infc_session *session);
+
+/* Message of the last failed call on this session, "" after a successful one. Valid until the
+ * next call on the session. Never NULL (a static text for a NULL or invalid session). */
+INFC_API const char *infc_session_error(const infc_session *session);
+
+/* The session's model (no new reference) and the num_threads it was created with. */
+INFC_API const infc_model *infc_session_model(const infc_session *session);
+INFC_API int32_t infc_session_num_threads(const infc_session *session);
+
+/* Runs the model. inputs[i] binds model input i and outputs[j] model output j; the counts must
+ * equal the model's. Everything is validated before anything is written: on an error no output
+ * is touched and infc_session_error names the offending input or output. Not reentrant on one
+ * session; sessions are independent. */
+INFC_API infc_status infc_run(infc_session *session, const infc_tensor *inputs, size_t num_inputs,
+                              infc_tensor *outputs, size_t num_outputs);
+
+/* Same, binding by name: every model input exactly once, in any order; any subset of the
+ * outputs (the others are computed into the session's buffers and not returned). */
+INFC_API infc_status infc_run_named(infc_session *session, const char *const *input_names,
+                                    const infc_tensor *inputs, size_t num_inputs,
+                                    const char *const *output_names, infc_tensor *outputs,
+                                    size_t num_outputs);
+
+/* ---- Loading a model.so at run time ------------------------------------------------------ */
+
+/* The ABI of one model.so as function pointers, so a host can use several models without
+ * linking any (each .so carries its own copy of the runtime; handles of one model.so must only
+ * be passed to the functions of the same infc_api). */
+typedef struct infc_api {
+  void *handle; /* from dlopen */
+  uint32_t (*abi_version)(void);
+  const char *(*status_string)(infc_status);
+  size_t (*dtype_size)(infc_dtype);
+  const char *(*dtype_name)(infc_dtype);
+  infc_status (*model_create)(infc_model **);
+  void (*model_release)(infc_model *);
+  const char *(*model_name)(const infc_model *);
+  size_t (*model_num_inputs)(const infc_model *);
+  size_t (*model_num_outputs)(const infc_model *);
+  size_t (*model_workspace_bytes)(const infc_model *);
+  infc_status (*model_input_info)(const infc_model *, size_t, infc_io_info *);
+  infc_status (*model_output_info)(const infc_model *, size_t, infc_io_info *);
+  infc_status (*model_find_input)(const infc_model *, const char *, size_t *);
+  infc_status (*model_find_output)(const infc_model *, const char *, size_t *);
+  infc_status (*session_create)(const infc_model *, const infc_session_options *,
+                                infc_session **);
+  void (*session_release)(infc_session *);
+  const char *(*session_error)(const infc_session *);
+  const infc_model *(*session_model)(const infc_session *);
+  int32_t (*session_num_threads)(const infc_session *);
+  infc_status (*run)(infc_session *, const infc_tensor *, size_t, infc_tensor *, size_t);
+  infc_status (*run_named)(infc_session *, const char *const *, const infc_tensor *, size_t,
+                           const char *const *, infc_tensor *, size_t);
+} infc_api;
+
+#if !defined(INFC_NO_DLOPEN_HELPERS) && (defined(__unix__) || defined(__APPLE__))
+/* Header-only, so they need dlopen from the host: in libc since glibc 2.34; older glibc needs
+ * -ldl when linking the host. Define INFC_NO_DLOPEN_HELPERS to leave them out. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Closes a library opened by infc_api_open and clears *api. Release every model and session
+ * of it first. NULL or an already closed api is a no-op. */
+static inline void infc_api_close(infc_api *api) {
+  if (!api)
+    return;
+  if (api->handle)
+    dlclose(api->handle);
+  memset(api, 0, sizeof *api);
+}
+
+/* dlopen()s the model.so at `path` (RTLD_NOW | RTLD_LOCAL, so several models coexist), fills
+ * *api and checks the ABI major version. On error *api is cleared and, if error_buffer is not
+ * NULL, a message (dlerror's text included) is written there. Errors: INVALID_ARGUMENT,
+ * UNAVAILABLE (cannot load, or a symbol is missing), VERSION_MISMATCH. */
+static inline infc_status infc_api_open(const char *path, infc_api *api, char *error_buffer,
+                                        size_t error_buffer_size) {
+  infc_status status = INFC_ERR_UNAVAILABLE;
+  const char *what = "";
+  const char *detail = "";
+  if (!api || !path) {
+    if (error_buffer && error_buffer_size)
+      snprintf(error_buffer, error_buffer_size, "infc_api_open: %s is NULL",
+               api ? "path" : "api");
+    if (api)
+      memset(api, 0, sizeof *api);
+    return INFC_ERR_INVALID_ARGUMENT;
+  }
+  memset(api, 0, sizeof *api);
+  api->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!api->handle) {
+    what = "cannot load";
+    detail = dlerror();
+    if (!detail)
+      detail = "";
+    goto fail;
+  }
+  /* memcpy from void *: the C and C++ friendly way to turn dlsym's result into a function. */
+#define INFC__LOAD(field, symbol)                                                               \
+  do {                                                                                          \
+    void *sym_ = dlsym(api->handle, #symbol);                                                   \
+    if (!sym_) {                                                                                \
+      what = "missing symbol " #symbol " in";                                                   \
+      detail = "";                                                                              \
+      goto fail;                                                                                \
+    }                                                                                           \
+    memcpy(&api->field, &sym_, sizeof sym_);                                                    \
+  } while (0)
+  INFC__LOAD(abi_version, infc_abi_version);
+  INFC__LOAD(status_string, infc_status_string);
+  INFC__LOAD(dtype_size, infc_dtype_size);
+  INFC__LOAD(dtype_name, infc_dtype_name);
+  INFC__LOAD(model_create, infc_model_create);
+  INFC__LOAD(model_release, infc_model_release);
+  INFC__LOAD(model_name, infc_model_name);
+  INFC__LOAD(model_num_inputs, infc_model_num_inputs);
+  INFC__LOAD(model_num_outputs, infc_model_num_outputs);
+  INFC__LOAD(model_workspace_bytes, infc_model_workspace_bytes);
+  INFC__LOAD(model_input_info, infc_model_input_info);
+  INFC__LOAD(model_output_info, infc_model_output_info);
+  INFC__LOAD(model_find_input, infc_model_find_input);
+  INFC__LOAD(model_find_output, infc_model_find_output);
+  INFC__LOAD(session_create, infc_session_create);
+  INFC__LOAD(session_release, infc_session_release);
+  INFC__LOAD(session_error, infc_session_error);
+  INFC__LOAD(session_model, infc_session_model);
+  INFC__LOAD(session_num_threads, infc_session_num_threads);
+  INFC__LOAD(run, infc_run);
+  INFC__LOAD(run_named, infc_run_named);
+#undef INFC__LOAD
+  if ((api->abi_version() >> 16) != INFC_ABI_VERSION_MAJOR) {
+    status = INFC_ERR_VERSION_MISMATCH;
+    what = "ABI major version differs from this header's in";
+    goto fail;
+  }
+  return INFC_OK;
+fail:
+  if (error_buffer && error_buffer_size)
+    snprintf(error_buffer, error_buffer_size, "infc_api_open: %s '%s'%s%s", what, path,
+             *detail ? ": " : "", detail);
+  infc_api_close(api);
+  return status;
+}
+#endif /* dlopen helpers */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* INFC_RUNTIME_H */

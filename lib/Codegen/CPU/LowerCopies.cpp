@@ -1,0 +1,24 @@
+//===- LowerCopies.cpp - memref.copy to linalg.copy ------------------------===//
+#include "infc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace infc {
+#define GEN_PASS_DEF_INFCLOWERCOPIES
+#include "infc/Codegen/CPU/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+
+namespace {
+struct InfcLowerCopiesPass : public infc::impl::InfcLowerCopiesBase<InfcLowerCopiesPass> {
+  void runOnOperation() override {
+    getOperation().walk([](memref::CopyOp copy) {
+      OpBuilder b(copy);
+      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+      copy.erase();
+    });
+  }
+};
+} // namespace

@@ -1,0 +1,131 @@
+//===- MemoryPlan.cpp - static arena for all intermediate buffers ---------===//
+#include "infc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace infc {
+#define GEN_PASS_DEF_INFCMEMORYPLAN
+#include "infc/Codegen/CPU/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kAlignment = 64;
+
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t bytes = 0, first = 0, last = 0, offset = 0;
+};
+
+int64_t alignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
+
+/// Index (in `block`) of the last op that uses `value` or any view of it.
+int64_t lastUse(Value value, Block &block, const DenseMap<Operation *, int64_t> &order) {
+  int64_t last = -1;
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = block.findAncestorOpInBlock(*use.getOwner());
+      if (!user)
+        continue;
+      last = std::max(last, order.lookup(user));
+      if (isa<ViewLikeOpInterface>(use.getOwner()))
+        llvm::append_range(worklist, use.getOwner()->getResults());
+    }
+  }
+  return last;
+}
+
+struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlanPass> {
+  using InfcMemoryPlanBase::InfcMemoryPlanBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto func = module.lookupSymbol<func::FuncOp>(entryName);
+    if (!func || func.isExternal()) {
+      module.emitError("infc-memory-plan: no entry function '") << entryName << "'";
+      return signalPassFailure();
+    }
+    Block &block = func.getBody().front();
+    if (!func.getBody().hasOneBlock()) {
+      func.emitError("infc-memory-plan expects a single-block entry function");
+      return signalPassFailure();
+    }
+    DenseMap<Operation *, int64_t> order;
+    int64_t index = 0;
+    for (Operation &op : block)
+      order[&op] = index++;
+
+    SmallVector<Buffer> buffers;
+    for (Operation &op : block) {
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      if (!alloc)
+        continue;
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          !type.getElementType().isIntOrFloat())
+        continue;
+      int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+      Buffer buf;
+      buf.alloc = alloc;
+      buf.bytes = alignUp(std::max<int64_t>(1, type.getNumElements() * ((bits + 7) / 8)));
+      buf.first = order[alloc];
+      buf.last = std::max(buf.first, lastUse(alloc.getResult(), block, order));
+      buffers.push_back(buf);
+    }
+
+    // Greedy by size: each buffer takes the lowest offset that clears every placed buffer
+    // whose live range overlaps its own.
+    SmallVector<Buffer *> bySize;
+    for (Buffer &b : buffers)
+      bySize.push_back(&b);
+    llvm::stable_sort(bySize, [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
+    SmallVector<Buffer *> placed;
+    int64_t total = 0;
+    for (Buffer *buf : bySize) {
+      SmallVector<std::pair<int64_t, int64_t>> busy;
+      for (Buffer *other : placed)
+        if (other->first <= buf->last && buf->first <= other->last)
+          busy.push_back({other->offset, other->offset + other->bytes});
+      llvm::sort(busy);
+      int64_t offset = 0;
+      for (auto [begin, end] : busy) {
+        if (offset + buf->bytes <= begin)
+          break;
+        offset = std::max(offset, end);
+      }
+      buf->offset = offset;
+      total = std::max(total, offset + buf->bytes);
+      placed.push_back(buf);
+    }
+
+    MLIRContext *ctx = &getContext();
+    auto wsType = MemRefType::get({total}, IntegerType::get(ctx, 8));
+    if (failed(func.insertArgument(0, wsType, {}, func.getLoc()))) {
+      func.emitError("infc-memory-plan: cannot add the workspace argument");
+      return signalPassFailure();
+    }
+    func.setArgAttr(0, "infc.workspace", UnitAttr::get(ctx));
+    Value workspace = func.getArgument(0);
+    for (Buffer &buf : buffers) {
+      OpBuilder b(buf.alloc);
+      Value offset = arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset);
+      Value view = memref::ViewOp::create(b, buf.alloc.getLoc(), buf.alloc.getType(),
+                                          workspace, offset, ValueRange{});
+      // The arena outlives every use; drop deallocations of the replaced buffers.
+      for (Operation *user : llvm::make_early_inc_range(buf.alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      buf.alloc.replaceAllUsesWith(view);
+      buf.alloc.erase();
+    }
+    module->setAttr("infc.workspace_bytes",
+                    IntegerAttr::get(IntegerType::get(ctx, 64), total));
+  }
+};
+} // namespace

@@ -1,0 +1,181 @@
+//===- InfcToLinalg.cpp - the convert-infc-to-linalg pass and shared builders ===//
+#include "PopulatePatterns.h"
+#include "infc/Conversion/Passes.h"
+#include "infc/Dialect/Infc/IR/InfcOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace infc {
+#define GEN_PASS_DEF_CONVERTINFCTOLINALG
+#include "infc/Conversion/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+using namespace infc;
+
+AffineMap lowering::broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
+                               ArrayRef<int64_t> resultShape) {
+  int64_t offset = resultShape.size() - operandShape.size();
+  SmallVector<AffineExpr> exprs;
+  for (size_t d = 0; d < operandShape.size(); ++d)
+    exprs.push_back(operandShape[d] == 1 && resultShape[d + offset] != 1
+                        ? getAffineConstantExpr(0, ctx)
+                        : getAffineDimExpr(d + offset, ctx));
+  return AffineMap::get(resultShape.size(), 0, exprs, ctx);
+}
+
+Value lowering::elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                          ValueRange inputs,
+                          function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value v : inputs)
+    maps.push_back(broadcastMap(ctx, cast<RankedTensorType>(v.getType()).getShape(),
+                                resultType.getShape()));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+Value lowering::filled(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value) {
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value v = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, v, init).getResult(0);
+}
+
+Value lowering::reduce(OpBuilder &b, Location loc, Value input, ArrayRef<bool> reduced,
+                     TypedAttr init,
+                     function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    iterators.push_back(reduced[d] ? utils::IteratorType::reduction
+                                   : utils::IteratorType::parallel);
+    if (reduced[d])
+      continue;
+    shape.push_back(type.getDimSize(d));
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value acc = filled(b, loc, resultType, init);
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(type.getRank(), ctx),
+      AffineMap::get(type.getRank(), 0, outExprs, ctx)};
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{acc}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args[0], args[1]));
+      });
+  return generic.getResult(0);
+}
+
+Value lowering::reshapeTensor(OpBuilder &b, Location loc, Value input,
+                            RankedTensorType resultType) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type == resultType)
+    return input;
+  if (type.getRank() > resultType.getRank()) {
+    if (auto reassoc = getReassociationIndicesForCollapse(type.getShape(),
+                                                          resultType.getShape()))
+      return tensor::CollapseShapeOp::create(b, loc, resultType, input, *reassoc);
+  } else if (type.getRank() < resultType.getRank()) {
+    if (auto reassoc = getReassociationIndicesForCollapse(resultType.getShape(),
+                                                          type.getShape()))
+      return tensor::ExpandShapeOp::create(b, loc, resultType, input, *reassoc);
+  }
+  // General case: through a 1-D tensor (rank 0 goes through [1]).
+  Value flat = input;
+  int64_t n = type.getNumElements();
+  auto flatType = RankedTensorType::get({n}, type.getElementType());
+  if (type.getRank() == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, input, ArrayRef<ReassociationIndices>{});
+  else if (type.getRank() > 1)
+    flat = tensor::CollapseShapeOp::create(
+        b, loc, flatType, input,
+        ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
+  if (resultType.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, resultType, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  if (resultType.getRank() == 1)
+    return flat;
+  return tensor::ExpandShapeOp::create(
+      b, loc, resultType, flat,
+      ArrayRef<ReassociationIndices>{
+          llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank()))});
+}
+
+Value lowering::padConstant(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+                           ArrayRef<int64_t> high, TypedAttr value) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t d = 0; d < shape.size(); ++d)
+    shape[d] += low[d] + high[d];
+  Value padValue = arith::ConstantOp::create(b, loc, value);
+  MLIRContext *ctx = b.getContext();
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                               input, getAsIndexOpFoldResult(ctx, low),
+                               getAsIndexOpFoldResult(ctx, high), padValue)
+      .getResult();
+}
+
+Value lowering::scalar(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, (int64_t)value));
+}
+
+TypedAttr lowering::lowestAttr(Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/true));
+  unsigned w = type.getIntOrFloatBitWidth();
+  return IntegerAttr::get(type, w == 1 ? APInt(1, 0) : APInt::getSignedMinValue(w));
+}
+
+TypedAttr lowering::highestAttr(Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/false));
+  unsigned w = type.getIntOrFloatBitWidth();
+  return IntegerAttr::get(type, w == 1 ? APInt(1, 1) : APInt::getSignedMaxValue(w));
+}
+
+void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns) {
+  populateElementwisePatterns(patterns);
+  populateLinearPatterns(patterns);
+  populatePoolingPatterns(patterns);
+  populateReductionPatterns(patterns);
+  populateDataMovementPatterns(patterns);
+}
+
+namespace {
+struct ConvertInfcToLinalgPass
+    : public infc::impl::ConvertInfcToLinalgBase<ConvertInfcToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<InfcDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
+                           math::MathDialect, func::FuncDialect>();
+    RewritePatternSet patterns(ctx);
+    populateInfcToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,114 @@
+//===- Pooling.cpp - infc max/avg pooling to linalg pooling ops -----------===//
+#include "PopulatePatterns.h"
+#include "infc/Dialect/Infc/IR/InfcOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace infc;
+using namespace infc::lowering;
+
+namespace {
+/// Pads NCHW input by `pads` plus whatever ceil_mode's last partial window reads past the
+/// end, with `padValue`.
+template <typename PoolOp>
+Value padForPooling(OpBuilder &b, Location loc, PoolOp op, Value input, TypedAttr padValue) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  ArrayRef<int64_t> pads = op.getPads(), kernel = op.getKernel(), strides = op.getStrides(),
+                    dilations = op.getDilations();
+  SmallVector<int64_t> low = {0, 0, pads[0], pads[1]}, high = {0, 0, pads[2], pads[3]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t needed = (resultType.getDimSize(2 + d) - 1) * strides[d] +
+                     dilations[d] * (kernel[d] - 1) + 1;
+    int64_t have = type.getDimSize(2 + d) + pads[d] + pads[d + 2];
+    high[2 + d] += std::max<int64_t>(0, needed - have);
+  }
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+    return input;
+  return padConstant(b, loc, input, low, high, padValue);
+}
+
+struct MaxPoolLowering : public OpConversionPattern<MaxPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MaxPoolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    Value input = padForPooling(rewriter, loc, op, adaptor.getInput(), lowestAttr(et));
+    Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(), et);
+    Value acc = filled(rewriter, loc, resultType, lowestAttr(et));
+    Value result = linalg::PoolingNchwMaxOp::create(
+                       rewriter, loc, TypeRange{resultType}, ValueRange{input, window},
+                       ValueRange{acc}, rewriter.getI64TensorAttr(op.getStrides()),
+                       rewriter.getI64TensorAttr(op.getDilations()))
+                       .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Sum pooling over zero padding, then division by a compile-time table of how many
+/// elements each window counts (with or without the padding, per count_include_pad).
+struct AvgPoolLowering : public OpConversionPattern<AvgPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AvgPoolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    Type et = resultType.getElementType();
+    Value input = padForPooling(rewriter, loc, op, adaptor.getInput(), rewriter.getZeroAttr(et));
+    Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(), et);
+    Value acc = filled(rewriter, loc, resultType, rewriter.getZeroAttr(et));
+    Value sum = linalg::PoolingNchwSumOp::create(
+                    rewriter, loc, TypeRange{resultType}, ValueRange{input, window},
+                    ValueRange{acc}, rewriter.getI64TensorAttr(op.getStrides()),
+                    rewriter.getI64TensorAttr(op.getDilations()))
+                    .getResult(0);
+
+    ArrayRef<int64_t> pads = op.getPads(), kernel = op.getKernel(), strides = op.getStrides(),
+                      dilations = op.getDilations();
+    int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+    auto counted = [&](int d, int64_t o) {
+      int64_t lo = op.getCountIncludePad() ? -pads[d] : 0;
+      int64_t hi = inType.getDimSize(2 + d) + (op.getCountIncludePad() ? pads[d + 2] : 0);
+      int64_t count = 0;
+      for (int64_t k = 0; k < kernel[d]; ++k) {
+        int64_t pos = o * strides[d] - pads[d] + k * dilations[d];
+        count += pos >= lo && pos < hi;
+      }
+      return count;
+    };
+    SmallVector<float> divisors;
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x)
+        divisors.push_back((float)std::max<int64_t>(1, counted(0, y) * counted(1, x)));
+    auto tableType = RankedTensorType::get({oh, ow}, et);
+    DenseElementsAttr table;
+    if (et.isF32()) {
+      table = DenseElementsAttr::get(tableType, ArrayRef<float>(divisors));
+    } else {
+      SmallVector<Attribute> values;
+      for (float d : divisors)
+        values.push_back(rewriter.getFloatAttr(et, d));
+      table = DenseElementsAttr::get(tableType, values);
+    }
+    Value divisor = arith::ConstantOp::create(rewriter, loc, table);
+    Value result = elementwise(rewriter, loc, resultType, ValueRange{sum, divisor},
+                               [](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                 return arith::DivFOp::create(b, l, args[0], args[1]);
+                               });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void infc::populatePoolingPatterns(RewritePatternSet &patterns) {
+  patterns.add<MaxPoolLowering, AvgPoolLowering>(patterns.getContext());
+}

@@ -1,0 +1,423 @@
+//===- InfcOps.cpp - infc type inference and verifiers --------------------===//
+#include "infc/Dialect/Infc/IR/InfcOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace infc;
+
+LogicalResult infc::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                                    SmallVectorImpl<int64_t> &result) {
+  size_t rank = std::max(a.size(), b.size());
+  result.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return failure();
+    result[i] = da == 1 ? db : da;
+  }
+  return success();
+}
+
+int64_t infc::windowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t padBegin,
+                               int64_t padEnd, int64_t dilation, bool ceilMode) {
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t numer = in + padBegin + padEnd - span;
+  if (numer < 0)
+    return 0;
+  int64_t out = (ceilMode ? (numer + stride - 1) / stride : numer / stride) + 1;
+  // ONNX: with ceil_mode, a last window that starts inside the end padding is dropped.
+  if (ceilMode && (out - 1) * stride >= in + padBegin)
+    --out;
+  return out;
+}
+
+static RankedTensorType rankedType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+static bool isBooleanResultOp(StringRef name) {
+  return name == "infc.equal" || name == "infc.less" || name == "infc.greater";
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto type = rankedType(adaptor.getInput());
+  types.push_back(RankedTensorType::get({type.getRank()}, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult ClipOp::verify() {
+  if (getMin().convertToDouble() > getMax().convertToDouble())
+    return emitOpError("expects min <= max, got ")
+           << getMin().convertToDouble() << " > " << getMax().convertToDouble();
+  return success();
+}
+
+/// Shared by the binary ops: broadcast shape, lhs element type (i1 for comparisons).
+static LogicalResult inferBinary(StringRef opName, std::optional<Location> loc, Value lhs,
+                                 Value rhs, SmallVectorImpl<Type> &types) {
+  auto lt = rankedType(lhs), rt = rankedType(rhs);
+  SmallVector<int64_t> shape;
+  if (failed(broadcastShapes(lt.getShape(), rt.getShape(), shape)))
+    return emitOptionalError(loc, "operand shapes ", lt, " and ", rt, " do not broadcast");
+  Type elementType = lt.getElementType();
+  if (isBooleanResultOp(opName))
+    elementType = IntegerType::get(lhs.getContext(), 1);
+  types.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+static LogicalResult verifyBinary(Operation *op) {
+  auto lt = rankedType(op->getOperand(0)), rt = rankedType(op->getOperand(1));
+  if (lt.getElementType() != rt.getElementType())
+    return op->emitOpError("expects operands of one element type, got ")
+           << lt.getElementType() << " and " << rt.getElementType();
+  StringRef name = op->getName().getStringRef();
+  if ((name == "infc.and" || name == "infc.or") && !lt.getElementType().isInteger(1))
+    return op->emitOpError("expects i1 operands");
+  return success();
+}
+
+#define INFC_BINARY_OP(OP)                                                              \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,        \
+                                     Adaptor adaptor, SmallVectorImpl<Type> &types) {   \
+    return inferBinary(getOperationName(), loc, adaptor.getLhs(), adaptor.getRhs(),     \
+                       types);                                                          \
+  }                                                                                     \
+  LogicalResult OP::verify() { return verifyBinary(getOperation()); }
+INFC_BINARY_OP(AddOp)
+INFC_BINARY_OP(SubOp)
+INFC_BINARY_OP(MulOp)
+INFC_BINARY_OP(DivOp)
+INFC_BINARY_OP(PowOp)
+INFC_BINARY_OP(MaxOp)
+INFC_BINARY_OP(MinOp)
+INFC_BINARY_OP(AndOp)
+INFC_BINARY_OP(OrOp)
+INFC_BINARY_OP(EqualOp)
+INFC_BINARY_OP(LessOp)
+INFC_BINARY_OP(GreaterOp)
+#undef INFC_BINARY_OP
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  SmallVector<int64_t> s1, s2;
+  auto ct = rankedType(adaptor.getCondition()), lt = rankedType(adaptor.getLhs()),
+       rt = rankedType(adaptor.getRhs());
+  if (failed(broadcastShapes(ct.getShape(), lt.getShape(), s1)) ||
+      failed(broadcastShapes(s1, rt.getShape(), s2)))
+    return emitOptionalError(loc, "operand shapes do not broadcast");
+  types.push_back(RankedTensorType::get(s2, lt.getElementType()));
+  return success();
+}
+
+LogicalResult WhereOp::verify() {
+  if (rankedType(getLhs()).getElementType() != rankedType(getRhs()).getElementType())
+    return emitOpError("expects lhs and rhs of one element type");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatMul, Conv, pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto lt = rankedType(adaptor.getLhs()), rt = rankedType(adaptor.getRhs());
+  if (lt.getRank() < 2 || rt.getRank() < 2)
+    return emitOptionalError(loc, "expects operands of rank >= 2");
+  ArrayRef<int64_t> ls = lt.getShape(), rs = rt.getShape();
+  if (ls.back() != rs[rs.size() - 2])
+    return emitOptionalError(loc, "contracting dims differ: ", lt, " x ", rt);
+  SmallVector<int64_t> batch;
+  if (failed(broadcastShapes(ls.drop_back(2), rs.drop_back(2), batch)))
+    return emitOptionalError(loc, "batch dims do not broadcast: ", lt, " x ", rt);
+  batch.push_back(ls[ls.size() - 2]);
+  batch.push_back(rs.back());
+  types.push_back(RankedTensorType::get(batch, lt.getElementType()));
+  return success();
+}
+
+LogicalResult MatMulOp::verify() {
+  if (rankedType(getLhs()).getElementType() != rankedType(getRhs()).getElementType())
+    return emitOpError("expects operands of one element type");
+  return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto it = rankedType(adaptor.getInput()), wt = rankedType(adaptor.getWeight());
+  if (it.getRank() != 4 || wt.getRank() != 4)
+    return emitOptionalError(loc, "expects a rank-4 NCHW input and FCHW weight");
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations();
+  if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2)
+    return emitOptionalError(loc, "expects 2 strides, 4 pads and 2 dilations");
+  SmallVector<int64_t> shape = {it.getDimSize(0), wt.getDimSize(0)};
+  for (int d = 0; d < 2; ++d)
+    shape.push_back(windowOutputSize(it.getDimSize(2 + d), wt.getDimSize(2 + d), strides[d],
+                                     pads[d], pads[d + 2], dilations[d], false));
+  types.push_back(RankedTensorType::get(shape, it.getElementType()));
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  auto it = rankedType(getInput()), wt = rankedType(getWeight());
+  int64_t group = getGroup();
+  if (group < 1 || it.getDimSize(1) % group || wt.getDimSize(0) % group)
+    return emitOpError("expects group to divide the channel counts, got group ") << group;
+  if (it.getDimSize(1) / group != wt.getDimSize(1))
+    return emitOpError("expects weight dim 1 (") << wt.getDimSize(1)
+           << ") to be input channels / group (" << it.getDimSize(1) / group << ")";
+  if (getBias() && rankedType(getBias()).getShape() != ArrayRef<int64_t>{wt.getDimSize(0)})
+    return emitOpError("expects a bias of shape [") << wt.getDimSize(0) << "]";
+  if (llvm::any_of(getStrides(), [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(getDilations(), [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(getPads(), [](int64_t s) { return s < 0; }))
+    return emitOpError("expects positive strides and dilations and non-negative pads");
+  return success();
+}
+
+template <typename PoolOp>
+static LogicalResult inferPool(std::optional<Location> loc, typename PoolOp::Adaptor adaptor,
+                               SmallVectorImpl<Type> &types) {
+  auto it = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> kernel = adaptor.getKernel(), strides = adaptor.getStrides(),
+                    pads = adaptor.getPads(), dilations = adaptor.getDilations();
+  if (it.getRank() != 4 || kernel.size() != 2 || strides.size() != 2 || pads.size() != 4 ||
+      dilations.size() != 2)
+    return emitOptionalError(loc, "expects NCHW input, 2 kernel dims, 2 strides, 4 pads, "
+                                  "2 dilations");
+  SmallVector<int64_t> shape = {it.getDimSize(0), it.getDimSize(1)};
+  for (int d = 0; d < 2; ++d)
+    shape.push_back(windowOutputSize(it.getDimSize(2 + d), kernel[d], strides[d], pads[d],
+                                     pads[d + 2], dilations[d], adaptor.getCeilMode()));
+  types.push_back(RankedTensorType::get(shape, it.getElementType()));
+  return success();
+}
+
+template <typename PoolOp> static LogicalResult verifyPool(PoolOp op) {
+  ArrayRef<int64_t> kernel = op.getKernel(), pads = op.getPads();
+  for (int d = 0; d < 2; ++d)
+    if (pads[d] >= kernel[d] || pads[d + 2] >= kernel[d])
+      return op.emitOpError("expects pads smaller than the kernel");
+  if (llvm::any_of(op.getStrides(), [](int64_t s) { return s < 1; }))
+    return op.emitOpError("expects positive strides");
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  return inferPool<MaxPoolOp>(loc, adaptor, types);
+}
+LogicalResult MaxPoolOp::verify() { return verifyPool(*this); }
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  return inferPool<AvgPoolOp>(loc, adaptor, types);
+}
+LogicalResult AvgPoolOp::verify() { return verifyPool(*this); }
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalizations
+//===----------------------------------------------------------------------===//
+
+template <typename ReduceOp>
+static LogicalResult inferReduce(std::optional<Location> loc,
+                                 typename ReduceOp::Adaptor adaptor,
+                                 SmallVectorImpl<Type> &types) {
+  auto it = rankedType(adaptor.getInput());
+  SmallVector<bool> reduced(it.getRank(), false);
+  for (int64_t axis : adaptor.getAxes()) {
+    if (axis < 0 || axis >= it.getRank() || reduced[axis])
+      return emitOptionalError(loc, "expects distinct axes in [0, ", it.getRank(), ")");
+    reduced[axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < it.getRank(); ++d) {
+    if (!reduced[d])
+      shape.push_back(it.getDimSize(d));
+    else if (adaptor.getKeepdims())
+      shape.push_back(1);
+  }
+  types.push_back(RankedTensorType::get(shape, it.getElementType()));
+  return success();
+}
+
+#define INFC_REDUCE_OP(OP)                                                              \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,        \
+                                     Adaptor adaptor, SmallVectorImpl<Type> &types) {   \
+    return inferReduce<OP>(loc, adaptor, types);                                        \
+  }                                                                                     \
+  LogicalResult OP::verify() {                                                          \
+    SmallVector<Type> types;                                                            \
+    return inferReduce<OP>(getLoc(), Adaptor(*this), types);                            \
+  }
+INFC_REDUCE_OP(ReduceSumOp)
+INFC_REDUCE_OP(ReduceMeanOp)
+INFC_REDUCE_OP(ReduceMaxOp)
+INFC_REDUCE_OP(ReduceMinOp)
+INFC_REDUCE_OP(ReduceProdOp)
+#undef INFC_REDUCE_OP
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = rankedType(getInput()).getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("expects axis in [0, ") << rank << "), got " << getAxis();
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto it = rankedType(getInput());
+  if (getAxis() < 0 || getAxis() >= it.getRank())
+    return emitOpError("expects axis in [0, ") << it.getRank() << "), got " << getAxis();
+  if (rankedType(getResult()) != it)
+    return emitOpError("expects the result type to equal the input type");
+  ArrayRef<int64_t> normShape = it.getShape().drop_front(getAxis());
+  SmallVector<int64_t> bcast;
+  for (Value v : {getScale(), getBias()}) {
+    if (!v)
+      continue;
+    if (failed(broadcastShapes(normShape, rankedType(v).getShape(), bcast)) ||
+        ArrayRef<int64_t>(bcast) != normShape)
+      return emitOpError("expects scale and bias to broadcast to the normalized shape");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto it = rankedType(getInput()), rt = rankedType(getResult());
+  if (it.getElementType() != rt.getElementType())
+    return emitOpError("expects one element type");
+  if (!it.hasStaticShape() || !rt.hasStaticShape())
+    return emitOpError("expects static shapes");
+  if (it.getNumElements() != rt.getNumElements())
+    return emitOpError("expects the same number of elements, got ")
+           << it.getNumElements() << " and " << rt.getNumElements();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto it = rankedType(getInput()), rt = rankedType(getResult());
+  SmallVector<int64_t> shape;
+  if (it.getElementType() != rt.getElementType())
+    return emitOpError("expects one element type");
+  if (failed(broadcastShapes(it.getShape(), rt.getShape(), shape)) ||
+      ArrayRef<int64_t>(shape) != rt.getShape())
+    return emitOpError("cannot broadcast ") << it << " to " << rt;
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto it = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != it.getRank())
+    return emitOptionalError(loc, "expects a permutation of rank ", it.getRank());
+  SmallVector<int64_t> shape;
+  SmallVector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= it.getRank() || seen[p])
+      return emitOptionalError(loc, "expects a permutation of [0, ", it.getRank(), ")");
+    seen[p] = true;
+    shape.push_back(it.getDimSize(p));
+  }
+  types.push_back(RankedTensorType::get(shape, it.getElementType()));
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  SmallVector<Type> types;
+  return inferReturnTypes(getContext(), getLoc(), Adaptor(*this), types);
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "expects at least one input");
+  auto first = rankedType(adaptor.getInputs()[0]);
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOptionalError(loc, "expects axis in [0, ", first.getRank(), ")");
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (Value v : adaptor.getInputs()) {
+    auto t = rankedType(v);
+    if (t.getRank() != first.getRank() || t.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "expects inputs of one rank and element type");
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+        return emitOptionalError(loc, "expects inputs to agree on dim ", d);
+    shape[axis] += t.getDimSize(axis);
+  }
+  types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  SmallVector<Type> types;
+  return inferReturnTypes(getContext(), getLoc(), Adaptor(*this), types);
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto it = rankedType(adaptor.getInput());
+  if ((int64_t)adaptor.getSizes().size() != it.getRank())
+    return emitOptionalError(loc, "expects one size per dim");
+  types.push_back(RankedTensorType::get(adaptor.getSizes(), it.getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  auto it = rankedType(getInput());
+  ArrayRef<int64_t> offsets = getOffsets(), sizes = getSizes(), steps = getSteps();
+  if ((int64_t)offsets.size() != it.getRank() || (int64_t)sizes.size() != it.getRank() ||
+      (int64_t)steps.size() != it.getRank())
+    return emitOpError("expects offsets, sizes and steps of rank ") << it.getRank();
+  for (int64_t d = 0; d < it.getRank(); ++d) {
+    if (steps[d] == 0 || sizes[d] < 0)
+      return emitOpError("expects non-zero steps and non-negative sizes (dim ") << d << ")";
+    if (sizes[d] == 0)
+      continue;
+    int64_t last = offsets[d] + (sizes[d] - 1) * steps[d];
+    if (offsets[d] < 0 || offsets[d] >= it.getDimSize(d) || last < 0 ||
+        last >= it.getDimSize(d))
+      return emitOpError("slice out of bounds in dim ") << d;
+  }
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto dt = rankedType(adaptor.getData()), it = rankedType(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= dt.getRank())
+    return emitOptionalError(loc, "expects axis in [0, ", dt.getRank(), ")");
+  SmallVector<int64_t> shape(dt.getShape().take_front(axis));
+  llvm::append_range(shape, it.getShape());
+  llvm::append_range(shape, dt.getShape().drop_front(axis + 1));
+  types.push_back(RankedTensorType::get(shape, dt.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  SmallVector<Type> types;
+  return inferReturnTypes(getContext(), getLoc(), Adaptor(*this), types);
+}
+
+#define GET_OP_CLASSES
+#include "infc/Dialect/Infc/IR/InfcOps.cpp.inc"

@@ -1,0 +1,153 @@
+//===- ImportElementwise.cpp - ONNX elementwise ops -----------------------===//
+#include "NodeImporter.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace infc;
+
+namespace {
+template <typename OpTy> ImportFn unary() {
+  return [](NodeImporter &n) {
+    n.setResult(0, n.create<OpTy>(n.input(0)));
+    return success();
+  };
+}
+
+/// Binary ops require one element type (ONNX's type constraints); Pow alone mixes them.
+template <typename OpTy> ImportFn binary() {
+  return [](NodeImporter &n) -> LogicalResult {
+    if (n.inputType(0).getElementType() != n.inputType(1).getElementType())
+      return n.error() << "operands have different element types "
+                       << n.inputType(0).getElementType() << " and "
+                       << n.inputType(1).getElementType();
+    n.setResult(0, n.create<OpTy>(n.input(0), n.input(1)));
+    return success();
+  };
+}
+
+/// Max, Min, Sum, Mean take any number of inputs.
+template <typename OpTy> ImportFn variadic(bool mean = false) {
+  return [mean](NodeImporter &n) -> LogicalResult {
+    Value acc = n.input(0);
+    for (unsigned i = 1; i < n.numInputs(); ++i)
+      acc = n.create<OpTy>(acc, n.input(i));
+    if (mean && n.numInputs() > 1)
+      acc = n.create<DivOp>(acc, n.scalarLike(acc, n.numInputs()));
+    n.setResult(0, acc);
+    return success();
+  };
+}
+
+LogicalResult importPow(NodeImporter &n) {
+  Value base = n.input(0), exponent = n.input(1);
+  Type et = n.inputType(0).getElementType();
+  if (n.inputType(1).getElementType() != et)
+    exponent = n.create<CastOp>(
+        RankedTensorType::get(n.inputType(1).getShape(), et), exponent);
+  n.setResult(0, n.create<PowOp>(base, exponent));
+  return success();
+}
+
+LogicalResult importClip(NodeImporter &n) {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  if (n.opset < 11) {
+    lo = n.getFloat("min", -std::numeric_limits<float>::max());
+    hi = n.getFloat("max", std::numeric_limits<float>::max());
+  } else {
+    for (unsigned i : {1u, 2u}) {
+      if (!n.input(i))
+        continue;
+      DenseElementsAttr bound = n.constantInput(i);
+      if (!bound || bound.getNumElements() != 1)
+        return n.error() << (i == 1 ? "min" : "max")
+                         << " must be a compile-time constant scalar";
+      double v = isa<FloatType>(bound.getElementType())
+                     ? (*bound.getValues<APFloat>().begin()).convertToDouble()
+                     : (double)(*bound.getValues<APInt>().begin()).getSExtValue();
+      (i == 1 ? lo : hi) = v;
+    }
+  }
+  Type et = n.inputType(0).getElementType();
+  if (auto it = dyn_cast<IntegerType>(et)) { // keep integer bounds representable
+    lo = std::max(lo, (double)APInt::getSignedMinValue(it.getWidth()).getSExtValue());
+    hi = std::min(hi, (double)APInt::getSignedMaxValue(it.getWidth()).getSExtValue());
+  }
+  if (lo > hi) // ONNX: every element becomes max when min > max
+    lo = hi;
+  n.setResult(0, n.create<ClipOp>(n.input(0), n.b.getF64FloatAttr(lo), n.b.getF64FloatAttr(hi)));
+  return success();
+}
+
+LogicalResult importLeakyRelu(NodeImporter &n) {
+  n.setResult(0, n.create<LeakyReluOp>(n.input(0), n.b.getF64FloatAttr(n.getFloat("alpha", 0.01))));
+  return success();
+}
+
+LogicalResult importCast(NodeImporter &n) {
+  int64_t to = n.getInt("to", 0);
+  Type et = onnxElementType(n.b.getContext(), to);
+  if (!et)
+    return n.error() << "cast to unsupported dtype " << onnxDataTypeName(to);
+  n.setResult(0, n.create<CastOp>(RankedTensorType::get(n.inputType(0).getShape(), et),
+                                  n.input(0)));
+  return success();
+}
+
+LogicalResult importWhere(NodeImporter &n) {
+  n.setResult(0, n.create<WhereOp>(n.input(0), n.input(1), n.input(2)));
+  return success();
+}
+
+LogicalResult importIdentity(NodeImporter &n) {
+  n.setResult(0, n.input(0));
+  return success();
+}
+
+/// Inference-mode Dropout is the identity; a requested mask is all true.
+LogicalResult importDropout(NodeImporter &n) {
+  n.setResult(0, n.input(0));
+  if (n.outputUsed(1)) {
+    auto type = RankedTensorType::get(n.inputType(0).getShape(), n.b.getI1Type());
+    n.setResult(1, n.constant(DenseElementsAttr::get(type, true)));
+  }
+  return success();
+}
+} // namespace
+
+void infc::registerElementwiseImporters(ImportRegistry &r) {
+  r["Relu"] = unary<ReluOp>();
+  r["Sigmoid"] = unary<SigmoidOp>();
+  r["Tanh"] = unary<TanhOp>();
+  r["Exp"] = unary<ExpOp>();
+  r["Log"] = unary<LogOp>();
+  r["Sqrt"] = unary<SqrtOp>();
+  r["Erf"] = unary<ErfOp>();
+  r["Neg"] = unary<NegOp>();
+  r["Abs"] = unary<AbsOp>();
+  r["Reciprocal"] = unary<ReciprocalOp>();
+  r["Floor"] = unary<FloorOp>();
+  r["Ceil"] = unary<CeilOp>();
+  r["Not"] = unary<NotOp>();
+  r["Add"] = binary<AddOp>();
+  r["Sub"] = binary<SubOp>();
+  r["Mul"] = binary<MulOp>();
+  r["Div"] = binary<DivOp>();
+  r["Equal"] = binary<EqualOp>();
+  r["Less"] = binary<LessOp>();
+  r["Greater"] = binary<GreaterOp>();
+  r["And"] = binary<AndOp>();
+  r["Or"] = binary<OrOp>();
+  r["Max"] = variadic<MaxOp>();
+  r["Min"] = variadic<MinOp>();
+  r["Sum"] = variadic<AddOp>();
+  r["Mean"] = variadic<AddOp>(/*mean=*/true);
+  r["Pow"] = importPow;
+  r["Clip"] = importClip;
+  r["LeakyRelu"] = importLeakyRelu;
+  r["Cast"] = importCast;
+  r["Where"] = importWhere;
+  r["Identity"] = importIdentity;
+  r["Dropout"] = importDropout;
+}

@@ -1,0 +1,290 @@
+//===- ImportNeuralNet.cpp - ONNX linear algebra, conv, pooling, norms ----===//
+#include "NodeImporter.h"
+
+using namespace mlir;
+using namespace infc;
+
+namespace {
+/// Resolves auto_pad / pads for a 2-D window op into [top, left, bottom, right].
+LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
+                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                         ArrayRef<int64_t> dilations, SmallVectorImpl<int64_t> &pads) {
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  size_t rank = inSpatial.size();
+  if (autoPad == "NOTSET") {
+    pads = n.getInts("pads", SmallVector<int64_t>(2 * rank, 0));
+    if (pads.size() != 2 * rank)
+      return n.error() << "expects " << 2 * rank << " pads, got " << pads.size();
+    return success();
+  }
+  pads.assign(2 * rank, 0);
+  if (autoPad == "VALID")
+    return success();
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return n.error() << "unsupported auto_pad '" << autoPad << "'";
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t out = (inSpatial[d] + strides[d] - 1) / strides[d];
+    int64_t total = std::max<int64_t>(
+        0, (out - 1) * strides[d] + dilations[d] * (kernel[d] - 1) + 1 - inSpatial[d]);
+    int64_t small = total / 2;
+    pads[d] = autoPad == "SAME_UPPER" ? small : total - small;
+    pads[d + rank] = total - pads[d];
+  }
+  return success();
+}
+
+/// 1-D window ops run as 2-D ones over an inserted H = 1.
+SmallVector<int64_t> to2d(ArrayRef<int64_t> v, int64_t one) {
+  return v.size() == 1 ? SmallVector<int64_t>{one, v[0]} : SmallVector<int64_t>(v);
+}
+SmallVector<int64_t> pads2d(ArrayRef<int64_t> p) {
+  return p.size() == 2 ? SmallVector<int64_t>{0, p[0], 0, p[1]} : SmallVector<int64_t>(p);
+}
+Value insertUnitH(NodeImporter &n, Value v) {
+  auto s = cast<RankedTensorType>(v.getType()).getShape();
+  return n.reshape(v, {s[0], s[1], 1, s[2]});
+}
+
+LogicalResult importConv(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0), wt = n.inputType(1);
+  int64_t spatial = xt.getRank() - 2;
+  if ((spatial != 1 && spatial != 2) || wt.getRank() != xt.getRank())
+    return n.error() << "only 1-D and 2-D convolutions are supported (input " << xt << ")";
+  SmallVector<int64_t> kernel(wt.getShape().drop_front(2));
+  SmallVector<int64_t> strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> dilations = n.getInts("dilations", SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> pads;
+  if (failed(windowPads(n, xt.getShape().drop_front(2), kernel, strides, dilations, pads)))
+    return failure();
+  Value x = n.input(0), w = n.input(1);
+  if (spatial == 1) {
+    x = insertUnitH(n, x);
+    w = insertUnitH(n, w);
+  }
+  int64_t group = n.getInt("group", 1);
+  if (xt.getDimSize(1) % group || wt.getDimSize(0) % group ||
+      xt.getDimSize(1) / group != wt.getDimSize(1))
+    return n.error() << "group " << group << " does not match input " << xt << " and weight "
+                     << wt;
+  Value y = n.create<ConvOp>(x, w, n.input(2), n.b.getDenseI64ArrayAttr(to2d(strides, 1)),
+                             n.b.getDenseI64ArrayAttr(pads2d(pads)),
+                             n.b.getDenseI64ArrayAttr(to2d(dilations, 1)),
+                             n.b.getI64IntegerAttr(group));
+  if (spatial == 1) {
+    auto s = cast<RankedTensorType>(y.getType()).getShape();
+    y = n.reshape(y, {s[0], s[1], s[3]});
+  }
+  n.setResult(0, y);
+  return success();
+}
+
+template <typename PoolOp> LogicalResult importPool(NodeImporter &n, bool isMax) {
+  RankedTensorType xt = n.inputType(0);
+  int64_t spatial = xt.getRank() - 2;
+  if (spatial != 1 && spatial != 2)
+    return n.error() << "only 1-D and 2-D pooling is supported (input " << xt << ")";
+  if (isMax && n.outputUsed(1))
+    return n.error() << "the Indices output of MaxPool is not supported";
+  if (isMax && n.getInt("storage_order", 0) != 0)
+    return n.error() << "storage_order=1 is not supported";
+  SmallVector<int64_t> kernel = n.getInts("kernel_shape");
+  if ((int64_t)kernel.size() != spatial)
+    return n.error() << "expects kernel_shape with " << spatial << " values";
+  SmallVector<int64_t> strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> dilations = n.getInts("dilations", SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> pads;
+  if (failed(windowPads(n, xt.getShape().drop_front(2), kernel, strides, dilations, pads)))
+    return failure();
+  Value x = spatial == 1 ? insertUnitH(n, n.input(0)) : n.input(0);
+  auto ceil = n.b.getBoolAttr(n.getInt("ceil_mode", 0));
+  auto k = n.b.getDenseI64ArrayAttr(to2d(kernel, 1));
+  auto s = n.b.getDenseI64ArrayAttr(to2d(strides, 1));
+  auto p = n.b.getDenseI64ArrayAttr(pads2d(pads));
+  auto d = n.b.getDenseI64ArrayAttr(to2d(dilations, 1));
+  Value y;
+  if constexpr (std::is_same_v<PoolOp, AvgPoolOp>)
+    y = n.create<AvgPoolOp>(x, k, s, p, d, ceil,
+                            n.b.getBoolAttr(n.getInt("count_include_pad", 0)));
+  else
+    y = n.create<MaxPoolOp>(x, k, s, p, d, ceil);
+  if (spatial == 1) {
+    auto shape = cast<RankedTensorType>(y.getType()).getShape();
+    y = n.reshape(y, {shape[0], shape[1], shape[3]});
+  }
+  n.setResult(0, y);
+  return success();
+}
+
+template <typename ReduceOp> LogicalResult importGlobalPool(NodeImporter &n) {
+  int64_t rank = n.inputType(0).getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  n.setResult(0, n.create<ReduceOp>(n.input(0), n.b.getDenseI64ArrayAttr(axes),
+                                    n.b.getBoolAttr(true)));
+  return success();
+}
+
+/// Gemm: alpha * A' x B' + beta * C, with A', B' optionally transposed. Transposes of
+/// constant weights fold away at import.
+LogicalResult importGemm(NodeImporter &n) {
+  Value a = n.input(0), b = n.input(1);
+  if (n.inputType(0).getRank() != 2 || n.inputType(1).getRank() != 2)
+    return n.error() << "expects rank-2 A and B";
+  auto perm = n.b.getDenseI64ArrayAttr({1, 0});
+  if (n.getInt("transA", 0))
+    a = n.create<TransposeOp>(a, perm);
+  if (n.getInt("transB", 0))
+    b = n.create<TransposeOp>(b, perm);
+  Value y = n.create<MatMulOp>(a, b);
+  double alpha = n.getFloat("alpha", 1.0), beta = n.getFloat("beta", 1.0);
+  if (alpha != 1.0)
+    y = n.create<MulOp>(y, n.scalarLike(y, alpha));
+  if (Value c = n.input(2); c && beta != 0.0) {
+    if (beta != 1.0)
+      c = n.create<MulOp>(c, n.scalarLike(c, beta));
+    y = n.create<AddOp>(y, c);
+  }
+  n.setResult(0, y);
+  return success();
+}
+
+/// MatMul with numpy semantics: 1-D operands are promoted to matrices and the promoted dim
+/// is dropped from the result.
+LogicalResult importMatMul(NodeImporter &n) {
+  Value a = n.input(0), b = n.input(1);
+  ArrayRef<int64_t> as = n.inputType(0).getShape(), bs = n.inputType(1).getShape();
+  if (as.empty() || bs.empty())
+    return n.error() << "expects operands of rank >= 1";
+  if (n.inputType(0).getElementType() != n.inputType(1).getElementType())
+    return n.error() << "operands have different element types";
+  if (as.size() == 1)
+    a = n.reshape(a, {1, as[0]});
+  if (bs.size() == 1)
+    b = n.reshape(b, {bs[0], 1});
+  auto at = cast<RankedTensorType>(a.getType()), bt = cast<RankedTensorType>(b.getType());
+  if (at.getShape().back() != bt.getShape()[bt.getRank() - 2])
+    return n.error() << "contracting dims differ: " << n.inputType(0) << " x "
+                     << n.inputType(1);
+  SmallVector<int64_t> batch;
+  if (failed(broadcastShapes(at.getShape().drop_back(2), bt.getShape().drop_back(2), batch)))
+    return n.error() << "batch dims do not broadcast";
+  Value y = n.create<MatMulOp>(a, b);
+  SmallVector<int64_t> shape(cast<RankedTensorType>(y.getType()).getShape());
+  if (bs.size() == 1)
+    shape.pop_back();
+  if (as.size() == 1)
+    shape.erase(shape.end() - (bs.size() == 1 ? 1 : 2));
+  n.setResult(0, n.reshape(y, shape));
+  return success();
+}
+
+/// Inference BatchNormalization as y = x * s + t with s, t per channel (folded when the
+/// statistics are constants, as they always are in exported models).
+LogicalResult importBatchNorm(NodeImporter &n) {
+  if (n.outputUsed(1) || n.outputUsed(2) || n.getInt("training_mode", 0))
+    return n.error() << "training mode (running mean/var outputs) is not supported";
+  RankedTensorType xt = n.inputType(0);
+  if (xt.getRank() < 2)
+    return n.error() << "expects an input of rank >= 2";
+  Value scale = n.input(1), bias = n.input(2), mean = n.input(3), var = n.input(4);
+  double eps = n.getFloat("epsilon", 1e-5);
+  Value s = n.create<MulOp>(scale, n.create<ReciprocalOp>(n.create<SqrtOp>(
+                                       n.create<AddOp>(var, n.scalarLike(var, eps)))));
+  Value t = n.create<SubOp>(bias, n.create<MulOp>(mean, s));
+  SmallVector<int64_t> shape(xt.getRank() - 1, 1);
+  shape[0] = xt.getDimSize(1);
+  Value y = n.create<AddOp>(n.create<MulOp>(n.input(0), n.reshape(s, shape)),
+                            n.reshape(t, shape));
+  n.setResult(0, y);
+  return success();
+}
+
+LogicalResult importSoftmax(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  int64_t rank = xt.getRank();
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", n.opset < 13 ? 1 : -1), rank);
+  if (!axis)
+    return failure();
+  if (n.opset >= 13 || *axis == rank - 1) {
+    n.setResult(0, n.create<SoftmaxOp>(n.input(0), n.b.getI64IntegerAttr(*axis)));
+    return success();
+  }
+  // Before opset 13 the input is coerced to 2-D at `axis` and normalized over the rest.
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < *axis ? outer : inner) *= xt.getDimSize(d);
+  Value flat = n.reshape(n.input(0), {outer, inner});
+  Value y = n.create<SoftmaxOp>(flat, n.b.getI64IntegerAttr(1));
+  n.setResult(0, n.reshape(y, xt.getShape()));
+  return success();
+}
+
+LogicalResult importLayerNorm(NodeImporter &n) {
+  if (n.outputUsed(1) || n.outputUsed(2))
+    return n.error() << "the Mean and InvStdDev outputs are not supported";
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", -1), n.inputType(0).getRank());
+  if (!axis)
+    return failure();
+  n.setResult(0, n.create<LayerNormOp>(n.inputType(0), n.input(0), n.input(1), n.input(2),
+                                       n.b.getI64IntegerAttr(*axis),
+                                       n.b.getF64FloatAttr(n.getFloat("epsilon", 1e-5))));
+  return success();
+}
+
+/// Reduce*: axes from the attribute (older opsets) or the second input (ReduceSum from 13,
+/// the others from 18). Empty axes reduce everything unless noop_with_empty_axes.
+template <typename ReduceOp> ImportFn reduce(int64_t axesInputSince) {
+  return [axesInputSince](NodeImporter &n) -> LogicalResult {
+    int64_t rank = n.inputType(0).getRank();
+    SmallVector<int64_t> axes;
+    if (n.opset >= axesInputSince) {
+      if (n.input(1)) {
+        auto values = n.constantInts(1, "axes");
+        if (!values)
+          return failure();
+        axes = *values;
+      }
+    } else {
+      axes = n.getInts("axes");
+    }
+    if (axes.empty()) {
+      if (n.getInt("noop_with_empty_axes", 0)) {
+        n.setResult(0, n.input(0));
+        return success();
+      }
+      for (int64_t d = 0; d < rank; ++d)
+        axes.push_back(d);
+    }
+    for (int64_t &a : axes) {
+      std::optional<int64_t> norm = n.normalizeAxis(a, rank);
+      if (!norm)
+        return failure();
+      a = *norm;
+    }
+    llvm::sort(axes);
+    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+    n.setResult(0, n.create<ReduceOp>(n.input(0), n.b.getDenseI64ArrayAttr(axes),
+                                      n.b.getBoolAttr(n.getInt("keepdims", 1))));
+    return success();
+  };
+}
+} // namespace
+
+void infc::registerNeuralNetImporters(ImportRegistry &r) {
+  r["Conv"] = importConv;
+  r["MaxPool"] = [](NodeImporter &n) { return importPool<MaxPoolOp>(n, true); };
+  r["AveragePool"] = [](NodeImporter &n) { return importPool<AvgPoolOp>(n, false); };
+  r["GlobalAveragePool"] = importGlobalPool<ReduceMeanOp>;
+  r["GlobalMaxPool"] = importGlobalPool<ReduceMaxOp>;
+  r["Gemm"] = importGemm;
+  r["MatMul"] = importMatMul;
+  r["BatchNormalization"] = importBatchNorm;
+  r["Softmax"] = importSoftmax;
+  r["LayerNormalization"] = importLayerNorm;
+  r["ReduceSum"] = reduce<ReduceSumOp>(13);
+  r["ReduceMean"] = reduce<ReduceMeanOp>(18);
+  r["ReduceMax"] = reduce<ReduceMaxOp>(18);
+  r["ReduceMin"] = reduce<ReduceMinOp>(18);
+  r["ReduceProd"] = reduce<ReduceProdOp>(18);
+}

@@ -1,0 +1,482 @@
+//===- ImportShape.cpp - ONNX shape, data movement and constant ops -------===//
+//
+// The value-dependent inputs of these ops (Reshape's shape, Slice's starts, Expand's
+// shape...) must fold to constants here: infc ops carry them as static attributes.
+//
+//===----------------------------------------------------------------------===//
+#include "NodeImporter.h"
+
+using namespace mlir;
+using namespace infc;
+
+namespace {
+LogicalResult importFlatten(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  int64_t rank = xt.getRank();
+  int64_t axis = n.getInt("axis", 1);
+  if (axis < -rank || axis > rank)
+    return n.error() << "axis " << axis << " is out of range for rank " << rank;
+  if (axis < 0)
+    axis += rank;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < axis ? outer : inner) *= xt.getDimSize(d);
+  n.setResult(0, n.reshape(n.input(0), {outer, inner}));
+  return success();
+}
+
+LogicalResult importReshape(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  SmallVector<int64_t> shape;
+  if (n.opset < 5) {
+    shape = n.getInts("shape");
+  } else {
+    auto values = n.constantInts(1, "shape");
+    if (!values)
+      return failure();
+    shape = *values;
+  }
+  bool allowZero = n.getInt("allowzero", 0);
+  int64_t known = 1, inferred = -1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0 && !allowZero) {
+      if ((int64_t)d >= xt.getRank())
+        return n.error() << "shape entry " << d << " is 0 but the input has rank "
+                         << xt.getRank();
+      shape[d] = xt.getDimSize(d);
+    }
+    if (shape[d] == -1) {
+      if (inferred >= 0)
+        return n.error() << "shape has more than one -1";
+      inferred = d;
+      continue;
+    }
+    if (shape[d] < 0)
+      return n.error() << "invalid shape entry " << shape[d];
+    known *= shape[d];
+  }
+  if (inferred >= 0) {
+    if (known == 0 || xt.getNumElements() % known)
+      return n.error() << "cannot infer the -1 dim reshaping " << xt;
+    shape[inferred] = xt.getNumElements() / known;
+  }
+  int64_t total = 1;
+  for (int64_t s : shape)
+    total *= s;
+  if (total != xt.getNumElements())
+    return n.error() << "cannot reshape " << xt << " (" << xt.getNumElements()
+                     << " elements) to " << total << " elements";
+  n.setResult(0, n.reshape(n.input(0), shape));
+  return success();
+}
+
+LogicalResult importTranspose(NodeImporter &n) {
+  int64_t rank = n.inputType(0).getRank();
+  SmallVector<int64_t> reversed;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    reversed.push_back(d);
+  SmallVector<int64_t> perm = n.getInts("perm", reversed);
+  if ((int64_t)perm.size() != rank)
+    return n.error() << "perm has " << perm.size() << " entries for rank " << rank;
+  n.setResult(0, n.create<TransposeOp>(n.input(0), n.b.getDenseI64ArrayAttr(perm)));
+  return success();
+}
+
+LogicalResult importConcat(NodeImporter &n) {
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", 0), n.inputType(0).getRank());
+  if (!axis)
+    return failure();
+  SmallVector<Value> inputs;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    auto t = n.inputType(i);
+    if (t.getRank() != n.inputType(0).getRank() ||
+        t.getElementType() != n.inputType(0).getElementType())
+      return n.error() << "inputs differ in rank or element type";
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != *axis && t.getDimSize(d) != n.inputType(0).getDimSize(d))
+        return n.error() << "input " << i << " " << t << " does not match input 0 "
+                         << n.inputType(0) << " outside the axis";
+    if (t.getDimSize(*axis) > 0)
+      inputs.push_back(n.input(i));
+  }
+  if (inputs.empty())
+    inputs.push_back(n.input(0));
+  n.setResult(0, n.create<ConcatOp>(inputs, n.b.getI64IntegerAttr(*axis)));
+  return success();
+}
+
+Value sliceAlong(NodeImporter &n, Value v, int64_t axis, int64_t offset, int64_t size) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+      steps(type.getRank(), 1);
+  offsets[axis] = offset;
+  sizes[axis] = size;
+  return n.create<SliceOp>(v, n.b.getDenseI64ArrayAttr(offsets),
+                           n.b.getDenseI64ArrayAttr(sizes), n.b.getDenseI64ArrayAttr(steps));
+}
+
+LogicalResult importSplit(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", 0), xt.getRank());
+  if (!axis)
+    return failure();
+  int64_t dim = xt.getDimSize(*axis), parts = n.numOutputs();
+  SmallVector<int64_t> split;
+  if (n.opset < 13) {
+    split = n.getInts("split");
+  } else if (n.input(1)) {
+    auto values = n.constantInts(1, "split");
+    if (!values)
+      return failure();
+    split = *values;
+  }
+  if (split.empty()) {
+    // Equal parts; from opset 18 the last may be smaller (num_outputs).
+    int64_t chunk = (dim + parts - 1) / parts;
+    for (int64_t i = 0; i < parts; ++i)
+      split.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+  }
+  int64_t sum = 0;
+  for (int64_t s : split)
+    sum += s;
+  if ((int64_t)split.size() != parts || sum != dim)
+    return n.error() << "split sizes do not add up to dim " << dim << " over " << parts
+                     << " outputs";
+  int64_t offset = 0;
+  for (int64_t i = 0; i < parts; ++i) {
+    n.setResult(i, sliceAlong(n, n.input(0), *axis, offset, split[i]));
+    offset += split[i];
+  }
+  return success();
+}
+
+/// ONNX Slice: starts/ends clamp into range, negative values count from the end, steps
+/// may be negative. The result is normalized into (offset, size, step) per dim.
+LogicalResult importSlice(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (n.opset < 10) {
+    starts = n.getInts("starts");
+    ends = n.getInts("ends");
+    axes = n.getInts("axes");
+  } else {
+    auto s = n.constantInts(1, "starts"), e = n.constantInts(2, "ends");
+    if (!s || !e)
+      return failure();
+    starts = *s;
+    ends = *e;
+    if (n.input(3)) {
+      auto a = n.constantInts(3, "axes");
+      if (!a)
+        return failure();
+      axes = *a;
+    }
+    if (n.input(4)) {
+      auto st = n.constantInts(4, "steps");
+      if (!st)
+        return failure();
+      steps = *st;
+    }
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return n.error() << "starts, ends, axes and steps differ in length";
+  SmallVector<int64_t> offsets(rank, 0), sizes(xt.getShape()), strides(rank, 1);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    std::optional<int64_t> axis = n.normalizeAxis(axes[i], rank);
+    if (!axis)
+      return failure();
+    int64_t dim = xt.getDimSize(*axis), step = steps[i];
+    if (step == 0)
+      return n.error() << "step 0 on axis " << *axis;
+    int64_t start = starts[i], end = ends[i];
+    if (start < 0)
+      start += dim;
+    if (end < 0)
+      end += dim;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      sizes[*axis] = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, -1, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      sizes[*axis] = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+    }
+    offsets[*axis] = sizes[*axis] ? start : 0;
+    strides[*axis] = step;
+  }
+  if (llvm::is_contained(sizes, 0))
+    return n.error() << "slices produce an empty tensor, which is not supported";
+  n.setResult(0, n.create<SliceOp>(n.input(0), n.b.getDenseI64ArrayAttr(offsets),
+                                   n.b.getDenseI64ArrayAttr(sizes),
+                                   n.b.getDenseI64ArrayAttr(strides)));
+  return success();
+}
+
+/// Axes of Squeeze/Unsqueeze: an attribute before opset 13, an input from 13.
+std::optional<SmallVector<int64_t>> squeezeAxes(NodeImporter &n) {
+  if (n.opset < 13)
+    return n.getInts("axes");
+  if (!n.input(1))
+    return SmallVector<int64_t>();
+  return n.constantInts(1, "axes");
+}
+
+LogicalResult importSqueeze(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  auto axes = squeezeAxes(n);
+  if (!axes)
+    return failure();
+  SmallVector<bool> drop(xt.getRank(), false);
+  if (axes->empty())
+    for (int64_t d = 0; d < xt.getRank(); ++d)
+      drop[d] = xt.getDimSize(d) == 1;
+  for (int64_t a : *axes) {
+    std::optional<int64_t> axis = n.normalizeAxis(a, xt.getRank());
+    if (!axis)
+      return failure();
+    if (xt.getDimSize(*axis) != 1)
+      return n.error() << "cannot squeeze dim " << *axis << " of size "
+                       << xt.getDimSize(*axis);
+    drop[*axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < xt.getRank(); ++d)
+    if (!drop[d])
+      shape.push_back(xt.getDimSize(d));
+  n.setResult(0, n.reshape(n.input(0), shape));
+  return success();
+}
+
+LogicalResult importUnsqueeze(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  auto axes = squeezeAxes(n);
+  if (!axes)
+    return failure();
+  int64_t rank = xt.getRank() + axes->size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t a : *axes) {
+    std::optional<int64_t> axis = n.normalizeAxis(a, rank);
+    if (!axis)
+      return failure();
+    if (inserted[*axis])
+      return n.error() << "axis " << a << " repeats";
+    inserted[*axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0, src = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : xt.getDimSize(src++));
+  n.setResult(0, n.reshape(n.input(0), shape));
+  return success();
+}
+
+LogicalResult importGather(NodeImporter &n) {
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", 0), n.inputType(0).getRank());
+  if (!axis)
+    return failure();
+  Type it = n.inputType(1).getElementType();
+  if (!it.isInteger(32) && !it.isInteger(64))
+    return n.error() << "indices must be int32 or int64";
+  if (DenseElementsAttr indices = n.constantInput(1)) {
+    int64_t dim = n.inputType(0).getDimSize(*axis);
+    for (APInt v : indices.getValues<APInt>())
+      if (v.getSExtValue() < -dim || v.getSExtValue() >= dim)
+        return n.error() << "index " << v.getSExtValue() << " is out of range for dim "
+                         << dim;
+  }
+  n.setResult(0, n.create<GatherOp>(n.input(0), n.input(1), n.b.getI64IntegerAttr(*axis)));
+  return success();
+}
+
+LogicalResult importShape(NodeImporter &n) {
+  int64_t rank = n.inputType(0).getRank();
+  Value shape = n.create<ShapeOp>(n.input(0));
+  int64_t start = n.getInt("start", 0), end = n.getInt("end", rank);
+  start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+  end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
+  if (start != 0 || end != rank) {
+    if (end <= start)
+      return n.error() << "start/end select an empty shape";
+    shape = sliceAlong(n, shape, 0, start, end - start);
+  }
+  n.setResult(0, shape);
+  return success();
+}
+
+LogicalResult importSize(NodeImporter &n) {
+  auto type = RankedTensorType::get({}, n.b.getI64Type());
+  n.setResult(0, n.constant(DenseElementsAttr::get(
+                     type, APInt(64, n.inputType(0).getNumElements()))));
+  return success();
+}
+
+/// Reads a TensorProto attribute (Constant's value, ConstantOfShape's value).
+std::optional<DenseElementsAttr> tensorAttr(NodeImporter &n, const onnx::TensorProto &t) {
+  Type et = onnxElementType(n.b.getContext(), t.data_type());
+  if (!et) {
+    n.error() << "unsupported dtype " << onnxDataTypeName(t.data_type());
+    return std::nullopt;
+  }
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    n.error() << "external data in a node attribute is not supported";
+    return std::nullopt;
+  }
+  SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
+  auto type = RankedTensorType::get(shape, et);
+  int64_t count = type.getNumElements();
+  int64_t width = et.isInteger(1) ? 1 : et.getIntOrFloatBitWidth() / 8;
+  std::string raw;
+  if (t.has_raw_data()) {
+    raw = t.raw_data();
+  } else {
+    raw.resize(count * width);
+    for (int64_t i = 0; i < count; ++i) {
+      if (et.isF32() && i < t.float_data_size())
+        std::memcpy(&raw[i * width], &t.float_data().Get(i), width);
+      else if (et.isF64() && i < t.double_data_size())
+        std::memcpy(&raw[i * width], &t.double_data().Get(i), width);
+      else if (et.isInteger(64) && i < t.int64_data_size())
+        std::memcpy(&raw[i * width], &t.int64_data().Get(i), width);
+      else if (isa<IntegerType>(et) && !et.isInteger(64) && i < t.int32_data_size()) {
+        int32_t v = t.int32_data(i);
+        std::memcpy(&raw[i * width], &v, width);
+      } else {
+        n.error() << "tensor attribute holds fewer values than its shape";
+        return std::nullopt;
+      }
+    }
+  }
+  if ((int64_t)raw.size() != count * width) {
+    n.error() << "tensor attribute holds " << raw.size() << " bytes, expected "
+              << count * width;
+    return std::nullopt;
+  }
+  if (et.isInteger(1)) {
+    SmallVector<bool> bits;
+    for (char c : raw)
+      bits.push_back(c != 0);
+    return DenseElementsAttr::get(type, bits);
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+}
+
+LogicalResult importConstant(NodeImporter &n) {
+  MLIRContext *ctx = n.b.getContext();
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    auto attr = tensorAttr(n, a->t());
+    if (!attr)
+      return failure();
+    n.setResult(0, n.constant(*attr));
+  } else if (const onnx::AttributeProto *a = n.attr("value_float")) {
+    n.setResult(0, n.constant(DenseElementsAttr::get(
+                       RankedTensorType::get({}, Float32Type::get(ctx)), a->f())));
+  } else if (const onnx::AttributeProto *a = n.attr("value_floats")) {
+    SmallVector<float> v(a->floats().begin(), a->floats().end());
+    n.setResult(0, n.constant(DenseElementsAttr::get(
+                       RankedTensorType::get({(int64_t)v.size()}, Float32Type::get(ctx)),
+                       ArrayRef<float>(v))));
+  } else if (const onnx::AttributeProto *a = n.attr("value_int")) {
+    n.setResult(0, n.constant(DenseElementsAttr::get(
+                       RankedTensorType::get({}, IntegerType::get(ctx, 64)), a->i())));
+  } else if (const onnx::AttributeProto *a = n.attr("value_ints")) {
+    SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
+    n.setResult(0, n.constant(DenseElementsAttr::get(
+                       RankedTensorType::get({(int64_t)v.size()}, IntegerType::get(ctx, 64)),
+                       ArrayRef<int64_t>(v))));
+  } else {
+    return n.error() << "only tensor, float(s) and int(s) values are supported";
+  }
+  return success();
+}
+
+LogicalResult importConstantOfShape(NodeImporter &n) {
+  auto shape = n.constantInts(0, "shape");
+  if (!shape)
+    return failure();
+  DenseElementsAttr value = DenseElementsAttr::get(
+      RankedTensorType::get({1}, Float32Type::get(n.b.getContext())), 0.0f);
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    auto attr = tensorAttr(n, a->t());
+    if (!attr)
+      return failure();
+    value = *attr;
+  }
+  if (value.getNumElements() != 1)
+    return n.error() << "value must hold one element";
+  auto type = RankedTensorType::get(*shape, value.getElementType());
+  n.setResult(0, n.constant(DenseElementsAttr::get(type, *value.value_begin<Attribute>())));
+  return success();
+}
+
+LogicalResult importExpand(NodeImporter &n) {
+  auto shape = n.constantInts(1, "shape");
+  if (!shape)
+    return failure();
+  SmallVector<int64_t> result;
+  if (failed(broadcastShapes(n.inputType(0).getShape(), *shape, result)))
+    return n.error() << "cannot expand " << n.inputType(0) << " to the given shape";
+  n.setResult(0, n.create<BroadcastOp>(
+                     RankedTensorType::get(result, n.inputType(0).getElementType()),
+                     n.input(0)));
+  return success();
+}
+
+LogicalResult importRange(NodeImporter &n) {
+  DenseElementsAttr start = n.constantInput(0), limit = n.constantInput(1),
+                    delta = n.constantInput(2);
+  if (!start || !limit || !delta)
+    return n.error() << "start, limit and delta must be compile-time constants";
+  Type et = start.getElementType();
+  auto scalar = [](DenseElementsAttr a) {
+    return isa<FloatType>(a.getElementType())
+               ? (*a.getValues<APFloat>().begin()).convertToDouble()
+               : (double)(*a.getValues<APInt>().begin()).getSExtValue();
+  };
+  double s = scalar(start), l = scalar(limit), d = scalar(delta);
+  if (d == 0)
+    return n.error() << "delta is 0";
+  int64_t count = std::max<int64_t>(0, (int64_t)std::ceil((l - s) / d));
+  auto type = RankedTensorType::get({count}, et);
+  if (isa<FloatType>(et)) {
+    SmallVector<APFloat> v;
+    for (int64_t i = 0; i < count; ++i) {
+      APFloat f(s + i * d);
+      bool lost;
+      f.convert(cast<FloatType>(et).getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      v.push_back(f);
+    }
+    n.setResult(0, n.constant(DenseElementsAttr::get(type, v)));
+  } else {
+    SmallVector<APInt> v;
+    for (int64_t i = 0; i < count; ++i)
+      v.push_back(APInt(et.getIntOrFloatBitWidth(), (uint64_t)(int64_t)(s + i * d), true));
+    n.setResult(0, n.constant(DenseElementsAttr::get(type, v)));
+  }
+  return success();
+}
+} // namespace
+
+void infc::registerShapeImporters(ImportRegistry &r) {
+  r["Flatten"] = importFlatten;
+  r["Reshape"] = importReshape;
+  r["Transpose"] = importTranspose;
+  r["Concat"] = importConcat;
+  r["Split"] = importSplit;
+  r["Slice"] = importSlice;
+  r["Squeeze"] = importSqueeze;
+  r["Unsqueeze"] = importUnsqueeze;
+  r["Gather"] = importGather;
+  r["Shape"] = importShape;
+  r["Size"] = importSize;
+  r["Constant"] = importConstant;
+  r["ConstantOfShape"] = importConstantOfShape;
+  r["Expand"] = importExpand;
+  r["Range"] = importRange;
+}

@@ -1,0 +1,99 @@
+//===- NodeImporter.h - per-node context for the ONNX op importers -*- C++ -*-===//
+//
+// Private to lib/Import/Onnx. Each ONNX op type maps to one ImportFn that reads the node
+// through a NodeImporter and builds infc ops. Value-dependent attributes (Reshape's shape,
+// Slice's starts) must fold to constants while importing; the importer folds as it builds.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INFC_LIB_IMPORT_ONNX_NODEIMPORTER_H
+#define INFC_LIB_IMPORT_ONNX_NODEIMPORTER_H
+
+#include "infc/Dialect/Infc/IR/InfcOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "onnx.pb.h"
+
+#include <functional>
+#include <optional>
+
+namespace infc {
+
+class NodeImporter {
+public:
+  NodeImporter(const onnx::NodeProto &node, mlir::Location loc, mlir::OpBuilder &builder,
+               int64_t opset, llvm::SmallVectorImpl<mlir::Value> &inputs)
+      : node(node), loc(loc), b(builder), opset(opset), inputs(inputs) {}
+
+  const onnx::NodeProto &node;
+  mlir::Location loc;
+  mlir::OpBuilder &b;
+  int64_t opset;
+
+  /// Input i, or null when absent (optional inputs may be empty names).
+  mlir::Value input(unsigned i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  unsigned numInputs() const { return inputs.size(); }
+  unsigned numOutputs() const { return node.output_size(); }
+  bool outputUsed(unsigned i) const {
+    return (int)i < node.output_size() && !node.output(i).empty();
+  }
+  mlir::RankedTensorType inputType(unsigned i) const {
+    return llvm::cast<mlir::RankedTensorType>(input(i).getType());
+  }
+
+  /// Attribute accessors with ONNX defaults.
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t def) const;
+  double getFloat(llvm::StringRef name, double def) const;
+  std::string getString(llvm::StringRef name, llvm::StringRef def) const;
+  llvm::SmallVector<int64_t> getInts(llvm::StringRef name,
+                                     llvm::ArrayRef<int64_t> def = {}) const;
+  bool hasAttr(llvm::StringRef name) const { return attr(name) != nullptr; }
+
+  /// The value of input i if it folded to a constant.
+  mlir::DenseElementsAttr constantInput(unsigned i) const;
+  /// Input i as int64 values; emits an error naming `what` unless it is constant.
+  std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned i, llvm::StringRef what);
+
+  /// Builds op OpTy and folds it on the spot when its operands are constants.
+  template <typename OpTy, typename... Args> mlir::Value create(Args &&...args) {
+    auto op = OpTy::create(b, loc, std::forward<Args>(args)...);
+    return foldNow(op.getOperation());
+  }
+  mlir::Value foldNow(mlir::Operation *op);
+
+  mlir::Value constant(mlir::DenseElementsAttr value);
+  mlir::Value scalarLike(mlir::Value like, double value); // rank-0 of like's element type
+  mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+
+  /// Normalizes a possibly negative axis; emits an error and returns nullopt if out of range.
+  std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+  /// Diagnostics that name the node, op type and opset.
+  mlir::InFlightDiagnostic error();
+
+  void setResult(unsigned i, mlir::Value v) { results.resize(std::max<size_t>(results.size(), i + 1)), results[i] = v; }
+  llvm::SmallVector<mlir::Value> results;
+
+private:
+  llvm::SmallVectorImpl<mlir::Value> &inputs;
+};
+
+using ImportFn = std::function<mlir::LogicalResult(NodeImporter &)>;
+using ImportRegistry = llvm::StringMap<ImportFn>;
+
+void registerElementwiseImporters(ImportRegistry &registry);
+void registerNeuralNetImporters(ImportRegistry &registry);
+void registerShapeImporters(ImportRegistry &registry);
+const ImportRegistry &importRegistry();
+
+/// ONNX TensorProto data type to an MLIR element type (null if unsupported).
+mlir::Type onnxElementType(mlir::MLIRContext *ctx, int32_t dataType);
+const char *onnxDataTypeName(int32_t dataType);
+
+} // namespace infc
+
+#endif // INFC_LIB_IMPORT_ONNX_NODEIMPORTER_H

@@ -1,0 +1,629 @@
+//===- OnnxImporter.cpp - ONNX model and graph import ---------------------===//
+//
+// Reads the protobuf, resolves initializers (raw, typed and external data), fixes input
+// shapes, then imports the nodes in order through the per-op ImportFns. Unsupported nodes
+// are all collected and reported together before anything is built.
+//
+//===----------------------------------------------------------------------===//
+#include "NodeImporter.h"
+#include "infc/Import/OnnxImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace infc;
+
+//===----------------------------------------------------------------------===//
+// Types and the op registry
+//===----------------------------------------------------------------------===//
+
+Type infc::onnxElementType(MLIRContext *ctx, int32_t dataType) {
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return Float32Type::get(ctx);
+  case onnx::TensorProto::DOUBLE:
+    return Float64Type::get(ctx);
+  case onnx::TensorProto::INT8:
+    return IntegerType::get(ctx, 8);
+  case onnx::TensorProto::INT16:
+    return IntegerType::get(ctx, 16);
+  case onnx::TensorProto::INT32:
+    return IntegerType::get(ctx, 32);
+  case onnx::TensorProto::INT64:
+    return IntegerType::get(ctx, 64);
+  case onnx::TensorProto::BOOL:
+    return IntegerType::get(ctx, 1);
+  default:
+    return nullptr;
+  }
+}
+
+const char *infc::onnxDataTypeName(int32_t dataType) {
+  static const char *names[] = {"undefined", "float",  "uint8",     "int8",      "uint16",
+                                "int16",     "int32",  "int64",     "string",    "bool",
+                                "float16",   "double", "uint32",    "uint64",    "complex64",
+                                "complex128", "bfloat16"};
+  if (dataType >= 0 && dataType < (int32_t)std::size(names))
+    return names[dataType];
+  return "unknown";
+}
+
+const ImportRegistry &infc::importRegistry() {
+  static const ImportRegistry registry = [] {
+    ImportRegistry r;
+    registerElementwiseImporters(r);
+    registerNeuralNetImporters(r);
+    registerShapeImporters(r);
+    return r;
+  }();
+  return registry;
+}
+
+bool infc::isSupportedOnnxOp(StringRef opType) { return importRegistry().count(opType); }
+
+static bool isDefaultDomain(const std::string &domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+//===----------------------------------------------------------------------===//
+// NodeImporter
+//===----------------------------------------------------------------------===//
+
+const onnx::AttributeProto *NodeImporter::attr(StringRef name) const {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeImporter::getInt(StringRef name, int64_t def) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : def;
+}
+
+double NodeImporter::getFloat(StringRef name, double def) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : def;
+}
+
+std::string NodeImporter::getString(StringRef name, StringRef def) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : def.str();
+}
+
+SmallVector<int64_t> NodeImporter::getInts(StringRef name, ArrayRef<int64_t> def) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return SmallVector<int64_t>(def);
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+DenseElementsAttr NodeImporter::constantInput(unsigned i) const {
+  Value v = input(i);
+  DenseElementsAttr attr;
+  if (v && matchPattern(v, m_Constant(&attr)))
+    return attr;
+  return nullptr;
+}
+
+std::optional<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i, StringRef what) {
+  DenseElementsAttr attr = constantInput(i);
+  if (!attr || !isa<IntegerType>(attr.getElementType())) {
+    error() << what << " (input " << i
+            << ") must be a compile-time constant int tensor; it depends on run-time values";
+    return std::nullopt;
+  }
+  SmallVector<int64_t> values;
+  for (APInt v : attr.getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+Value NodeImporter::foldNow(Operation *op) {
+  SmallVector<Attribute> operands;
+  for (Value v : op->getOperands()) {
+    Attribute a;
+    matchPattern(v, m_Constant(&a));
+    operands.push_back(a);
+  }
+  SmallVector<OpFoldResult> folded;
+  if (op->getNumResults() != 1 || failed(op->fold(operands, folded)) || folded.empty())
+    return op->getResult(0);
+  if (auto v = dyn_cast<Value>(folded[0])) {
+    op->erase();
+    return v;
+  }
+  auto attr = dyn_cast<DenseElementsAttr>(cast<Attribute>(folded[0]));
+  if (!attr)
+    return op->getResult(0);
+  op->erase();
+  return constant(attr);
+}
+
+Value NodeImporter::constant(DenseElementsAttr value) {
+  return ConstantOp::create(b, loc, cast<ElementsAttr>(value));
+}
+
+Value NodeImporter::scalarLike(Value like, double value) {
+  auto type = RankedTensorType::get({}, cast<RankedTensorType>(like.getType()).getElementType());
+  Type et = type.getElementType();
+  if (auto ft = dyn_cast<FloatType>(et)) {
+    APFloat f(value);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return constant(DenseElementsAttr::get(type, f));
+  }
+  return constant(DenseElementsAttr::get(
+      type, APInt(et.getIntOrFloatBitWidth(), (uint64_t)(int64_t)value, true, true)));
+}
+
+Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  return create<ReshapeOp>(RankedTensorType::get(shape, type.getElementType()), v);
+}
+
+std::optional<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    error() << "axis " << axis << " is out of range for rank " << rank;
+    return std::nullopt;
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+InFlightDiagnostic NodeImporter::error() {
+  std::string domain = isDefaultDomain(node.domain()) ? "" : node.domain() + ":";
+  return emitError(loc) << "node '" << node.name() << "' (" << domain << node.op_type()
+                        << ", opset " << opset << "): ";
+}
+
+//===----------------------------------------------------------------------===//
+// Model import
+//===----------------------------------------------------------------------===//
+
+namespace {
+class ModelImporter {
+public:
+  ModelImporter(MLIRContext &ctx, StringRef path, const OnnxImportOptions &options)
+      : ctx(ctx), path(path), options(options), b(&ctx),
+        fileLoc(FileLineColLoc::get(&ctx, path, 0, 0)) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  InFlightDiagnostic error() { return emitError(fileLoc); }
+  LogicalResult loadModel();
+  LogicalResult checkSupported();
+  std::optional<DenseElementsAttr> importTensor(const onnx::TensorProto &tensor);
+  LogicalResult readExternalData(const onnx::TensorProto &tensor, std::string &bytes);
+  RankedTensorType inputType(const onnx::ValueInfoProto &info);
+  LogicalResult importNode(const onnx::NodeProto &node);
+
+  MLIRContext &ctx;
+  std::string path;
+  const OnnxImportOptions &options;
+  OpBuilder b;
+  Location fileLoc;
+  onnx::ModelProto model;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+};
+} // namespace
+
+LogicalResult ModelImporter::loadModel() {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return error() << "cannot read the model: " << buffer.getError().message();
+  google::protobuf::io::ArrayInputStream raw((*buffer)->getBufferStart(),
+                                             (int)(*buffer)->getBufferSize());
+  google::protobuf::io::CodedInputStream stream(&raw);
+  stream.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+    return error() << "not a valid ONNX model (protobuf parse failed: the file is not ONNX "
+                      "or is truncated)";
+  if (!model.has_graph() || model.ir_version() == 0)
+    return error() << "not a valid ONNX model (no ir_version or graph)";
+  for (const onnx::OperatorSetIdProto &o : model.opset_import())
+    if (isDefaultDomain(o.domain()))
+      opset = o.version();
+  if (opset == 0)
+    return error() << "the model imports no default-domain opset";
+  return success();
+}
+
+LogicalResult ModelImporter::checkSupported() {
+  std::string list;
+  int count = 0;
+  std::map<std::string, int64_t> domainOpsets;
+  for (const onnx::OperatorSetIdProto &o : model.opset_import())
+    domainOpsets[o.domain()] = o.version();
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    bool ok = isDefaultDomain(node.domain()) && isSupportedOnnxOp(node.op_type());
+    if (ok)
+      continue;
+    std::string domain = isDefaultDomain(node.domain()) ? "" : node.domain() + ":";
+    int64_t version = isDefaultDomain(node.domain()) ? opset : domainOpsets[node.domain()];
+    list += (count++ ? ", '" : "'") + node.name() + "' (" + domain + node.op_type() +
+            ", opset " + std::to_string(version) + ")";
+  }
+  if (count)
+    return error() << count << " unsupported node" << (count > 1 ? "s" : "") << ": " << list;
+  return success();
+}
+
+LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor,
+                                              std::string &bytes) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const onnx::StringStringEntryProto &e : tensor.external_data()) {
+    if (e.key() == "location")
+      location = e.value();
+    else if (e.key() == "offset")
+      offset = std::stoll(e.value());
+    else if (e.key() == "length")
+      length = std::stoll(e.value());
+  }
+  auto fail = [&]() {
+    return error() << "initializer '" << tensor.name() << "': external data '" << location
+                   << "': ";
+  };
+  if (location.empty())
+    return fail() << "no location given";
+  // Only files inside the model's folder: a model must not read arbitrary files.
+  SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  SmallString<256> realDir, realFile, file(dir);
+  llvm::sys::path::append(file, location);
+  if (llvm::sys::path::is_absolute(location) || llvm::sys::fs::real_path(dir, realDir))
+    return fail() << "refusing a location outside the model's folder";
+  if (std::error_code ec = llvm::sys::fs::real_path(file, realFile))
+    return fail() << "cannot open the file: " << ec.message();
+  if (!StringRef(realFile).starts_with((realDir + llvm::sys::path::get_separator()).str()))
+    return fail() << "refusing a location outside the model's folder";
+  auto buffer = llvm::MemoryBuffer::getFile(realFile, /*IsText=*/false);
+  if (!buffer)
+    return fail() << "cannot read the file: " << buffer.getError().message();
+  int64_t size = (*buffer)->getBufferSize();
+  if (length < 0)
+    length = size - offset;
+  if (offset < 0 || offset + length > size)
+    return fail() << "offset " << offset << " + length " << length
+                  << " exceeds the file size " << size;
+  bytes.assign((*buffer)->getBufferStart() + offset, length);
+  return success();
+}
+
+std::optional<DenseElementsAttr> ModelImporter::importTensor(const onnx::TensorProto &t) {
+  Type et = onnxElementType(&ctx, t.data_type());
+  if (!et) {
+    error() << "initializer '" << t.name() << "' has unsupported dtype "
+            << onnxDataTypeName(t.data_type());
+    return std::nullopt;
+  }
+  SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
+  auto type = RankedTensorType::get(shape, et);
+  int64_t n = type.getNumElements();
+  int64_t width = et.isInteger(1) ? 1 : et.getIntOrFloatBitWidth() / 8;
+
+  std::string raw;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (failed(readExternalData(t, raw)))
+      return std::nullopt;
+  } else if (t.has_raw_data()) {
+    raw = t.raw_data();
+  } else {
+    // Typed fields: pack them into the raw little-endian layout.
+    raw.resize(n * width);
+    auto put = [&](int64_t i, auto v) {
+      std::memcpy(raw.data() + i * width, &v, width);
+    };
+    int64_t count = 0;
+    switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      count = t.float_data_size();
+      for (int64_t i = 0; i < std::min(count, n); ++i)
+        put(i, t.float_data(i));
+      break;
+    case onnx::TensorProto::DOUBLE:
+      count = t.double_data_size();
+      for (int64_t i = 0; i < std::min(count, n); ++i)
+        put(i, t.double_data(i));
+      break;
+    case onnx::TensorProto::INT64:
+      count = t.int64_data_size();
+      for (int64_t i = 0; i < std::min(count, n); ++i)
+        put(i, t.int64_data(i));
+      break;
+    default: // int8/16/32 and bool travel in int32_data
+      count = t.int32_data_size();
+      for (int64_t i = 0; i < std::min(count, n); ++i) {
+        int32_t v = t.int32_data(i);
+        std::memcpy(raw.data() + i * width, &v, width); // little-endian truncation
+      }
+      break;
+    }
+    if (count != n) {
+      error() << "initializer '" << t.name() << "' holds " << count << " values for shape of "
+              << n << " elements";
+      return std::nullopt;
+    }
+  }
+  if ((int64_t)raw.size() != n * width) {
+    error() << "initializer '" << t.name() << "' holds " << raw.size() << " bytes, expected "
+            << n * width;
+    return std::nullopt;
+  }
+  if (et.isInteger(1)) {
+    SmallVector<bool> bits;
+    for (char c : raw)
+      bits.push_back(c != 0);
+    return DenseElementsAttr::get(type, bits);
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+}
+
+RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
+  const std::string &name = info.name();
+  if (!info.type().has_tensor_type()) {
+    error() << "graph input '" << name << "' is not a tensor (sequences and maps are "
+            << "unsupported)";
+    return nullptr;
+  }
+  const onnx::TypeProto::Tensor &tt = info.type().tensor_type();
+  Type et = onnxElementType(&ctx, tt.elem_type());
+  if (!et) {
+    error() << "graph input '" << name << "' has unsupported dtype "
+            << onnxDataTypeName(tt.elem_type());
+    return nullptr;
+  }
+  auto given = options.inputShapes.find(name);
+  if (!tt.has_shape()) {
+    if (given == options.inputShapes.end()) {
+      error() << "graph input '" << name << "' has no shape; pass --input-shape " << name
+              << "=D0xD1x... to give one";
+      return nullptr;
+    }
+    return RankedTensorType::get(given->second, et);
+  }
+  SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &d : tt.shape().dim())
+    shape.push_back(d.has_dim_value() ? d.dim_value() : ShapedType::kDynamic);
+  if (given != options.inputShapes.end()) {
+    ArrayRef<int64_t> g = given->second;
+    if (g.size() != shape.size()) {
+      error() << "--input-shape " << name << " has rank " << g.size()
+              << " but the graph input has rank " << shape.size();
+      return nullptr;
+    }
+    for (size_t d = 0; d < g.size(); ++d)
+      if (!ShapedType::isDynamic(shape[d]) && shape[d] != g[d]) {
+        error() << "--input-shape " << name << " sets dim " << d << " to " << g[d]
+                << " but the graph fixes it to " << shape[d];
+        return nullptr;
+      }
+    return RankedTensorType::get(g, et);
+  }
+  for (int d = 0; d < tt.shape().dim_size(); ++d) {
+    if (!ShapedType::isDynamic(shape[d]))
+      continue;
+    const auto &dim = tt.shape().dim(d);
+    std::string example;
+    for (size_t k = 0; k < shape.size(); ++k)
+      example += (k ? "x" : "") +
+                 (ShapedType::isDynamic(shape[k]) ? std::string("N") : std::to_string(shape[k]));
+    error() << "graph input '" << name << "' has symbolic dim "
+            << (dim.has_dim_param() ? "'" + dim.dim_param() + "'" : std::string("?"))
+            << " (dim " << d << "); pass --input-shape " << name << "=" << example
+            << " with N set to fix it";
+    return nullptr;
+  }
+  return RankedTensorType::get(shape, et);
+}
+
+LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
+  std::string locName = node.name() + "(" + node.op_type() + ")";
+  Location loc = NameLoc::get(StringAttr::get(&ctx, locName), fileLoc);
+  SmallVector<Value> inputs;
+  for (const std::string &name : node.input()) {
+    if (name.empty()) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    auto it = values.find(name);
+    if (it == values.end())
+      return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
+                            << ", opset " << opset << "): input '" << name
+                            << "' is not produced by any earlier node";
+    inputs.push_back(it->second);
+  }
+  NodeImporter importer(node, loc, b, opset, inputs);
+  const ImportFn &fn = importRegistry().find(node.op_type())->second;
+  if (failed(fn(importer)))
+    return failure();
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    if (i >= (int)importer.results.size() || !importer.results[i])
+      return importer.error() << "output " << i << " ('" << node.output(i)
+                              << "') is not supported";
+    values[node.output(i)] = importer.results[i];
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> ModelImporter::run() {
+  if (failed(loadModel()) || failed(checkSupported()))
+    return nullptr;
+  const onnx::GraphProto &graph = model.graph();
+
+  for (const auto &[name, shape] : options.inputShapes)
+    if (llvm::none_of(graph.input(), [&](const onnx::ValueInfoProto &i) {
+          return i.name() == name.str();
+        })) {
+      error() << "--input-shape names '" << name.str() << "', which is not a graph input";
+      return nullptr;
+    }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  b.setInsertionPointToEnd(module->getBody());
+
+  llvm::StringMap<DenseElementsAttr> initializers;
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    std::optional<DenseElementsAttr> attr = importTensor(t);
+    if (!attr)
+      return nullptr;
+    initializers[t.name()] = *attr;
+  }
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const onnx::ValueInfoProto &info : graph.input()) {
+    if (initializers.count(info.name()))
+      continue; // an initializer listed as input keeps its constant value
+    RankedTensorType type = inputType(info);
+    if (!type)
+      return nullptr;
+    argTypes.push_back(type);
+    argNames.push_back(info.name());
+  }
+
+  auto func = func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    values[name] = entry->getArgument(i);
+    func.setArgAttr(i, "infc.name", b.getStringAttr(name));
+  }
+  for (auto &[name, attr] : initializers)
+    values[name] = ConstantOp::create(b, fileLoc, cast<ElementsAttr>(attr));
+
+  bool failedAny = false;
+  for (const onnx::NodeProto &node : graph.node())
+    if (failed(importNode(node))) {
+      failedAny = true;
+      break;
+    }
+  if (failedAny)
+    return nullptr;
+
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    auto it = values.find(out.name());
+    if (it == values.end()) {
+      error() << "graph output '" << out.name() << "' is not produced by any node";
+      return nullptr;
+    }
+    results.push_back(it->second);
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "infc.name", b.getStringAttr(out.name()));
+  (*module)->setAttr("infc.graph_name", b.getStringAttr(graph.name()));
+  return module;
+}
+
+OwningOpRef<ModuleOp> infc::importOnnxModel(MLIRContext &context, StringRef path,
+                                            const OnnxImportOptions &options) {
+  context.loadDialect<InfcDialect, func::FuncDialect>();
+  return ModelImporter(context, path, options).run();
+}
+
+//===----------------------------------------------------------------------===//
+// Summary for `infc inspect`
+//===----------------------------------------------------------------------===//
+
+static std::string describeType(const onnx::TypeProto &type) {
+  if (!type.has_tensor_type())
+    return "non-tensor";
+  const auto &tt = type.tensor_type();
+  std::string s = "[";
+  for (int d = 0; d < tt.shape().dim_size(); ++d) {
+    const auto &dim = tt.shape().dim(d);
+    s += (d ? "x" : "") + (dim.has_dim_value() ? std::to_string(dim.dim_value())
+                           : dim.has_dim_param() ? dim.dim_param()
+                                                 : std::string("?"));
+  }
+  return s + "]";
+}
+
+LogicalResult infc::summarizeOnnxModel(StringRef path, OnnxModelSummary &summary,
+                                       std::string &errorMessage) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer) {
+    errorMessage = "cannot read the model: " + buffer.getError().message();
+    return failure();
+  }
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw((*buffer)->getBufferStart(),
+                                             (int)(*buffer)->getBufferSize());
+  google::protobuf::io::CodedInputStream stream(&raw);
+  stream.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage() ||
+      !model.has_graph()) {
+    errorMessage = "not a valid ONNX model (protobuf parse failed: the file is not ONNX or "
+                   "is truncated)";
+    return failure();
+  }
+  const onnx::GraphProto &g = model.graph();
+  summary.graphName = g.name();
+  summary.producer = model.producer_name() + " " + model.producer_version();
+  summary.irVersion = model.ir_version();
+  for (const auto &o : model.opset_import())
+    summary.opsets.push_back({o.domain().empty() ? "ai.onnx" : o.domain(), o.version()});
+  llvm::StringSet<> inits;
+  for (const auto &t : g.initializer()) {
+    inits.insert(t.name());
+    int64_t n = 1;
+    for (int64_t d : t.dims())
+      n *= d;
+    summary.initializerBytes += n * std::max<int64_t>(
+        1, (int64_t)(t.data_type() == onnx::TensorProto::DOUBLE ||
+                             t.data_type() == onnx::TensorProto::INT64
+                         ? 8
+                     : t.data_type() == onnx::TensorProto::FLOAT ||
+                             t.data_type() == onnx::TensorProto::INT32
+                         ? 4
+                         : 1));
+    ++summary.numInitializers;
+  }
+  for (const auto &i : g.input())
+    if (!inits.count(i.name()))
+      summary.inputs.push_back({i.name(),
+                                i.type().has_tensor_type()
+                                    ? onnxDataTypeName(i.type().tensor_type().elem_type())
+                                    : "?",
+                                describeType(i.type())});
+  for (const auto &o : g.output())
+    summary.outputs.push_back({o.name(),
+                               o.type().has_tensor_type()
+                                   ? onnxDataTypeName(o.type().tensor_type().elem_type())
+                                   : "?",
+                               describeType(o.type())});
+  std::map<std::string, int64_t> histogram;
+  std::set<std::string> unsupported;
+  for (const auto &n : g.node()) {
+    std::string key = (isDefaultDomain(n.domain()) ? "" : n.domain() + ":") + n.op_type();
+    ++histogram[key];
+    if (!isDefaultDomain(n.domain()) || !isSupportedOnnxOp(n.op_type()))
+      unsupported.insert(key);
+  }
+  summary.opHistogram.assign(histogram.begin(), histogram.end());
+  summary.unsupportedOps.assign(unsupported.begin(), unsupported.end());
+  return success();
+}

@@ -1,0 +1,144 @@
+//===- Pipelines.cpp - the infc compilation pipeline ----------------------===//
+#include "infc/Pipelines/Pipelines.h"
+#include "infc/Codegen/CPU/Passes.h"
+#include "infc/Conversion/Passes.h"
+#include "infc/Dialect/Infc/IR/InfcDialect.h"
+#include "infc/Dialect/Infc/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/InlinerInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void infc::registerInfcDialects(DialectRegistry &registry) {
+  registry.insert<InfcDialect, func::FuncDialect, arith::ArithDialect, math::MathDialect,
+                  tensor::TensorDialect, linalg::LinalgDialect, memref::MemRefDialect,
+                  bufferization::BufferizationDialect, scf::SCFDialect,
+                  affine::AffineDialect, cf::ControlFlowDialect, LLVM::LLVMDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+static void addGraphPasses(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcShapeInference());
+  pm.addPass(createCSEPass());
+}
+
+static void addLinalgPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(infc::createConvertInfcToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCSEPass());
+}
+
+static void addCPUCodegenPasses(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(infc::createInfcMemoryPlan());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void infc::buildInfcPipeline(OpPassManager &pm, const InfcPipelineOptions &options) {
+  addGraphPasses(pm);
+  if (options.stopAfter == PipelineStage::Infc)
+    return;
+  addLinalgPasses(pm);
+  if (options.stopAfter == PipelineStage::Linalg)
+    return;
+  addCPUCodegenPasses(pm);
+}
+
+namespace {
+struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
+  Option<std::string> stopAfter{*this, "stop-after",
+                                llvm::cl::desc("infc | linalg | llvm (default)"),
+                                llvm::cl::init("llvm")};
+};
+} // namespace
+
+void infc::registerInfcPipelines() {
+  PassPipelineRegistration<PipelineCLOptions>(
+      "infc-pipeline", "The whole infc compile pipeline (as `infc compile` runs it)",
+      [](OpPassManager &pm, const PipelineCLOptions &cl) {
+        InfcPipelineOptions options;
+        if (cl.stopAfter == "infc")
+          options.stopAfter = PipelineStage::Infc;
+        else if (cl.stopAfter == "linalg")
+          options.stopAfter = PipelineStage::Linalg;
+        buildInfcPipeline(pm, options);
+      });
+}
+
+void infc::registerUpstreamPasses() {
+  registerCanonicalizerPass();
+  registerCSEPass();
+  bufferization::registerOneShotBufferizePass();
+  bufferization::registerBufferResultsToOutParamsPass();
+  registerConvertLinalgToLoopsPass();
+  registerLinalgElementwiseOpFusionPass();
+}

@@ -1,0 +1,68 @@
+//===- Linker.cpp - link objects and the runtime into model.so ------------===//
+#include "infc/Target/Target.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#ifndef INFC_LINKER_DRIVER
+#define INFC_LINKER_DRIVER "cc"
+#endif
+
+using namespace llvm;
+
+LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDir,
+                              StringRef output, std::string &error) {
+  SmallString<256> archive(runtimeDir), exports(runtimeDir);
+  sys::path::append(archive, "libinfc_runtime.a");
+  sys::path::append(exports, "infc_exports.map");
+  for (StringRef f : {StringRef(archive), StringRef(exports)})
+    if (!sys::fs::exists(f)) {
+      error = "runtime file '" + f.str() + "' is missing (is infc installed completely?)";
+      return failure();
+    }
+  ErrorOr<std::string> driver = sys::findProgramByName(INFC_LINKER_DRIVER);
+  if (!driver)
+    driver = sys::findProgramByName("cc");
+  if (!driver) {
+    error = "no linker driver found (" INFC_LINKER_DRIVER " or cc)";
+    return failure();
+  }
+  // Link to a temporary beside the output, then rename: never a half-written model.so.
+  SmallString<256> temp(output);
+  temp += ".tmp-%%%%%%";
+  int fd;
+  if (std::error_code ec = sys::fs::createUniqueFile(temp, fd, temp)) {
+    error = "cannot create '" + temp.str().str() + "': " + ec.message();
+    return failure();
+  }
+  sys::fs::closeFile(fd);
+  std::string versionScript = "-Wl,--version-script=" + exports.str().str();
+  SmallVector<StringRef> args = {*driver, "-shared", "-o", temp};
+  for (const std::string &o : objects)
+    args.push_back(o);
+  // The model object calls nothing in the runtime: take the whole archive (the ABI).
+  args.push_back("-Wl,--whole-archive");
+  args.push_back(archive);
+  args.push_back("-Wl,--no-whole-archive");
+  std::string soname = "-Wl,-soname," + sys::path::filename(output).str();
+  args.push_back(soname);
+  for (StringRef a : {StringRef(versionScript), StringRef("-Wl,-Bsymbolic"), StringRef("-Wl,-z,defs"),
+                      StringRef("-Wl,-z,noexecstack"), StringRef("-Wl,-z,relro"),
+                      StringRef("-Wl,-z,now"), StringRef("-Wl,--as-needed"), StringRef("-lm")})
+    args.push_back(a);
+  std::string message;
+  int rc = sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0) {
+    sys::fs::remove(temp);
+    error = "linking failed (" + *driver + " exited with " + std::to_string(rc) + ")" +
+            (message.empty() ? "" : ": " + message);
+    return failure();
+  }
+  if (std::error_code ec = sys::fs::rename(temp, output)) {
+    sys::fs::remove(temp);
+    error = "cannot write '" + output.str() + "': " + ec.message();
+    return failure();
+  }
+  return success();
+}

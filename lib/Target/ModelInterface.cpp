@@ -1,0 +1,68 @@
+//===- ModelInterface.cpp - the model's inputs and outputs for the runtime -===//
+#include "infc/Target/Target.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+int32_t infc::dtypeCode(Type t) {
+  // Values of infc_dtype in include/infc/runtime.h.
+  if (t.isF32())
+    return 1;
+  if (t.isF64())
+    return 2;
+  if (t.isF16())
+    return 3;
+  if (t.isBF16())
+    return 4;
+  if (t.isInteger(1))
+    return 13;
+  if (t.isInteger(8))
+    return 5;
+  if (t.isInteger(16))
+    return 6;
+  if (t.isInteger(32))
+    return 7;
+  if (t.isInteger(64))
+    return 8;
+  return 0;
+}
+
+LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &interface) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func)
+    return module.emitError("no entry function @main");
+  if (auto name = module->getAttrOfType<StringAttr>("infc.graph_name"))
+    interface.name = name.str();
+  auto describe = [&](Type type, StringAttr name, int index, bool input,
+                      ModelValue &value) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    const char *kind = input ? "input" : "output";
+    value.name = name ? name.str() : std::string(kind) + std::to_string(index);
+    if (!tensor || !tensor.hasStaticShape())
+      return func.emitError() << kind << " '" << value.name << "' has no static shape";
+    value.dtype = dtypeCode(tensor.getElementType());
+    if (!value.dtype)
+      return func.emitError() << kind << " '" << value.name << "' has unsupported dtype "
+                              << tensor.getElementType();
+    value.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    return success();
+  };
+  FunctionType type = func.getFunctionType();
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    ModelValue v;
+    if (failed(describe(type.getInput(i), func.getArgAttrOfType<StringAttr>(i, "infc.name"), i,
+                        true, v)))
+      return failure();
+    interface.inputs.push_back(v);
+  }
+  for (unsigned i = 0; i < type.getNumResults(); ++i) {
+    ModelValue v;
+    if (failed(describe(type.getResult(i),
+                        func.getResultAttrOfType<StringAttr>(i, "infc.name"), i, false, v)))
+      return failure();
+    interface.outputs.push_back(v);
+  }
+  return success();
+}

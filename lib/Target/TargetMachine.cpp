@@ -1,0 +1,52 @@
+//===- TargetMachine.cpp - the LLVM TargetMachine for a compile -----------===//
+#include "TargetMachine.h"
+
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptions &options,
+                                                               std::string &error) {
+  static const bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::string cpu = options.cpu, features;
+  if (cpu.empty() || cpu == "native" || cpu == "host") {
+    cpu = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures f;
+    for (const auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
+      f.AddFeature(name, enabled);
+    features = f.getString();
+  } else {
+    const llvm::MCSubtargetInfo *sti =
+        target->createMCSubtargetInfo(triple, "", "");
+    bool known = sti && sti->isCPUStringValid(cpu);
+    delete sti;
+    if (!known) {
+      error = "unknown CPU '" + cpu + "' for " + triple.str() +
+              " (try native, x86-64-v3, x86-64-v4, znver4, skylake-avx512)";
+      return nullptr;
+    }
+  }
+  llvm::TargetOptions to;
+  auto level = options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+               : options.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+               : options.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                       : llvm::CodeGenOptLevel::None;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm)
+    error = "cannot create a target machine for " + triple.str();
+  return tm;
+}

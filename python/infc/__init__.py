@@ -1,0 +1,278 @@
+"""infc — run compiled model.so files on numpy arrays, through the runtime's C ABI (ctypes).
+
+    import infc
+    m = infc.load("model.so", num_threads=2)
+    m.inputs                     # (IOInfo(name='a', dtype=dtype('float32'), shape=(2, 3)), ...)
+    out = m(a=x, b=y)            # or m({"a": x, "b": y}) or m([x, y]): {name: array}
+    m.run({"a": x, "b": y}, out={"sum": buf})   # write an output into your own array
+
+A numpy array must have the input's dtype (no silent precision loss: a float64 array for a
+float32 input is refused); Python lists and scalars are converted when numpy's 'same_kind'
+casting allows. Arrays are made C-contiguous. Everything else is checked by the runtime, whose
+message comes back in an infc.Error. Outputs are fresh numpy arrays the runtime writes into.
+A Model is safe to call from several threads (its default session is locked); for parallel
+runs give each thread its own m.session().
+"""
+
+import collections
+import ctypes
+import threading
+
+import numpy as np
+
+from . import _abi
+from ._abi import ABI_VERSION_MAJOR, Status
+
+__all__ = ["load", "Model", "Session", "IOInfo", "Error", "Status", "ABI_VERSION_MAJOR"]
+
+# shape: a tuple of ints, None for a dynamic dim.
+IOInfo = collections.namedtuple("IOInfo", ["name", "dtype", "shape"])
+
+
+class Error(RuntimeError):
+    """A runtime call failed: .status is an infc.Status, str(e) the runtime's message."""
+
+    def __init__(self, status, message):
+        try:
+            self.status = Status(status)
+            text = _abi.STATUS_TEXT[self.status]
+        except ValueError:  # a status newer than this wrapper
+            self.status = int(status)
+            text = f"status {status}"
+        super().__init__(f"{text}: {message}")
+
+
+def load(path, num_threads=0):
+    """Opens a compiled model.so and creates its default session."""
+    return Model(path, num_threads=num_threads)
+
+
+def _io_infos(handle, count, getter):
+    """The IOInfo tuple and the raw infc dtype codes (raw-bits bfloat16 and uint16 share a
+    numpy dtype, so the code is what the runtime is told)."""
+    infos, codes = [], []
+    for i in range(count):
+        info = _abi.IOInfo()
+        _check(getter(handle, i, ctypes.byref(info)), "reading the model's signature")
+        shape = tuple(None if info.shape[k] < 0 else int(info.shape[k]) for k in range(info.rank))
+        infos.append(IOInfo(info.name.decode(), _abi.DTYPES[info.dtype], shape))
+        codes.append(info.dtype)
+    return tuple(infos), tuple(codes)
+
+
+def _merge_inputs(inputs, kwargs):
+    """The positional dict/sequence form or the keyword form, not both."""
+    if inputs is not None and kwargs:
+        raise Error(Status.INVALID_ARGUMENT, "give the inputs as keywords or as one dict or "
+                    "sequence, not both")
+    return kwargs if inputs is None else inputs
+
+
+def _check(status, what):
+    if status != Status.OK:
+        raise Error(status, what)
+
+
+class Model:
+    """One model.so: its signature, and a default session that __call__/run use."""
+
+    def __init__(self, path, num_threads=0):
+        self.path = str(path)
+        self._handle = None
+        self._session = None
+        try:
+            self._lib = _abi.open_library(self.path)
+        except _abi.LoadError as e:
+            raise Error(e.status, str(e)) from None
+        handle = ctypes.c_void_p()
+        _check(self._lib.infc_model_create(ctypes.byref(handle)), f"opening '{self.path}'")
+        self._handle = handle
+        lib = self._lib
+        self.name = lib.infc_model_name(handle).decode()
+        self.workspace_bytes = lib.infc_model_workspace_bytes(handle)
+        self.inputs, self._input_codes = _io_infos(
+            handle, lib.infc_model_num_inputs(handle), lib.infc_model_input_info)
+        self.outputs, self._output_codes = _io_infos(
+            handle, lib.infc_model_num_outputs(handle), lib.infc_model_output_info)
+        self._session = Session(self, num_threads)
+
+    def session(self, num_threads=0):
+        """A new, independent session (its own workspace): one per thread runs in parallel."""
+        return Session(self, num_threads)
+
+    def run(self, inputs, out=None):
+        """Runs the default session; see Session.run."""
+        if self._session is None:
+            raise Error(Status.INVALID_ARGUMENT, f"model '{self.name}' is closed")
+        return self._session.run(inputs, out=out)
+
+    def __call__(self, inputs=None, /, **kwargs):
+        """m(a=x, b=y), m({"a": x, "b": y}) or m([x, y]): every keyword is an input."""
+        return self.run(_merge_inputs(inputs, kwargs))
+
+    @property
+    def num_threads(self):
+        return self._session.num_threads
+
+    def close(self):
+        """Releases the default session and the model handle (sessions from session() keep the
+        model alive until they are closed too)."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+        if self._handle is not None:
+            self._lib.infc_model_release(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    def __repr__(self):
+        def fmt(ios):
+            return ", ".join(
+                f"{io.name}: {io.dtype}[{','.join('?' if d is None else str(d) for d in io.shape)}]"
+                for io in ios)
+
+        return f"<infc.Model '{self.name}' ({fmt(self.inputs)}) -> ({fmt(self.outputs)})>"
+
+
+class Session:
+    """A runtime session: workspace and buffers allocated once; one run at a time (locked)."""
+
+    def __init__(self, model, num_threads=0):
+        self.model = model  # keeps the library and the model alive
+        self._lib = model._lib
+        self._handle = None
+        self._lock = threading.Lock()
+        err = ctypes.create_string_buffer(512)
+        opts = _abi.SessionOptions(ctypes.sizeof(_abi.SessionOptions), int(num_threads),
+                                   ctypes.cast(err, ctypes.c_void_p), len(err))
+        handle = ctypes.c_void_p()
+        status = self._lib.infc_session_create(model._handle, ctypes.byref(opts),
+                                               ctypes.byref(handle))
+        if status != Status.OK:
+            raise Error(status, err.value.decode(errors="replace"))
+        self._handle = handle
+        self.num_threads = self._lib.infc_session_num_threads(handle)
+
+    def run(self, inputs, out=None):
+        """Runs the model and returns {output name: array}.
+
+        inputs: {name: array} or a sequence in model input order.
+        out: optional {output name: array} to write into (C-contiguous, writeable, of the
+        output's dtype and shape); the other outputs are newly allocated.
+        """
+        named = self._named_inputs(inputs)
+        index = {io.name: i for i, io in enumerate(self.model.inputs)}
+        keep = []  # the arrays and shapes the C call points into
+        in_names = (ctypes.c_char_p * max(len(named), 1))()
+        in_tensors = (_abi.Tensor * max(len(named), 1))()
+        for k, (name, value) in enumerate(named.items()):
+            arr, code = self._to_array(value, index.get(name), name)
+            keep.append(arr)
+            in_names[k] = name.encode()
+            in_tensors[k] = self._tensor(arr, code, keep)
+
+        out = dict(out or {})
+        results = {}
+        outs = self.model.outputs
+        out_names = (ctypes.c_char_p * max(len(outs), 1))()
+        out_tensors = (_abi.Tensor * max(len(outs), 1))()
+        for j, io in enumerate(outs):
+            if io.name in out:
+                arr = out.pop(io.name)
+                if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous or \
+                        not arr.flags.writeable:
+                    raise Error(Status.INVALID_ARGUMENT, f"out['{io.name}'] must be a "
+                                "writeable C-contiguous numpy array")
+                code = (self.model._output_codes[j] if arr.dtype == io.dtype
+                        else _abi.CODES.get(arr.dtype))
+                if code is None:
+                    raise Error(Status.DTYPE_MISMATCH, f"out['{io.name}']: dtype {arr.dtype} "
+                                f"has no infc equivalent, expected {io.dtype}")
+            else:
+                arr = np.empty(io.shape, dtype=io.dtype)
+                code = self.model._output_codes[j]
+            keep.append(arr)
+            results[io.name] = arr
+            out_names[j] = io.name.encode()
+            out_tensors[j] = self._tensor(arr, code, keep)
+        if out:
+            raise Error(Status.INVALID_ARGUMENT, f"out: the model has no output "
+                        f"'{next(iter(out))}' (outputs: {', '.join(io.name for io in outs)})")
+
+        with self._lock:
+            if self._handle is None:
+                raise Error(Status.INVALID_ARGUMENT, "session is closed")
+            status = self._lib.infc_run_named(self._handle, in_names, in_tensors, len(named),
+                                              out_names, out_tensors, len(outs))
+            if status != Status.OK:
+                raise Error(status, self._lib.infc_session_error(self._handle).decode())
+        return results
+
+    def __call__(self, inputs=None, /, **kwargs):
+        """s(a=x, b=y), s({"a": x, "b": y}) or s([x, y]): every keyword is an input."""
+        return self.run(_merge_inputs(inputs, kwargs))
+
+    def _named_inputs(self, inputs):
+        if inputs is None:
+            return {}
+        if isinstance(inputs, dict):
+            return dict(inputs)
+        values = list(inputs)
+        if len(values) > len(self.model.inputs):
+            raise Error(Status.INVALID_ARGUMENT, f"{len(values)} inputs given, the model has "
+                        f"{len(self.model.inputs)}")
+        return {io.name: v for io, v in zip(self.model.inputs, values)}
+
+    def _to_array(self, value, index, name):
+        """The C-contiguous array to pass for input `name` (model input `index`, or None if
+        the model has no such input) and its infc dtype code."""
+        arr = np.asarray(value)
+        io = None if index is None else self.model.inputs[index]
+        # Only values without a dtype of their own (lists, Python scalars) are converted.
+        if io is not None and not isinstance(value, (np.ndarray, np.generic)) and \
+                arr.dtype != io.dtype and np.can_cast(arr.dtype, io.dtype, casting="same_kind"):
+            arr = arr.astype(io.dtype)
+        arr = np.ascontiguousarray(arr)
+        if io is not None and arr.dtype == io.dtype:
+            return arr, self.model._input_codes[index]
+        code = _abi.CODES.get(arr.dtype)
+        if code is None:
+            raise Error(Status.DTYPE_MISMATCH, f"input '{name}': dtype {arr.dtype} has no infc "
+                        f"equivalent" + (f", expected {io.dtype}" if io else ""))
+        return arr, code  # the runtime reports the mismatch (or the unknown name)
+
+    @staticmethod
+    def _tensor(arr, code, keep):
+        shape = (ctypes.c_int64 * max(arr.ndim, 1))(*arr.shape)
+        keep.append(shape)
+        return _abi.Tensor(arr.ctypes.data, code, arr.ndim,
+                           ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), arr.nbytes, 0, 0)
+
+    def close(self):
+        with self._lock:
+            if self._handle is not None:
+                self._lib.infc_session_release(self._handle)
+                self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass

@@ -1,0 +1,70 @@
+/* infc runtime — structures and hidden helpers shared by the runtime's files (not installed).
+ *
+ * Rule: an exported infc_* function never calls another exported one; both call the hidden
+ * infc__* helpers instead. When a host links model A and dlopen()s model B, B's internal calls
+ * to an exported name would bind to A's copy (ELF interposition); hidden names cannot. */
+#ifndef INFC_RUNTIME_INTERNAL_H
+#define INFC_RUNTIME_INTERNAL_H
+
+#include "infc/runtime.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+
+/* The compiler defines the descriptor with hidden visibility; declaring it hidden here too lets
+ * the runtime reach it PC-relatively instead of through the GOT. */
+#pragma GCC visibility push(hidden)
+#include "model_desc.h"
+#pragma GCC visibility pop
+
+/* Guards against handles of another kind or of a runtime with another struct layout. */
+#define INFC__MODEL_MAGIC 0x314d4649u   /* "IFM1" */
+#define INFC__SESSION_MAGIC 0x31534649u /* "IFS1" */
+
+/* Alignment of the workspace and of library-owned outputs: a cache line, and what the
+ * compiler's memory plan assumes. */
+#define INFC__ALIGNMENT 64u
+
+struct infc_model {
+  uint32_t magic;
+  atomic_uint refs;               /* model handles + sessions; the model is freed at 0 */
+  const infc_model_desc *desc;    /* validated at creation; read-only afterwards */
+  size_t *io_bytes;               /* dense bytes of inputs then outputs; 0 if dynamic */
+};
+
+struct infc_session {
+  uint32_t magic;
+  int32_t num_threads;
+  infc_model *model;              /* a reference */
+  const infc_model_desc *desc;
+  void *workspace;                /* desc->workspace_bytes, or NULL when that is 0 */
+  void **out_buffers;             /* library-owned outputs, one per output */
+  const int64_t **out_shapes;     /* their shapes, handed out in library-owned tensors */
+  int64_t *shape_storage;         /* backs out_shapes */
+  void **args;                    /* entry arguments: workspace, inputs..., outputs... */
+  const infc_tensor **in_bind;    /* per-run binding scratch, so runs allocate nothing */
+  infc_tensor **out_bind;
+  char error[512];
+};
+
+/* status.c */
+size_t infc__dtype_size(int32_t dtype);
+const char *infc__dtype_name(int32_t dtype);
+
+/* model.c */
+/* Validates desc and wraps it in a model with one reference (also how the tests feed the
+ * runtime descriptors that no generated model would contain). */
+infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model **out);
+int infc__model_is_valid(const infc_model *model);
+void infc__model_retain(infc_model *model);
+void infc__model_unref(infc_model *model);
+/* Index of the io named `name` among n descs, or -1. */
+long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name);
+
+/* session.c */
+int infc__session_is_valid(const infc_session *session);
+/* Formats the session's error message and returns status, for `return infc__fail(...)`. */
+infc_status infc__fail(infc_session *session, infc_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* INFC_RUNTIME_INTERNAL_H */

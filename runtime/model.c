@@ -1,0 +1,167 @@
+/* infc runtime — models: descriptor validation, reference counting and introspection. */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Dense byte size of an io into *bytes (0 if a dim is dynamic); 0 if the desc is corrupt or
+ * the size overflows. */
+static int io_byte_size(const infc_io_desc *io, size_t *bytes) {
+  size_t n = infc__dtype_size(io->dtype);
+  int dynamic = 0;
+  if (!io->name || n == 0 || io->rank < 0 || (io->rank > 0 && !io->shape))
+    return 0;
+  for (int32_t i = 0; i < io->rank; ++i) {
+    int64_t d = io->shape[i];
+    if (d == -1) {
+      dynamic = 1;
+      continue;
+    }
+    if (d < 0 || (uint64_t)d > SIZE_MAX)
+      return 0;
+    if (d != 0 && n > SIZE_MAX / (size_t)d)
+      return 0;
+    n *= (size_t)d;
+  }
+  *bytes = dynamic ? 0 : n;
+  return 1;
+}
+
+long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (strcmp(ios[i].name, name) == 0)
+      return (long)i;
+  return -1;
+}
+
+/* By-name binding needs names unique within the inputs and within the outputs. */
+static int names_unique(const infc_io_desc *ios, uint32_t n) {
+  for (uint32_t i = 1; i < n; ++i)
+    if (infc__find_io(ios, i, ios[i].name) >= 0)
+      return 0;
+  return 1;
+}
+
+infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model **out) {
+  if (!out)
+    return INFC_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!desc || desc->desc_version != INFC_MODEL_DESC_VERSION || !desc->entry ||
+      (desc->num_inputs && !desc->inputs) || (desc->num_outputs && !desc->outputs))
+    return INFC_ERR_INTERNAL;
+  size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
+  infc_model *m = malloc(sizeof *m + num_ios * sizeof(size_t));
+  if (!m)
+    return INFC_ERR_OUT_OF_MEMORY;
+  m->io_bytes = (size_t *)(m + 1);
+  for (size_t i = 0; i < num_ios; ++i) {
+    const infc_io_desc *io =
+        i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
+    if (!io_byte_size(io, &m->io_bytes[i])) {
+      free(m);
+      return INFC_ERR_INTERNAL;
+    }
+  }
+  if (!names_unique(desc->inputs, desc->num_inputs) ||
+      !names_unique(desc->outputs, desc->num_outputs)) {
+    free(m);
+    return INFC_ERR_INTERNAL;
+  }
+  m->magic = INFC__MODEL_MAGIC;
+  atomic_init(&m->refs, 1u);
+  m->desc = desc;
+  *out = m;
+  return INFC_OK;
+}
+
+int infc__model_is_valid(const infc_model *model) {
+  return model && model->magic == INFC__MODEL_MAGIC;
+}
+
+void infc__model_retain(infc_model *model) {
+  atomic_fetch_add_explicit(&model->refs, 1u, memory_order_relaxed);
+}
+
+void infc__model_unref(infc_model *model) {
+  /* acq_rel: the last owner must see every other owner's writes before freeing. */
+  if (atomic_fetch_sub_explicit(&model->refs, 1u, memory_order_acq_rel) == 1u) {
+    model->magic = 0;
+    free(model);
+  }
+}
+
+infc_status infc_model_create(infc_model **out) {
+  return infc__model_create_from_desc(&infc__model_desc, out);
+}
+
+void infc_model_release(infc_model *model) {
+  if (infc__model_is_valid(model))
+    infc__model_unref(model);
+}
+
+const char *infc_model_name(const infc_model *model) {
+  if (!infc__model_is_valid(model))
+    return NULL;
+  return model->desc->model_name ? model->desc->model_name : "";
+}
+
+size_t infc_model_num_inputs(const infc_model *model) {
+  return infc__model_is_valid(model) ? model->desc->num_inputs : 0;
+}
+
+size_t infc_model_num_outputs(const infc_model *model) {
+  return infc__model_is_valid(model) ? model->desc->num_outputs : 0;
+}
+
+size_t infc_model_workspace_bytes(const infc_model *model) {
+  if (!infc__model_is_valid(model))
+    return 0;
+  /* A plan over SIZE_MAX cannot be allocated; session creation reports it. */
+  uint64_t n = model->desc->workspace_bytes;
+  return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
+static infc_status io_info(const infc_model *model, int output, size_t index, infc_io_info *out) {
+  if (!infc__model_is_valid(model) || !out)
+    return INFC_ERR_INVALID_ARGUMENT;
+  const infc_model_desc *d = model->desc;
+  size_t count = output ? d->num_outputs : d->num_inputs;
+  if (index >= count)
+    return INFC_ERR_INVALID_ARGUMENT;
+  const infc_io_desc *io = output ? &d->outputs[index] : &d->inputs[index];
+  out->name = io->name;
+  out->dtype = (infc_dtype)io->dtype;
+  out->rank = io->rank;
+  out->shape = io->rank ? io->shape : NULL;
+  out->byte_size = model->io_bytes[output ? d->num_inputs + index : index];
+  return INFC_OK;
+}
+
+infc_status infc_model_input_info(const infc_model *model, size_t index, infc_io_info *out) {
+  return io_info(model, 0, index, out);
+}
+
+infc_status infc_model_output_info(const infc_model *model, size_t index, infc_io_info *out) {
+  return io_info(model, 1, index, out);
+}
+
+static infc_status find(const infc_model *model, int output, const char *name, size_t *index) {
+  if (!infc__model_is_valid(model) || !name || !index)
+    return INFC_ERR_INVALID_ARGUMENT;
+  const infc_model_desc *d = model->desc;
+  long i = output ? infc__find_io(d->outputs, d->num_outputs, name)
+                  : infc__find_io(d->inputs, d->num_inputs, name);
+  if (i < 0)
+    return INFC_ERR_INVALID_ARGUMENT;
+  *index = (size_t)i;
+  return INFC_OK;
+}
+
+infc_status infc_model_find_input(const infc_model *model, const char *name, size_t *index) {
+  return find(model, 0, name, index);
+}
+
+infc_status infc_model_find_output(const infc_model *model, const char *name, size_t *index) {
+  return find(model, 1, name, index);
+}

@@ -1,0 +1,43 @@
+/* infc — the internal contract between compiler-generated model code and the runtime.
+ *
+ * Not part of the public ABI: the compiler (lib/Target/ModelDescriptor.cpp) emits one
+ * `infc__model_desc` per model.so with exactly this layout, and the runtime reads it. Bump
+ * INFC_MODEL_DESC_VERSION whenever the layout changes. */
+#ifndef INFC_RUNTIME_MODEL_DESC_H
+#define INFC_RUNTIME_MODEL_DESC_H
+
+#include <stdint.h>
+
+#define INFC_MODEL_DESC_VERSION 1u
+
+/* One input or output of the model's entry point. */
+typedef struct infc_io_desc {
+  const char *name;      /* ONNX graph input/output name, NUL-terminated */
+  int32_t dtype;         /* an infc_dtype value from include/infc/runtime.h */
+  int32_t rank;
+  const int64_t *shape;  /* rank entries; -1 marks a dynamic dim (none yet: shapes are static) */
+} infc_io_desc;
+
+/* The entry point: args[0] is the session workspace (workspace_bytes, 64-byte aligned, may be
+ * NULL when workspace_bytes == 0), then one data pointer per input in order, then one per
+ * output in order. Outputs are written in place, densely in row-major order. The function
+ * reads the weights (read-only, shared) and touches no other memory, so sessions can run it
+ * concurrently. */
+typedef void (*infc_entry_fn)(void **args);
+
+typedef struct infc_model_desc {
+  uint32_t desc_version;       /* INFC_MODEL_DESC_VERSION */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  uint32_t reserved;
+  const infc_io_desc *inputs;
+  const infc_io_desc *outputs;
+  uint64_t workspace_bytes;    /* static memory plan: peak scratch bytes per session */
+  const char *model_name;      /* the ONNX graph name */
+  infc_entry_fn entry;
+} infc_model_desc;
+
+/* Defined (hidden visibility) by the generated object of each model.so. */
+extern const infc_model_desc infc__model_desc;
+
+#endif /* INFC_RUNTIME_MODEL_DESC_H */

@@ -1,0 +1,189 @@
+/* infc runtime — infc_run / infc_run_named: validate every tensor, bind, call the entry. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "[2,3]" into buf (truncated if long); returns buf for use in a format argument. */
+static const char *format_shape(char *buf, size_t size, const int64_t *shape, int32_t rank) {
+  size_t n = (size_t)snprintf(buf, size, "[");
+  for (int32_t i = 0; i < rank && n < size; ++i)
+    n += (size_t)snprintf(buf + n, size - n, i ? ",%lld" : "%lld", (long long)shape[i]);
+  if (n < size)
+    snprintf(buf + n, size - n, "]");
+  return buf;
+}
+
+/* An input or a caller-owned output against its model io. `kind` and `index` name it in the
+ * message ("input 0 'a'"). */
+static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
+                                const infc_io_desc *io, size_t io_bytes, const infc_tensor *t) {
+  char got[128], want[128];
+  if (t->flags || t->reserved)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "%s %zu '%s': flags and reserved must be 0", kind, index, io->name);
+  if ((int32_t)t->dtype != io->dtype)
+    return infc__fail(s, INFC_ERR_DTYPE_MISMATCH, "%s %zu '%s': dtype %s (%d), expected %s",
+                      kind, index, io->name, infc__dtype_name((int32_t)t->dtype),
+                      (int)t->dtype, infc__dtype_name(io->dtype));
+  if (t->rank != io->rank)
+    return infc__fail(s, INFC_ERR_SHAPE_MISMATCH, "%s %zu '%s': rank %d, expected %d (shape %s)",
+                      kind, index, io->name, (int)t->rank, (int)io->rank,
+                      format_shape(want, sizeof want, io->shape, io->rank));
+  if (t->rank > 0 && !t->shape)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': shape is NULL with rank %d",
+                      kind, index, io->name, (int)t->rank);
+  for (int32_t k = 0; k < t->rank; ++k)
+    if (t->shape[k] != io->shape[k])
+      return infc__fail(s, INFC_ERR_SHAPE_MISMATCH,
+                        "%s %zu '%s': dim %d is %lld, expected %lld (shape %s, expected %s)",
+                        kind, index, io->name, (int)k, (long long)t->shape[k],
+                        (long long)io->shape[k], format_shape(got, sizeof got, t->shape, t->rank),
+                        format_shape(want, sizeof want, io->shape, io->rank));
+  if (!t->data)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': data is NULL", kind, index,
+                      io->name);
+  if (t->byte_size && t->byte_size < io_bytes)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "%s %zu '%s': byte_size %zu is less than the %zu bytes needed", kind,
+                      index, io->name, t->byte_size, io_bytes);
+  return INFC_OK;
+}
+
+static int overlap(const void *a, size_t na, const void *b, size_t nb) {
+  uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+  return na && nb && pa < pb + nb && pb < pa + na;
+}
+
+/* Runs with in_bind/out_bind filled: every input bound, out_bind[j] NULL for an output the
+ * caller did not ask for. Validates everything before writing anything. */
+static infc_status run_bound(infc_session *s) {
+  const infc_model_desc *d = s->desc;
+  const size_t *bytes = s->model->io_bytes;
+  size_t ni = d->num_inputs, no = d->num_outputs;
+  void **args = s->args;
+  args[0] = s->workspace;
+
+  for (size_t i = 0; i < ni; ++i) {
+    infc_status st = check_tensor(s, "input", i, &d->inputs[i], bytes[i], s->in_bind[i]);
+    if (st != INFC_OK)
+      return st;
+    args[1 + i] = s->in_bind[i]->data;
+  }
+  for (size_t j = 0; j < no; ++j) {
+    const infc_tensor *t = s->out_bind[j];
+    void *data = s->out_buffers[j];
+    if (t && (t->flags || t->reserved))
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s': flags and reserved "
+                        "must be 0", j, d->outputs[j].name);
+    if (t && t->data) {
+      infc_status st = check_tensor(s, "output", j, &d->outputs[j], bytes[ni + j], t);
+      if (st != INFC_OK)
+        return st;
+      data = t->data;
+    }
+    args[1 + ni + j] = data;
+  }
+  /* The entry reads inputs while it writes outputs: an output may alias nothing. This also
+   * catches feeding a library-owned output of the last run back as an input. */
+  for (size_t j = 0; j < no; ++j) {
+    const void *o = args[1 + ni + j];
+    size_t on = bytes[ni + j];
+    for (size_t i = 0; i < ni; ++i)
+      if (overlap(o, on, args[1 + i], bytes[i]))
+        return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s' overlaps input %zu "
+                          "'%s'", j, d->outputs[j].name, i, d->inputs[i].name);
+    for (size_t k = 0; k < j; ++k)
+      if (overlap(o, on, args[1 + ni + k], bytes[ni + k]))
+        return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s' overlaps output %zu "
+                          "'%s'", j, d->outputs[j].name, k, d->outputs[k].name);
+  }
+
+  for (size_t j = 0; j < no; ++j) {
+    infc_tensor *t = s->out_bind[j];
+    if (t && !t->data) {
+      t->data = s->out_buffers[j];
+      t->dtype = (infc_dtype)d->outputs[j].dtype;
+      t->rank = d->outputs[j].rank;
+      t->shape = s->out_shapes[j];
+      t->byte_size = bytes[ni + j];
+    }
+  }
+  s->error[0] = '\0';
+  d->entry(args);
+  return INFC_OK;
+}
+
+infc_status infc_run(infc_session *session, const infc_tensor *inputs, size_t num_inputs,
+                     infc_tensor *outputs, size_t num_outputs) {
+  if (!infc__session_is_valid(session))
+    return INFC_ERR_INVALID_ARGUMENT;
+  infc_session *s = session;
+  const infc_model_desc *d = s->desc;
+  if (num_inputs != d->num_inputs)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run: %zu inputs given, the model has "
+                      "%u", num_inputs, d->num_inputs);
+  if (num_outputs != d->num_outputs)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run: %zu outputs given, the model has "
+                      "%u", num_outputs, d->num_outputs);
+  if (num_inputs && !inputs)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run: inputs is NULL");
+  if (num_outputs && !outputs)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run: outputs is NULL");
+  for (size_t i = 0; i < num_inputs; ++i)
+    s->in_bind[i] = &inputs[i];
+  for (size_t j = 0; j < num_outputs; ++j)
+    s->out_bind[j] = &outputs[j];
+  return run_bound(s);
+}
+
+infc_status infc_run_named(infc_session *session, const char *const *input_names,
+                           const infc_tensor *inputs, size_t num_inputs,
+                           const char *const *output_names, infc_tensor *outputs,
+                           size_t num_outputs) {
+  if (!infc__session_is_valid(session))
+    return INFC_ERR_INVALID_ARGUMENT;
+  infc_session *s = session;
+  const infc_model_desc *d = s->desc;
+  if (num_inputs && (!inputs || !input_names))
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: inputs or input_names is "
+                      "NULL");
+  if (num_outputs && (!outputs || !output_names))
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: outputs or output_names "
+                      "is NULL");
+  memset(s->in_bind, 0, d->num_inputs * sizeof *s->in_bind);
+  memset(s->out_bind, 0, d->num_outputs * sizeof *s->out_bind);
+  for (size_t k = 0; k < num_inputs; ++k) {
+    const char *name = input_names[k];
+    if (!name)
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: input name %zu is NULL",
+                        k);
+    long i = infc__find_io(d->inputs, d->num_inputs, name);
+    if (i < 0)
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: the model has no input "
+                        "'%s'", name);
+    if (s->in_bind[i])
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: input '%s' given twice",
+                        name);
+    s->in_bind[i] = &inputs[k];
+  }
+  for (size_t i = 0; i < d->num_inputs; ++i)
+    if (!s->in_bind[i])
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: input %zu '%s' is "
+                        "missing", i, d->inputs[i].name);
+  for (size_t k = 0; k < num_outputs; ++k) {
+    const char *name = output_names[k];
+    if (!name)
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: output name %zu is "
+                        "NULL", k);
+    long j = infc__find_io(d->outputs, d->num_outputs, name);
+    if (j < 0)
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: the model has no "
+                        "output '%s'", name);
+    if (s->out_bind[j])
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: output '%s' given "
+                        "twice", name);
+    s->out_bind[j] = &outputs[k];
+  }
+  return run_bound(s);
+}

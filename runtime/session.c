@@ -1,0 +1,189 @@
+/* infc runtime — sessions: options, the one-time allocations, error messages. */
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Size of the ABI 1.0 options (up to its last field); struct_size 0 stands for it. Fields are
+ * only ever appended, so this stays the end of error_buffer_size. */
+#define INFC__SESSION_OPTIONS_V1_SIZE                                                          \
+  (offsetof(infc_session_options, error_buffer_size) + sizeof(size_t))
+
+int infc__session_is_valid(const infc_session *session) {
+  return session && session->magic == INFC__SESSION_MAGIC;
+}
+
+infc_status infc__fail(infc_session *session, infc_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(session->error, sizeof session->error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* Creation errors go to the caller's buffer: there is no session to hold them. */
+static infc_status create_fail(const infc_session_options *opts, infc_status status,
+                               const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static infc_status create_fail(const infc_session_options *opts, infc_status status,
+                               const char *fmt, ...) {
+  if (opts && opts->error_buffer && opts->error_buffer_size) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(opts->error_buffer, opts->error_buffer_size, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+static void *aligned_alloc_64(size_t bytes) {
+  void *p = NULL;
+  /* At least one line, so even an empty tensor gets a unique non-NULL buffer: library-owned
+   * outputs are recognised by data == NULL. */
+  if (posix_memalign(&p, INFC__ALIGNMENT, bytes ? bytes : INFC__ALIGNMENT) != 0)
+    return NULL;
+  return p;
+}
+
+static void session_free(infc_session *s) {
+  if (s->out_buffers)
+    for (uint32_t j = 0; j < s->desc->num_outputs; ++j)
+      free(s->out_buffers[j]);
+  free(s->out_buffers);
+  free(s->out_shapes);
+  free(s->shape_storage);
+  free(s->args);
+  free(s->in_bind);
+  free(s->out_bind);
+  free(s->workspace);
+  if (s->model)
+    infc__model_unref(s->model);
+  s->magic = 0;
+  free(s);
+}
+
+/* Reads the caller's options whatever version of the header it was compiled with. */
+static infc_status read_options(const infc_session_options *in, infc_session_options *out) {
+  memset(out, 0, sizeof *out);
+  if (!in)
+    return INFC_OK;
+  size_t n = in->struct_size ? in->struct_size : INFC__SESSION_OPTIONS_V1_SIZE;
+  if (n < INFC__SESSION_OPTIONS_V1_SIZE)
+    return INFC_ERR_INVALID_ARGUMENT; /* error_buffer lies beyond what the caller gave */
+  /* A newer caller: fields this runtime does not know must be left at zero (their default). */
+  for (size_t i = sizeof *out; i < n; ++i)
+    if (((const unsigned char *)in)[i] != 0)
+      return create_fail(in, INFC_ERR_UNAVAILABLE,
+                         "infc_session_create: options set fields newer than this runtime "
+                         "(ABI %d.%d)",
+                         INFC_ABI_VERSION_MAJOR, INFC_ABI_VERSION_MINOR);
+  memcpy(out, in, n < sizeof *out ? n : sizeof *out);
+  return INFC_OK;
+}
+
+infc_status infc_session_create(const infc_model *model, const infc_session_options *options,
+                                infc_session **out) {
+  if (out)
+    *out = NULL; /* on every failure */
+  infc_session_options opts;
+  infc_status st = read_options(options, &opts);
+  if (st != INFC_OK)
+    return st;
+  if (!out)
+    return create_fail(&opts, INFC_ERR_INVALID_ARGUMENT, "infc_session_create: out is NULL");
+  if (!model)
+    return create_fail(&opts, INFC_ERR_INVALID_ARGUMENT, "infc_session_create: model is NULL");
+  if (!infc__model_is_valid(model))
+    return create_fail(&opts, INFC_ERR_INVALID_ARGUMENT,
+                       "infc_session_create: model is not a valid infc_model");
+  if (opts.num_threads < 0)
+    return create_fail(&opts, INFC_ERR_INVALID_ARGUMENT,
+                       "infc_session_create: num_threads is %d, must be >= 0 (0 = default)",
+                       (int)opts.num_threads);
+
+  const infc_model_desc *d = model->desc;
+  for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
+    int is_out = i >= d->num_inputs;
+    const infc_io_desc *io = is_out ? &d->outputs[i - d->num_inputs] : &d->inputs[i];
+    for (int32_t k = 0; k < io->rank; ++k)
+      if (io->shape[k] < 0)
+        return create_fail(&opts, INFC_ERR_UNAVAILABLE,
+                           "infc_session_create: %s '%s' has dynamic dim %d; this runtime "
+                           "supports static shapes only",
+                           is_out ? "output" : "input", io->name, (int)k);
+  }
+  if (d->workspace_bytes > SIZE_MAX)
+    return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
+                       "infc_session_create: workspace of %llu bytes exceeds the address space",
+                       (unsigned long long)d->workspace_bytes);
+
+  infc_session *s = calloc(1, sizeof *s);
+  if (!s)
+    return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
+  s->model = (infc_model *)model; /* only the reference count is mutated */
+  infc__model_retain(s->model);
+  s->desc = d;
+  s->num_threads = opts.num_threads;
+
+  size_t ni = d->num_inputs, no = d->num_outputs, shape_len = 0;
+  for (size_t j = 0; j < no; ++j)
+    shape_len += (size_t)d->outputs[j].rank;
+  /* +1s keep calloc away from size 0, where NULL would look like a failure. */
+  s->out_buffers = calloc(no + 1, sizeof *s->out_buffers);
+  s->out_shapes = calloc(no + 1, sizeof *s->out_shapes);
+  s->shape_storage = calloc(shape_len + 1, sizeof *s->shape_storage);
+  s->args = calloc(1 + ni + no, sizeof *s->args);
+  s->in_bind = calloc(ni + 1, sizeof *s->in_bind);
+  s->out_bind = calloc(no + 1, sizeof *s->out_bind);
+  if (!s->out_buffers || !s->out_shapes || !s->shape_storage || !s->args || !s->in_bind ||
+      !s->out_bind) {
+    session_free(s);
+    return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
+  }
+  if (d->workspace_bytes && !(s->workspace = aligned_alloc_64((size_t)d->workspace_bytes))) {
+    session_free(s);
+    return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
+                       "infc_session_create: cannot allocate the %llu byte workspace",
+                       (unsigned long long)d->workspace_bytes);
+  }
+  int64_t *shape = s->shape_storage;
+  for (size_t j = 0; j < no; ++j) {
+    const infc_io_desc *io = &d->outputs[j];
+    size_t bytes = model->io_bytes[ni + j];
+    if (!(s->out_buffers[j] = aligned_alloc_64(bytes))) {
+      session_free(s);
+      return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
+                         "infc_session_create: cannot allocate %zu bytes for output %zu '%s'",
+                         bytes, j, io->name);
+    }
+    if (io->rank)
+      memcpy(shape, io->shape, (size_t)io->rank * sizeof *shape);
+    s->out_shapes[j] = io->rank ? shape : NULL;
+    shape += io->rank;
+  }
+  s->magic = INFC__SESSION_MAGIC;
+  *out = s;
+  return INFC_OK;
+}
+
+void infc_session_release(infc_session *session) {
+  if (infc__session_is_valid(session))
+    session_free(session);
+}
+
+const char *infc_session_error(const infc_session *session) {
+  if (!session)
+    return "infc_session is NULL";
+  if (!infc__session_is_valid(session))
+    return "not a valid infc_session";
+  return session->error;
+}
+
+const infc_model *infc_session_model(const infc_session *session) {
+  return infc__session_is_valid(session) ? session->model : NULL;
+}
+
+int32_t infc_session_num_threads(const infc_session *session) {
+  return infc__session_is_valid(session) ? session->num_threads : 0;
+}

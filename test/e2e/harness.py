@@ -1,0 +1,144 @@
+"""Shared helpers of the end-to-end scripts in test/e2e (not a test itself).
+
+Runs the `infc` binary with crash detection, computes onnxruntime references, imports the
+`infc` Python package from the repository's python/ directory, and compares arrays.
+"""
+
+import importlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_PYTHON_DIR = os.path.join(REPO_ROOT, "python")
+
+# Output that means the tool crashed or hit an internal error instead of reporting one.
+CRASH_MARKERS = re.compile(
+    r"Stack dump|PLEASE submit a bug report|Segmentation fault|core dumped|Assertion .* failed"
+    r"|terminate called|AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:"
+    r"|LLVM ERROR|UNREACHABLE executed|Traceback \(most recent call last\)")
+
+
+class ToolResult:
+    def __init__(self, argv, returncode, stdout, stderr, seconds, timed_out=False):
+        self.argv = argv
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.seconds = seconds
+        self.timed_out = timed_out
+
+    def crash_reason(self):
+        """Why this run counts as a crash (signal, exit code >= 128, crash text), or None."""
+        if self.timed_out:
+            return "timed out"
+        if self.returncode < 0:
+            try:
+                sig = signal.Signals(-self.returncode).name
+            except ValueError:
+                sig = str(-self.returncode)
+            return f"killed by signal {sig}"
+        if self.returncode >= 128:
+            return f"exit code {self.returncode} (>= 128: a signal or an abort)"
+        m = CRASH_MARKERS.search(self.stderr + self.stdout)
+        if m:
+            return f"crash text in output: {m.group(0)!r}"
+        return None
+
+    def describe(self):
+        cmd = " ".join(_quote(a) for a in self.argv)
+        return (f"$ {cmd}\n  exit {self.returncode} after {self.seconds:.1f} s"
+                + (f"\n  stdout: {_indent(self.stdout)}" if self.stdout.strip() else "")
+                + (f"\n  stderr: {_indent(self.stderr)}" if self.stderr.strip() else ""))
+
+
+def _quote(a):
+    return a if re.fullmatch(r"[\w./=,:+-]+", a) else repr(a)
+
+
+def _indent(text, limit=4000):
+    text = text.strip()
+    if len(text) > limit:
+        text = text[:limit] + f"... [{len(text) - limit} more chars]"
+    return text.replace("\n", "\n          ")
+
+
+def run_tool(argv, timeout, cwd=None):
+    """Run a command, capturing text output; never raises on failure or timeout."""
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, errors="replace",
+                           timeout=timeout, cwd=cwd)
+        return ToolResult(argv, p.returncode, p.stdout, p.stderr, time.perf_counter() - t0)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        return ToolResult(argv, -1, out, err, time.perf_counter() - t0, timed_out=True)
+
+
+def ort_reference(model_path, inputs, threads=0):
+    """Reference outputs from onnxruntime's CPU provider with graph optimizations disabled:
+    ORT's own fusions (Conv+BN folding, GELU/LayerNorm/attention fusion, ...) change the order
+    of floating-point operations, and the reference should be the graph as written."""
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.intra_op_num_threads = threads
+    sess = ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    return dict(zip(names, sess.run(names, inputs)))
+
+
+def import_infc(python_dir):
+    """Import the `infc` package from python_dir (the repository's python/ by default)."""
+    python_dir = os.path.abspath(python_dir)
+    if python_dir not in sys.path:
+        sys.path.insert(0, python_dir)
+    return importlib.import_module("infc")
+
+
+def compare(got, ref, rtol, atol):
+    """Compare an output with its reference. Returns (ok, summary) where the summary gives the
+    max absolute error, the max relative error, and the worst element against the tolerance
+    (|got - ref| <= atol + rtol * |ref|, as numpy.allclose)."""
+    got = np.asarray(got)
+    if got.shape != ref.shape:
+        return False, f"shape {list(got.shape)} != reference {list(ref.shape)}"
+    if got.dtype != ref.dtype:
+        return False, f"dtype {got.dtype} != reference {ref.dtype}"
+    if ref.size == 0:
+        return True, "empty"
+    if not np.issubdtype(ref.dtype, np.floating):
+        bad = np.count_nonzero(got != ref)
+        return bad == 0, f"exact compare, {bad} of {ref.size} differ"
+    g64, r64 = got.astype(np.float64), ref.astype(np.float64)
+    nan_mismatch = np.count_nonzero(np.isnan(g64) != np.isnan(r64))
+    with np.errstate(invalid="ignore"):
+        err = np.abs(g64 - r64)
+        err[np.isnan(g64) & np.isnan(r64)] = 0.0
+        err[np.isinf(r64) & (g64 == r64)] = 0.0
+        err = np.where(np.isnan(err), np.inf, err)
+        rel = err / np.maximum(np.abs(r64), np.finfo(np.float32).tiny)
+        limit = atol + rtol * np.abs(r64)
+        bad = err > limit
+    worst = int(np.argmax(err - limit))
+    idx = np.unravel_index(worst, ref.shape)
+    nbad = int(np.count_nonzero(bad))
+    summary = (f"max_abs {err.max():.3e}  max_rel {rel.max():.3e}  "
+               f"bad {nbad}/{ref.size}")
+    if nbad or nan_mismatch:
+        summary += (f"  worst at {tuple(int(i) for i in idx)}: got {g64[idx]:.8g} "
+                    f"ref {r64[idx]:.8g}")
+    if nan_mismatch:
+        summary += f"  NaN mismatches {nan_mismatch}"
+    return nbad == 0 and nan_mismatch == 0, summary
+
+
+def npz_inputs(path):
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}

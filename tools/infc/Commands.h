@@ -1,0 +1,18 @@
+//===- Commands.h - the infc subcommands ------------------------*- C++ -*-===//
+#ifndef INFC_TOOLS_INFC_COMMANDS_H
+#define INFC_TOOLS_INFC_COMMANDS_H
+
+#include <string>
+#include <vector>
+
+namespace infc {
+using Args = std::vector<std::string>;
+int compileCommand(const Args &args, const char *argv0);
+int inspectCommand(const Args &args);
+int runCommand(const Args &args);
+int benchCommand(const Args &args);
+/// Prints `infc: error: message` on one line; returns the exit code 1.
+int fail(const std::string &message);
+} // namespace infc
+
+#endif // INFC_TOOLS_INFC_COMMANDS_H

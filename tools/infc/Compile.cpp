@@ -1,0 +1,280 @@
+//===- Compile.cpp - infc compile and infc inspect ------------------------===//
+#include "Commands.h"
+#include "Header.h"
+
+#include "infc/Import/OnnxImporter.h"
+#include "infc/Pipelines/Pipelines.h"
+#include "infc/Target/Target.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+int infc::fail(const std::string &message) {
+  llvm::errs() << "infc: error: " << message << "\n";
+  return 1;
+}
+
+namespace {
+struct CompileOptions {
+  std::string input, output, emit = "so", header, cpu;
+  int optLevel = 3;
+  infc::OnnxImportOptions import;
+};
+
+bool parseShape(llvm::StringRef text, llvm::SmallVectorImpl<int64_t> &shape) {
+  llvm::SmallVector<llvm::StringRef> dims;
+  text.split(dims, 'x');
+  for (llvm::StringRef d : dims) {
+    int64_t v;
+    if (d.getAsInteger(10, v) || v <= 0)
+      return false;
+    shape.push_back(v);
+  }
+  return !shape.empty() || text.empty();
+}
+
+/// --input-shape a=1x3,b=4 (also repeatable); "a=" gives a scalar.
+bool parseInputShapes(llvm::StringRef spec, CompileOptions &options, std::string &error) {
+  llvm::SmallVector<llvm::StringRef> items;
+  spec.split(items, ',', -1, false);
+  for (llvm::StringRef item : items) {
+    auto [name, dims] = item.split('=');
+    llvm::SmallVector<int64_t> shape;
+    if (name.empty() || !item.contains('=') || !parseShape(dims, shape)) {
+      error = "malformed --input-shape '" + item.str() + "' (expected NAME=D0xD1x..., e.g. "
+              "input=1x3x224x224)";
+      return false;
+    }
+    options.import.inputShapes[name] = shape;
+  }
+  return true;
+}
+
+/// The directory holding libinfc_runtime.a: <prefix>/lib beside <prefix>/bin/infc.
+std::string runtimeDir(const char *argv0) {
+  std::string exe = llvm::sys::fs::getMainExecutable(argv0, (void *)&runtimeDir);
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(dir, "lib");
+  return dir.str().str();
+}
+
+/// Writes to `path` (or stdout for "-") through a temporary that is kept only on success.
+template <typename Fn> int writeOutput(const std::string &path, Fn write) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return infc::fail("cannot write '" + path + "': " + ec.message());
+  std::string error;
+  if (!write(out.os(), error))
+    return infc::fail(error);
+  out.keep();
+  return 0;
+}
+} // namespace
+
+int infc::compileCommand(const Args &args, const char *argv0) {
+  CompileOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef a = args[i];
+    auto value = [&](llvm::StringRef flag, std::string &out) {
+      if (a == flag) {
+        if (i + 1 >= args.size())
+          return false;
+        out = args[++i];
+        return true;
+      }
+      if (a.starts_with((flag + "=").str())) {
+        out = a.drop_front(flag.size() + 1).str();
+        return true;
+      }
+      return false;
+    };
+    std::string v;
+    if (value("-o", o.output) || value("--output", o.output) || value("--emit", o.emit) ||
+        value("--header", o.header) || value("--cpu", o.cpu))
+      continue;
+    if (value("--input-shape", v)) {
+      std::string error;
+      if (!parseInputShapes(v, o, error))
+        return fail(error);
+      continue;
+    }
+    if (a.size() == 3 && a.starts_with("-O") && a[2] >= '0' && a[2] <= '3') {
+      o.optLevel = a[2] - '0';
+      continue;
+    }
+    if (a.starts_with("-"))
+      return fail("unknown option '" + a.str() + "' for compile (see infc --help)");
+    if (!o.input.empty())
+      return fail("more than one model given ('" + o.input + "' and '" + a.str() + "')");
+    o.input = a.str();
+  }
+  if (o.input.empty())
+    return fail("compile needs a model: infc compile MODEL.onnx -o MODEL.so");
+  if (o.output.empty()) {
+    if (o.emit != "so")
+      o.output = "-";
+    else
+      return fail("compile needs an output: -o MODEL.so");
+  }
+  static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm"};
+  if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
+    return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm or asm)");
+  auto started = std::chrono::steady_clock::now();
+
+  DialectRegistry registry;
+  registerInfcDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // One line per diagnostic: "infc: error: model.onnx: message".
+  std::string modelPath = o.input;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    std::string where = modelPath;
+    std::string message = diag.str();
+    if (auto name = dyn_cast<NameLoc>(diag.getLocation());
+        name && !llvm::StringRef(message).starts_with("node '"))
+      message = "at " + name.getName().str() + ": " + message;
+    llvm::errs() << "infc: error: " << where << ": " << message << "\n";
+    return success();
+  });
+
+  if (!llvm::sys::fs::exists(o.input))
+    return fail(o.input + ": no such file");
+  OwningOpRef<ModuleOp> module = importOnnxModel(context, o.input, o.import);
+  if (!module)
+    return 1;
+  ModelInterface interface;
+  if (failed(collectModelInterface(*module, interface)))
+    return 1;
+
+  auto printIR = [&](llvm::raw_ostream &os, std::string &) {
+    OpPrintingFlags flags;
+    flags.elideLargeElementsAttrs(16);
+    module->print(os, flags);
+    return true;
+  };
+  InfcPipelineOptions pipeline;
+  pipeline.stopAfter = o.emit == "infc"     ? PipelineStage::Infc
+                       : o.emit == "linalg" ? PipelineStage::Linalg
+                                            : PipelineStage::LLVM;
+  PassManager pm(&context);
+  buildInfcPipeline(pm, pipeline);
+  if (failed(pm.run(*module)))
+    return fail(o.input + ": compilation failed in the pass pipeline (see above)");
+  if (o.emit == "infc" || o.emit == "linalg")
+    return writeOutput(o.output, printIR);
+
+  if (auto ws = (*module)->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
+    interface.workspaceBytes = ws.getInt();
+  std::vector<WeightBlob> weights;
+  extractWeights(*module, weights);
+  TargetOptions target;
+  target.cpu = o.cpu;
+  target.optLevel = o.optLevel;
+  if (o.emit == "llvm" || o.emit == "asm")
+    return writeOutput(o.output, [&](llvm::raw_ostream &os, std::string &error) {
+      llvm::SmallString<0> buffer;
+      llvm::raw_svector_ostream vos(buffer);
+      if (failed(emitModel(*module, interface, target,
+                           o.emit == "llvm" ? OutputKind::LLVMIR : OutputKind::Assembly, vos,
+                           error)))
+        return false;
+      os << buffer;
+      return true;
+    });
+
+  // Objects go to a private temporary directory, removed on every path out.
+  llvm::SmallString<128> tmp;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("infc", tmp))
+    return fail("cannot create a temporary directory: " + ec.message());
+  struct Cleanup {
+    llvm::SmallString<128> dir;
+    ~Cleanup() { llvm::sys::fs::remove_directories(dir); }
+  } cleanup{tmp};
+  auto objectPath = [&](const char *name) {
+    llvm::SmallString<128> p(tmp);
+    llvm::sys::path::append(p, name);
+    return p.str().str();
+  };
+  std::string modelObj = objectPath("model.o"), weightsObj = objectPath("weights.o");
+  std::string error;
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(modelObj, ec);
+    if (ec || failed(emitModel(*module, interface, target, OutputKind::Object, os, error)))
+      return fail(o.input + ": " + (ec ? ec.message() : error));
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(weightsObj, ec);
+    if (ec || failed(emitWeightsObject(weights, target, os, error)))
+      return fail(o.input + ": " + (ec ? ec.message() : error));
+  }
+  if (failed(linkModel({modelObj, weightsObj}, runtimeDir(argv0), o.output, error)))
+    return fail(o.input + ": " + error);
+  if (!o.header.empty() && writeOutput(o.header, [&](llvm::raw_ostream &os, std::string &) {
+        writeModelHeader(os, interface, o.output);
+        return true;
+      }) != 0) {
+    llvm::sys::fs::remove(o.output);
+    return 1;
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  int64_t weightBytes = 0;
+  for (const WeightBlob &w : weights)
+    weightBytes += w.bytes.size();
+  llvm::errs() << llvm::format("infc: compiled %s -> %s in %.2f s (weights %.1f MB, "
+                               "workspace %.1f MB)\n",
+                               o.input.c_str(), o.output.c_str(), seconds, weightBytes / 1e6,
+                               interface.workspaceBytes / 1e6);
+  return 0;
+}
+
+int infc::inspectCommand(const Args &args) {
+  if (args.size() != 1)
+    return fail("usage: infc inspect MODEL.onnx");
+  OnnxModelSummary s;
+  std::string error;
+  if (failed(summarizeOnnxModel(args[0], s, error)))
+    return fail(args[0] + ": " + error);
+  llvm::outs() << "model: " << args[0] << "\n  graph: " << s.graphName
+               << "\n  producer: " << s.producer << "\n  ir_version: " << s.irVersion
+               << "\n  opsets:";
+  for (auto &[domain, version] : s.opsets)
+    llvm::outs() << " " << domain << "=" << version;
+  llvm::outs() << "\n  initializers: " << s.numInitializers << "\ninputs:\n";
+  for (auto &v : s.inputs)
+    llvm::outs() << "  " << v.name << ": " << v.dtype << " " << v.shape << "\n";
+  llvm::outs() << "outputs:\n";
+  for (auto &v : s.outputs)
+    llvm::outs() << "  " << v.name << ": " << v.dtype << " " << v.shape << "\n";
+  llvm::outs() << "ops:\n";
+  for (auto &[op, count] : s.opHistogram) {
+    bool unsupported = llvm::is_contained(s.unsupportedOps, op);
+    llvm::outs() << llvm::format("  %-28s %6lld", op.c_str(), (long long)count)
+                 << (unsupported ? "   UNSUPPORTED" : "") << "\n";
+  }
+  if (!s.unsupportedOps.empty()) {
+    llvm::outs() << "unsupported ops: " << s.unsupportedOps.size() << " (";
+    llvm::interleaveComma(s.unsupportedOps, llvm::outs());
+    llvm::outs() << ")\n";
+  } else {
+    llvm::outs() << "all ops supported\n";
+  }
+  return 0;
+}

@@ -1,0 +1,150 @@
+//===- Npy.cpp - minimal .npy reading and writing for infc run ------------===//
+#include "Npy.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace {
+struct DtypeName {
+  infc_dtype dtype;
+  const char *descr; // numpy's descr without the byte-order character
+};
+const DtypeName kDtypes[] = {{INFC_F32, "f4"}, {INFC_F64, "f8"}, {INFC_F16, "f2"},
+                             {INFC_I8, "i1"},  {INFC_I16, "i2"}, {INFC_I32, "i4"},
+                             {INFC_I64, "i8"}, {INFC_U8, "u1"},  {INFC_U16, "u2"},
+                             {INFC_U32, "u4"}, {INFC_U64, "u8"}, {INFC_BOOL, "b1"}};
+
+size_t dtypeSize(infc_dtype dtype) {
+  switch (dtype) {
+  case INFC_F64: case INFC_I64: case INFC_U64: return 8;
+  case INFC_F32: case INFC_I32: case INFC_U32: return 4;
+  case INFC_F16: case INFC_BF16: case INFC_I16: case INFC_U16: return 2;
+  default: return 1;
+  }
+}
+
+/// The value of `key` in the header dict, as its raw text.
+std::string field(const std::string &header, const std::string &key) {
+  size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos)
+    return "";
+  size_t colon = header.find(':', k);
+  size_t start = header.find_first_not_of(' ', colon + 1);
+  if (header[start] == '(') {
+    size_t end = header.find(')', start);
+    return header.substr(start, end - start + 1);
+  }
+  size_t end = header.find_first_of(",}", start);
+  return header.substr(start, end - start);
+}
+} // namespace
+
+bool infc::readNpy(const std::string &path, NpyArray &array, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "'";
+    return false;
+  }
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (content.size() < 10 || content.compare(0, 6, "\x93NUMPY") != 0) {
+    error = "'" + path + "' is not a .npy file";
+    return false;
+  }
+  uint8_t major = content[6];
+  size_t headerLen, offset;
+  if (major == 1) {
+    headerLen = (uint8_t)content[8] | ((uint8_t)content[9] << 8);
+    offset = 10;
+  } else {
+    if (content.size() < 12) {
+      error = "'" + path + "' is truncated";
+      return false;
+    }
+    headerLen = (uint32_t)(uint8_t)content[8] | ((uint32_t)(uint8_t)content[9] << 8) |
+                ((uint32_t)(uint8_t)content[10] << 16) | ((uint32_t)(uint8_t)content[11] << 24);
+    offset = 12;
+  }
+  if (offset + headerLen > content.size()) {
+    error = "'" + path + "' is truncated";
+    return false;
+  }
+  std::string header = content.substr(offset, headerLen);
+  std::string descr = field(header, "descr"), order = field(header, "fortran_order"),
+              shape = field(header, "shape");
+  if (order.find("True") != std::string::npos) {
+    error = "'" + path + "' is in Fortran order; save it C-contiguous";
+    return false;
+  }
+  if (descr.size() < 4 || (descr[1] == '>' && descr.substr(2, 2) != "u1" &&
+                           descr.substr(2, 2) != "i1" && descr.substr(2, 2) != "b1")) {
+    error = "'" + path + "' has unsupported dtype " + descr;
+    return false;
+  }
+  std::string code = descr.substr(2, descr.size() - 3);
+  bool found = false;
+  for (const DtypeName &d : kDtypes)
+    if (code == d.descr) {
+      array.dtype = d.dtype;
+      found = true;
+    }
+  if (!found) {
+    error = "'" + path + "' has unsupported dtype " + descr;
+    return false;
+  }
+  array.shape.clear();
+  int64_t count = 1;
+  std::string dims = shape.substr(1, shape.size() - 2);
+  std::stringstream ss(dims);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.find_first_not_of(' ') == std::string::npos)
+      continue;
+    array.shape.push_back(std::stoll(item));
+    count *= array.shape.back();
+  }
+  size_t bytes = count * dtypeSize(array.dtype);
+  size_t dataStart = offset + headerLen;
+  if (content.size() - dataStart < bytes) {
+    error = "'" + path + "' holds fewer bytes than its shape needs";
+    return false;
+  }
+  array.data.assign(content.begin() + dataStart, content.begin() + dataStart + bytes);
+  return true;
+}
+
+bool infc::writeNpy(const std::string &path, infc_dtype dtype, const int64_t *shape,
+                    int32_t rank, const void *data, size_t bytes, std::string &error) {
+  const char *code = nullptr;
+  for (const DtypeName &d : kDtypes)
+    if (d.dtype == dtype)
+      code = d.descr;
+  if (!code) {
+    error = "cannot write dtype code " + std::to_string((int)dtype) + " to .npy";
+    return false;
+  }
+  std::string header = std::string("{'descr': '") + (code[0] == 'b' ? "|" : "<") + code +
+                       "', 'fortran_order': False, 'shape': (";
+  for (int32_t i = 0; i < rank; ++i)
+    header += std::to_string(shape[i]) + (rank == 1 || i + 1 < rank ? "," : "");
+  header += "), }";
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  out.write("\x93NUMPY\x01\x00", 8);
+  uint16_t len = header.size();
+  out.put(len & 0xff).put(len >> 8);
+  out << header;
+  out.write((const char *)data, bytes);
+  if (!out) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,41 @@
+//===- infc.cpp - the infc command line: compile, run, bench, inspect -----===//
+#include "Commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+static const char *kUsage =
+    "usage: infc <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  compile MODEL.onnx -o MODEL.so   compile an ONNX model into a self-contained library\n"
+    "      --input-shape NAME=D0xD1,...  static shapes for inputs with symbolic dims\n"
+    "      --emit=so|infc|linalg|llvm|asm  stop after a stage and write it (-o - for stdout)\n"
+    "      --header FILE.h              also write a typed C header for this model\n"
+    "      --cpu NAME                   target CPU (default: this machine's, e.g. znver4)\n"
+    "      -O0|-O1|-O2|-O3              LLVM optimization level (default -O3)\n"
+    "  run MODEL.so --input NAME=x.npy ... [--output-dir DIR] [--threads N]\n"
+    "  bench MODEL.so [--threads N] [--warmup W] [--iters I] [--input NAME=x.npy ...]\n"
+    "  inspect MODEL.onnx               inputs, outputs, opsets, op histogram\n"
+    "\n"
+    "See docs/cli.md.\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+      !strcmp(argv[1], "help")) {
+    fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  infc::Args args(argv + 2, argv + argc);
+  std::string command = argv[1];
+  if (command == "compile")
+    return infc::compileCommand(args, argv[0]);
+  if (command == "inspect")
+    return infc::inspectCommand(args);
+  if (command == "run")
+    return infc::runCommand(args);
+  if (command == "bench")
+    return infc::benchCommand(args);
+  fprintf(stderr, "infc: error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return 2;
+}
