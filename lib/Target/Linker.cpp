@@ -2,6 +2,7 @@
 #include "infc/Target/Target.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
@@ -51,12 +52,24 @@ LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDi
                       StringRef("-Wl,-z,noexecstack"), StringRef("-Wl,-z,relro"),
                       StringRef("-Wl,-z,now"), StringRef("-Wl,--as-needed"), StringRef("-lm")})
     args.push_back(a);
+  // The linker's own output is kept and reported in the error, not streamed to the user.
+  SmallString<128> log;
+  if (std::error_code ec = sys::fs::createTemporaryFile("infc-link", "log", log)) {
+    sys::fs::remove(temp);
+    error = "cannot create a temporary file: " + ec.message();
+    return failure();
+  }
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log), StringRef(log)};
   std::string message;
-  int rc = sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0, &message);
+  int rc = sys::ExecuteAndWait(*driver, args, std::nullopt, redirects, 0, 0, &message);
+  auto logText = MemoryBuffer::getFile(log);
+  sys::fs::remove(log);
   if (rc != 0) {
     sys::fs::remove(temp);
-    error = "linking failed (" + *driver + " exited with " + std::to_string(rc) + ")" +
-            (message.empty() ? "" : ": " + message);
+    std::string details = logText ? (*logText)->getBuffer().trim().str() : message;
+    std::replace(details.begin(), details.end(), '\n', ' ');
+    error = "linking failed (" + *driver + " exited with " + std::to_string(rc) + "): " +
+            details;
     return failure();
   }
   if (std::error_code ec = sys::fs::rename(temp, output)) {

@@ -157,10 +157,11 @@ struct LayerNormLowering : public OpConversionPattern<LayerNormOp> {
       operands.push_back(adaptor.getBias());
     Value y = elementwise(rewriter, loc, type, operands,
                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            Value denom = math::RsqrtOp::create(
+                            // x / sqrt(var + eps): libm has no rsqrtf to call.
+                            Value denom = math::SqrtOp::create(
                                 b, l, arith::AddFOp::create(b, l, a[1], scalar(b, l, et, eps)));
                             Value v = arith::MulFOp::create(
-                                b, l, arith::MulFOp::create(b, l, a[0], denom), a[2]);
+                                b, l, arith::DivFOp::create(b, l, a[0], denom), a[2]);
                             if (a.size() > 3)
                               v = arith::AddFOp::create(b, l, v, a[3]);
                             return v;
