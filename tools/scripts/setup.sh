@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs every dependency of infc on Debian 12 (run as root) and builds it into build/.
+# Idempotent: a second run only rebuilds what changed. Used by demo.sh and test.sh.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="${INFC_BUILD_DIR:-$REPO/build}"
+
+APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+              libprotobuf-dev protobuf-compiler libonnx-dev ninja-build ccache cmake
+              libgtest-dev python3)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+python3 -m pip --version >/dev/null 2>&1 || {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null; }
+
+# Pinned: the ONNX backend test data and the reference numbers depend on these versions.
+PIP_PACKAGES=(numpy==2.4.6 onnx==1.23.2 onnxruntime==1.32.0 pytest)
+if ! python3 - <<'PY' 2>/dev/null
+import importlib.metadata as m
+want = {"numpy": "2.4.6", "onnx": "1.23.2", "onnxruntime": "1.32.0"}
+assert all(m.version(k) == v for k, v in want.items())
+import pytest
+PY
+then
+  echo "setup: installing ${PIP_PACKAGES[*]}"
+  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --root-user-action=ignore \
+    "${PIP_PACKAGES[@]}"
+fi
+
+export CCACHE_BASEDIR="$REPO" CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+if [[ ! -f "$BUILD/build.ninja" ]]; then
+  cmake -S "$REPO" -B "$BUILD" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld-22 -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld-22 \
+    -DPython3_EXECUTABLE="$(command -v python3)" >/dev/null
+fi
+cmake --build "$BUILD"
