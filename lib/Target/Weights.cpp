@@ -83,7 +83,7 @@ LogicalResult infc::emitWeightsObject(const std::vector<WeightBlob> &weights,
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
     gv->setDSOLocal(true);
     gv->setAlignment(llvm::Align(64));
-    gv->setSection(".rodata.infc_weights");
+    gv->setSection(".infc_weights");
   }
   llvm::legacy::PassManager pm;
   if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {

@@ -54,7 +54,7 @@ llvm::LogicalResult emitModel(mlir::ModuleOp module, const ModelInterface &inter
                               const TargetOptions &options, OutputKind kind,
                               llvm::raw_pwrite_stream &os, std::string &error);
 
-/// Writes the weights as an object: one read-only, 64-byte aligned `.rodata.infc_weights`
+/// Writes the weights as an object: one read-only, 64-byte aligned `.infc_weights`
 /// section holding every blob under its hidden symbol.
 llvm::LogicalResult emitWeightsObject(const std::vector<WeightBlob> &weights,
                                       const TargetOptions &options,
