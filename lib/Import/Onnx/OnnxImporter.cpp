@@ -294,9 +294,12 @@ LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor,
   llvm::sys::path::remove_filename(dir);
   if (dir.empty())
     dir = ".";
-  SmallString<256> realDir, realFile, file(dir);
+  SmallString<256> realDir, realFile, file(dir), lexical(location);
   llvm::sys::path::append(file, location);
-  if (llvm::sys::path::is_absolute(location) || llvm::sys::fs::real_path(dir, realDir))
+  // First lexically ("../x" escapes whether or not it exists), then through symlinks.
+  llvm::sys::path::remove_dots(lexical, /*remove_dot_dot=*/true);
+  if (llvm::sys::path::is_absolute(location) || StringRef(lexical).starts_with("..") ||
+      llvm::sys::fs::real_path(dir, realDir))
     return fail() << "refusing a location outside the model's folder";
   if (std::error_code ec = llvm::sys::fs::real_path(file, realFile))
     return fail() << "cannot open the file: " << ec.message();

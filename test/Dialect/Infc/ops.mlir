@@ -1,4 +1,7 @@
 // RUN: infc-opt %s | infc-opt | FileCheck %s
+// RUN: infc-opt %s -mlir-print-op-generic | infc-opt | FileCheck %s
+
+// Round trip of every infc op in its custom assembly format.
 
 // CHECK-LABEL: func @elementwise
 func.func @elementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
@@ -7,4 +10,152 @@ func.func @elementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32
   // CHECK: infc.relu %{{.*}} : tensor<2x3xf32>
   %1 = infc.relu %0 : tensor<2x3xf32>
   return %1 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func @constant_and_shape
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+func.func @constant_and_shape(%x: tensor<2x3x4xf32>) -> (tensor<2x2xi64>, tensor<3xi64>, tensor<4xf32>) {
+  // CHECK: infc.constant dense<{{\[}}[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %c = infc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  // CHECK: infc.constant dense<5.000000e-01> : tensor<4xf32>
+  %s = infc.constant dense<0.5> : tensor<4xf32>
+  // CHECK: infc.shape %[[X]] : tensor<2x3x4xf32> -> tensor<3xi64>
+  %0 = infc.shape %x : tensor<2x3x4xf32> -> tensor<3xi64>
+  return %c, %0, %s : tensor<2x2xi64>, tensor<3xi64>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func @unary
+func.func @unary(%a: tensor<4xf32>, %i: tensor<4xi32>, %p: tensor<4xi1>) {
+  // CHECK: infc.neg %{{.*}} : tensor<4xf32>
+  %0 = infc.neg %a : tensor<4xf32>
+  // CHECK: infc.abs %{{.*}} : tensor<4xi32>
+  %1 = infc.abs %i : tensor<4xi32>
+  // CHECK: infc.sqrt %{{.*}} : tensor<4xf32>
+  %2 = infc.sqrt %a : tensor<4xf32>
+  // CHECK: infc.exp %{{.*}} : tensor<4xf32>
+  %3 = infc.exp %a : tensor<4xf32>
+  // CHECK: infc.log %{{.*}} : tensor<4xf32>
+  %4 = infc.log %a : tensor<4xf32>
+  // CHECK: infc.erf %{{.*}} : tensor<4xf32>
+  %5 = infc.erf %a : tensor<4xf32>
+  // CHECK: infc.tanh %{{.*}} : tensor<4xf32>
+  %6 = infc.tanh %a : tensor<4xf32>
+  // CHECK: infc.sigmoid %{{.*}} : tensor<4xf32>
+  %7 = infc.sigmoid %a : tensor<4xf32>
+  // CHECK: infc.relu %{{.*}} : tensor<4xf32>
+  %8 = infc.relu %a : tensor<4xf32>
+  // CHECK: infc.reciprocal %{{.*}} : tensor<4xf32>
+  %9 = infc.reciprocal %a : tensor<4xf32>
+  // CHECK: infc.floor %{{.*}} : tensor<4xf32>
+  %10 = infc.floor %a : tensor<4xf32>
+  // CHECK: infc.ceil %{{.*}} : tensor<4xf32>
+  %11 = infc.ceil %a : tensor<4xf32>
+  // CHECK: infc.not %{{.*}} : tensor<4xi1>
+  %12 = infc.not %p : tensor<4xi1>
+  // CHECK: infc.clip %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4xf32>
+  %13 = infc.clip %a {min = 0.0 : f64, max = 6.0 : f64} : tensor<4xf32>
+  // CHECK: infc.leaky_relu %{{.*}} {alpha = 1.000000e-01 : f64} : tensor<4xf32>
+  %14 = infc.leaky_relu %a {alpha = 0.1 : f64} : tensor<4xf32>
+  // CHECK: infc.cast %{{.*}} : tensor<4xf32> -> tensor<4xi32>
+  %15 = infc.cast %a : tensor<4xf32> -> tensor<4xi32>
+  // CHECK: infc.cast %{{.*}} : tensor<4xi1> -> tensor<4xf16>
+  %16 = infc.cast %p : tensor<4xi1> -> tensor<4xf16>
+  return
+}
+
+// CHECK-LABEL: func @binary
+func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x1xi64>, %j: tensor<1x4xi64>,
+                  %p: tensor<2xi1>, %q: tensor<2xi1>) {
+  // CHECK: infc.sub %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %0 = infc.sub %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: infc.mul %{{.*}}, %{{.*}} : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = infc.mul %b, %a : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: infc.div %{{.*}}, %{{.*}} : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi64>
+  %2 = infc.div %i, %j : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi64>
+  // CHECK: infc.pow %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = infc.pow %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: infc.max %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %4 = infc.max %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: infc.min %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %5 = infc.min %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: infc.and %{{.*}}, %{{.*}} : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  %6 = infc.and %p, %q : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  // CHECK: infc.or %{{.*}}, %{{.*}} : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  %7 = infc.or %p, %q : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  // CHECK: infc.equal %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %8 = infc.equal %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: infc.less %{{.*}}, %{{.*}} : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi1>
+  %9 = infc.less %i, %j : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi1>
+  // CHECK: infc.greater %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %10 = infc.greater %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: infc.where %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x3xi1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %11 = infc.where %8, %b, %a : (tensor<2x3xi1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// CHECK-LABEL: func @linear
+func.func @linear(%m: tensor<2x4x5xf32>, %n: tensor<5x6xf32>, %bm: tensor<1x5x6xf32>,
+                  %x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %bias: tensor<8xf32>,
+                  %dw: tensor<4x1x3x3xf32>) {
+  // CHECK: infc.matmul %{{.*}}, %{{.*}} : (tensor<2x4x5xf32>, tensor<5x6xf32>) -> tensor<2x4x6xf32>
+  %0 = infc.matmul %m, %n : (tensor<2x4x5xf32>, tensor<5x6xf32>) -> tensor<2x4x6xf32>
+  // CHECK: infc.matmul %{{.*}}, %{{.*}} : (tensor<2x4x5xf32>, tensor<1x5x6xf32>) -> tensor<2x4x6xf32>
+  %1 = infc.matmul %m, %bm : (tensor<2x4x5xf32>, tensor<1x5x6xf32>) -> tensor<2x4x6xf32>
+  // CHECK: infc.conv %{{.*}}, %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %2 = infc.conv %x, %w, %bias {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  // Without a bias, strided and depthwise.
+  // CHECK: infc.conv %{{[^,]*}}, %{{[^,]*}} {dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %3 = infc.conv %x, %dw {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return
+}
+
+// CHECK-LABEL: func @pooling
+func.func @pooling(%x: tensor<1x4x8x8xf32>) {
+  // CHECK: infc.max_pool %{{.*}} {ceil_mode = false, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %0 = infc.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: infc.max_pool %{{.*}} {ceil_mode = true, {{.*}}kernel = array<i64: 3, 3>{{.*}}} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %1 = infc.max_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: infc.avg_pool %{{.*}} {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %2 = infc.avg_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = false, count_include_pad = false} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func @reductions
+func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<2x3xi32>, %s: tensor<4xf32>) {
+  // CHECK: infc.reduce_sum %{{.*}} {axes = array<i64: 1>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  %0 = infc.reduce_sum %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  // CHECK: infc.reduce_mean %{{.*}} {axes = array<i64: 0, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+  %1 = infc.reduce_mean %x {axes = array<i64: 0, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+  // CHECK: infc.reduce_max %{{.*}} {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi32>) -> tensor<2xi32>
+  %2 = infc.reduce_max %i {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi32>) -> tensor<2xi32>
+  // CHECK: infc.reduce_min %{{.*}} {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
+  %3 = infc.reduce_min %x {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
+  // CHECK: infc.reduce_prod %{{.*}} {axes = array<i64: 2>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+  %4 = infc.reduce_prod %x {axes = array<i64: 2>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+  // CHECK: infc.softmax %{{.*}} {axis = 2 : i64} : tensor<2x3x4xf32>
+  %5 = infc.softmax %x {axis = 2 : i64} : tensor<2x3x4xf32>
+  // CHECK: infc.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {axis = 2 : i64, epsilon = 9.9999997473787516E-6 : f64} : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %6 = infc.layer_norm %x, %s, %s {axis = 2 : i64, epsilon = 9.9999997473787516E-6 : f64} : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  // CHECK: infc.layer_norm %{{[^,]*}}, %{{[^,]*}} {axis = 2 : i64, epsilon = 1.000000e-05 : f64} : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %7 = infc.layer_norm %x, %s {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  return
+}
+
+// CHECK-LABEL: func @data_movement
+func.func @data_movement(%x: tensor<2x3xf32>, %v: tensor<3xf32>, %i: tensor<2x2xi64>, %j: tensor<i32>) {
+  // CHECK: infc.reshape %{{.*}} : tensor<2x3xf32> -> tensor<3x1x2xf32>
+  %0 = infc.reshape %x : tensor<2x3xf32> -> tensor<3x1x2xf32>
+  // CHECK: infc.broadcast %{{.*}} : tensor<3xf32> -> tensor<4x2x3xf32>
+  %1 = infc.broadcast %v : tensor<3xf32> -> tensor<4x2x3xf32>
+  // CHECK: infc.transpose %{{.*}} {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %2 = infc.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  // CHECK: infc.concat %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x9xf32>
+  %3 = infc.concat %x, %x, %x {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x9xf32>
+  // CHECK: infc.slice %{{.*}} {offsets = array<i64: 1, 2>, sizes = array<i64: 1, 3>, steps = array<i64: 1, -1>} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  %4 = infc.slice %x {offsets = array<i64: 1, 2>, sizes = array<i64: 1, 3>, steps = array<i64: 1, -1>} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  // CHECK: infc.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
+  %5 = infc.gather %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
+  // CHECK: infc.gather %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<2x3xf32>, tensor<i32>) -> tensor<3xf32>
+  %6 = infc.gather %x, %j {axis = 0 : i64} : (tensor<2x3xf32>, tensor<i32>) -> tensor<3xf32>
+  return
 }

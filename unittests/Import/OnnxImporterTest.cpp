@@ -1,0 +1,278 @@
+//===- OnnxImporterTest.cpp - the ONNX importer on hand-built protobufs ---===//
+//
+// Builds small ModelProtos in C++, writes them to a temporary folder and imports them: the
+// IR that comes out (types, folded shape chains, locations) and every error path.
+//
+//===----------------------------------------------------------------------===//
+#include "infc/Dialect/Infc/IR/InfcOps.h"
+#include "infc/Import/OnnxImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include "onnx.pb.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace mlir;
+
+namespace {
+class OnnxImporterTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("infc-import-test", dir));
+    model.set_ir_version(8);
+    auto *opset = model.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(17);
+    model.mutable_graph()->set_name("g");
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(dir); }
+
+  std::string path(llvm::StringRef name) {
+    llvm::SmallString<128> p(dir);
+    llvm::sys::path::append(p, name);
+    return p.str().str();
+  }
+
+  void addInput(const std::string &name, int32_t type, std::vector<int64_t> shape,
+                const std::string &symbolic = "") {
+    auto *in = model.mutable_graph()->add_input();
+    in->set_name(name);
+    auto *tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    auto *s = tt->mutable_shape();
+    for (int64_t d : shape) {
+      auto *dim = s->add_dim();
+      if (d < 0)
+        dim->set_dim_param(symbolic);
+      else
+        dim->set_dim_value(d);
+    }
+  }
+  void addOutput(const std::string &name) { model.mutable_graph()->add_output()->set_name(name); }
+  onnx::NodeProto *addNode(const std::string &op, std::vector<std::string> inputs,
+                           std::vector<std::string> outputs) {
+    auto *n = model.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(op + "_" + std::to_string(model.graph().node_size()));
+    for (auto &i : inputs)
+      n->add_input(i);
+    for (auto &o : outputs)
+      n->add_output(o);
+    return n;
+  }
+  onnx::TensorProto *addInitializer(const std::string &name, std::vector<int64_t> dims,
+                                    std::vector<float> values) {
+    auto *t = model.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims)
+      t->add_dims(d);
+    for (float v : values)
+      t->add_float_data(v);
+    return t;
+  }
+
+  /// Imports the model; collects error messages.
+  OwningOpRef<ModuleOp> import(const infc::OnnxImportOptions &options = {}) {
+    std::string file = path("model.onnx");
+    std::ofstream out(file, std::ios::binary);
+    model.SerializeToOstream(&out);
+    out.close();
+    errors.clear();
+    handler = std::make_unique<ScopedDiagnosticHandler>(&context, [&](Diagnostic &d) {
+      errors.push_back(d.str());
+      return success();
+    });
+    return infc::importOnnxModel(context, file, options);
+  }
+
+  func::FuncOp mainOf(ModuleOp m) { return m.lookupSymbol<func::FuncOp>("main"); }
+
+  llvm::SmallString<128> dir;
+  onnx::ModelProto model;
+  MLIRContext context;
+  std::unique_ptr<ScopedDiagnosticHandler> handler;
+  std::vector<std::string> errors;
+};
+
+TEST_F(OnnxImporterTest, GemmWithTransBFoldsTheWeightTranspose) {
+  addInput("x", onnx::TensorProto::FLOAT, {2, 3});
+  addInitializer("w", {4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  addInitializer("b", {4}, {1, 1, 1, 1});
+  auto *gemm = addNode("Gemm", {"x", "w", "b"}, {"y"});
+  auto *attr = gemm->add_attribute();
+  attr->set_name("transB");
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(1);
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  func::FuncOp f = mainOf(*m);
+  EXPECT_EQ(f.getFunctionType().getResult(0), RankedTensorType::get({2, 4}, Float32Type::get(&context)));
+  // The transpose of the constant weight was folded at import: no infc.transpose remains.
+  int transposes = 0, matmuls = 0;
+  f.walk([&](Operation *op) {
+    transposes += isa<infc::TransposeOp>(op);
+    matmuls += isa<infc::MatMulOp>(op);
+  });
+  EXPECT_EQ(transposes, 0);
+  EXPECT_EQ(matmuls, 1);
+  // Locations name the ONNX node and op type.
+  std::string loc;
+  llvm::raw_string_ostream os(loc);
+  f.walk([&](infc::MatMulOp op) { op.getLoc().print(os); });
+  EXPECT_NE(loc.find("Gemm_1(Gemm)"), std::string::npos) << loc;
+}
+
+TEST_F(OnnxImporterTest, ShapeGatherConcatReshapeChainFoldsToStaticShape) {
+  addInput("x", onnx::TensorProto::FLOAT, {2, 3, 4});
+  addNode("Shape", {"x"}, {"s"});
+  auto *idx = model.mutable_graph()->add_initializer();
+  idx->set_name("zero");
+  idx->set_data_type(onnx::TensorProto::INT64);
+  idx->add_int64_data(0);
+  auto *neg = model.mutable_graph()->add_initializer();
+  neg->set_name("minus1");
+  neg->set_data_type(onnx::TensorProto::INT64);
+  neg->add_dims(1);
+  neg->add_int64_data(-1);
+  addNode("Gather", {"s", "zero"}, {"batch"});
+  auto *axes = model.mutable_graph()->add_initializer();
+  axes->set_name("axes0");
+  axes->set_data_type(onnx::TensorProto::INT64);
+  axes->add_dims(1);
+  axes->add_int64_data(0);
+  addNode("Unsqueeze", {"batch", "axes0"}, {"batch1"});
+  auto *concat = addNode("Concat", {"batch1", "minus1"}, {"shape"});
+  auto *a = concat->add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(0);
+  addNode("Reshape", {"x", "shape"}, {"y"});
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  func::FuncOp f = mainOf(*m);
+  EXPECT_EQ(f.getFunctionType().getResult(0), RankedTensorType::get({2, 12}, Float32Type::get(&context)));
+  int shapeOps = 0;
+  f.walk([&](Operation *op) { shapeOps += isa<infc::ShapeOp, infc::GatherOp, infc::ConcatOp>(op); });
+  EXPECT_EQ(shapeOps, 0) << "the shape chain should fold away at import";
+}
+
+TEST_F(OnnxImporterTest, EveryUnsupportedNodeIsListed) {
+  addInput("x", onnx::TensorProto::FLOAT, {2, 2});
+  addNode("Det", {"x"}, {"a"});
+  auto *custom = addNode("Fancy", {"x"}, {"b"});
+  custom->set_domain("com.example");
+  addOutput("a");
+  addOutput("b");
+  EXPECT_FALSE(import());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("2 unsupported nodes"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("'Det_1' (Det, opset 17)"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("com.example:Fancy"), std::string::npos) << errors[0];
+}
+
+TEST_F(OnnxImporterTest, SymbolicDimNeedsInputShape) {
+  addInput("x", onnx::TensorProto::FLOAT, {-1, 4}, "batch");
+  addNode("Relu", {"x"}, {"y"});
+  addOutput("y");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("symbolic dim 'batch'"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("--input-shape x="), std::string::npos) << errors[0];
+
+  infc::OnnxImportOptions options;
+  options.inputShapes["x"] = {3, 4};
+  auto m = import(options);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(mainOf(*m).getFunctionType().getInput(0),
+            RankedTensorType::get({3, 4}, Float32Type::get(&context)));
+
+  options.inputShapes["x"] = {3, 5}; // conflicts with the graph's static dim 1
+  EXPECT_FALSE(import(options));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("graph fixes it to 4"), std::string::npos) << errors[0];
+}
+
+TEST_F(OnnxImporterTest, ExternalDataIsReadAndEscapesAreRefused) {
+  addInput("x", onnx::TensorProto::FLOAT, {2});
+  auto *w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto *loc = w->add_external_data();
+  loc->set_key("location");
+  loc->set_value("w.bin");
+  float values[2] = {3.0f, 4.0f};
+  {
+    std::ofstream out(path("w.bin"), std::ios::binary);
+    out.write((const char *)values, sizeof values);
+  }
+  addNode("Add", {"x", "w"}, {"y"});
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  bool found = false;
+  mainOf(*m).walk([&](infc::ConstantOp c) {
+    auto values = cast<DenseElementsAttr>(c.getValue()).getValues<float>();
+    found |= values[0] == 3.0f && values[1] == 4.0f;
+  });
+  EXPECT_TRUE(found);
+
+  loc->set_value("../w.bin");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("outside the model's folder"), std::string::npos) << errors[0];
+
+  loc->set_value("missing.bin");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("cannot open"), std::string::npos) << errors[0];
+}
+
+TEST_F(OnnxImporterTest, UnsupportedDtypeNamesTheInput) {
+  addInput("s", onnx::TensorProto::STRING, {2});
+  addNode("Identity", {"s"}, {"y"});
+  addOutput("y");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("graph input 's' has unsupported dtype string"), std::string::npos)
+      << errors[0];
+}
+
+TEST_F(OnnxImporterTest, NodeErrorsNameNodeOpAndOpset) {
+  addInput("x", onnx::TensorProto::FLOAT, {2, 3});
+  addInput("shape", onnx::TensorProto::INT64, {2});
+  addNode("Reshape", {"x", "shape"}, {"y"}); // a run-time shape: not compilable statically
+  addOutput("y");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("node 'Reshape_1' (Reshape, opset 17)"), std::string::npos)
+      << errors[0];
+  EXPECT_NE(errors[0].find("compile-time constant"), std::string::npos) << errors[0];
+}
+
+TEST_F(OnnxImporterTest, NotOnnxAndTruncatedFilesAreRejected) {
+  std::string file = path("junk.onnx");
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << "this is not a protobuf \xff\xff\xff";
+  }
+  errors.clear();
+  ScopedDiagnosticHandler h(&context, [&](Diagnostic &d) {
+    errors.push_back(d.str());
+    return success();
+  });
+  EXPECT_FALSE(infc::importOnnxModel(context, file, {}));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("not a valid ONNX model"), std::string::npos) << errors[0];
+}
+} // namespace
