@@ -538,6 +538,30 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
       error() << "graph output '" << out.name() << "' is not produced by any node";
       return nullptr;
     }
+    // A declared static output type must agree with what the importer inferred.
+    auto inferred = cast<RankedTensorType>(it->second.getType());
+    if (out.type().has_tensor_type()) {
+      const auto &tt = out.type().tensor_type();
+      Type declared = onnxElementType(&ctx, tt.elem_type());
+      bool shapeKnown = tt.has_shape() && llvm::all_of(tt.shape().dim(), [](const auto &d) {
+                          return d.has_dim_value();
+                        });
+      SmallVector<int64_t> shape;
+      for (const auto &d : tt.shape().dim())
+        shape.push_back(d.dim_value());
+      if ((declared && declared != inferred.getElementType()) ||
+          (shapeKnown && ArrayRef<int64_t>(shape) != inferred.getShape())) {
+        error() << "graph output '" << out.name() << "' is declared as "
+                << onnxDataTypeName(tt.elem_type()) << " " << (shapeKnown ? "[" : "")
+                << (shapeKnown ? llvm::join(llvm::map_range(shape, [](int64_t v) {
+                                              return std::to_string(v);
+                                            }),
+                                            "x")
+                               : std::string("(any shape)"))
+                << (shapeKnown ? "]" : "") << " but computes " << inferred;
+        return nullptr;
+      }
+    }
     results.push_back(it->second);
   }
   func::ReturnOp::create(b, fileLoc, results);

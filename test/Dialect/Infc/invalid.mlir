@@ -1,0 +1,588 @@
+// RUN: infc-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier and type-inference error of the infc ops. Errors raised by type
+// inference come with a second "failed to infer returned types" error on the same op.
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+func.func @binary_no_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{operand shapes 'tensor<2x3xf32>' and 'tensor<4xf32>' do not broadcast}}
+  // expected-error @+1 {{'infc.add' op failed to infer returned types}}
+  %0 = infc.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @binary_element_types(%a: tensor<2x3xf32>, %b: tensor<3xf16>) {
+  // expected-error @+1 {{'infc.mul' op expects operands of one element type, got 'f32' and 'f16'}}
+  %0 = infc.mul %a, %b : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @and_not_i1(%a: tensor<3xi32>, %b: tensor<3xi32>) {
+  // expected-error @+1 {{'infc.and' op expects i1 operands}}
+  %0 = infc.and %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @or_not_i1(%a: tensor<3xi8>, %b: tensor<3xi8>) {
+  // expected-error @+1 {{'infc.or' op expects i1 operands}}
+  %0 = infc.or %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  return
+}
+
+// -----
+
+func.func @binary_wrong_result_shape(%a: tensor<2x1xf32>, %b: tensor<1x3xf32>) {
+  // expected-error @+2 {{'infc.sub' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<2x1xf32>'}}
+  // expected-error @+1 {{'infc.sub' op failed to infer returned types}}
+  %0 = infc.sub %a, %b : (tensor<2x1xf32>, tensor<1x3xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @comparison_not_i1(%a: tensor<3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{'infc.less' op inferred type(s) 'tensor<3xi1>' are incompatible with return type(s) of operation 'tensor<3xf32>'}}
+  // expected-error @+1 {{'infc.less' op failed to infer returned types}}
+  %0 = infc.less %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @where_no_broadcast(%c: tensor<2xi1>, %a: tensor<3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{operand shapes do not broadcast}}
+  // expected-error @+1 {{'infc.where' op failed to infer returned types}}
+  %0 = infc.where %c, %a, %b : (tensor<2xi1>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @where_element_types(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3xi32>) {
+  // expected-error @+1 {{'infc.where' op expects lhs and rhs of one element type}}
+  %0 = infc.where %c, %a, %b : (tensor<3xi1>, tensor<3xf32>, tensor<3xi32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @where_condition_not_i1(%c: tensor<3xi32>, %a: tensor<3xf32>) {
+  // expected-error @+1 {{'infc.where' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<3xi32>'}}
+  %0 = infc.where %c, %a, %a : (tensor<3xi32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @clip_min_above_max(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'infc.clip' op expects min <= max, got 6.000000e+00 > 0.000000e+00}}
+  %0 = infc.clip %x {min = 6.0 : f64, max = 0.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cast_shape_change(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.cast' op requires the same shape for all operands and results}}
+  %0 = infc.cast %x : tensor<2x3xf32> -> tensor<3x2xi32>
+  return
+}
+
+// -----
+
+func.func @constant_type_mismatch() {
+  // expected-error @+1 {{'infc.constant' op failed to verify that all of {value, result} have same type}}
+  %0 = "infc.constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @shape_wrong_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{'infc.shape' op inferred type(s) 'tensor<2xi64>' are incompatible with return type(s) of operation 'tensor<3xi64>'}}
+  // expected-error @+1 {{'infc.shape' op failed to infer returned types}}
+  %0 = infc.shape %x : tensor<2x3xf32> -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @shape_not_i64(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.shape' op result #0 must be ranked tensor of 64-bit signless integer values, but got 'tensor<2xi32>'}}
+  %0 = infc.shape %x : tensor<2x3xf32> -> tensor<2xi32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// MatMul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @matmul_rank1(%a: tensor<4xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+2 {{expects operands of rank >= 2}}
+  // expected-error @+1 {{'infc.matmul' op failed to infer returned types}}
+  %0 = infc.matmul %a, %b : (tensor<4xf32>, tensor<4x2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contracting_mismatch(%a: tensor<3x4xf32>, %b: tensor<5x2xf32>) {
+  // expected-error @+2 {{contracting dims differ: 'tensor<3x4xf32>' x 'tensor<5x2xf32>'}}
+  // expected-error @+1 {{'infc.matmul' op failed to infer returned types}}
+  %0 = infc.matmul %a, %b : (tensor<3x4xf32>, tensor<5x2xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch_no_broadcast(%a: tensor<2x3x4xf32>, %b: tensor<3x4x2xf32>) {
+  // expected-error @+2 {{batch dims do not broadcast: 'tensor<2x3x4xf32>' x 'tensor<3x4x2xf32>'}}
+  // expected-error @+1 {{'infc.matmul' op failed to infer returned types}}
+  %0 = infc.matmul %a, %b : (tensor<2x3x4xf32>, tensor<3x4x2xf32>) -> tensor<2x3x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_element_types(%a: tensor<3x4xf32>, %b: tensor<4x2xf16>) {
+  // expected-error @+1 {{'infc.matmul' op expects operands of one element type}}
+  %0 = infc.matmul %a, %b : (tensor<3x4xf32>, tensor<4x2xf16>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_wrong_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{'infc.matmul' op inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<2x5xf32>'}}
+  // expected-error @+1 {{'infc.matmul' op failed to infer returned types}}
+  %0 = infc.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x5xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Conv
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @conv_rank(%x: tensor<1x4x8xf32>, %w: tensor<8x4x3x3xf32>) {
+  // expected-error @+2 {{expects a rank-4 NCHW input and FCHW weight}}
+  // expected-error @+1 {{'infc.conv' op failed to infer returned types}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_attribute_sizes(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) {
+  // expected-error @+2 {{expects 2 strides, 4 pads and 2 dilations}}
+  // expected-error @+1 {{'infc.conv' op failed to infer returned types}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_group_not_dividing(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{'infc.conv' op expects group to divide the channel counts, got group 3}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 3 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_group_zero(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) {
+  // expected-error @+1 {{'infc.conv' op expects group to divide the channel counts, got group 0}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 0 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_group_weight_channels(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) {
+  // expected-error @+1 {{'infc.conv' op expects weight dim 1 (4) to be input channels / group (2)}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_bias_shape(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'infc.conv' op expects a bias of shape [8]}}
+  %0 = infc.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, tensor<4xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_negative_pad(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) {
+  // expected-error @+1 {{'infc.conv' op expects positive strides and dilations and non-negative pads}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, -1, 0, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_zero_dilation(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) {
+  // expected-error @+1 {{'infc.conv' op expects positive strides and dilations and non-negative pads}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 0, 1>, group = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_integer(%x: tensor<1x1x4x4xi32>, %w: tensor<1x1x1x1xi32>) {
+  // expected-error @+1 {{'infc.conv' op operand #0 must be ranked tensor of floating-point values, but got 'tensor<1x1x4x4xi32>'}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x1x4x4xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x4x4xi32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @pool_rank(%x: tensor<1x4x8xf32>) {
+  // expected-error @+2 {{expects NCHW input, 2 kernel dims, 2 strides, 4 pads, 2 dilations}}
+  // expected-error @+1 {{'infc.max_pool' op failed to infer returned types}}
+  %0 = infc.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x4x8xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_pad_begin(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'infc.max_pool' op expects pads smaller than the kernel}}
+  %0 = infc.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 2, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @avg_pool_pad_end(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'infc.avg_pool' op expects pads smaller than the kernel}}
+  %0 = infc.avg_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 3>, dilations = array<i64: 1, 1>, ceil_mode = false, count_include_pad = true} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x10xf32>
+  return
+}
+
+// -----
+
+func.func @avg_pool_zero_stride(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'infc.avg_pool' op expects positive strides}}
+  %0 = infc.avg_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 0, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false, count_include_pad = true} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x7xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_wrong_result(%x: tensor<1x4x8x8xf32>) {
+  // ceil_mode gives 4x4 here, not 3x3.
+  // expected-error @+2 {{'infc.max_pool' op inferred type(s) 'tensor<1x4x4x4xf32>' are incompatible with return type(s) of operation 'tensor<1x4x3x3xf32>'}}
+  // expected-error @+1 {{'infc.max_pool' op failed to infer returned types}}
+  %0 = infc.max_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x4x8x8xf32>) -> tensor<1x4x3x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalizations
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_axis_out_of_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects distinct axes in [0, 2)}}
+  %0 = infc.reduce_sum %x {axes = array<i64: 2>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_repeated(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects distinct axes in [0, 2)}}
+  %0 = infc.reduce_max %x {axes = array<i64: 1, 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_negative(%x: tensor<2x3xf32>) {
+  // The importer normalizes negative axes; the op takes none.
+  // expected-error @+1 {{expects distinct axes in [0, 2)}}
+  %0 = infc.reduce_mean %x {axes = array<i64: -1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_keepdims_result(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{'infc.reduce_prod' op inferred type(s) 'tensor<2x1xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
+  // expected-error @+1 {{'infc.reduce_prod' op failed to infer returned types}}
+  %0 = infc.reduce_prod %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.softmax' op expects axis in [0, 2), got 2}}
+  %0 = infc.softmax %x {axis = 2 : i64} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_negative_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.softmax' op expects axis in [0, 2)}}
+  %0 = infc.softmax %x {axis = -1 : i64} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_axis(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'infc.layer_norm' op expects axis in [0, 2), got 2}}
+  %0 = infc.layer_norm %x, %s {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_result_type(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'infc.layer_norm' op expects the result type to equal the input type}}
+  %0 = infc.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_scale_shape(%x: tensor<2x3xf32>, %s: tensor<2x3xf32>) {
+  // The scale must not broadcast the normalized shape [3] up to [2, 3].
+  // expected-error @+1 {{'infc.layer_norm' op expects scale and bias to broadcast to the normalized shape}}
+  %0 = infc.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_bias_shape(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'infc.layer_norm' op expects scale and bias to broadcast to the normalized shape}}
+  %0 = infc.layer_norm %x, %s, %b {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reshape_element_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.reshape' op expects one element type}}
+  %0 = infc.reshape %x : tensor<2x3xf32> -> tensor<6xi32>
+  return
+}
+
+// -----
+
+func.func @reshape_dynamic(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'infc.reshape' op expects static shapes}}
+  %0 = infc.reshape %x : tensor<?x3xf32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_count(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.reshape' op expects the same number of elements, got 6 and 8}}
+  %0 = infc.reshape %x : tensor<2x3xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element_type(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'infc.broadcast' op expects one element type}}
+  %0 = infc.broadcast %x : tensor<3xf32> -> tensor<2x3xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_incompatible(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'infc.broadcast' op cannot broadcast 'tensor<3xf32>' to 'tensor<2x4xf32>'}}
+  %0 = infc.broadcast %x : tensor<3xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_lower_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.broadcast' op cannot broadcast 'tensor<2x3xf32>' to 'tensor<3xf32>'}}
+  %0 = infc.broadcast %x : tensor<2x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects a permutation of rank 2}}
+  %0 = infc.transpose %x {perm = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm_repeated(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects a permutation of [0, 2)}}
+  %0 = infc.transpose %x {perm = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm_out_of_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects a permutation of [0, 2)}}
+  %0 = infc.transpose %x {perm = array<i64: 0, 2>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_no_input() {
+  // expected-error @+1 {{expects at least one input}}
+  %0 = infc.concat {axis = 0 : i64} : () -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects axis in [0, 2)}}
+  %0 = infc.concat %x, %x {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank_mismatch(%x: tensor<2x3xf32>, %y: tensor<2x3x1xf32>) {
+  // expected-error @+1 {{expects inputs of one rank and element type}}
+  %0 = infc.concat %x, %y {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_element_type_mismatch(%x: tensor<2x3xf32>, %y: tensor<2x3xf16>) {
+  // expected-error @+1 {{expects inputs of one rank and element type}}
+  %0 = infc.concat %x, %y {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_dim_mismatch(%x: tensor<2x3xf32>, %y: tensor<4x3xf32>) {
+  // expected-error @+1 {{expects inputs to agree on dim 0}}
+  %0 = infc.concat %x, %y {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @slice_sizes_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.slice' op expects offsets, sizes and steps of rank 2}}
+  %0 = infc.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_offsets_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.slice' op expects offsets, sizes and steps of rank 2}}
+  %0 = infc.slice %x {offsets = array<i64: 0>, sizes = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_zero_step(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.slice' op expects non-zero steps and non-negative sizes (dim 1)}}
+  %0 = infc.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 3>, steps = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative_size(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.slice' op expects non-zero steps and non-negative sizes (dim 0)}}
+  %0 = infc.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: -1, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_past_end(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.slice' op slice out of bounds in dim 1}}
+  %0 = infc.slice %x {offsets = array<i64: 0, 1>, sizes = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative_step_past_begin(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.slice' op slice out of bounds in dim 1}}
+  %0 = infc.slice %x {offsets = array<i64: 0, 1>, sizes = array<i64: 2, 3>, steps = array<i64: 1, -1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_offset_out_of_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.slice' op slice out of bounds in dim 0}}
+  %0 = infc.slice %x {offsets = array<i64: 2, 0>, sizes = array<i64: 1, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%x: tensor<2x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{expects axis in [0, 2)}}
+  %0 = infc.gather %x, %i {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_negative_axis(%x: tensor<2x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{expects axis in [0, 2)}}
+  %0 = infc.gather %x, %i {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_float_indices(%x: tensor<2x3xf32>, %i: tensor<2xf32>) {
+  // expected-error @+1 {{'infc.gather' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2xf32>'}}
+  %0 = infc.gather %x, %i {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_wrong_result(%x: tensor<2x3xf32>, %i: tensor<4xi32>) {
+  // expected-error @+2 {{'infc.gather' op inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<4x3xf32>'}}
+  // expected-error @+1 {{'infc.gather' op failed to infer returned types}}
+  %0 = infc.gather %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4xi32>) -> tensor<4x3xf32>
+  return
+}
