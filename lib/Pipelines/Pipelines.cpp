@@ -15,6 +15,9 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -29,13 +32,18 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -47,11 +55,16 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
   registry.insert<InfcDialect, func::FuncDialect, arith::ArithDialect, math::MathDialect,
                   tensor::TensorDialect, linalg::LinalgDialect, memref::MemRefDialect,
                   bufferization::BufferizationDialect, scf::SCFDialect,
-                  affine::AffineDialect, cf::ControlFlowDialect, LLVM::LLVMDialect>();
+                  affine::AffineDialect, cf::ControlFlowDialect, LLVM::LLVMDialect,
+                  vector::VectorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerTilingInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerSubsetOpInterfaceExternalModels(registry);
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
@@ -66,11 +79,14 @@ static void addGraphPasses(OpPassManager &pm) {
 static void addLinalgPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(infc::createConvertInfcToLinalg());
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   pm.addPass(createCSEPass());
 }
 
 static void addCPUCodegenPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(infc::createInfcTileAndVectorizeMatmul());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -85,6 +101,11 @@ static void addCPUCodegenPasses(OpPassManager &pm) {
   pm.addPass(infc::createInfcMemoryPlan());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors());
+  pm.addPass(createCanonicalizerPass());
+  // Full unrolling: partial unrolling puts allocas inside loops.
+  pm.addNestedPass<func::FuncOp>(
+      createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createCanonicalizerPass());
@@ -92,6 +113,8 @@ static void addCPUCodegenPasses(OpPassManager &pm) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

@@ -105,7 +105,58 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> pads
   return padConstant(b, loc, input, low, high, padValue);
 }
 
-/// conv: plain -> linalg.conv_2d_nchw_fchw, depthwise (one filter per channel) ->
+/// A plain convolution as one matmul, so it shares the matmul code generation:
+///   Y[F, N*OH*OW] = W[F, C*KH*KW] x Col[C*KH*KW, N*OH*OW]
+/// Col is the input itself for 1x1 stride-1 convolutions of one image, else an im2col
+/// linalg.generic whose input map reads the window with affine index arithmetic.
+Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
+                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                   RankedTensorType resultType) {
+  auto it = cast<RankedTensorType>(input.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  Type et = resultType.getElementType();
+  int64_t n = it.getDimSize(0), c = it.getDimSize(1), f = wt.getDimSize(0),
+          kh = wt.getDimSize(2), kw = wt.getDimSize(3), oh = resultType.getDimSize(2),
+          ow = resultType.getDimSize(3);
+  int64_t k = c * kh * kw, cols = n * oh * ow;
+  Value col;
+  if (n == 1 && kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
+    col = reshapeTensor(b, loc, input, RankedTensorType::get({k, cols}, et));
+  } else {
+    MLIRContext *ctx = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // Iteration space (c, kh, kw, n, oh, ow), written in that order.
+    AffineMap inMap = AffineMap::get(
+        6, 0,
+        {d(3), d(0), d(4) * strides[0] + d(1) * dilations[0],
+         d(5) * strides[1] + d(2) * dilations[1]},
+        ctx);
+    auto colType = RankedTensorType::get({c, kh, kw, n, oh, ow}, et);
+    Value init = tensor::EmptyOp::create(b, loc, colType.getShape(), et);
+    SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
+    Value col6 = linalg::GenericOp::create(
+                     b, loc, TypeRange{colType}, ValueRange{input}, ValueRange{init},
+                     SmallVector<AffineMap>{inMap, AffineMap::getMultiDimIdentityMap(6, ctx)},
+                     iterators,
+                     [](OpBuilder &nb, Location nl, ValueRange args) {
+                       linalg::YieldOp::create(nb, nl, args[0]);
+                     })
+                     .getResult(0);
+    col = reshapeTensor(b, loc, col6, RankedTensorType::get({k, cols}, et));
+  }
+  Value w = reshapeTensor(b, loc, weight, RankedTensorType::get({f, k}, et));
+  Value acc = zeros(b, loc, {f, cols}, et);
+  Value y = linalg::MatmulOp::create(b, loc, ValueRange{w, col}, ValueRange{acc}).getResult(0);
+  if (n == 1)
+    return reshapeTensor(b, loc, y, resultType);
+  // [F, N, OH, OW] -> [N, F, OH, OW]
+  Value y4 = reshapeTensor(b, loc, y, RankedTensorType::get({f, n, oh, ow}, et));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), et);
+  return linalg::TransposeOp::create(b, loc, y4, init, ArrayRef<int64_t>{1, 0, 2, 3})
+      ->getResult(0);
+}
+
+/// conv: plain -> im2col + linalg.matmul (convAsMatmul), depthwise (one filter per channel) ->
 /// linalg.depthwise_conv_2d_nchw_chw, other groups -> linalg.conv_2d_ngchw_gfchw.
 struct ConvLowering : public OpConversionPattern<ConvOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -126,11 +177,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
             oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
     Value result;
     if (group == 1) {
-      Value acc = zeros(rewriter, loc, resultType.getShape(), et);
-      result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, TypeRange{resultType},
-                                                ValueRange{input, weight}, ValueRange{acc},
-                                                strides, dilations)
-                   .getResult(0);
+      result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
+                            resultType);
     } else if (group == c && f == c) {
       Value w = reshapeTensor(rewriter, loc, weight, RankedTensorType::get({c, kh, kw}, et));
       Value acc = zeros(rewriter, loc, resultType.getShape(), et);

@@ -31,4 +31,39 @@ def InfcLowerCopies : Pass<"infc-lower-copies", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def InfcFuseElementwise : Pass<"infc-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg ops, never into a contraction";
+  let description = [{
+    Upstream's elementwise fusion also folds a bias add or activation into the matmul that
+    produces it, which turns the named `linalg.matmul` into a generic contraction the matmul
+    code generation no longer recognizes. This pass fuses only when producer and consumer
+    are both all-parallel ops, plus the reshape propagation that enables it.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
+def InfcTileAndVectorizeMatmul : Pass<"infc-tile-and-vectorize-matmul", "mlir::func::FuncOp"> {
+  let summary = "Tile linalg.matmul to register tiles and vectorize them (on tensors)";
+  let description = [{
+    Each static `linalg.matmul` [M, N, K] is tiled to an mr x nr register tile with K in
+    steps of one (loop order N, M, K, so a B panel stays in cache across M), vectorized,
+    turned into `vector.contract`, and its accumulator is hoisted out of the K loop. After
+    bufferization, `infc-lower-vectors` turns each contract into broadcast-FMAs. Tiles are
+    chosen to divide the shape (nr from 32/16/8 along N, mr up to 8 along M); a matmul with
+    no such tiling is left for the scalar loops.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def InfcLowerVectors : Pass<"infc-lower-vectors", "mlir::func::FuncOp"> {
+  let summary = "Lower vector.contract and transfers to FMAs, loads and stores";
+  let description = [{
+    In three small pattern groups (one mixed group is very slow to converge): contractions to
+    outer products; outer products, transposes and broadcasts to FMAs; transfers to loads and
+    stores and shape casts.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // INFC_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,39 @@
+//===- FuseElementwise.cpp - elementwise fusion that spares contractions --===//
+#include "infc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace infc {
+#define GEN_PASS_DEF_INFCFUSEELEMENTWISE
+#include "infc/Codegen/CPU/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+
+namespace {
+bool allParallel(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumLoops() == linalgOp.getNumParallelLoops();
+}
+
+struct InfcFuseElementwisePass
+    : public infc::impl::InfcFuseElementwiseBase<InfcFuseElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    linalg::ControlFusionFn control = [](OpOperand *operand) {
+      Operation *producer = operand->get().getDefiningOp();
+      return allParallel(producer) && allParallel(operand->getOwner()) &&
+             !isa<linalg::FillOp>(producer);
+    };
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+    linalg::populateConstantFoldLinalgOperations(patterns, control);
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,56 @@
+// RUN: infc-opt %s -convert-infc-to-linalg -split-input-file -verify-diagnostics
+
+// Element types an elementwise op has no scalar lowering for are reported on the op, and the
+// conversion fails.
+
+func.func @sqrt_int(%x: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-error @+2 {{'infc.sqrt' op is not supported on element type 'i32'}}
+  // expected-error @+1 {{failed to legalize operation 'infc.sqrt' that was explicitly marked illegal}}
+  %0 = infc.sqrt %x : tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+func.func @pow_int(%x: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error @+2 {{'infc.pow' op is not supported on element type 'i64'}}
+  // expected-error @+1 {{failed to legalize operation 'infc.pow'}}
+  %0 = infc.pow %x, %x : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
+func.func @sigmoid_int(%x: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-error @+2 {{'infc.sigmoid' op is not supported on element type 'i32'}}
+  // expected-error @+1 {{failed to legalize operation 'infc.sigmoid'}}
+  %0 = infc.sigmoid %x : tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+func.func @reciprocal_int(%x: tensor<3xi8>) -> tensor<3xi8> {
+  // expected-error @+2 {{'infc.reciprocal' op is not supported on element type 'i8'}}
+  // expected-error @+1 {{failed to legalize operation 'infc.reciprocal'}}
+  %0 = infc.reciprocal %x : tensor<3xi8>
+  return %0 : tensor<3xi8>
+}
+
+// -----
+
+func.func @leaky_relu_int(%x: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-error @+2 {{'infc.leaky_relu' op is not supported on element type 'i32'}}
+  // expected-error @+1 {{failed to legalize operation 'infc.leaky_relu'}}
+  %0 = infc.leaky_relu %x {alpha = 0.1 : f64} : tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+func.func @exp_int(%x: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error @+2 {{'infc.exp' op is not supported on element type 'i64'}}
+  // expected-error @+1 {{failed to legalize operation 'infc.exp'}}
+  %0 = infc.exp %x : tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
