@@ -46,7 +46,7 @@
 // The LLVM dialect: bare pointers, the workspace first, then the input and the output buffer.
 // LLVM: module attributes {infc.workspace_bytes = {{[1-9][0-9]*}} : i64}
 // LLVM-DAG: llvm.func @expf(f32) -> f32
-// LLVM-DAG: llvm.mlir.global private constant @{{.*}}(dense<{{.*}}> : tensor<2x1x3x3xf32>)
+// LLVM-DAG: llvm.mlir.global private constant @{{.*}}(dense<{{.*}}> : tensor<2x9xf32>)
 // LLVM: llvm.func @main(%[[WS:.*]]: !llvm.ptr {infc.workspace}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) {
 // LLVM: llvm.getelementptr {{.*}}%[[WS]]
 // LLVM: llvm.call @expf
