@@ -80,6 +80,8 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
     int64_t axis = op.getAxis(), offset = 0;
     for (Value v : adaptor.getInputs()) {
       auto vt = cast<RankedTensorType>(v.getType());
+      if (vt.getNumElements() == 0)
+        continue; // contributes nothing, and its offset may lie past the end
       SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
       offsets[axis] = offset;
       result = tensor::InsertSliceOp::create(rewriter, loc, v, result, ValueRange{},

@@ -48,8 +48,17 @@ SCALAR(SubOp) { return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, args); }
 SCALAR(MulOp) { return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args); }
 SCALAR(DivOp) { return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, args); }
 SCALAR(PowOp) { return floatOrInt<math::PowFOp, void>(b, loc, args); }
-SCALAR(MaxOp) { return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args); }
-SCALAR(MinOp) { return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args); }
+// On i1, max is `or` and min is `and` (signed compares would take true for -1).
+SCALAR(MaxOp) {
+  if (et.isInteger(1))
+    return arith::OrIOp::create(b, loc, args[0], args[1]);
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args);
+}
+SCALAR(MinOp) {
+  if (et.isInteger(1))
+    return arith::AndIOp::create(b, loc, args[0], args[1]);
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args);
+}
 SCALAR(AndOp) { return arith::AndIOp::create(b, loc, args[0], args[1]); }
 SCALAR(OrOp) { return arith::OrIOp::create(b, loc, args[0], args[1]); }
 SCALAR(EqualOp) {
@@ -139,6 +148,11 @@ SCALAR(CastOp) {
                                                     scalar(b, loc, from, 0.0))
                      : (Value)arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
                                                     scalar(b, loc, from, 0));
+  if (fromFloat && toFloat && from.getIntOrFloatBitWidth() == et.getIntOrFloatBitWidth()) {
+    // f16 <-> bf16: through f32, which holds both exactly.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, et, wide);
+  }
   if (fromFloat && toFloat)
     return from.getIntOrFloatBitWidth() < et.getIntOrFloatBitWidth()
                ? (Value)arith::ExtFOp::create(b, loc, et, x)

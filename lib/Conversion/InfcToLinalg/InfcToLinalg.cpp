@@ -138,7 +138,13 @@ Value lowering::padConstant(OpBuilder &b, Location loc, Value input, ArrayRef<in
 Value lowering::scalar(OpBuilder &b, Location loc, Type type, double value) {
   if (auto ft = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, (int64_t)value));
+  // Saturate: a bound of 2^63 (from a double) is out of int64's range.
+  unsigned w = type.getIntOrFloatBitWidth();
+  APInt lo = APInt::getSignedMinValue(w), hi = APInt::getSignedMaxValue(w);
+  APInt v = value >= hi.signedRoundToDouble()   ? hi
+            : value <= lo.signedRoundToDouble() ? lo
+                                          : APInt(w, (uint64_t)(int64_t)value, true);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
 }
 
 TypedAttr lowering::lowestAttr(Type type) {

@@ -24,11 +24,15 @@ Value mulScalars(OpBuilder &b, Location l, Value x, Value acc) {
   return arith::MulIOp::create(b, l, x, acc);
 }
 Value maxScalars(OpBuilder &b, Location l, Value x, Value acc) {
+  if (x.getType().isInteger(1))
+    return arith::OrIOp::create(b, l, x, acc);
   if (isa<FloatType>(x.getType()))
     return arith::MaximumFOp::create(b, l, x, acc);
   return arith::MaxSIOp::create(b, l, x, acc);
 }
 Value minScalars(OpBuilder &b, Location l, Value x, Value acc) {
+  if (x.getType().isInteger(1))
+    return arith::AndIOp::create(b, l, x, acc);
   if (isa<FloatType>(x.getType()))
     return arith::MinimumFOp::create(b, l, x, acc);
   return arith::MinSIOp::create(b, l, x, acc);

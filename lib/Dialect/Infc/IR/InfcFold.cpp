@@ -12,6 +12,7 @@
 #include "llvm/ADT/APFloat.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace infc;
@@ -305,11 +306,21 @@ OpFoldResult NotOp::fold(FoldAdaptor a) {
   return foldUnary(*this, a.getInput(), [](double v) { return v; },
                    [](int64_t v) -> std::optional<int64_t> { return v ? 0 : 1; });
 }
+/// A double bound as the nearest int64 (2^63 itself is out of range).
+static int64_t saturatingInt(double v) {
+  if (v >= 9223372036854775807.0)
+    return std::numeric_limits<int64_t>::max();
+  if (v <= -9223372036854775808.0)
+    return std::numeric_limits<int64_t>::min();
+  return (int64_t)v;
+}
+
 OpFoldResult ClipOp::fold(FoldAdaptor a) {
   double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
+  int64_t ilo = saturatingInt(lo), ihi = saturatingInt(hi);
   return foldUnary(*this, a.getInput(), [=](double v) { return std::min(std::max(v, lo), hi); },
                    [=](int64_t v) -> std::optional<int64_t> {
-                     return std::min<int64_t>(std::max<int64_t>(v, lo), hi);
+                     return std::min<int64_t>(std::max<int64_t>(v, ilo), ihi);
                    });
 }
 OpFoldResult LeakyReluOp::fold(FoldAdaptor a) {
@@ -322,9 +333,9 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   if (getInput().getType() == getType())
     return getInput();
   auto in = numbers(a.getInput());
-  if (!in)
-    return {};
   auto resultType = cast<RankedTensorType>(getType());
+  if (!in || !resultType.hasStaticShape())
+    return {};
   Type et = resultType.getElementType();
   if (isa<FloatType>(et)) {
     if (in->isFloat)
@@ -358,7 +369,8 @@ OpFoldResult MulOp::fold(FoldAdaptor a) {
 OpFoldResult DivOp::fold(FoldAdaptor a) {
   return foldBinary(*this, a.getOperands(), [](double x, double y) { return x / y; },
                     [](int64_t x, int64_t y) -> std::optional<int64_t> {
-                      if (y == 0)
+                      // Left for run time: division by zero, and the one overflowing case.
+                      if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
                         return std::nullopt;
                       return x / y;
                     });
@@ -368,10 +380,12 @@ OpFoldResult PowOp::fold(FoldAdaptor a) {
                     [](int64_t x, int64_t y) -> std::optional<int64_t> {
                       if (y < 0)
                         return std::nullopt;
-                      int64_t r = 1;
-                      for (int64_t k = 0; k < y && k < 64; ++k)
-                        r *= x;
-                      return r;
+                      // Square-and-multiply in wrapping unsigned arithmetic.
+                      uint64_t r = 1, base = (uint64_t)x;
+                      for (uint64_t e = (uint64_t)y; e; e >>= 1, base *= base)
+                        if (e & 1)
+                          r *= base;
+                      return (int64_t)r;
                     });
 }
 OpFoldResult MaxOp::fold(FoldAdaptor a) {

@@ -180,6 +180,9 @@ LogicalResult ConvOp::verify() {
   if (it.getDimSize(1) / group != wt.getDimSize(1))
     return emitOpError("expects weight dim 1 (") << wt.getDimSize(1)
            << ") to be input channels / group (" << it.getDimSize(1) / group << ")";
+  if (wt.getElementType() != it.getElementType() ||
+      (getBias() && rankedType(getBias()).getElementType() != it.getElementType()))
+    return emitOpError("expects input, weight and bias of one element type");
   if (getBias() && rankedType(getBias()).getShape() != ArrayRef<int64_t>{wt.getDimSize(0)})
     return emitOpError("expects a bias of shape [") << wt.getDimSize(0) << "]";
   if (llvm::any_of(getStrides(), [](int64_t s) { return s < 1; }) ||
@@ -212,8 +215,10 @@ template <typename PoolOp> static LogicalResult verifyPool(PoolOp op) {
   for (int d = 0; d < 2; ++d)
     if (pads[d] >= kernel[d] || pads[d + 2] >= kernel[d])
       return op.emitOpError("expects pads smaller than the kernel");
-  if (llvm::any_of(op.getStrides(), [](int64_t s) { return s < 1; }))
-    return op.emitOpError("expects positive strides");
+  if (llvm::any_of(op.getStrides(), [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(op.getDilations(), [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return op.emitOpError("expects positive strides and dilations and non-negative pads");
   return success();
 }
 
@@ -272,15 +277,20 @@ INFC_REDUCE_OP(ReduceProdOp)
 
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = rankedType(getInput()).getRank();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError("expects axis in [0, ") << rank << "), got " << getAxis();
+  int64_t axis = (int64_t)getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("expects axis in [0, ") << rank << "), got " << axis;
   return success();
 }
 
 LogicalResult LayerNormOp::verify() {
   auto it = rankedType(getInput());
-  if (getAxis() < 0 || getAxis() >= it.getRank())
-    return emitOpError("expects axis in [0, ") << it.getRank() << "), got " << getAxis();
+  int64_t axis = (int64_t)getAxis();
+  if (axis < 0 || axis >= it.getRank())
+    return emitOpError("expects axis in [0, ") << it.getRank() << "), got " << axis;
+  for (Value v : {getScale(), getBias()})
+    if (v && rankedType(v).getElementType() != it.getElementType())
+      return emitOpError("expects scale and bias of the input's element type");
   if (rankedType(getResult()) != it)
     return emitOpError("expects the result type to equal the input type");
   ArrayRef<int64_t> normShape = it.getShape().drop_front(getAxis());

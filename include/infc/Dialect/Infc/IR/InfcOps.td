@@ -56,7 +56,11 @@ def Infc_ReluOp : Infc_UnaryOp<"relu"> { let summary = "max(x, 0)"; }
 def Infc_ReciprocalOp : Infc_UnaryOp<"reciprocal"> { let summary = "1 / x"; }
 def Infc_FloorOp : Infc_UnaryOp<"floor"> { let summary = "round down"; }
 def Infc_CeilOp : Infc_UnaryOp<"ceil"> { let summary = "round up"; }
-def Infc_NotOp : Infc_UnaryOp<"not"> { let summary = "logical not (i1)"; }
+def Infc_NotOp : Infc_UnaryOp<"not"> {
+  let summary = "logical not";
+  let arguments = (ins RankedTensorOf<[I1]>:$input);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+}
 
 def Infc_ClipOp : Infc_UnaryOp<"clip"> {
   let summary = "min(max(x, min), max); the importer turns ONNX's min/max inputs into attributes";

@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -canonicalize | infc-opt | FileCheck %s
 
-// BUG: infc.cast accepts a result with dynamic dims (SameOperandsAndResultShape only asks for
+// Regression (fixed): infc.cast accepts a result with dynamic dims (SameOperandsAndResultShape only asks for
 // compatible shapes), and CastOp::fold on a constant operand then builds a DenseElementsAttr of
 // the dynamic result type: `infc.constant dense<> : tensor<?xi32>`, which the parser rejects
 // ("elements literal type must have static shape"). A folder cannot produce a constant of a

@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -canonicalize | FileCheck %s
 
-// BUG: DivOp::fold evaluates INT64_MIN / -1 with C++ `/`, which traps (SIGFPE) and kills
+// Regression (fixed): DivOp::fold evaluates INT64_MIN / -1 with C++ `/`, which traps (SIGFPE) and kills
 // infc-opt. The folder should refuse this case (like division by zero), leaving it for run
 // time.
 

@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -split-input-file -verify-diagnostics
 
-// BUG: verifiers that accept invalid IR, which the linalg lowering then turns into invalid IR
+// Regression (fixed): verifiers that accept invalid IR, which the linalg lowering then turns into invalid IR
 // or wrong code. The messages are placeholders for whatever the fix reports.
 
 // conv checks no element types: an f16 bias on f32 data lowers to an invalid
@@ -52,7 +51,7 @@ func.func @avg_pool_zero_dilation(%x: tensor<1x1x4x4xf32>) {
 // `not` is a logical not like and/or (which insist on i1), but accepts any type: on i32 it
 // lowers to `xor x, 1`, on f32 to an invalid arith.xori.
 func.func @not_i32(%x: tensor<3xi32>) {
-  // expected-error @+1 {{'infc.not' op expects i1}}
+  // expected-error @+1 {{'infc.not' op operand #0 must be ranked tensor of 1-bit signless integer values}}
   %0 = infc.not %x : tensor<3xi32>
   return
 }
@@ -60,7 +59,7 @@ func.func @not_i32(%x: tensor<3xi32>) {
 // -----
 
 func.func @not_f32(%x: tensor<3xf32>) {
-  // expected-error @+1 {{'infc.not' op expects i1}}
+  // expected-error @+1 {{'infc.not' op operand #0 must be ranked tensor of 1-bit signless integer values}}
   %0 = infc.not %x : tensor<3xf32>
   return
 }

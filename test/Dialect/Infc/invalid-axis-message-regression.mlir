@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -split-input-file -verify-diagnostics
 
-// BUG: I64Attr getters return uint64_t, so SoftmaxOp/LayerNormOp::verify's `getAxis() < 0` is
+// Regression (fixed): I64Attr getters return uint64_t, so SoftmaxOp/LayerNormOp::verify's `getAxis() < 0` is
 // never true and the message prints a negative axis as 18446744073709551615 (the check still
 // fires through `>= rank`).
 

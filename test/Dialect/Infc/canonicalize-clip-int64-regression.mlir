@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -canonicalize | FileCheck %s
 
-// BUG: for an int64 Clip without `max` the importer clamps the bound to
+// Regression (fixed): for an int64 Clip without `max` the importer clamps the bound to
 // (double)INT64_MAX = 2^63, and ClipOp::fold converts it back with an out-of-range
 // double -> int64 conversion (UB; INT64_MIN on x86): every element folds to INT64_MIN.
 

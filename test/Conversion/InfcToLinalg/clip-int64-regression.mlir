@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -convert-infc-to-linalg | FileCheck %s
 
-// BUG: the clip lowering builds its integer bounds with lowering::scalar(), a double -> int64
+// Regression (fixed): the clip lowering builds its integer bounds with lowering::scalar(), a double -> int64
 // cast. The importer's upper bound for an int64 Clip without `max` is (double)INT64_MAX = 2^63,
 // out of range: the constant becomes INT64_MIN, so the clip returns INT64_MIN everywhere.
 

@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -convert-infc-to-linalg | FileCheck %s
 
-// BUG: a zero-size concat input after the others is inserted at offset == dim size, which
+// Regression (fixed): a zero-size concat input after the others is inserted at offset == dim size, which
 // tensor.insert_slice rejects ("offset 1 is out-of-bounds: 3 >= 3"). ONNX models concat empty
 // tensors (e.g. an empty past state); empty inputs should simply be skipped.
 

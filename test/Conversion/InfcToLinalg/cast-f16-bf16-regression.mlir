@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -convert-infc-to-linalg | FileCheck %s
 
-// BUG: the cast lowering picks arith.extf / arith.truncf by bit width only; f16 <-> bf16 have
+// Regression (fixed): the cast lowering picks arith.extf / arith.truncf by bit width only; f16 <-> bf16 have
 // the same width, so it emits `arith.truncf %x : f16 to bf16`, which the verifier rejects
 // ("operand type 'f16' and result type 'bf16' are cast incompatible"). ONNX Cast between
 // float16 and bfloat16 is valid; it needs a detour through f32.

@@ -1,7 +1,6 @@
-// XFAIL: *
 // RUN: infc-opt %s -convert-infc-to-linalg | FileCheck %s
 
-// BUG: max / reduce_max on i1 lower to arith.maxsi, a signed max in which true is -1:
+// Regression (fixed): max / reduce_max on i1 lower to arith.maxsi, a signed max in which true is -1:
 // maxsi(true, false) = false. reduce_max also starts from `false` (lowestAttr's unsigned
 // view), so a bool reduce_max is always false. For i1, max is `or` (maxui) and min is `and`
 // (minui).
