@@ -83,8 +83,10 @@ static void addLinalgPasses(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-static void addCPUCodegenPasses(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(infc::createInfcTileAndVectorizeMatmul());
+static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
+  infc::InfcTileAndVectorizeMatmulOptions matmul;
+  matmul.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcTileAndVectorizeMatmul(matmul));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -133,7 +135,7 @@ void infc::buildInfcPipeline(OpPassManager &pm, const InfcPipelineOptions &optio
   addLinalgPasses(pm);
   if (options.stopAfter == PipelineStage::Linalg)
     return;
-  addCPUCodegenPasses(pm);
+  addCPUCodegenPasses(pm, options);
 }
 
 namespace {
@@ -141,6 +143,9 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> stopAfter{*this, "stop-after",
                                 llvm::cl::desc("infc | linalg | llvm (default)"),
                                 llvm::cl::init("llvm")};
+  Option<int64_t> vectorBits{*this, "vector-bits",
+                             llvm::cl::desc("SIMD width of the target (256 or 512)"),
+                             llvm::cl::init(256)};
 };
 } // namespace
 
@@ -149,6 +154,7 @@ void infc::registerInfcPipelines() {
       "infc-pipeline", "The whole infc compile pipeline (as `infc compile` runs it)",
       [](OpPassManager &pm, const PipelineCLOptions &cl) {
         InfcPipelineOptions options;
+        options.vectorBits = cl.vectorBits;
         if (cl.stopAfter == "infc")
           options.stopAfter = PipelineStage::Infc;
         else if (cl.stopAfter == "linalg")

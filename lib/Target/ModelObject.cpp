@@ -8,6 +8,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Passes/PassBuilder.h"
 
 using namespace mlir;
@@ -137,6 +138,14 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
     if (!g.isDeclaration() && !g.hasLocalLinkage())
       g.setVisibility(llvm::GlobalValue::HiddenVisibility);
   buildDescriptor(*m, interface, buildEntry(*m, model));
+  // LLVM keeps to 256-bit vectors on some AVX-512 CPUs (Zen 4 among them) unless told
+  // otherwise; the register tiles are laid out for 32 zmm registers.
+  if (tm->getMCSubtargetInfo()->checkFeatures("+avx512f"))
+    for (llvm::Function &f : *m)
+      if (!f.isDeclaration()) {
+        f.addFnAttr("prefer-vector-width", "512");
+        f.addFnAttr("min-legal-vector-width", "512");
+      }
   std::string verifyMessage;
   llvm::raw_string_ostream verifyStream(verifyMessage);
   if (llvm::verifyModule(*m, &verifyStream)) {

@@ -50,3 +50,15 @@ std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptio
     error = "cannot create a target machine for " + triple.str();
   return tm;
 }
+
+int64_t infc::targetVectorBits(const TargetOptions &options, std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  if (!tm)
+    return 128;
+  const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
+  if (sti->checkFeatures("+avx512f"))
+    return 512;
+  if (sti->checkFeatures("+avx"))
+    return 256;
+  return 128;
+}

@@ -243,7 +243,7 @@ class Session:
         if io is not None and not isinstance(value, (np.ndarray, np.generic)) and \
                 arr.dtype != io.dtype and np.can_cast(arr.dtype, io.dtype, casting="same_kind"):
             arr = arr.astype(io.dtype)
-        arr = np.ascontiguousarray(arr)
+        arr = np.require(arr, requirements="C")  # unlike ascontiguousarray, keeps 0-d arrays 0-d
         if io is not None and arr.dtype == io.dtype:
             return arr, self.model._input_codes[index]
         code = _abi.CODES.get(arr.dtype)

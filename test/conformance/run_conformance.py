@@ -449,7 +449,8 @@ def _compare_float(got, expected):
 def serve(python_dir):
     """Reads one JSON request a line on stdin, forks a child that loads the .so and runs it,
     and answers one JSON line on stdout. The child writes its outputs to a pickle file."""
-    import numpy as np  # noqa: F401  (loaded once, before the forks)
+    import importlib
+    importlib.import_module("numpy")  # loaded once, before the forks
     sys.path.insert(0, os.path.abspath(python_dir))
     import infc
     out = os.fdopen(os.dup(1), "w")

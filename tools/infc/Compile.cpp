@@ -167,7 +167,14 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     module->print(os, flags);
     return true;
   };
+  TargetOptions target;
+  target.cpu = o.cpu;
+  target.optLevel = o.optLevel;
+  std::string targetError;
   InfcPipelineOptions pipeline;
+  pipeline.vectorBits = targetVectorBits(target, targetError);
+  if (!targetError.empty())
+    return fail(o.input + ": " + targetError);
   pipeline.stopAfter = o.emit == "infc"     ? PipelineStage::Infc
                        : o.emit == "linalg" ? PipelineStage::Linalg
                                             : PipelineStage::LLVM;
@@ -182,9 +189,6 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     interface.workspaceBytes = ws.getInt();
   std::vector<WeightBlob> weights;
   extractWeights(*module, weights);
-  TargetOptions target;
-  target.cpu = o.cpu;
-  target.optLevel = o.optLevel;
   if (o.emit == "llvm" || o.emit == "asm")
     return writeOutput(o.output, [&](llvm::raw_ostream &os, std::string &error) {
       llvm::SmallString<0> buffer;

@@ -18,6 +18,8 @@ enum class PipelineStage { Infc, Linalg, LLVM };
 
 struct InfcPipelineOptions {
   PipelineStage stopAfter = PipelineStage::LLVM;
+  /// SIMD register width of the target CPU in bits (from lib/Target's TargetMachine).
+  int64_t vectorBits = 256;
 };
 
 /// Graph passes, then the seam (infc to linalg), then CPU code generation down to the LLVM

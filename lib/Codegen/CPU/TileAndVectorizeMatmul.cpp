@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -25,19 +26,21 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-/// Register tile for an [M, N] f32 output: 8 rows x 32 columns (two zmm per row) holds 16
-/// accumulators of the 32 AVX-512 registers and leaves room for the B row and A broadcasts.
-/// Tiles that do not divide the shape leave peeled static edge tiles.
-std::optional<std::pair<int64_t, int64_t>> chooseRegisterTile(int64_t m, int64_t n) {
-  int64_t nr = n >= 32 ? 32 : n > 8 ? 16 : 8;
-  int64_t mr = nr == 32 ? 8 : 16;
-  if (m < mr)
-    mr = m;
-  return std::make_pair(mr, nr);
+/// Register tile for an [M, N] f32 output. Per K step the kernel holds mr x nr accumulators,
+/// nr / lanes B vectors and one broadcast A element: 8 x 32 uses 16 + 2 + 1 of AVX-512's 32
+/// zmm registers, 6 x 16 uses 12 + 2 + 1 of AVX2's 16 ymm. Tiles that do not divide the
+/// shape leave peeled static edge tiles.
+std::pair<int64_t, int64_t> chooseRegisterTile(int64_t m, int64_t n, int64_t vectorBits) {
+  int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+  int64_t nr = 2 * lanes, mr = vectorBits >= 512 ? 8 : 6;
+  if (n <= lanes)
+    nr = lanes, mr *= 2;
+  return {std::min(mr, m), nr};
 }
 
 struct InfcTileAndVectorizeMatmulPass
     : public infc::impl::InfcTileAndVectorizeMatmulBase<InfcTileAndVectorizeMatmulPass> {
+  using InfcTileAndVectorizeMatmulBase::InfcTileAndVectorizeMatmulBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
@@ -53,16 +56,14 @@ struct InfcTileAndVectorizeMatmulPass
     IRRewriter rewriter(ctx);
     for (linalg::MatmulOp op : matmuls) {
       auto outType = cast<ShapedType>(op.getDpsInits()[0].getType());
-      auto tile = chooseRegisterTile(outType.getDimSize(0), outType.getDimSize(1));
-      if (!tile)
-        continue;
+      auto tile = chooseRegisterTile(outType.getDimSize(0), outType.getDimSize(1), vectorBits);
       auto tileable = dyn_cast<TilingInterface>(op.getOperation());
       if (!tileable) {
         op.emitOpError("has no TilingInterface (linalg's external models not registered)");
         return signalPassFailure();
       }
       scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(ctx, {tile->first, tile->second, 1}));
+      options.setTileSizes(getAsIndexOpFoldResult(ctx, {tile.first, tile.second, 1}));
       options.setInterchange({1, 0, 2});
       rewriter.setInsertionPoint(op);
       FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(rewriter, tileable, options);
@@ -105,6 +106,8 @@ struct InfcTileAndVectorizeMatmulPass
 
     RewritePatternSet patterns(ctx);
     vector::populateVectorReductionToContractPatterns(patterns);
+    // Broadcasts hidden in transfer permutation maps must surface to fold into the contract.
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateSinkVectorOpsPatterns(patterns);
     linalg::populateLinalgTilingCanonicalizationPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);

@@ -107,6 +107,13 @@ LogicalResult importIdentity(NodeImporter &n) {
 
 /// Inference-mode Dropout is the identity; a requested mask is all true.
 LogicalResult importDropout(NodeImporter &n) {
+  if (n.input(2)) {
+    DenseElementsAttr training = n.constantInput(2);
+    if (!training)
+      return n.error() << "training_mode must be a compile-time constant";
+    if (*training.getValues<bool>().begin())
+      return n.error() << "training mode (random dropout) is not supported";
+  }
   n.setResult(0, n.input(0));
   if (n.outputUsed(1)) {
     auto type = RankedTensorType::get(n.inputType(0).getShape(), n.b.getI1Type());

@@ -49,9 +49,13 @@ def InfcTileAndVectorizeMatmul : Pass<"infc-tile-and-vectorize-matmul", "mlir::f
     steps of one (loop order N, M, K, so a B panel stays in cache across M), vectorized,
     turned into `vector.contract`, and its accumulator is hoisted out of the K loop. After
     bufferization, `infc-lower-vectors` turns each contract into broadcast-FMAs. Tiles are
-    chosen to divide the shape (nr from 32/16/8 along N, mr up to 8 along M); a matmul with
-    no such tiling is left for the scalar loops.
+    sized to the register file: 6 x 16 f32 (12 ymm accumulators) for AVX2, 8 x 32 (16 zmm)
+    for AVX-512; edge tiles are peeled off into static smaller tiles.
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "SIMD register width of the target (256: AVX2, 16 registers; 512: AVX-512, 32)">,
+  ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
                            "mlir::tensor::TensorDialect"];
 }
