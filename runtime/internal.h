@@ -32,9 +32,12 @@ struct infc_model {
   size_t *io_bytes;               /* dense bytes of inputs then outputs; 0 if dynamic */
 };
 
+typedef struct infc__pool infc__pool;
+
 struct infc_session {
   uint32_t magic;
   int32_t num_threads;
+  infc__pool *pool;               /* num_threads threads, the caller's included */
   infc_model *model;              /* a reference */
   const infc_model_desc *desc;
   void *workspace;                /* desc->workspace_bytes, or NULL when that is 0 */
@@ -63,6 +66,13 @@ long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name);
 
 /* session.c */
 int infc__session_is_valid(const infc_session *session);
+
+/* threads.c: the session's pool, entered around each call of the model's entry. */
+int32_t infc__default_threads(void);
+infc__pool *infc__pool_create(int32_t size);
+void infc__pool_destroy(infc__pool *pool);
+void infc__pool_enter(infc__pool *pool);
+void infc__pool_leave(void);
 /* Formats the session's error message and returns status, for `return infc__fail(...)`. */
 infc_status infc__fail(infc_session *session, infc_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

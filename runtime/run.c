@@ -110,7 +110,9 @@ static infc_status run_bound(infc_session *s) {
     }
   }
   s->error[0] = '\0';
+  infc__pool_enter(s->pool);
   d->entry(args);
+  infc__pool_leave();
   return INFC_OK;
 }
 

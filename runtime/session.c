@@ -57,6 +57,7 @@ static void session_free(infc_session *s) {
   free(s->in_bind);
   free(s->out_bind);
   free(s->workspace);
+  infc__pool_destroy(s->pool);
   if (s->model)
     infc__model_unref(s->model);
   s->magic = 0;
@@ -124,7 +125,12 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   s->model = (infc_model *)model; /* only the reference count is mutated */
   infc__model_retain(s->model);
   s->desc = d;
-  s->num_threads = opts.num_threads;
+  s->num_threads = opts.num_threads ? opts.num_threads : infc__default_threads();
+  if (!(s->pool = infc__pool_create(s->num_threads))) {
+    session_free(s);
+    return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
+                       "infc_session_create: cannot start %d threads", (int)s->num_threads);
+  }
 
   size_t ni = d->num_inputs, no = d->num_outputs, shape_len = 0;
   for (size_t j = 0; j < no; ++j)

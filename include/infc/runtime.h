@@ -144,7 +144,8 @@ typedef struct infc_session_options {
   /* sizeof(infc_session_options) as the caller compiled it; 0 means the ABI 1.0 layout. The
    * runtime reads only that many bytes, so old callers keep working with newer libraries. */
   uint32_t struct_size;
-  /* Threads one run may use; 0 = the runtime's default. Negative is invalid. */
+  /* Threads one run uses, the caller's included; 0 = the CPUs this process may run on.
+   * Each session owns its threads: N sessions share nothing. Negative is invalid. */
   int32_t num_threads;
   /* Optional: when infc_session_create fails, a NUL-terminated message is written here
    * (truncated to error_buffer_size). There is no session yet to hold it. */
@@ -166,7 +167,8 @@ INFC_API void infc_session_release(infc_session *session);
  * next call on the session. Never NULL (a static text for a NULL or invalid session). */
 INFC_API const char *infc_session_error(const infc_session *session);
 
-/* The session's model (no new reference) and the num_threads it was created with. */
+/* The session's model (no new reference) and the threads its runs use (num_threads, or the
+ * number of CPUs this process may run on when num_threads was 0). */
 INFC_API const infc_model *infc_session_model(const infc_session *session);
 INFC_API int32_t infc_session_num_threads(const infc_session *session);
 

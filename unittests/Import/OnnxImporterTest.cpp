@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -260,6 +261,61 @@ TEST_F(OnnxImporterTest, NodeErrorsNameNodeOpAndOpset) {
   EXPECT_NE(errors[0].find("compile-time constant"), std::string::npos) << errors[0];
 }
 
+TEST_F(OnnxImporterTest, LogSoftmaxBeforeOpset13CoercesTo2D) {
+  model.mutable_opset_import(0)->set_version(11);
+  addInput("x", onnx::TensorProto::FLOAT, {2, 3, 4});
+  auto *node = addNode("LogSoftmax", {"x"}, {"y"});
+  auto *a = node->add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(1);
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  // Normalized over dims 1 and 2 together: [2, 12], reductions on axis 1, reshaped back.
+  std::vector<int64_t> reducedAxes;
+  int reshapes = 0;
+  mainOf(*m).walk([&](Operation *op) {
+    if (auto r = dyn_cast<infc::ReduceMaxOp>(op)) {
+      EXPECT_EQ(cast<RankedTensorType>(r.getInput().getType()).getShape(),
+                ArrayRef<int64_t>({2, 12}));
+      llvm::append_range(reducedAxes, r.getAxes());
+    }
+    if (isa<infc::ReduceSumOp>(op))
+      llvm::append_range(reducedAxes, cast<infc::ReduceSumOp>(op).getAxes());
+    reshapes += isa<infc::ReshapeOp>(op);
+  });
+  EXPECT_EQ(reducedAxes, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(reshapes, 2);
+  EXPECT_EQ(mainOf(*m).getFunctionType().getResult(0),
+            RankedTensorType::get({2, 3, 4}, Float32Type::get(&context)));
+}
+
+TEST_F(OnnxImporterTest, EmptyAxesInputNeedsNoValue) {
+  model.mutable_opset_import(0)->set_version(18);
+  addInput("x", onnx::TensorProto::FLOAT, {2, 3});
+  addInput("axes", onnx::TensorProto::INT64, {0}); // a graph input, but of no elements
+  addNode("ReduceL2", {"x", "axes"}, {"y"});
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  // No axes: every dim is reduced (keepdims defaults to 1).
+  EXPECT_EQ(mainOf(*m).getFunctionType().getResult(0),
+            RankedTensorType::get({1, 1}, Float32Type::get(&context)));
+
+  auto *noop = model.mutable_graph()->mutable_node(0)->add_attribute();
+  noop->set_name("noop_with_empty_axes");
+  noop->set_type(onnx::AttributeProto::INT);
+  noop->set_i(1);
+  m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  int reductions = 0;
+  mainOf(*m).walk([&](infc::ReduceSumOp) { ++reductions; });
+  EXPECT_EQ(reductions, 0) << "noop_with_empty_axes reduces nothing";
+  EXPECT_EQ(mainOf(*m).getFunctionType().getResult(0),
+            RankedTensorType::get({2, 3}, Float32Type::get(&context)));
+}
+
 TEST_F(OnnxImporterTest, NotOnnxAndTruncatedFilesAreRejected) {
   std::string file = path("junk.onnx");
   {
@@ -274,5 +330,130 @@ TEST_F(OnnxImporterTest, NotOnnxAndTruncatedFilesAreRejected) {
   EXPECT_FALSE(infc::importOnnxModel(context, file, {}));
   ASSERT_FALSE(errors.empty());
   EXPECT_NE(errors[0].find("not a valid ONNX model"), std::string::npos) << errors[0];
+}
+/// An int64 initializer (pads, axes, sizes...).
+void addInt64Initializer(onnx::ModelProto &model, const std::string &name,
+                         std::vector<int64_t> dims, std::vector<int64_t> values) {
+  auto *t = model.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  for (int64_t d : dims)
+    t->add_dims(d);
+  for (int64_t v : values)
+    t->add_int64_data(v);
+}
+
+TEST_F(OnnxImporterTest, PadWithNegativePadsCropsThenPads) {
+  model.mutable_opset_import(0)->set_version(13);
+  addInput("x", onnx::TensorProto::FLOAT, {2, 3});
+  addInt64Initializer(model, "pads", {4}, {0, -1, 1, 2}); // dim 1: crop 1 in front, 2 after
+  addNode("Pad", {"x", "pads"}, {"y"});
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  int slices = 0, pads = 0;
+  mainOf(*m).walk([&](Operation *op) {
+    slices += isa<infc::SliceOp>(op);
+    if (auto pad = dyn_cast<infc::PadOp>(op)) {
+      ++pads;
+      EXPECT_EQ(pad.getLow(), ArrayRef<int64_t>({0, 0}));
+      EXPECT_EQ(pad.getHigh(), ArrayRef<int64_t>({1, 2}));
+      EXPECT_EQ(pad.getMode(), "constant");
+      EXPECT_FALSE(pad.getValue());
+    }
+  });
+  EXPECT_EQ(slices, 1);
+  EXPECT_EQ(pads, 1);
+  EXPECT_EQ(mainOf(*m).getFunctionType().getResult(0),
+            RankedTensorType::get({3, 4}, Float32Type::get(&context)));
+}
+
+TEST_F(OnnxImporterTest, CumSumWithRunTimeAxisSelectsAmongAxes) {
+  model.mutable_opset_import(0)->set_version(14);
+  addInput("x", onnx::TensorProto::FLOAT, {2, 3});
+  addInput("axis", onnx::TensorProto::INT32, {});
+  addNode("CumSum", {"x", "axis"}, {"y"});
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  std::vector<int64_t> axes;
+  int wheres = 0;
+  mainOf(*m).walk([&](Operation *op) {
+    if (auto c = dyn_cast<infc::CumSumOp>(op))
+      axes.push_back(c.getAxis());
+    wheres += isa<infc::WhereOp>(op);
+  });
+  EXPECT_EQ(axes, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(wheres, 1);
+}
+
+TEST_F(OnnxImporterTest, TopKNeedsAConstantK) {
+  addInput("x", onnx::TensorProto::FLOAT, {3, 4});
+  addInput("k", onnx::TensorProto::INT64, {1});
+  auto *node = addNode("TopK", {"x", "k"}, {"values", "indices"});
+  addOutput("values");
+  addOutput("indices");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("node 'TopK_1' (TopK, opset 17): K (input 1) must be a compile-time "
+                           "constant"),
+            std::string::npos)
+      << errors[0];
+
+  model.mutable_graph()->mutable_input()->RemoveLast();
+  addInt64Initializer(model, "k", {1}, {2});
+  auto *largest = node->add_attribute();
+  largest->set_name("largest");
+  largest->set_type(onnx::AttributeProto::INT);
+  largest->set_i(0);
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  int topks = 0;
+  mainOf(*m).walk([&](infc::TopKOp op) {
+    ++topks;
+    EXPECT_EQ(op.getAxis(), 1u);
+    EXPECT_EQ(op.getK(), 2u);
+    EXPECT_FALSE(op.getLargest());
+  });
+  EXPECT_EQ(topks, 1);
+  auto results = mainOf(*m).getFunctionType().getResults();
+  EXPECT_EQ(results[0], RankedTensorType::get({3, 2}, Float32Type::get(&context)));
+  EXPECT_EQ(results[1], RankedTensorType::get({3, 2}, IntegerType::get(&context, 64)));
+}
+
+TEST_F(OnnxImporterTest, ResizeNearestWithConstantScalesGathersPerAxis) {
+  model.mutable_opset_import(0)->set_version(13);
+  addInput("x", onnx::TensorProto::FLOAT, {1, 1, 2, 3});
+  addInitializer("roi", {0}, {});
+  addInitializer("scales", {4}, {1, 1, 2, 1.5});
+  auto *node = addNode("Resize", {"x", "roi", "scales"}, {"y"});
+  auto *mode = node->add_attribute();
+  mode->set_name("coordinate_transformation_mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("asymmetric");
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  // Unit scales skip their axes; the others gather constant indices (asymmetric: x = y / s,
+  // rounded half down: 0 0 1 1 and 0 1 1 2).
+  std::vector<int64_t> axes, indices;
+  int others = 0;
+  mainOf(*m).walk([&](Operation *op) {
+    if (auto g = dyn_cast<infc::GatherOp>(op)) {
+      axes.push_back(g.getAxis());
+      DenseElementsAttr c;
+      ASSERT_TRUE(matchPattern(g.getIndices(), m_Constant(&c)));
+      for (APInt v : c.getValues<APInt>())
+        indices.push_back(v.getSExtValue());
+    } else if (!isa<infc::ConstantOp, func::ReturnOp>(op) && op->getDialect() &&
+               op->getDialect()->getNamespace() == "infc") {
+      ++others;
+    }
+  });
+  EXPECT_EQ(axes, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(indices, (std::vector<int64_t>{0, 0, 1, 1, 0, 1, 1, 2}));
+  EXPECT_EQ(others, 0);
+  EXPECT_EQ(mainOf(*m).getFunctionType().getResult(0),
+            RankedTensorType::get({1, 1, 4, 4}, Float32Type::get(&context)));
 }
 } // namespace

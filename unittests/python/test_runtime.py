@@ -48,7 +48,7 @@ def test_introspection(model):
     assert [io.name for io in model.outputs] == ["sum", "row_sum", "total"]
     assert model.outputs[1].dtype == np.int64
     assert model.outputs[2].shape == ()
-    assert model.num_threads == 0
+    assert model.num_threads >= 1  # 0 asked for the default: all usable CPUs
     assert repr(model) == ("<infc.Model 'fake_add' (a: float32[2,3], b: float32[3]) -> "
                            "(sum: float32[2,3], row_sum: int64[2], total: float64[])>")
 

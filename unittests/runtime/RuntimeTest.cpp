@@ -150,7 +150,8 @@ TEST_F(RuntimeTest, Introspection) {
   EXPECT_EQ(infc_model_find_input(model, "a", nullptr), INFC_ERR_INVALID_ARGUMENT);
 
   EXPECT_EQ(infc_session_model(session), model);
-  EXPECT_EQ(infc_session_num_threads(session), 0);
+  // 0 asks for the default: the CPUs this process may run on.
+  EXPECT_GE(infc_session_num_threads(session), 1);
 }
 
 TEST(Model, NullHandles) {

@@ -14,7 +14,7 @@ def ConvertInfcToLinalg : Pass<"convert-infc-to-linalg", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
-    "mlir::arith::ArithDialect", "mlir::math::MathDialect"
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect", "mlir::scf::SCFDialect"
   ];
 }
 

@@ -70,6 +70,8 @@ struct InfcTileAndVectorizeMatmulPass
       if (failed(result))
         continue;
       rewriter.replaceOp(op, result->replacements);
+      // Output-column tiles are independent: the session's threads share them out.
+      result->loops.front()->setAttr("infc.parallel", rewriter.getUnitAttr());
       // Peel the N and M loops: full tiles in the main loops, one static edge tile after.
       for (LoopLikeOpInterface loop : ArrayRef(result->loops).drop_back()) {
         scf::ForOp partial;

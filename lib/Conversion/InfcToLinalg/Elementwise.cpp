@@ -70,6 +70,31 @@ SCALAR(LessOp) {
 SCALAR(GreaterOp) {
   return compare(b, loc, args, arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
 }
+SCALAR(RemOp) { return floatOrInt<arith::RemFOp, arith::RemSIOp>(b, loc, args); }
+// ONNX BitShift: an amount outside [0, width) shifts everything out. As unsigned, a negative
+// amount is >= width too, so one compare finds both.
+Value shiftInRange(OpBuilder &b, Location loc, Value amount, Type et) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, amount,
+                               scalar(b, loc, et, et.getIntOrFloatBitWidth()));
+}
+SCALAR(ShiftLeftOp) {
+  if (!isa<IntegerType>(et))
+    return nullptr;
+  Value inRange = shiftInRange(b, loc, args[1], et), zero = scalar(b, loc, et, 0);
+  // The clamped amount keeps shli defined; the select then picks 0.
+  Value amount = arith::SelectOp::create(b, loc, inRange, args[1], zero);
+  Value shifted = arith::ShLIOp::create(b, loc, args[0], amount);
+  return arith::SelectOp::create(b, loc, inRange, shifted, zero);
+}
+SCALAR(ShiftRightOp) {
+  if (!isa<IntegerType>(et))
+    return nullptr;
+  // Shifting by width - 1 leaves just the sign fill, which is ONNX's out-of-range result.
+  Value inRange = shiftInRange(b, loc, args[1], et);
+  Value amount = arith::SelectOp::create(b, loc, inRange, args[1],
+                                         scalar(b, loc, et, et.getIntOrFloatBitWidth() - 1));
+  return arith::ShRSIOp::create(b, loc, args[0], amount);
+}
 SCALAR(WhereOp) { return arith::SelectOp::create(b, loc, args[0], args[1], args[2]); }
 
 SCALAR(NegOp) {
@@ -80,7 +105,9 @@ SCALAR(NegOp) {
 SCALAR(AbsOp) {
   if (isa<FloatType>(et))
     return math::AbsFOp::create(b, loc, args[0]);
-  return math::AbsIOp::create(b, loc, args[0]);
+  // max(x, 0 - x): the LLVM conversions leave math.absi illegal. INT_MIN stays INT_MIN.
+  Value negated = arith::SubIOp::create(b, loc, scalar(b, loc, et, 0), args[0]);
+  return arith::MaxSIOp::create(b, loc, args[0], negated);
 }
 SCALAR(SqrtOp) { return floatUnary<math::SqrtOp>(b, loc, args); }
 SCALAR(ExpOp) { return floatUnary<math::ExpOp>(b, loc, args); }
@@ -89,6 +116,18 @@ SCALAR(ErfOp) { return floatUnary<math::ErfOp>(b, loc, args); }
 SCALAR(TanhOp) { return floatUnary<math::TanhOp>(b, loc, args); }
 SCALAR(FloorOp) { return floatUnary<math::FloorOp>(b, loc, args); }
 SCALAR(CeilOp) { return floatUnary<math::CeilOp>(b, loc, args); }
+SCALAR(RoundOp) { return floatUnary<math::RoundEvenOp>(b, loc, args); }
+SCALAR(SinOp) { return floatUnary<math::SinOp>(b, loc, args); }
+SCALAR(CosOp) { return floatUnary<math::CosOp>(b, loc, args); }
+SCALAR(TanOp) { return floatUnary<math::TanOp>(b, loc, args); }
+SCALAR(AsinOp) { return floatUnary<math::AsinOp>(b, loc, args); }
+SCALAR(AcosOp) { return floatUnary<math::AcosOp>(b, loc, args); }
+SCALAR(AtanOp) { return floatUnary<math::AtanOp>(b, loc, args); }
+SCALAR(SinhOp) { return floatUnary<math::SinhOp>(b, loc, args); }
+SCALAR(CoshOp) { return floatUnary<math::CoshOp>(b, loc, args); }
+SCALAR(AsinhOp) { return floatUnary<math::AsinhOp>(b, loc, args); }
+SCALAR(AcoshOp) { return floatUnary<math::AcoshOp>(b, loc, args); }
+SCALAR(AtanhOp) { return floatUnary<math::AtanhOp>(b, loc, args); }
 SCALAR(SigmoidOp) {
   if (!isa<FloatType>(et))
     return nullptr;
@@ -213,4 +252,12 @@ void infc::populateElementwisePatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<ReciprocalOp>, ElementwiseLowering<NotOp>,
                ElementwiseLowering<ClipOp>, ElementwiseLowering<LeakyReluOp>,
                ElementwiseLowering<CastOp>>(patterns.getContext());
+  patterns.add<ElementwiseLowering<RemOp>, ElementwiseLowering<ShiftLeftOp>,
+               ElementwiseLowering<ShiftRightOp>, ElementwiseLowering<RoundOp>,
+               ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,
+               ElementwiseLowering<TanOp>, ElementwiseLowering<AsinOp>,
+               ElementwiseLowering<AcosOp>, ElementwiseLowering<AtanOp>,
+               ElementwiseLowering<SinhOp>, ElementwiseLowering<CoshOp>,
+               ElementwiseLowering<AsinhOp>, ElementwiseLowering<AcoshOp>,
+               ElementwiseLowering<AtanhOp>>(patterns.getContext());
 }

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -167,6 +168,7 @@ void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns) {
   populatePoolingPatterns(patterns);
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
+  populateIndexingPatterns(patterns);
 }
 
 namespace {
@@ -177,7 +179,7 @@ struct ConvertInfcToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<InfcDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
-                           math::MathDialect, func::FuncDialect>();
+                           math::MathDialect, func::FuncDialect, scf::SCFDialect>();
     RewritePatternSet patterns(ctx);
     populateInfcToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

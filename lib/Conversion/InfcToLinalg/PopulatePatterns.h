@@ -16,6 +16,7 @@ void populateLinearPatterns(mlir::RewritePatternSet &patterns);
 void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
+void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
 
 namespace lowering {
 /// A map from the iteration space of `resultShape` to an operand of `operandShape` under

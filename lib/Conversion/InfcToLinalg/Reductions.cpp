@@ -94,6 +94,75 @@ template <typename OpTy> struct ReduceLowering : public OpConversionPattern<OpTy
   }
 };
 
+/// arg_max / arg_min: one reduction generic along `axis` with two accumulators, the best
+/// value so far and its index. It scans in order, so a strict compare keeps the first
+/// extreme and a non-strict one the last. A NaN wins over any number, as in numpy.
+template <typename OpTy, bool isMax>
+struct ArgReduceLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    Type et = type.getElementType();
+    if (!isa<FloatType, IntegerType>(et) || et.isInteger(1))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    int64_t axis = op.getAxis();
+    bool last = op.getSelectLastIndex();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      iterators.push_back(d == axis ? utils::IteratorType::reduction
+                                    : utils::IteratorType::parallel);
+      if (d == axis)
+        continue;
+      shape.push_back(type.getDimSize(d));
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    Type i64 = rewriter.getI64Type();
+    auto valueType = RankedTensorType::get(shape, et);
+    auto indexType = RankedTensorType::get(shape, i64);
+    Value bestValue = filled(rewriter, loc, valueType, isMax ? lowestAttr(et) : highestAttr(et));
+    Value bestIndex = filled(rewriter, loc, indexType, rewriter.getI64IntegerAttr(0));
+    AffineMap outMap = AffineMap::get(type.getRank(), 0, outExprs, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(type.getRank(), ctx),
+                                   outMap, outMap};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valueType, indexType}, ValueRange{x},
+        ValueRange{bestValue, bestIndex}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value v = args[0], best = args[1];
+          Value index = arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, axis));
+          Value better;
+          if (isa<FloatType>(et)) {
+            using P = arith::CmpFPredicate;
+            P pred = isMax ? (last ? P::OGE : P::OGT) : (last ? P::OLE : P::OLT);
+            better = arith::CmpFOp::create(b, l, pred, v, best);
+            Value isNaN = arith::CmpFOp::create(b, l, P::UNO, v, v);
+            // The first NaN wins; with select_last_index the last one.
+            if (!last)
+              isNaN = arith::AndIOp::create(b, l, isNaN,
+                                            arith::CmpFOp::create(b, l, P::ORD, best, best));
+            better = arith::OrIOp::create(b, l, better, isNaN);
+          } else {
+            using P = arith::CmpIPredicate;
+            P pred = isMax ? (last ? P::sge : P::sgt) : (last ? P::sle : P::slt);
+            better = arith::CmpIOp::create(b, l, pred, v, best);
+          }
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{arith::SelectOp::create(b, l, better, v, best),
+                                             arith::SelectOp::create(b, l, better, index,
+                                                                     args[2])});
+        });
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, generic.getResult(1),
+                                         cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
 /// softmax(x) = exp(x - max) / sum(exp(x - max)) along one axis.
 struct SoftmaxLowering : public OpConversionPattern<SoftmaxOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -180,5 +249,7 @@ void infc::populateReductionPatterns(RewritePatternSet &patterns) {
   patterns.add<ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMeanOp>,
                ReduceLowering<ReduceMaxOp>, ReduceLowering<ReduceMinOp>,
                ReduceLowering<ReduceProdOp>, SoftmaxLowering, LayerNormLowering>(
+      patterns.getContext());
+  patterns.add<ArgReduceLowering<ArgMaxOp, true>, ArgReduceLowering<ArgMinOp, false>>(
       patterns.getContext());
 }

@@ -95,6 +95,21 @@ LogicalResult importCast(NodeImporter &n) {
   return success();
 }
 
+LogicalResult importBitShift(NodeImporter &n) {
+  if (n.inputType(0).getElementType() != n.inputType(1).getElementType())
+    return n.error() << "operands have different element types "
+                     << n.inputType(0).getElementType() << " and "
+                     << n.inputType(1).getElementType();
+  std::string direction = n.getString("direction", "");
+  if (direction == "LEFT")
+    n.setResult(0, n.create<ShiftLeftOp>(n.input(0), n.input(1)));
+  else if (direction == "RIGHT")
+    n.setResult(0, n.create<ShiftRightOp>(n.input(0), n.input(1)));
+  else
+    return n.error() << "direction must be LEFT or RIGHT, got '" << direction << "'";
+  return success();
+}
+
 LogicalResult importWhere(NodeImporter &n) {
   n.setResult(0, n.create<WhereOp>(n.input(0), n.input(1), n.input(2)));
   return success();
@@ -137,6 +152,18 @@ void infc::registerElementwiseImporters(ImportRegistry &r) {
   r["Floor"] = unary<FloorOp>();
   r["Ceil"] = unary<CeilOp>();
   r["Not"] = unary<NotOp>();
+  r["Round"] = unary<RoundOp>();
+  r["Sin"] = unary<SinOp>();
+  r["Cos"] = unary<CosOp>();
+  r["Tan"] = unary<TanOp>();
+  r["Asin"] = unary<AsinOp>();
+  r["Acos"] = unary<AcosOp>();
+  r["Atan"] = unary<AtanOp>();
+  r["Sinh"] = unary<SinhOp>();
+  r["Cosh"] = unary<CoshOp>();
+  r["Asinh"] = unary<AsinhOp>();
+  r["Acosh"] = unary<AcoshOp>();
+  r["Atanh"] = unary<AtanhOp>();
   r["Add"] = binary<AddOp>();
   r["Sub"] = binary<SubOp>();
   r["Mul"] = binary<MulOp>();
@@ -155,6 +182,7 @@ void infc::registerElementwiseImporters(ImportRegistry &r) {
   r["LeakyRelu"] = importLeakyRelu;
   r["Cast"] = importCast;
   r["Where"] = importWhere;
+  r["BitShift"] = importBitShift;
   r["Identity"] = importIdentity;
   r["Dropout"] = importDropout;
 }

@@ -4,6 +4,58 @@
 using namespace mlir;
 using namespace infc;
 
+std::optional<SmallVector<int64_t>> infc::reductionAxes(NodeImporter &n,
+                                                       int64_t axesInputSince) {
+  int64_t rank = n.inputType(0).getRank();
+  SmallVector<int64_t> axes;
+  if (n.opset >= axesInputSince) {
+    // An empty axes tensor needs no value, even as a graph input.
+    if (n.input(1) && n.inputType(1).getNumElements() != 0) {
+      auto values = n.constantInts(1, "axes");
+      if (!values)
+        return std::nullopt;
+      axes = *values;
+    }
+  } else {
+    axes = n.getInts("axes");
+  }
+  if (axes.empty()) {
+    if (n.getInt("noop_with_empty_axes", 0))
+      return axes;
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  for (int64_t &a : axes) {
+    std::optional<int64_t> norm = n.normalizeAxis(a, rank);
+    if (!norm)
+      return std::nullopt;
+    a = *norm;
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+LogicalResult infc::importAlongAxis(NodeImporter &n,
+                                    function_ref<Value(Value x, int64_t axis)> fn) {
+  RankedTensorType xt = n.inputType(0);
+  int64_t rank = xt.getRank();
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", n.opset < 13 ? 1 : -1), rank);
+  if (!axis)
+    return failure();
+  if (n.opset >= 13 || *axis == rank - 1) {
+    n.setResult(0, fn(n.input(0), *axis));
+    return success();
+  }
+  // Before opset 13 the input is coerced to 2-D at `axis` and normalized over the rest.
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < *axis ? outer : inner) *= xt.getDimSize(d);
+  Value y = fn(n.reshape(n.input(0), {outer, inner}), 1);
+  n.setResult(0, n.reshape(y, xt.getShape()));
+  return success();
+}
+
 namespace {
 /// Resolves auto_pad / pads for a 2-D window op into [top, left, bottom, right].
 LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
@@ -201,70 +253,69 @@ LogicalResult importBatchNorm(NodeImporter &n) {
 }
 
 LogicalResult importSoftmax(NodeImporter &n) {
-  RankedTensorType xt = n.inputType(0);
-  int64_t rank = xt.getRank();
-  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", n.opset < 13 ? 1 : -1), rank);
-  if (!axis)
-    return failure();
-  if (n.opset >= 13 || *axis == rank - 1) {
-    n.setResult(0, n.create<SoftmaxOp>(n.input(0), n.b.getI64IntegerAttr(*axis)));
-    return success();
-  }
-  // Before opset 13 the input is coerced to 2-D at `axis` and normalized over the rest.
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    (d < *axis ? outer : inner) *= xt.getDimSize(d);
-  Value flat = n.reshape(n.input(0), {outer, inner});
-  Value y = n.create<SoftmaxOp>(flat, n.b.getI64IntegerAttr(1));
-  n.setResult(0, n.reshape(y, xt.getShape()));
-  return success();
+  return importAlongAxis(n, [&](Value x, int64_t axis) {
+    return n.create<SoftmaxOp>(x, n.b.getI64IntegerAttr(axis));
+  });
 }
 
 LogicalResult importLayerNorm(NodeImporter &n) {
-  if (n.outputUsed(1) || n.outputUsed(2))
-    return n.error() << "the Mean and InvStdDev outputs are not supported";
-  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", -1), n.inputType(0).getRank());
+  RankedTensorType xt = n.inputType(0);
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", -1), xt.getRank());
   if (!axis)
     return failure();
-  n.setResult(0, n.create<LayerNormOp>(n.inputType(0), n.input(0), n.input(1), n.input(2),
+  double epsilon = n.getFloat("epsilon", 1e-5);
+  n.setResult(0, n.create<LayerNormOp>(xt, n.input(0), n.input(1), n.input(2),
                                        n.b.getI64IntegerAttr(*axis),
-                                       n.b.getF64FloatAttr(n.getFloat("epsilon", 1e-5))));
+                                       n.b.getF64FloatAttr(epsilon)));
+  if (!n.outputUsed(1) && !n.outputUsed(2))
+    return success();
+  // Mean and InvStdDev (stash type U) over the normalized dims, kept as size 1.
+  Type stash = onnxElementType(n.b.getContext(), n.getInt("stash_type", 1));
+  if (!isa_and_nonnull<FloatType>(stash))
+    return n.error() << "unsupported stash_type "
+                     << onnxDataTypeName(n.getInt("stash_type", 1));
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(*axis, xt.getRank()));
+  auto mean = [&](Value v) {
+    return n.create<ReduceMeanOp>(v, n.b.getDenseI64ArrayAttr(axes), n.b.getBoolAttr(true));
+  };
+  auto toStash = [&](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getElementType() == stash)
+      return v;
+    return n.create<CastOp>(RankedTensorType::get(type.getShape(), stash), v);
+  };
+  Value m = mean(n.input(0));
+  Value centered = n.create<SubOp>(n.input(0), m);
+  Value var = mean(n.create<MulOp>(centered, centered));
+  Value invStdDev = n.create<ReciprocalOp>(
+      n.create<SqrtOp>(n.create<AddOp>(var, n.scalarLike(var, epsilon))));
+  n.setResult(1, toStash(m));
+  n.setResult(2, toStash(invStdDev));
   return success();
 }
 
-/// Reduce*: axes from the attribute (older opsets) or the second input (ReduceSum from 13,
-/// the others from 18). Empty axes reduce everything unless noop_with_empty_axes.
+/// ArgMax, ArgMin: axis default 0, keepdims default 1, select_last_index from opset 12.
+template <typename ArgOp> LogicalResult importArgReduce(NodeImporter &n) {
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", 0), n.inputType(0).getRank());
+  if (!axis)
+    return failure();
+  n.setResult(0, n.create<ArgOp>(n.input(0), n.b.getI64IntegerAttr(*axis),
+                                 n.b.getBoolAttr(n.getInt("keepdims", 1)),
+                                 n.b.getBoolAttr(n.getInt("select_last_index", 0))));
+  return success();
+}
+
+/// Reduce*: the ReduceOp over the node's axes, or the input itself for no axes.
 template <typename ReduceOp> ImportFn reduce(int64_t axesInputSince) {
   return [axesInputSince](NodeImporter &n) -> LogicalResult {
-    int64_t rank = n.inputType(0).getRank();
-    SmallVector<int64_t> axes;
-    if (n.opset >= axesInputSince) {
-      if (n.input(1)) {
-        auto values = n.constantInts(1, "axes");
-        if (!values)
-          return failure();
-        axes = *values;
-      }
-    } else {
-      axes = n.getInts("axes");
+    std::optional<SmallVector<int64_t>> axes = reductionAxes(n, axesInputSince);
+    if (!axes)
+      return failure();
+    if (axes->empty()) {
+      n.setResult(0, n.input(0));
+      return success();
     }
-    if (axes.empty()) {
-      if (n.getInt("noop_with_empty_axes", 0)) {
-        n.setResult(0, n.input(0));
-        return success();
-      }
-      for (int64_t d = 0; d < rank; ++d)
-        axes.push_back(d);
-    }
-    for (int64_t &a : axes) {
-      std::optional<int64_t> norm = n.normalizeAxis(a, rank);
-      if (!norm)
-        return failure();
-      a = *norm;
-    }
-    llvm::sort(axes);
-    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-    n.setResult(0, n.create<ReduceOp>(n.input(0), n.b.getDenseI64ArrayAttr(axes),
+    n.setResult(0, n.create<ReduceOp>(n.input(0), n.b.getDenseI64ArrayAttr(*axes),
                                       n.b.getBoolAttr(n.getInt("keepdims", 1))));
     return success();
   };
@@ -287,4 +338,6 @@ void infc::registerNeuralNetImporters(ImportRegistry &r) {
   r["ReduceMax"] = reduce<ReduceMaxOp>(18);
   r["ReduceMin"] = reduce<ReduceMinOp>(18);
   r["ReduceProd"] = reduce<ReduceProdOp>(18);
+  r["ArgMax"] = importArgReduce<ArgMaxOp>;
+  r["ArgMin"] = importArgReduce<ArgMinOp>;
 }

@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include "onnx.pb.h"
@@ -88,6 +89,20 @@ using ImportRegistry = llvm::StringMap<ImportFn>;
 void registerElementwiseImporters(ImportRegistry &registry);
 void registerNeuralNetImporters(ImportRegistry &registry);
 void registerShapeImporters(ImportRegistry &registry);
+void registerTensorOpImporters(ImportRegistry &registry);
+void registerCompositeImporters(ImportRegistry &registry);
+
+/// The axes of a Reduce* node, normalized, sorted and distinct: from the attribute before
+/// opset `axesInputSince`, else from the constant input 1 (an input of no elements needs no
+/// value, even a graph input). No axes means every dim, or none (an empty list) with
+/// noop_with_empty_axes. nullopt after an error.
+std::optional<llvm::SmallVector<int64_t>> reductionAxes(NodeImporter &n, int64_t axesInputSince);
+
+/// Softmax, LogSoftmax, Hardmax: result 0 is `fn(x, axis)` for the node's axis (default -1,
+/// or 1 before opset 13). Before opset 13 a non-last axis coerces the input to 2-D
+/// [outer, inner] at the axis, runs fn on axis 1 and reshapes back.
+mlir::LogicalResult importAlongAxis(NodeImporter &n,
+                                    llvm::function_ref<mlir::Value(mlir::Value, int64_t)> fn);
 const ImportRegistry &importRegistry();
 
 /// ONNX TensorProto data type to an MLIR element type (null if unsupported).

@@ -66,6 +66,8 @@ const ImportRegistry &infc::importRegistry() {
     registerElementwiseImporters(r);
     registerNeuralNetImporters(r);
     registerShapeImporters(r);
+    registerTensorOpImporters(r);
+    registerCompositeImporters(r);
     return r;
   }();
   return registry;

@@ -164,12 +164,16 @@ func.func @unary_math(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tenso
 
 // -----
 
-// Integer neg is 0 - x; abs and relu have integer forms.
+// Integer neg is 0 - x; abs is max(x, 0 - x) (math.absi has no LLVM lowering); relu has an
+// integer form.
 // CHECK-LABEL: func @unary_int
 // CHECK: ^bb0(%[[X:.*]]: i32, %{{.*}}: i32):
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: arith.subi %[[ZERO]], %[[X]] : i32
-// CHECK: math.absi %{{.*}} : i32
+// CHECK: ^bb0(%[[A:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[ZERO2:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[NEGA:.*]] = arith.subi %[[ZERO2]], %[[A]] : i32
+// CHECK-NEXT: arith.maxsi %[[A]], %[[NEGA]] : i32
 // CHECK: ^bb0(%[[Y:.*]]: i32, %{{.*}}: i32):
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: arith.maxsi %[[Y]], %[[Z]] : i32
@@ -212,6 +216,69 @@ func.func @activations(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tens
   %2 = infc.reciprocal %a : tensor<4xf32>
   %3 = infc.leaky_relu %a {alpha = 0.2 : f64} : tensor<4xf32>
   return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// round is math.roundeven (ties to even); the trigonometric ops are their math ops.
+// CHECK-LABEL: func @round_and_trig
+// CHECK: math.roundeven %{{.*}} : f32
+// CHECK: math.sin
+// CHECK: math.cos
+// CHECK: math.tan
+// CHECK: math.asin
+// CHECK: math.acos
+// CHECK: math.atan
+// CHECK: math.sinh
+// CHECK: math.cosh
+// CHECK: math.asinh
+// CHECK: math.acosh
+// CHECK: math.atanh %{{.*}} : f32
+func.func @round_and_trig(%a: tensor<4xf32>) {
+  %0 = infc.round %a : tensor<4xf32>
+  %1 = infc.sin %a : tensor<4xf32>
+  %2 = infc.cos %a : tensor<4xf32>
+  %3 = infc.tan %a : tensor<4xf32>
+  %4 = infc.asin %a : tensor<4xf32>
+  %5 = infc.acos %a : tensor<4xf32>
+  %6 = infc.atan %a : tensor<4xf32>
+  %7 = infc.sinh %a : tensor<4xf32>
+  %8 = infc.cosh %a : tensor<4xf32>
+  %9 = infc.asinh %a : tensor<4xf32>
+  %10 = infc.acosh %a : tensor<4xf32>
+  %11 = infc.atanh %a : tensor<4xf32>
+  return
+}
+
+// -----
+
+// rem is remf / remsi. Shifts compare the amount unsigned with the width, so a negative
+// amount is out of range too: shift_left then yields 0 (from an in-range amount, which keeps
+// shli defined), shift_right shifts by width - 1, leaving the sign fill.
+// CHECK-LABEL: func @rem_and_shifts
+// CHECK: arith.remf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.remsi %{{.*}}, %{{.*}} : i8
+// CHECK: ^bb0(%[[X:.*]]: i8, %[[N:.*]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: %[[W:.*]] = arith.constant 8 : i8
+// CHECK-NEXT: %[[OK:.*]] = arith.cmpi ult, %[[N]], %[[W]] : i8
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: %[[AMT:.*]] = arith.select %[[OK]], %[[N]], %[[Z]] : i8
+// CHECK-NEXT: %[[SHL:.*]] = arith.shli %[[X]], %[[AMT]] : i8
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[OK]], %[[SHL]], %[[Z]] : i8
+// CHECK-NEXT: linalg.yield %[[R]]
+// CHECK: ^bb0(%[[Y:.*]]: i8, %[[M:.*]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: %[[W2:.*]] = arith.constant 8 : i8
+// CHECK-NEXT: %[[OK2:.*]] = arith.cmpi ult, %[[M]], %[[W2]] : i8
+// CHECK-NEXT: %[[SEVEN:.*]] = arith.constant 7 : i8
+// CHECK-NEXT: %[[AMT2:.*]] = arith.select %[[OK2]], %[[M]], %[[SEVEN]] : i8
+// CHECK-NEXT: %[[SHR:.*]] = arith.shrsi %[[Y]], %[[AMT2]] : i8
+// CHECK-NEXT: linalg.yield %[[SHR]]
+func.func @rem_and_shifts(%f: tensor<4xf32>, %i: tensor<2x3xi8>, %j: tensor<3xi8>) {
+  %0 = infc.rem %f, %f : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = infc.rem %i, %j : (tensor<2x3xi8>, tensor<3xi8>) -> tensor<2x3xi8>
+  %2 = infc.shift_left %i, %j : (tensor<2x3xi8>, tensor<3xi8>) -> tensor<2x3xi8>
+  %3 = infc.shift_right %i, %j : (tensor<2x3xi8>, tensor<3xi8>) -> tensor<2x3xi8>
+  return
 }
 
 // -----

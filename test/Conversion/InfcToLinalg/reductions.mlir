@@ -125,6 +125,56 @@ func.func @softmax_axis0(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// arg_max: one generic reducing `axis` into two accumulators, the best value (from -inf) and
+// its index (from 0). A strict compare keeps the first maximum; a NaN wins over numbers, and
+// the first NaN stays. keepdims re-expands the index.
+// CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func @arg_max
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[BEST:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[IDX:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<2xi64>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ROW]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<2x3xf32>) outs(%[[BEST]], %[[IDX]] : tensor<2xf32>, tensor<2xi64>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %[[B:.*]]: f32, %[[I:.*]]: i64):
+// CHECK-NEXT: %[[POS:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[POS64:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[V]], %[[B]] : f32
+// CHECK-NEXT: %[[VNAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
+// CHECK-NEXT: %[[BORD:.*]] = arith.cmpf ord, %[[B]], %[[B]] : f32
+// CHECK-NEXT: %[[NEWNAN:.*]] = arith.andi %[[VNAN]], %[[BORD]] : i1
+// CHECK-NEXT: %[[TAKE:.*]] = arith.ori %[[GT]], %[[NEWNAN]] : i1
+// CHECK-NEXT: %[[NB:.*]] = arith.select %[[TAKE]], %[[V]], %[[B]] : f32
+// CHECK-NEXT: %[[NI:.*]] = arith.select %[[TAKE]], %[[POS64]], %[[I]] : i64
+// CHECK-NEXT: linalg.yield %[[NB]], %[[NI]] : f32, i64
+// CHECK: %[[K:.*]] = tensor.expand_shape %[[R]]#1 {{\[}}[0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
+// CHECK: return %[[K]]
+func.func @arg_max(%x: tensor<2x3xf32>) -> tensor<2x1xi64> {
+  %0 = infc.arg_max %x {axis = 1 : i64, keepdims = true, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  return %0 : tensor<2x1xi64>
+}
+
+// -----
+
+// arg_min on integers from the type's maximum; select_last_index makes the compare
+// non-strict, so a later equal minimum replaces the earlier one.
+// CHECK-LABEL: func @arg_min_last
+// CHECK: %[[MAX:.*]] = arith.constant 127 : i8
+// CHECK: linalg.fill ins(%[[MAX]] : i8)
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+// CHECK: linalg.index 0 : index
+// CHECK: %[[LE:.*]] = arith.cmpi sle, %{{.*}}, %{{.*}} : i8
+// CHECK: arith.select %[[LE]]
+// CHECK: return %[[R]]#1 : tensor<3xi64>
+func.func @arg_min_last(%x: tensor<2x3xi8>) -> tensor<3xi64> {
+  %0 = infc.arg_min %x {axis = 0 : i64, keepdims = false, select_last_index = true} : (tensor<2x3xi8>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
 // layer_norm: mean and biased variance over [axis, rank) as sums times 1/4, then
 // (x - mean) / sqrt(var + eps) * scale + bias.
 // CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>

@@ -148,6 +148,46 @@ func.func @unary_float() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor
 
 // -----
 
+// round is ties-to-even; the trigonometric folds run in double.
+// CHECK-LABEL: func @round_and_trig
+// CHECK-DAG: %[[ROUND:.*]] = infc.constant dense<[-2.000000e+00, 0.000000e+00, 2.000000e+00, 2.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: %[[SIN:.*]] = infc.constant dense<0.000000e+00> : tensor<1xf32>
+// CHECK-DAG: %[[COSH:.*]] = infc.constant dense<1.000000e+00> : tensor<1xf32>
+// CHECK: return %[[ROUND]], %[[SIN]], %[[COSH]]
+func.func @round_and_trig() -> (tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) {
+  %a = infc.constant dense<[-2.5, 0.5, 1.5, 2.4]> : tensor<4xf32>
+  %z = infc.constant dense<0.0> : tensor<1xf32>
+  %0 = infc.round %a : tensor<4xf32>
+  %1 = infc.sin %z : tensor<1xf32>
+  %2 = infc.cosh %z : tensor<1xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<1xf32>, tensor<1xf32>
+}
+
+// -----
+
+// rem keeps the dividend's sign; shifts by an amount outside [0, 8) give the sign fill.
+// CHECK-LABEL: func @rem_and_shifts
+// CHECK-DAG: %[[REM:.*]] = infc.constant dense<[-1, 1, -1, 1]> : tensor<4xi8>
+// CHECK-DAG: %[[FREM:.*]] = infc.constant dense<[-1.000000e+00, 1.500000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[SHL:.*]] = infc.constant dense<[-14, 0, 0, -128]> : tensor<4xi8>
+// CHECK-DAG: %[[SHR:.*]] = infc.constant dense<[-4, -1, -1, 0]> : tensor<4xi8>
+// CHECK: return %[[REM]], %[[FREM]], %[[SHL]], %[[SHR]]
+func.func @rem_and_shifts() -> (tensor<4xi8>, tensor<2xf32>, tensor<4xi8>, tensor<4xi8>) {
+  %a = infc.constant dense<[-7, 7, -7, 7]> : tensor<4xi8>
+  %b = infc.constant dense<[3, 3, -3, -3]> : tensor<4xi8>
+  %x = infc.constant dense<[-7, -7, -7, 1]> : tensor<4xi8>
+  %s = infc.constant dense<[1, 8, -1, 7]> : tensor<4xi8>
+  %f = infc.constant dense<[-7.0, 5.5]> : tensor<2xf32>
+  %g = infc.constant dense<[3.0, -2.0]> : tensor<2xf32>
+  %0 = infc.rem %a, %b : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  %1 = infc.rem %f, %g : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %2 = infc.shift_left %x, %s : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  %3 = infc.shift_right %x, %s : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  return %0, %1, %2, %3 : tensor<4xi8>, tensor<2xf32>, tensor<4xi8>, tensor<4xi8>
+}
+
+// -----
+
 // Comparisons and logic yield i1 constants.
 // CHECK-LABEL: func @compare_and_logic
 // CHECK-DAG: %[[LT:.*]] = infc.constant dense<[true, false, false]> : tensor<3xi1>

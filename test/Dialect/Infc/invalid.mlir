@@ -40,6 +40,47 @@ func.func @or_not_i1(%a: tensor<3xi8>, %b: tensor<3xi8>) {
 
 // -----
 
+func.func @shift_float(%a: tensor<3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'infc.shift_left' op expects integer operands, got 'f32'}}
+  %0 = infc.shift_left %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @shift_bool(%a: tensor<3xi1>, %b: tensor<3xi1>) {
+  // expected-error @+1 {{'infc.shift_right' op expects integer operands, got 'i1'}}
+  %0 = infc.shift_right %a, %b : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
+  return
+}
+
+// -----
+
+func.func @arg_max_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects axis in [0, 2), got 2}}
+  %0 = infc.arg_max %a {axis = 2 : i64, keepdims = true, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @arg_min_result(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'infc.arg_min' op inferred type(s) 'tensor<2xi64>' are incompatible with return type(s) of operation 'tensor<2x1xi64>'}}
+  // expected-error @+1 {{'infc.arg_min' op failed to infer returned types}}
+  %0 = infc.arg_min %a {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+func.func @arg_max_bool(%a: tensor<2x3xi1>) {
+  // expected-error @+1 {{'infc.arg_max' op expects a numeric input, got i1}}
+  %0 = infc.arg_max %a {axis = 1 : i64, keepdims = true, select_last_index = false} : (tensor<2x3xi1>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
 func.func @binary_wrong_result_shape(%a: tensor<2x1xf32>, %b: tensor<1x3xf32>) {
   // expected-error @+2 {{'infc.sub' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<2x1xf32>'}}
   // expected-error @+1 {{'infc.sub' op failed to infer returned types}}
@@ -584,5 +625,145 @@ func.func @gather_wrong_result(%x: tensor<2x3xf32>, %i: tensor<4xi32>) {
   // expected-error @+2 {{'infc.gather' op inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<4x3xf32>'}}
   // expected-error @+1 {{'infc.gather' op failed to infer returned types}}
   %0 = infc.gather %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4xi32>) -> tensor<4x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and padding
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @pad_mode(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.pad' op expects mode constant, reflect, edge or wrap, got 'mirror'}}
+  %0 = infc.pad %x {high = array<i64: 0, 0>, low = array<i64: 1, 0>, mode = "mirror"} : (tensor<2x3xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.pad' op expects non-negative pads (dim 1)}}
+  %0 = infc.pad %x {high = array<i64: 0, -1>, low = array<i64: 1, 0>, mode = "edge"} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @pad_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects low and high pads of rank 2}}
+  %0 = infc.pad %x {high = array<i64: 0>, low = array<i64: 1>, mode = "edge"} : (tensor<2x3xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_in_edge_mode(%x: tensor<2x3xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'infc.pad' op takes a value in constant mode only}}
+  %0 = infc.pad %x, %v {high = array<i64: 0, 0>, low = array<i64: 1, 0>, mode = "edge"} : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_type(%x: tensor<2x3xf32>, %v: tensor<1xf32>) {
+  // expected-error @+1 {{'infc.pad' op expects a rank-0 value of the input's element type, got 'tensor<1xf32>'}}
+  %0 = infc.pad %x, %v {high = array<i64: 0, 0>, low = array<i64: 1, 0>, mode = "constant"} : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_empty_dim(%x: tensor<0x3xf32>) {
+  // expected-error @+1 {{'infc.pad' op cannot pad an empty dim in wrap mode (dim 0)}}
+  %0 = infc.pad %x {high = array<i64: 0, 0>, low = array<i64: 1, 0>, mode = "wrap"} : (tensor<0x3xf32>) -> tensor<1x3xf32>
+  return
+}
+
+// -----
+
+func.func @cumsum_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'infc.cumsum' op expects axis in [0, 2), got 2}}
+  %0 = infc.cumsum %x {axis = 2 : i64, exclusive = false, reverse = false} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @cumsum_bool(%x: tensor<3xi1>) {
+  // expected-error @+1 {{'infc.cumsum' op is not defined on i1}}
+  %0 = infc.cumsum %x {axis = 0 : i64, exclusive = false, reverse = false} : tensor<3xi1>
+  return
+}
+
+// -----
+
+func.func @scatter_axis(%x: tensor<2x3xf32>, %i: tensor<1x3xi64>, %u: tensor<1x3xf32>) {
+  // expected-error @+1 {{'infc.scatter' op expects axis in [0, 2), got -1}}
+  %0 = infc.scatter %x, %i, %u {axis = -1 : i64, reduction = "none"} : (tensor<2x3xf32>, tensor<1x3xi64>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_shapes(%x: tensor<2x3xf32>, %i: tensor<1x3xi64>, %u: tensor<1x2xf32>) {
+  // expected-error @+1 {{'infc.scatter' op expects indices and updates of one shape, got 'tensor<1x3xi64>' and 'tensor<1x2xf32>'}}
+  %0 = infc.scatter %x, %i, %u {axis = 0 : i64, reduction = "none"} : (tensor<2x3xf32>, tensor<1x3xi64>, tensor<1x2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_rank(%x: tensor<2x3xf32>, %i: tensor<3xi64>, %u: tensor<3xf32>) {
+  // expected-error @+1 {{'infc.scatter' op expects indices of the data's rank 2}}
+  %0 = infc.scatter %x, %i, %u {axis = 0 : i64, reduction = "none"} : (tensor<2x3xf32>, tensor<3xi64>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_too_large(%x: tensor<2x3xf32>, %i: tensor<1x4xi64>, %u: tensor<1x4xf32>) {
+  // expected-error @+1 {{'infc.scatter' op indices are larger than the data in dim 1}}
+  %0 = infc.scatter %x, %i, %u {axis = 0 : i64, reduction = "none"} : (tensor<2x3xf32>, tensor<1x4xi64>, tensor<1x4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_update_type(%x: tensor<2x3xf32>, %i: tensor<1x3xi64>, %u: tensor<1x3xf64>) {
+  // expected-error @+1 {{'infc.scatter' op expects updates of the data's element type}}
+  %0 = infc.scatter %x, %i, %u {axis = 0 : i64, reduction = "none"} : (tensor<2x3xf32>, tensor<1x3xi64>, tensor<1x3xf64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_reduction(%x: tensor<2x3xf32>, %i: tensor<1x3xi64>, %u: tensor<1x3xf32>) {
+  // expected-error @+1 {{'infc.scatter' op expects reduction none, add, mul, max or min, got 'sub'}}
+  %0 = infc.scatter %x, %i, %u {axis = 0 : i64, reduction = "sub"} : (tensor<2x3xf32>, tensor<1x3xi64>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @topk_k(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects k in [0, 3], got 4}}
+  %0:2 = infc.topk %x {axis = 1 : i64, k = 4 : i64, largest = true} : tensor<2x3xf32> -> tensor<2x4xf32>, tensor<2x4xi64>
+  return
+}
+
+// -----
+
+func.func @topk_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects axis in [0, 2)}}
+  %0:2 = infc.topk %x {axis = 2 : i64, k = 1 : i64, largest = true} : tensor<2x3xf32> -> tensor<2x1xf32>, tensor<2x1xi64>
+  return
+}
+
+// -----
+
+func.func @topk_bool(%x: tensor<2x3xi1>) {
+  // expected-error @+1 {{'infc.topk' op is not defined on i1}}
+  %0:2 = infc.topk %x {axis = 1 : i64, k = 1 : i64, largest = true} : tensor<2x3xi1> -> tensor<2x1xi1>, tensor<2x1xi64>
   return
 }

@@ -141,6 +141,46 @@ func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<2x3xi32>, %s: tensor<4xf
   return
 }
 
+// CHECK-LABEL: func @math_and_arg_reductions
+func.func @math_and_arg_reductions(%a: tensor<4xf32>, %x: tensor<2x3x4xf32>, %i: tensor<2x3xi32>,
+                                   %j: tensor<3xi32>) {
+  // CHECK: infc.round %{{.*}} : tensor<4xf32>
+  %0 = infc.round %a : tensor<4xf32>
+  // CHECK: infc.sin %{{.*}} : tensor<4xf32>
+  %1 = infc.sin %a : tensor<4xf32>
+  // CHECK: infc.cos %{{.*}} : tensor<4xf32>
+  %2 = infc.cos %a : tensor<4xf32>
+  // CHECK: infc.tan %{{.*}} : tensor<4xf32>
+  %3 = infc.tan %a : tensor<4xf32>
+  // CHECK: infc.asin %{{.*}} : tensor<4xf32>
+  %4 = infc.asin %a : tensor<4xf32>
+  // CHECK: infc.acos %{{.*}} : tensor<4xf32>
+  %5 = infc.acos %a : tensor<4xf32>
+  // CHECK: infc.atan %{{.*}} : tensor<4xf32>
+  %6 = infc.atan %a : tensor<4xf32>
+  // CHECK: infc.sinh %{{.*}} : tensor<4xf32>
+  %7 = infc.sinh %a : tensor<4xf32>
+  // CHECK: infc.cosh %{{.*}} : tensor<4xf32>
+  %8 = infc.cosh %a : tensor<4xf32>
+  // CHECK: infc.asinh %{{.*}} : tensor<4xf32>
+  %9 = infc.asinh %a : tensor<4xf32>
+  // CHECK: infc.acosh %{{.*}} : tensor<4xf32>
+  %10 = infc.acosh %a : tensor<4xf32>
+  // CHECK: infc.atanh %{{.*}} : tensor<4xf32>
+  %11 = infc.atanh %a : tensor<4xf32>
+  // CHECK: infc.rem %{{.*}}, %{{.*}} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %12 = infc.rem %i, %j : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  // CHECK: infc.shift_left %{{.*}}, %{{.*}} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %13 = infc.shift_left %i, %j : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  // CHECK: infc.shift_right %{{.*}}, %{{.*}} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %14 = infc.shift_right %i, %j : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  // CHECK: infc.arg_max %{{.*}} {axis = 1 : i64, keepdims = true, select_last_index = false} : (tensor<2x3x4xf32>) -> tensor<2x1x4xi64>
+  %15 = infc.arg_max %x {axis = 1 : i64, keepdims = true, select_last_index = false} : (tensor<2x3x4xf32>) -> tensor<2x1x4xi64>
+  // CHECK: infc.arg_min %{{.*}} {axis = 0 : i64, keepdims = false, select_last_index = true} : (tensor<2x3xi32>) -> tensor<3xi64>
+  %16 = infc.arg_min %i {axis = 0 : i64, keepdims = false, select_last_index = true} : (tensor<2x3xi32>) -> tensor<3xi64>
+  return
+}
+
 // CHECK-LABEL: func @data_movement
 func.func @data_movement(%x: tensor<2x3xf32>, %v: tensor<3xf32>, %i: tensor<2x2xi64>, %j: tensor<i32>) {
   // CHECK: infc.reshape %{{.*}} : tensor<2x3xf32> -> tensor<3x1x2xf32>
@@ -157,5 +197,20 @@ func.func @data_movement(%x: tensor<2x3xf32>, %v: tensor<3xf32>, %i: tensor<2x2x
   %5 = infc.gather %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
   // CHECK: infc.gather %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<2x3xf32>, tensor<i32>) -> tensor<3xf32>
   %6 = infc.gather %x, %j {axis = 0 : i64} : (tensor<2x3xf32>, tensor<i32>) -> tensor<3xf32>
+  return
+}
+
+// CHECK-LABEL: func @indexing
+func.func @indexing(%x: tensor<2x3xf32>, %v: tensor<f32>, %i: tensor<1x3xi64>, %u: tensor<1x3xf32>) {
+  // CHECK: infc.pad %{{.*}}, %{{.*}} {high = array<i64: 0, 2>, low = array<i64: 1, 0>, mode = "constant"} : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %0 = infc.pad %x, %v {high = array<i64: 0, 2>, low = array<i64: 1, 0>, mode = "constant"} : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x5xf32>
+  // CHECK: infc.pad %{{.*}} {high = array<i64: 1, 1>, low = array<i64: 1, 1>, mode = "reflect"} : (tensor<2x3xf32>) -> tensor<4x5xf32>
+  %1 = infc.pad %x {high = array<i64: 1, 1>, low = array<i64: 1, 1>, mode = "reflect"} : (tensor<2x3xf32>) -> tensor<4x5xf32>
+  // CHECK: infc.cumsum %{{.*}} {axis = 1 : i64, exclusive = true, reverse = false} : tensor<2x3xf32>
+  %2 = infc.cumsum %x {axis = 1 : i64, exclusive = true, reverse = false} : tensor<2x3xf32>
+  // CHECK: infc.scatter %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64, reduction = "add"} : (tensor<2x3xf32>, tensor<1x3xi64>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  %3 = infc.scatter %x, %i, %u {axis = 0 : i64, reduction = "add"} : (tensor<2x3xf32>, tensor<1x3xi64>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK: infc.topk %{{.*}} {axis = 1 : i64, k = 2 : i64, largest = false} : tensor<2x3xf32> -> tensor<2x2xf32>, tensor<2x2xi64>
+  %4:2 = infc.topk %x {axis = 1 : i64, k = 2 : i64, largest = false} : tensor<2x3xf32> -> tensor<2x2xf32>, tensor<2x2xi64>
   return
 }

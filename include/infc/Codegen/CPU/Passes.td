@@ -60,6 +60,17 @@ def InfcTileAndVectorizeMatmul : Pass<"infc-tile-and-vectorize-matmul", "mlir::f
                            "mlir::tensor::TensorDialect"];
 }
 
+def InfcParallelizeLoops : Pass<"infc-parallelize-loops", "mlir::func::FuncOp"> {
+  let summary = "Turn scf.for loops marked infc.parallel into scf.parallel (after bufferization)";
+  let description = [{
+    Code generation marks loops whose iterations write disjoint parts of their buffers (the
+    output-tile loops of a matmul) with `infc.parallel`. Once bufferized they carry only the
+    buffer they write through their iter_args; this pass rewrites them as `scf.parallel`,
+    which `convert-scf-to-openmp` then runs on the session's thread pool.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def InfcLowerVectors : Pass<"infc-lower-vectors", "mlir::func::FuncOp"> {
   let summary = "Lower vector.contract and transfers to FMAs, loads and stores";
   let description = [{

@@ -306,6 +306,25 @@ OpFoldResult NotOp::fold(FoldAdaptor a) {
   return foldUnary(*this, a.getInput(), [](double v) { return v; },
                    [](int64_t v) -> std::optional<int64_t> { return v ? 0 : 1; });
 }
+/// Float-only math functions; the default rounding mode makes rint round ties to even.
+#define INFC_FLOAT_UNARY_FOLD(OP, FN)                                                   \
+  OpFoldResult OP::fold(FoldAdaptor a) {                                                \
+    return foldUnary(*this, a.getInput(), [](double v) { return FN(v); }, noIntFold);   \
+  }
+INFC_FLOAT_UNARY_FOLD(RoundOp, std::rint)
+INFC_FLOAT_UNARY_FOLD(SinOp, std::sin)
+INFC_FLOAT_UNARY_FOLD(CosOp, std::cos)
+INFC_FLOAT_UNARY_FOLD(TanOp, std::tan)
+INFC_FLOAT_UNARY_FOLD(AsinOp, std::asin)
+INFC_FLOAT_UNARY_FOLD(AcosOp, std::acos)
+INFC_FLOAT_UNARY_FOLD(AtanOp, std::atan)
+INFC_FLOAT_UNARY_FOLD(SinhOp, std::sinh)
+INFC_FLOAT_UNARY_FOLD(CoshOp, std::cosh)
+INFC_FLOAT_UNARY_FOLD(AsinhOp, std::asinh)
+INFC_FLOAT_UNARY_FOLD(AcoshOp, std::acosh)
+INFC_FLOAT_UNARY_FOLD(AtanhOp, std::atanh)
+#undef INFC_FLOAT_UNARY_FOLD
+
 /// A double bound as the nearest int64 (2^63 itself is out of range).
 static int64_t saturatingInt(double v) {
   if (v >= 9223372036854775807.0)
@@ -415,6 +434,37 @@ OpFoldResult LessOp::fold(FoldAdaptor a) {
 OpFoldResult GreaterOp::fold(FoldAdaptor a) {
   return foldBinary(*this, a.getOperands(), [](double x, double y) -> double { return x > y; },
                     total([](int64_t x, int64_t y) -> int64_t { return x > y; }));
+}
+
+OpFoldResult RemOp::fold(FoldAdaptor a) {
+  return foldBinary(*this, a.getOperands(), [](double x, double y) { return std::fmod(x, y); },
+                    [](int64_t x, int64_t y) -> std::optional<int64_t> {
+                      // Left for run time, like div: remainder by zero and the overflow.
+                      if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
+                        return std::nullopt;
+                      return x % y;
+                    });
+}
+/// The element bit width of a shift op's operands.
+static int64_t shiftWidth(Operation *op) {
+  return cast<RankedTensorType>(op->getOperand(0).getType())
+      .getElementType()
+      .getIntOrFloatBitWidth();
+}
+OpFoldResult ShiftLeftOp::fold(FoldAdaptor a) {
+  int64_t width = shiftWidth(*this);
+  return foldBinary(*this, a.getOperands(), [](double, double) { return NAN; },
+                    total([=](int64_t x, int64_t y) -> int64_t {
+                      return y < 0 || y >= width ? 0 : (int64_t)((uint64_t)x << y);
+                    }));
+}
+OpFoldResult ShiftRightOp::fold(FoldAdaptor a) {
+  int64_t width = shiftWidth(*this);
+  return foldBinary(*this, a.getOperands(), [](double, double) { return NAN; },
+                    total([=](int64_t x, int64_t y) -> int64_t {
+                      // x is sign-extended to int64, so >> is the arithmetic shift.
+                      return y < 0 || y >= width ? (x < 0 ? -1 : 0) : x >> y;
+                    }));
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor a) {

@@ -86,6 +86,9 @@ static LogicalResult verifyBinary(Operation *op) {
   StringRef name = op->getName().getStringRef();
   if ((name == "infc.and" || name == "infc.or") && !lt.getElementType().isInteger(1))
     return op->emitOpError("expects i1 operands");
+  if ((name == "infc.shift_left" || name == "infc.shift_right") &&
+      (!isa<IntegerType>(lt.getElementType()) || lt.getElementType().isInteger(1)))
+    return op->emitOpError("expects integer operands, got ") << lt.getElementType();
   return success();
 }
 
@@ -108,6 +111,9 @@ INFC_BINARY_OP(OrOp)
 INFC_BINARY_OP(EqualOp)
 INFC_BINARY_OP(LessOp)
 INFC_BINARY_OP(GreaterOp)
+INFC_BINARY_OP(RemOp)
+INFC_BINARY_OP(ShiftLeftOp)
+INFC_BINARY_OP(ShiftRightOp)
 #undef INFC_BINARY_OP
 
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -274,6 +280,39 @@ INFC_REDUCE_OP(ReduceMaxOp)
 INFC_REDUCE_OP(ReduceMinOp)
 INFC_REDUCE_OP(ReduceProdOp)
 #undef INFC_REDUCE_OP
+
+/// arg_max / arg_min: the input shape without `axis` (size 1 with keepdims), i64.
+static LogicalResult inferArgReduce(std::optional<Location> loc, Value input, int64_t axis,
+                                    bool keepdims, SmallVectorImpl<Type> &types) {
+  auto it = rankedType(input);
+  if (axis < 0 || axis >= it.getRank())
+    return emitOptionalError(loc, "expects axis in [0, ", it.getRank(), "), got ", axis);
+  SmallVector<int64_t> shape(it.getShape());
+  if (keepdims)
+    shape[axis] = 1;
+  else
+    shape.erase(shape.begin() + axis);
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(input.getContext(), 64)));
+  return success();
+}
+
+#define INFC_ARG_REDUCE_OP(OP)                                                          \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,        \
+                                     Adaptor adaptor, SmallVectorImpl<Type> &types) {   \
+    return inferArgReduce(loc, adaptor.getInput(), adaptor.getAxis(),                   \
+                          adaptor.getKeepdims(), types);                                \
+  }                                                                                     \
+  LogicalResult OP::verify() {                                                          \
+    SmallVector<Type> types;                                                            \
+    if (failed(inferArgReduce(getLoc(), getInput(), getAxis(), getKeepdims(), types)))  \
+      return failure();                                                                 \
+    if (rankedType(getInput()).getElementType().isInteger(1))                           \
+      return emitOpError("expects a numeric input, got i1");                            \
+    return success();                                                                   \
+  }
+INFC_ARG_REDUCE_OP(ArgMaxOp)
+INFC_ARG_REDUCE_OP(ArgMinOp)
+#undef INFC_ARG_REDUCE_OP
 
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = rankedType(getInput()).getRank();

@@ -75,6 +75,20 @@ def Infc_LeakyReluOp : Infc_UnaryOp<"leaky_relu"> {
   let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
+/// Float-only math functions (libm calls on CPU).
+def Infc_RoundOp : Infc_UnaryOp<"round"> { let summary = "round to nearest, ties to even"; }
+def Infc_SinOp : Infc_UnaryOp<"sin"> { let summary = "sine"; }
+def Infc_CosOp : Infc_UnaryOp<"cos"> { let summary = "cosine"; }
+def Infc_TanOp : Infc_UnaryOp<"tan"> { let summary = "tangent"; }
+def Infc_AsinOp : Infc_UnaryOp<"asin"> { let summary = "arcsine"; }
+def Infc_AcosOp : Infc_UnaryOp<"acos"> { let summary = "arccosine"; }
+def Infc_AtanOp : Infc_UnaryOp<"atan"> { let summary = "arctangent"; }
+def Infc_SinhOp : Infc_UnaryOp<"sinh"> { let summary = "hyperbolic sine"; }
+def Infc_CoshOp : Infc_UnaryOp<"cosh"> { let summary = "hyperbolic cosine"; }
+def Infc_AsinhOp : Infc_UnaryOp<"asinh"> { let summary = "inverse hyperbolic sine"; }
+def Infc_AcoshOp : Infc_UnaryOp<"acosh"> { let summary = "inverse hyperbolic cosine"; }
+def Infc_AtanhOp : Infc_UnaryOp<"atanh"> { let summary = "inverse hyperbolic tangent"; }
+
 def Infc_CastOp : Infc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let summary = "element type conversion with ONNX Cast semantics (float to int truncates)";
   let arguments = (ins Infc_Tensor:$input);
@@ -108,6 +122,16 @@ def Infc_OrOp : Infc_BinaryOp<"or", [Commutative]> { let summary = "logical or (
 def Infc_EqualOp : Infc_BinaryOp<"equal", [Commutative]> { let summary = "lhs == rhs"; }
 def Infc_LessOp : Infc_BinaryOp<"less"> { let summary = "lhs < rhs"; }
 def Infc_GreaterOp : Infc_BinaryOp<"greater"> { let summary = "lhs > rhs"; }
+def Infc_RemOp : Infc_BinaryOp<"rem"> {
+  let summary = "C remainder: lhs - trunc(lhs / rhs) * rhs (fmod for floats), lhs's sign";
+}
+/// Integer shifts with ONNX BitShift semantics for amounts outside [0, bit width).
+def Infc_ShiftLeftOp : Infc_BinaryOp<"shift_left"> {
+  let summary = "lhs << rhs; 0 when rhs < 0 or rhs >= the bit width";
+}
+def Infc_ShiftRightOp : Infc_BinaryOp<"shift_right"> {
+  let summary = "arithmetic lhs >> rhs; the sign fill (0 or -1) when rhs is out of range";
+}
 
 def Infc_WhereOp : Infc_Op<"where", [Pure, InferTypeOpAdaptor]> {
   let summary = "condition ? lhs : rhs, broadcasting all three";
@@ -190,6 +214,19 @@ def Infc_ReduceMaxOp : Infc_ReduceOp<"reduce_max"> { let summary = "maximum over
 def Infc_ReduceMinOp : Infc_ReduceOp<"reduce_min"> { let summary = "minimum over axes"; }
 def Infc_ReduceProdOp : Infc_ReduceOp<"reduce_prod"> { let summary = "product over axes"; }
 
+/// The i64 index of the extreme element along `axis` (the first one, or the last one with
+/// `select_last_index`); a NaN counts as the extreme, as in numpy.
+class Infc_ArgReduceOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let arguments = (ins Infc_Tensor:$input, I64Attr:$axis, BoolAttr:$keepdims,
+                       BoolAttr:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Infc_ArgMaxOp : Infc_ArgReduceOp<"arg_max"> { let summary = "index of the maximum"; }
+def Infc_ArgMinOp : Infc_ArgReduceOp<"arg_min"> { let summary = "index of the minimum"; }
+
 def Infc_SoftmaxOp : Infc_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let summary = "softmax along one axis (max-subtracted for stability)";
   let arguments = (ins Infc_FloatTensor:$input, I64Attr:$axis);
@@ -270,6 +307,76 @@ def Infc_GatherOp : Infc_Op<"gather", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and padding ops
+//===----------------------------------------------------------------------===//
+
+def Infc_PadOp : Infc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "pad every dim by `low`/`high` elements (constant, reflect, edge or wrap)";
+  let description = [{
+    `low` and `high` hold one non-negative count per dim (the importer turns ONNX's negative
+    pads into a slice). `mode`:
+    - `constant`: the new elements are `value` (a rank-0 tensor of the input's element type,
+      read at run time; zero when absent);
+    - `reflect`: mirrored without repeating the border element (numpy "reflect"), repeatedly
+      when a pad is wider than the dim;
+    - `edge`: the border element repeated;
+    - `wrap`: the input tiled periodically.
+  }];
+  let arguments = (ins Infc_Tensor:$input, Optional<Infc_Tensor>:$value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high, StrAttr:$mode);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $value^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Infc_CumSumOp : Infc_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "running sum along `axis` (optionally exclusive and/or from the end)";
+  let description = [{
+    result[.., i, ..] = sum of input[.., j, ..] over j <= i (j < i with `exclusive`; j >= i,
+    or j > i, with `reverse`).
+  }];
+  let arguments = (ins Infc_Tensor:$input, I64Attr:$axis, BoolAttr:$exclusive,
+                       BoolAttr:$reverse);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Infc_ScatterOp : Infc_Op<"scatter", [Pure, AllTypesMatch<["data", "result"]>]> {
+  let summary = "`data` with `updates` written or combined along `axis` (ONNX ScatterElements)";
+  let description = [{
+    `indices` and `updates` have one shape, of the rank of `data`. For every position p of
+    `indices`, in row-major order, the element of the result at p with dim `axis` replaced by
+    indices[p] becomes updates[p] (`reduction` = "none") or is combined with it ("add",
+    "mul", "max", "min"). Negative indices count from the end. At run time an out-of-range
+    index is clamped into the dim, so a bad index never writes outside the tensor.
+  }];
+  let arguments = (ins Infc_Tensor:$data, Infc_IndexTensor:$indices, Infc_Tensor:$updates,
+                       I64Attr:$axis, StrAttr:$reduction);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Infc_TopKOp : Infc_Op<"topk", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the `k` largest (or smallest) elements along `axis`, sorted, and their indices";
+  let description = [{
+    Results: the values in order (largest first, or smallest first without `largest`) and
+    their i64 positions along `axis`. Equal values keep the lower index first.
+  }];
+  let arguments = (ins Infc_Tensor:$input, I64Attr:$axis, I64Attr:$k, BoolAttr:$largest);
+  let results = (outs Infc_Tensor:$values, RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($values) `,` type($indices)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // INFC_DIALECT_INFC_IR_INFCOPS_TD

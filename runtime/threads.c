@@ -1,0 +1,241 @@
+/* infc runtime — the session thread pool, and the few OpenMP runtime entry points that
+ * MLIR's OpenMP lowering calls (__kmpc_fork_call, static loop scheduling, barrier).
+ *
+ * Generated code parallelizes loops with `omp.parallel` + `omp.wsloop`; LLVM's
+ * OpenMPIRBuilder outlines the bodies and calls these entry points. We implement them on the
+ * session's own pool instead of linking libomp, so a model.so still needs only libc. The
+ * symbols stay hidden (exports.map), so a host process with its own libomp is unaffected.
+ * The pool that a call runs on is the one of the session whose infc_run is on this thread
+ * (thread-local, set around the entry call): sessions never share threads or state. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
+#include "internal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef void (*infc__microtask)(int32_t *gtid, int32_t *btid, ...);
+
+struct infc__pool {
+  int32_t size; /* threads in a team, the caller included */
+  pthread_t *workers;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, done;
+  uint64_t generation;   /* bumped for each parallel region */
+  int32_t pending;       /* workers still running the current region */
+  int stop;
+  infc__microtask task;  /* the current region */
+  int32_t nargs;
+  void *args[8];
+  pthread_barrier_t barrier;
+};
+
+static _Thread_local infc__pool *current_pool;
+static _Thread_local int32_t current_tid;
+static _Thread_local int32_t in_parallel;
+
+static void invoke(infc__pool *p, int32_t tid) {
+  int32_t gtid = tid, btid = tid;
+  void **a = p->args;
+  switch (p->nargs) {
+  case 0: p->task(&gtid, &btid); break;
+  case 1: p->task(&gtid, &btid, a[0]); break;
+  case 2: p->task(&gtid, &btid, a[0], a[1]); break;
+  case 3: p->task(&gtid, &btid, a[0], a[1], a[2]); break;
+  case 4: p->task(&gtid, &btid, a[0], a[1], a[2], a[3]); break;
+  case 5: p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4]); break;
+  case 6: p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5]); break;
+  case 7: p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break;
+  default: p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
+  }
+}
+
+static void *worker_main(void *arg) {
+  infc__pool *p = arg;
+  pthread_mutex_lock(&p->lock);
+  int32_t tid = 0;
+  for (int32_t i = 0; i < p->size - 1; ++i)
+    if (pthread_equal(p->workers[i], pthread_self()))
+      tid = i + 1;
+  /* Regions are numbered from 1; one issued before this thread started still waits for it
+   * (pending counts every worker), so it must not be skipped. */
+  uint64_t seen = 0;
+  for (;;) {
+    while (!p->stop && p->generation == seen)
+      pthread_cond_wait(&p->wake, &p->lock);
+    if (p->stop)
+      break;
+    seen = p->generation;
+    pthread_mutex_unlock(&p->lock);
+    current_pool = p;
+    current_tid = tid;
+    in_parallel = 1;
+    invoke(p, tid);
+    in_parallel = 0;
+    pthread_mutex_lock(&p->lock);
+    if (--p->pending == 0)
+      pthread_cond_signal(&p->done);
+  }
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+int32_t infc__default_threads(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    return n < 1 ? 1 : n > 64 ? 64 : n;
+  }
+  return 1;
+}
+
+infc__pool *infc__pool_create(int32_t size) {
+  infc__pool *p = calloc(1, sizeof *p);
+  if (!p)
+    return NULL;
+  p->size = size < 1 ? 1 : size;
+  if (pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->wake, NULL) ||
+      pthread_cond_init(&p->done, NULL) ||
+      pthread_barrier_init(&p->barrier, NULL, (unsigned)p->size)) {
+    free(p);
+    return NULL;
+  }
+  if (p->size > 1) {
+    p->workers = calloc((size_t)p->size - 1, sizeof *p->workers);
+    if (!p->workers) {
+      infc__pool_destroy(p);
+      return NULL;
+    }
+    /* Workers look up their index under the lock, after every thread exists. */
+    pthread_mutex_lock(&p->lock);
+    for (int32_t i = 0; i < p->size - 1; ++i)
+      if (pthread_create(&p->workers[i], NULL, worker_main, p)) {
+        /* Run with the threads we got; nobody waits on the barrier yet. */
+        p->size = i + 1;
+        pthread_barrier_destroy(&p->barrier);
+        pthread_barrier_init(&p->barrier, NULL, (unsigned)p->size);
+        break;
+      }
+    pthread_mutex_unlock(&p->lock);
+  }
+  return p;
+}
+
+void infc__pool_destroy(infc__pool *p) {
+  if (!p)
+    return;
+  if (p->workers) {
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (int32_t i = 0; i < p->size - 1; ++i)
+      pthread_join(p->workers[i], NULL);
+    free(p->workers);
+  }
+  pthread_barrier_destroy(&p->barrier);
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->done);
+  pthread_mutex_destroy(&p->lock);
+  free(p);
+}
+
+void infc__pool_enter(infc__pool *p) {
+  current_pool = p;
+  current_tid = 0;
+  in_parallel = 0;
+}
+
+void infc__pool_leave(void) { current_pool = NULL; }
+
+/* ---- The OpenMP entry points the generated code calls ------------------------------------ */
+
+int32_t __kmpc_global_thread_num(void *loc) {
+  (void)loc;
+  return current_tid;
+}
+
+void __kmpc_fork_call(void *loc, int32_t nargs, infc__microtask task, ...) {
+  (void)loc;
+  infc__pool *p = current_pool;
+  va_list ap;
+  va_start(ap, task);
+  void *args[8] = {0};
+  for (int32_t i = 0; i < nargs && i < 8; ++i)
+    args[i] = va_arg(ap, void *);
+  va_end(ap);
+  if (!p || p->size == 1 || in_parallel) { /* serial: no pool, one thread, or nested */
+    infc__pool serial = {.size = 1, .task = task, .nargs = nargs};
+    for (int32_t i = 0; i < 8; ++i)
+      serial.args[i] = args[i];
+    infc__pool *saved = current_pool;
+    int32_t saved_tid = current_tid, saved_in = in_parallel;
+    current_pool = &serial;
+    current_tid = 0;
+    in_parallel = 1;
+    invoke(&serial, 0);
+    current_pool = saved;
+    current_tid = saved_tid;
+    in_parallel = saved_in;
+    return;
+  }
+  pthread_mutex_lock(&p->lock);
+  p->task = task;
+  p->nargs = nargs;
+  for (int32_t i = 0; i < 8; ++i)
+    p->args[i] = args[i];
+  p->pending = p->size - 1;
+  ++p->generation;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+  in_parallel = 1;
+  invoke(p, 0);
+  in_parallel = 0;
+  pthread_mutex_lock(&p->lock);
+  while (p->pending)
+    pthread_cond_wait(&p->done, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* Static schedule without chunks: thread t of T takes one contiguous block; blocks differ in
+ * size by at most one iteration. Bounds are inclusive, as in libomp. */
+#define STATIC_INIT(NAME, T, UT)                                                               \
+  void NAME(void *loc, int32_t gtid, int32_t sched, int32_t *plast, T *plower, T *pupper,     \
+            T *pstride, T incr, T chunk) {                                                     \
+    (void)loc, (void)sched, (void)chunk;                                                       \
+    infc__pool *p = current_pool;                                                              \
+    int32_t team = p && in_parallel ? p->size : 1, tid = team > 1 ? gtid : 0;                  \
+    T lower = *plower, upper = *pupper;                                                        \
+    UT trips = incr > 0 ? (upper < lower ? 0 : (UT)(upper - lower) / (UT)incr + 1)            \
+                        : (upper > lower ? 0 : (UT)(lower - upper) / (UT)(-incr) + 1);         \
+    UT per = trips / (UT)team, extra = trips % (UT)team;                                       \
+    UT first = (UT)tid * per + ((UT)tid < extra ? (UT)tid : extra);                            \
+    UT count = per + ((UT)tid < extra ? 1 : 0);                                                \
+    if (count == 0) {                                                                          \
+      *plower = upper + incr;                                                                  \
+      *pupper = upper;                                                                         \
+    } else {                                                                                   \
+      *plower = lower + (T)first * incr;                                                       \
+      *pupper = *plower + (T)(count - 1) * incr;                                               \
+    }                                                                                          \
+    if (plast)                                                                                 \
+      *plast = count && first + count == trips;                                                \
+    if (pstride)                                                                               \
+      *pstride = (T)trips * incr;                                                              \
+  }
+STATIC_INIT(__kmpc_for_static_init_8u, uint64_t, uint64_t)
+STATIC_INIT(__kmpc_for_static_init_8, int64_t, uint64_t)
+STATIC_INIT(__kmpc_for_static_init_4u, uint32_t, uint32_t)
+STATIC_INIT(__kmpc_for_static_init_4, int32_t, uint32_t)
+
+void __kmpc_for_static_fini(void *loc, int32_t gtid) { (void)loc, (void)gtid; }
+
+void __kmpc_barrier(void *loc, int32_t gtid) {
+  (void)loc, (void)gtid;
+  infc__pool *p = current_pool;
+  if (p && in_parallel && p->size > 1)
+    pthread_barrier_wait(&p->barrier);
+}
