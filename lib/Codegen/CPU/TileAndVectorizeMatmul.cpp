@@ -44,6 +44,36 @@ struct InfcTileAndVectorizeMatmulPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
+    IRRewriter batchRewriter(ctx);
+    // Batched matmuls (attention): a loop over the batch around one matmul each, which the
+    // register tiling below then handles like any other.
+    SmallVector<linalg::BatchMatmulOp> batched;
+    func.walk([&](linalg::BatchMatmulOp op) {
+      bool f32 = llvm::all_of(op->getOperandTypes(), [](Type t) {
+        return cast<ShapedType>(t).getElementType().isF32();
+      });
+      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() && f32)
+        batched.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : batched) {
+      auto tileable = dyn_cast<TilingInterface>(op.getOperation());
+      if (!tileable)
+        continue;
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(ctx, {1, 0, 0, 0}));
+      batchRewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> result =
+          scf::tileUsingSCF(batchRewriter, tileable, options);
+      if (succeeded(result))
+        batchRewriter.replaceOp(op, result->replacements);
+    }
+    if (!batched.empty()) {
+      RewritePatternSet patterns(ctx);
+      linalg::populateContractionOpRankReducingPatterns(patterns);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+
     SmallVector<linalg::MatmulOp> matmuls;
     func.walk([&](linalg::MatmulOp op) {
       bool f32 = llvm::all_of(op->getOperandTypes(), [](Type t) {
@@ -72,8 +102,9 @@ struct InfcTileAndVectorizeMatmulPass
       rewriter.replaceOp(op, result->replacements);
       // Output-column tiles are independent: the session's threads share them out.
       result->loops.front()->setAttr("infc.parallel", rewriter.getUnitAttr());
-      // Peel the N and M loops: full tiles in the main loops, one static edge tile after.
-      for (LoopLikeOpInterface loop : ArrayRef(result->loops).drop_back()) {
+      // Peel the M loop, then the N loop around it: full tiles in the main loops and static
+      // edge tiles after. Inner first, so the N edge's copy of the M loop is peeled too.
+      for (LoopLikeOpInterface loop : llvm::reverse(ArrayRef(result->loops).drop_back())) {
         scf::ForOp partial;
         (void)scf::peelForLoopAndSimplifyBounds(rewriter, cast<scf::ForOp>(loop.getOperation()),
                                                 partial);

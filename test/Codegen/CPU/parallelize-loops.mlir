@@ -1,0 +1,107 @@
+// RUN: infc-opt %s -infc-parallelize-loops | FileCheck %s
+
+// An scf.for marked infc.parallel whose iter_args (if any) are memrefs it yields back
+// unchanged becomes a one-dimensional scf.parallel over the same bounds: the body is
+// cloned with the iter_args replaced by their inits, and the loop's results by the inits.
+// Everything else stays an scf.for.
+
+// The output-column loop of a bufferized matmul, still carrying its buffer.
+// CHECK-LABEL: func.func @marked_buffer
+// CHECK-SAME: (%[[BUF:.*]]: memref<8x16xf32>, %[[OUT:.*]]: memref<8x16xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-NOT: scf.for
+// CHECK: scf.parallel (%[[J:.*]]) = (%[[C0]]) to (%[[C16]]) step (%[[C4]]) {
+// CHECK: %[[SV:.*]] = memref.subview %[[BUF]][0, %[[J]]] [8, 4] [1, 1]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[SV]] :
+// CHECK: scf.reduce
+// CHECK-NOT: infc.parallel
+// CHECK: linalg.copy ins(%[[BUF]] : memref<8x16xf32>) outs(%[[OUT]] : memref<8x16xf32>)
+// CHECK: return
+func.func @marked_buffer(%buf: memref<8x16xf32>, %out: memref<8x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  %r = scf.for %j = %c0 to %c16 step %c4 iter_args(%b = %buf) -> (memref<8x16xf32>) {
+    %sv = memref.subview %b[0, %j] [8, 4] [1, 1] : memref<8x16xf32> to memref<8x4xf32, strided<[16, 1], offset: ?>>
+    linalg.fill ins(%one : f32) outs(%sv : memref<8x4xf32, strided<[16, 1], offset: ?>>)
+    scf.yield %b : memref<8x16xf32>
+  } {infc.parallel}
+  linalg.copy ins(%r : memref<8x16xf32>) outs(%out : memref<8x16xf32>)
+  return
+}
+
+// The same loop after canonicalization has dropped its iter_args.
+// CHECK-LABEL: func.func @marked_no_iter_args
+// CHECK-NOT: scf.for
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK: memref.store
+// CHECK: scf.reduce
+// CHECK-NOT: infc.parallel
+// CHECK: return
+func.func @marked_no_iter_args(%buf: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    memref.store %one, %buf[%i] : memref<16xf32>
+  } {infc.parallel}
+  return
+}
+
+// Not marked: stays sequential.
+// CHECK-LABEL: func.func @unmarked
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @unmarked(%buf: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    memref.store %one, %buf[%i] : memref<16xf32>
+  }
+  return
+}
+
+// Marked, but it carries a value from one iteration to the next (a sum): stays.
+// CHECK-LABEL: func.func @marked_carries_value
+// CHECK-NOT: scf.parallel
+// CHECK: %[[S:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK: } {infc.parallel}
+// CHECK: return %[[S]]
+func.func @marked_carries_value(%buf: memref<16xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %s = scf.for %i = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (f32) {
+    %x = memref.load %buf[%i] : memref<16xf32>
+    %y = arith.addf %acc, %x : f32
+    scf.yield %y : f32
+  } {infc.parallel}
+  return %s : f32
+}
+
+// Marked, with a memref iter_arg that it does not simply yield back: stays.
+// CHECK-LABEL: func.func @marked_swaps_buffers
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for {{.*}} iter_args(%[[X:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}) -> (memref<16xf32>, memref<16xf32>) {
+// CHECK: scf.yield %[[Y]], %[[X]]
+// CHECK: } {infc.parallel}
+// CHECK: return
+func.func @marked_swaps_buffers(%a: memref<16xf32>, %b: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%x = %a, %y = %b) -> (memref<16xf32>, memref<16xf32>) {
+    linalg.copy ins(%x : memref<16xf32>) outs(%y : memref<16xf32>)
+    scf.yield %y, %x : memref<16xf32>, memref<16xf32>
+  } {infc.parallel}
+  return
+}

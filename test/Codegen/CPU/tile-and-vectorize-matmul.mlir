@@ -1,0 +1,151 @@
+// RUN: infc-opt %s -infc-tile-and-vectorize-matmul | FileCheck %s --check-prefix=AVX2
+// RUN: infc-opt %s -infc-tile-and-vectorize-matmul=vector-bits=256 | FileCheck %s --check-prefix=AVX2
+// RUN: infc-opt %s -infc-tile-and-vectorize-matmul=vector-bits=512 | FileCheck %s --check-prefix=AVX512
+
+// Static f32 linalg.matmul [M, N, K] on tensors: register tiles mr x nr (6 x 16 at 256 bits,
+// 8 x 32 at 512), loops N, M, K with K in steps of one, the N loop marked infc.parallel, the
+// tile a vector.contract whose accumulator is read before the K loop, carried as a vector
+// iter_arg and written once after it. The N and M loops are peeled: a static edge tile
+// follows the full tiles.
+
+// M = 64 = 10 x 6 + 4 at 256 bits: ten 6x16 tiles, then a peeled 4x16 tile, per 16 columns.
+// AVX2-LABEL: func.func @mm_64x128x96
+// AVX2-DAG: %[[C0:.*]] = arith.constant 0 : index
+// AVX2-DAG: %[[C1:.*]] = arith.constant 1 : index
+// AVX2-DAG: %[[C6:.*]] = arith.constant 6 : index
+// AVX2-DAG: %[[C16:.*]] = arith.constant 16 : index
+// AVX2-DAG: %[[C60:.*]] = arith.constant 60 : index
+// AVX2-DAG: %[[C96:.*]] = arith.constant 96 : index
+// AVX2-DAG: %[[C128:.*]] = arith.constant 128 : index
+// AVX2: %[[R:.*]] = scf.for %[[N:.*]] = %[[C0]] to %[[C128]] step %[[C16]] iter_args
+// AVX2: scf.for %[[M:.*]] = %[[C0]] to %[[C60]] step %[[C6]] iter_args
+// AVX2: %[[CT:.*]] = tensor.extract_slice %{{.*}}[%[[M]], %[[N]]] [6, 16] [1, 1] : tensor<64x128xf32> to tensor<6x16xf32>
+// AVX2: %[[INIT:.*]] = vector.transfer_read %[[CT]]{{.*}} : tensor<6x16xf32>, vector<6x16xf32>
+// AVX2: %[[K:.*]]:3 = scf.for %[[KI:.*]] = %[[C0]] to %[[C96]] step %[[C1]] iter_args({{.*}}, %[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> ({{.*}}, vector<6x16xf32>)
+// AVX2-DAG: tensor.extract_slice %arg1[%[[KI]], %[[N]]] [1, 16] [1, 1] : tensor<96x128xf32> to tensor<1x16xf32>
+// AVX2-DAG: tensor.extract_slice %arg0[%[[M]], %[[KI]]] [6, 1] [1, 1] : tensor<64x96xf32> to tensor<6x1xf32>
+// AVX2: %[[SUM:.*]] = vector.contract {{.*}}, %[[ACC]] : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+// AVX2: scf.yield {{.*}}, %[[SUM]] : {{.*}}, vector<6x16xf32>
+// AVX2: vector.transfer_write %[[K]]#2, {{.*}} : vector<6x16xf32>, tensor<6x16xf32>
+// AVX2: tensor.insert_slice {{.*}}[%[[M]], %[[N]]] [6, 16] [1, 1] : tensor<6x16xf32> into tensor<64x128xf32>
+// The peeled M edge: rows 60..63, static.
+// AVX2: tensor.extract_slice %{{.*}}[60, %[[N]]] [4, 16] [1, 1] : tensor<64x128xf32> to tensor<4x16xf32>
+// AVX2: vector.transfer_read {{.*}} : tensor<4x16xf32>, vector<4x16xf32>
+// AVX2: scf.for %{{.*}} = %[[C0]] to %[[C96]] step %[[C1]] iter_args({{.*}}) -> ({{.*}}, vector<4x16xf32>)
+// AVX2: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<4x16xf32>, tensor<4x16xf32>
+// AVX2: } {infc.parallel}
+// AVX2-NOT: linalg.matmul
+// AVX2: return %[[R]]
+
+// 64 x 128 divides into 8x32 tiles: no edge at 512 bits.
+// AVX512-LABEL: func.func @mm_64x128x96
+// AVX512-DAG: %[[C0:.*]] = arith.constant 0 : index
+// AVX512-DAG: %[[C1:.*]] = arith.constant 1 : index
+// AVX512-DAG: %[[C8:.*]] = arith.constant 8 : index
+// AVX512-DAG: %[[C32:.*]] = arith.constant 32 : index
+// AVX512-DAG: %[[C64:.*]] = arith.constant 64 : index
+// AVX512-DAG: %[[C96:.*]] = arith.constant 96 : index
+// AVX512-DAG: %[[C128:.*]] = arith.constant 128 : index
+// AVX512: scf.for %[[N:.*]] = %[[C0]] to %[[C128]] step %[[C32]] iter_args
+// AVX512: scf.for %[[M:.*]] = %[[C0]] to %[[C64]] step %[[C8]] iter_args
+// AVX512: tensor.extract_slice %{{.*}}[%[[M]], %[[N]]] [8, 32] [1, 1] : tensor<64x128xf32> to tensor<8x32xf32>
+// AVX512: %[[INIT:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// AVX512: %[[K:.*]]:3 = scf.for %{{.*}} = %[[C0]] to %[[C96]] step %[[C1]] iter_args({{.*}}, %[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> ({{.*}}, vector<8x32xf32>)
+// AVX512: %[[SUM:.*]] = vector.contract {{.*}}, %[[ACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// AVX512: scf.yield {{.*}}, %[[SUM]] : {{.*}}, vector<8x32xf32>
+// AVX512: vector.transfer_write %[[K]]#2, {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// AVX512-NOT: vector.contract
+// AVX512: } {infc.parallel}
+// AVX512-NOT: linalg.matmul
+// AVX512: return
+func.func @mm_64x128x96(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %0 : tensor<64x128xf32>
+}
+
+// N = 49 leaves an N edge. At 256 bits, N = 3 x 16 + 1 and M = 10 x 6 + 4. M is peeled
+// before N, so the one-column strip is tiled like the rest: static 6x1 tiles and a 4x1 edge,
+// and no tile stays dynamic.
+// AVX2-LABEL: func.func @mm_64x49x96
+// AVX2-NOT: affine.min
+// AVX2: vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+// AVX2: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// AVX2: } {infc.parallel}
+// AVX2: vector.contract {{.*}} into vector<6x1xf32>
+// AVX2: vector.contract {{.*}} into vector<4x1xf32>
+// AVX2-NOT: linalg.matmul
+// AVX2-NOT: affine.min
+// AVX2: return
+
+// At 512 bits: one full 32-column tile and a static 8x17 edge (64 = 8 x 8, so the M loops
+// need no edge). The N loop of full tiles runs once and folds away, and with it the
+// infc.parallel mark: nothing in this matmul is parallel.
+// AVX512-LABEL: func.func @mm_64x49x96
+// AVX512-NOT: infc.parallel
+// AVX512: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// AVX512: tensor.extract_slice %{{.*}}[%[[M]], 0] [8, 32] [1, 1] : tensor<64x49xf32> to tensor<8x32xf32>
+// AVX512: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// AVX512: scf.for %[[M2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// AVX512: tensor.extract_slice %{{.*}}[%[[M2]], 32] [8, 17] [1, 1] : tensor<64x49xf32> to tensor<8x17xf32>
+// AVX512: tensor.extract_slice %arg1[%{{.*}}, 32] [1, 17] [1, 1] : tensor<96x49xf32> to tensor<1x17xf32>
+// AVX512: vector.contract {{.*}} : vector<8x1xf32>, vector<1x17xf32> into vector<8x17xf32>
+// AVX512-NOT: infc.parallel
+// AVX512-NOT: linalg.matmul
+// AVX512: return
+func.func @mm_64x49x96(%a: tensor<64x96xf32>, %b: tensor<96x49xf32>, %c: tensor<64x49xf32>) -> tensor<64x49xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x49xf32>) outs(%c : tensor<64x49xf32>) -> tensor<64x49xf32>
+  return %0 : tensor<64x49xf32>
+}
+
+// N no wider than one vector (N <= 8 at 256 bits) takes nr = one vector and twice the rows:
+// 12 x 8 tiles, then a peeled 6 x 8 edge (30 = 2 x 12 + 6). There is a single column tile,
+// so no loop is left to mark parallel.
+// AVX2-LABEL: func.func @narrow_30x8x4
+// AVX2-NOT: infc.parallel
+// AVX2: scf.for
+// AVX2: vector.contract {{.*}} : vector<12x1xf32>, vector<1x8xf32> into vector<12x8xf32>
+// AVX2: tensor.extract_slice %{{.*}}[24, 0] [6, 8] [1, 1] : tensor<30x8xf32> to tensor<6x8xf32>
+// AVX2: vector.contract {{.*}} : vector<6x1xf32>, vector<1x8xf32> into vector<6x8xf32>
+// AVX2-NOT: linalg.matmul
+// AVX2-NOT: infc.parallel
+// AVX2: return
+
+// At 512 bits the tile is 16 x 16, wider than N = 8: nr shrinks to one vector (16 lanes,
+// here holding N = 8) and M = 30 = 16 + 14 is peeled into a static edge.
+// AVX512-LABEL: func.func @narrow_30x8x4
+// AVX512-NOT: affine.min
+// AVX512: vector.contract {{.*}} into vector<16x8xf32>
+// AVX512: vector.contract {{.*}} into vector<14x8xf32>
+// AVX512-NOT: linalg.matmul
+// AVX512: return
+func.func @narrow_30x8x4(%a: tensor<30x4xf32>, %b: tensor<4x8xf32>, %c: tensor<30x8xf32>) -> tensor<30x8xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<30x4xf32>, tensor<4x8xf32>) outs(%c : tensor<30x8xf32>) -> tensor<30x8xf32>
+  return %0 : tensor<30x8xf32>
+}
+
+// Left alone: other element types, dynamic shapes, matmuls on buffers.
+// AVX2-LABEL: func.func @untouched
+// AVX2-NOT: scf.for
+// AVX2-NOT: vector.
+// AVX2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf64>, tensor<4x4xf64>)
+// AVX2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<4x4xf32>)
+// AVX2: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<8x8xf32>, memref<8x8xf32>)
+// AVX2-NOT: scf.for
+// AVX2-NOT: vector.
+// AVX2: return
+// AVX512-LABEL: func.func @untouched
+// AVX512-NOT: scf.for
+// AVX512: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf64>, tensor<4x4xf64>)
+// AVX512: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<4x4xf32>)
+// AVX512: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<8x8xf32>, memref<8x8xf32>)
+// AVX512-NOT: scf.for
+// AVX512: return
+func.func @untouched(%a: tensor<4x4xf64>, %b: tensor<4x4xf64>, %c: tensor<4x4xf64>,
+                     %d: tensor<?x4xf32>, %e: tensor<4x4xf32>, %f: tensor<?x4xf32>,
+                     %ma: memref<8x8xf32>, %mc: memref<8x8xf32>) -> (tensor<4x4xf64>, tensor<?x4xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<4x4xf64>, tensor<4x4xf64>) outs(%c : tensor<4x4xf64>) -> tensor<4x4xf64>
+  %1 = linalg.matmul ins(%d, %e : tensor<?x4xf32>, tensor<4x4xf32>) outs(%f : tensor<?x4xf32>) -> tensor<?x4xf32>
+  linalg.matmul ins(%ma, %ma : memref<8x8xf32>, memref<8x8xf32>) outs(%mc : memref<8x8xf32>)
+  return %0, %1 : tensor<4x4xf64>, tensor<?x4xf32>
+}

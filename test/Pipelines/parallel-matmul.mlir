@@ -1,0 +1,34 @@
+// RUN: infc-opt %s --infc-pipeline | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: infc-opt %s --infc-pipeline="vector-bits=512" | FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: infc-opt %s --infc-pipeline | FileCheck %s --check-prefix=NONLLVM
+
+// A matmul through the whole pipeline: register tiles of broadcast-FMAs, and the output-column
+// loop as an OpenMP worksharing loop. The omp ops stay in the LLVM-dialect module; the
+// translation to LLVM IR turns them into __kmpc_* calls that the runtime's pool implements.
+
+// CHECK-LABEL: llvm.func @main
+// CHECK-SAME: (%{{.*}}: !llvm.ptr {infc.workspace}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// AVX2-DAG: %[[STEP:.*]] = llvm.mlir.constant(16 : index) : i64
+// AVX512-DAG: %[[STEP:.*]] = llvm.mlir.constant(32 : index) : i64
+// CHECK-DAG: %[[N:.*]] = llvm.mlir.constant(128 : index) : i64
+// CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : index) : i64
+// CHECK: omp.parallel {
+// CHECK-NEXT: omp.wsloop {
+// CHECK-NEXT: omp.loop_nest (%{{.*}}) : i64 = (%[[ZERO]]) to (%[[N]]) step (%[[STEP]]) {
+// 256 bits: 6 FMAs per K step for the 6x16 tiles, 4 for the peeled 4x16 edge (M = 64).
+// AVX2-COUNT-10: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// AVX2-NOT: llvm.intr.fmuladd
+// 512 bits: 8 FMAs for the 8x32 tiles, no edge.
+// AVX512-COUNT-8: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// AVX512-NOT: llvm.intr.fmuladd
+// CHECK: omp.yield
+// CHECK: omp.terminator
+// CHECK: llvm.return
+
+// NONLLVM-NOT: builtin.unrealized_conversion_cast
+// NONLLVM-NOT: {{ (memref|linalg|tensor|func|scf|cf|math|vector|arith|bufferization)\.}}
+// NONLLVM-NOT: malloc
+func.func @main(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>) -> tensor<64x128xf32> {
+  %0 = infc.matmul %a, %b : (tensor<64x96xf32>, tensor<96x128xf32>) -> tensor<64x128xf32>
+  return %0 : tensor<64x128xf32>
+}
