@@ -328,43 +328,13 @@ std::optional<DenseElementsAttr> tensorAttr(NodeImporter &n, const onnx::TensorP
     n.error() << "external data in a node attribute is not supported";
     return std::nullopt;
   }
-  SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
-  auto type = RankedTensorType::get(shape, et);
-  int64_t count = type.getNumElements();
-  int64_t width = et.isInteger(1) ? 1 : et.getIntOrFloatBitWidth() / 8;
-  std::string raw;
-  if (t.has_raw_data()) {
-    raw = t.raw_data();
-  } else {
-    raw.resize(count * width);
-    for (int64_t i = 0; i < count; ++i) {
-      if (et.isF32() && i < t.float_data_size())
-        std::memcpy(&raw[i * width], &t.float_data().Get(i), width);
-      else if (et.isF64() && i < t.double_data_size())
-        std::memcpy(&raw[i * width], &t.double_data().Get(i), width);
-      else if (et.isInteger(64) && i < t.int64_data_size())
-        std::memcpy(&raw[i * width], &t.int64_data().Get(i), width);
-      else if (isa<IntegerType>(et) && !et.isInteger(64) && i < t.int32_data_size()) {
-        int32_t v = t.int32_data(i);
-        std::memcpy(&raw[i * width], &v, width);
-      } else {
-        n.error() << "tensor attribute holds fewer values than its shape";
-        return std::nullopt;
-      }
-    }
-  }
-  if ((int64_t)raw.size() != count * width) {
-    n.error() << "tensor attribute holds " << raw.size() << " bytes, expected "
-              << count * width;
+  std::string problem;
+  FailureOr<DenseElementsAttr> attr = denseFromTensorProto(et, t, nullptr, problem);
+  if (failed(attr)) {
+    n.error() << "tensor attribute " << problem;
     return std::nullopt;
   }
-  if (et.isInteger(1)) {
-    SmallVector<bool> bits;
-    for (char c : raw)
-      bits.push_back(c != 0);
-    return DenseElementsAttr::get(type, bits);
-  }
-  return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+  return *attr;
 }
 
 LogicalResult importConstant(NodeImporter &n) {

@@ -105,6 +105,14 @@ mlir::LogicalResult importAlongAxis(NodeImporter &n,
                                     llvm::function_ref<mlir::Value(mlir::Value, int64_t)> fn);
 const ImportRegistry &importRegistry();
 
+/// The elements of a TensorProto of `elementType` (from onnxElementType) as a dense attribute:
+/// raw_data, the typed fields, or `externalBytes` when the caller has read its external data.
+/// On failure `error` says what is wrong with it; the caller names the tensor.
+mlir::FailureOr<mlir::DenseElementsAttr> denseFromTensorProto(mlir::Type elementType,
+                                                              const onnx::TensorProto &t,
+                                                              const std::string *externalBytes,
+                                                              std::string &error);
+
 /// ONNX TensorProto data type to an MLIR element type (null if unsupported).
 mlir::Type onnxElementType(mlir::MLIRContext *ctx, int32_t dataType);
 const char *onnxDataTypeName(int32_t dataType);

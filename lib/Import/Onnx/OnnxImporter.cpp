@@ -320,30 +320,24 @@ LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor,
   return success();
 }
 
-std::optional<DenseElementsAttr> ModelImporter::importTensor(const onnx::TensorProto &t) {
-  Type et = onnxElementType(&ctx, t.data_type());
-  if (!et) {
-    error() << "initializer '" << t.name() << "' has unsupported dtype "
-            << onnxDataTypeName(t.data_type());
-    return std::nullopt;
-  }
+FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
+                                                       const onnx::TensorProto &t,
+                                                       const std::string *externalBytes,
+                                                       std::string &error) {
   SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
-  auto type = RankedTensorType::get(shape, et);
+  auto type = RankedTensorType::get(shape, elementType);
   int64_t n = type.getNumElements();
-  int64_t width = et.isInteger(1) ? 1 : et.getIntOrFloatBitWidth() / 8;
+  int64_t width = elementType.isInteger(1) ? 1 : elementType.getIntOrFloatBitWidth() / 8;
 
   std::string raw;
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    if (failed(readExternalData(t, raw)))
-      return std::nullopt;
+  if (externalBytes) {
+    raw = *externalBytes;
   } else if (t.has_raw_data()) {
     raw = t.raw_data();
   } else {
     // Typed fields: pack them into the raw little-endian layout.
     raw.resize(n * width);
-    auto put = [&](int64_t i, auto v) {
-      std::memcpy(raw.data() + i * width, &v, width);
-    };
+    auto put = [&](int64_t i, auto v) { std::memcpy(raw.data() + i * width, &v, width); };
     int64_t count = 0;
     switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
@@ -370,23 +364,42 @@ std::optional<DenseElementsAttr> ModelImporter::importTensor(const onnx::TensorP
       break;
     }
     if (count != n) {
-      error() << "initializer '" << t.name() << "' holds " << count << " values for shape of "
-              << n << " elements";
-      return std::nullopt;
+      error = "holds " + std::to_string(count) + " values for a shape of " + std::to_string(n) +
+              " elements";
+      return failure();
     }
   }
   if ((int64_t)raw.size() != n * width) {
-    error() << "initializer '" << t.name() << "' holds " << raw.size() << " bytes, expected "
-            << n * width;
-    return std::nullopt;
+    error = "holds " + std::to_string(raw.size()) + " bytes, expected " +
+            std::to_string(n * width);
+    return failure();
   }
-  if (et.isInteger(1)) {
+  if (elementType.isInteger(1)) {
     SmallVector<bool> bits;
     for (char c : raw)
       bits.push_back(c != 0);
     return DenseElementsAttr::get(type, bits);
   }
   return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+}
+
+std::optional<DenseElementsAttr> ModelImporter::importTensor(const onnx::TensorProto &t) {
+  Type et = onnxElementType(&ctx, t.data_type());
+  if (!et) {
+    error() << "initializer '" << t.name() << "' has unsupported dtype "
+            << onnxDataTypeName(t.data_type());
+    return std::nullopt;
+  }
+  std::string external, problem;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL && failed(readExternalData(t, external)))
+    return std::nullopt;
+  FailureOr<DenseElementsAttr> attr = denseFromTensorProto(
+      et, t, t.data_location() == onnx::TensorProto::EXTERNAL ? &external : nullptr, problem);
+  if (failed(attr)) {
+    error() << "initializer '" << t.name() << "' " << problem;
+    return std::nullopt;
+  }
+  return *attr;
 }
 
 RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
