@@ -52,6 +52,7 @@ LogicalResult importPow(NodeImporter &n) {
 LogicalResult importClip(NodeImporter &n) {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
+  Value runtimeLo, runtimeHi;
   if (n.opset < 11) {
     lo = n.getFloat("min", -std::numeric_limits<float>::max());
     hi = n.getFloat("max", std::numeric_limits<float>::max());
@@ -60,9 +61,17 @@ LogicalResult importClip(NodeImporter &n) {
       if (!n.input(i))
         continue;
       DenseElementsAttr bound = n.constantInput(i);
-      if (!bound || bound.getNumElements() != 1)
-        return n.error() << (i == 1 ? "min" : "max")
-                         << " must be a compile-time constant scalar";
+      if (!bound) {
+        // A bound known only at run time: an elementwise max/min with it after the clip.
+        RankedTensorType bt = n.inputType(i);
+        if (bt.getNumElements() != 1 || bt.getElementType() != n.inputType(0).getElementType())
+          return n.error() << (i == 1 ? "min" : "max")
+                           << " must be one element of the input's type, got " << bt;
+        (i == 1 ? runtimeLo : runtimeHi) = n.reshape(n.input(i), {});
+        continue;
+      }
+      if (bound.getNumElements() != 1)
+        return n.error() << (i == 1 ? "min" : "max") << " must be a scalar";
       double v = isa<FloatType>(bound.getElementType())
                      ? (*bound.getValues<APFloat>().begin()).convertToDouble()
                      : (double)(*bound.getValues<APInt>().begin()).getSExtValue();
@@ -76,7 +85,13 @@ LogicalResult importClip(NodeImporter &n) {
   }
   if (lo > hi) // ONNX: every element becomes max when min > max
     lo = hi;
-  n.setResult(0, n.create<ClipOp>(n.input(0), n.b.getF64FloatAttr(lo), n.b.getF64FloatAttr(hi)));
+  Value y = n.create<ClipOp>(n.input(0), n.b.getF64FloatAttr(lo), n.b.getF64FloatAttr(hi));
+  // max then min: when min > max every element becomes max, as ONNX says.
+  if (runtimeLo)
+    y = n.create<MaxOp>(y, runtimeLo);
+  if (runtimeHi)
+    y = n.create<MinOp>(y, runtimeHi);
+  n.setResult(0, y);
   return success();
 }
 
