@@ -89,6 +89,9 @@ static void addLinalgPasses(OpPassManager &pm) {
 }
 
 static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
+  infc::InfcPackMatmulPanelsOptions panels;
+  panels.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcPackMatmulPanels(panels));
   infc::InfcTileAndVectorizeMatmulOptions matmul;
   matmul.vectorBits = options.vectorBits;
   pm.addNestedPass<func::FuncOp>(infc::createInfcTileAndVectorizeMatmul(matmul));

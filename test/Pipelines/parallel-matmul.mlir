@@ -2,19 +2,20 @@
 // RUN: infc-opt %s --infc-pipeline="vector-bits=512" | FileCheck %s --check-prefixes=CHECK,AVX512
 // RUN: infc-opt %s --infc-pipeline | FileCheck %s --check-prefix=NONLLVM
 
-// A matmul through the whole pipeline: register tiles of broadcast-FMAs, and the output-column
-// loop as an OpenMP worksharing loop. The omp ops stay in the LLVM-dialect module; the
+// A matmul through the whole pipeline: B packed into 16-wide column panels (32 at 512 bits)
+// by a copy loop, register tiles of broadcast-FMAs, and the loop over panels as an OpenMP
+// worksharing loop. The omp ops stay in the LLVM-dialect module; the
 // translation to LLVM IR turns them into __kmpc_* calls that the runtime's pool implements.
 
 // CHECK-LABEL: llvm.func @main
 // CHECK-SAME: (%{{.*}}: !llvm.ptr {infc.workspace}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
-// AVX2-DAG: %[[STEP:.*]] = llvm.mlir.constant(16 : index) : i64
-// AVX512-DAG: %[[STEP:.*]] = llvm.mlir.constant(32 : index) : i64
-// CHECK-DAG: %[[N:.*]] = llvm.mlir.constant(128 : index) : i64
+// AVX2-DAG: %[[PANELS:.*]] = llvm.mlir.constant(8 : index) : i64
+// AVX512-DAG: %[[PANELS:.*]] = llvm.mlir.constant(4 : index) : i64
+// CHECK-DAG: %[[STEP:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : index) : i64
 // CHECK: omp.parallel {
 // CHECK-NEXT: omp.wsloop {
-// CHECK-NEXT: omp.loop_nest (%{{.*}}) : i64 = (%[[ZERO]]) to (%[[N]]) step (%[[STEP]]) {
+// CHECK-NEXT: omp.loop_nest (%{{.*}}) : i64 = (%[[ZERO]]) to (%[[PANELS]]) step (%[[STEP]]) {
 // 256 bits: 6 FMAs per K step for the 6x16 tiles, 4 for the peeled 4x16 edge (M = 64).
 // AVX2-COUNT-10: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // AVX2-NOT: llvm.intr.fmuladd

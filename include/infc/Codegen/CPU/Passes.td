@@ -42,6 +42,26 @@ def InfcFuseElementwise : Pass<"infc-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp"> {
+  let summary = "Pack the B operand of linalg.matmul into contiguous nr-wide column panels";
+  let description = [{
+    Each static f32 `linalg.matmul` C[M, N] = A[M, K] x B[K, N] becomes a loop (marked
+    `infc.parallel`) over N / nr panels, each `linalg.matmul` A x Bp[p] into C[:, p*nr ..]
+    with Bp[p] a contiguous [K, nr] matrix. A constant B is packed at compile time (the
+    packed weight replaces it); another B is packed by a run-time copy when M is at least
+    `min-rows-for-runtime-pack`. Columns past the last full panel stay a plain matmul. nr
+    is the register tile width of infc-tile-and-vectorize-matmul (two vectors).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "SIMD register width of the target (decides the panel width, two vectors)">,
+    Option<"minRowsForRuntimePack", "min-rows-for-runtime-pack", "int64_t",
+           /*default=*/"16", "Smallest M for which a non-constant B is packed at run time">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcTileAndVectorizeMatmul : Pass<"infc-tile-and-vectorize-matmul", "mlir::func::FuncOp"> {
   let summary = "Tile linalg.matmul to register tiles and vectorize them (on tensors)";
   let description = [{
