@@ -95,6 +95,9 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   infc::InfcTileAndVectorizeMatmulOptions matmul;
   matmul.vectorBits = options.vectorBits;
   pm.addNestedPass<func::FuncOp>(infc::createInfcTileAndVectorizeMatmul(matmul));
+  infc::InfcVectorizeElementwiseOptions elementwise;
+  elementwise.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcVectorizeElementwise(elementwise));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -126,8 +129,10 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addPass(createCanonicalizerPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertMathToLibmPass());
+  // LLVM intrinsics first (vector fma, sqrt, abs stay vector instructions); libm then takes
+  // what has no intrinsic lowering (erf, tanh, scalar exp...).
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -25,8 +25,10 @@ struct InfcFuseElementwisePass
     RewritePatternSet patterns(ctx);
     linalg::ControlFusionFn control = [](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
+      // A value with other users stays materialized: fusing it would recompute the whole
+      // producer chain (an embedding gather, a GELU) inside every consumer.
       return allParallel(producer) && allParallel(operand->getOwner()) &&
-             !isa<linalg::FillOp>(producer);
+             !isa<linalg::FillOp>(producer) && operand->get().hasOneUse();
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);

@@ -1,6 +1,8 @@
 //===- LowerVectors.cpp - vector.contract and transfers to FMAs and loads --===//
 #include "infc/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -21,6 +23,27 @@ struct InfcLowerVectorsPass : public infc::impl::InfcLowerVectorsBase<InfcLowerV
       populate(patterns);
       return applyPatternsGreedily(getOperation(), std::move(patterns));
     };
+    // Vector math becomes inline polynomials (error ~1e-7 relative): libm has no vector
+    // entry points a libc-only .so may call. Scalar math keeps calling libm.
+    SmallVector<Operation *> vectorMath;
+    getOperation().walk([&](Operation *op) {
+      if (isa<math::MathDialect>(op->getDialect()) && op->getNumResults() == 1 &&
+          isa<VectorType>(op->getResult(0).getType()))
+        vectorMath.push_back(op);
+    });
+    if (!vectorMath.empty()) {
+      RewritePatternSet patterns(ctx);
+      // The transcendental functions of activations and normalizations, whose
+      // approximations hold a few ulp over the whole range; sin/cos reduce the argument
+      // too naively for large inputs and stay with libm.
+      populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+        return llvm::is_contained({"math.erf", "math.exp", "math.expm1", "math.log",
+                                   "math.log1p", "math.log2", "math.tanh"},
+                                  name);
+      });
+      if (failed(applyOpPatternsGreedily(vectorMath, std::move(patterns))))
+        return signalPassFailure();
+    }
     if (failed(apply([](RewritePatternSet &p) {
           vector::populateVectorContractLoweringPatterns(
               p, vector::VectorContractLowering::OuterProduct);

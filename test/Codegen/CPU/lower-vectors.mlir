@@ -95,3 +95,19 @@ func.func @transposed_read(%m: memref<4x2xf32>) -> vector<2x4xf32> {
   %v = vector.transfer_read %m[%c0, %c0], %p {in_bounds = [true, true], permutation_map = affine_map<(d0, d1) -> (d1, d0)>} : memref<4x2xf32>, vector<2x4xf32>
   return %v : vector<2x4xf32>
 }
+
+// Vector math becomes inline polynomials (libm has no vector entry points a libc-only .so
+// may call); scalar math keeps calling libm.
+// CHECK-LABEL: func.func @vector_math
+// CHECK-NOT: math.erf {{.*}} : vector
+// CHECK-NOT: math.exp {{.*}} : vector
+// CHECK-NOT: math.tanh {{.*}} : vector
+// CHECK: math.erf %{{.*}} : f32
+// CHECK: return
+func.func @vector_math(%v: vector<8xf32>, %s: f32) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, f32) {
+  %e = math.erf %v : vector<8xf32>
+  %x = math.exp %v : vector<8xf32>
+  %t = math.tanh %v : vector<8xf32>
+  %r = math.erf %s : f32
+  return %e, %x, %t, %r : vector<8xf32>, vector<8xf32>, vector<8xf32>, f32
+}

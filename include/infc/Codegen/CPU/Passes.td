@@ -80,6 +80,29 @@ def InfcTileAndVectorizeMatmul : Pass<"infc-tile-and-vectorize-matmul", "mlir::f
                            "mlir::tensor::TensorDialect"];
 }
 
+def InfcVectorizeElementwise : Pass<"infc-vectorize-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Tile non-contraction linalg ops to SIMD-wide tiles and vectorize them";
+  let description = [{
+    Every static linalg.generic (and transpose, broadcast, map, copy, generalized first)
+    outside loops that is not a contraction or convolution: all-parallel ops are tiled to
+    [1, .., 1, lanes] (innermost loop peeled so every tile is static), an op reducing over
+    its one innermost dimension becomes a partial reduction (lanes-wide accumulators, one
+    horizontal merge per row), and reductions over outer dims step those dims one at a time.
+    The tiles are vectorized on tensors. Ops of at least `parallel-min-elements` iterations
+    get their outermost tiled parallel loop marked `infc.parallel`. Ops the vectorizer cannot
+    handle (gathers through tensor.extract, non-permutation maps such as im2col) are left
+    for the scalar loop lowering.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "SIMD register width of the target">,
+    Option<"parallelMinElements", "parallel-min-elements", "int64_t", /*default=*/"32768",
+           "Smallest iteration count for which an op's outer loop is shared by threads">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
 def InfcParallelizeLoops : Pass<"infc-parallelize-loops", "mlir::func::FuncOp"> {
   let summary = "Turn scf.for loops marked infc.parallel into scf.parallel (after bufferization)";
   let description = [{

@@ -1,0 +1,218 @@
+//===- VectorizeElementwise.cpp - SIMD for everything that is not a matmul -===//
+//
+// After the graph is fused, what is left besides contractions are elementwise chains
+// (bias + GELU, residual adds, casts), reductions (softmax, layer norm, Reduce*) and data
+// movement (transpose, broadcast). Lowered to loops they run one scalar per instruction, and
+// LLVM's loop vectorizer gives up on them (calls to libm, unknown aliasing in the arena).
+// Here each such op is tiled so its innermost loop dimension becomes one SIMD vector and the
+// tile is vectorized in MLIR, on tensors:
+//   - all-parallel ops: tiles [1, .., 1, lanes]; the innermost loop peeled to static tiles;
+//   - a reduction over the innermost dimension (softmax, layer norm): partial reduction, a
+//     loop that accumulates lanes-wide vectors, then one horizontal merge per row;
+//   - a reduction over outer dimensions: the reduction dims tiled by one, which leaves a
+//     lanes-wide elementwise accumulation per step.
+// Large ops get their outermost tiled loop marked infc.parallel for the session's threads.
+//
+//===----------------------------------------------------------------------===//
+#include "infc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace infc {
+#define GEN_PASS_DEF_INFCVECTORIZEELEMENTWISE
+#include "infc/Codegen/CPU/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+
+namespace {
+constexpr StringLiteral kVectorizeMarker = "infc.vectorize";
+
+/// Lanes of one vector register for the widest element type the op touches.
+int64_t lanesFor(linalg::LinalgOp op, int64_t vectorBits) {
+  unsigned widest = 8;
+  for (Type t : op->getOperandTypes())
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      if (shaped.getElementType().isIntOrFloat())
+        widest = std::max(widest, shaped.getElementType().getIntOrFloatBitWidth());
+  return std::max<int64_t>(1, vectorBits / widest);
+}
+
+bool isCandidate(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumLoops() == 0 ||
+      op->getParentOfType<LoopLikeOpInterface>())
+    return false;
+  // Contractions and convolutions have their own code generation (or none yet).
+  if (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op))
+    return false;
+  if (!isa<linalg::GenericOp, linalg::TransposeOp, linalg::BroadcastOp, linalg::MapOp,
+           linalg::CopyOp>(op.getOperation()))
+    return false;
+  // Bool tensors hold one byte per element, but a vector<Nxi1> load or store is packed
+  // bits in LLVM: ops reading or writing them stay scalar.
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return !shaped ||
+           (shaped.getElementType().isIntOrFloat() && !shaped.getElementType().isInteger(1));
+  });
+}
+
+struct InfcVectorizeElementwisePass
+    : public infc::impl::InfcVectorizeElementwiseBase<InfcVectorizeElementwisePass> {
+  using InfcVectorizeElementwiseBase::InfcVectorizeElementwiseBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+    SmallVector<linalg::LinalgOp> candidates;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isCandidate(op))
+        candidates.push_back(op);
+    });
+    for (linalg::LinalgOp op : candidates) {
+      if (!isa<linalg::GenericOp>(op.getOperation())) {
+        rewriter.setInsertionPoint(op);
+        FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generic))
+          continue;
+        op = *generic;
+      }
+      if (failed(linalg::vectorizeOpPrecondition(op)))
+        continue;
+      tile(rewriter, cast<linalg::GenericOp>(op.getOperation()));
+    }
+
+    {
+      // Peeled tiles become static once their bounds fold into the slices.
+      RewritePatternSet patterns(ctx);
+      linalg::populateLinalgTilingCanonicalizationPatterns(patterns);
+      tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+      tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
+      tensor::CastOp::getCanonicalizationPatterns(patterns, ctx);
+      linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+
+    SmallVector<linalg::LinalgOp> tiles;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorizeMarker) && !op.hasDynamicShape())
+        tiles.push_back(op);
+    });
+    for (linalg::LinalgOp op : tiles) {
+      op->removeAttr(kVectorizeMarker);
+      if (failed(linalg::vectorizeOpPrecondition(op)))
+        continue;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> v = linalg::vectorize(rewriter, op);
+      if (failed(v))
+        continue;
+      if (!v->replacements.empty())
+        rewriter.replaceOp(op, v->replacements);
+      else
+        rewriter.eraseOp(op);
+    }
+    // Markers left on tiles that kept a dynamic shape.
+    func.walk([&](Operation *op) { op->removeAttr(kVectorizeMarker); });
+    {
+      // One SSA value per constant index, so reads and writes of a slice can be matched.
+      RewritePatternSet patterns(ctx);
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+      tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+      tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    // Partial-reduction accumulators: read once before their loop, written once after, so
+    // they live in registers.
+    func.walk([&](scf::ForOp loop) {
+      hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
+    });
+  }
+
+  void tile(IRRewriter &rewriter, linalg::GenericOp op) {
+    MLIRContext *ctx = op.getContext();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    int64_t loops = ranges.size(), inner = loops - 1;
+    int64_t lanes = lanesFor(op, vectorBits);
+    int64_t elements = 1;
+    for (int64_t r : ranges)
+      elements *= r;
+    SmallVector<unsigned> reductionDims;
+    for (int64_t d = 0; d < loops; ++d)
+      if (iterators[d] == utils::IteratorType::reduction)
+        reductionDims.push_back(d);
+
+    SmallVector<int64_t> sizes(loops, 0);
+    // Unit dims need no loop; other outer dims go one at a time, the innermost a vector.
+    for (int64_t d = 0; d < inner; ++d)
+      sizes[d] = ranges[d] == 1 ? 0 : 1;
+    sizes[inner] = std::min(lanes, ranges[inner]);
+    bool innerReduction = iterators[inner] == utils::IteratorType::reduction;
+    // A reduction over the one innermost dim accumulates vectors, then merges each row once;
+    // the partial-reduction tiling takes no parallel dims, so those are tiled first.
+    if (innerReduction && (reductionDims.size() != 1 || ranges[inner] < 2 * lanes ||
+                           ranges[inner] % lanes != 0))
+      return;
+    SmallVector<int64_t> outerSizes = sizes;
+    if (innerReduction)
+      outerSizes[inner] = 0;
+
+    Operation *target = op;
+    SmallVector<LoopLikeOpInterface> loopNest;
+    if (llvm::any_of(outerSizes, [](int64_t s) { return s != 0; })) {
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(ctx, outerSizes));
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> result =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(result) || result->tiledOps.size() != 1)
+        return;
+      rewriter.replaceOp(op, result->replacements);
+      target = result->tiledOps.front();
+      loopNest = result->loops;
+      // The outermost loop over a parallel dim carries the threads when the op is large.
+      if (elements >= parallelMinElements && !loopNest.empty() &&
+          iterators[llvm::find_if(outerSizes, [](int64_t s) { return s != 0; }) -
+                    outerSizes.begin()] == utils::IteratorType::parallel)
+        loopNest.front()->setAttr("infc.parallel", rewriter.getUnitAttr());
+    }
+    if (!innerReduction) {
+      target->setAttr(kVectorizeMarker, rewriter.getUnitAttr());
+      // Static tiles for the vectorizer: peel the innermost loop when lanes do not divide it.
+      if (!loopNest.empty() && ranges[inner] % sizes[inner] != 0) {
+        scf::ForOp partial;
+        (void)scf::peelForLoopAndSimplifyBounds(
+            rewriter, cast<scf::ForOp>(loopNest.back().getOperation()), partial);
+      }
+      return;
+    }
+    SmallVector<int64_t> reductionSizes(loops, 0);
+    reductionSizes[inner] = lanes;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(ctx, reductionSizes));
+    options.setReductionTilingStrategy(ReductionTilingStrategy::PartialReductionOuterReduction);
+    options.setReductionDims(reductionDims);
+    rewriter.setInsertionPoint(target);
+    FailureOr<scf::SCFTilingResult> result =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
+    if (failed(result))
+      return;
+    rewriter.replaceOp(target, result->replacements);
+    for (Operation *tiled : result->tiledOps)
+      tiled->setAttr(kVectorizeMarker, rewriter.getUnitAttr());
+    for (Operation *merge : result->mergeOps)
+      merge->setAttr(kVectorizeMarker, rewriter.getUnitAttr());
+  }
+};
+} // namespace
