@@ -3,6 +3,7 @@
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -107,8 +108,8 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> pads
 
 /// A plain convolution as one matmul, so it shares the matmul code generation:
 ///   Y[F, N*OH*OW] = W[F, C*KH*KW] x Col[C*KH*KW, N*OH*OW]
-/// Col is the input itself for 1x1 stride-1 convolutions of one image, else an im2col
-/// linalg.generic whose input map reads the window with affine index arithmetic.
+/// Col is the input itself for 1x1 stride-1 convolutions of one image, else built by one
+/// copy per kernel tap from a strided window of the input (im2col).
 Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                    RankedTensorType resultType) {
@@ -123,25 +124,41 @@ Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
   if (n == 1 && kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
     col = reshapeTensor(b, loc, input, RankedTensorType::get({k, cols}, et));
   } else {
+    // One copy per kernel tap: Col[c, i, j, n, oh, ow] = X[n, c, oh*sh + i*dh, ow*sw + j*dw]
+    // reads a strided window of X, so every copy has permutation maps and vectorizes.
     MLIRContext *ctx = b.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    // Iteration space (c, kh, kw, n, oh, ow), written in that order.
-    AffineMap inMap = AffineMap::get(
-        6, 0,
-        {d(3), d(0), d(4) * strides[0] + d(1) * dilations[0],
-         d(5) * strides[1] + d(2) * dilations[1]},
-        ctx);
     auto colType = RankedTensorType::get({c, kh, kw, n, oh, ow}, et);
-    Value init = tensor::EmptyOp::create(b, loc, colType.getShape(), et);
-    SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
-    Value col6 = linalg::GenericOp::create(
-                     b, loc, TypeRange{colType}, ValueRange{input}, ValueRange{init},
-                     SmallVector<AffineMap>{inMap, AffineMap::getMultiDimIdentityMap(6, ctx)},
-                     iterators,
-                     [](OpBuilder &nb, Location nl, ValueRange args) {
-                       linalg::YieldOp::create(nb, nl, args[0]);
-                     })
-                     .getResult(0);
+    Value col6 = tensor::EmptyOp::create(b, loc, colType.getShape(), et);
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // Copy space (c, n, oh, ow); the window is indexed (n, c, oh, ow).
+    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {d(1), d(0), d(2), d(3)}, ctx),
+                                   AffineMap::getMultiDimIdentityMap(4, ctx)};
+    SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+    auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+    for (int64_t i = 0; i < kh; ++i) {
+      for (int64_t j = 0; j < kw; ++j) {
+        Value window = tensor::ExtractSliceOp::create(
+            b, loc, input,
+            SmallVector<OpFoldResult>{idx(0), idx(0), idx(i * dilations[0]),
+                                      idx(j * dilations[1])},
+            SmallVector<OpFoldResult>{idx(n), idx(c), idx(oh), idx(ow)},
+            SmallVector<OpFoldResult>{idx(1), idx(1), idx(strides[0]), idx(strides[1])});
+        SmallVector<OpFoldResult> offsets = {idx(0), idx(i), idx(j), idx(0), idx(0), idx(0)};
+        SmallVector<OpFoldResult> sizes = {idx(c), idx(1), idx(1), idx(n), idx(oh), idx(ow)};
+        SmallVector<OpFoldResult> unit(6, idx(1));
+        auto tapType = RankedTensorType::get({c, n, oh, ow}, et);
+        Value dest =
+            tensor::ExtractSliceOp::create(b, loc, tapType, col6, offsets, sizes, unit);
+        Value tap = linalg::GenericOp::create(
+                        b, loc, TypeRange{tapType}, ValueRange{window}, ValueRange{dest}, maps,
+                        iterators,
+                        [](OpBuilder &nb, Location nl, ValueRange args) {
+                          linalg::YieldOp::create(nb, nl, args[0]);
+                        })
+                        .getResult(0);
+        col6 = tensor::InsertSliceOp::create(b, loc, tap, col6, offsets, sizes, unit);
+      }
+    }
     col = reshapeTensor(b, loc, col6, RankedTensorType::get({k, cols}, et));
   }
   Value w = reshapeTensor(b, loc, weight, RankedTensorType::get({f, k}, et));
@@ -156,8 +173,63 @@ Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
       ->getResult(0);
 }
 
-/// conv: plain -> im2col + linalg.matmul (convAsMatmul), depthwise (one filter per channel) ->
-/// linalg.depthwise_conv_2d_nchw_chw, other groups -> linalg.conv_2d_ngchw_gfchw.
+/// A depthwise convolution (one filter per channel) as a sum over the kernel taps of strided
+/// windows of the input times that tap's per-channel weight:
+///   Y[n, c, oh, ow] = sum_{kh, kw} X[n, c, oh*sh + kh*dh, ow*sw + kw*dw] * W[c, kh, kw]
+/// Each window is a strided tensor.extract_slice, so the one linalg.generic left has only
+/// identity and broadcast maps: it vectorizes along OW and fuses with the bias and the
+/// activation that follow (linalg's depthwise conv op does neither).
+Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        RankedTensorType resultType) {
+  Type et = resultType.getElementType();
+  int64_t n = resultType.getDimSize(0), c = resultType.getDimSize(1),
+          oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+  auto wt = cast<RankedTensorType>(weight.getType());
+  int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), taps = kh * kw;
+  Value w = reshapeTensor(b, loc, weight, RankedTensorType::get({c, taps}, et));
+  SmallVector<Value> windows, weights;
+  for (int64_t i = 0; i < kh; ++i) {
+    for (int64_t j = 0; j < kw; ++j) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(i * dilations[0]),
+                                           b.getIndexAttr(j * dilations[1])};
+      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(n), b.getIndexAttr(c),
+                                         b.getIndexAttr(oh), b.getIndexAttr(ow)};
+      SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                         b.getIndexAttr(strides[0]),
+                                         b.getIndexAttr(strides[1])};
+      windows.push_back(tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, steps));
+      SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(0), b.getIndexAttr(i * kw + j)};
+      SmallVector<OpFoldResult> wSizes = {b.getIndexAttr(c), b.getIndexAttr(1)};
+      SmallVector<OpFoldResult> wSteps(2, b.getIndexAttr(1));
+      weights.push_back(tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({c}, et), w, wOffsets, wSizes, wSteps));
+    }
+  }
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  SmallVector<AffineMap> maps(taps, identity);
+  maps.append(taps, perChannel);
+  maps.push_back(identity);
+  SmallVector<Value> operands = windows;
+  operands.append(weights);
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), et);
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps, iterators,
+             [taps](OpBuilder &nb, Location nl, ValueRange args) {
+               Value sum = arith::MulFOp::create(nb, nl, args[0], args[taps]);
+               for (int64_t t = 1; t < taps; ++t)
+                 sum = math::FmaOp::create(nb, nl, args[t], args[taps + t], sum);
+               linalg::YieldOp::create(nb, nl, sum);
+             })
+      .getResult(0);
+}
+
+/// conv: plain -> im2col + linalg.matmul (convAsMatmul), float depthwise (one filter per
+/// channel) -> depthwiseAsTapSum, other groups -> linalg.conv_2d_ngchw_gfchw.
 struct ConvLowering : public OpConversionPattern<ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConvOp op, OpAdaptor adaptor,
@@ -179,6 +251,9 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     if (group == 1) {
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
                             resultType);
+    } else if (group == c && f == c && isa<FloatType>(et)) {
+      result = depthwiseAsTapSum(rewriter, loc, input, weight, op.getStrides(),
+                                 op.getDilations(), resultType);
     } else if (group == c && f == c) {
       Value w = reshapeTensor(rewriter, loc, weight, RankedTensorType::get({c, kh, kw}, et));
       Value acc = zeros(rewriter, loc, resultType.getShape(), et);

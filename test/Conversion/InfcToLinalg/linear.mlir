@@ -67,10 +67,9 @@ func.func @matmul_broadcast_batch(%a: tensor<2x1x3x4xi32>, %b: tensor<6x4x5xi32>
 // -----
 
 // Plain convolution as one matmul: Y[F, N*OH*OW] = W[F, C*KH*KW] x Col[C*KH*KW, N*OH*OW],
-// Col built by an im2col generic over (c, kh, kw, n, oh, ow) reading
-// input[n, c, oh * stride + kh * dilation, ow * stride + kw * dilation].
-// CHECK-DAG: #[[$IM2COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d4 * 2 + d1, d5 * 2 + d2)>
-// CHECK-DAG: #[[$ID6:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// Col[c, kh, kw, n, oh, ow] = input[n, c, oh * stride + kh * dilation, ow * stride + kw *
+// dilation], one copy per tap (kh, kw) from a strided window (here stride 2).
+// CHECK-DAG: #[[$TAPIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[$BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
 // CHECK-LABEL: func @conv_padded_bias
@@ -79,10 +78,13 @@ func.func @matmul_broadcast_batch(%a: tensor<2x1x3x4xi32>, %b: tensor<6x4x5xi32>
 // CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 2] high[0, 0, 1, 0]
 // CHECK: tensor.yield %[[PADV]] : f32
 // CHECK: } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
-// CHECK: %[[COL6:.*]] = linalg.generic {indexing_maps = [#[[$IM2COL]], #[[$ID6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[P]] : tensor<1x4x10x10xf32>) outs(%{{.*}} : tensor<4x3x3x1x4x4xf32>)
+// CHECK: %[[WIN:.*]] = tensor.extract_slice %[[P]][0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x10x10xf32> to tensor<1x4x4x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[$TAPIN]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[WIN]] : tensor<1x4x4x4xf32>) outs(%{{.*}} : tensor<4x1x4x4xf32>)
 // CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK: tensor.extract_slice %[[P]][0, 0, 2, 2] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK: %[[COL6:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 2, 2, 0, 0, 0] [4, 1, 1, 1, 4, 4]
 // CHECK: %[[COL:.*]] = tensor.collapse_shape %[[COL6]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<4x3x3x1x4x4xf32> into tensor<36x16xf32>
 // CHECK: %[[W2:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<8x4x3x3xf32> into tensor<8x36xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x16xf32>)
@@ -117,13 +119,21 @@ func.func @conv_pointwise(%x: tensor<1x4x5x5xf32>, %w: tensor<8x4x1x1xf32>) -> t
 
 // -----
 
-// Two images, no padding, a dilated width: the matmul yields [F, N, OH, OW], transposed to NCHW.
-// CHECK-DAG: #[[$IM2COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d1 + d4, d5 + d2 * 2)>
+// Two images, no padding, a dilated width: im2col as one copy per kernel tap, each from a
+// strided window of X (here width offsets 0, 2, 4 for the dilation 2) into its [C, N, OH, OW]
+// slice of Col; the matmul yields [F, N, OH, OW], transposed to NCHW.
+// CHECK-DAG: #[[$NCHW_TO_CNHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
 // CHECK-LABEL: func @conv_batch_dilated
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8x8xf32>, %[[W:.*]]: tensor<8x4x3x3xf32>)
 // CHECK-NOT: tensor.pad
-// CHECK: linalg.generic {indexing_maps = [#[[$IM2COL]], #{{.*}}]
-// CHECK-SAME: ins(%[[X]] : tensor<2x4x8x8xf32>) outs(%{{.*}} : tensor<4x3x3x2x6x4xf32>)
+// CHECK: %[[WIN:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [2, 4, 6, 4] [1, 1, 1, 1] : tensor<2x4x8x8xf32> to tensor<2x4x6x4xf32>
+// CHECK: %[[DST:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0, 0] [4, 1, 1, 2, 6, 4] [1, 1, 1, 1, 1, 1] : tensor<4x3x3x2x6x4xf32> to tensor<4x2x6x4xf32>
+// CHECK: %[[TAP:.*]] = linalg.generic {indexing_maps = [#[[$NCHW_TO_CNHW]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[WIN]] : tensor<2x4x6x4xf32>) outs(%[[DST]] : tensor<4x2x6x4xf32>)
+// CHECK: tensor.insert_slice %[[TAP]] into %{{.*}}[0, 0, 0, 0, 0, 0] [4, 1, 1, 2, 6, 4]
+// CHECK: tensor.extract_slice %[[X]][0, 0, 0, 2] [2, 4, 6, 4] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %[[X]][0, 0, 0, 4] [2, 4, 6, 4] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %[[X]][0, 0, 2, 4] [2, 4, 6, 4] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 2, 2, 0, 0, 0] [4, 1, 1, 2, 6, 4]
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<4x3x3x2x6x4xf32> into tensor<36x48xf32>
 // CHECK: %[[Y:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x36xf32>, tensor<36x48xf32>) outs(%{{.*}} : tensor<8x48xf32>)
 // CHECK: %[[Y4:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0], [1, 2, 3]] output_shape [8, 2, 6, 4] : tensor<8x48xf32> into tensor<8x2x6x4xf32>
@@ -136,15 +146,28 @@ func.func @conv_batch_dilated(%x: tensor<2x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) 
 
 // -----
 
+// Depthwise: a sum over the 9 taps of strided windows of the input (here stride 2 along W,
+// dilation 2 along H) times the tap's per-channel weight, in one all-parallel generic.
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func @conv_depthwise
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<4x1x3x3xf32>)
-// CHECK: %[[W3:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2], [3]] : tensor<4x1x3x3xf32> into tensor<4x3x3xf32>
-// CHECK: %[[C:.*]] = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-// CHECK-SAME: ins(%[[X]], %[[W3]] : tensor<1x4x8x8xf32>, tensor<4x3x3xf32>) outs(%{{.*}} : tensor<1x4x6x6xf32>)
-// CHECK: return %[[C]]
-func.func @conv_depthwise(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
-  return %0 : tensor<1x4x6x6xf32>
+// CHECK: %[[W9:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<4x1x3x3xf32> into tensor<4x9xf32>
+// CHECK: %[[X00:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 4, 3] [1, 1, 1, 2] : tensor<1x4x8x8xf32> to tensor<1x4x4x3xf32>
+// CHECK: %[[W00:.*]] = tensor.extract_slice %[[W9]][0, 0] [4, 1] [1, 1] : tensor<4x9xf32> to tensor<4xf32>
+// CHECK: %[[X01:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 1] [1, 4, 4, 3] [1, 1, 1, 2]
+// CHECK: tensor.extract_slice %[[X]][0, 0, 4, 2] [1, 4, 4, 3] [1, 1, 1, 2]
+// CHECK: %[[W22:.*]] = tensor.extract_slice %[[W9]][0, 8] [4, 1] [1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X00]], %[[X01]], {{.*}}, %[[W00]], {{.*}}, %[[W22]] :
+// CHECK-SAME: outs(%{{.*}} : tensor<1x4x4x3xf32>)
+// CHECK: %[[P0:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[P1:.*]] = math.fma %{{.*}}, %{{.*}}, %[[P0]] : f32
+// CHECK-COUNT-7: math.fma
+// CHECK: linalg.yield
+func.func @conv_depthwise(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x3xf32> {
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 1>, group = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
 }
 
 // -----
