@@ -14,8 +14,22 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+/* A model runs hundreds of short parallel regions back to back: waking a thread blocked on a
+ * condition variable costs tens of microseconds, as much as a region's work. Threads spin
+ * this many polls (about 50-100 us) for the next region, or for the team, before blocking. */
+#define INFC_SPIN_POLLS 4096
+
+static inline void spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
 
 typedef void (*infc__microtask)(int32_t *gtid, int32_t *btid, ...);
 
@@ -24,13 +38,16 @@ struct infc__pool {
   pthread_t *workers;
   pthread_mutex_t lock;
   pthread_cond_t wake, done;
-  uint64_t generation;   /* bumped for each parallel region */
-  int32_t pending;       /* workers still running the current region */
-  int stop;
-  infc__microtask task;  /* the current region */
+  _Atomic uint64_t generation; /* bumped (under lock) for each parallel region */
+  _Atomic int32_t pending;     /* workers still running the current region */
+  _Atomic int stop;
+  infc__microtask task;        /* the current region, published by generation */
   int32_t nargs;
   void *args[8];
-  pthread_barrier_t barrier;
+  /* Sense-reversing spin barrier for __kmpc_barrier (waits between worksharing loops are
+   * short; a blocking barrier would put every thread to sleep each time). */
+  _Atomic int32_t barrier_count;
+  _Atomic int32_t barrier_sense;
 };
 
 static _Thread_local infc__pool *current_pool;
@@ -63,23 +80,34 @@ static void *worker_main(void *arg) {
   /* Regions are numbered from 1; one issued before this thread started still waits for it
    * (pending counts every worker), so it must not be skipped. */
   uint64_t seen = 0;
+  pthread_mutex_unlock(&p->lock);
   for (;;) {
-    while (!p->stop && p->generation == seen)
-      pthread_cond_wait(&p->wake, &p->lock);
-    if (p->stop)
+    for (int i = 0; i < INFC_SPIN_POLLS && !atomic_load(&p->stop) &&
+                    atomic_load_explicit(&p->generation, memory_order_acquire) == seen;
+         ++i)
+      spin_pause();
+    if (atomic_load_explicit(&p->generation, memory_order_acquire) == seen &&
+        !atomic_load(&p->stop)) {
+      pthread_mutex_lock(&p->lock);
+      while (!atomic_load(&p->stop) && atomic_load(&p->generation) == seen)
+        pthread_cond_wait(&p->wake, &p->lock);
+      pthread_mutex_unlock(&p->lock);
+    }
+    if (atomic_load(&p->stop))
       break;
-    seen = p->generation;
-    pthread_mutex_unlock(&p->lock);
+    seen = atomic_load_explicit(&p->generation, memory_order_acquire);
     current_pool = p;
     current_tid = tid;
     in_parallel = 1;
     invoke(p, tid);
     in_parallel = 0;
-    pthread_mutex_lock(&p->lock);
-    if (--p->pending == 0)
+    if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
+      /* The caller may be blocked on `done`: signal under the lock it checks under. */
+      pthread_mutex_lock(&p->lock);
       pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->lock);
+    }
   }
-  pthread_mutex_unlock(&p->lock);
   return NULL;
 }
 
@@ -98,8 +126,7 @@ infc__pool *infc__pool_create(int32_t size) {
     return NULL;
   p->size = size < 1 ? 1 : size;
   if (pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->wake, NULL) ||
-      pthread_cond_init(&p->done, NULL) ||
-      pthread_barrier_init(&p->barrier, NULL, (unsigned)p->size)) {
+      pthread_cond_init(&p->done, NULL)) {
     free(p);
     return NULL;
   }
@@ -115,8 +142,6 @@ infc__pool *infc__pool_create(int32_t size) {
       if (pthread_create(&p->workers[i], NULL, worker_main, p)) {
         /* Run with the threads we got; nobody waits on the barrier yet. */
         p->size = i + 1;
-        pthread_barrier_destroy(&p->barrier);
-        pthread_barrier_init(&p->barrier, NULL, (unsigned)p->size);
         break;
       }
     pthread_mutex_unlock(&p->lock);
@@ -129,14 +154,13 @@ void infc__pool_destroy(infc__pool *p) {
     return;
   if (p->workers) {
     pthread_mutex_lock(&p->lock);
-    p->stop = 1;
+    atomic_store(&p->stop, 1);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
     for (int32_t i = 0; i < p->size - 1; ++i)
       pthread_join(p->workers[i], NULL);
     free(p->workers);
   }
-  pthread_barrier_destroy(&p->barrier);
   pthread_cond_destroy(&p->wake);
   pthread_cond_destroy(&p->done);
   pthread_mutex_destroy(&p->lock);
@@ -182,22 +206,29 @@ void __kmpc_fork_call(void *loc, int32_t nargs, infc__microtask task, ...) {
     in_parallel = saved_in;
     return;
   }
-  pthread_mutex_lock(&p->lock);
+  /* Workers read the region only after seeing the new generation (release/acquire). */
   p->task = task;
   p->nargs = nargs;
   for (int32_t i = 0; i < 8; ++i)
     p->args[i] = args[i];
-  p->pending = p->size - 1;
-  ++p->generation;
+  atomic_store_explicit(&p->pending, p->size - 1, memory_order_relaxed);
+  pthread_mutex_lock(&p->lock);
+  atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
   in_parallel = 1;
   invoke(p, 0);
   in_parallel = 0;
-  pthread_mutex_lock(&p->lock);
-  while (p->pending)
-    pthread_cond_wait(&p->done, &p->lock);
-  pthread_mutex_unlock(&p->lock);
+  for (int i = 0; i < INFC_SPIN_POLLS &&
+                  atomic_load_explicit(&p->pending, memory_order_acquire) != 0;
+       ++i)
+    spin_pause();
+  if (atomic_load_explicit(&p->pending, memory_order_acquire) != 0) {
+    pthread_mutex_lock(&p->lock);
+    while (atomic_load_explicit(&p->pending, memory_order_acquire) != 0)
+      pthread_cond_wait(&p->done, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+  }
 }
 
 /* Static schedule without chunks: thread t of T takes one contiguous block; blocks differ in
@@ -236,6 +267,19 @@ void __kmpc_for_static_fini(void *loc, int32_t gtid) { (void)loc, (void)gtid; }
 void __kmpc_barrier(void *loc, int32_t gtid) {
   (void)loc, (void)gtid;
   infc__pool *p = current_pool;
-  if (p && in_parallel && p->size > 1)
-    pthread_barrier_wait(&p->barrier);
+  if (!p || !in_parallel || p->size <= 1)
+    return;
+  int32_t sense = atomic_load_explicit(&p->barrier_sense, memory_order_relaxed);
+  if (atomic_fetch_add_explicit(&p->barrier_count, 1, memory_order_acq_rel) == p->size - 1) {
+    atomic_store_explicit(&p->barrier_count, 0, memory_order_relaxed);
+    atomic_store_explicit(&p->barrier_sense, !sense, memory_order_release);
+    return;
+  }
+  for (unsigned polls = 0;
+       atomic_load_explicit(&p->barrier_sense, memory_order_acquire) == sense; ++polls) {
+    if (polls < INFC_SPIN_POLLS)
+      spin_pause();
+    else
+      sched_yield();
+  }
 }
