@@ -55,23 +55,26 @@ DenseElementsAttr sliceColumns(DenseElementsAttr b, int64_t first) {
                                 slice.size() * sizeof(float)));
 }
 
-/// The panels of a B known only at run time, as a copy the loops lower to.
+/// The panels of a B known only at run time, as a copy the vectorizer handles: the full
+/// panels' columns viewed as [K, panels, nr] (a reshape, no data moved), transposed to
+/// [panels, K, nr].
 Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t panels, int64_t nr) {
   auto type = cast<RankedTensorType>(matrix.getType());
-  int64_t k = type.getDimSize(0);
-  MLIRContext *ctx = b.getContext();
-  AffineExpr p = getAffineDimExpr(0, ctx), r = getAffineDimExpr(1, ctx),
-             j = getAffineDimExpr(2, ctx);
-  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {r, p * nr + j}, ctx),
-                                 AffineMap::getMultiDimIdentityMap(3, ctx)};
-  Value init = tensor::EmptyOp::create(b, loc, {panels, k, nr}, type.getElementType());
-  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(b, loc, TypeRange{init.getType()}, ValueRange{matrix},
-                                   ValueRange{init}, maps, iterators,
-                                   [](OpBuilder &nb, Location nl, ValueRange args) {
-                                     linalg::YieldOp::create(nb, nl, args[0]);
-                                   })
-      .getResult(0);
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  Type et = type.getElementType();
+  Value full = matrix;
+  if (panels * nr != n) {
+    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(k), b.getIndexAttr(panels * nr)};
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    full = tensor::ExtractSliceOp::create(b, loc, matrix, offsets, sizes, strides);
+  }
+  auto viewType = RankedTensorType::get({k, panels, nr}, et);
+  Value view = tensor::ExpandShapeOp::create(b, loc, viewType, full,
+                                             SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  Value init = tensor::EmptyOp::create(b, loc, {panels, k, nr}, et);
+  return linalg::TransposeOp::create(b, loc, view, init, ArrayRef<int64_t>{1, 0, 2})
+      ->getResult(0);
 }
 
 /// C[:, off : off + width] = A x bSlice + C[:, off : off + width], on tensors.

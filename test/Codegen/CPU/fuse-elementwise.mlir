@@ -129,3 +129,38 @@ func.func @into_reduction(%a: tensor<4x16xf32>, %acc: tensor<4xf32>) -> tensor<4
   } -> tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// A value with two users stays materialized: fusing its producer into each consumer would
+// recompute the producer (here an exp) once per consumer.
+// CHECK-LABEL: func.func @multi_use_producer
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x8xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[E]] : tensor<4x8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.negf
+// CHECK: linalg.generic {{.*}} ins(%[[E]] : tensor<4x8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @multi_use_producer(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0 : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0 : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>
+}

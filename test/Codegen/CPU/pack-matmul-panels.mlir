@@ -6,8 +6,6 @@
 // into a [2, 3, 16] constant whose element [p][k][j] is B[k][16p + j], a loop over the panels
 // marked infc.parallel, and the 8 remaining columns as a matmul on their own [3, 8] constant.
 // At 512 bits a panel is 32 wide: one panel and an 8-column tail.
-// The run-time pack's input map, printed first: B[k][16p + j] at (p, k, j).
-// AVX2: #[[PACK:.*]] = affine_map<(d0, d1, d2) -> (d1, d0 * 16 + d2)>
 // AVX2-LABEL: func.func @constant_b
 // AVX2-DAG: %[[P:.*]] = arith.constant dense<{{\[\[}}[0.000000e+00, 1.000000e+00, {{.*}}, 1.500000e+01], [4.000000e+01, {{.*}}, 5.500000e+01], [8.000000e+01, {{.*}}, 9.500000e+01]], {{\[}}[1.600000e+01, {{.*}}, 3.100000e+01], [5.600000e+01, {{.*}}, 7.100000e+01], [9.600000e+01, {{.*}}, 1.110000e+02]]]> : tensor<2x3x16xf32>
 // AVX2-DAG: %[[C2:.*]] = arith.constant 2 : index
@@ -39,10 +37,12 @@ func.func @constant_b(%a: tensor<64x3xf32>) -> tensor<64x40xf32> {
   return %r : tensor<64x40xf32>
 }
 
-// A B known only at run time: packed by a copy (a linalg.generic reading B[k][16p + j]) when
-// M reaches min-rows-for-runtime-pack (16 by default), else left a plain matmul.
+// A B known only at run time: packed by a copy when M reaches min-rows-for-runtime-pack (16
+// by default), else left a plain matmul. The copy is a transpose of B viewed as [K, panels,
+// 16], so it has permutation maps and vectorizes.
 // AVX2-LABEL: func.func @runtime_b
-// AVX2: %[[RP:.*]] = linalg.generic {indexing_maps = [#[[PACK]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<96x32xf32>) outs(%{{.*}} : tensor<2x96x16xf32>)
+// AVX2: %[[V:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [96, 2, 16] : tensor<96x32xf32> into tensor<96x2x16xf32>
+// AVX2: %[[RP:.*]] = linalg.transpose ins(%[[V]] : tensor<96x2x16xf32>) outs(%{{.*}} : tensor<2x96x16xf32>) permutation = [1, 0, 2]
 // AVX2: scf.for
 // AVX2: tensor.extract_slice %[[RP]]
 // AVX2: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>)
@@ -68,4 +68,21 @@ func.func @narrow(%a: tensor<64x96xf32>, %b: tensor<96x8xf32>) -> tensor<64x8xf3
   %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x8xf32>) -> tensor<64x8xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
   return %r : tensor<64x8xf32>
+}
+
+// A run-time B with a tail: only the full panels' columns are viewed and packed; the tail
+// columns are read from B itself.
+// AVX2-LABEL: func.func @runtime_b_tail
+// AVX2: %[[FULL:.*]] = tensor.extract_slice %arg1[0, 0] [96, 32] [1, 1] : tensor<96x40xf32> to tensor<96x32xf32>
+// AVX2: tensor.expand_shape %[[FULL]] {{\[}}[0], [1, 2]] output_shape [96, 2, 16]
+// AVX2: linalg.transpose
+// AVX2: } {infc.parallel}
+// AVX2: %[[TAIL:.*]] = tensor.extract_slice %arg1[0, 32] [96, 8] [1, 1] : tensor<96x40xf32> to tensor<96x8xf32>
+// AVX2: linalg.matmul ins(%arg0, %[[TAIL]] : tensor<64x96xf32>, tensor<96x8xf32>)
+func.func @runtime_b_tail(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>) -> tensor<64x40xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x40xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x40xf32>) -> tensor<64x40xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x40xf32>) outs(%c : tensor<64x40xf32>) -> tensor<64x40xf32>
+  return %r : tensor<64x40xf32>
 }
