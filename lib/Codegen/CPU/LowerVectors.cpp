@@ -33,6 +33,8 @@ struct InfcLowerVectorsPass : public infc::impl::InfcLowerVectorsBase<InfcLowerV
     });
     if (!vectorMath.empty()) {
       RewritePatternSet patterns(ctx);
+      // powf by a constant (GELU's x^3, x^2, x^0.5) becomes multiplies or a square root.
+      populateMathAlgebraicSimplificationPatterns(patterns);
       // The transcendental functions of activations and normalizations, whose
       // approximations hold a few ulp over the whole range; sin/cos reduce the argument
       // too naively for large inputs and stay with libm.

@@ -111,3 +111,14 @@ func.func @vector_math(%v: vector<8xf32>, %s: f32) -> (vector<8xf32>, vector<8xf
   %r = math.erf %s : f32
   return %e, %x, %t, %r : vector<8xf32>, vector<8xf32>, vector<8xf32>, f32
 }
+
+// A vector power by a constant becomes multiplies (GELU's tanh form cubes its input).
+// CHECK-LABEL: func.func @vector_cube
+// CHECK-NOT: math.powf
+// CHECK: %[[SQ:.*]] = arith.mulf %[[X:.*]], %[[X]] : vector<8xf32>
+// CHECK: arith.mulf %[[X]], %[[SQ]] : vector<8xf32>
+func.func @vector_cube(%v: vector<8xf32>) -> vector<8xf32> {
+  %three = arith.constant dense<3.0> : vector<8xf32>
+  %p = math.powf %v, %three : vector<8xf32>
+  return %p : vector<8xf32>
+}
