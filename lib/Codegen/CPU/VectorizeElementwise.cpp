@@ -104,6 +104,10 @@ struct InfcVectorizeElementwisePass
 
     SmallVector<linalg::LinalgOp> tiles;
     func.walk([&](linalg::LinalgOp op) {
+      // A peeled tile's input may still come through a tensor.cast to a dynamic shape
+      // while its slice is already static: read the static slice.
+      if (op->hasAttr(kVectorizeMarker) && tensor::hasFoldableTensorCastOperand(op))
+        (void)tensor::foldTensorCast(op);
       if (op->hasAttr(kVectorizeMarker) && !op.hasDynamicShape())
         tiles.push_back(op);
     });
