@@ -22,7 +22,7 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-/// The panels of a constant B [K, N]: Bp[nb][k][j] = B[k][nb * nr + j], full panels only.
+/// The panels of a constant B [K, N]: Bp[nb][k][j] = B[k][nb * nr + j], zero past column N.
 DenseElementsAttr packConstant(DenseElementsAttr b, int64_t panels, int64_t nr) {
   auto type = cast<RankedTensorType>(b.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
@@ -33,41 +33,26 @@ DenseElementsAttr packConstant(DenseElementsAttr b, int64_t panels, int64_t nr) 
   std::vector<float> packed(panels * k * nr);
   for (int64_t p = 0; p < panels; ++p)
     for (int64_t r = 0; r < k; ++r)
-      std::copy_n(src.begin() + r * n + p * nr, nr, packed.begin() + (p * k + r) * nr);
+      std::copy_n(src.begin() + r * n + p * nr, std::min(nr, n - p * nr),
+                  packed.begin() + (p * k + r) * nr);
   return DenseElementsAttr::getFromRawBuffer(
       packedType, ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
                                  packed.size() * sizeof(float)));
 }
 
-/// Columns [first, N) of a constant B [K, N].
-DenseElementsAttr sliceColumns(DenseElementsAttr b, int64_t first) {
-  auto type = cast<RankedTensorType>(b.getType());
-  int64_t k = type.getDimSize(0), n = type.getDimSize(1), width = n - first;
-  auto sliceType = RankedTensorType::get({k, width}, type.getElementType());
-  if (b.isSplat())
-    return DenseElementsAttr::get(sliceType, b.getSplatValue<Attribute>());
-  ArrayRef<float> src(reinterpret_cast<const float *>(b.getRawData().data()), k * n);
-  std::vector<float> slice(k * width);
-  for (int64_t r = 0; r < k; ++r)
-    std::copy_n(src.begin() + r * n + first, width, slice.begin() + r * width);
-  return DenseElementsAttr::getFromRawBuffer(
-      sliceType, ArrayRef<char>(reinterpret_cast<const char *>(slice.data()),
-                                slice.size() * sizeof(float)));
-}
-
-/// The panels of a B known only at run time, as a copy the vectorizer handles: the full
-/// panels' columns viewed as [K, panels, nr] (a reshape, no data moved), transposed to
-/// [panels, K, nr].
+/// The panels of a B known only at run time, as a copy the vectorizer handles: B (padded
+/// with zero columns to whole panels) viewed as [K, panels, nr], transposed to [panels, K, nr].
 Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t panels, int64_t nr) {
   auto type = cast<RankedTensorType>(matrix.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   Type et = type.getElementType();
   Value full = matrix;
   if (panels * nr != n) {
-    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(k), b.getIndexAttr(panels * nr)};
-    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-    full = tensor::ExtractSliceOp::create(b, loc, matrix, offsets, sizes, strides);
+    auto paddedType = RankedTensorType::get({k, panels * nr}, et);
+    SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(panels * nr - n)};
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
+    full = tensor::PadOp::create(b, loc, paddedType, matrix, low, high, zero);
   }
   auto viewType = RankedTensorType::get({k, panels, nr}, et);
   Value view = tensor::ExpandShapeOp::create(b, loc, viewType, full,
@@ -117,11 +102,11 @@ struct InfcPackMatmulPanelsPass
     Value a = op.getInputs()[0], bMatrix = op.getInputs()[1], c = op.getOutputs()[0];
     auto bt = cast<RankedTensorType>(bMatrix.getType());
     int64_t m = cast<RankedTensorType>(a.getType()).getDimSize(0), k = bt.getDimSize(0),
-            n = bt.getDimSize(1), panels = n / nr;
+            n = bt.getDimSize(1), full = n / nr, panels = (n + nr - 1) / nr;
     DenseElementsAttr constant;
     bool isConstant = matchPattern(bMatrix, m_Constant(&constant));
     // A run-time copy of B pays off once several register tiles of A reuse each panel.
-    if (panels == 0 || (!isConstant && m < minRowsForRuntimePack))
+    if (full == 0 || (!isConstant && m < minRowsForRuntimePack))
       return;
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -132,7 +117,7 @@ struct InfcPackMatmulPanelsPass
 
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value count = arith::ConstantIndexOp::create(b, loc, panels);
+    Value count = arith::ConstantIndexOp::create(b, loc, full);
     Value width = arith::ConstantIndexOp::create(b, loc, nr);
     auto loop = scf::ForOp::create(
         b, loc, zero, count, one, ValueRange{c},
@@ -152,16 +137,29 @@ struct InfcPackMatmulPanelsPass
     // Panels are independent column blocks of C: the session's threads share them out.
     loop->setAttr("infc.parallel", b.getUnitAttr());
     Value result = loop.getResult(0);
-    if (int64_t tail = n - panels * nr) {
-      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(panels * nr)};
-      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(k), b.getIndexAttr(tail)};
-      SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-      // A constant tail gets its own small constant, so the unpacked weight is not kept.
-      Value rest =
-          isConstant
-              ? (Value)arith::ConstantOp::create(b, loc, sliceColumns(constant, panels * nr))
-              : (Value)tensor::ExtractSliceOp::create(b, loc, bMatrix, offsets, sizes, strides);
-      result = matmulIntoColumns(b, loc, a, rest, result, b.getIndexAttr(panels * nr), tail);
+    if (int64_t tail = n - full * nr) {
+      // The last, zero-padded panel: a whole-panel matmul into an [M, nr] scratch tile that
+      // starts from C's tail columns, of which the first `tail` columns go back into C.
+      auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+      SmallVector<OpFoldResult> unit2(2, idx(1)), unit3(3, idx(1));
+      auto panelType = RankedTensorType::get({k, nr}, bt.getElementType());
+      Value panel = tensor::ExtractSliceOp::create(
+          b, loc, panelType, packed, SmallVector<OpFoldResult>{idx(full), idx(0), idx(0)},
+          SmallVector<OpFoldResult>{idx(1), idx(k), idx(nr)}, unit3);
+      SmallVector<OpFoldResult> cOffsets = {idx(0), idx(full * nr)};
+      SmallVector<OpFoldResult> tailSizes = {idx(m), idx(tail)};
+      Value cTail = tensor::ExtractSliceOp::create(b, loc, result, cOffsets, tailSizes, unit2);
+      Type et = bt.getElementType();
+      Value scratch = tensor::EmptyOp::create(b, loc, {m, nr}, et);
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
+      scratch = linalg::FillOp::create(b, loc, zero, scratch).getResult(0);
+      SmallVector<OpFoldResult> origin = {idx(0), idx(0)};
+      scratch = tensor::InsertSliceOp::create(b, loc, cTail, scratch, origin, tailSizes, unit2);
+      Value product =
+          linalg::MatmulOp::create(b, loc, ValueRange{a, panel}, ValueRange{scratch})
+              .getResult(0);
+      Value valid = tensor::ExtractSliceOp::create(b, loc, product, origin, tailSizes, unit2);
+      result = tensor::InsertSliceOp::create(b, loc, valid, result, cOffsets, tailSizes, unit2);
     }
     op.getResult(0).replaceAllUsesWith(result);
     op.erase();

@@ -100,8 +100,15 @@ struct InfcTileAndVectorizeMatmulPass
       if (failed(result))
         continue;
       rewriter.replaceOp(op, result->replacements);
-      // Output-column tiles are independent: the session's threads share them out.
-      result->loops.front()->setAttr("infc.parallel", rewriter.getUnitAttr());
+      // Output tiles are independent: the session's threads share out the column tiles, or
+      // the row tiles of a matmul one tile wide (a packed panel outside the panel loop).
+      // Inside infc-pack-matmul-panels' parallel loop the mark is ignored (nested).
+      // Loops are (N, M, K) when all three exist; never mark the K loop.
+      bool oneColumnTile = outType.getDimSize(1) <= tile.second;
+      if (!oneColumnTile)
+        result->loops[0]->setAttr("infc.parallel", rewriter.getUnitAttr());
+      else if (result->loops.size() == 3)
+        result->loops[1]->setAttr("infc.parallel", rewriter.getUnitAttr());
       // Peel the M loop, then the N loop around it: full tiles in the main loops and static
       // edge tiles after. Inner first, so the N edge's copy of the M loop is peeled too.
       for (LoopLikeOpInterface loop : llvm::reverse(ArrayRef(result->loops).drop_back())) {

@@ -149,3 +149,21 @@ func.func @untouched(%a: tensor<4x4xf64>, %b: tensor<4x4xf64>, %c: tensor<4x4xf6
   linalg.matmul ins(%ma, %ma : memref<8x8xf32>, memref<8x8xf32>) outs(%mc : memref<8x8xf32>)
   return %0, %1 : tensor<4x4xf64>, tensor<?x4xf32>
 }
+
+// One column tile wide (a packed panel outside the panel loop): the row-tile loop carries
+// the threads instead; the K loop never does.
+// AVX2-LABEL: func.func @one_column_tile
+// AVX2: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// AVX2: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// AVX2: vector.contract
+// AVX2: scf.yield
+// AVX2-NEXT: }
+// AVX2-NOT: infc.parallel
+// AVX2: } {infc.parallel}
+func.func @one_column_tile(%a: tensor<64x96xf32>, %b: tensor<96x16xf32>) -> tensor<64x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x16xf32>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %r : tensor<64x16xf32>
+}
