@@ -98,6 +98,18 @@ struct InfcPackMatmulPanelsPass
       pack(op, nr);
   }
 
+  /// The K block: all of K while A [M, K] fits in L2, else the divisor of K in [128, 512]
+  /// nearest 256 (none: all of K).
+  int64_t kBlockFor(int64_t m, int64_t k) const {
+    if (m * k * 4 <= kBlockMinBytes)
+      return k;
+    int64_t best = k;
+    for (int64_t d = 128; d <= 512 && d < k; ++d)
+      if (k % d == 0 && (best == k || std::abs(d - 256) < std::abs(best - 256)))
+        best = d;
+    return best;
+  }
+
   void pack(linalg::MatmulOp op, int64_t nr) {
     Value a = op.getInputs()[0], bMatrix = op.getInputs()[1], c = op.getOutputs()[0];
     auto bt = cast<RankedTensorType>(bMatrix.getType());
@@ -115,51 +127,76 @@ struct InfcPackMatmulPanelsPass
             ? (Value)arith::ConstantOp::create(b, loc, packConstant(constant, panels, nr))
             : packAtRunTime(b, loc, bMatrix, panels, nr);
 
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value count = arith::ConstantIndexOp::create(b, loc, full);
-    Value width = arith::ConstantIndexOp::create(b, loc, nr);
-    auto loop = scf::ForOp::create(
-        b, loc, zero, count, one, ValueRange{c},
-        [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
-          // Panel p as a contiguous [K, nr] matrix.
-          SmallVector<OpFoldResult> offsets = {p, lb.getIndexAttr(0), lb.getIndexAttr(0)};
-          SmallVector<OpFoldResult> sizes = {lb.getIndexAttr(1), lb.getIndexAttr(k),
-                                             lb.getIndexAttr(nr)};
-          SmallVector<OpFoldResult> strides(3, lb.getIndexAttr(1));
-          auto panelType = RankedTensorType::get({k, nr}, bt.getElementType());
-          Value panel = tensor::ExtractSliceOp::create(lb, ll, panelType, packed, offsets,
-                                                       sizes, strides);
-          Value column = arith::MulIOp::create(lb, ll, p, width);
-          Value next = matmulIntoColumns(lb, ll, a, panel, iterArgs[0], column, nr);
-          scf::YieldOp::create(lb, ll, next);
-        });
-    // Panels are independent column blocks of C: the session's threads share them out.
-    loop->setAttr("infc.parallel", b.getUnitAttr());
-    Value result = loop.getResult(0);
-    if (int64_t tail = n - full * nr) {
+    // Panels [K-offset, K-offset + kSize) of every column block, A's columns likewise.
+    auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset, int64_t kSize,
+                          Value c) -> Value {
+      auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+      auto panelType = RankedTensorType::get({kSize, nr}, bt.getElementType());
+      auto panelAt = [&](OpBuilder &pb, Location pl, OpFoldResult p) -> Value {
+        return tensor::ExtractSliceOp::create(
+            pb, pl, panelType, packed, SmallVector<OpFoldResult>{p, kOffset, idx(0)},
+            SmallVector<OpFoldResult>{idx(1), idx(kSize), idx(nr)},
+            SmallVector<OpFoldResult>(3, idx(1)));
+      };
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value count = arith::ConstantIndexOp::create(b, loc, full);
+      Value width = arith::ConstantIndexOp::create(b, loc, nr);
+      auto loop = scf::ForOp::create(
+          b, loc, zero, count, one, ValueRange{c},
+          [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
+            Value column = arith::MulIOp::create(lb, ll, p, width);
+            Value next =
+                matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p), iterArgs[0], column, nr);
+            scf::YieldOp::create(lb, ll, next);
+          });
+      // Panels are independent column blocks of C: the session's threads share them out.
+      loop->setAttr("infc.parallel", b.getUnitAttr());
+      Value result = loop.getResult(0);
+      int64_t tail = n - full * nr;
+      if (!tail)
+        return result;
       // The last, zero-padded panel: a whole-panel matmul into an [M, nr] scratch tile that
       // starts from C's tail columns, of which the first `tail` columns go back into C.
-      auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-      SmallVector<OpFoldResult> unit2(2, idx(1)), unit3(3, idx(1));
-      auto panelType = RankedTensorType::get({k, nr}, bt.getElementType());
-      Value panel = tensor::ExtractSliceOp::create(
-          b, loc, panelType, packed, SmallVector<OpFoldResult>{idx(full), idx(0), idx(0)},
-          SmallVector<OpFoldResult>{idx(1), idx(k), idx(nr)}, unit3);
+      SmallVector<OpFoldResult> unit2(2, idx(1));
       SmallVector<OpFoldResult> cOffsets = {idx(0), idx(full * nr)};
       SmallVector<OpFoldResult> tailSizes = {idx(m), idx(tail)};
       Value cTail = tensor::ExtractSliceOp::create(b, loc, result, cOffsets, tailSizes, unit2);
       Type et = bt.getElementType();
       Value scratch = tensor::EmptyOp::create(b, loc, {m, nr}, et);
-      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
-      scratch = linalg::FillOp::create(b, loc, zero, scratch).getResult(0);
+      Value fillValue = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
+      scratch = linalg::FillOp::create(b, loc, fillValue, scratch).getResult(0);
       SmallVector<OpFoldResult> origin = {idx(0), idx(0)};
       scratch = tensor::InsertSliceOp::create(b, loc, cTail, scratch, origin, tailSizes, unit2);
-      Value product =
-          linalg::MatmulOp::create(b, loc, ValueRange{a, panel}, ValueRange{scratch})
-              .getResult(0);
+      Value product = linalg::MatmulOp::create(b, loc, ValueRange{a, panelAt(b, loc, idx(full))},
+                                               ValueRange{scratch})
+                          .getResult(0);
       Value valid = tensor::ExtractSliceOp::create(b, loc, product, origin, tailSizes, unit2);
-      result = tensor::InsertSliceOp::create(b, loc, valid, result, cOffsets, tailSizes, unit2);
+      return tensor::InsertSliceOp::create(b, loc, valid, result, cOffsets, tailSizes, unit2);
+    };
+
+    Value result;
+    int64_t kc = kBlockFor(m, k);
+    if (kc == k) {
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c);
+    } else {
+      // A larger than L2 would stream from memory once per panel: step K in blocks of kc
+      // (serially), so each block of A stays in L2 while all panels pass over it.
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value blocks = arith::ConstantIndexOp::create(b, loc, k / kc);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value step = arith::ConstantIndexOp::create(b, loc, kc);
+      auto kLoop = scf::ForOp::create(
+          b, loc, zero, blocks, one, ValueRange{c},
+          [&](OpBuilder &lb, Location ll, Value kb, ValueRange iterArgs) {
+            Value offset = arith::MulIOp::create(lb, ll, kb, step);
+            Value aBlock = tensor::ExtractSliceOp::create(
+                lb, ll, a, SmallVector<OpFoldResult>{lb.getIndexAttr(0), offset},
+                SmallVector<OpFoldResult>{lb.getIndexAttr(m), lb.getIndexAttr(kc)},
+                SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
+            scf::YieldOp::create(lb, ll, panelsInto(lb, ll, aBlock, offset, kc, iterArgs[0]));
+          });
+      result = kLoop.getResult(0);
     }
     op.getResult(0).replaceAllUsesWith(result);
     op.erase();

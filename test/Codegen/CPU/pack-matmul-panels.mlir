@@ -1,6 +1,7 @@
 // RUN: infc-opt %s -infc-pack-matmul-panels -mlir-print-elementsattrs-with-hex-if-larger=1000 | FileCheck %s --check-prefix=AVX2
 // RUN: infc-opt %s -infc-pack-matmul-panels=vector-bits=512 | FileCheck %s --check-prefix=AVX512
 // RUN: infc-opt %s -infc-pack-matmul-panels=min-rows-for-runtime-pack=128 | FileCheck %s --check-prefix=NORT
+// RUN: infc-opt %s -infc-pack-matmul-panels=k-block-min-bytes=65536 | FileCheck %s --check-prefix=KBLOCK
 
 // A constant B [3, 40] (B[k][n] = 40k + n): packed at compile time into three 16-wide panels,
 // a [3, 3, 16] constant whose element [p][k][j] is B[k][16p + j] and zero past column 40; a
@@ -12,16 +13,16 @@
 // AVX2-DAG: %[[C2:.*]] = arith.constant 2 : index
 // AVX2-DAG: %[[C16:.*]] = arith.constant 16 : index
 // AVX2: %[[L:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x40xf32>)
-// AVX2: %[[PANEL:.*]] = tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 3, 16] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x16xf32>
 // AVX2: %[[COL:.*]] = arith.muli %[[I]], %[[C16]]
+// AVX2: %[[PANEL:.*]] = tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 3, 16] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x16xf32>
 // AVX2: %[[CS:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]]] [64, 16] [1, 1]
 // AVX2: %[[MM:.*]] = linalg.matmul ins(%arg0, %[[PANEL]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[CS]] : tensor<64x16xf32>)
 // AVX2: tensor.insert_slice %[[MM]] into %[[ACC]][0, %[[COL]]] [64, 16] [1, 1]
 // AVX2: } {infc.parallel}
-// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[P]][2, 0, 0] [1, 3, 16] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x16xf32>
 // AVX2: %[[CT:.*]] = tensor.extract_slice %[[L]][0, 32] [64, 8] [1, 1]
 // AVX2: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x16xf32>)
 // AVX2: %[[S:.*]] = tensor.insert_slice %[[CT]] into %[[Z]][0, 0] [64, 8] [1, 1]
+// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[P]][2, 0, 0] [1, 3, 16] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x16xf32>
 // AVX2: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[S]] : tensor<64x16xf32>)
 // AVX2: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 8] [1, 1]
 // AVX2: tensor.insert_slice %[[V]] into %[[L]][0, 32] [64, 8] [1, 1]
@@ -91,4 +92,25 @@ func.func @runtime_b_tail(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>) -> tenso
   %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x40xf32>) -> tensor<64x40xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x40xf32>) outs(%c : tensor<64x40xf32>) -> tensor<64x40xf32>
   return %r : tensor<64x40xf32>
+}
+
+// A larger than k-block-min-bytes: K in blocks (256 of 512 here), a serial loop around the
+// panel loop; each block's panels are rows [256 kb, 256 kb + 256) of the packed B.
+// KBLOCK-LABEL: func.func @k_blocks
+// KBLOCK: scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// KBLOCK: %[[OFF:.*]] = arith.muli %[[KB]], %{{.*}} : index
+// KBLOCK: %[[AB:.*]] = tensor.extract_slice %arg0[0, %[[OFF]]] [64, 256] [1, 1] : tensor<64x512xf32> to tensor<64x256xf32>
+// KBLOCK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// KBLOCK: %[[PB:.*]] = tensor.extract_slice %{{.*}}[%[[P]], %[[OFF]], 0] [1, 256, 16] [1, 1, 1] : tensor<2x512x16xf32> to tensor<256x16xf32>
+// KBLOCK: linalg.matmul ins(%[[AB]], %[[PB]] : tensor<64x256xf32>, tensor<256x16xf32>)
+// KBLOCK: } {infc.parallel}
+// KBLOCK-NEXT: scf.yield
+// AVX2-LABEL: func.func @k_blocks
+// AVX2-NOT: tensor<64x256xf32>
+func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
 }

@@ -49,14 +49,18 @@ def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp">
     `infc.parallel`) over N / nr panels, each `linalg.matmul` A x Bp[p] into C[:, p*nr ..]
     with Bp[p] a contiguous [K, nr] matrix. A constant B is packed at compile time (the
     packed weight replaces it); another B is packed by a run-time copy when M is at least
-    `min-rows-for-runtime-pack`. Columns past the last full panel stay a plain matmul. nr
-    is the register tile width of infc-tile-and-vectorize-matmul (two vectors).
+    `min-rows-for-runtime-pack`. The last, partial panel is zero-padded and computed into
+    a scratch tile. When A is larger than `k-block-min-bytes`, K is stepped in blocks of
+    128-512 (a serial loop around the panel loop) so a block of A stays in L2. nr is the
+    register tile width of infc-tile-and-vectorize-matmul (two vectors).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
            "SIMD register width of the target (decides the panel width, two vectors)">,
     Option<"minRowsForRuntimePack", "min-rows-for-runtime-pack", "int64_t",
            /*default=*/"16", "Smallest M for which a non-constant B is packed at run time">,
+    Option<"kBlockMinBytes", "k-block-min-bytes", "int64_t", /*default=*/"4194305",
+           "Size of A above which K is stepped in blocks that fit L2 (serial outer loop)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];
