@@ -129,8 +129,9 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addPass(createCanonicalizerPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // LLVM intrinsics first (vector fma, sqrt, abs stay vector instructions); libm then takes
-  // what has no intrinsic lowering (erf, tanh, scalar exp...).
+  // LLVM intrinsics first (vector fma, sqrt, abs stay vector instructions; scalar exp/log
+  // become intrinsics that the back end emits as expf/logf calls); libm then takes what has
+  // no intrinsic (erf, tanh, acosh...).
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
