@@ -124,6 +124,16 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       buf.alloc.replaceAllUsesWith(view);
       buf.alloc.erase();
     }
+    // Nothing else may allocate: a buffer left inside a loop (or of a dynamic shape) would be
+    // malloc'ed on every run and never freed.
+    WalkResult leftover = func.walk([&](memref::AllocOp alloc) {
+      alloc.emitError("infc-memory-plan: buffer ")
+          << alloc.getType() << " is not in the workspace (allocated inside a loop or of a "
+          << "dynamic shape); the model would leak it on every run";
+      return WalkResult::interrupt();
+    });
+    if (leftover.wasInterrupted())
+      return signalPassFailure();
     module->setAttr("infc.workspace_bytes",
                     IntegerAttr::get(IntegerType::get(ctx, 64), total));
   }

@@ -128,8 +128,10 @@ struct InfcPackMatmulPanelsPass
             : packAtRunTime(b, loc, bMatrix, panels, nr);
 
     // Panels [K-offset, K-offset + kSize) of every column block, A's columns likewise.
-    auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset, int64_t kSize,
-                          Value c) -> Value {
+    // Matmuls against rows [kOffset, kOffset + kSize) of the panels (A holds the same
+    // columns): the full panels in a parallel loop and/or the last, partial one.
+    auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset,
+                          int64_t kSize, Value c, bool fullPanels, bool lastPanel) -> Value {
       auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
       auto panelType = RankedTensorType::get({kSize, nr}, bt.getElementType());
       auto panelAt = [&](OpBuilder &pb, Location pl, OpFoldResult p) -> Value {
@@ -138,23 +140,26 @@ struct InfcPackMatmulPanelsPass
             SmallVector<OpFoldResult>{idx(1), idx(kSize), idx(nr)},
             SmallVector<OpFoldResult>(3, idx(1)));
       };
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value count = arith::ConstantIndexOp::create(b, loc, full);
-      Value width = arith::ConstantIndexOp::create(b, loc, nr);
-      auto loop = scf::ForOp::create(
-          b, loc, zero, count, one, ValueRange{c},
-          [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
-            Value column = arith::MulIOp::create(lb, ll, p, width);
-            Value next =
-                matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p), iterArgs[0], column, nr);
-            scf::YieldOp::create(lb, ll, next);
-          });
-      // Panels are independent column blocks of C: the session's threads share them out.
-      loop->setAttr("infc.parallel", b.getUnitAttr());
-      Value result = loop.getResult(0);
+      Value result = c;
+      if (fullPanels) {
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value count = arith::ConstantIndexOp::create(b, loc, full);
+        Value width = arith::ConstantIndexOp::create(b, loc, nr);
+        auto loop = scf::ForOp::create(
+            b, loc, zero, count, one, ValueRange{c},
+            [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
+              Value column = arith::MulIOp::create(lb, ll, p, width);
+              Value next =
+                  matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p), iterArgs[0], column, nr);
+              scf::YieldOp::create(lb, ll, next);
+            });
+        // Panels are independent column blocks of C: the session's threads share them out.
+        loop->setAttr("infc.parallel", b.getUnitAttr());
+        result = loop.getResult(0);
+      }
       int64_t tail = n - full * nr;
-      if (!tail)
+      if (!tail || !lastPanel)
         return result;
       // The last, zero-padded panel: a whole-panel matmul into an [M, nr] scratch tile that
       // starts from C's tail columns, of which the first `tail` columns go back into C.
@@ -178,7 +183,7 @@ struct InfcPackMatmulPanelsPass
     Value result;
     int64_t kc = kBlockFor(m, k);
     if (kc == k) {
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c);
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true);
     } else {
       // A larger than L2 would stream from memory once per panel: step K in blocks of kc
       // (serially), so each block of A stays in L2 while all panels pass over it.
@@ -194,9 +199,12 @@ struct InfcPackMatmulPanelsPass
                 lb, ll, a, SmallVector<OpFoldResult>{lb.getIndexAttr(0), offset},
                 SmallVector<OpFoldResult>{lb.getIndexAttr(m), lb.getIndexAttr(kc)},
                 SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
-            scf::YieldOp::create(lb, ll, panelsInto(lb, ll, aBlock, offset, kc, iterArgs[0]));
+            scf::YieldOp::create(
+                lb, ll, panelsInto(lb, ll, aBlock, offset, kc, iterArgs[0], true, false));
           });
-      result = kLoop.getResult(0);
+      // The last panel over all of K, after the blocks: its scratch tile stays outside any
+      // loop (the memory plan only places buffers of the function body).
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, kLoop.getResult(0), false, true);
     }
     op.getResult(0).replaceAllUsesWith(result);
     op.erase();

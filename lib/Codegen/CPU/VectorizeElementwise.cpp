@@ -45,6 +45,26 @@ int64_t lanesFor(linalg::LinalgOp op, int64_t vectorBits) {
   return std::max<int64_t>(1, vectorBits / widest);
 }
 
+/// A full read of a filled tensor is a broadcast of the fill value. With read-after-write
+/// forwarding this leaves a partial-reduction accumulator no tensor at all, so nothing is
+/// allocated per row (an allocation inside a loop is neither planned nor freed).
+struct ReadOfFillToBroadcast : public OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto fill = read.getBase().getDefiningOp<linalg::FillOp>();
+    if (!fill || read.getMask() || !read.getPermutationMap().isMinorIdentity())
+      return failure();
+    auto sourceType = cast<ShapedType>(read.getBase().getType());
+    if (!sourceType.hasStaticShape() || sourceType.getShape() != read.getVectorType().getShape() ||
+        !llvm::all_of(read.getIndices(), [](Value v) { return isZeroInteger(v); }))
+      return failure();
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(read, read.getVectorType(),
+                                                     fill.getInputs()[0]);
+    return success();
+  }
+};
+
 bool isCandidate(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumLoops() == 0 ||
       op->getParentOfType<LoopLikeOpInterface>())
@@ -141,6 +161,15 @@ struct InfcVectorizeElementwisePass
     func.walk([&](scf::ForOp loop) {
       hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
     });
+    {
+      RewritePatternSet patterns(ctx);
+      patterns.add<ReadOfFillToBroadcast>(ctx);
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+      scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
   }
 
   void tile(IRRewriter &rewriter, linalg::GenericOp op) {

@@ -97,21 +97,42 @@ func.func @main(%in: memref<32xf32>, %out: memref<8xf32>) {
 
 // -----
 
-// Only the entry function is planned; dynamic allocations are left alone.
+// Only the entry function is planned; other functions keep their allocations.
 // CHECK-LABEL: module attributes {infc.workspace_bytes = 64 : i64}
 // CHECK: func.func @helper(%{{.*}}: memref<4xf32>)
 // CHECK-NEXT: memref.alloc() : memref<4xf32>
-// CHECK: func.func @main(%[[WS:.*]]: memref<64xi8> {infc.workspace}, %{{.*}}: index)
+// CHECK: func.func @main(%[[WS:.*]]: memref<64xi8> {infc.workspace})
 // CHECK: memref.view %[[WS]]
-// CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
 func.func @helper(%x: memref<4xf32>) {
   %0 = memref.alloc() : memref<4xf32>
   linalg.copy ins(%x : memref<4xf32>) outs(%0 : memref<4xf32>)
   return
 }
-func.func @main(%n: index) {
+func.func @main() {
   %0 = memref.alloc() : memref<2xf64>
+  return
+}
+
+// -----
+
+// A buffer the plan cannot place (dynamic, or inside a loop) would be malloc'ed on every run
+// and never freed: an error, not a leak.
+func.func @main(%n: index) {
+  // expected-error @+1 {{infc-memory-plan: buffer 'memref<?xf32>' is not in the workspace}}
   %1 = memref.alloc(%n) : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-error @+1 {{infc-memory-plan: buffer 'memref<8xf32>' is not in the workspace}}
+    %0 = memref.alloc() : memref<8xf32>
+  }
   return
 }
 

@@ -12,7 +12,8 @@ def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
     workspace), at an offset chosen so buffers whose live ranges overlap never overlap in
     memory (greedy by size, 64-byte aligned). Live ranges follow aliases (views, reshapes)
     to their last use. The module gets `infc.workspace_bytes = N`. No allocation is left
-    for run time.
+    for run time: an allocation it cannot place (inside a loop, or of a dynamic shape) is an
+    error, since the model would malloc it on every run and never free it.
   }];
   let options = [
     Option<"entryName", "entry", "std::string", /*default=*/"\"main\"",
