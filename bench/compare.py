@@ -348,6 +348,12 @@ def write_markdown(path, models, sg, args, meta):
              "onnxruntime with ORT_ENABLE_ALL in the same run. A struck-through ratio belongs to "
              "a row that failed that check or a run: it does not count.")
     L.append("")
+    status = getattr(args, "status", None)
+    if status and os.path.exists(status):
+        # Hand-written: where we stand against the targets and the profiles that say why.
+        with open(status) as f:
+            L.append(f.read().rstrip())
+        L.append("")
     L.append("## Compile time and memory")
     L.append("")
     L.append("| model | .onnx (+ data) MiB | compile s | compiler peak RSS MiB | .so MiB | "
@@ -526,6 +532,10 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=1800,
                     help="seconds allowed for one generation, compile or worker request")
     ap.add_argument("--note", help="a line to put at the top of the report (e.g. conditions)")
+    ap.add_argument("--status", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     "status.md"),
+                    help="hand-written markdown placed after the latency table: the targets "
+                         "and where we stand (default: bench/status.md)")
     args = ap.parse_args(argv)
 
     try:
