@@ -18,13 +18,26 @@ int32_t infc::dtypeCode(Type t) {
     return 4;
   if (t.isInteger(1))
     return 13;
-  if (t.isInteger(8))
+  if (t.isUnsignedInteger())
+    switch (t.getIntOrFloatBitWidth()) {
+    case 8:
+      return 9;
+    case 16:
+      return 10;
+    case 32:
+      return 11;
+    case 64:
+      return 12;
+    default:
+      return 0;
+    }
+  if (t.isSignlessInteger(8))
     return 5;
-  if (t.isInteger(16))
+  if (t.isSignlessInteger(16))
     return 6;
-  if (t.isInteger(32))
+  if (t.isSignlessInteger(32))
     return 7;
-  if (t.isInteger(64))
+  if (t.isSignlessInteger(64))
     return 8;
   return 0;
 }

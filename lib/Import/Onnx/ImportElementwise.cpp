@@ -80,8 +80,11 @@ LogicalResult importClip(NodeImporter &n) {
   }
   Type et = n.inputType(0).getElementType();
   if (auto it = dyn_cast<IntegerType>(et)) { // keep integer bounds representable
-    lo = std::max(lo, (double)APInt::getSignedMinValue(it.getWidth()).getSExtValue());
-    hi = std::min(hi, (double)APInt::getSignedMaxValue(it.getWidth()).getSExtValue());
+    bool u = it.isUnsigned();
+    unsigned w = it.getWidth();
+    lo = std::max(lo, u ? 0.0 : APInt::getSignedMinValue(w).signedRoundToDouble());
+    hi = std::min(hi, u ? APInt::getMaxValue(w).roundToDouble()
+                        : APInt::getSignedMaxValue(w).signedRoundToDouble());
   }
   if (lo > hi) // ONNX: every element becomes max when min > max
     lo = hi;

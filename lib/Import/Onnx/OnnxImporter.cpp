@@ -45,6 +45,20 @@ Type infc::onnxElementType(MLIRContext *ctx, int32_t dataType) {
     return IntegerType::get(ctx, 64);
   case onnx::TensorProto::BOOL:
     return IntegerType::get(ctx, 1);
+  // MLIR's arith is signless; the infc dialect keeps ONNX's unsigned types as `ui<N>` so
+  // every op knows its signedness, and the lowering to linalg picks unsigned arith ops.
+  case onnx::TensorProto::UINT8:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(ctx);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(ctx);
   default:
     return nullptr;
   }
@@ -180,6 +194,21 @@ Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
   if (type.getShape() == shape)
     return v;
   return create<ReshapeOp>(RankedTensorType::get(shape, type.getElementType()), v);
+}
+
+Value NodeImporter::castElements(Value v, Type elementType) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elementType)
+    return v;
+  return create<CastOp>(type.clone(elementType), v);
+}
+
+Value NodeImporter::matmul(Value lhs, Value rhs) {
+  Type et = cast<RankedTensorType>(lhs.getType()).getElementType();
+  if (!et.isF16() && !et.isBF16())
+    return create<MatMulOp>(lhs, rhs);
+  Type f32 = b.getF32Type();
+  return castElements(create<MatMulOp>(castElements(lhs, f32), castElements(rhs, f32)), et);
 }
 
 std::optional<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
@@ -355,7 +384,15 @@ FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
       for (int64_t i = 0; i < std::min(count, n); ++i)
         put(i, t.int64_data(i));
       break;
-    default: // int8/16/32 and bool travel in int32_data
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      count = t.uint64_data_size();
+      for (int64_t i = 0; i < std::min(count, n); ++i) {
+        uint64_t v = t.uint64_data(i);
+        std::memcpy(raw.data() + i * width, &v, width); // little-endian truncation
+      }
+      break;
+    default: // (u)int8/16, int32, bool and the bits of float16/bfloat16 travel in int32_data
       count = t.int32_data_size();
       for (int64_t i = 0; i < std::min(count, n); ++i) {
         int32_t v = t.int32_data(i);
@@ -611,6 +648,27 @@ static std::string describeType(const onnx::TypeProto &type) {
   return s + "]";
 }
 
+/// Bytes per element of an ONNX data type (1 for the ones infc does not know).
+static int64_t onnxElementBytes(int32_t dataType) {
+  switch (dataType) {
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return 8;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return 4;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
 LogicalResult infc::summarizeOnnxModel(StringRef path, OnnxModelSummary &summary,
                                        std::string &errorMessage) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
@@ -641,14 +699,7 @@ LogicalResult infc::summarizeOnnxModel(StringRef path, OnnxModelSummary &summary
     int64_t n = 1;
     for (int64_t d : t.dims())
       n *= d;
-    summary.initializerBytes += n * std::max<int64_t>(
-        1, (int64_t)(t.data_type() == onnx::TensorProto::DOUBLE ||
-                             t.data_type() == onnx::TensorProto::INT64
-                         ? 8
-                     : t.data_type() == onnx::TensorProto::FLOAT ||
-                             t.data_type() == onnx::TensorProto::INT32
-                         ? 4
-                         : 1));
+    summary.initializerBytes += n * onnxElementBytes(t.data_type());
     ++summary.numInitializers;
   }
   for (const auto &i : g.input())

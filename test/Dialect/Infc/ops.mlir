@@ -214,3 +214,20 @@ func.func @indexing(%x: tensor<2x3xf32>, %v: tensor<f32>, %i: tensor<1x3xi64>, %
   %4:2 = infc.topk %x {axis = 1 : i64, k = 2 : i64, largest = false} : tensor<2x3xf32> -> tensor<2x2xf32>, tensor<2x2xi64>
   return
 }
+
+// Unsigned integers (ONNX uint8..uint64) and the half floats are element types like any other.
+// CHECK-LABEL: func @unsigned_and_half_types
+func.func @unsigned_and_half_types(%a: tensor<2x3xui8>, %b: tensor<3xui64>, %h: tensor<3xf16>,
+                                   %g: tensor<3xbf16>) {
+  // CHECK: infc.add %{{.*}}, %{{.*}} : (tensor<2x3xui8>, tensor<2x3xui8>) -> tensor<2x3xui8>
+  %0 = infc.add %a, %a : (tensor<2x3xui8>, tensor<2x3xui8>) -> tensor<2x3xui8>
+  // CHECK: infc.less %{{.*}}, %{{.*}} : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xi1>
+  %1 = infc.less %b, %b : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xi1>
+  // CHECK: infc.cast %{{.*}} : tensor<3xf16> -> tensor<3xbf16>
+  %2 = infc.cast %h : tensor<3xf16> -> tensor<3xbf16>
+  // CHECK: infc.constant dense<255> : tensor<3xui8>
+  %3 = infc.constant dense<255> : tensor<3xui8>
+  // CHECK: infc.reduce_sum %{{.*}} {axes = array<i64: 0>, keepdims = false} : (tensor<3xbf16>) -> tensor<bf16>
+  %4 = infc.reduce_sum %g {axes = array<i64: 0>, keepdims = false} : (tensor<3xbf16>) -> tensor<bf16>
+  return
+}
