@@ -18,6 +18,21 @@ int32_t infc::dtypeCode(Type t) {
     return 4;
   if (t.isInteger(1))
     return 13;
+  // ABI 1.1: the 8-, 4- and 2-bit types, one element per byte.
+  if (isa<Float8E4M3FNType>(t))
+    return 14;
+  if (isa<Float8E4M3FNUZType>(t))
+    return 15;
+  if (isa<Float8E5M2Type>(t))
+    return 16;
+  if (isa<Float8E5M2FNUZType>(t))
+    return 17;
+  if (isa<Float4E2M1FNType>(t))
+    return 18;
+  if (t.isInteger(4))
+    return t.isUnsignedInteger() ? 20 : 19;
+  if (t.isInteger(2))
+    return t.isUnsignedInteger() ? 22 : 21;
   if (t.isUnsignedInteger())
     switch (t.getIntOrFloatBitWidth()) {
     case 8:

@@ -299,6 +299,33 @@ TEST_F(OnnxImporterTest, TypedFieldInitializersOfTheNewDtypes) {
   EXPECT_EQ((*one.getValues<APFloat>().begin()).convertToDouble(), 1.0);
 }
 
+TEST_F(OnnxImporterTest, PackedInt4InitializersAreUnpacked) {
+  // int4 packs two values a byte, low nibble first: 0x9F is 15 (-1), then 9 (-7).
+  auto *t = model.mutable_graph()->add_initializer();
+  t->set_name("w");
+  t->set_data_type(22); // INT4 (newer than Debian's onnx.proto)
+  t->add_dims(3);
+  t->set_raw_data(std::string("\x9f\x03", 2));
+  addNode("Identity", {"w"}, {"y"});
+  addOutput("y");
+  OwningOpRef<ModuleOp> m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  auto ret = cast<func::ReturnOp>(mainOf(*m).getBody().front().getTerminator());
+  DenseElementsAttr w;
+  ASSERT_TRUE(matchPattern(ret.getOperand(0), m_Constant(&w)));
+  EXPECT_TRUE(w.getElementType().isSignlessInteger(4));
+  auto values = llvm::to_vector(w.getValues<APInt>());
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[0].getSExtValue(), -1);
+  EXPECT_EQ(values[1].getSExtValue(), -7);
+  EXPECT_EQ(values[2].getSExtValue(), 3);
+
+  t->set_raw_data(std::string("\x9f", 1)); // 2 values for a shape of 3
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("4-bit values packed"), std::string::npos) << errors[0];
+}
+
 TEST_F(OnnxImporterTest, NodeErrorsNameNodeOpAndOpset) {
   addInput("x", onnx::TensorProto::FLOAT, {2, 3});
   addInput("shape", onnx::TensorProto::INT64, {2});

@@ -236,6 +236,9 @@ Value lowering::castScalar(OpBuilder &b, Location loc, Value x, bool fromUnsigne
     return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
                ? (Value)arith::ExtFOp::create(b, loc, to, x)
                : (Value)arith::TruncFOp::create(b, loc, to, x);
+  if (fromFloat && to.getIntOrFloatBitWidth() < 8) // int4/int2: truncate, then wrap
+    return arith::TruncIOp::create(b, loc, to,
+                                   arith::FPToSIOp::create(b, loc, b.getI32Type(), x));
   if (fromFloat)
     return toUnsigned ? (Value)arith::FPToUIOp::create(b, loc, to, x)
                       : (Value)arith::FPToSIOp::create(b, loc, to, x);
@@ -310,13 +313,21 @@ struct CastLowering : public OpConversionPattern<CastOp> {
   LogicalResult matchAndRewrite(CastOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = loweredType(op.getType());
-    bool fromUnsigned = isUnsigned(op.getInput().getType());
-    bool toUnsigned = isUnsigned(op.getType());
+    Type from = getElementTypeOrSelf(op.getInput().getType());
+    Type to = getElementTypeOrSelf(op.getType());
+    bool fromUnsigned = isUnsigned(from), toUnsigned = isUnsigned(to);
     rewriter.replaceOp(
         op, elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
                         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-                          return castScalar(b, loc, args[0], fromUnsigned,
-                                            resultType.getElementType(), toUnsigned);
+                          // float8/float4 go through f32 (which holds each exactly).
+                          Value x = args[0];
+                          if (isSmallFloat(from))
+                            x = decodeSmallFloat(b, loc, x, from);
+                          if (!isSmallFloat(to))
+                            return castScalar(b, loc, x, fromUnsigned,
+                                              resultType.getElementType(), toUnsigned);
+                          x = castScalar(b, loc, x, fromUnsigned, b.getF32Type(), false);
+                          return encodeSmallFloat(b, loc, x, to, op.getSaturate());
                         }));
     return success();
   }

@@ -178,6 +178,8 @@ Type lowering::signless(Type type) {
     return shaped.clone(signless(shaped.getElementType()));
   if (auto it = dyn_cast<IntegerType>(type); it && !it.isSignless())
     return IntegerType::get(type.getContext(), it.getWidth());
+  if (isSmallFloat(type))
+    return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
   return type;
 }
 
@@ -208,6 +210,21 @@ struct ConvertInfcToLinalgPass
     : public infc::impl::ConvertInfcToLinalgBase<ConvertInfcToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // float8/float4 values are only moved and cast: every other op would compute on bits.
+    WalkResult smallFloats = getOperation()->walk([](Operation *op) {
+      if (!isa<InfcDialect>(op->getDialect()) ||
+          isa<CastOp, ConstantOp, ShapeOp, ReshapeOp, BroadcastOp, TransposeOp, ConcatOp,
+              SliceOp, GatherOp, WhereOp, PadOp>(op))
+        return WalkResult::advance();
+      for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (lowering::isSmallFloat(t)) {
+          op->emitOpError("is not supported on element type ") << getElementTypeOrSelf(t);
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (smallFloats.wasInterrupted())
+      return signalPassFailure();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<InfcDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,

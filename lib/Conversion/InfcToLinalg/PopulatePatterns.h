@@ -75,6 +75,14 @@ mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// truncation, or any signed cast); `value` itself when it already has that type.
 mlir::Value convertElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                             mlir::Type elementType);
+/// float8 and float4: below the infc dialect a tensor of their bits (i8, i4); `signless`
+/// maps them so. Cast decodes them to f32 and encodes f32 with ONNX's rounding and
+/// saturation, in integer ops.
+bool isSmallFloat(mlir::Type type); // element or shaped type
+mlir::Value decodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
+                             mlir::Type from);
+mlir::Value encodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32,
+                             mlir::Type to, bool saturate);
 /// f16 and bf16 compute in f32 (as ORT does on CPU), rounding back once per op.
 bool isHalfFloat(mlir::Type type);
 } // namespace lowering

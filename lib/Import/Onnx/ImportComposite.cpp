@@ -264,8 +264,13 @@ void registerElementwise(ImportRegistry &r) {
     return success();
   };
   r["CastLike"] = [](NodeImporter &n) -> LogicalResult {
-    Ops o{n};
-    n.setResult(0, o.castTo(n.input(0), elementTypeOf(n.input(1))));
+    Type et = elementTypeOf(n.input(1));
+    if (elementTypeOf(n.input(0)) == et) {
+      n.setResult(0, n.input(0));
+      return success();
+    }
+    n.setResult(0, n.create<CastOp>(n.inputType(0).clone(et), n.input(0),
+                                    n.getInt("saturate", 1) != 0));
     return success();
   };
   r["Mod"] = importMod;

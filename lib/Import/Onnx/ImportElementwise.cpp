@@ -109,7 +109,7 @@ LogicalResult importCast(NodeImporter &n) {
   if (!et)
     return n.error() << "cast to unsupported dtype " << onnxDataTypeName(to);
   n.setResult(0, n.create<CastOp>(RankedTensorType::get(n.inputType(0).getShape(), et),
-                                  n.input(0)));
+                                  n.input(0), n.getInt("saturate", 1) != 0));
   return success();
 }
 

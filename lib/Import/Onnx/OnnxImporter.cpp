@@ -29,8 +29,40 @@ using namespace infc;
 // Types and the op registry
 //===----------------------------------------------------------------------===//
 
+/// TensorProto.DataType values newer than the onnx.proto Debian ships (IR version 9+).
+enum NewerOnnxDataType : int32_t {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
+};
+
 Type infc::onnxElementType(MLIRContext *ctx, int32_t dataType) {
   switch (dataType) {
+  case kFloat8E4M3FN:
+    return Float8E4M3FNType::get(ctx);
+  case kFloat8E4M3FNUZ:
+    return Float8E4M3FNUZType::get(ctx);
+  case kFloat8E5M2:
+    return Float8E5M2Type::get(ctx);
+  case kFloat8E5M2FNUZ:
+    return Float8E5M2FNUZType::get(ctx);
+  case kFloat4E2M1:
+    return Float4E2M1FNType::get(ctx);
+  case kInt4:
+    return IntegerType::get(ctx, 4);
+  case kUInt4:
+    return IntegerType::get(ctx, 4, IntegerType::Unsigned);
+  case kInt2:
+    return IntegerType::get(ctx, 2);
+  case kUInt2:
+    return IntegerType::get(ctx, 2, IntegerType::Unsigned);
   case onnx::TensorProto::FLOAT:
     return Float32Type::get(ctx);
   case onnx::TensorProto::DOUBLE:
@@ -68,7 +100,9 @@ const char *infc::onnxDataTypeName(int32_t dataType) {
   static const char *names[] = {"undefined", "float",  "uint8",     "int8",      "uint16",
                                 "int16",     "int32",  "int64",     "string",    "bool",
                                 "float16",   "double", "uint32",    "uint64",    "complex64",
-                                "complex128", "bfloat16"};
+                                "complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz",
+                                "float8e5m2", "float8e5m2fnuz", "uint4", "int4", "float4e2m1",
+                                "float8e8m0", "uint2", "int2"};
   if (dataType >= 0 && dataType < (int32_t)std::size(names))
     return names[dataType];
   return "unknown";
@@ -356,7 +390,32 @@ FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
   SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
   auto type = RankedTensorType::get(shape, elementType);
   int64_t n = type.getNumElements();
-  int64_t width = elementType.isInteger(1) ? 1 : elementType.getIntOrFloatBitWidth() / 8;
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  if (bits < 8 && bits > 1) {
+    // 4- and 2-bit types are packed, low bits first, in raw_data or in int32_data (one
+    // packed byte per int32); MLIR keeps one element per byte.
+    std::string packed;
+    if (externalBytes)
+      packed = *externalBytes;
+    else if (t.has_raw_data())
+      packed = t.raw_data();
+    else
+      for (int32_t v : t.int32_data())
+        packed.push_back((char)v);
+    int64_t perByte = 8 / bits;
+    if ((int64_t)packed.size() != (n + perByte - 1) / perByte) {
+      error = "holds " + std::to_string(packed.size()) + " bytes, expected " +
+              std::to_string((n + perByte - 1) / perByte) + " (" + std::to_string(bits) +
+              "-bit values packed)";
+      return failure();
+    }
+    std::string raw(n, '\0');
+    for (int64_t i = 0; i < n; ++i)
+      raw[i] = (char)(((uint8_t)packed[i / perByte] >> (bits * (i % perByte))) &
+                      ((1u << bits) - 1));
+    return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+  }
+  int64_t width = elementType.isInteger(1) ? 1 : bits / 8;
 
   std::string raw;
   if (externalBytes) {

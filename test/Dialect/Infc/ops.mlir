@@ -231,3 +231,15 @@ func.func @unsigned_and_half_types(%a: tensor<2x3xui8>, %b: tensor<3xui64>, %h: 
   %4 = infc.reduce_sum %g {axes = array<i64: 0>, keepdims = false} : (tensor<3xbf16>) -> tensor<bf16>
   return
 }
+
+// float8/float4 and int4/int2; cast's `saturate` prints only when false.
+// CHECK-LABEL: func @small_types
+func.func @small_types(%a: tensor<4xf32>, %b: tensor<4xi4>) {
+  // CHECK: infc.cast %{{.*}} {saturate = false} : tensor<4xf32> -> tensor<4xf8E4M3FNUZ>
+  %0 = infc.cast %a {saturate = false} : tensor<4xf32> -> tensor<4xf8E4M3FNUZ>
+  // CHECK: infc.cast %{{.*}} : tensor<4xf32> -> tensor<4xf4E2M1FN>
+  %1 = infc.cast %a {saturate = true} : tensor<4xf32> -> tensor<4xf4E2M1FN>
+  // CHECK: infc.cast %{{.*}} : tensor<4xi4> -> tensor<4xui2>
+  %2 = infc.cast %b : tensor<4xi4> -> tensor<4xui2>
+  return
+}
