@@ -205,6 +205,48 @@ void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns) {
   populateIndexingPatterns(patterns);
 }
 
+/// A multi-dim tensor with no elements crosses function boundaries as a 1-D `tensor<0xT>`:
+/// MLIR's canonical strides of, say, memref<2x0xf32> are not static, so the bare-pointer
+/// call convention of the LLVM lowering would refuse the whole function. No data crosses
+/// either way: inside, an argument becomes a tensor.empty of its shape, and a result is
+/// returned as a fresh tensor.empty.
+static void flattenEmptyBoundaryTensors(func::FuncOp func) {
+  if (func.isExternal())
+    return;
+  auto needsFlattening = [](Type t) {
+    auto tt = dyn_cast<RankedTensorType>(t);
+    return tt && tt.hasStaticShape() && tt.getRank() != 1 && tt.getNumElements() == 0;
+  };
+  auto flat = [](Type t) {
+    return RankedTensorType::get({0}, cast<RankedTensorType>(t).getElementType());
+  };
+  Block &entry = func.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  for (BlockArgument arg : entry.getArguments()) {
+    if (!needsFlattening(arg.getType()))
+      continue;
+    auto type = cast<RankedTensorType>(arg.getType());
+    Value empty =
+        tensor::EmptyOp::create(b, func.getLoc(), type.getShape(), type.getElementType());
+    arg.replaceAllUsesWith(empty);
+    arg.setType(flat(type));
+  }
+  func.walk([&](func::ReturnOp ret) {
+    for (OpOperand &operand : ret->getOpOperands())
+      if (needsFlattening(operand.get().getType())) {
+        b.setInsertionPoint(ret);
+        operand.set(tensor::EmptyOp::create(b, ret.getLoc(), ArrayRef<int64_t>{0},
+                                            getElementTypeOrSelf(operand.get().getType())));
+      }
+  });
+  FunctionType ft = func.getFunctionType();
+  auto convert = [&](TypeRange types) {
+    return llvm::map_to_vector(types, [&](Type t) { return needsFlattening(t) ? flat(t) : t; });
+  };
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), convert(ft.getInputs()), convert(ft.getResults())));
+}
+
 namespace {
 struct ConvertInfcToLinalgPass
     : public infc::impl::ConvertInfcToLinalgBase<ConvertInfcToLinalgPass> {
@@ -244,7 +286,8 @@ struct ConvertInfcToLinalgPass
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signlessTypes);
     populateReturnOpTypeConversionPattern(patterns, signlessTypes);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    getOperation()->walk(flattenEmptyBoundaryTensors);
   }
 };
 } // namespace
