@@ -30,6 +30,11 @@ static const struct {
     [INFC_I32] = {"int32", 4},   [INFC_I64] = {"int64", 8},   [INFC_U8] = {"uint8", 1},
     [INFC_U16] = {"uint16", 2},  [INFC_U32] = {"uint32", 4},  [INFC_U64] = {"uint64", 8},
     [INFC_BOOL] = {"bool", 1},
+    [INFC_F8E4M3FN] = {"float8_e4m3fn", 1}, [INFC_F8E4M3FNUZ] = {"float8_e4m3fnuz", 1},
+    [INFC_F8E5M2] = {"float8_e5m2", 1},     [INFC_F8E5M2FNUZ] = {"float8_e5m2fnuz", 1},
+    [INFC_F4E2M1] = {"float4_e2m1fn", 1},   [INFC_I4] = {"int4", 1},
+    [INFC_U4] = {"uint4", 1},               [INFC_I2] = {"int2", 1},
+    [INFC_U2] = {"uint2", 1},
 };
 
 static int dtype_known(int32_t dtype) {

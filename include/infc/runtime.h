@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define INFC_ABI_VERSION_MAJOR 1
-#define INFC_ABI_VERSION_MINOR 0
+#define INFC_ABI_VERSION_MINOR 1
 #define INFC_ABI_VERSION ((uint32_t)((INFC_ABI_VERSION_MAJOR << 16) | INFC_ABI_VERSION_MINOR))
 
 /* Marks the functions a model.so exports (runtime/exports.map lists the same names). */
@@ -59,7 +59,19 @@ typedef enum infc_dtype {
   INFC_U16 = 10,
   INFC_U32 = 11,
   INFC_U64 = 12,
-  INFC_BOOL = 13
+  INFC_BOOL = 13,
+  /* Since ABI 1.1: the 8-, 4- and 2-bit types of ONNX, one element per byte (the low bits;
+   * as ml_dtypes stores them). F8 names follow ONNX: FN has no infinities, FNUZ no negative
+   * zero (its NaN is 0x80). */
+  INFC_F8E4M3FN = 14,
+  INFC_F8E4M3FNUZ = 15,
+  INFC_F8E5M2 = 16,
+  INFC_F8E5M2FNUZ = 17,
+  INFC_F4E2M1 = 18,
+  INFC_I4 = 19,
+  INFC_U4 = 20,
+  INFC_I2 = 21,
+  INFC_U2 = 22
 } infc_dtype;
 
 /* ABI version of the library: (major << 16) | minor. Compare the major with

@@ -18,13 +18,41 @@ int32_t infc::dtypeCode(Type t) {
     return 4;
   if (t.isInteger(1))
     return 13;
-  if (t.isInteger(8))
+  // ABI 1.1: the 8-, 4- and 2-bit types, one element per byte.
+  if (isa<Float8E4M3FNType>(t))
+    return 14;
+  if (isa<Float8E4M3FNUZType>(t))
+    return 15;
+  if (isa<Float8E5M2Type>(t))
+    return 16;
+  if (isa<Float8E5M2FNUZType>(t))
+    return 17;
+  if (isa<Float4E2M1FNType>(t))
+    return 18;
+  if (t.isInteger(4))
+    return t.isUnsignedInteger() ? 20 : 19;
+  if (t.isInteger(2))
+    return t.isUnsignedInteger() ? 22 : 21;
+  if (t.isUnsignedInteger())
+    switch (t.getIntOrFloatBitWidth()) {
+    case 8:
+      return 9;
+    case 16:
+      return 10;
+    case 32:
+      return 11;
+    case 64:
+      return 12;
+    default:
+      return 0;
+    }
+  if (t.isSignlessInteger(8))
     return 5;
-  if (t.isInteger(16))
+  if (t.isSignlessInteger(16))
     return 6;
-  if (t.isInteger(32))
+  if (t.isSignlessInteger(32))
     return 7;
-  if (t.isInteger(64))
+  if (t.isSignlessInteger(64))
     return 8;
   return 0;
 }

@@ -63,6 +63,16 @@ class SessionOptions(ctypes.Structure):
     ]
 
 
+def _ml_dtype(name):
+    # The 8-, 4- and 2-bit types (ABI 1.1) exist in numpy only through ml_dtypes.
+    try:
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, name))
+    except (ImportError, AttributeError):
+        return None
+
+
 def _bfloat16():
     # numpy has no bfloat16; ml_dtypes (shipped with jax/tensorflow) does. Without it bfloat16
     # tensors travel as their raw uint16 bits.
@@ -90,6 +100,11 @@ DTYPES = {
     12: np.dtype(np.uint64),
     13: np.dtype(np.bool_),
 }
+for _code, _name in ((14, "float8_e4m3fn"), (15, "float8_e4m3fnuz"), (16, "float8_e5m2"),
+                     (17, "float8_e5m2fnuz"), (18, "float4_e2m1fn"), (19, "int4"),
+                     (20, "uint4"), (21, "int2"), (22, "uint2")):
+    if _ml_dtype(_name) is not None:
+        DTYPES[_code] = _ml_dtype(_name)
 BF16_IS_RAW = DTYPES[4] == np.dtype(np.uint16)
 # numpy dtype -> code; a uint16 array is U16 (a raw-bits bfloat16 is matched by the model's dtype).
 CODES = {dt: code for code, dt in DTYPES.items() if not (code == 4 and BF16_IS_RAW)}

@@ -25,7 +25,13 @@ const char *cType(int32_t dtype) {
   case 6: return "int16_t";
   case 7: return "int32_t";
   case 8: return "int64_t";
+  case 9: return "uint8_t";
+  case 10: return "uint16_t";
+  case 11: return "uint32_t";
+  case 12: return "uint64_t";
   case 13: return "uint8_t";
+  case 14: case 15: case 16: case 17: case 18: case 20: case 22: return "uint8_t"; // raw bits
+  case 19: case 21: return "int8_t";
   default: return "void";
   }
 }
@@ -33,8 +39,11 @@ const char *cType(int32_t dtype) {
 const char *dtypeEnum(int32_t dtype) {
   static const char *names[] = {"INFC_DTYPE_INVALID", "INFC_F32", "INFC_F64", "INFC_F16",
                                 "INFC_BF16", "INFC_I8", "INFC_I16", "INFC_I32", "INFC_I64",
-                                "INFC_U8", "INFC_U16", "INFC_U32", "INFC_U64", "INFC_BOOL"};
-  return dtype >= 0 && dtype <= 13 ? names[dtype] : names[0];
+                                "INFC_U8", "INFC_U16", "INFC_U32", "INFC_U64", "INFC_BOOL",
+                                "INFC_F8E4M3FN", "INFC_F8E4M3FNUZ", "INFC_F8E5M2",
+                                "INFC_F8E5M2FNUZ", "INFC_F4E2M1", "INFC_I4", "INFC_U4",
+                                "INFC_I2", "INFC_U2"};
+  return dtype >= 0 && dtype < (int32_t)std::size(names) ? names[dtype] : names[0];
 }
 } // namespace
 

@@ -249,6 +249,83 @@ TEST_F(OnnxImporterTest, UnsupportedDtypeNamesTheInput) {
       << errors[0];
 }
 
+TEST_F(OnnxImporterTest, UnsignedAndHalfDtypesKeepTheirTypes) {
+  // uint8 stays unsigned (ui8) in the infc dialect; float16/bfloat16 become f16/bf16.
+  addInput("u", onnx::TensorProto::UINT8, {2});
+  addInput("h", onnx::TensorProto::FLOAT16, {2});
+  addInput("g", onnx::TensorProto::BFLOAT16, {2});
+  addNode("Add", {"u", "u"}, {"y"});
+  addOutput("y");
+  addNode("Identity", {"h"}, {"hy"});
+  addOutput("hy");
+  addNode("Identity", {"g"}, {"gy"});
+  addOutput("gy");
+  OwningOpRef<ModuleOp> m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  FunctionType type = mainOf(*m).getFunctionType();
+  auto elementType = [](Type t) { return cast<RankedTensorType>(t).getElementType(); };
+  EXPECT_TRUE(elementType(type.getInput(0)).isUnsignedInteger(8));
+  EXPECT_TRUE(elementType(type.getInput(1)).isF16());
+  EXPECT_TRUE(elementType(type.getInput(2)).isBF16());
+  EXPECT_TRUE(elementType(type.getResult(0)).isUnsignedInteger(8));
+}
+
+TEST_F(OnnxImporterTest, TypedFieldInitializersOfTheNewDtypes) {
+  // uint64 travels in uint64_data; float16 as its bit pattern in int32_data.
+  auto *big = model.mutable_graph()->add_initializer();
+  big->set_name("big");
+  big->set_data_type(onnx::TensorProto::UINT64);
+  big->add_dims(2);
+  big->add_uint64_data(18446744073709551615ull);
+  big->add_uint64_data(7);
+  auto *half = model.mutable_graph()->add_initializer();
+  half->set_name("half");
+  half->set_data_type(onnx::TensorProto::FLOAT16);
+  half->add_dims(1);
+  half->add_int32_data(0x3c00); // 1.0
+  addNode("Identity", {"big"}, {"y"});
+  addOutput("y");
+  addNode("Identity", {"half"}, {"z"});
+  addOutput("z");
+  OwningOpRef<ModuleOp> m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  auto ret = cast<func::ReturnOp>(mainOf(*m).getBody().front().getTerminator());
+  DenseElementsAttr big64, one;
+  ASSERT_TRUE(matchPattern(ret.getOperand(0), m_Constant(&big64)));
+  ASSERT_TRUE(matchPattern(ret.getOperand(1), m_Constant(&one)));
+  auto values = llvm::to_vector(big64.getValues<APInt>());
+  EXPECT_TRUE(values[0].isMaxValue());
+  EXPECT_EQ(values[1].getZExtValue(), 7u);
+  EXPECT_EQ((*one.getValues<APFloat>().begin()).convertToDouble(), 1.0);
+}
+
+TEST_F(OnnxImporterTest, PackedInt4InitializersAreUnpacked) {
+  // int4 packs two values a byte, low nibble first: 0x9F is 15 (-1), then 9 (-7).
+  auto *t = model.mutable_graph()->add_initializer();
+  t->set_name("w");
+  t->set_data_type(22); // INT4 (newer than Debian's onnx.proto)
+  t->add_dims(3);
+  t->set_raw_data(std::string("\x9f\x03", 2));
+  addNode("Identity", {"w"}, {"y"});
+  addOutput("y");
+  OwningOpRef<ModuleOp> m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  auto ret = cast<func::ReturnOp>(mainOf(*m).getBody().front().getTerminator());
+  DenseElementsAttr w;
+  ASSERT_TRUE(matchPattern(ret.getOperand(0), m_Constant(&w)));
+  EXPECT_TRUE(w.getElementType().isSignlessInteger(4));
+  auto values = llvm::to_vector(w.getValues<APInt>());
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[0].getSExtValue(), -1);
+  EXPECT_EQ(values[1].getSExtValue(), -7);
+  EXPECT_EQ(values[2].getSExtValue(), 3);
+
+  t->set_raw_data(std::string("\x9f", 1)); // 2 values for a shape of 3
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("4-bit values packed"), std::string::npos) << errors[0];
+}
+
 TEST_F(OnnxImporterTest, NodeErrorsNameNodeOpAndOpset) {
   addInput("x", onnx::TensorProto::FLOAT, {2, 3});
   addInput("shape", onnx::TensorProto::INT64, {2});

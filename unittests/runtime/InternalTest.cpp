@@ -81,7 +81,7 @@ TEST(Internal, CorruptDescriptors) {
       {"outputs", [](DescBuilder &b, P, P) { b.desc.outputs = nullptr; }},
       {"name", [](DescBuilder &b, P, P) { b.inputs[1].name = nullptr; }},
       {"dtype 0", [](DescBuilder &b, P, P) { b.inputs[0].dtype = 0; }},
-      {"dtype 14", [](DescBuilder &b, P, P) { b.outputs[0].dtype = 14; }},
+      {"dtype 23", [](DescBuilder &b, P, P) { b.outputs[0].dtype = 23; }},
       {"rank", [](DescBuilder &b, P, P) { b.inputs[0].rank = -1; }},
       {"shape", [](DescBuilder &b, P, P) { b.inputs[1].shape = nullptr; }},
       {"dim", [](DescBuilder &b, P n, P) { b.inputs[0].shape = n; }},

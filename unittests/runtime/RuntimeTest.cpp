@@ -88,6 +88,8 @@ TEST(Abi, Dtypes) {
   EXPECT_EQ(INFC_BF16, 4);
   EXPECT_EQ(INFC_I64, 8);
   EXPECT_EQ(INFC_BOOL, 13);
+  EXPECT_EQ(INFC_F8E4M3FN, 14);
+  EXPECT_EQ(INFC_U2, 22);
   const struct {
     infc_dtype dtype;
     size_t size;
@@ -96,12 +98,14 @@ TEST(Abi, Dtypes) {
                {INFC_BF16, 2, "bfloat16"}, {INFC_I8, 1, "int8"},   {INFC_I16, 2, "int16"},
                {INFC_I32, 4, "int32"},     {INFC_I64, 8, "int64"}, {INFC_U8, 1, "uint8"},
                {INFC_U16, 2, "uint16"},    {INFC_U32, 4, "uint32"}, {INFC_U64, 8, "uint64"},
-               {INFC_BOOL, 1, "bool"}};
+               {INFC_BOOL, 1, "bool"},     {INFC_F8E4M3FN, 1, "float8_e4m3fn"},
+               {INFC_F8E5M2FNUZ, 1, "float8_e5m2fnuz"}, {INFC_F4E2M1, 1, "float4_e2m1fn"},
+               {INFC_I4, 1, "int4"},       {INFC_U2, 1, "uint2"}};
   for (const auto &e : table) {
     EXPECT_EQ(infc_dtype_size(e.dtype), e.size) << e.name;
     EXPECT_STREQ(infc_dtype_name(e.dtype), e.name);
   }
-  for (int bad : {0, 14, -1, 1000}) {
+  for (int bad : {0, 23, -1, 1000}) {
     EXPECT_EQ(infc_dtype_size(static_cast<infc_dtype>(bad)), 0u);
     EXPECT_STREQ(infc_dtype_name(static_cast<infc_dtype>(bad)), "invalid");
   }

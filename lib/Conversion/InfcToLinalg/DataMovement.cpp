@@ -15,7 +15,14 @@ struct ConstantLowering : public OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConstantOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(op.getValue()));
+    auto value = cast<TypedAttr>(op.getValue());
+    if (isUnsigned(value.getType())) { // the same bits, signless
+      auto dense = dyn_cast<DenseElementsAttr>(value);
+      if (!dense)
+        return rewriter.notifyMatchFailure(op, "unsigned constant that is not dense");
+      value = dense.bitcast(signless(dense.getElementType()));
+    }
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
     return success();
   }
 };
@@ -29,7 +36,7 @@ struct ShapeLowering : public OpConversionPattern<ShapeOp> {
     if (!type.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, DenseElementsAttr::get(cast<RankedTensorType>(op.getType()), type.getShape()));
+        op, DenseElementsAttr::get(loweredType(op.getType()), type.getShape()));
     return success();
   }
 };
@@ -39,7 +46,7 @@ struct ReshapeLowering : public OpConversionPattern<ReshapeOp> {
   LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), adaptor.getInput(),
-                                         cast<RankedTensorType>(op.getType())));
+                                         loweredType(op.getType())));
     return success();
   }
 };
@@ -49,7 +56,7 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
   LogicalResult matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, elementwise(rewriter, op.getLoc(),
-                                       cast<RankedTensorType>(op.getType()),
+                                       loweredType(op.getType()),
                                        ValueRange{adaptor.getInput()},
                                        [](OpBuilder &, Location, ValueRange a) { return a[0]; }));
     return success();
@@ -60,7 +67,7 @@ struct TransposeLowering : public OpConversionPattern<TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = loweredType(op.getType());
     Value init =
         tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(), type.getElementType());
     rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(), adaptor.getInput(),
@@ -75,7 +82,7 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
   LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = loweredType(op.getType());
     Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
     int64_t axis = op.getAxis(), offset = 0;
     for (Value v : adaptor.getInputs()) {
@@ -100,7 +107,7 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
   LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = loweredType(op.getType());
     ArrayRef<int64_t> offsets = op.getOffsets(), steps = op.getSteps();
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, adaptor.getInput(),
@@ -139,7 +146,7 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
   LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = loweredType(op.getType());
     Value data = adaptor.getData(), indices = adaptor.getIndices();
     auto dt = cast<RankedTensorType>(data.getType());
     auto it = cast<RankedTensorType>(indices.getType());

@@ -11,18 +11,29 @@ using namespace infc;
 using namespace infc::lowering;
 
 namespace {
-/// The scalar computation of one element of OpTy; null when the element type is unsupported.
-/// `args` are the operand scalars, `et` the result element type.
-template <typename OpTy>
-Value scalarOp(OpBuilder &b, Location loc, OpTy op, ValueRange args, Type et);
+/// What a scalar body needs to know beyond its operands: the result element type (signless)
+/// and whether the infc op's integer operands are unsigned.
+struct ScalarInfo {
+  Type et;
+  bool isUnsigned;
+};
 
-/// Float op F or signed-integer op I, by operand element type.
-template <typename F, typename I>
-Value floatOrInt(OpBuilder &b, Location loc, ValueRange args) {
-  if (isa<FloatType>(args[0].getType()))
-    return F::create(b, loc, args[0], args[1]);
-  if constexpr (!std::is_same_v<I, void>)
-    return I::create(b, loc, args[0], args[1]);
+/// The scalar computation of one element of OpTy; null when the element type is unsupported.
+/// `args` are the operand scalars (signless).
+template <typename OpTy>
+Value scalarOp(OpBuilder &b, Location loc, OpTy op, ValueRange args, ScalarInfo info);
+
+/// Float op F, signed-integer op S or unsigned-integer op U, by operand element type.
+template <typename F, typename S, typename U = S>
+Value floatOrInt(OpBuilder &b, Location loc, ValueRange args, bool isUnsigned) {
+  if (isa<FloatType>(args[0].getType())) {
+    if constexpr (!std::is_same_v<F, void>)
+      return F::create(b, loc, args[0], args[1]);
+    return nullptr;
+  }
+  if constexpr (!std::is_same_v<S, void>)
+    return isUnsigned ? (Value)U::create(b, loc, args[0], args[1])
+                      : (Value)S::create(b, loc, args[0], args[1]);
   return nullptr;
 }
 
@@ -41,23 +52,28 @@ template <typename MathOp> Value floatUnary(OpBuilder &b, Location loc, ValueRan
 
 #define SCALAR(OP)                                                                      \
   template <>                                                                           \
-  Value scalarOp<OP>(OpBuilder & b, Location loc, OP op, ValueRange args, Type et)
+  Value scalarOp<OP>(OpBuilder & b, Location loc, OP op, ValueRange args, ScalarInfo info)
 
-SCALAR(AddOp) { return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, args); }
-SCALAR(SubOp) { return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, args); }
-SCALAR(MulOp) { return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args); }
-SCALAR(DivOp) { return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, args); }
-SCALAR(PowOp) { return floatOrInt<math::PowFOp, void>(b, loc, args); }
+SCALAR(AddOp) { return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, args, false); }
+SCALAR(SubOp) { return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, args, false); }
+SCALAR(MulOp) { return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args, false); }
+SCALAR(DivOp) {
+  return floatOrInt<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(b, loc, args,
+                                                                   info.isUnsigned);
+}
+SCALAR(PowOp) { return floatOrInt<math::PowFOp, void>(b, loc, args, false); }
 // On i1, max is `or` and min is `and` (signed compares would take true for -1).
 SCALAR(MaxOp) {
-  if (et.isInteger(1))
+  if (info.et.isInteger(1))
     return arith::OrIOp::create(b, loc, args[0], args[1]);
-  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args);
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(b, loc, args,
+                                                                       info.isUnsigned);
 }
 SCALAR(MinOp) {
-  if (et.isInteger(1))
+  if (info.et.isInteger(1))
     return arith::AndIOp::create(b, loc, args[0], args[1]);
-  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args);
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(b, loc, args,
+                                                                       info.isUnsigned);
 }
 SCALAR(AndOp) { return arith::AndIOp::create(b, loc, args[0], args[1]); }
 SCALAR(OrOp) { return arith::OrIOp::create(b, loc, args[0], args[1]); }
@@ -65,12 +81,17 @@ SCALAR(EqualOp) {
   return compare(b, loc, args, arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
 }
 SCALAR(LessOp) {
-  return compare(b, loc, args, arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+  return compare(b, loc, args, arith::CmpFPredicate::OLT,
+                 info.isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
 }
 SCALAR(GreaterOp) {
-  return compare(b, loc, args, arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+  return compare(b, loc, args, arith::CmpFPredicate::OGT,
+                 info.isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt);
 }
-SCALAR(RemOp) { return floatOrInt<arith::RemFOp, arith::RemSIOp>(b, loc, args); }
+SCALAR(RemOp) {
+  return floatOrInt<arith::RemFOp, arith::RemSIOp, arith::RemUIOp>(b, loc, args,
+                                                                   info.isUnsigned);
+}
 // ONNX BitShift: an amount outside [0, width) shifts everything out. As unsigned, a negative
 // amount is >= width too, so one compare finds both.
 Value shiftInRange(OpBuilder &b, Location loc, Value amount, Type et) {
@@ -78,6 +99,7 @@ Value shiftInRange(OpBuilder &b, Location loc, Value amount, Type et) {
                                scalar(b, loc, et, et.getIntOrFloatBitWidth()));
 }
 SCALAR(ShiftLeftOp) {
+  Type et = info.et;
   if (!isa<IntegerType>(et))
     return nullptr;
   Value inRange = shiftInRange(b, loc, args[1], et), zero = scalar(b, loc, et, 0);
@@ -87,10 +109,17 @@ SCALAR(ShiftLeftOp) {
   return arith::SelectOp::create(b, loc, inRange, shifted, zero);
 }
 SCALAR(ShiftRightOp) {
+  Type et = info.et;
   if (!isa<IntegerType>(et))
     return nullptr;
-  // Shifting by width - 1 leaves just the sign fill, which is ONNX's out-of-range result.
   Value inRange = shiftInRange(b, loc, args[1], et);
+  if (info.isUnsigned) { // logical shift: out-of-range amounts leave 0, like shift_left
+    Value zero = scalar(b, loc, et, 0);
+    Value amount = arith::SelectOp::create(b, loc, inRange, args[1], zero);
+    Value shifted = arith::ShRUIOp::create(b, loc, args[0], amount);
+    return arith::SelectOp::create(b, loc, inRange, shifted, zero);
+  }
+  // Shifting by width - 1 leaves just the sign fill, which is ONNX's out-of-range result.
   Value amount = arith::SelectOp::create(b, loc, inRange, args[1],
                                          scalar(b, loc, et, et.getIntOrFloatBitWidth() - 1));
   return arith::ShRSIOp::create(b, loc, args[0], amount);
@@ -98,15 +127,17 @@ SCALAR(ShiftRightOp) {
 SCALAR(WhereOp) { return arith::SelectOp::create(b, loc, args[0], args[1], args[2]); }
 
 SCALAR(NegOp) {
-  if (isa<FloatType>(et))
+  if (isa<FloatType>(info.et))
     return arith::NegFOp::create(b, loc, args[0]);
-  return arith::SubIOp::create(b, loc, scalar(b, loc, et, 0), args[0]);
+  return arith::SubIOp::create(b, loc, scalar(b, loc, info.et, 0), args[0]);
 }
 SCALAR(AbsOp) {
-  if (isa<FloatType>(et))
+  if (isa<FloatType>(info.et))
     return math::AbsFOp::create(b, loc, args[0]);
+  if (info.isUnsigned)
+    return args[0];
   // max(x, 0 - x): the LLVM conversions leave math.absi illegal. INT_MIN stays INT_MIN.
-  Value negated = arith::SubIOp::create(b, loc, scalar(b, loc, et, 0), args[0]);
+  Value negated = arith::SubIOp::create(b, loc, scalar(b, loc, info.et, 0), args[0]);
   return arith::MaxSIOp::create(b, loc, args[0], negated);
 }
 SCALAR(SqrtOp) { return floatUnary<math::SqrtOp>(b, loc, args); }
@@ -129,44 +160,49 @@ SCALAR(AsinhOp) { return floatUnary<math::AsinhOp>(b, loc, args); }
 SCALAR(AcoshOp) { return floatUnary<math::AcoshOp>(b, loc, args); }
 SCALAR(AtanhOp) { return floatUnary<math::AtanhOp>(b, loc, args); }
 SCALAR(SigmoidOp) {
-  if (!isa<FloatType>(et))
+  if (!isa<FloatType>(info.et))
     return nullptr;
-  Value one = scalar(b, loc, et, 1.0);
+  Value one = scalar(b, loc, info.et, 1.0);
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, args[0]));
   return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
 }
 SCALAR(ReluOp) {
-  Value zero = scalar(b, loc, et, 0.0);
-  if (isa<FloatType>(et))
+  if (info.isUnsigned)
+    return args[0];
+  Value zero = scalar(b, loc, info.et, 0.0);
+  if (isa<FloatType>(info.et))
     return arith::MaximumFOp::create(b, loc, args[0], zero);
   return arith::MaxSIOp::create(b, loc, args[0], zero);
 }
 SCALAR(ReciprocalOp) {
-  if (!isa<FloatType>(et))
+  if (!isa<FloatType>(info.et))
     return nullptr;
-  return arith::DivFOp::create(b, loc, scalar(b, loc, et, 1.0), args[0]);
+  return arith::DivFOp::create(b, loc, scalar(b, loc, info.et, 1.0), args[0]);
 }
 SCALAR(NotOp) {
-  return arith::XOrIOp::create(b, loc, args[0], arith::ConstantOp::create(
-                                                    b, loc, b.getIntegerAttr(et, 1)));
+  return arith::XOrIOp::create(b, loc, args[0],
+                               arith::ConstantOp::create(b, loc, b.getIntegerAttr(info.et, 1)));
 }
 SCALAR(ClipOp) {
-  Value lo = scalar(b, loc, et, op.getMin().convertToDouble());
-  Value hi = scalar(b, loc, et, op.getMax().convertToDouble());
+  Type et = info.et;
+  double min = op.getMin().convertToDouble(), max = op.getMax().convertToDouble();
+  Value lo = scalar(b, loc, et, min, info.isUnsigned);
+  Value hi = scalar(b, loc, et, max, info.isUnsigned);
   if (isa<FloatType>(et)) {
-    auto ft = cast<FloatType>(et);
     // Infinite bounds are no bound at all; skip them so NaN handling stays the input's.
     Value v = args[0];
-    if (!std::isinf(op.getMin().convertToDouble()) || op.getMin().convertToDouble() > 0)
+    if (!std::isinf(min) || min > 0)
       v = arith::MaximumFOp::create(b, loc, v, lo);
-    if (!std::isinf(op.getMax().convertToDouble()) || op.getMax().convertToDouble() < 0)
+    if (!std::isinf(max) || max < 0)
       v = arith::MinimumFOp::create(b, loc, v, hi);
-    (void)ft;
     return v;
   }
+  if (info.isUnsigned)
+    return arith::MinUIOp::create(b, loc, arith::MaxUIOp::create(b, loc, args[0], lo), hi);
   return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, args[0], lo), hi);
 }
 SCALAR(LeakyReluOp) {
+  Type et = info.et;
   if (!isa<FloatType>(et))
     return nullptr;
   Value zero = scalar(b, loc, et, 0.0);
@@ -175,62 +211,124 @@ SCALAR(LeakyReluOp) {
   Value scaled = arith::MulFOp::create(b, loc, args[0], alpha);
   return arith::SelectOp::create(b, loc, neg, scaled, args[0]);
 }
-/// ONNX Cast: float to int truncates toward zero, anything to bool is "!= 0".
-SCALAR(CastOp) {
-  Value x = args[0];
+#undef SCALAR
+} // namespace
+
+/// ONNX Cast: float to int truncates toward zero, anything to bool is "!= 0"; the
+/// signedness of each side picks sign or zero extension and the int/float conversions.
+Value lowering::castScalar(OpBuilder &b, Location loc, Value x, bool fromUnsigned, Type to,
+                           bool toUnsigned) {
   Type from = x.getType();
-  if (from == et)
+  if (from == to)
     return x;
-  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(et);
-  if (et.isInteger(1))
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (to.isInteger(1))
     return fromFloat ? (Value)arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
                                                     scalar(b, loc, from, 0.0))
                      : (Value)arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
                                                     scalar(b, loc, from, 0));
-  if (fromFloat && toFloat && from.getIntOrFloatBitWidth() == et.getIntOrFloatBitWidth()) {
+  if (fromFloat && toFloat && from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth()) {
     // f16 <-> bf16: through f32, which holds both exactly.
     Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
-    return arith::TruncFOp::create(b, loc, et, wide);
+    return arith::TruncFOp::create(b, loc, to, wide);
   }
   if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < et.getIntOrFloatBitWidth()
-               ? (Value)arith::ExtFOp::create(b, loc, et, x)
-               : (Value)arith::TruncFOp::create(b, loc, et, x);
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? (Value)arith::ExtFOp::create(b, loc, to, x)
+               : (Value)arith::TruncFOp::create(b, loc, to, x);
+  if (fromFloat && to.getIntOrFloatBitWidth() < 8) // int4/int2: truncate, then wrap
+    return arith::TruncIOp::create(b, loc, to,
+                                   arith::FPToSIOp::create(b, loc, b.getI32Type(), x));
   if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, et, x);
+    return toUnsigned ? (Value)arith::FPToUIOp::create(b, loc, to, x)
+                      : (Value)arith::FPToSIOp::create(b, loc, to, x);
   if (toFloat)
-    return from.isInteger(1) ? (Value)arith::UIToFPOp::create(b, loc, et, x)
-                             : (Value)arith::SIToFPOp::create(b, loc, et, x);
-  if (from.isInteger(1))
-    return arith::ExtUIOp::create(b, loc, et, x);
-  return from.getIntOrFloatBitWidth() < et.getIntOrFloatBitWidth()
-             ? (Value)arith::ExtSIOp::create(b, loc, et, x)
-             : (Value)arith::TruncIOp::create(b, loc, et, x);
+    return from.isInteger(1) || fromUnsigned ? (Value)arith::UIToFPOp::create(b, loc, to, x)
+                                             : (Value)arith::SIToFPOp::create(b, loc, to, x);
+  if (from.getIntOrFloatBitWidth() >= to.getIntOrFloatBitWidth())
+    return from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth()
+               ? x
+               : (Value)arith::TruncIOp::create(b, loc, to, x);
+  return from.isInteger(1) || fromUnsigned ? (Value)arith::ExtUIOp::create(b, loc, to, x)
+                                           : (Value)arith::ExtSIOp::create(b, loc, to, x);
 }
-#undef SCALAR
 
-/// Any elementwise infc op: one broadcasting generic computing scalarOp<OpTy>.
+Value lowering::convertElements(OpBuilder &b, Location loc, Value value, Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  return elementwise(b, loc, type.clone(elementType), ValueRange{value},
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       return castScalar(nb, l, args[0], false, elementType, false);
+                     });
+}
+
+namespace {
+/// Any elementwise infc op: one broadcasting generic computing scalarOp<OpTy>. f16 and bf16
+/// operands are widened to f32 and the result rounded back.
 template <typename OpTy> struct ElementwiseLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
+    RankedTensorType resultType = loweredType(op.getType());
     Type et = resultType.getElementType();
+    // The value operands (where's condition is i1 whatever the values are).
+    Value typed = op->getOperand(std::is_same_v<OpTy, WhereOp> ? 1 : 0);
+    ScalarInfo info{et, isUnsigned(typed.getType())};
+    bool widen = !std::is_same_v<OpTy, WhereOp> && isHalfFloat(typed.getType());
     bool supported = true;
-    Value result = elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
-                               [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-                                 Value v = scalarOp<OpTy>(b, loc, op, args, et);
-                                 if (v)
-                                   return v;
-                                 supported = false;
-                                 return args[0];
-                               });
+    Value result = elementwise(
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          SmallVector<Value> xs(args);
+          ScalarInfo inner = info;
+          if (widen) {
+            for (Value &x : xs)
+              if (isHalfFloat(x.getType()))
+                x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+            if (isHalfFloat(et))
+              inner.et = b.getF32Type();
+          }
+          Value v = scalarOp<OpTy>(b, loc, op, xs, inner);
+          if (!v) {
+            supported = false;
+            return args[0];
+          }
+          if (v.getType() != et)
+            v = arith::TruncFOp::create(b, loc, et, v);
+          return v;
+        });
     if (!supported) {
       rewriter.eraseOp(result.getDefiningOp());
       return op.emitOpError("is not supported on element type ")
-             << cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+             << cast<RankedTensorType>(typed.getType()).getElementType();
     }
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct CastLowering : public OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = loweredType(op.getType());
+    Type from = getElementTypeOrSelf(op.getInput().getType());
+    Type to = getElementTypeOrSelf(op.getType());
+    bool fromUnsigned = isUnsigned(from), toUnsigned = isUnsigned(to);
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+                        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                          // float8/float4 go through f32 (which holds each exactly).
+                          Value x = args[0];
+                          if (isSmallFloat(from))
+                            x = decodeSmallFloat(b, loc, x, from);
+                          if (!isSmallFloat(to))
+                            return castScalar(b, loc, x, fromUnsigned,
+                                              resultType.getElementType(), toUnsigned);
+                          x = castScalar(b, loc, x, fromUnsigned, b.getF32Type(), false);
+                          return encodeSmallFloat(b, loc, x, to, op.getSaturate());
+                        }));
     return success();
   }
 };
@@ -251,7 +349,7 @@ void infc::populateElementwisePatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<SigmoidOp>, ElementwiseLowering<ReluOp>,
                ElementwiseLowering<ReciprocalOp>, ElementwiseLowering<NotOp>,
                ElementwiseLowering<ClipOp>, ElementwiseLowering<LeakyReluOp>,
-               ElementwiseLowering<CastOp>>(patterns.getContext());
+               CastLowering>(patterns.getContext());
   patterns.add<ElementwiseLowering<RemOp>, ElementwiseLowering<ShiftLeftOp>,
                ElementwiseLowering<ShiftRightOp>, ElementwiseLowering<RoundOp>,
                ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,

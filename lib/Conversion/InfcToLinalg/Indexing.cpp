@@ -88,7 +88,7 @@ struct PadLowering : public OpConversionPattern<PadOp> {
   LogicalResult matchAndRewrite(PadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
+    RankedTensorType type = loweredType(op.getType());
     Value input = adaptor.getInput();
     auto it = cast<RankedTensorType>(input.getType());
     ArrayRef<int64_t> low = op.getLow(), high = op.getHigh();
@@ -155,7 +155,7 @@ struct CumSumLowering : public OpConversionPattern<CumSumOp> {
   LogicalResult matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
+    RankedTensorType type = loweredType(op.getType());
     Type et = type.getElementType();
     if (!isa<FloatType, IntegerType>(et) || et.isInteger(1))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
@@ -190,7 +190,8 @@ struct CumSumLowering : public OpConversionPattern<CumSumOp> {
 };
 
 /// combine(old, update) for a scatter reduction; i1 treats add/max as or, mul/min as and.
-Value combineScalars(OpBuilder &b, Location loc, StringRef reduction, Value old, Value upd) {
+Value combineScalars(OpBuilder &b, Location loc, StringRef reduction, Value old, Value upd,
+                     bool isUnsigned) {
   Type et = old.getType();
   bool isFloat = isa<FloatType>(et), isBool = et.isInteger(1);
   if (reduction == "add")
@@ -204,10 +205,12 @@ Value combineScalars(OpBuilder &b, Location loc, StringRef reduction, Value old,
   if (reduction == "max")
     return isFloat  ? (Value)arith::MaximumFOp::create(b, loc, old, upd)
            : isBool ? (Value)arith::OrIOp::create(b, loc, old, upd)
+           : isUnsigned ? (Value)arith::MaxUIOp::create(b, loc, old, upd)
                     : (Value)arith::MaxSIOp::create(b, loc, old, upd);
   if (reduction == "min")
     return isFloat  ? (Value)arith::MinimumFOp::create(b, loc, old, upd)
            : isBool ? (Value)arith::AndIOp::create(b, loc, old, upd)
+           : isUnsigned ? (Value)arith::MinUIOp::create(b, loc, old, upd)
                     : (Value)arith::MinSIOp::create(b, loc, old, upd);
   return upd;
 }
@@ -224,6 +227,7 @@ struct ScatterLowering : public OpConversionPattern<ScatterOp> {
     auto it = cast<RankedTensorType>(indices.getType());
     int64_t axis = op.getAxis(), dim = dt.getDimSize(axis);
     StringRef reduction = op.getReduction();
+    bool isUnsignedInt = isUnsigned(op.getData().getType());
     SmallVector<Value> result = loopNest(
         rewriter, loc, it.getShape(), ValueRange{data},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) -> SmallVector<Value> {
@@ -232,7 +236,8 @@ struct ScatterLowering : public OpConversionPattern<ScatterOp> {
           dest[axis] = wrapAndClamp(b, l, idx, dim);
           Value v = tensor::ExtractOp::create(b, l, updates, ivs);
           if (reduction != "none")
-            v = combineScalars(b, l, reduction, tensor::ExtractOp::create(b, l, args[0], dest), v);
+            v = combineScalars(b, l, reduction, tensor::ExtractOp::create(b, l, args[0], dest), v,
+                               isUnsignedInt);
           return {tensor::InsertOp::create(b, l, v, args[0], dest).getResult()};
         });
     rewriter.replaceOp(op, result[0]);
@@ -248,8 +253,9 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
   LogicalResult matchAndRewrite(TopKOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto vt = cast<RankedTensorType>(op.getValues().getType());
+    RankedTensorType vt = loweredType(op.getValues().getType());
     auto idt = cast<RankedTensorType>(op.getIndices().getType());
+    bool isUnsignedInt = isUnsigned(op.getValues().getType());
     Type et = vt.getElementType();
     if (!isa<FloatType, IntegerType>(et) || et.isInteger(1))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
@@ -284,7 +290,11 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
                   equal = arith::CmpFOp::create(ib, il, arith::CmpFPredicate::OEQ, st[2], bv);
                 } else {
                   ahead = arith::CmpIOp::create(
-                      ib, il, largest ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+                      ib, il,
+                      isUnsignedInt ? (largest ? arith::CmpIPredicate::ugt
+                                               : arith::CmpIPredicate::ult)
+                                    : (largest ? arith::CmpIPredicate::sgt
+                                               : arith::CmpIPredicate::slt),
                       st[2], bv);
                   equal = arith::CmpIOp::create(ib, il, arith::CmpIPredicate::eq, st[2], bv);
                 }

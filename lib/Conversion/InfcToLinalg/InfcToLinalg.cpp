@@ -4,6 +4,7 @@
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -136,30 +137,63 @@ Value lowering::padConstant(OpBuilder &b, Location loc, Value input, ArrayRef<in
       .getResult();
 }
 
-Value lowering::scalar(OpBuilder &b, Location loc, Type type, double value) {
+Value lowering::scalar(OpBuilder &b, Location loc, Type type, double value, bool isUnsigned) {
   if (auto ft = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));
   // Saturate: a bound of 2^63 (from a double) is out of int64's range.
   unsigned w = type.getIntOrFloatBitWidth();
-  APInt lo = APInt::getSignedMinValue(w), hi = APInt::getSignedMaxValue(w);
-  APInt v = value >= hi.signedRoundToDouble()   ? hi
-            : value <= lo.signedRoundToDouble() ? lo
-                                          : APInt(w, (uint64_t)(int64_t)value, true);
+  APInt v;
+  if (isUnsigned) {
+    APInt hi = APInt::getMaxValue(w);
+    v = value <= 0 ? APInt(w, 0)
+        : value >= hi.roundToDouble() ? hi
+                                      : APInt(w, (uint64_t)value);
+  } else {
+    APInt lo = APInt::getSignedMinValue(w), hi = APInt::getSignedMaxValue(w);
+    v = value >= hi.signedRoundToDouble()   ? hi
+        : value <= lo.signedRoundToDouble() ? lo
+                                            : APInt(w, (uint64_t)(int64_t)value, true);
+  }
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
 }
 
-TypedAttr lowering::lowestAttr(Type type) {
+TypedAttr lowering::lowestAttr(Type type, bool isUnsigned) {
   if (auto ft = dyn_cast<FloatType>(type))
     return FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/true));
   unsigned w = type.getIntOrFloatBitWidth();
-  return IntegerAttr::get(type, w == 1 ? APInt(1, 0) : APInt::getSignedMinValue(w));
+  return IntegerAttr::get(type, w == 1 || isUnsigned ? APInt(w, 0)
+                                                     : APInt::getSignedMinValue(w));
 }
 
-TypedAttr lowering::highestAttr(Type type) {
+TypedAttr lowering::highestAttr(Type type, bool isUnsigned) {
   if (auto ft = dyn_cast<FloatType>(type))
     return FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/false));
   unsigned w = type.getIntOrFloatBitWidth();
-  return IntegerAttr::get(type, w == 1 ? APInt(1, 1) : APInt::getSignedMaxValue(w));
+  return IntegerAttr::get(type, w == 1 || isUnsigned ? APInt::getMaxValue(w)
+                                                     : APInt::getSignedMaxValue(w));
+}
+
+Type lowering::signless(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.clone(signless(shaped.getElementType()));
+  if (auto it = dyn_cast<IntegerType>(type); it && !it.isSignless())
+    return IntegerType::get(type.getContext(), it.getWidth());
+  if (isSmallFloat(type))
+    return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
+  return type;
+}
+
+RankedTensorType lowering::loweredType(Type tensorType) {
+  return cast<RankedTensorType>(signless(tensorType));
+}
+
+bool lowering::isUnsigned(Type type) {
+  return getElementTypeOrSelf(type).isUnsignedInteger();
+}
+
+bool lowering::isHalfFloat(Type type) {
+  Type et = getElementTypeOrSelf(type);
+  return et.isF16() || et.isBF16();
 }
 
 void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns) {
@@ -171,19 +205,89 @@ void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns) {
   populateIndexingPatterns(patterns);
 }
 
+/// A multi-dim tensor with no elements crosses function boundaries as a 1-D `tensor<0xT>`:
+/// MLIR's canonical strides of, say, memref<2x0xf32> are not static, so the bare-pointer
+/// call convention of the LLVM lowering would refuse the whole function. No data crosses
+/// either way: inside, an argument becomes a tensor.empty of its shape, and a result is
+/// returned as a fresh tensor.empty.
+static void flattenEmptyBoundaryTensors(func::FuncOp func) {
+  if (func.isExternal())
+    return;
+  auto needsFlattening = [](Type t) {
+    auto tt = dyn_cast<RankedTensorType>(t);
+    return tt && tt.hasStaticShape() && tt.getRank() != 1 && tt.getNumElements() == 0;
+  };
+  auto flat = [](Type t) {
+    return RankedTensorType::get({0}, cast<RankedTensorType>(t).getElementType());
+  };
+  Block &entry = func.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  for (BlockArgument arg : entry.getArguments()) {
+    if (!needsFlattening(arg.getType()))
+      continue;
+    auto type = cast<RankedTensorType>(arg.getType());
+    Value empty =
+        tensor::EmptyOp::create(b, func.getLoc(), type.getShape(), type.getElementType());
+    arg.replaceAllUsesWith(empty);
+    arg.setType(flat(type));
+  }
+  func.walk([&](func::ReturnOp ret) {
+    for (OpOperand &operand : ret->getOpOperands())
+      if (needsFlattening(operand.get().getType())) {
+        b.setInsertionPoint(ret);
+        operand.set(tensor::EmptyOp::create(b, ret.getLoc(), ArrayRef<int64_t>{0},
+                                            getElementTypeOrSelf(operand.get().getType())));
+      }
+  });
+  FunctionType ft = func.getFunctionType();
+  auto convert = [&](TypeRange types) {
+    return llvm::map_to_vector(types, [&](Type t) { return needsFlattening(t) ? flat(t) : t; });
+  };
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), convert(ft.getInputs()), convert(ft.getResults())));
+}
+
 namespace {
 struct ConvertInfcToLinalgPass
     : public infc::impl::ConvertInfcToLinalgBase<ConvertInfcToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // float8/float4 values are only moved and cast: every other op would compute on bits.
+    WalkResult smallFloats = getOperation()->walk([](Operation *op) {
+      if (!isa<InfcDialect>(op->getDialect()) ||
+          isa<CastOp, ConstantOp, ShapeOp, ReshapeOp, BroadcastOp, TransposeOp, ConcatOp,
+              SliceOp, GatherOp, WhereOp, PadOp>(op))
+        return WalkResult::advance();
+      for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (lowering::isSmallFloat(t)) {
+          op->emitOpError("is not supported on element type ") << getElementTypeOrSelf(t);
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (smallFloats.wasInterrupted())
+      return signalPassFailure();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<InfcDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, func::FuncDialect, scf::SCFDialect>();
+    // The function signature and returns lose the signedness of unsigned integer types;
+    // the infc patterns build signless types themselves.
+    TypeConverter signlessTypes;
+    signlessTypes.addConversion([](Type t) { return lowering::signless(t); });
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return signlessTypes.isSignatureLegal(op.getFunctionType()) &&
+             signlessTypes.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp>(
+        [&](func::ReturnOp op) { return signlessTypes.isLegal(op.getOperandTypes()); });
     RewritePatternSet patterns(ctx);
     populateInfcToLinalgPatterns(patterns);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signlessTypes);
+    populateReturnOpTypeConversionPattern(patterns, signlessTypes);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    getOperation()->walk(flattenEmptyBoundaryTensors);
   }
 };
 } // namespace

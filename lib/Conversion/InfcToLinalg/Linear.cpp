@@ -32,7 +32,7 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
     Location loc = op.getLoc();
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     auto lt = cast<RankedTensorType>(lhs.getType()), rt = cast<RankedTensorType>(rhs.getType());
-    auto resultType = cast<RankedTensorType>(op.getType());
+    RankedTensorType resultType = loweredType(op.getType()); // ui<N> -> i<N>
     Type et = resultType.getElementType();
     ArrayRef<int64_t> ls = lt.getShape(), rs = rt.getShape();
     int64_t m = ls[ls.size() - 2], k = ls.back(), n = rs.back();

@@ -53,11 +53,38 @@ mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value inpu
                         llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                         mlir::TypedAttr value);
 
-/// A scalar constant of `type` (float or integer).
-mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value);
-/// The lowest / highest value of `type` (-inf / +inf for floats).
-mlir::TypedAttr lowestAttr(mlir::Type type);
-mlir::TypedAttr highestAttr(mlir::Type type);
+/// A scalar constant of `type` (float or integer), saturated to the integer range (the
+/// unsigned one with `isUnsigned`).
+mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value,
+                   bool isUnsigned = false);
+/// The lowest / highest value of `type` (-inf / +inf for floats; 0 / 2^N - 1 for unsigned).
+mlir::TypedAttr lowestAttr(mlir::Type type, bool isUnsigned = false);
+mlir::TypedAttr highestAttr(mlir::Type type, bool isUnsigned = false);
+
+/// Unsigned integers: the infc dialect keeps ONNX's `ui<N>` types, arith and linalg work on
+/// signless ones. Patterns build everything on signless types (`signless`, `loweredType`) and
+/// read the signedness from the infc op they lower (`isUnsigned`).
+mlir::Type signless(mlir::Type type); // element or shaped type
+mlir::RankedTensorType loweredType(mlir::Type tensorType);
+bool isUnsigned(mlir::Type type); // an unsigned integer, or a shaped type of them
+/// One element converted with ONNX Cast semantics (signless `x`; the signedness of each side
+/// given apart).
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       bool fromUnsigned, mlir::Type to, bool toUnsigned);
+/// `value` with its (signless) elements converted to `elementType` (float extension or
+/// truncation, or any signed cast); `value` itself when it already has that type.
+mlir::Value convertElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                            mlir::Type elementType);
+/// float8 and float4: below the infc dialect a tensor of their bits (i8, i4); `signless`
+/// maps them so. Cast decodes them to f32 and encodes f32 with ONNX's rounding and
+/// saturation, in integer ops.
+bool isSmallFloat(mlir::Type type); // element or shaped type
+mlir::Value decodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
+                             mlir::Type from);
+mlir::Value encodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32,
+                             mlir::Type to, bool saturate);
+/// f16 and bf16 compute in f32 (as ORT does on CPU), rounding back once per op.
+bool isHalfFloat(mlir::Type type);
 } // namespace lowering
 } // namespace infc
 

@@ -37,6 +37,12 @@ Value minScalars(OpBuilder &b, Location l, Value x, Value acc) {
     return arith::MinimumFOp::create(b, l, x, acc);
   return arith::MinSIOp::create(b, l, x, acc);
 }
+Value maxUnsigned(OpBuilder &b, Location l, Value x, Value acc) {
+  return arith::MaxUIOp::create(b, l, x, acc);
+}
+Value minUnsigned(OpBuilder &b, Location l, Value x, Value acc) {
+  return arith::MinUIOp::create(b, l, x, acc);
+}
 
 /// The reduced tensor (reduced dims dropped) re-expanded to keep size-1 dims.
 Value keepDims(OpBuilder &b, Location loc, Value reduced, RankedTensorType inType,
@@ -54,8 +60,13 @@ template <typename OpTy> struct ReduceLowering : public OpConversionPattern<OpTy
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
+    RankedTensorType resultType = loweredType(op.getType());
+    bool isUnsignedInt = isUnsigned(op.getInput().getType());
+    // f16/bf16 accumulate in f32.
+    bool widen = isHalfFloat(input.getType());
+    if (widen)
+      input = convertElements(rewriter, loc, input, rewriter.getF32Type());
     auto inType = cast<RankedTensorType>(input.getType());
-    auto resultType = cast<RankedTensorType>(op.getType());
     Type et = inType.getElementType();
     SmallVector<bool> mask(inType.getRank(), false);
     int64_t count = 1;
@@ -66,11 +77,11 @@ template <typename OpTy> struct ReduceLowering : public OpConversionPattern<OpTy
     TypedAttr init;
     Combine combine = addScalars;
     if constexpr (std::is_same_v<OpTy, ReduceMaxOp>) {
-      init = lowestAttr(et);
-      combine = maxScalars;
+      init = lowestAttr(et, isUnsignedInt);
+      combine = isUnsignedInt ? maxUnsigned : maxScalars;
     } else if constexpr (std::is_same_v<OpTy, ReduceMinOp>) {
-      init = highestAttr(et);
-      combine = minScalars;
+      init = highestAttr(et, isUnsignedInt);
+      combine = isUnsignedInt ? minUnsigned : minScalars;
     } else if constexpr (std::is_same_v<OpTy, ReduceProdOp>) {
       init = isa<FloatType>(et) ? (TypedAttr)rewriter.getFloatAttr(et, 1.0)
                                 : (TypedAttr)rewriter.getIntegerAttr(et, 1);
@@ -86,9 +97,13 @@ template <typename OpTy> struct ReduceLowering : public OpConversionPattern<OpTy
                         Value n = scalar(b, l, et, (double)count);
                         if (isa<FloatType>(et))
                           return arith::DivFOp::create(b, l, args[0], n);
+                        if (isUnsignedInt)
+                          return arith::DivUIOp::create(b, l, args[0], n);
                         return arith::DivSIOp::create(b, l, args[0], n);
                       });
     }
+    if (widen)
+      r = convertElements(rewriter, loc, r, resultType.getElementType());
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, r, resultType));
     return success();
   }
@@ -125,7 +140,10 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
     Type i64 = rewriter.getI64Type();
     auto valueType = RankedTensorType::get(shape, et);
     auto indexType = RankedTensorType::get(shape, i64);
-    Value bestValue = filled(rewriter, loc, valueType, isMax ? lowestAttr(et) : highestAttr(et));
+    bool isUnsignedInt = isUnsigned(op.getInput().getType());
+    Value bestValue = filled(rewriter, loc, valueType,
+                             isMax ? lowestAttr(et, isUnsignedInt)
+                                   : highestAttr(et, isUnsignedInt));
     Value bestIndex = filled(rewriter, loc, indexType, rewriter.getI64IntegerAttr(0));
     AffineMap outMap = AffineMap::get(type.getRank(), 0, outExprs, ctx);
     SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(type.getRank(), ctx),
@@ -149,7 +167,9 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
             better = arith::OrIOp::create(b, l, better, isNaN);
           } else {
             using P = arith::CmpIPredicate;
-            P pred = isMax ? (last ? P::sge : P::sgt) : (last ? P::sle : P::slt);
+            P pred = isUnsignedInt
+                         ? (isMax ? (last ? P::uge : P::ugt) : (last ? P::ule : P::ult))
+                         : (isMax ? (last ? P::sge : P::sgt) : (last ? P::sle : P::slt));
             better = arith::CmpIOp::create(b, l, pred, v, best);
           }
           linalg::YieldOp::create(b, l,
@@ -158,7 +178,7 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
                                                                      args[2])});
         });
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, generic.getResult(1),
-                                         cast<RankedTensorType>(op.getType())));
+                                         loweredType(op.getType())));
     return success();
   }
 };
@@ -170,6 +190,9 @@ struct SoftmaxLowering : public OpConversionPattern<SoftmaxOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = adaptor.getInput();
+    Type resultElementType = cast<RankedTensorType>(x.getType()).getElementType();
+    if (isHalfFloat(x.getType())) // computed in f32
+      x = convertElements(rewriter, loc, x, rewriter.getF32Type());
     auto type = cast<RankedTensorType>(x.getType());
     Type et = type.getElementType();
     SmallVector<bool> mask(type.getRank(), false);
@@ -187,7 +210,7 @@ struct SoftmaxLowering : public OpConversionPattern<SoftmaxOp> {
                           [](OpBuilder &b, Location l, ValueRange a) -> Value {
                             return arith::DivFOp::create(b, l, a[0], a[1]);
                           });
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(op, convertElements(rewriter, loc, y, resultElementType));
     return success();
   }
 };
@@ -198,7 +221,15 @@ struct LayerNormLowering : public OpConversionPattern<LayerNormOp> {
   LogicalResult matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value x = adaptor.getInput();
+    Value x = adaptor.getInput(), scale = adaptor.getScale(), bias = adaptor.getBias();
+    Type resultElementType = cast<RankedTensorType>(x.getType()).getElementType();
+    if (isHalfFloat(x.getType())) { // computed in f32
+      Type f32 = rewriter.getF32Type();
+      x = convertElements(rewriter, loc, x, f32);
+      scale = convertElements(rewriter, loc, scale, f32);
+      if (bias)
+        bias = convertElements(rewriter, loc, bias, f32);
+    }
     auto type = cast<RankedTensorType>(x.getType());
     Type et = type.getElementType();
     SmallVector<bool> mask(type.getRank(), false);
@@ -225,9 +256,9 @@ struct LayerNormLowering : public OpConversionPattern<LayerNormOp> {
                              return arith::MulFOp::create(b, l, a[0], a[0]);
                            });
     Value var = scaled(reduce(rewriter, loc, sq, mask, rewriter.getZeroAttr(et), addScalars));
-    SmallVector<Value> operands = {centered, var, adaptor.getScale()};
-    if (adaptor.getBias())
-      operands.push_back(adaptor.getBias());
+    SmallVector<Value> operands = {centered, var, scale};
+    if (bias)
+      operands.push_back(bias);
     Value y = elementwise(rewriter, loc, type, operands,
                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                             // x / sqrt(var + eps): libm has no rsqrtf to call.
@@ -239,7 +270,7 @@ struct LayerNormLowering : public OpConversionPattern<LayerNormOp> {
                               v = arith::AddFOp::create(b, l, v, a[3]);
                             return v;
                           });
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(op, convertElements(rewriter, loc, y, resultElementType));
     return success();
   }
 };

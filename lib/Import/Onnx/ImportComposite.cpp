@@ -72,13 +72,17 @@ LogicalResult requireSameElementType(NodeImporter &n) {
   return success();
 }
 
-/// An ImportFn for a float activation y = fn(ops, x).
+/// An ImportFn for a float activation y = fn(ops, x). An f16/bf16 activation is computed
+/// in f32 and rounded once at the end, as one kernel (ORT's, numpy's ufuncs) would: rounding
+/// after each of the composed ops loses too much (exp(x) - 1 near 0 in bf16).
 template <typename Fn> ImportFn activation(Fn fn) {
   return [fn](NodeImporter &n) -> LogicalResult {
     if (failed(requireFloat(n)))
       return failure();
     Ops o{n};
-    n.setResult(0, fn(n, o, n.input(0)));
+    Type et = elementTypeOf(n.input(0));
+    Type compute = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+    n.setResult(0, n.castElements(fn(n, o, n.castElements(n.input(0), compute)), et));
     return success();
   };
 }
@@ -260,8 +264,13 @@ void registerElementwise(ImportRegistry &r) {
     return success();
   };
   r["CastLike"] = [](NodeImporter &n) -> LogicalResult {
-    Ops o{n};
-    n.setResult(0, o.castTo(n.input(0), elementTypeOf(n.input(1))));
+    Type et = elementTypeOf(n.input(1));
+    if (elementTypeOf(n.input(0)) == et) {
+      n.setResult(0, n.input(0));
+      return success();
+    }
+    n.setResult(0, n.create<CastOp>(n.inputType(0).clone(et), n.input(0),
+                                    n.getInt("saturate", 1) != 0));
     return success();
   };
   r["Mod"] = importMod;

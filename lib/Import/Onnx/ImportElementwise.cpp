@@ -80,8 +80,11 @@ LogicalResult importClip(NodeImporter &n) {
   }
   Type et = n.inputType(0).getElementType();
   if (auto it = dyn_cast<IntegerType>(et)) { // keep integer bounds representable
-    lo = std::max(lo, (double)APInt::getSignedMinValue(it.getWidth()).getSExtValue());
-    hi = std::min(hi, (double)APInt::getSignedMaxValue(it.getWidth()).getSExtValue());
+    bool u = it.isUnsigned();
+    unsigned w = it.getWidth();
+    lo = std::max(lo, u ? 0.0 : APInt::getSignedMinValue(w).signedRoundToDouble());
+    hi = std::min(hi, u ? APInt::getMaxValue(w).roundToDouble()
+                        : APInt::getSignedMaxValue(w).signedRoundToDouble());
   }
   if (lo > hi) // ONNX: every element becomes max when min > max
     lo = hi;
@@ -106,7 +109,7 @@ LogicalResult importCast(NodeImporter &n) {
   if (!et)
     return n.error() << "cast to unsupported dtype " << onnxDataTypeName(to);
   n.setResult(0, n.create<CastOp>(RankedTensorType::get(n.inputType(0).getShape(), et),
-                                  n.input(0)));
+                                  n.input(0), n.getInt("saturate", 1) != 0));
   return success();
 }
 

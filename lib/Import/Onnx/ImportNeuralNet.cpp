@@ -118,10 +118,15 @@ LogicalResult importConv(NodeImporter &n) {
       xt.getDimSize(1) / group != wt.getDimSize(1))
     return n.error() << "group " << group << " does not match input " << xt << " and weight "
                      << wt;
-  Value y = n.create<ConvOp>(x, w, n.input(2), n.b.getDenseI64ArrayAttr(to2d(strides, 1)),
+  // f16/bf16 convolutions accumulate in f32 and round once, like MatMul.
+  Type et = xt.getElementType(), acc = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+  Value bias = n.input(2) ? n.castElements(n.input(2), acc) : nullptr;
+  Value y = n.create<ConvOp>(n.castElements(x, acc), n.castElements(w, acc), bias,
+                             n.b.getDenseI64ArrayAttr(to2d(strides, 1)),
                              n.b.getDenseI64ArrayAttr(pads2d(pads)),
                              n.b.getDenseI64ArrayAttr(to2d(dilations, 1)),
                              n.b.getI64IntegerAttr(group));
+  y = n.castElements(y, et);
   if (spatial == 1) {
     auto s = cast<RankedTensorType>(y.getType()).getShape();
     y = n.reshape(y, {s[0], s[1], s[3]});
@@ -188,7 +193,7 @@ LogicalResult importGemm(NodeImporter &n) {
     a = n.create<TransposeOp>(a, perm);
   if (n.getInt("transB", 0))
     b = n.create<TransposeOp>(b, perm);
-  Value y = n.create<MatMulOp>(a, b);
+  Value y = n.matmul(a, b);
   double alpha = n.getFloat("alpha", 1.0), beta = n.getFloat("beta", 1.0);
   if (alpha != 1.0)
     y = n.create<MulOp>(y, n.scalarLike(y, alpha));
@@ -221,7 +226,7 @@ LogicalResult importMatMul(NodeImporter &n) {
   SmallVector<int64_t> batch;
   if (failed(broadcastShapes(at.getShape().drop_back(2), bt.getShape().drop_back(2), batch)))
     return n.error() << "batch dims do not broadcast";
-  Value y = n.create<MatMulOp>(a, b);
+  Value y = n.matmul(a, b);
   SmallVector<int64_t> shape(cast<RankedTensorType>(y.getType()).getShape());
   if (bs.size() == 1)
     shape.pop_back();

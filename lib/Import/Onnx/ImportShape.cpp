@@ -212,8 +212,6 @@ LogicalResult importSlice(NodeImporter &n) {
     offsets[*axis] = sizes[*axis] ? start : 0;
     strides[*axis] = step;
   }
-  if (llvm::is_contained(sizes, 0))
-    return n.error() << "slices produce an empty tensor, which is not supported";
   n.setResult(0, n.create<SliceOp>(n.input(0), n.b.getDenseI64ArrayAttr(offsets),
                                    n.b.getDenseI64ArrayAttr(sizes),
                                    n.b.getDenseI64ArrayAttr(strides)));
@@ -301,11 +299,8 @@ LogicalResult importShape(NodeImporter &n) {
   int64_t start = n.getInt("start", 0), end = n.getInt("end", rank);
   start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
   end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
-  if (start != 0 || end != rank) {
-    if (end <= start)
-      return n.error() << "start/end select an empty shape";
-    shape = sliceAlong(n, shape, 0, start, end - start);
-  }
+  if (start != 0 || end != rank)
+    shape = sliceAlong(n, shape, 0, start, std::max<int64_t>(end - start, 0));
   n.setResult(0, shape);
   return success();
 }

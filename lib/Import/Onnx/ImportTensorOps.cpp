@@ -129,7 +129,8 @@ std::optional<SmallVector<double>> constantDoubles(NodeImporter &n, unsigned i, 
       values.push_back(v.convertToDouble());
   else
     for (APInt v : attr.getValues<APInt>())
-      values.push_back((double)v.getSExtValue());
+      values.push_back(attr.getElementType().isUnsignedInteger() ? v.roundToDouble()
+                                                                 : v.signedRoundToDouble());
   return values;
 }
 
@@ -500,7 +501,7 @@ Labeled einsumContract(NodeImporter &n, Labeled a, Labeled b, ArrayRef<int> keep
   };
   Value lhs = arrange(a, {&batch, &aOnly, &contracted});
   Value rhs = arrange(b, {&batch, &contracted, &bOnly});
-  Value y = n.create<MatMulOp>(lhs, rhs);
+  Value y = n.matmul(lhs, rhs);
   Labeled r;
   SmallVector<int64_t> shape;
   for (SmallVector<int> *g : {&batch, &aOnly, &bOnly})

@@ -69,6 +69,11 @@ public:
   mlir::Value constant(mlir::DenseElementsAttr value);
   mlir::Value scalarLike(mlir::Value like, double value); // rank-0 of like's element type
   mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+  /// infc.matmul; f16/bf16 operands multiply and accumulate in f32 (as ORT and numpy do),
+  /// rounding the result back once.
+  mlir::Value matmul(mlir::Value lhs, mlir::Value rhs);
+  /// `v` with its elements cast to `elementType` (`v` itself when they already are).
+  mlir::Value castElements(mlir::Value v, mlir::Type elementType);
 
   /// Normalizes a possibly negative axis; emits an error and returns nullopt if out of range.
   std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

@@ -29,8 +29,40 @@ using namespace infc;
 // Types and the op registry
 //===----------------------------------------------------------------------===//
 
+/// TensorProto.DataType values newer than the onnx.proto Debian ships (IR version 9+).
+enum NewerOnnxDataType : int32_t {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
+};
+
 Type infc::onnxElementType(MLIRContext *ctx, int32_t dataType) {
   switch (dataType) {
+  case kFloat8E4M3FN:
+    return Float8E4M3FNType::get(ctx);
+  case kFloat8E4M3FNUZ:
+    return Float8E4M3FNUZType::get(ctx);
+  case kFloat8E5M2:
+    return Float8E5M2Type::get(ctx);
+  case kFloat8E5M2FNUZ:
+    return Float8E5M2FNUZType::get(ctx);
+  case kFloat4E2M1:
+    return Float4E2M1FNType::get(ctx);
+  case kInt4:
+    return IntegerType::get(ctx, 4);
+  case kUInt4:
+    return IntegerType::get(ctx, 4, IntegerType::Unsigned);
+  case kInt2:
+    return IntegerType::get(ctx, 2);
+  case kUInt2:
+    return IntegerType::get(ctx, 2, IntegerType::Unsigned);
   case onnx::TensorProto::FLOAT:
     return Float32Type::get(ctx);
   case onnx::TensorProto::DOUBLE:
@@ -45,6 +77,20 @@ Type infc::onnxElementType(MLIRContext *ctx, int32_t dataType) {
     return IntegerType::get(ctx, 64);
   case onnx::TensorProto::BOOL:
     return IntegerType::get(ctx, 1);
+  // MLIR's arith is signless; the infc dialect keeps ONNX's unsigned types as `ui<N>` so
+  // every op knows its signedness, and the lowering to linalg picks unsigned arith ops.
+  case onnx::TensorProto::UINT8:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(ctx);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(ctx);
   default:
     return nullptr;
   }
@@ -54,7 +100,9 @@ const char *infc::onnxDataTypeName(int32_t dataType) {
   static const char *names[] = {"undefined", "float",  "uint8",     "int8",      "uint16",
                                 "int16",     "int32",  "int64",     "string",    "bool",
                                 "float16",   "double", "uint32",    "uint64",    "complex64",
-                                "complex128", "bfloat16"};
+                                "complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz",
+                                "float8e5m2", "float8e5m2fnuz", "uint4", "int4", "float4e2m1",
+                                "float8e8m0", "uint2", "int2"};
   if (dataType >= 0 && dataType < (int32_t)std::size(names))
     return names[dataType];
   return "unknown";
@@ -180,6 +228,21 @@ Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
   if (type.getShape() == shape)
     return v;
   return create<ReshapeOp>(RankedTensorType::get(shape, type.getElementType()), v);
+}
+
+Value NodeImporter::castElements(Value v, Type elementType) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elementType)
+    return v;
+  return create<CastOp>(type.clone(elementType), v);
+}
+
+Value NodeImporter::matmul(Value lhs, Value rhs) {
+  Type et = cast<RankedTensorType>(lhs.getType()).getElementType();
+  if (!et.isF16() && !et.isBF16())
+    return create<MatMulOp>(lhs, rhs);
+  Type f32 = b.getF32Type();
+  return castElements(create<MatMulOp>(castElements(lhs, f32), castElements(rhs, f32)), et);
 }
 
 std::optional<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
@@ -327,7 +390,32 @@ FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
   SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
   auto type = RankedTensorType::get(shape, elementType);
   int64_t n = type.getNumElements();
-  int64_t width = elementType.isInteger(1) ? 1 : elementType.getIntOrFloatBitWidth() / 8;
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  if (bits < 8 && bits > 1) {
+    // 4- and 2-bit types are packed, low bits first, in raw_data or in int32_data (one
+    // packed byte per int32); MLIR keeps one element per byte.
+    std::string packed;
+    if (externalBytes)
+      packed = *externalBytes;
+    else if (t.has_raw_data())
+      packed = t.raw_data();
+    else
+      for (int32_t v : t.int32_data())
+        packed.push_back((char)v);
+    int64_t perByte = 8 / bits;
+    if ((int64_t)packed.size() != (n + perByte - 1) / perByte) {
+      error = "holds " + std::to_string(packed.size()) + " bytes, expected " +
+              std::to_string((n + perByte - 1) / perByte) + " (" + std::to_string(bits) +
+              "-bit values packed)";
+      return failure();
+    }
+    std::string raw(n, '\0');
+    for (int64_t i = 0; i < n; ++i)
+      raw[i] = (char)(((uint8_t)packed[i / perByte] >> (bits * (i % perByte))) &
+                      ((1u << bits) - 1));
+    return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+  }
+  int64_t width = elementType.isInteger(1) ? 1 : bits / 8;
 
   std::string raw;
   if (externalBytes) {
@@ -355,7 +443,15 @@ FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
       for (int64_t i = 0; i < std::min(count, n); ++i)
         put(i, t.int64_data(i));
       break;
-    default: // int8/16/32 and bool travel in int32_data
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      count = t.uint64_data_size();
+      for (int64_t i = 0; i < std::min(count, n); ++i) {
+        uint64_t v = t.uint64_data(i);
+        std::memcpy(raw.data() + i * width, &v, width); // little-endian truncation
+      }
+      break;
+    default: // (u)int8/16, int32, bool and the bits of float16/bfloat16 travel in int32_data
       count = t.int32_data_size();
       for (int64_t i = 0; i < std::min(count, n); ++i) {
         int32_t v = t.int32_data(i);
@@ -611,6 +707,27 @@ static std::string describeType(const onnx::TypeProto &type) {
   return s + "]";
 }
 
+/// Bytes per element of an ONNX data type (1 for the ones infc does not know).
+static int64_t onnxElementBytes(int32_t dataType) {
+  switch (dataType) {
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return 8;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return 4;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
 LogicalResult infc::summarizeOnnxModel(StringRef path, OnnxModelSummary &summary,
                                        std::string &errorMessage) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
@@ -641,14 +758,7 @@ LogicalResult infc::summarizeOnnxModel(StringRef path, OnnxModelSummary &summary
     int64_t n = 1;
     for (int64_t d : t.dims())
       n *= d;
-    summary.initializerBytes += n * std::max<int64_t>(
-        1, (int64_t)(t.data_type() == onnx::TensorProto::DOUBLE ||
-                             t.data_type() == onnx::TensorProto::INT64
-                         ? 8
-                     : t.data_type() == onnx::TensorProto::FLOAT ||
-                             t.data_type() == onnx::TensorProto::INT32
-                         ? 4
-                         : 1));
+    summary.initializerBytes += n * onnxElementBytes(t.data_type());
     ++summary.numInitializers;
   }
   for (const auto &i : g.input())

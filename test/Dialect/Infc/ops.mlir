@@ -214,3 +214,32 @@ func.func @indexing(%x: tensor<2x3xf32>, %v: tensor<f32>, %i: tensor<1x3xi64>, %
   %4:2 = infc.topk %x {axis = 1 : i64, k = 2 : i64, largest = false} : tensor<2x3xf32> -> tensor<2x2xf32>, tensor<2x2xi64>
   return
 }
+
+// Unsigned integers (ONNX uint8..uint64) and the half floats are element types like any other.
+// CHECK-LABEL: func @unsigned_and_half_types
+func.func @unsigned_and_half_types(%a: tensor<2x3xui8>, %b: tensor<3xui64>, %h: tensor<3xf16>,
+                                   %g: tensor<3xbf16>) {
+  // CHECK: infc.add %{{.*}}, %{{.*}} : (tensor<2x3xui8>, tensor<2x3xui8>) -> tensor<2x3xui8>
+  %0 = infc.add %a, %a : (tensor<2x3xui8>, tensor<2x3xui8>) -> tensor<2x3xui8>
+  // CHECK: infc.less %{{.*}}, %{{.*}} : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xi1>
+  %1 = infc.less %b, %b : (tensor<3xui64>, tensor<3xui64>) -> tensor<3xi1>
+  // CHECK: infc.cast %{{.*}} : tensor<3xf16> -> tensor<3xbf16>
+  %2 = infc.cast %h : tensor<3xf16> -> tensor<3xbf16>
+  // CHECK: infc.constant dense<255> : tensor<3xui8>
+  %3 = infc.constant dense<255> : tensor<3xui8>
+  // CHECK: infc.reduce_sum %{{.*}} {axes = array<i64: 0>, keepdims = false} : (tensor<3xbf16>) -> tensor<bf16>
+  %4 = infc.reduce_sum %g {axes = array<i64: 0>, keepdims = false} : (tensor<3xbf16>) -> tensor<bf16>
+  return
+}
+
+// float8/float4 and int4/int2; cast's `saturate` prints only when false.
+// CHECK-LABEL: func @small_types
+func.func @small_types(%a: tensor<4xf32>, %b: tensor<4xi4>) {
+  // CHECK: infc.cast %{{.*}} {saturate = false} : tensor<4xf32> -> tensor<4xf8E4M3FNUZ>
+  %0 = infc.cast %a {saturate = false} : tensor<4xf32> -> tensor<4xf8E4M3FNUZ>
+  // CHECK: infc.cast %{{.*}} : tensor<4xf32> -> tensor<4xf4E2M1FN>
+  %1 = infc.cast %a {saturate = true} : tensor<4xf32> -> tensor<4xf4E2M1FN>
+  // CHECK: infc.cast %{{.*}} : tensor<4xi4> -> tensor<4xui2>
+  %2 = infc.cast %b : tensor<4xi4> -> tensor<4xui2>
+  return
+}

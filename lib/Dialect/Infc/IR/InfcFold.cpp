@@ -138,9 +138,13 @@ std::optional<Numbers> numbers(Attribute attr) {
   if (!it)
     return std::nullopt;
   num.i.reserve(n);
-  for (APInt v : dense.getValues<APInt>())
+  for (APInt v : dense.getValues<APInt>()) {
+    // A uint64 of 2^63 or more has no int64 value: such constants are left unfolded.
+    if (it.isUnsigned() && it.getWidth() == 64 && v.isNegative())
+      return std::nullopt;
     num.i.push_back(it.isUnsigned() || it.getWidth() == 1 ? (int64_t)v.getZExtValue()
                                                           : v.getSExtValue());
+  }
   return num;
 }
 
@@ -356,6 +360,9 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   if (!in || !resultType.hasStaticShape())
     return {};
   Type et = resultType.getElementType();
+  // APFloat's overflow rules for float8/float4 are not ONNX's saturation: left to run time.
+  if (isa<FloatType>(et) && et.getIntOrFloatBitWidth() < 16)
+    return {};
   if (isa<FloatType>(et)) {
     if (in->isFloat)
       return makeFloats(resultType, in->f);

@@ -91,7 +91,12 @@ def Infc_AtanhOp : Infc_UnaryOp<"atanh"> { let summary = "inverse hyperbolic tan
 
 def Infc_CastOp : Infc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let summary = "element type conversion with ONNX Cast semantics (float to int truncates)";
-  let arguments = (ins Infc_Tensor:$input);
+  let description = [{
+    `saturate` matters only for a float8 or float4 result: out-of-range values and
+    infinities become the largest finite value (the default), or else infinity (f8E5M2) or
+    NaN (the FN and FNUZ types), as ONNX Cast's `saturate` attribute says.
+  }];
+  let arguments = (ins Infc_Tensor:$input, DefaultValuedAttr<BoolAttr, "true">:$saturate);
   let results = (outs Infc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasFolder = 1;
