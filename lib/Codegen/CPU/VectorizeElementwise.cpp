@@ -75,12 +75,12 @@ bool isCandidate(linalg::LinalgOp op) {
   if (!isa<linalg::GenericOp, linalg::TransposeOp, linalg::BroadcastOp, linalg::MapOp,
            linalg::CopyOp>(op.getOperation()))
     return false;
-  // Bool tensors hold one byte per element, but a vector<Nxi1> load or store is packed
+  // Bool and 4-/2-bit tensors hold one byte per element, but a vector of i1 or i4 is packed
   // bits in LLVM: ops reading or writing them stay scalar.
   return llvm::all_of(op->getOperandTypes(), [](Type t) {
     auto shaped = dyn_cast<ShapedType>(t);
-    return !shaped ||
-           (shaped.getElementType().isIntOrFloat() && !shaped.getElementType().isInteger(1));
+    return !shaped || (shaped.getElementType().isIntOrFloat() &&
+                       shaped.getElementType().getIntOrFloatBitWidth() % 8 == 0);
   });
 }
 
