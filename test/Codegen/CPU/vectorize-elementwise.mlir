@@ -125,3 +125,17 @@ func.func @bool_result(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<4x6
   } -> tensor<4x64xi1>
   return %r : tensor<4x64xi1>
 }
+
+// The same for 4-bit integers (a byte each in memory, packed nibbles as an LLVM vector).
+// CHECK-LABEL: func.func @int4_source
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @int4_source(%x: tensor<4x64xi4>) -> tensor<4x64xf32> {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xi4>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: i4, %o: f32):
+    %c = arith.sitofp %a : i4 to f32
+    linalg.yield %c : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
