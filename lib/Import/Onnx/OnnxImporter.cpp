@@ -116,6 +116,7 @@ const ImportRegistry &infc::importRegistry() {
     registerShapeImporters(r);
     registerTensorOpImporters(r);
     registerCompositeImporters(r);
+    registerQuantizationImporters(r);
     return r;
   }();
   return registry;
