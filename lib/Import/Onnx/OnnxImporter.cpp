@@ -117,6 +117,7 @@ const ImportRegistry &infc::importRegistry() {
     registerTensorOpImporters(r);
     registerCompositeImporters(r);
     registerQuantizationImporters(r);
+    registerAttentionImporters(r);
     return r;
   }();
   return registry;

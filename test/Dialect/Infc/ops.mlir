@@ -255,3 +255,10 @@ func.func @quantization(%x: tensor<2x4xf32>, %s: tensor<f32>, %z: tensor<ui8>, %
   %2 = infc.dequantize %q, %sb, %zb {axis = 1 : i64, block_size = 2 : i64} : (tensor<2x4xi4>, tensor<2x2xf32>, tensor<2x2xi4>) -> tensor<2x4xf16>
   return
 }
+
+// CHECK-LABEL: func @cumprod
+func.func @cumprod(%x: tensor<2x3xf32>) {
+  // CHECK: infc.cumprod %{{.*}} {axis = 0 : i64, exclusive = false, reverse = true} : tensor<2x3xf32>
+  %0 = infc.cumprod %x {axis = 0 : i64, exclusive = false, reverse = true} : tensor<2x3xf32>
+  return
+}

@@ -352,6 +352,15 @@ def Infc_CumSumOp : Infc_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Infc_CumProdOp : Infc_Op<"cumprod", [Pure, SameOperandsAndResultType]> {
+  let summary = "running product along `axis`, like cumsum (an empty product is 1)";
+  let arguments = (ins Infc_Tensor:$input, I64Attr:$axis, BoolAttr:$exclusive,
+                       BoolAttr:$reverse);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Infc_ScatterOp : Infc_Op<"scatter", [Pure, AllTypesMatch<["data", "result"]>]> {
   let summary = "`data` with `updates` written or combined along `axis` (ONNX ScatterElements)";
   let description = [{
