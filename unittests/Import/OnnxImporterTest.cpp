@@ -326,6 +326,33 @@ TEST_F(OnnxImporterTest, PackedInt4InitializersAreUnpacked) {
   EXPECT_NE(errors[0].find("4-bit values packed"), std::string::npos) << errors[0];
 }
 
+TEST_F(OnnxImporterTest, QuantizeLinearScalesAreNormalizedAndChecked) {
+  // A one-element scale is per tensor (rank 0), whatever its rank.
+  addInput("x", onnx::TensorProto::FLOAT, {2, 3});
+  addInput("s", onnx::TensorProto::FLOAT, {1});
+  addInput("z", onnx::TensorProto::INT8, {1});
+  addNode("QuantizeLinear", {"x", "s", "z"}, {"y"});
+  addOutput("y");
+  OwningOpRef<ModuleOp> m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  infc::QuantizeOp q;
+  m->walk([&](infc::QuantizeOp op) { q = op; });
+  ASSERT_TRUE(q);
+  EXPECT_EQ(cast<RankedTensorType>(q.getScale().getType()).getRank(), 0);
+  EXPECT_TRUE(getElementTypeOrSelf(q.getType()).isSignlessInteger(8));
+
+  // A per-axis scale must match the axis' dim.
+  model.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()
+      ->mutable_shape()->mutable_dim(0)->set_dim_value(2);
+  model.mutable_graph()->mutable_input(2)->mutable_type()->mutable_tensor_type()
+      ->mutable_shape()->mutable_dim(0)->set_dim_value(2);
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("(QuantizeLinear, opset 17): a per-axis scale must have shape [3]"),
+            std::string::npos)
+      << errors[0];
+}
+
 TEST_F(OnnxImporterTest, NodeErrorsNameNodeOpAndOpset) {
   addInput("x", onnx::TensorProto::FLOAT, {2, 3});
   addInput("shape", onnx::TensorProto::INT64, {2});

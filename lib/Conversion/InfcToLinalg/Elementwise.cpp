@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -61,7 +62,34 @@ SCALAR(DivOp) {
   return floatOrInt<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(b, loc, args,
                                                                    info.isUnsigned);
 }
-SCALAR(PowOp) { return floatOrInt<math::PowFOp, void>(b, loc, args, false); }
+/// Integer powers by squaring over the exponent's bits (wrapping like numpy); a negative
+/// signed exponent gives 0 (numpy refuses it, ONNX leaves it open).
+SCALAR(PowOp) {
+  if (isa<FloatType>(args[0].getType()))
+    return math::PowFOp::create(b, loc, args[0], args[1]);
+  Type et = info.et;
+  unsigned w = et.getIntOrFloatBitWidth();
+  if (!isa<IntegerType>(et) || w == 1 || args[1].getType() != et)
+    return nullptr;
+  Value zero = scalar(b, loc, et, 0), one = scalar(b, loc, et, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0), arith::ConstantIndexOp::create(b, loc, w),
+      arith::ConstantIndexOp::create(b, loc, 1), ValueRange{one, args[0], args[1]},
+      [&](OpBuilder &lb, Location l, Value, ValueRange st) {
+        Value bit = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ne,
+                                          arith::AndIOp::create(lb, l, st[2], one), zero);
+        Value r = arith::SelectOp::create(lb, l, bit,
+                                          arith::MulIOp::create(lb, l, st[0], st[1]), st[0]);
+        Value base = arith::MulIOp::create(lb, l, st[1], st[1]);
+        Value e = arith::ShRUIOp::create(lb, l, st[2], one);
+        scf::YieldOp::create(lb, l, ValueRange{r, base, e});
+      });
+  Value result = loop.getResult(0);
+  if (info.isUnsigned)
+    return result;
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, args[1], zero);
+  return arith::SelectOp::create(b, loc, negative, zero, result);
+}
 // On i1, max is `or` and min is `and` (signed compares would take true for -1).
 SCALAR(MaxOp) {
   if (info.et.isInteger(1))

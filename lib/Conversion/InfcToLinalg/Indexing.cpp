@@ -147,12 +147,19 @@ struct PadLowering : public OpConversionPattern<PadOp> {
   }
 };
 
-/// cumsum on the input collapsed to [outer, n, inner]: each row of the result is the
-/// previous row (already written) plus one input row, so the innermost loop runs along the
-/// contiguous dim.
-struct CumSumLowering : public OpConversionPattern<CumSumOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+Value mulScalars(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+/// cumsum / cumprod on the input collapsed to [outer, n, inner]: each row of the result is
+/// the previous row (already written) combined with one input row, so the innermost loop
+/// runs along the contiguous dim.
+template <typename OpTy> struct CumulativeLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  static constexpr bool isProduct = std::is_same_v<OpTy, CumProdOp>;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = loweredType(op.getType());
@@ -179,9 +186,12 @@ struct CumSumLowering : public OpConversionPattern<CumSumOp> {
           Value xi = tensor::ExtractOp::create(b, l, x, ValueRange{o, i, q});
           Value xp = tensor::ExtractOp::create(b, l, x, ValueRange{o, prev, q});
           Value sp = tensor::ExtractOp::create(b, l, args[0], ValueRange{o, prev, q});
-          Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(et));
-          Value v = addScalars(b, l, sp, exclusive ? xp : xi);
-          v = arith::SelectOp::create(b, l, first, exclusive ? zero : xi, v);
+          // The first row is the identity (0, or 1 for a product) when exclusive.
+          Value identity = isProduct ? scalar(b, l, et, 1.0)
+                                     : arith::ConstantOp::create(b, l, b.getZeroAttr(et));
+          Value v = isProduct ? mulScalars(b, l, sp, exclusive ? xp : xi)
+                              : addScalars(b, l, sp, exclusive ? xp : xi);
+          v = arith::SelectOp::create(b, l, first, exclusive ? identity : xi, v);
           return {tensor::InsertOp::create(b, l, v, args[0], ValueRange{o, i, q}).getResult()};
         });
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, result[0], type));
@@ -322,5 +332,6 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
 } // namespace
 
 void infc::populateIndexingPatterns(RewritePatternSet &patterns) {
-  patterns.add<PadLowering, CumSumLowering, ScatterLowering, TopKLowering>(patterns.getContext());
+  patterns.add<PadLowering, CumulativeLowering<CumSumOp>, CumulativeLowering<CumProdOp>,
+               ScatterLowering, TopKLowering>(patterns.getContext());
 }

@@ -203,6 +203,7 @@ void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns) {
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
   populateIndexingPatterns(patterns);
+  populateQuantizationPatterns(patterns);
 }
 
 /// A multi-dim tensor with no elements crosses function boundaries as a 1-D `tensor<0xT>`:
@@ -256,7 +257,7 @@ struct ConvertInfcToLinalgPass
     WalkResult smallFloats = getOperation()->walk([](Operation *op) {
       if (!isa<InfcDialect>(op->getDialect()) ||
           isa<CastOp, ConstantOp, ShapeOp, ReshapeOp, BroadcastOp, TransposeOp, ConcatOp,
-              SliceOp, GatherOp, WhereOp, PadOp>(op))
+              SliceOp, GatherOp, WhereOp, PadOp, QuantizeOp, DequantizeOp>(op))
         return WalkResult::advance();
       for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
         if (lowering::isSmallFloat(t)) {

@@ -17,6 +17,7 @@ void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
+void populateQuantizationPatterns(mlir::RewritePatternSet &patterns);
 
 namespace lowering {
 /// A map from the iteration space of `resultShape` to an operand of `operandShape` under

@@ -197,18 +197,27 @@ struct SoftmaxLowering : public OpConversionPattern<SoftmaxOp> {
     Type et = type.getElementType();
     SmallVector<bool> mask(type.getRank(), false);
     mask[op.getAxis()] = true;
+    // f16/bf16: each step rounds to the input type, as ONNX's reference (numpy) does; the
+    // sum still accumulates in f32.
+    auto rounded = [&](OpBuilder &b, Location l, Value v) -> Value {
+      if (resultElementType == et)
+        return v;
+      Value narrow = arith::TruncFOp::create(b, l, resultElementType, v);
+      return arith::ExtFOp::create(b, l, et, narrow);
+    };
     Value max = keepDims(rewriter, loc, reduce(rewriter, loc, x, mask, lowestAttr(et), maxScalars),
                          type, mask);
     Value e = elementwise(rewriter, loc, type, ValueRange{x, max},
-                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            return math::ExpOp::create(b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            Value d = rounded(b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+                            return rounded(b, l, math::ExpOp::create(b, l, d));
                           });
     Value sum = keepDims(rewriter, loc,
                          reduce(rewriter, loc, e, mask, rewriter.getZeroAttr(et), addScalars),
                          type, mask);
     Value y = elementwise(rewriter, loc, type, ValueRange{e, sum},
-                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            return arith::DivFOp::create(b, l, a[0], a[1]);
+                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            return arith::DivFOp::create(b, l, a[0], rounded(b, l, a[1]));
                           });
     rewriter.replaceOp(op, convertElements(rewriter, loc, y, resultElementType));
     return success();

@@ -129,6 +129,10 @@ void registerActivations(ImportRegistry &r) {
     Value lin = o.add(o.mul(x, o.k(x, 1.0 / 6.0)), o.k(x, 0.5));
     return o.mul(x, o.clip(lin, 0.0, 1.0));
   });
+  // x * sigmoid(alpha * x)
+  r["Swish"] = activation([](NodeImporter &n, Ops &o, Value x) {
+    return o.mul(x, n.create<SigmoidOp>(o.mul(x, o.k(x, n.getFloat("alpha", 1.0)))));
+  });
   // x * tanh(softplus(x))
   r["Mish"] = activation([](NodeImporter &n, Ops &o, Value x) {
     return o.mul(x, n.create<TanhOp>(o.softplus(x)));
@@ -343,6 +347,103 @@ void registerReductions(ImportRegistry &r) {
 }
 
 //===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+/// SwiGLU: swish(A) * B (same shapes), f16/bf16 computed in f32 like the activations.
+LogicalResult importSwiGLU(NodeImporter &n) {
+  if (failed(requireFloat(n)) || failed(requireSameElementType(n)))
+    return failure();
+  if (n.inputType(0).getShape() != n.inputType(1).getShape())
+    return n.error() << "expects A and B of one shape, got " << n.inputType(0) << " and "
+                     << n.inputType(1);
+  Ops o{n};
+  Type et = elementTypeOf(n.input(0));
+  Type compute = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+  Value a = n.castElements(n.input(0), compute), b = n.castElements(n.input(1), compute);
+  Value gate = o.mul(a, n.create<SigmoidOp>(o.mul(a, o.k(a, n.getFloat("alpha", 1.0)))));
+  n.setResult(0, n.castElements(o.mul(gate, b), et));
+  return success();
+}
+
+/// RMSNormalization: x / sqrt(mean(x^2 over [axis, rank)) + epsilon), computed in f32 with
+/// stash_type 1 (the default) and rounded back, then times scale.
+LogicalResult importRMSNormalization(NodeImporter &n) {
+  if (failed(requireFloat(n)))
+    return failure();
+  RankedTensorType xt = n.inputType(0);
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", -1), xt.getRank());
+  if (!axis)
+    return failure();
+  Ops o{n};
+  Type et = xt.getElementType();
+  Type compute = n.getInt("stash_type", 1) == 1 ? n.b.getF32Type() : et;
+  Value x = n.castElements(n.input(0), compute);
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(*axis, xt.getRank()));
+  Value meanSquare = n.create<ReduceMeanOp>(o.mul(x, x), n.b.getDenseI64ArrayAttr(axes),
+                                            n.b.getBoolAttr(true));
+  Value rms = n.create<SqrtOp>(o.add(meanSquare, o.k(meanSquare, n.getFloat("epsilon", 1e-5))));
+  Value normalized = n.castElements(o.div(x, rms), et);
+  n.setResult(0, o.mul(normalized, n.castElements(n.input(1), et)));
+  return success();
+}
+
+/// LpNormalization: x / ||x||_p along the axis (p = 1 or 2); 0 where the norm is 0.
+LogicalResult importLpNormalization(NodeImporter &n) {
+  if (failed(requireFloat(n)))
+    return failure();
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", -1), n.inputType(0).getRank());
+  if (!axis)
+    return failure();
+  int64_t p = n.getInt("p", 2);
+  if (p != 1 && p != 2)
+    return n.error() << "p must be 1 or 2, got " << p;
+  Ops o{n};
+  Value x = n.input(0);
+  Value norm = p == 1 ? o.reduce(o.abs(x), {*axis}, true)
+                      : n.create<SqrtOp>(o.reduce(square(o, x), {*axis}, true));
+  Value zero = o.k(norm, 0.0);
+  Value isZero = o.eq(norm, zero);
+  Value safe = o.where(isZero, o.k(norm, 1.0), norm);
+  n.setResult(0, o.where(isZero, o.k(x, 0.0), o.div(x, safe)));
+  return success();
+}
+
+/// MeanVarianceNormalization: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over the axes
+/// (default 0, 2, 3), as the ONNX function body computes it.
+LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
+  if (failed(requireFloat(n)))
+    return failure();
+  int64_t rank = n.inputType(0).getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t a : n.getInts("axes", {0, 2, 3})) {
+    std::optional<int64_t> norm = n.normalizeAxis(a, rank);
+    if (!norm)
+      return failure();
+    axes.push_back(*norm);
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  Ops o{n};
+  Value x = n.input(0);
+  auto mean = [&](Value v) {
+    return n.create<ReduceMeanOp>(v, n.b.getDenseI64ArrayAttr(axes), n.b.getBoolAttr(true));
+  };
+  Value m = mean(x);
+  Value variance = o.sub(mean(square(o, x)), square(o, m));
+  Value std = o.add(n.create<SqrtOp>(variance), o.k(m, 1e-9));
+  n.setResult(0, o.div(o.sub(x, m), std));
+  return success();
+}
+
+void registerNormalizations(ImportRegistry &r) {
+  r["SwiGLU"] = importSwiGLU;
+  r["RMSNormalization"] = importRMSNormalization;
+  r["LpNormalization"] = importLpNormalization;
+  r["MeanVarianceNormalization"] = importMeanVarianceNormalization;
+}
+
+//===----------------------------------------------------------------------===//
 // The softmax family
 //===----------------------------------------------------------------------===//
 
@@ -383,5 +484,6 @@ void infc::registerCompositeImporters(ImportRegistry &r) {
   registerActivations(r);
   registerElementwise(r);
   registerReductions(r);
+  registerNormalizations(r);
   registerSoftmaxFamily(r);
 }

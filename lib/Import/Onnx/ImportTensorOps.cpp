@@ -795,7 +795,8 @@ LogicalResult importCenterCropPad(NodeImporter &n) {
 
 /// CumSum. The axis is normally a constant; a run-time axis selects among the sums along
 /// every axis (the only choice for a 1-D input).
-LogicalResult importCumSum(NodeImporter &n) {
+/// CumSum and CumProd.
+template <typename OpTy> LogicalResult importCumulative(NodeImporter &n) {
   RankedTensorType xt = n.inputType(0);
   int64_t rank = xt.getRank();
   Type et = xt.getElementType();
@@ -805,7 +806,7 @@ LogicalResult importCumSum(NodeImporter &n) {
   if (!isa<IntegerType>(at.getElementType()) || at.getNumElements() != 1)
     return n.error() << "axis must be an integer scalar, got " << at;
   auto sum = [&](int64_t axis) {
-    return n.create<CumSumOp>(n.input(0), n.b.getI64IntegerAttr(axis),
+    return n.create<OpTy>(n.input(0), n.b.getI64IntegerAttr(axis),
                               n.b.getBoolAttr(n.getInt("exclusive", 0)),
                               n.b.getBoolAttr(n.getInt("reverse", 0)));
   };
@@ -1252,7 +1253,8 @@ void infc::registerTensorOpImporters(ImportRegistry &r) {
   r["GroupNormalization"] = importGroupNorm;
   r["Pad"] = importPad;
   r["CenterCropPad"] = importCenterCropPad;
-  r["CumSum"] = importCumSum;
+  r["CumSum"] = importCumulative<CumSumOp>;
+  r["CumProd"] = importCumulative<CumProdOp>;
   r["Scatter"] = importScatterElements;
   r["ScatterElements"] = importScatterElements;
   r["ScatterND"] = importScatterND;

@@ -96,6 +96,8 @@ void registerNeuralNetImporters(ImportRegistry &registry);
 void registerShapeImporters(ImportRegistry &registry);
 void registerTensorOpImporters(ImportRegistry &registry);
 void registerCompositeImporters(ImportRegistry &registry);
+void registerQuantizationImporters(ImportRegistry &registry);
+void registerAttentionImporters(ImportRegistry &registry);
 
 /// The axes of a Reduce* node, normalized, sorted and distinct: from the attribute before
 /// opset `axesInputSince`, else from the constant input 1 (an input of no elements needs no

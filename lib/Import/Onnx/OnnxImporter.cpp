@@ -116,6 +116,8 @@ const ImportRegistry &infc::importRegistry() {
     registerShapeImporters(r);
     registerTensorOpImporters(r);
     registerCompositeImporters(r);
+    registerQuantizationImporters(r);
+    registerAttentionImporters(r);
     return r;
   }();
   return registry;

@@ -12,11 +12,11 @@ func.func @sqrt_int(%x: tensor<3xi32>) -> tensor<3xi32> {
 
 // -----
 
-func.func @pow_int(%x: tensor<3xi64>) -> tensor<3xi64> {
-  // expected-error @+2 {{'infc.pow' op is not supported on element type 'i64'}}
+func.func @pow_bool(%x: tensor<3xi1>) -> tensor<3xi1> {
+  // expected-error @+2 {{'infc.pow' op is not supported on element type 'i1'}}
   // expected-error @+1 {{failed to legalize operation 'infc.pow'}}
-  %0 = infc.pow %x, %x : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
-  return %0 : tensor<3xi64>
+  %0 = infc.pow %x, %x : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
+  return %0 : tensor<3xi1>
 }
 
 // -----

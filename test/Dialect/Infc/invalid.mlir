@@ -767,3 +767,35 @@ func.func @topk_bool(%x: tensor<2x3xi1>) {
   %0:2 = infc.topk %x {axis = 1 : i64, k = 1 : i64, largest = true} : tensor<2x3xi1> -> tensor<2x1xi1>, tensor<2x1xi64>
   return
 }
+
+// -----
+
+func.func @quantize_per_axis_length(%x: tensor<2x3xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{expects a per-axis scale of shape [3], got 'tensor<2xf32>'}}
+  %0 = infc.quantize %x, %s {axis = 1 : i64, block_size = 0 : i64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_blocked_shape(%x: tensor<2x4xf32>, %s: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects a blocked scale of the input's shape with dim 1 divided by the block size 2}}
+  %0 = infc.quantize %x, %s {axis = 1 : i64, block_size = 2 : i64} : (tensor<2x4xf32>, tensor<2x3xf32>) -> tensor<2x4xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_zero_point_type(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{expects a zero point of element type 'ui8'}}
+  %0 = infc.quantize %x, %s, %z {axis = 0 : i64, block_size = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xui8>
+  return
+}
+
+// -----
+
+func.func @dequantize_int_result(%x: tensor<4xi8>, %s: tensor<f32>) {
+  // expected-error @+1 {{expects a float result}}
+  %0 = infc.dequantize %x, %s {axis = 0 : i64, block_size = 0 : i64} : (tensor<4xi8>, tensor<f32>) -> tensor<4xi32>
+  return
+}

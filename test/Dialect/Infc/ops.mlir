@@ -243,3 +243,22 @@ func.func @small_types(%a: tensor<4xf32>, %b: tensor<4xi4>) {
   %2 = infc.cast %b : tensor<4xi4> -> tensor<4xui2>
   return
 }
+
+// CHECK-LABEL: func @quantization
+func.func @quantization(%x: tensor<2x4xf32>, %s: tensor<f32>, %z: tensor<ui8>, %sa: tensor<4xf32>,
+                        %sb: tensor<2x2xf32>, %q: tensor<2x4xi4>, %zb: tensor<2x2xi4>) {
+  // CHECK: infc.quantize %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64, block_size = 0 : i64} : (tensor<2x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4xui8>
+  %0 = infc.quantize %x, %s, %z {axis = 0 : i64, block_size = 0 : i64} : (tensor<2x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4xui8>
+  // CHECK: infc.quantize %{{.*}}, %{{.*}} {axis = 1 : i64, block_size = 0 : i64, saturate = false} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf8E4M3FN>
+  %1 = infc.quantize %x, %sa {axis = 1 : i64, block_size = 0 : i64, saturate = false} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf8E4M3FN>
+  // CHECK: infc.dequantize %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, block_size = 2 : i64} : (tensor<2x4xi4>, tensor<2x2xf32>, tensor<2x2xi4>) -> tensor<2x4xf16>
+  %2 = infc.dequantize %q, %sb, %zb {axis = 1 : i64, block_size = 2 : i64} : (tensor<2x4xi4>, tensor<2x2xf32>, tensor<2x2xi4>) -> tensor<2x4xf16>
+  return
+}
+
+// CHECK-LABEL: func @cumprod
+func.func @cumprod(%x: tensor<2x3xf32>) {
+  // CHECK: infc.cumprod %{{.*}} {axis = 0 : i64, exclusive = false, reverse = true} : tensor<2x3xf32>
+  %0 = infc.cumprod %x {axis = 0 : i64, exclusive = false, reverse = true} : tensor<2x3xf32>
+  return
+}

@@ -54,15 +54,18 @@ LogicalResult PadOp::verify() {
 // cumsum
 //===----------------------------------------------------------------------===//
 
-LogicalResult CumSumOp::verify() {
-  auto it = rankedType(getInput());
-  int64_t axis = (int64_t)getAxis();
+template <typename OpTy> static LogicalResult verifyCumulative(OpTy op) {
+  auto it = rankedType(op.getInput());
+  int64_t axis = (int64_t)op.getAxis();
   if (axis < 0 || axis >= it.getRank())
-    return emitOpError("expects axis in [0, ") << it.getRank() << "), got " << axis;
+    return op.emitOpError("expects axis in [0, ") << it.getRank() << "), got " << axis;
   if (it.getElementType().isInteger(1))
-    return emitOpError("is not defined on i1");
+    return op.emitOpError("is not defined on i1");
   return success();
 }
+
+LogicalResult CumSumOp::verify() { return verifyCumulative(*this); }
+LogicalResult CumProdOp::verify() { return verifyCumulative(*this); }
 
 //===----------------------------------------------------------------------===//
 // scatter

@@ -352,6 +352,15 @@ def Infc_CumSumOp : Infc_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Infc_CumProdOp : Infc_Op<"cumprod", [Pure, SameOperandsAndResultType]> {
+  let summary = "running product along `axis`, like cumsum (an empty product is 1)";
+  let arguments = (ins Infc_Tensor:$input, I64Attr:$axis, BoolAttr:$exclusive,
+                       BoolAttr:$reverse);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Infc_ScatterOp : Infc_Op<"scatter", [Pure, AllTypesMatch<["data", "result"]>]> {
   let summary = "`data` with `updates` written or combined along `axis` (ONNX ScatterElements)";
   let description = [{
@@ -382,6 +391,46 @@ def Infc_TopKOp : Infc_Op<"topk", [Pure, InferTypeOpAdaptor]> {
     $input attr-dict `:` type($input) `->` type($values) `,` type($indices)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// The granularity of a scale (and zero point) follows from its shape: rank 0 is per
+/// tensor; rank 1 with `block_size` 0 is per slice along `axis` (its length is that dim);
+/// the input's rank with `block_size` B > 0 is blocked: element i along `axis` uses entry
+/// i floordiv B (that dim of the scale is ceil(dim / B)), the other dims match the input.
+class Infc_QuantOp<string mnemonic> : Infc_Op<mnemonic, [Pure]> {
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $zero_point^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Infc_QuantizeOp : Infc_QuantOp<"quantize"> {
+  let summary = "ONNX QuantizeLinear: saturate(round_half_even(x / scale) + zero_point)";
+  let description = [{
+    The result element type is the quantized type: an integer (saturated to its range) or a
+    float8/float4 type (x / scale + zero_point, encoded like `cast`, with `saturate`). The
+    zero point, when present, has the result's element type; none means 0. The division is
+    done in f32 (f64 for an f64 scale).
+  }];
+  let arguments = (ins Infc_FloatTensor:$input, Infc_FloatTensor:$scale,
+                       Optional<Infc_Tensor>:$zero_point, I64Attr:$axis, I64Attr:$block_size,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
+}
+
+def Infc_DequantizeOp : Infc_QuantOp<"dequantize"> {
+  let summary = "ONNX DequantizeLinear: (x - zero_point) * scale";
+  let description = [{
+    The input is an integer or float8/float4 tensor; the zero point, when present, has its
+    element type. The result is a float tensor (usually of the scale's type), computed in f32
+    (f64 for an f64 scale).
+  }];
+  let arguments = (ins Infc_Tensor:$input, Infc_FloatTensor:$scale,
+                       Optional<Infc_Tensor>:$zero_point, I64Attr:$axis, I64Attr:$block_size);
 }
 
 #endif // INFC_DIALECT_INFC_IR_INFCOPS_TD
