@@ -5,8 +5,8 @@
 // every K step of a panel lands on another page (and, at power-of-two N, the same L1 set).
 // A constant B (weights) is packed here at compile time; any other B by a copy at run time,
 // worth it once M spans a few register tiles. The matmul becomes a loop over panels, each
-// a [M, K] x [K, nr] matmul that infc-tile-and-vectorize-matmul then register-tiles; columns
-// past the last full panel stay a plain matmul on the unpacked B.
+// a [M, K] x [K, nr] matmul that infc-tile-and-vectorize-matmul then register-tiles; the
+// last, partial panel is zero-padded and computed into a scratch tile.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
@@ -27,9 +27,10 @@ DenseElementsAttr packConstant(DenseElementsAttr b, int64_t panels, int64_t nr) 
   auto type = cast<RankedTensorType>(b.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   auto packedType = RankedTensorType::get({panels, k, nr}, type.getElementType());
-  if (b.isSplat())
+  if (b.isSplat() && panels * nr == n)
     return DenseElementsAttr::get(packedType, b.getSplatValue<Attribute>());
-  ArrayRef<float> src(reinterpret_cast<const float *>(b.getRawData().data()), k * n);
+  std::vector<float> values(b.getValues<float>().begin(), b.getValues<float>().end());
+  ArrayRef<float> src(values);
   std::vector<float> packed(panels * k * nr);
   for (int64_t p = 0; p < panels; ++p)
     for (int64_t r = 0; r < k; ++r)
