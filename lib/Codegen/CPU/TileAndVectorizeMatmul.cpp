@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "TileUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -117,32 +118,18 @@ struct InfcTileAndVectorizeMatmulPass
                                                 partial);
       }
     }
-    {
-      // Edge tiles become static once the peeled bounds fold into the slices.
-      RewritePatternSet patterns(ctx);
-      linalg::populateLinalgTilingCanonicalizationPatterns(patterns);
-      tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
-      tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
-      tensor::CastOp::getCanonicalizationPatterns(patterns, ctx);
-      linalg::MatmulOp::getCanonicalizationPatterns(patterns, ctx);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
-        return signalPassFailure();
-    }
+    // Edge tiles become static once the peeled bounds fold into the slices.
+    if (failed(infc::makePeeledTilesStatic(func, [&](RewritePatternSet &patterns) {
+          linalg::MatmulOp::getCanonicalizationPatterns(patterns, ctx);
+        })))
+      return signalPassFailure();
     SmallVector<linalg::MatmulOp> tiles;
     func.walk([&](linalg::MatmulOp op) {
       if (op->getParentOfType<scf::ForOp>() && !op.hasDynamicShape())
         tiles.push_back(op);
     });
-    for (linalg::MatmulOp op : tiles) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::VectorizationResult> v = linalg::vectorize(rewriter, op);
-      if (failed(v))
-        continue;
-      if (!v->replacements.empty())
-        rewriter.replaceOp(op, v->replacements);
-      else
-        rewriter.eraseOp(op);
-    }
+    for (linalg::MatmulOp op : tiles)
+      (void)infc::vectorizeTile(rewriter, op);
 
     RewritePatternSet patterns(ctx);
     vector::populateVectorReductionToContractPatterns(patterns);
@@ -158,9 +145,7 @@ struct InfcTileAndVectorizeMatmulPass
       return signalPassFailure();
 
     // The C tile: read once before the K loop, written once after it.
-    func.walk([&](scf::ForOp loop) {
-      hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
-    });
+    infc::hoistLoopCarriedTiles(rewriter, func);
   }
 };
 } // namespace

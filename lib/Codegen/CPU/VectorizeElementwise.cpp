@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "TileUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -110,17 +111,11 @@ struct InfcVectorizeElementwisePass
       tile(rewriter, cast<linalg::GenericOp>(op.getOperation()));
     }
 
-    {
-      // Peeled tiles become static once their bounds fold into the slices.
-      RewritePatternSet patterns(ctx);
-      linalg::populateLinalgTilingCanonicalizationPatterns(patterns);
-      tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
-      tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
-      tensor::CastOp::getCanonicalizationPatterns(patterns, ctx);
-      linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
-        return signalPassFailure();
-    }
+    // Peeled tiles become static once their bounds fold into the slices.
+    if (failed(infc::makePeeledTilesStatic(func, [&](RewritePatternSet &patterns) {
+          linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+        })))
+      return signalPassFailure();
 
     SmallVector<linalg::LinalgOp> tiles;
     func.walk([&](linalg::LinalgOp op) {
@@ -133,16 +128,8 @@ struct InfcVectorizeElementwisePass
     });
     for (linalg::LinalgOp op : tiles) {
       op->removeAttr(kVectorizeMarker);
-      if (failed(linalg::vectorizeOpPrecondition(op)))
-        continue;
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::VectorizationResult> v = linalg::vectorize(rewriter, op);
-      if (failed(v))
-        continue;
-      if (!v->replacements.empty())
-        rewriter.replaceOp(op, v->replacements);
-      else
-        rewriter.eraseOp(op);
+      if (succeeded(linalg::vectorizeOpPrecondition(op)))
+        (void)infc::vectorizeTile(rewriter, op);
     }
     // Markers left on tiles that kept a dynamic shape.
     func.walk([&](Operation *op) { op->removeAttr(kVectorizeMarker); });
@@ -158,9 +145,7 @@ struct InfcVectorizeElementwisePass
     }
     // Partial-reduction accumulators: read once before their loop, written once after, so
     // they live in registers.
-    func.walk([&](scf::ForOp loop) {
-      hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
-    });
+    infc::hoistLoopCarriedTiles(rewriter, func);
     {
       RewritePatternSet patterns(ctx);
       patterns.add<ReadOfFillToBroadcast>(ctx);

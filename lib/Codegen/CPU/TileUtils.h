@@ -1,0 +1,29 @@
+//===- TileUtils.h - steps shared by the tile-and-vectorize passes -*- C++ -*-===//
+//
+// infc-tile-and-vectorize-matmul and infc-vectorize-elementwise both tile on tensors, peel
+// the edge tiles, vectorize the static tiles and keep loop-carried tiles in registers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INFC_LIB_CODEGEN_CPU_TILEUTILS_H
+#define INFC_LIB_CODEGEN_CPU_TILEUTILS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace infc {
+/// Folds the peeled loops' bounds into the slices, so edge tiles get static shapes. `addOpPatterns`
+/// adds the canonicalizations of the tiled op kind.
+mlir::LogicalResult
+makePeeledTilesStatic(mlir::func::FuncOp func,
+                      llvm::function_ref<void(mlir::RewritePatternSet &)> addOpPatterns);
+
+/// Vectorizes one static tile in place; false (and `op` untouched) if the vectorizer declines.
+bool vectorizeTile(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+/// Every scf.for: a subset read before and written after each iteration (a C tile, a
+/// reduction accumulator) becomes a loop-carried vector, read once and written once.
+void hoistLoopCarriedTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp func);
+} // namespace infc
+
+#endif // INFC_LIB_CODEGEN_CPU_TILEUTILS_H
