@@ -105,6 +105,7 @@ SCALAR(MinOp) {
 }
 SCALAR(AndOp) { return arith::AndIOp::create(b, loc, args[0], args[1]); }
 SCALAR(OrOp) { return arith::OrIOp::create(b, loc, args[0], args[1]); }
+SCALAR(XorOp) { return arith::XOrIOp::create(b, loc, args[0], args[1]); }
 SCALAR(EqualOp) {
   return compare(b, loc, args, arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
 }
@@ -208,8 +209,9 @@ SCALAR(ReciprocalOp) {
   return arith::DivFOp::create(b, loc, scalar(b, loc, info.et, 1.0), args[0]);
 }
 SCALAR(NotOp) {
+  APInt ones = APInt::getAllOnes(info.et.getIntOrFloatBitWidth());
   return arith::XOrIOp::create(b, loc, args[0],
-                               arith::ConstantOp::create(b, loc, b.getIntegerAttr(info.et, 1)));
+                               arith::ConstantOp::create(b, loc, b.getIntegerAttr(info.et, ones)));
 }
 SCALAR(ClipOp) {
   Type et = info.et;
@@ -360,6 +362,27 @@ struct CastLowering : public OpConversionPattern<CastOp> {
     return success();
   }
 };
+
+/// BitCast: the bits as they are; a bool widens to its stored byte first.
+struct BitcastLowering : public OpConversionPattern<BitcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BitcastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = loweredType(op.getType());
+    Type to = resultType.getElementType();
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+                        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                          Value x = args[0];
+                          if (x.getType().isInteger(1) && !to.isInteger(1))
+                            x = arith::ExtUIOp::create(b, loc, b.getI8Type(), x);
+                          if (x.getType() == to)
+                            return x;
+                          return arith::BitcastOp::create(b, loc, to, x);
+                        }));
+    return success();
+  }
+};
 } // namespace
 
 void infc::populateElementwisePatterns(RewritePatternSet &patterns) {
@@ -367,7 +390,7 @@ void infc::populateElementwisePatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
                ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
                ElementwiseLowering<MinOp>, ElementwiseLowering<AndOp>,
-               ElementwiseLowering<OrOp>, ElementwiseLowering<EqualOp>,
+               ElementwiseLowering<OrOp>, ElementwiseLowering<XorOp>, ElementwiseLowering<EqualOp>,
                ElementwiseLowering<LessOp>, ElementwiseLowering<GreaterOp>,
                ElementwiseLowering<WhereOp>, ElementwiseLowering<NegOp>,
                ElementwiseLowering<AbsOp>, ElementwiseLowering<SqrtOp>,
@@ -377,7 +400,7 @@ void infc::populateElementwisePatterns(RewritePatternSet &patterns) {
                ElementwiseLowering<SigmoidOp>, ElementwiseLowering<ReluOp>,
                ElementwiseLowering<ReciprocalOp>, ElementwiseLowering<NotOp>,
                ElementwiseLowering<ClipOp>, ElementwiseLowering<LeakyReluOp>,
-               CastLowering>(patterns.getContext());
+               CastLowering, BitcastLowering>(patterns.getContext());
   patterns.add<ElementwiseLowering<RemOp>, ElementwiseLowering<ShiftLeftOp>,
                ElementwiseLowering<ShiftRightOp>, ElementwiseLowering<RoundOp>,
                ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,

@@ -223,12 +223,6 @@ LogicalResult importMod(NodeImporter &n) {
 void registerElementwise(ImportRegistry &r) {
   r["GreaterOrEqual"] = compareOrEqual<GreaterOp>();
   r["LessOrEqual"] = compareOrEqual<LessOp>();
-  // Xor on bools: a != b.
-  r["Xor"] = [](NodeImporter &n) -> LogicalResult {
-    Ops o{n};
-    n.setResult(0, o.logicalNot(o.eq(n.input(0), n.input(1))));
-    return success();
-  };
   r["IsNaN"] = [](NodeImporter &n) -> LogicalResult {
     if (failed(requireFloat(n)))
       return failure();

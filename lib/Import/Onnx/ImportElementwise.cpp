@@ -113,6 +113,20 @@ LogicalResult importCast(NodeImporter &n) {
   return success();
 }
 
+LogicalResult importBitCast(NodeImporter &n) {
+  int64_t to = n.getInt("to", 0);
+  Type et = onnxElementType(n.b.getContext(), to);
+  if (!et)
+    return n.error() << "bit cast to unsupported dtype " << onnxDataTypeName(to);
+  auto op = BitcastOp::create(n.b, n.loc, n.inputType(0).clone(et), n.input(0));
+  if (failed(op.verify())) {
+    op.erase();
+    return failure();
+  }
+  n.setResult(0, op);
+  return success();
+}
+
 LogicalResult importBitShift(NodeImporter &n) {
   if (n.inputType(0).getElementType() != n.inputType(1).getElementType())
     return n.error() << "operands have different element types "
@@ -191,6 +205,11 @@ void infc::registerElementwiseImporters(ImportRegistry &r) {
   r["Greater"] = binary<GreaterOp>();
   r["And"] = binary<AndOp>();
   r["Or"] = binary<OrOp>();
+  r["Xor"] = binary<XorOp>();
+  r["BitwiseAnd"] = binary<AndOp>();
+  r["BitwiseOr"] = binary<OrOp>();
+  r["BitwiseXor"] = binary<XorOp>();
+  r["BitwiseNot"] = unary<NotOp>();
   r["Max"] = variadic<MaxOp>();
   r["Min"] = variadic<MinOp>();
   r["Sum"] = variadic<AddOp>();
@@ -199,6 +218,7 @@ void infc::registerElementwiseImporters(ImportRegistry &r) {
   r["Clip"] = importClip;
   r["LeakyRelu"] = importLeakyRelu;
   r["Cast"] = importCast;
+  r["BitCast"] = importBitCast;
   r["Where"] = importWhere;
   r["BitShift"] = importBitShift;
   r["Identity"] = importIdentity;

@@ -105,16 +105,6 @@ LogicalResult importConcat(NodeImporter &n) {
   return success();
 }
 
-Value sliceAlong(NodeImporter &n, Value v, int64_t axis, int64_t offset, int64_t size) {
-  auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
-      steps(type.getRank(), 1);
-  offsets[axis] = offset;
-  sizes[axis] = size;
-  return n.create<SliceOp>(v, n.b.getDenseI64ArrayAttr(offsets),
-                           n.b.getDenseI64ArrayAttr(sizes), n.b.getDenseI64ArrayAttr(steps));
-}
-
 LogicalResult importSplit(NodeImporter &n) {
   RankedTensorType xt = n.inputType(0);
   std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", 0), xt.getRank());
@@ -144,7 +134,7 @@ LogicalResult importSplit(NodeImporter &n) {
                      << " outputs";
   int64_t offset = 0;
   for (int64_t i = 0; i < parts; ++i) {
-    n.setResult(i, sliceAlong(n, n.input(0), *axis, offset, split[i]));
+    n.setResult(i, n.sliceAxis(n.input(0), *axis, offset, split[i]));
     offset += split[i];
   }
   return success();
@@ -300,7 +290,7 @@ LogicalResult importShape(NodeImporter &n) {
   start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
   end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
   if (start != 0 || end != rank)
-    shape = sliceAlong(n, shape, 0, start, std::max<int64_t>(end - start, 0));
+    shape = n.sliceAxis(shape, 0, start, std::max<int64_t>(end - start, 0));
   n.setResult(0, shape);
   return success();
 }

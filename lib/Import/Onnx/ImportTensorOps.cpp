@@ -87,15 +87,6 @@ Value reduceSum(NodeImporter &n, Value v, ArrayRef<int64_t> axes, bool keepdims)
   return n.create<ReduceSumOp>(v, n.b.getDenseI64ArrayAttr(axes), n.b.getBoolAttr(keepdims));
 }
 
-Value sliceAxis(NodeImporter &n, Value v, int64_t axis, int64_t offset, int64_t size) {
-  auto type = typeOf(v);
-  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()), steps(type.getRank(), 1);
-  offsets[axis] = offset;
-  sizes[axis] = size;
-  return n.create<SliceOp>(v, n.b.getDenseI64ArrayAttr(offsets), n.b.getDenseI64ArrayAttr(sizes),
-                           n.b.getDenseI64ArrayAttr(steps));
-}
-
 Value gather(NodeImporter &n, Value data, Value indices, int64_t axis) {
   return n.create<GatherOp>(data, indices, n.b.getI64IntegerAttr(axis));
 }
@@ -302,8 +293,8 @@ LogicalResult importOneHot(NodeImporter &n) {
   SmallVector<int64_t> range = llvm::to_vector(llvm::seq<int64_t>(0, depth));
   Value hot = n.create<EqualOp>(n.reshape(idx, idxShape), i64Constant(n, rangeShape, range));
   Value values = n.reshape(n.input(2), {2});
-  Value off = n.reshape(sliceAxis(n, values, 0, 0, 1), {});
-  Value on = n.reshape(sliceAxis(n, values, 0, 1, 1), {});
+  Value off = n.reshape(n.sliceAxis(values, 0, 0, 1), {});
+  Value on = n.reshape(n.sliceAxis(values, 0, 1, 1), {});
   n.setResult(0, n.create<WhereOp>(hot, on, off));
   return success();
 }
@@ -740,7 +731,7 @@ LogicalResult importPad(NodeImporter &n) {
     int64_t size = typeOf(x).getDimSize(d) - cropLow - cropHigh;
     if (size <= 0)
       return n.error() << "negative pads remove all of dim " << d;
-    x = sliceAxis(n, x, d, cropLow, size);
+    x = n.sliceAxis(x, d, cropLow, size);
     low[d] = std::max<int64_t>(0, low[d]);
     high[d] = std::max<int64_t>(0, high[d]);
   }
@@ -781,7 +772,7 @@ LogicalResult importCenterCropPad(NodeImporter &n) {
     if (target <= 0)
       return n.error() << "target size " << target << " is not supported";
     if (target < dim)
-      x = sliceAxis(n, x, *axis, (dim - target) / 2, target);
+      x = n.sliceAxis(x, *axis, (dim - target) / 2, target);
     low[*axis] = target > dim ? (target - dim) / 2 : 0;
     high[*axis] = target > dim ? target - dim - low[*axis] : 0;
   }

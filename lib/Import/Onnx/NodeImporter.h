@@ -69,6 +69,8 @@ public:
   mlir::Value constant(mlir::DenseElementsAttr value);
   mlir::Value scalarLike(mlir::Value like, double value); // rank-0 of like's element type
   mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+  /// `size` entries of `v` along `axis` from `offset` on (the other dims whole).
+  mlir::Value sliceAxis(mlir::Value v, int64_t axis, int64_t offset, int64_t size);
   /// infc.matmul; f16/bf16 operands multiply and accumulate in f32 (as ORT and numpy do),
   /// rounding the result back once.
   mlir::Value matmul(mlir::Value lhs, mlir::Value rhs);
@@ -98,6 +100,7 @@ void registerTensorOpImporters(ImportRegistry &registry);
 void registerCompositeImporters(ImportRegistry &registry);
 void registerQuantizationImporters(ImportRegistry &registry);
 void registerAttentionImporters(ImportRegistry &registry);
+void registerLossImporters(ImportRegistry &registry);
 
 /// The axes of a Reduce* node, normalized, sorted and distinct: from the attribute before
 /// opset `axesInputSince`, else from the constant input 1 (an input of no elements needs no

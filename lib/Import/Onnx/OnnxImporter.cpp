@@ -118,6 +118,7 @@ const ImportRegistry &infc::importRegistry() {
     registerCompositeImporters(r);
     registerQuantizationImporters(r);
     registerAttentionImporters(r);
+    registerLossImporters(r);
     return r;
   }();
   return registry;
@@ -230,6 +231,16 @@ Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
   if (type.getShape() == shape)
     return v;
   return create<ReshapeOp>(RankedTensorType::get(shape, type.getElementType()), v);
+}
+
+Value NodeImporter::sliceAxis(Value v, int64_t axis, int64_t offset, int64_t size) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+      steps(type.getRank(), 1);
+  offsets[axis] = offset;
+  sizes[axis] = size;
+  return create<SliceOp>(v, b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
+                         b.getDenseI64ArrayAttr(steps));
 }
 
 Value NodeImporter::castElements(Value v, Type elementType) {

@@ -338,3 +338,34 @@ func.func @cast(%f: tensor<4xf32>, %i: tensor<4xi64>, %b: tensor<4xi1>, %j: tens
   %9 = infc.cast %f : tensor<4xf32> -> tensor<4xf16>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<4xi32>, tensor<4xi1>, tensor<4xi1>, tensor<4xf32>, tensor<4xf32>, tensor<4xi64>, tensor<4xi32>, tensor<4xi64>, tensor<4xf64>, tensor<4xf16>
 }
+
+// -----
+
+// Bitwise ops on integers; not is xor with all ones.
+// CHECK-LABEL: func @bitwise
+// CHECK: linalg.generic
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i32
+// CHECK: linalg.generic
+// CHECK: %[[ONES:.*]] = arith.constant -1 : i16
+// CHECK: arith.xori %{{.*}}, %[[ONES]] : i16
+func.func @bitwise(%a: tensor<4xi32>, %b: tensor<4xi32>, %c: tensor<4xi16>) -> (tensor<4xi32>, tensor<4xi16>) {
+  %0 = infc.xor %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = infc.not %c : tensor<4xi16>
+  return %0, %1 : tensor<4xi32>, tensor<4xi16>
+}
+
+// -----
+
+// BitCast keeps the bits; a bool becomes its stored byte first.
+// CHECK-LABEL: func @bitcast
+// CHECK: linalg.generic
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: linalg.generic
+// CHECK: arith.extui %{{.*}} : i1 to i8
+// CHECK-NOT: arith.bitcast
+// CHECK: linalg.yield
+func.func @bitcast(%a: tensor<4xf32>, %p: tensor<4xi1>) -> (tensor<4xui32>, tensor<4xui8>) {
+  %0 = infc.bitcast %a : tensor<4xf32> -> tensor<4xui32>
+  %1 = infc.bitcast %p : tensor<4xi1> -> tensor<4xui8>
+  return %0, %1 : tensor<4xui32>, tensor<4xui8>
+}

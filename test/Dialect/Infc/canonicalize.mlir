@@ -211,6 +211,28 @@ func.func @compare_and_logic() -> (tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, ten
 
 // -----
 
+// On integers and, or, xor and not are bitwise (wrapping to the element width).
+// CHECK-LABEL: func @bitwise
+// CHECK-DAG: %[[AND:.*]] = infc.constant dense<[4, 0, -128]> : tensor<3xi8>
+// CHECK-DAG: %[[OR:.*]] = infc.constant dense<[7, -1, -1]> : tensor<3xi8>
+// CHECK-DAG: %[[XOR:.*]] = infc.constant dense<[3, -1, 127]> : tensor<3xi8>
+// CHECK-DAG: %[[NOT:.*]] = infc.constant dense<[-7, 0, 127]> : tensor<3xi8>
+// CHECK-DAG: %[[NOTU:.*]] = infc.constant dense<[254, 0]> : tensor<2xui8>
+// CHECK: return %[[AND]], %[[OR]], %[[XOR]], %[[NOT]], %[[NOTU]]
+func.func @bitwise() -> (tensor<3xi8>, tensor<3xi8>, tensor<3xi8>, tensor<3xi8>, tensor<2xui8>) {
+  %a = infc.constant dense<[6, -1, -128]> : tensor<3xi8>
+  %b = infc.constant dense<[5, 0, -1]> : tensor<3xi8>
+  %u = infc.constant dense<[1, 255]> : tensor<2xui8>
+  %0 = infc.and %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  %1 = infc.or %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  %2 = infc.xor %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  %3 = infc.not %a : tensor<3xi8>
+  %4 = infc.not %u : tensor<2xui8>
+  return %0, %1, %2, %3, %4 : tensor<3xi8>, tensor<3xi8>, tensor<3xi8>, tensor<3xi8>, tensor<2xui8>
+}
+
+// -----
+
 // ONNX Cast: float to int truncates toward zero, anything to bool is "!= 0".
 // CHECK-LABEL: func @cast_constant
 // CHECK-DAG: %[[I:.*]] = infc.constant dense<[1, -2, 0]> : tensor<3xi32>

@@ -48,18 +48,10 @@ func.func @avg_pool_zero_dilation(%x: tensor<1x1x4x4xf32>) {
 
 // -----
 
-// `not` is a logical not like and/or (which insist on i1), but accepts any type: on i32 it
-// lowers to `xor x, 1`, on f32 to an invalid arith.xori.
-func.func @not_i32(%x: tensor<3xi32>) {
-  // expected-error @+1 {{'infc.not' op operand #0 must be ranked tensor of 1-bit signless integer values}}
-  %0 = infc.not %x : tensor<3xi32>
-  return
-}
-
-// -----
-
+// `not` once accepted any type and lowered f32 to an invalid arith.xori; it is bitwise now
+// (logical on i1) and takes integers only.
 func.func @not_f32(%x: tensor<3xf32>) {
-  // expected-error @+1 {{'infc.not' op operand #0 must be ranked tensor of 1-bit signless integer values}}
+  // expected-error @+1 {{'infc.not' op operand #0 must be ranked tensor of integer values}}
   %0 = infc.not %x : tensor<3xf32>
   return
 }

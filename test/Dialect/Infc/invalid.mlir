@@ -24,17 +24,49 @@ func.func @binary_element_types(%a: tensor<2x3xf32>, %b: tensor<3xf16>) {
 
 // -----
 
-func.func @and_not_i1(%a: tensor<3xi32>, %b: tensor<3xi32>) {
-  // expected-error @+1 {{'infc.and' op expects i1 operands}}
-  %0 = infc.and %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+func.func @and_float(%a: tensor<3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'infc.and' op expects integer or i1 operands, got 'f32'}}
+  %0 = infc.and %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return
 }
 
 // -----
 
-func.func @or_not_i1(%a: tensor<3xi8>, %b: tensor<3xi8>) {
-  // expected-error @+1 {{'infc.or' op expects i1 operands}}
-  %0 = infc.or %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+func.func @xor_float(%a: tensor<3xf16>, %b: tensor<3xf16>) {
+  // expected-error @+1 {{'infc.xor' op expects integer or i1 operands, got 'f16'}}
+  %0 = infc.xor %a, %b : (tensor<3xf16>, tensor<3xf16>) -> tensor<3xf16>
+  return
+}
+
+// -----
+
+func.func @bitcast_widths(%a: tensor<3xf32>) {
+  // expected-error @+1 {{expects element types of one width, got 'f32' and 'i64'}}
+  %0 = infc.bitcast %a : tensor<3xf32> -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @bitcast_to_bool(%a: tensor<3xui8>) {
+  // expected-error @+1 {{cannot read 'ui8' as i1: a byte may hold other values}}
+  %0 = infc.bitcast %a : tensor<3xui8> -> tensor<3xi1>
+  return
+}
+
+// -----
+
+func.func @bitcast_sub_byte(%a: tensor<3xi4>) {
+  // expected-error @+1 {{expects integer or float element types of 8 bits or more, got 'i4' and 'i4'}}
+  %0 = infc.bitcast %a : tensor<3xi4> -> tensor<3xi4>
+  return
+}
+
+// -----
+
+func.func @bitcast_shape(%a: tensor<3xf32>) {
+  // expected-error @+1 {{requires the same shape for all operands and results}}
+  %0 = infc.bitcast %a : tensor<3xf32> -> tensor<4xi32>
   return
 }
 

@@ -82,6 +82,14 @@ func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x1xi64>, %
   %6 = infc.and %p, %q : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
   // CHECK: infc.or %{{.*}}, %{{.*}} : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
   %7 = infc.or %p, %q : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  // CHECK: infc.xor %{{.*}}, %{{.*}} : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi64>
+  %x = infc.xor %i, %j : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi64>
+  // CHECK: infc.and %{{.*}}, %{{.*}} : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi64>
+  %y = infc.and %i, %j : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi64>
+  // CHECK: infc.not %{{.*}} : tensor<2x1xi64>
+  %z = infc.not %i : tensor<2x1xi64>
+  // CHECK: infc.bitcast %{{.*}} : tensor<2x3xf32> -> tensor<2x3xui32>
+  %w = infc.bitcast %a : tensor<2x3xf32> -> tensor<2x3xui32>
   // CHECK: infc.equal %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
   %8 = infc.equal %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
   // CHECK: infc.less %{{.*}}, %{{.*}} : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi1>

@@ -307,8 +307,10 @@ OpFoldResult CeilOp::fold(FoldAdaptor a) {
   return foldUnary(*this, a.getInput(), [](double v) { return std::ceil(v); }, noIntFold);
 }
 OpFoldResult NotOp::fold(FoldAdaptor a) {
+  // i1 values are 0 and 1 here, so ~v would be -2 and -1: both true once packed.
+  bool isBool = getType().getElementType().isInteger(1);
   return foldUnary(*this, a.getInput(), [](double v) { return v; },
-                   [](int64_t v) -> std::optional<int64_t> { return v ? 0 : 1; });
+                   [isBool](int64_t v) -> std::optional<int64_t> { return isBool ? !v : ~v; });
 }
 /// Float-only math functions; the default rounding mode makes rint round ties to even.
 #define INFC_FLOAT_UNARY_FOLD(OP, FN)                                                   \
@@ -422,13 +424,18 @@ OpFoldResult MinOp::fold(FoldAdaptor a) {
   return foldBinary(*this, a.getOperands(), [](double x, double y) { return std::min(x, y); },
                     total([](int64_t x, int64_t y) { return std::min(x, y); }));
 }
+// Integer operands only (the verifier says so); i1 values are 0 and 1 here.
 OpFoldResult AndOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return x && y; },
-                    total([](int64_t x, int64_t y) -> int64_t { return x && y; }));
+  return foldBinary(*this, a.getOperands(), [](double, double) { return 0.0; },
+                    total([](int64_t x, int64_t y) -> int64_t { return x & y; }));
 }
 OpFoldResult OrOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return x || y; },
-                    total([](int64_t x, int64_t y) -> int64_t { return x || y; }));
+  return foldBinary(*this, a.getOperands(), [](double, double) { return 0.0; },
+                    total([](int64_t x, int64_t y) -> int64_t { return x | y; }));
+}
+OpFoldResult XorOp::fold(FoldAdaptor a) {
+  return foldBinary(*this, a.getOperands(), [](double, double) { return 0.0; },
+                    total([](int64_t x, int64_t y) -> int64_t { return x ^ y; }));
 }
 OpFoldResult EqualOp::fold(FoldAdaptor a) {
   return foldBinary(*this, a.getOperands(), [](double x, double y) -> double { return x == y; },

@@ -57,6 +57,24 @@ LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+LogicalResult BitcastOp::verify() {
+  Type from = getInput().getType().getElementType(), to = getType().getElementType();
+  auto storedBits = [](Type t) -> unsigned {
+    if (!t.isIntOrFloat())
+      return 0;
+    return t.isInteger(1) ? 8 : t.getIntOrFloatBitWidth();
+  };
+  unsigned fromBits = storedBits(from), toBits = storedBits(to);
+  if (fromBits < 8 || toBits < 8)
+    return emitOpError("expects integer or float element types of 8 bits or more, got ")
+           << from << " and " << to;
+  if (fromBits != toBits)
+    return emitOpError("expects element types of one width, got ") << from << " and " << to;
+  if (to.isInteger(1) && !from.isInteger(1))
+    return emitOpError("cannot read ") << from << " as i1: a byte may hold other values";
+  return success();
+}
+
 LogicalResult ClipOp::verify() {
   if (getMin().convertToDouble() > getMax().convertToDouble())
     return emitOpError("expects min <= max, got ")
@@ -84,8 +102,9 @@ static LogicalResult verifyBinary(Operation *op) {
     return op->emitOpError("expects operands of one element type, got ")
            << lt.getElementType() << " and " << rt.getElementType();
   StringRef name = op->getName().getStringRef();
-  if ((name == "infc.and" || name == "infc.or") && !lt.getElementType().isInteger(1))
-    return op->emitOpError("expects i1 operands");
+  if ((name == "infc.and" || name == "infc.or" || name == "infc.xor") &&
+      !isa<IntegerType>(lt.getElementType()))
+    return op->emitOpError("expects integer or i1 operands, got ") << lt.getElementType();
   if ((name == "infc.shift_left" || name == "infc.shift_right") &&
       (!isa<IntegerType>(lt.getElementType()) || lt.getElementType().isInteger(1)))
     return op->emitOpError("expects integer operands, got ") << lt.getElementType();
@@ -108,6 +127,7 @@ INFC_BINARY_OP(MaxOp)
 INFC_BINARY_OP(MinOp)
 INFC_BINARY_OP(AndOp)
 INFC_BINARY_OP(OrOp)
+INFC_BINARY_OP(XorOp)
 INFC_BINARY_OP(EqualOp)
 INFC_BINARY_OP(LessOp)
 INFC_BINARY_OP(GreaterOp)

@@ -57,9 +57,9 @@ def Infc_ReciprocalOp : Infc_UnaryOp<"reciprocal"> { let summary = "1 / x"; }
 def Infc_FloorOp : Infc_UnaryOp<"floor"> { let summary = "round down"; }
 def Infc_CeilOp : Infc_UnaryOp<"ceil"> { let summary = "round up"; }
 def Infc_NotOp : Infc_UnaryOp<"not"> {
-  let summary = "logical not";
-  let arguments = (ins RankedTensorOf<[I1]>:$input);
-  let results = (outs RankedTensorOf<[I1]>:$result);
+  let summary = "bitwise not (logical not on i1)";
+  let arguments = (ins RankedTensorOf<[AnyInteger]>:$input);
+  let results = (outs RankedTensorOf<[AnyInteger]>:$result);
 }
 
 def Infc_ClipOp : Infc_UnaryOp<"clip"> {
@@ -88,6 +88,19 @@ def Infc_CoshOp : Infc_UnaryOp<"cosh"> { let summary = "hyperbolic cosine"; }
 def Infc_AsinhOp : Infc_UnaryOp<"asinh"> { let summary = "inverse hyperbolic sine"; }
 def Infc_AcoshOp : Infc_UnaryOp<"acosh"> { let summary = "inverse hyperbolic cosine"; }
 def Infc_AtanhOp : Infc_UnaryOp<"atanh"> { let summary = "inverse hyperbolic tangent"; }
+
+def Infc_BitcastOp : Infc_Op<"bitcast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "the same bits read as another element type of the same width";
+  let description = [{
+    ONNX BitCast. The widths count as stored: i1 (bool) is a byte, so a bool may be read as
+    an 8-bit type (giving 0 or 1); nothing is read as i1, since a byte may hold other values.
+    Sub-byte types (int4, float4, int2) are not accepted.
+  }];
+  let arguments = (ins Infc_Tensor:$input);
+  let results = (outs Infc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
 
 def Infc_CastOp : Infc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let summary = "element type conversion with ONNX Cast semantics (float to int truncates)";
@@ -121,8 +134,10 @@ def Infc_DivOp : Infc_BinaryOp<"div"> {
 def Infc_PowOp : Infc_BinaryOp<"pow"> { let summary = "lhs ^ rhs"; }
 def Infc_MaxOp : Infc_BinaryOp<"max", [Commutative]> { let summary = "elementwise maximum"; }
 def Infc_MinOp : Infc_BinaryOp<"min", [Commutative]> { let summary = "elementwise minimum"; }
-def Infc_AndOp : Infc_BinaryOp<"and", [Commutative]> { let summary = "logical and (i1)"; }
-def Infc_OrOp : Infc_BinaryOp<"or", [Commutative]> { let summary = "logical or (i1)"; }
+/// Bitwise on integers, which on i1 is the logical op.
+def Infc_AndOp : Infc_BinaryOp<"and", [Commutative]> { let summary = "bitwise and"; }
+def Infc_OrOp : Infc_BinaryOp<"or", [Commutative]> { let summary = "bitwise or"; }
+def Infc_XorOp : Infc_BinaryOp<"xor", [Commutative]> { let summary = "bitwise xor"; }
 /// Comparisons yield i1.
 def Infc_EqualOp : Infc_BinaryOp<"equal", [Commutative]> { let summary = "lhs == rhs"; }
 def Infc_LessOp : Infc_BinaryOp<"less"> { let summary = "lhs < rhs"; }
