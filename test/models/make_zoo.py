@@ -346,6 +346,42 @@ def make_lenet(name="lenet"):
     return g.build(), inputs
 
 
+def make_decoder(name="decoder"):
+    """A DCGAN-style encoder-decoder: strided Conv down, ConvTranspose up (bias, pads,
+    output_padding, groups), as torch.nn.ConvTranspose2d exports it."""
+    g = GraphBuilder(name, model_rng(name))
+    rng = g.rng
+
+    def deconv(x, scope, cin, cout, k, group=1, **attrs):
+        with g.scope(scope):
+            # torch's ConvTranspose2d weight: [Cin, Cout / group, k, k].
+            w = g.param(f"{scope}.weight", he_conv(rng, cin, cout // group, k))
+            b = g.param(f"{scope}.bias", small(rng, cout))
+            a = dict(dilations=[1, 1], group=group, kernel_shape=[k, k], pads=[0] * 4,
+                     strides=[1, 1])
+            a.update(attrs)
+            return g.op("ConvTranspose", [x, w, b], **a)
+
+    x = g.input("input", F32, [2, 3, 16, 16])
+    with g.scope("down"):
+        w = g.param("down.weight", he_conv(rng, 16, 3, 3))
+        h = g.op("Conv", [x, w, g.param("down.bias", small(rng, 16))], kernel_shape=[3, 3],
+                 pads=[1] * 4, strides=[2, 2])                             # 2x16x8x8
+    with g.scope("relu1"):
+        h = g.op("Relu", [h])
+    h = deconv(h, "up1", 16, 8, 4, pads=[1] * 4, strides=[2, 2])          # 2x8x16x16
+    with g.scope("relu2"):
+        h = g.op("Relu", [h])
+    h = deconv(h, "up2", 8, 4, 3, group=2, pads=[1] * 4, strides=[2, 2],
+               output_padding=[1, 1])                                      # 2x4x32x32
+    with g.scope("act"):
+        g.op("Sigmoid", [h], out_names=["image"])
+    g.output("image", F32)
+    inputs = {"input": model_rng(name, "inputs").standard_normal((2, 3, 16, 16))
+              .astype(np.float32)}
+    return g.build(), inputs
+
+
 def make_resnet18(name="resnet18", image_size=224, num_classes=1000):
     """torchvision resnet18: layers up to layer2 keep Conv+BatchNormalization separate, layer3
     and layer4 have BN folded into the conv bias (both forms occur in real exports)."""
@@ -884,6 +920,7 @@ MODELS = collections.OrderedDict([
     ("mlp", lambda args: make_mlp("mlp")),
     ("mlp_ext", lambda args: make_mlp("mlp_ext")),
     ("lenet", lambda args: make_lenet()),
+    ("decoder", lambda args: make_decoder()),
     ("resnet18", lambda args: make_resnet18()),
     ("mobilenetv2", lambda args: make_mobilenetv2()),
     ("bert_layer", _bert("bert_layer", BERT_LAYER)),

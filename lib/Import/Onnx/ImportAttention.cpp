@@ -1,4 +1,4 @@
-//===- ImportAttention.cpp - ONNX Attention as a composition of infc ops --===//
+//===- ImportAttention.cpp - Attention and RotaryEmbedding as infc compositions ===//
 //
 // Follows the ONNX reference (onnx/reference/ops/op_attention.py) step by step: 3-D inputs
 // split into heads, the past cache concatenated, an additive bias from the mask, causal
@@ -183,6 +183,80 @@ LogicalResult importAttention(NodeImporter &n) {
   }
   return success();
 }
+/// RotaryEmbedding as the spec's reference computes it: on [B, S, H, D] (a 4-D input is
+/// [B, H, S, D], a 3-D one [B, S, H * D]), the first rotary_embedding_dim entries of each
+/// head split into halves (or even/odd entries when interleaved) x1, x2 and rotated by the
+/// cos/sin caches (indexed by position_ids when given): x1 cos - x2 sin, x1 sin + x2 cos.
+LogicalResult importRotaryEmbedding(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  if (!isa<FloatType>(xt.getElementType()))
+    return n.error() << "expects a float input, got " << xt.getElementType();
+  if (xt.getRank() != 3 && xt.getRank() != 4)
+    return n.error() << "expects a 3-D or 4-D input, got " << xt;
+  auto shape = [](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
+  Value x = n.input(0);
+  if (xt.getRank() == 4) {
+    x = n.create<TransposeOp>(x, n.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
+  } else {
+    int64_t heads = n.getInt("num_heads", 0);
+    if (heads <= 0 || xt.getDimSize(2) % heads)
+      return n.error() << "a 3-D input needs num_heads dividing its hidden size " << xt;
+    x = n.reshape(x, {xt.getDimSize(0), xt.getDimSize(1), heads, xt.getDimSize(2) / heads});
+  }
+  SmallVector<int64_t> s(shape(x));
+  int64_t batch = s[0], seq = s[1], heads = s[2], headSize = s[3];
+  int64_t dim = n.getInt("rotary_embedding_dim", 0);
+  if (dim == 0)
+    dim = headSize;
+  if (dim < 0 || dim > headSize || dim % 2)
+    return n.error() << "rotary_embedding_dim " << dim << " must be even and at most the head size "
+                     << headSize;
+  int64_t half = dim / 2;
+  Value cosCache = n.input(1), sinCache = n.input(2);
+  if (Value positions = n.input(3)) {
+    cosCache = n.create<GatherOp>(cosCache, positions, n.b.getI64IntegerAttr(0));
+    sinCache = n.create<GatherOp>(sinCache, positions, n.b.getI64IntegerAttr(0));
+  }
+  for (Value c : {cosCache, sinCache})
+    if (shape(c) != ArrayRef<int64_t>{batch, seq, half})
+      return n.error() << "expects cos/sin caches of [" << batch << ", " << seq << ", " << half
+                       << "] (after position_ids), got " << c.getType();
+  cosCache = n.reshape(cosCache, {batch, seq, 1, half});
+  sinCache = n.reshape(sinCache, {batch, seq, 1, half});
+
+  bool interleaved = n.getInt("interleaved", 0) != 0;
+  auto part = [&](int64_t offset, int64_t step) {
+    return n.create<SliceOp>(x, n.b.getDenseI64ArrayAttr({0, 0, 0, offset}),
+                             n.b.getDenseI64ArrayAttr({batch, seq, heads, half}),
+                             n.b.getDenseI64ArrayAttr({1, 1, 1, step}));
+  };
+  Value x1 = interleaved ? part(0, 2) : part(0, 1);
+  Value x2 = interleaved ? part(1, 2) : part(half, 1);
+  Value real = n.create<SubOp>(n.create<MulOp>(cosCache, x1), n.create<MulOp>(sinCache, x2));
+  Value imag = n.create<AddOp>(n.create<MulOp>(sinCache, x1), n.create<MulOp>(cosCache, x2));
+  Value rotated;
+  if (interleaved) {
+    Value pairs = n.create<ConcatOp>(ValueRange{n.reshape(real, {batch, seq, heads, half, 1}),
+                                                n.reshape(imag, {batch, seq, heads, half, 1})},
+                                     n.b.getI64IntegerAttr(4));
+    rotated = n.reshape(pairs, {batch, seq, heads, dim});
+  } else {
+    rotated = n.create<ConcatOp>(ValueRange{real, imag}, n.b.getI64IntegerAttr(3));
+  }
+  Value y = rotated;
+  if (dim < headSize)
+    y = n.create<ConcatOp>(ValueRange{rotated, n.sliceAxis(x, 3, dim, headSize - dim)},
+                           n.b.getI64IntegerAttr(3));
+  if (xt.getRank() == 4)
+    y = n.create<TransposeOp>(y, n.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
+  else
+    y = n.reshape(y, xt.getShape());
+  n.setResult(0, y);
+  return success();
+}
 } // namespace
 
-void infc::registerAttentionImporters(ImportRegistry &r) { r["Attention"] = importAttention; }
+void infc::registerAttentionImporters(ImportRegistry &r) {
+  r["Attention"] = importAttention;
+  r["RotaryEmbedding"] = importRotaryEmbedding;
+}

@@ -97,6 +97,18 @@ Value insertUnitH(NodeImporter &n, Value v) {
   return n.reshape(v, {s[0], s[1], 1, s[2]});
 }
 
+/// infc.conv; f16/bf16 convolutions accumulate in f32 and round once, like MatMul.
+Value conv2d(NodeImporter &n, Value x, Value w, Value bias, ArrayRef<int64_t> strides,
+             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, int64_t group) {
+  Type et = cast<RankedTensorType>(x.getType()).getElementType();
+  Type acc = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+  Value y = n.create<ConvOp>(n.castElements(x, acc), n.castElements(w, acc),
+                             bias ? n.castElements(bias, acc) : nullptr,
+                             n.b.getDenseI64ArrayAttr(strides), n.b.getDenseI64ArrayAttr(pads),
+                             n.b.getDenseI64ArrayAttr(dilations), n.b.getI64IntegerAttr(group));
+  return n.castElements(y, et);
+}
+
 LogicalResult importConv(NodeImporter &n) {
   RankedTensorType xt = n.inputType(0), wt = n.inputType(1);
   int64_t spatial = xt.getRank() - 2;
@@ -118,20 +130,177 @@ LogicalResult importConv(NodeImporter &n) {
       xt.getDimSize(1) / group != wt.getDimSize(1))
     return n.error() << "group " << group << " does not match input " << xt << " and weight "
                      << wt;
-  // f16/bf16 convolutions accumulate in f32 and round once, like MatMul.
-  Type et = xt.getElementType(), acc = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
-  Value bias = n.input(2) ? n.castElements(n.input(2), acc) : nullptr;
-  Value y = n.create<ConvOp>(n.castElements(x, acc), n.castElements(w, acc), bias,
-                             n.b.getDenseI64ArrayAttr(to2d(strides, 1)),
-                             n.b.getDenseI64ArrayAttr(pads2d(pads)),
-                             n.b.getDenseI64ArrayAttr(to2d(dilations, 1)),
-                             n.b.getI64IntegerAttr(group));
-  y = n.castElements(y, et);
+  Value y = conv2d(n, x, w, n.input(2), to2d(strides, 1), pads2d(pads), to2d(dilations, 1), group);
   if (spatial == 1) {
     auto s = cast<RankedTensorType>(y.getType()).getShape();
     y = n.reshape(y, {s[0], s[1], s[3]});
   }
   n.setResult(0, y);
+  return success();
+}
+
+/// floor(a / b) for b > 0 (C++ division truncates toward zero; the ONNX formulas floor).
+int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/// ConvTranspose as the direct convolution it equals: the input with stride - 1 zeros
+/// inserted between elements, padded by (kernel - 1) * dilation less the transposed pads on
+/// each side (cropped where that is negative; output_padding adds to the end), convolved at
+/// stride 1 with the kernel flipped in space and its channels swapped within each group.
+/// A stride of s computes s^spatial times the needed products, most of them zeros; fine
+/// for the decoders seen so far, a sub-pixel decomposition when one gets hot.
+LogicalResult importConvTranspose(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0), wt = n.inputType(1);
+  int64_t spatial = xt.getRank() - 2;
+  if ((spatial != 1 && spatial != 2) || wt.getRank() != xt.getRank())
+    return n.error() << "only 1-D and 2-D transposed convolutions are supported (input " << xt
+                     << ")";
+  int64_t group = n.getInt("group", 1), cin = xt.getDimSize(1);
+  if (group <= 0 || cin % group || wt.getDimSize(0) != cin)
+    return n.error() << "group " << group << " does not match input " << xt << " and weight "
+                     << wt;
+  int64_t coutPerGroup = wt.getDimSize(1), cout = coutPerGroup * group;
+  SmallVector<int64_t> kernel(wt.getShape().drop_front(2));
+  if (n.hasAttr("kernel_shape") && n.getInts("kernel_shape") != kernel)
+    return n.error() << "kernel_shape does not match the weight " << wt;
+  SmallVector<int64_t> ones(spatial, 1), zeros(spatial, 0);
+  SmallVector<int64_t> strides = n.getInts("strides", ones);
+  SmallVector<int64_t> dilations = n.getInts("dilations", ones);
+  SmallVector<int64_t> outputPadding = n.getInts("output_padding", zeros);
+  if ((int64_t)strides.size() != spatial || (int64_t)dilations.size() != spatial ||
+      (int64_t)outputPadding.size() != spatial)
+    return n.error() << "strides, dilations and output_padding need " << spatial << " values";
+  if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
+    return n.error() << "strides and dilations must be positive";
+
+  // The transposed pads, from `pads`, or from output_shape / auto_pad (spec formulas).
+  SmallVector<int64_t> inSpatial(xt.getShape().drop_front(2)), full(spatial);
+  for (int64_t i = 0; i < spatial; ++i)
+    full[i] = strides[i] * (inSpatial[i] - 1) + outputPadding[i] +
+              (kernel[i] - 1) * dilations[i] + 1;
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  SmallVector<int64_t> pads(2 * spatial, 0);
+  SmallVector<int64_t> outShape = n.getInts("output_shape");
+  if (outShape.size() == (size_t)spatial + 2)
+    outShape.erase(outShape.begin(), outShape.begin() + 2);
+  if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    if (outShape.empty())
+      for (int64_t i = 0; i < spatial; ++i)
+        outShape.push_back(inSpatial[i] * strides[i]);
+    if ((int64_t)outShape.size() != spatial)
+      return n.error() << "output_shape needs " << spatial << " values";
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t total = full[i] - outShape[i];
+      pads[i] = autoPad == "SAME_UPPER" ? floorDiv(total, 2) : total - floorDiv(total, 2);
+      pads[i + spatial] = total - pads[i];
+    }
+  } else if (autoPad == "NOTSET") {
+    pads = n.getInts("pads", pads);
+    if ((int64_t)pads.size() != 2 * spatial)
+      return n.error() << "expects " << 2 * spatial << " pads, got " << pads.size();
+  } else if (autoPad != "VALID") {
+    return n.error() << "unsupported auto_pad '" << autoPad << "'";
+  }
+
+  Value x = n.input(0), w = n.input(1);
+  if (spatial == 1) {
+    x = insertUnitH(n, x);
+    w = insertUnitH(n, w);
+  }
+  SmallVector<int64_t> s2 = to2d(strides, 1), d2 = to2d(dilations, 1), k2 = to2d(kernel, 1);
+  SmallVector<int64_t> op2 = to2d(outputPadding, 0), p2 = pads2d(pads);
+  auto shapeOf = [](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
+  int64_t batch = xt.getDimSize(0), h = shapeOf(x)[2], wd = shapeOf(x)[3];
+
+  // stride - 1 zeros after each element: [N, C, H, 1, W, 1] padded to [N, C, H, sh, W, sw],
+  // flattened, and the zeros after the last element dropped.
+  if (s2[0] > 1 || s2[1] > 1) {
+    x = n.reshape(x, {batch, cin, h, 1, wd, 1});
+    x = n.create<PadOp>(x, Value(), n.b.getDenseI64ArrayAttr({0, 0, 0, 0, 0, 0}),
+                        n.b.getDenseI64ArrayAttr({0, 0, 0, s2[0] - 1, 0, s2[1] - 1}),
+                        n.b.getStringAttr("constant"));
+    x = n.reshape(x, {batch, cin, h * s2[0], wd * s2[1]});
+    x = n.sliceAxis(x, 2, 0, (h - 1) * s2[0] + 1);
+    x = n.sliceAxis(x, 3, 0, (wd - 1) * s2[1] + 1);
+  }
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t reach = (k2[i] - 1) * d2[i];
+    low[i + 2] = reach - p2[i];
+    high[i + 2] = reach - p2[i + 2] + op2[i];
+  }
+  for (int64_t d = 2; d < 4; ++d) {
+    int64_t cropLow = std::max<int64_t>(0, -low[d]), cropHigh = std::max<int64_t>(0, -high[d]);
+    int64_t size = shapeOf(x)[d] - cropLow - cropHigh;
+    int64_t outSize = shapeOf(x)[d] + low[d] + high[d] - (k2[d - 2] - 1) * d2[d - 2];
+    if (size <= 0 || outSize <= 0)
+      return n.error() << "pads leave no output along spatial dim " << d - 2;
+    if (cropLow || cropHigh)
+      x = n.sliceAxis(x, d, cropLow, size);
+    low[d] = std::max<int64_t>(0, low[d]);
+    high[d] = std::max<int64_t>(0, high[d]);
+  }
+  if (llvm::any_of(low, [](int64_t v) { return v > 0; }) ||
+      llvm::any_of(high, [](int64_t v) { return v > 0; }))
+    x = n.create<PadOp>(x, Value(), n.b.getDenseI64ArrayAttr(low),
+                        n.b.getDenseI64ArrayAttr(high), n.b.getStringAttr("constant"));
+
+  // [Cin, Cout/g, kh, kw] flipped in space -> [g, Cin/g, Cout/g, ...] -> [Cout, Cin/g, kh, kw].
+  w = n.create<SliceOp>(w, n.b.getDenseI64ArrayAttr({0, 0, k2[0] - 1, k2[1] - 1}),
+                        n.b.getDenseI64ArrayAttr(shapeOf(w)),
+                        n.b.getDenseI64ArrayAttr({1, 1, -1, -1}));
+  w = n.reshape(w, {group, cin / group, coutPerGroup, k2[0], k2[1]});
+  w = n.create<TransposeOp>(w, n.b.getDenseI64ArrayAttr({0, 2, 1, 3, 4}));
+  w = n.reshape(w, {cout, cin / group, k2[0], k2[1]});
+
+  Value y = conv2d(n, x, w, n.input(2), {1, 1}, {0, 0, 0, 0}, d2, group);
+  if (spatial == 1) {
+    auto s = shapeOf(y);
+    y = n.reshape(y, {s[0], s[1], s[3]});
+  }
+  n.setResult(0, y);
+  return success();
+}
+
+/// CausalConvWithState: a depthwise 1-D convolution over [past_state (zeros if absent),
+/// input] with no padding, optionally followed by SiLU (in f32 for half types, as the
+/// reference does); present_state is the last kernel - 1 positions of that concatenation.
+LogicalResult importCausalConvWithState(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0), wt = n.inputType(1);
+  Type et = xt.getElementType();
+  if (!isa<FloatType>(et))
+    return n.error() << "expects a float input, got " << et;
+  if (xt.getRank() != 3 || wt.getRank() != 3)
+    return n.error() << "expects input [N, C, L] and weight [C, 1, k], got " << xt << " and "
+                     << wt;
+  int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1), length = xt.getDimSize(2);
+  int64_t k = wt.getDimSize(2);
+  if (wt.getDimSize(0) != channels || wt.getDimSize(1) != 1 || k < 1)
+    return n.error() << "expects weight [" << channels << ", 1, k], got " << wt;
+  std::string activation = n.getString("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish")
+    return n.error() << "unknown activation '" << activation << "'";
+  Value past = n.input(3);
+  SmallVector<int64_t> stateShape{batch, channels, k - 1};
+  if (past && n.inputType(3).getShape() != ArrayRef<int64_t>(stateShape))
+    return n.error() << "expects past_state [" << batch << ", " << channels << ", " << k - 1
+                     << "], got " << n.inputType(3);
+  Value zeroState = n.constant(
+      DenseElementsAttr::get(RankedTensorType::get(stateShape, et), n.b.getZeroAttr(et)));
+  if (!past)
+    past = zeroState;
+  Value padded = n.create<ConcatOp>(ValueRange{past, n.input(0)}, n.b.getI64IntegerAttr(2));
+  Value y = conv2d(n, insertUnitH(n, padded), insertUnitH(n, n.input(1)), n.input(2), {1, 1},
+                   {0, 0, 0, 0}, {1, 1}, channels);
+  y = n.reshape(y, {batch, channels, length});
+  if (activation != "none") {
+    Value wide = n.castElements(y, n.b.getF32Type());
+    y = n.castElements(n.create<MulOp>(wide, n.create<SigmoidOp>(wide)), et);
+  }
+  n.setResult(0, y);
+  // A slice may not start at the end, so a kernel of 1 keeps its (empty) state constant.
+  if (n.outputUsed(1))
+    n.setResult(1, k == 1 ? zeroState : n.sliceAxis(padded, 2, length, k - 1));
   return success();
 }
 
@@ -329,6 +498,8 @@ template <typename ReduceOp> ImportFn reduce(int64_t axesInputSince) {
 
 void infc::registerNeuralNetImporters(ImportRegistry &r) {
   r["Conv"] = importConv;
+  r["ConvTranspose"] = importConvTranspose;
+  r["CausalConvWithState"] = importCausalConvWithState;
   r["MaxPool"] = [](NodeImporter &n) { return importPool<MaxPoolOp>(n, true); };
   r["AveragePool"] = [](NodeImporter &n) { return importPool<AvgPoolOp>(n, false); };
   r["GlobalAveragePool"] = importGlobalPool<ReduceMeanOp>;

@@ -101,6 +101,7 @@ void registerCompositeImporters(ImportRegistry &registry);
 void registerQuantizationImporters(ImportRegistry &registry);
 void registerAttentionImporters(ImportRegistry &registry);
 void registerLossImporters(ImportRegistry &registry);
+void registerRecurrentImporters(ImportRegistry &registry);
 
 /// The axes of a Reduce* node, normalized, sorted and distinct: from the attribute before
 /// opset `axesInputSince`, else from the constant input 1 (an input of no elements needs no

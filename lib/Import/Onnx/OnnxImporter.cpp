@@ -119,6 +119,7 @@ const ImportRegistry &infc::importRegistry() {
     registerQuantizationImporters(r);
     registerAttentionImporters(r);
     registerLossImporters(r);
+    registerRecurrentImporters(r);
     return r;
   }();
   return registry;
