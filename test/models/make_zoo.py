@@ -382,6 +382,44 @@ def make_decoder(name="decoder"):
     return g.build(), inputs
 
 
+def make_seq_encoder(name="seq_encoder"):
+    """A padded-batch sequence encoder: a bidirectional LSTM and a GRU (torch's gate layout,
+    linear_before_reset=1) that both honour per-example sequence_lens, then the GRU's final
+    state through a linear head."""
+    g = GraphBuilder(name, model_rng(name))
+    rng = g.rng
+    steps, batch, feat, h1, h2 = 7, 3, 10, 16, 12
+    x = g.input("frames", F32, [steps, batch, feat])
+    lens = g.input("lengths", TensorProto.INT32, [batch])
+    with g.scope("lstm"):
+        w = g.param("lstm.W", small(rng, 2, 4 * h1, feat, std=0.3))
+        r = g.param("lstm.R", small(rng, 2, 4 * h1, h1, std=0.3))
+        b = g.param("lstm.B", small(rng, 2, 8 * h1, std=0.1))
+        y, _, _ = g.op("LSTM", [x, w, r, b, lens], outputs=3, hidden_size=h1,
+                       direction="bidirectional")                      # [T, 2, B, h1]
+    with g.scope("merge"):
+        y = g.op("Transpose", [y], perm=[0, 2, 1, 3])
+        y = g.op("Reshape", [y, g.param("merge.shape", np.array([steps, batch, 2 * h1],
+                                                                   np.int64))],
+                 out_names=["features"])          # zero past each example's length
+    with g.scope("gru"):
+        w = g.param("gru.W", small(rng, 1, 3 * h2, 2 * h1, std=0.3))
+        r = g.param("gru.R", small(rng, 1, 3 * h2, h2, std=0.3))
+        b = g.param("gru.B", small(rng, 1, 6 * h2, std=0.1))
+        _, state = g.op("GRU", [y, w, r, b, lens], outputs=2, hidden_size=h2,
+                        linear_before_reset=1)                          # [1, B, h2]
+    with g.scope("head"):
+        state = g.op("Squeeze", [state, g.param("head.axes", np.array([0], np.int64))])
+        g.linear(state, g.param("head.weight", linear_weight(rng, 5, h2)),
+                 g.param("head.bias", small(rng, 5)), gemm=True, out_names=["logits"])
+    g.output("logits", F32)
+    g.output("features", F32)
+    rin = model_rng(name, "inputs")
+    inputs = {"frames": rin.standard_normal((steps, batch, feat)).astype(np.float32),
+              "lengths": np.array([steps, 2, 5], np.int32)}
+    return g.build(), inputs
+
+
 def make_resnet18(name="resnet18", image_size=224, num_classes=1000):
     """torchvision resnet18: layers up to layer2 keep Conv+BatchNormalization separate, layer3
     and layer4 have BN folded into the conv bias (both forms occur in real exports)."""
@@ -921,6 +959,7 @@ MODELS = collections.OrderedDict([
     ("mlp_ext", lambda args: make_mlp("mlp_ext")),
     ("lenet", lambda args: make_lenet()),
     ("decoder", lambda args: make_decoder()),
+    ("seq_encoder", lambda args: make_seq_encoder()),
     ("resnet18", lambda args: make_resnet18()),
     ("mobilenetv2", lambda args: make_mobilenetv2()),
     ("bert_layer", _bert("bert_layer", BERT_LAYER)),

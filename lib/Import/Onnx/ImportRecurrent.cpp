@@ -127,8 +127,287 @@ LogicalResult importLinearAttention(NodeImporter &n) {
     n.setResult(1, n.castElements(state, stateType));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// RNN, GRU, LSTM
+//===----------------------------------------------------------------------===//
+
+/// One of the activation functions the ONNX recurrences name; null for an unknown name.
+/// `alpha` and `beta` are NaN when the node gives none (each function has its default).
+Value activation(NodeImporter &n, StringRef name, Value x, double alpha, double beta) {
+  auto k = [&](double v) { return n.scalarLike(x, v); };
+  auto a = [&](double def) { return std::isnan(alpha) ? def : alpha; };
+  auto b = [&](double def) { return std::isnan(beta) ? def : beta; };
+  std::string lower = name.lower();
+  if (lower == "sigmoid")
+    return n.create<SigmoidOp>(x);
+  if (lower == "tanh")
+    return n.create<TanhOp>(x);
+  if (lower == "relu")
+    return n.create<ReluOp>(x);
+  if (lower == "affine")
+    return n.create<AddOp>(n.create<MulOp>(x, k(a(1.0))), k(b(0.0)));
+  if (lower == "leakyrelu")
+    return n.create<LeakyReluOp>(x, n.b.getF64FloatAttr(a(0.01)));
+  if (lower == "thresholdedrelu")
+    return n.create<WhereOp>(n.create<LessOp>(x, k(a(1.0))), k(0.0), x);
+  if (lower == "scaledtanh")
+    return n.create<MulOp>(k(a(1.0)), n.create<TanhOp>(n.create<MulOp>(x, k(b(1.0)))));
+  if (lower == "hardsigmoid")
+    return n.create<ClipOp>(n.create<AddOp>(n.create<MulOp>(x, k(a(0.2))), k(b(0.5))),
+                            n.b.getF64FloatAttr(0.0), n.b.getF64FloatAttr(1.0));
+  if (lower == "elu") {
+    Value negative = n.create<MulOp>(k(a(1.0)), n.create<SubOp>(n.create<ExpOp>(x), k(1.0)));
+    return n.create<WhereOp>(n.create<LessOp>(x, k(0.0)), negative, x);
+  }
+  if (lower == "softsign")
+    return n.create<DivOp>(x, n.create<AddOp>(k(1.0), n.create<AbsOp>(x)));
+  if (lower == "softplus")
+    return n.create<LogOp>(n.create<AddOp>(n.create<ExpOp>(x), k(1.0)));
+  return nullptr;
+}
+
+enum class CellKind { Rnn, Gru, Lstm };
+
+/// What one direction of a recurrence reads: weights transposed for row-vector products.
+struct Direction {
+  Value inputGates;       // [T, B, gates * H]: X W^T + Wb for every step at once
+  Value recurrentWeight;  // [H, gates * H]
+  Value recurrentBias;    // [gates * H] (Rb), or null
+  Value peephole;         // LSTM: [3 * H] (i, o, f), or null
+  Value h, c;             // initial states [B, H]
+  SmallVector<Value> fns; // the activations of this direction (f, g, h)
+  SmallVector<double> alphas, betas;
+};
+
+/// RNN, GRU and LSTM (ONNX equations, gate orders i/o/f/c for LSTM and z/r/h for GRU) for
+/// every direction, layout and optional input; `clip` clamps the gate pre-activations.
+LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
+  int64_t gates = kind == CellKind::Rnn ? 1 : kind == CellKind::Gru ? 3 : 4;
+  unsigned fnsPerDirection = kind == CellKind::Rnn ? 1 : kind == CellKind::Gru ? 2 : 3;
+  RankedTensorType xt = n.inputType(0), wt = n.inputType(1), rt = n.inputType(2);
+  Type et = xt.getElementType();
+  if (!isa<FloatType>(et))
+    return n.error() << "expects a float input, got " << et;
+  if (xt.getRank() != 3 || wt.getRank() != 3 || rt.getRank() != 3)
+    return n.error() << "expects X, W and R of rank 3";
+  std::string direction = n.getString("direction", "forward");
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+    return n.error() << "unknown direction '" << direction << "'";
+  int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  bool batchMajor = n.getInt("layout", 0) != 0;
+  int64_t hidden = rt.getDimSize(2);
+  if (n.hasAttr("hidden_size") && n.getInt("hidden_size", 0) != hidden)
+    return n.error() << "hidden_size " << n.getInt("hidden_size", 0) << " does not match R "
+                     << rt;
+  if (kind == CellKind::Lstm && n.getInt("input_forget", 0))
+    return n.error() << "input_forget=1 is not supported";
+  Value x = n.input(0);
+  if (batchMajor)
+    x = n.create<TransposeOp>(x, n.b.getDenseI64ArrayAttr({1, 0, 2}));
+  int64_t steps = shapeOf(x)[0], batch = shapeOf(x)[1], inputSize = shapeOf(x)[2];
+  if (wt.getShape() != ArrayRef<int64_t>{dirs, gates * hidden, inputSize} ||
+      rt.getShape() != ArrayRef<int64_t>{dirs, gates * hidden, hidden})
+    return n.error() << "expects W [" << dirs << ", " << gates * hidden << ", " << inputSize
+                     << "] and R [" << dirs << ", " << gates * hidden << ", " << hidden
+                     << "], got " << wt << " and " << rt;
+  if (steps > kMaxUnrolledSteps)
+    return n.error() << "sequence length " << steps << " exceeds the " << kMaxUnrolledSteps
+                     << " steps this recurrence is unrolled to";
+  // sequence_lens [B]: a step at t >= len keeps the state and outputs zeros, which also
+  // starts a reverse pass at each sequence's own end. Constant full lengths need no mask.
+  Value lengths;
+  if (n.input(4)) {
+    if (n.inputType(4).getShape() != ArrayRef<int64_t>{batch} ||
+        !n.inputType(4).getElementType().isSignlessInteger())
+      return n.error() << "expects integer sequence_lens [" << batch << "], got "
+                       << n.inputType(4);
+    DenseElementsAttr constant = n.constantInput(4);
+    bool full = constant && llvm::all_of(constant.getValues<APInt>(), [&](const APInt &l) {
+                  return l.getSExtValue() == steps;
+                });
+    if (!full)
+      lengths = n.reshape(n.input(4), {batch, 1});
+  }
+  SmallVector<std::string> names;
+  if (const onnx::AttributeProto *a = n.attr("activations"))
+    for (const std::string &s : a->strings())
+      names.push_back(s);
+  if (names.empty()) {
+    for (int64_t d = 0; d < dirs; ++d) {
+      names.push_back(kind == CellKind::Rnn ? "Tanh" : "Sigmoid");
+      if (kind != CellKind::Rnn)
+        names.push_back("Tanh");
+      if (kind == CellKind::Lstm)
+        names.push_back("Tanh");
+    }
+  }
+  if (names.size() != fnsPerDirection * dirs)
+    return n.error() << "expects " << fnsPerDirection * dirs << " activations, got "
+                     << names.size();
+  auto floats = [&](StringRef attr) {
+    SmallVector<double> v;
+    if (const onnx::AttributeProto *a = n.attr(attr))
+      for (float f : a->floats())
+        v.push_back(f);
+    v.resize(names.size(), std::nan(""));
+    return v;
+  };
+  SmallVector<double> alphas = floats("activation_alpha"), betas = floats("activation_beta");
+  double clip = n.getFloat("clip", 0.0);
+  bool linearBeforeReset = kind == CellKind::Gru && n.getInt("linear_before_reset", 0) != 0;
+
+  // Initial states: [dirs, B, H], or [B, dirs, H] batch-major.
+  auto initialState = [&](unsigned input, int64_t d) -> Value {
+    if (!n.input(input))
+      return n.constant(DenseElementsAttr::get(RankedTensorType::get({batch, hidden}, et),
+                                               n.b.getZeroAttr(et)));
+    Value s = n.sliceAxis(n.input(input), batchMajor ? 1 : 0, d, 1);
+    return n.reshape(s, {batch, hidden});
+  };
+  for (unsigned input : {5u, 6u})
+    if (n.input(input) && n.inputType(input).getShape() !=
+                              (batchMajor ? ArrayRef<int64_t>{batch, dirs, hidden}
+                                          : ArrayRef<int64_t>{dirs, batch, hidden}))
+      return n.error() << "initial state " << n.inputType(input) << " has the wrong shape";
+  if (n.input(3) && n.inputType(3).getShape() != ArrayRef<int64_t>{dirs, 2 * gates * hidden})
+    return n.error() << "expects B [" << dirs << ", " << 2 * gates * hidden << "], got "
+                     << n.inputType(3);
+  if (n.input(7) && n.inputType(7).getShape() != ArrayRef<int64_t>{dirs, 3 * hidden})
+    return n.error() << "expects P [" << dirs << ", " << 3 * hidden << "], got "
+                     << n.inputType(7);
+
+  auto transposed = [&](Value w, int64_t d) {
+    Value m = n.reshape(n.sliceAxis(w, 0, d, 1), shapeOf(w).drop_front());
+    return n.create<TransposeOp>(m, n.b.getDenseI64ArrayAttr({1, 0}));
+  };
+  SmallVector<Direction> directions(dirs);
+  for (int64_t d = 0; d < dirs; ++d) {
+    Direction &dir = directions[d];
+    Value xw = n.matmul(x, transposed(n.input(1), d)); // [T, B, gates * H]
+    if (n.input(3)) {
+      Value bias = n.reshape(n.sliceAxis(n.input(3), 0, d, 1), {2 * gates * hidden});
+      xw = n.create<AddOp>(xw, n.sliceAxis(bias, 0, 0, gates * hidden));
+      dir.recurrentBias = n.sliceAxis(bias, 0, gates * hidden, gates * hidden);
+    }
+    dir.inputGates = xw;
+    dir.recurrentWeight = transposed(n.input(2), d);
+    if (n.input(7))
+      dir.peephole = n.reshape(n.sliceAxis(n.input(7), 0, d, 1), {3 * hidden});
+    dir.h = initialState(5, d);
+    if (kind == CellKind::Lstm)
+      dir.c = initialState(6, d);
+    for (unsigned i = 0; i < fnsPerDirection; ++i) {
+      dir.fns.push_back(nullptr);
+      dir.alphas.push_back(alphas[d * fnsPerDirection + i]);
+      dir.betas.push_back(betas[d * fnsPerDirection + i]);
+    }
+  }
+
+  auto gate = [&](Value v, int64_t g) { return n.sliceAxis(v, 1, g * hidden, hidden); };
+  auto clipped = [&](Value v) {
+    return clip > 0 ? n.create<ClipOp>(v, n.b.getF64FloatAttr(-clip), n.b.getF64FloatAttr(clip))
+                    : v;
+  };
+  SmallVector<SmallVector<Value>> outputs(dirs, SmallVector<Value>(steps));
+  for (int64_t d = 0; d < dirs; ++d) {
+    Direction &dir = directions[d];
+    auto act = [&](unsigned i, Value v) -> Value {
+      return activation(n, names[d * fnsPerDirection + i], clipped(v), dir.alphas[i],
+                        dir.betas[i]);
+    };
+    for (unsigned i = 0; i < fnsPerDirection; ++i)
+      if (!activation(n, names[d * fnsPerDirection + i], dir.h, 1.0, 1.0))
+        return n.error() << "unsupported activation '" << names[d * fnsPerDirection + i]
+                         << "'";
+    bool reverse = direction == "reverse" || d == 1;
+    for (int64_t i = 0; i < steps; ++i) {
+      int64_t t = reverse ? steps - 1 - i : i;
+      Value previousH = dir.h, previousC = dir.c;
+      Value xg = n.reshape(n.sliceAxis(dir.inputGates, 0, t, 1), {batch, gates * hidden});
+      Value hr = n.matmul(dir.h, dir.recurrentWeight); // [B, gates * H]
+      if (dir.recurrentBias)
+        hr = n.create<AddOp>(hr, dir.recurrentBias);
+      if (kind == CellKind::Rnn) {
+        dir.h = act(0, n.create<AddOp>(xg, hr));
+      } else if (kind == CellKind::Gru) {
+        Value z = act(0, n.create<AddOp>(gate(xg, 0), gate(hr, 0)));
+        Value r = act(0, n.create<AddOp>(gate(xg, 1), gate(hr, 1)));
+        Value candidate;
+        if (linearBeforeReset) {
+          candidate = n.create<AddOp>(gate(xg, 2), n.create<MulOp>(r, gate(hr, 2)));
+        } else {
+          Value rh = n.matmul(n.create<MulOp>(r, dir.h),
+                              n.sliceAxis(dir.recurrentWeight, 1, 2 * hidden, hidden));
+          if (dir.recurrentBias)
+            rh = n.create<AddOp>(rh, n.sliceAxis(dir.recurrentBias, 0, 2 * hidden, hidden));
+          candidate = n.create<AddOp>(gate(xg, 2), rh);
+        }
+        Value h = act(1, candidate);
+        Value one = n.scalarLike(z, 1.0);
+        dir.h = n.create<AddOp>(n.create<MulOp>(n.create<SubOp>(one, z), h),
+                                n.create<MulOp>(z, dir.h));
+      } else {
+        Value pre = n.create<AddOp>(xg, hr);
+        auto peep = [&](int64_t p, Value c) -> Value {
+          return dir.peephole ? n.create<MulOp>(n.sliceAxis(dir.peephole, 0, p * hidden, hidden), c)
+                              : nullptr;
+        };
+        auto withPeep = [&](Value v, int64_t p, Value c) {
+          Value pc = peep(p, c);
+          return pc ? n.create<AddOp>(v, pc) : v;
+        };
+        Value ig = act(0, withPeep(gate(pre, 0), 0, dir.c));
+        Value fg = act(0, withPeep(gate(pre, 2), 2, dir.c));
+        Value cg = act(1, gate(pre, 3));
+        dir.c = n.create<AddOp>(n.create<MulOp>(fg, dir.c), n.create<MulOp>(ig, cg));
+        Value og = act(0, withPeep(gate(pre, 1), 1, dir.c));
+        dir.h = n.create<MulOp>(og, activation(n, names[d * fnsPerDirection + 2], dir.c,
+                                               dir.alphas[2], dir.betas[2]));
+      }
+      Value out = dir.h;
+      if (lengths) {
+        Value valid = n.create<LessOp>(n.scalarLike(lengths, (double)t), lengths); // [B, 1]
+        dir.h = n.create<WhereOp>(valid, dir.h, previousH);
+        if (kind == CellKind::Lstm)
+          dir.c = n.create<WhereOp>(valid, dir.c, previousC);
+        out = n.create<WhereOp>(valid, out, n.scalarLike(out, 0.0));
+      }
+      outputs[d][t] = n.reshape(out, {1, 1, batch, hidden});
+    }
+  }
+
+  auto concat = [&](ArrayRef<Value> parts, int64_t axis) {
+    return parts.size() == 1 ? parts[0]
+                             : n.create<ConcatOp>(parts, n.b.getI64IntegerAttr(axis));
+  };
+  auto finalStates = [&](auto member) {
+    SmallVector<Value> parts;
+    for (Direction &dir : directions)
+      parts.push_back(n.reshape(dir.*member, {1, batch, hidden}));
+    Value s = concat(parts, 0); // [dirs, B, H]
+    return batchMajor ? n.create<TransposeOp>(s, n.b.getDenseI64ArrayAttr({1, 0, 2})) : s;
+  };
+  if (n.outputUsed(0)) {
+    SmallVector<Value> perDirection;
+    for (int64_t d = 0; d < dirs; ++d)
+      perDirection.push_back(steps ? concat(outputs[d], 0) : Value());
+    Value y = concat(perDirection, 1); // [T, dirs, B, H]
+    if (batchMajor)
+      y = n.create<TransposeOp>(y, n.b.getDenseI64ArrayAttr({2, 0, 1, 3}));
+    n.setResult(0, y);
+  }
+  if (n.outputUsed(1))
+    n.setResult(1, finalStates(&Direction::h));
+  if (kind == CellKind::Lstm && n.outputUsed(2))
+    n.setResult(2, finalStates(&Direction::c));
+  return success();
+}
 } // namespace
 
 void infc::registerRecurrentImporters(ImportRegistry &r) {
   r["LinearAttention"] = importLinearAttention;
+  r["RNN"] = [](NodeImporter &n) { return importRecurrence(n, CellKind::Rnn); };
+  r["GRU"] = [](NodeImporter &n) { return importRecurrence(n, CellKind::Gru); };
+  r["LSTM"] = [](NodeImporter &n) { return importRecurrence(n, CellKind::Lstm); };
 }
