@@ -561,3 +561,75 @@ TEST_F(OnnxImporterTest, ResizeNearestWithConstantScalesGathersPerAxis) {
             RankedTensorType::get({1, 1, 4, 4}, Float32Type::get(&context)));
 }
 } // namespace
+
+/// An If whose branches read an outer value and add a constant of their own.
+static void addBranch(onnx::NodeProto *node, const std::string &attr, float addend) {
+  auto *a = node->add_attribute();
+  a->set_name(attr);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  auto *g = a->mutable_g();
+  g->set_name(attr);
+  auto *c = g->add_initializer();
+  c->set_name(attr + "_c");
+  c->set_data_type(onnx::TensorProto::FLOAT);
+  c->add_float_data(addend);
+  auto *add = g->add_node();
+  add->set_op_type("Add");
+  add->set_name(attr + "_add");
+  add->add_input("x"); // outer scope
+  add->add_input(attr + "_c");
+  add->add_output(attr + "_y");
+  g->add_output()->set_name(attr + "_y");
+}
+
+TEST_F(OnnxImporterTest, IfImportsTheConstantBranchOrSelectsBetweenBoth) {
+  addInput("x", onnx::TensorProto::FLOAT, {2});
+  addInput("c", onnx::TensorProto::BOOL, {});
+  auto *node = addNode("If", {"c"}, {"y"});
+  addBranch(node, "then_branch", 1.0f);
+  addBranch(node, "else_branch", 2.0f);
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  int adds = 0, wheres = 0;
+  mainOf(*m).walk([&](infc::AddOp) { ++adds; });
+  mainOf(*m).walk([&](infc::WhereOp) { ++wheres; });
+  EXPECT_EQ(adds, 2);   // both branches...
+  EXPECT_EQ(wheres, 1); // ...and a select on the run-time condition
+
+  // A constant condition imports the else branch alone.
+  model.mutable_graph()->mutable_input()->RemoveLast();
+  auto *c = model.mutable_graph()->add_initializer();
+  c->set_name("c");
+  c->set_data_type(onnx::TensorProto::BOOL);
+  c->add_int32_data(0);
+  m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  adds = wheres = 0;
+  float addend = 0;
+  mainOf(*m).walk([&](infc::AddOp op) {
+    ++adds;
+    DenseElementsAttr value;
+    if (matchPattern(op.getRhs(), m_Constant(&value)))
+      addend = value.getSplatValue<float>();
+  });
+  mainOf(*m).walk([&](infc::WhereOp) { ++wheres; });
+  EXPECT_EQ(adds, 1);
+  EXPECT_EQ(wheres, 0);
+  EXPECT_EQ(addend, 2.0f);
+}
+
+TEST_F(OnnxImporterTest, UnsupportedNodesInsideSubgraphsAreListed) {
+  addInput("x", onnx::TensorProto::FLOAT, {2});
+  addInput("c", onnx::TensorProto::BOOL, {});
+  auto *node = addNode("If", {"c"}, {"y"});
+  addBranch(node, "then_branch", 1.0f);
+  addBranch(node, "else_branch", 2.0f);
+  node->mutable_attribute(1)->mutable_g()->mutable_node(0)->set_op_type("NoSuchOp");
+  addOutput("y");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("1 unsupported node: 'else_branch_add' (NoSuchOp, opset 17)"),
+            std::string::npos)
+      << errors[0];
+}

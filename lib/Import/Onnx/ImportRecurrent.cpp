@@ -4,7 +4,7 @@
 // static shapes the step count is known at compile time, so each is unrolled into one copy
 // of the step per time step, built from infc ops (the small per-step matmuls and elementwise
 // gates then go through the usual fusion and codegen). Unrolling is bounded by
-// kMaxUnrolledSteps so a long sequence gets a clear error instead of a huge module.
+// kMaxUnrolledSteps (NodeImporter.h) so a long sequence gets a clear error, not a huge module.
 //
 //===----------------------------------------------------------------------===//
 #include "NodeImporter.h"
@@ -15,8 +15,6 @@ using namespace mlir;
 using namespace infc;
 
 namespace {
-constexpr int64_t kMaxUnrolledSteps = 1024;
-
 ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
 
 /// [B, T, H * D] -> [B, H, T, D].

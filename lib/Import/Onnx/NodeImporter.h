@@ -83,12 +83,22 @@ public:
   /// Diagnostics that name the node, op type and opset.
   mlir::InFlightDiagnostic error();
 
+  /// Imports a subgraph attribute's body (If branches, Scan bodies) inline at the builder's
+  /// insertion point, its inputs bound to `args`; outer-scope values stay visible. Returns
+  /// the body's outputs, or failure after an error.
+  std::function<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(const onnx::GraphProto &,
+                                                                 mlir::ValueRange args)>
+      importGraph;
+
   void setResult(unsigned i, mlir::Value v) { results.resize(std::max<size_t>(results.size(), i + 1)), results[i] = v; }
   llvm::SmallVector<mlir::Value> results;
 
 private:
   llvm::SmallVectorImpl<mlir::Value> &inputs;
 };
+
+/// The most time steps a recurrence or a Scan is unrolled to at import.
+constexpr int64_t kMaxUnrolledSteps = 1024;
 
 using ImportFn = std::function<mlir::LogicalResult(NodeImporter &)>;
 using ImportRegistry = llvm::StringMap<ImportFn>;
@@ -102,6 +112,7 @@ void registerQuantizationImporters(ImportRegistry &registry);
 void registerAttentionImporters(ImportRegistry &registry);
 void registerLossImporters(ImportRegistry &registry);
 void registerRecurrentImporters(ImportRegistry &registry);
+void registerControlFlowImporters(ImportRegistry &registry);
 
 /// The axes of a Reduce* node, normalized, sorted and distinct: from the attribute before
 /// opset `axesInputSince`, else from the constant input 1 (an input of no elements needs no

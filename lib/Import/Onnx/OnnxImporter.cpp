@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -120,6 +121,7 @@ const ImportRegistry &infc::importRegistry() {
     registerAttentionImporters(r);
     registerLossImporters(r);
     registerRecurrentImporters(r);
+    registerControlFlowImporters(r);
     return r;
   }();
   return registry;
@@ -294,6 +296,8 @@ private:
   LogicalResult readExternalData(const onnx::TensorProto &tensor, std::string &bytes);
   RankedTensorType inputType(const onnx::ValueInfoProto &info);
   LogicalResult importNode(const onnx::NodeProto &node);
+  FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &graph, ValueRange args);
+  void listUnsupported(const onnx::GraphProto &graph, std::string &list, int &count);
 
   MLIRContext &ctx;
   std::string path;
@@ -330,13 +334,17 @@ LogicalResult ModelImporter::loadModel() {
   return success();
 }
 
-LogicalResult ModelImporter::checkSupported() {
-  std::string list;
-  int count = 0;
+/// Every unsupported node of `graph` and of the subgraphs its nodes hold (If branches,
+/// Scan and Loop bodies).
+void ModelImporter::listUnsupported(const onnx::GraphProto &graph, std::string &list,
+                                    int &count) {
   std::map<std::string, int64_t> domainOpsets;
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     domainOpsets[o.domain()] = o.version();
-  for (const onnx::NodeProto &node : model.graph().node()) {
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.has_g())
+        listUnsupported(a.g(), list, count);
     bool ok = isDefaultDomain(node.domain()) && isSupportedOnnxOp(node.op_type());
     if (ok)
       continue;
@@ -345,6 +353,12 @@ LogicalResult ModelImporter::checkSupported() {
     list += (count++ ? ", '" : "'") + node.name() + "' (" + domain + node.op_type() +
             ", opset " + std::to_string(version) + ")";
   }
+}
+
+LogicalResult ModelImporter::checkSupported() {
+  std::string list;
+  int count = 0;
+  listUnsupported(model.graph(), list, count);
   if (count)
     return error() << count << " unsupported node" << (count > 1 ? "s" : "") << ": " << list;
   return success();
@@ -587,6 +601,9 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
     inputs.push_back(it->second);
   }
   NodeImporter importer(node, loc, b, opset, inputs);
+  importer.importGraph = [this](const onnx::GraphProto &graph, ValueRange args) {
+    return importSubgraph(graph, args);
+  };
   const ImportFn &fn = importRegistry().find(node.op_type())->second;
   if (failed(fn(importer)))
     return failure();
@@ -599,6 +616,36 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
     values[node.output(i)] = importer.results[i];
   }
   return success();
+}
+
+FailureOr<SmallVector<Value>> ModelImporter::importSubgraph(const onnx::GraphProto &graph,
+                                                           ValueRange args) {
+  if ((int)args.size() != graph.input_size())
+    return emitError(fileLoc) << "subgraph '" << graph.name() << "' takes "
+                              << graph.input_size() << " inputs, given " << args.size();
+  // The body's names shadow outer ones only while it is imported.
+  llvm::StringMap<Value> outer = values;
+  auto restore = llvm::make_scope_exit([&] { values = std::move(outer); });
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    std::optional<DenseElementsAttr> attr = importTensor(t);
+    if (!attr)
+      return failure();
+    values[t.name()] = ConstantOp::create(b, fileLoc, cast<ElementsAttr>(*attr));
+  }
+  for (auto [info, arg] : llvm::zip(graph.input(), args))
+    values[info.name()] = arg;
+  for (const onnx::NodeProto &node : graph.node())
+    if (failed(importNode(node)))
+      return failure();
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    auto it = values.find(out.name());
+    if (it == values.end())
+      return emitError(fileLoc) << "subgraph '" << graph.name() << "' output '" << out.name()
+                                << "' is not produced by any node";
+    results.push_back(it->second);
+  }
+  return results;
 }
 
 OwningOpRef<ModuleOp> ModelImporter::run() {
