@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 1u
+#define INFC_MODEL_DESC_VERSION 2u
 
 /* One input or output of the model's entry point. */
 typedef struct infc_io_desc {
@@ -16,6 +16,10 @@ typedef struct infc_io_desc {
   int32_t dtype;         /* an infc_dtype value from include/infc/runtime.h */
   int32_t rank;
   const int64_t *shape;  /* rank entries; -1 marks a dynamic dim (none yet: shapes are static) */
+  /* An input the model was specialized to (infc compile --input-value): the value_bytes
+   * bytes every run must pass, as stored (row-major, little-endian). NULL otherwise. */
+  const void *value;
+  uint64_t value_bytes;
 } infc_io_desc;
 
 /* The entry point: args[0] is the session workspace (workspace_bytes, 64-byte aligned, may be

@@ -68,6 +68,12 @@ static infc_status run_bound(infc_session *s) {
     infc_status st = check_tensor(s, "input", i, &d->inputs[i], bytes[i], s->in_bind[i]);
     if (st != INFC_OK)
       return st;
+    /* The code was compiled for this one value (what it decides folded away). */
+    if (d->inputs[i].value && (d->inputs[i].value_bytes != bytes[i] ||
+                               memcmp(s->in_bind[i]->data, d->inputs[i].value, bytes[i])))
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "input %zu '%s': the model was compiled "
+                        "for one value of this input (infc compile --input-value) and this "
+                        "run passes another", i, d->inputs[i].name);
     args[1 + i] = s->in_bind[i]->data;
   }
   for (size_t j = 0; j < no; ++j) {

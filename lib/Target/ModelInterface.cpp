@@ -57,6 +57,26 @@ int32_t infc::dtypeCode(Type t) {
   return 0;
 }
 
+/// The elements as a tensor of them is stored at run time: row-major, little-endian, a byte
+/// per bool (the attribute packs bools to bits and a splat to one element).
+static std::vector<char> storedBytes(DenseElementsAttr value) {
+  std::vector<char> bytes;
+  Type et = value.getElementType();
+  unsigned width = std::max(8u, et.getIntOrFloatBitWidth()) / 8;
+  auto append = [&](const APInt &bits) {
+    APInt wide = bits.zext(width * 8); // a bool becomes the byte 0 or 1
+    for (unsigned k = 0; k < width; ++k)
+      bytes.push_back((char)wide.extractBitsAsZExtValue(8, 8 * k));
+  };
+  if (isa<FloatType>(et))
+    for (const APFloat &f : value.getValues<APFloat>())
+      append(f.bitcastToAPInt());
+  else
+    for (const APInt &i : value.getValues<APInt>())
+      append(i);
+  return bytes;
+}
+
 LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &interface) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
@@ -83,6 +103,8 @@ LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &inter
     if (failed(describe(type.getInput(i), func.getArgAttrOfType<StringAttr>(i, "infc.name"), i,
                         true, v)))
       return failure();
+    if (auto value = func.getArgAttrOfType<DenseElementsAttr>(i, "infc.value"))
+      v.value = storedBytes(value);
     interface.inputs.push_back(v);
   }
   for (unsigned i = 0; i < type.getNumResults(); ++i) {

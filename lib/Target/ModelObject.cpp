@@ -46,17 +46,27 @@ llvm::Constant *ioArray(llvm::Module &m, const std::vector<infc::ModelValue> &va
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
-  auto *ioTy = llvm::StructType::get(ctx, {ptrTy, i32, i32, ptrTy});
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *ioTy = llvm::StructType::get(ctx, {ptrTy, i32, i32, ptrTy, ptrTy, i64});
   std::vector<llvm::Constant *> entries;
   for (auto [i, v] : llvm::enumerate(values)) {
     llvm::Constant *shape = llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<int64_t>(v.shape));
     auto *shapeGv = new llvm::GlobalVariable(m, shape->getType(), true,
                                              llvm::GlobalValue::PrivateLinkage, shape,
                                              "__infc_" + kind + "_shape" + llvm::Twine(i));
+    llvm::Constant *value = llvm::ConstantPointerNull::get(ptrTy);
+    if (!v.value.empty()) {
+      llvm::Constant *bytes = llvm::ConstantDataArray::get(
+          ctx, llvm::ArrayRef<uint8_t>((const uint8_t *)v.value.data(), v.value.size()));
+      value = new llvm::GlobalVariable(m, bytes->getType(), true,
+                                       llvm::GlobalValue::PrivateLinkage, bytes,
+                                       "__infc_" + kind + "_value" + llvm::Twine(i));
+    }
     entries.push_back(llvm::ConstantStruct::get(
         ioTy, {cString(m, v.name, "__infc_" + kind + "_name" + llvm::Twine(i)),
                llvm::ConstantInt::get(i32, v.dtype),
-               llvm::ConstantInt::get(i32, v.shape.size()), shapeGv}));
+               llvm::ConstantInt::get(i32, v.shape.size()), shapeGv, value,
+               llvm::ConstantInt::get(i64, v.value.size())}));
   }
   auto *arrTy = llvm::ArrayType::get(ioTy, entries.size());
   return new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
@@ -73,7 +83,7 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto *descTy =
       llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy});
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      descTy, {llvm::ConstantInt::get(i32, 1 /*INFC_MODEL_DESC_VERSION*/),
+      descTy, {llvm::ConstantInt::get(i32, 2 /*INFC_MODEL_DESC_VERSION*/),
                llvm::ConstantInt::get(i32, interface.inputs.size()),
                llvm::ConstantInt::get(i32, interface.outputs.size()),
                llvm::ConstantInt::get(i32, 0), ioArray(m, interface.inputs, "inputs"),

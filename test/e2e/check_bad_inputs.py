@@ -26,6 +26,9 @@ Compile cases:
          --input-shape x=2x4 it must compile and `infc run` must match onnxruntime
   g1-g3  --input-shape of the wrong rank, naming a non-existent input, malformed
   h      an ai.onnx opset from the future (99): the message mentions 'opset'
+  i      a Reshape whose shape is a graph input: refused, naming the input and --input-value;
+         with --input-value it compiles, matches onnxruntime, and a run passing another
+         shape fails cleanly
 Run-time cases, on the zoo mlp compiled here (each in a subprocess, so a crash is reported):
   r1-r5  Python API: missing input, unexpected extra input, wrong shape, wrong rank, wrong
          dtype -> infc.Error whose message matches; load() of a non-library -> infc.Error
@@ -389,6 +392,44 @@ def _(ctx):
     ok, summary = harness.compare(np.load(y_path), ref, 1e-4, 1e-5)
     if not ok:
         ctx.fail(f"specialized model disagrees with onnxruntime: {summary}")
+
+
+@case("i", "a Reshape whose shape is a graph input: --input-value, then a run with another")
+def _(ctx):
+    x_info = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])
+    s_info = helper.make_tensor_value_info("shape", TensorProto.INT64, [2])
+    y_info = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    node = helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")
+    m = helper.make_model(helper.make_graph([node], "g", [x_info, s_info], [y_info]),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    p = save(m, ctx.path("runtime_shape.onnx"))
+    ctx.compile_fails(p, [both(r"graph input 'shape'", r"--input-value")], label="without")
+    shape = np.array([3, -1], np.int64)
+    np.save(ctx.path("shape.npy"), shape)
+    so = ctx.compile_ok(p, ["--input-value", f"shape={ctx.path('shape.npy')}"], label="with")
+    if not so:
+        return
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    np.save(ctx.path("x.npy"), x)
+    out_dir = ctx.path("run_out")
+    r = harness.run_tool([ctx.args.infc, "run", so, "--input", f"x={ctx.path('x.npy')}",
+                          "--input", f"shape={ctx.path('shape.npy')}", "--output-dir", out_dir],
+                         TIMEOUT)
+    ctx.logs.append(r.describe())
+    y_path = os.path.join(out_dir, "y.npy")
+    if r.returncode != 0 or not os.path.isfile(y_path):
+        ctx.fail(f"infc run of the specialized model failed (exit {r.returncode})")
+        return
+    ref = harness.ort_reference(p, {"x": x, "shape": shape})["y"]
+    ok, summary = harness.compare(np.load(y_path), ref, 0, 0)
+    if not ok:
+        ctx.fail(f"specialized model disagrees with onnxruntime: {summary}")
+    np.save(ctx.path("other.npy"), np.array([4, -1], np.int64))
+    r = harness.run_tool([ctx.args.infc, "run", so, "--input", f"x={ctx.path('x.npy')}",
+                          "--input", f"shape={ctx.path('other.npy')}",
+                          "--output-dir", ctx.path("other_out")], TIMEOUT)
+    ctx.logs.append(r.describe())
+    ctx.expect_clean_failure(r, [r"compiled for one value"])
 
 
 @case("g1", "--input-shape of the wrong rank")

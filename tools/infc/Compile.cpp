@@ -1,6 +1,7 @@
 //===- Compile.cpp - infc compile and infc inspect ------------------------===//
 #include "Commands.h"
 #include "Header.h"
+#include "Npy.h"
 
 #include "infc/Import/OnnxImporter.h"
 #include "infc/Pipelines/Pipelines.h"
@@ -62,6 +63,27 @@ bool parseInputShapes(llvm::StringRef spec, CompileOptions &options, std::string
   return true;
 }
 
+/// --input-value a=x.npy (repeatable): the input specialized to the array's value (whose shape
+/// also fixes the input's symbolic dims).
+bool parseInputValue(llvm::StringRef spec, CompileOptions &options, std::string &error) {
+  auto [name, file] = spec.split('=');
+  if (name.empty() || file.empty() || !spec.contains('=')) {
+    error = "malformed --input-value '" + spec.str() + "' (expected NAME=FILE.npy)";
+    return false;
+  }
+  infc::NpyArray array;
+  std::string npyError;
+  if (!infc::readNpy(file.str(), array, npyError)) {
+    error = "--input-value " + name.str() + ": " + npyError;
+    return false;
+  }
+  auto &value = options.import.inputValues[name];
+  value.dtype = array.dtype;
+  value.shape = array.shape;
+  value.data = std::move(array.data);
+  return true;
+}
+
 /// The directory holding libinfc_runtime.a: <prefix>/lib beside <prefix>/bin/infc.
 std::string runtimeDir(const char *argv0) {
   std::string exe = llvm::sys::fs::getMainExecutable(argv0, (void *)&runtimeDir);
@@ -108,6 +130,12 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     if (value("--input-shape", v)) {
       std::string error;
       if (!parseInputShapes(v, o, error))
+        return fail(error);
+      continue;
+    }
+    if (value("--input-value", v)) {
+      std::string error;
+      if (!parseInputValue(v, o, error))
         return fail(error);
       continue;
     }
@@ -160,6 +188,13 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   ModelInterface interface;
   if (failed(collectModelInterface(*module, interface)))
     return 1;
+  for (const ModelValue &in : interface.inputs) {
+    auto given = o.import.inputValues.find(in.name);
+    if (given != o.import.inputValues.end() && given->second.dtype != in.dtype)
+      return fail(o.input + ": --input-value " + in.name + " is " +
+                  npyDtypeName((infc_dtype)given->second.dtype) + ", but the input is " +
+                  npyDtypeName((infc_dtype)in.dtype));
+  }
 
   auto printIR = [&](llvm::raw_ostream &os, std::string &) {
     OpPrintingFlags flags;

@@ -10,6 +10,7 @@ static const char *kUsage =
     "commands:\n"
     "  compile MODEL.onnx -o MODEL.so   compile an ONNX model into a self-contained library\n"
     "      --input-shape NAME=D0xD1,...  static shapes for inputs with symbolic dims\n"
+    "      --input-value NAME=x.npy       specialize an input to this value (runs must pass it)\n"
     "      --emit=so|infc|linalg|llvm|asm  stop after a stage and write it (-o - for stdout)\n"
     "      --header FILE.h              also write a typed C header for this model\n"
     "      --cpu NAME                   target CPU (default: this machine's, e.g. znver4)\n"

@@ -75,7 +75,7 @@ TEST(Internal, CorruptDescriptors) {
     const char *what;
     void (*corrupt)(DescBuilder &, P negative, P huge);
   } cases[] = {
-      {"version", [](DescBuilder &b, P, P) { b.desc.desc_version = 2; }},
+      {"version", [](DescBuilder &b, P, P) { b.desc.desc_version = INFC_MODEL_DESC_VERSION + 1; }},
       {"entry", [](DescBuilder &b, P, P) { b.desc.entry = nullptr; }},
       {"inputs", [](DescBuilder &b, P, P) { b.desc.inputs = nullptr; }},
       {"outputs", [](DescBuilder &b, P, P) { b.desc.outputs = nullptr; }},
@@ -133,6 +133,35 @@ TEST(Internal, EntryArguments) {
   in[1].shape = kShape2x3;
   EXPECT_EQ(infc_run(s, in, 2, out, 1), INFC_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(entryCalls, 2);
+  infc_session_release(s);
+  infc_model_release(m);
+}
+
+// An input specialized by `infc compile --input-value`: every run must pass that value.
+TEST(Internal, SpecializedInputMustHoldItsValue) {
+  DescBuilder b;
+  const int8_t expected[3] = {1, -2, 3};
+  b.inputs[1].value = expected;
+  b.inputs[1].value_bytes = sizeof expected;
+  infc_model *m;
+  infc_session *s;
+  ASSERT_EQ(b.create(&m), INFC_OK);
+  ASSERT_EQ(infc_session_create(m, nullptr, &s), INFC_OK);
+  float x[6] = {}, z[6];
+  int8_t y[3] = {1, -2, 3};
+  infc_tensor in[2] = {}, out[1] = {};
+  in[0] = {x, INFC_F32, 2, b.shapeX, 0, 0, 0};
+  in[1] = {y, INFC_I8, 1, b.shapeY, 0, 0, 0};
+  out[0] = {z, INFC_F32, 2, kShape2x3, sizeof z, 0, 0};
+  entryCalls = 0;
+  ASSERT_EQ(infc_run(s, in, 2, out, 1), INFC_OK) << infc_session_error(s);
+  y[2] = 4;
+  EXPECT_EQ(infc_run(s, in, 2, out, 1), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(infc_session_error(s)).find("input 1 'y': the model was compiled for "
+                                                    "one value of this input"),
+            std::string::npos)
+      << infc_session_error(s);
+  EXPECT_EQ(entryCalls, 1);
   infc_session_release(s);
   infc_model_release(m);
 }

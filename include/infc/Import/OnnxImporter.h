@@ -14,6 +14,16 @@ namespace infc {
 struct OnnxImportOptions {
   /// Static shapes for graph inputs (`--input-shape name=1x128`); they fill symbolic dims.
   llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+
+  /// Values that specialize graph inputs (`--input-value name=x.npy`). The input is read as
+  /// this constant, so what it decides (Reshape's shape, Reduce axes, TopK's K) folds at
+  /// compile time; the library keeps the input and refuses a run that passes another value.
+  struct InputValue {
+    int32_t dtype = 0; // infc_dtype
+    std::vector<int64_t> shape;
+    std::vector<char> data; // row-major, little-endian
+  };
+  llvm::StringMap<InputValue> inputValues;
 };
 
 /// Imports an ONNX model file into a module with one `func.func @main` of infc ops on static

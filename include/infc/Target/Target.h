@@ -15,6 +15,8 @@ struct ModelValue {
   std::string name;
   int32_t dtype = 0; // infc_dtype
   std::vector<int64_t> shape;
+  /// An input specialized by --input-value: the bytes every run must pass (else empty).
+  std::vector<char> value;
 };
 
 /// The model's interface, read from `func.func @main` before the pipeline changes it.

@@ -157,7 +157,7 @@ LogicalResult importDropout(NodeImporter &n) {
   if (n.input(2)) {
     DenseElementsAttr training = n.constantInput(2);
     if (!training)
-      return n.error() << "training_mode must be a compile-time constant";
+      return n.notConstant(2, "training_mode");
     if (*training.getValues<bool>().begin())
       return n.error() << "training mode (random dropout) is not supported";
   }

@@ -387,7 +387,7 @@ LogicalResult importRange(NodeImporter &n) {
   DenseElementsAttr start = n.constantInput(0), limit = n.constantInput(1),
                     delta = n.constantInput(2);
   if (!start || !limit || !delta)
-    return n.error() << "start, limit and delta must be compile-time constants";
+    return n.notConstant(!start ? 0 : !limit ? 1 : 2, !start ? "start" : !limit ? "limit" : "delta");
   Type et = start.getElementType();
   auto scalar = [](DenseElementsAttr a) {
     return isa<FloatType>(a.getElementType())

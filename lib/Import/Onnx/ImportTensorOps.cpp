@@ -110,8 +110,7 @@ Value wrapIndices(NodeImporter &n, Value idx, ArrayRef<int64_t> dims) {
 std::optional<SmallVector<double>> constantDoubles(NodeImporter &n, unsigned i, StringRef what) {
   DenseElementsAttr attr = n.constantInput(i);
   if (!attr) {
-    n.error() << what << " (input " << i
-              << ") must be a compile-time constant; it depends on run-time values";
+    n.notConstant(i, what);
     return std::nullopt;
   }
   SmallVector<double> values;
@@ -375,8 +374,7 @@ LogicalResult importGatherND(NodeImporter &n) {
 LogicalResult importCompress(NodeImporter &n) {
   DenseElementsAttr cond = n.constantInput(1);
   if (!cond)
-    return n.error() << "condition (input 1) must be a compile-time constant: it decides the "
-                        "output shape";
+    return n.notConstant(1, "condition, which decides the output shape,");
   Value x = n.input(0);
   int64_t axis = 0;
   if (n.hasAttr("axis")) {

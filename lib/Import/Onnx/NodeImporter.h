@@ -56,6 +56,9 @@ public:
 
   /// The value of input i if it folded to a constant.
   mlir::DenseElementsAttr constantInput(unsigned i) const;
+  /// The error for input i (called `what`) that must fold to a constant but does not; it
+  /// names the graph inputs the value depends on, which `--input-value` can specialize.
+  mlir::InFlightDiagnostic notConstant(unsigned i, llvm::StringRef what);
   /// Input i as int64 values; emits an error naming `what` unless it is constant.
   std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned i, llvm::StringRef what);
 

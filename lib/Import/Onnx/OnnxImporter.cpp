@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -178,11 +179,47 @@ DenseElementsAttr NodeImporter::constantInput(unsigned i) const {
   return nullptr;
 }
 
+InFlightDiagnostic NodeImporter::notConstant(unsigned i, StringRef what) {
+  // The graph inputs behind input i: the entry block's arguments its computation reads.
+  llvm::SetVector<Value> seen;
+  llvm::SmallVector<std::string> names;
+  llvm::SmallVector<Value> work{input(i)};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!v || !seen.insert(v))
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      auto name = func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "infc.name")
+                       : StringAttr();
+      names.push_back(name ? name.str() : "#" + std::to_string(arg.getArgNumber()));
+    } else if (Operation *def = v.getDefiningOp()) {
+      llvm::append_range(work, def->getOperands());
+    }
+  }
+  llvm::sort(names);
+  InFlightDiagnostic d = error();
+  d << what << " (input " << i << ") must be a compile-time constant; it depends on ";
+  if (names.empty()) {
+    d << "run-time values";
+    return d;
+  }
+  d << "graph input" << (names.size() > 1 ? "s " : " ");
+  for (auto [k, name] : llvm::enumerate(names))
+    d << (k ? ", '" : "'") << name << "'";
+  d << " (fix " << (names.size() > 1 ? "their values" : "its value") << " with --input-value "
+    << names[0] << "=FILE.npy)";
+  return d;
+}
+
 std::optional<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i, StringRef what) {
   DenseElementsAttr attr = constantInput(i);
   if (!attr || !isa<IntegerType>(attr.getElementType())) {
-    error() << what << " (input " << i
-            << ") must be a compile-time constant int tensor; it depends on run-time values";
+    if (attr)
+      error() << what << " (input " << i << ") must be an int tensor, got "
+              << attr.getElementType();
+    else
+      notConstant(i, what);
     return std::nullopt;
   }
   SmallVector<int64_t> values;
@@ -540,28 +577,36 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
             << onnxDataTypeName(tt.elem_type());
     return nullptr;
   }
-  auto given = options.inputShapes.find(name);
+  // A shape from --input-shape, else from the array of --input-value.
+  std::optional<SmallVector<int64_t>> given;
+  const char *flag = "--input-shape";
+  if (auto it = options.inputShapes.find(name); it != options.inputShapes.end()) {
+    given = it->second;
+  } else if (auto v = options.inputValues.find(name); v != options.inputValues.end()) {
+    given = SmallVector<int64_t>(v->second.shape.begin(), v->second.shape.end());
+    flag = "--input-value";
+  }
   if (!tt.has_shape()) {
-    if (given == options.inputShapes.end()) {
+    if (!given) {
       error() << "graph input '" << name << "' has no shape; pass --input-shape " << name
               << "=D0xD1x... to give one";
       return nullptr;
     }
-    return RankedTensorType::get(given->second, et);
+    return RankedTensorType::get(*given, et);
   }
   SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto::Dimension &d : tt.shape().dim())
     shape.push_back(d.has_dim_value() ? d.dim_value() : ShapedType::kDynamic);
-  if (given != options.inputShapes.end()) {
-    ArrayRef<int64_t> g = given->second;
+  if (given) {
+    ArrayRef<int64_t> g = *given;
     if (g.size() != shape.size()) {
-      error() << "--input-shape " << name << " has rank " << g.size()
+      error() << flag << " " << name << " has rank " << g.size()
               << " but the graph input has rank " << shape.size();
       return nullptr;
     }
     for (size_t d = 0; d < g.size(); ++d)
       if (!ShapedType::isDynamic(shape[d]) && shape[d] != g[d]) {
-        error() << "--input-shape " << name << " sets dim " << d << " to " << g[d]
+        error() << flag << " " << name << " sets dim " << d << " to " << g[d]
                 << " but the graph fixes it to " << shape[d];
         return nullptr;
       }
@@ -625,7 +670,7 @@ FailureOr<SmallVector<Value>> ModelImporter::importSubgraph(const onnx::GraphPro
                               << graph.input_size() << " inputs, given " << args.size();
   // The body's names shadow outer ones only while it is imported.
   llvm::StringMap<Value> outer = values;
-  auto restore = llvm::make_scope_exit([&] { values = std::move(outer); });
+  llvm::scope_exit restore([&] { values = std::move(outer); });
   for (const onnx::TensorProto &t : graph.initializer()) {
     std::optional<DenseElementsAttr> attr = importTensor(t);
     if (!attr)
@@ -660,6 +705,14 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
       error() << "--input-shape names '" << name.str() << "', which is not a graph input";
       return nullptr;
     }
+  for (const auto &entry : options.inputValues)
+    if (llvm::none_of(graph.input(), [&](const onnx::ValueInfoProto &i) {
+          return i.name() == entry.getKey();
+        })) {
+      error() << "--input-value names '" << entry.getKey().str()
+              << "', which is not a graph input";
+      return nullptr;
+    }
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   b.setInsertionPointToEnd(module->getBody());
@@ -690,6 +743,36 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   for (auto [i, name] : llvm::enumerate(argNames)) {
     values[name] = entry->getArgument(i);
     func.setArgAttr(i, "infc.name", b.getStringAttr(name));
+    auto given = options.inputValues.find(name);
+    if (given == options.inputValues.end())
+      continue;
+    // A specialized input: its uses read the value; the argument stays for the ABI, and
+    // `infc.value` tells the runtime what every run must pass.
+    auto type = cast<RankedTensorType>(argTypes[i]);
+    const OnnxImportOptions::InputValue &v = given->second;
+    DenseElementsAttr attr;
+    int64_t count = type.getNumElements();
+    Type et = type.getElementType();
+    unsigned bits = et.getIntOrFloatBitWidth();
+    if (ArrayRef<int64_t>(v.shape) != type.getShape() || bits % 8 && bits != 1) {
+      error() << "--input-value " << name << " has shape ["
+              << llvm::join(llvm::map_range(v.shape, [](int64_t d) { return std::to_string(d); }), "x")
+              << "] but the input is " << type << " (sub-byte element types cannot be given)";
+      return nullptr;
+    }
+    if ((int64_t)v.data.size() != count * std::max(1u, bits / 8)) {
+      error() << "--input-value " << name << " holds " << v.data.size() << " bytes, not the "
+              << count * std::max(1u, bits / 8) << " of " << type;
+      return nullptr;
+    }
+    if (bits == 1) {
+      SmallVector<bool> bools(v.data.begin(), v.data.end());
+      attr = DenseElementsAttr::get(type, bools);
+    } else {
+      attr = DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(v.data));
+    }
+    values[name] = ConstantOp::create(b, fileLoc, cast<ElementsAttr>(attr));
+    func.setArgAttr(i, "infc.value", attr);
   }
   for (auto &[name, attr] : initializers)
     values[name] = ConstantOp::create(b, fileLoc, cast<ElementsAttr>(attr));
