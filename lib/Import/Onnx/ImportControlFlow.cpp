@@ -1,13 +1,16 @@
-//===- ImportControlFlow.cpp - If and Scan, imported inline -----------------===//
+//===- ImportControlFlow.cpp - If, Scan and Loop, imported inline ----------===//
 //
 // With static shapes both are resolved at import time. Scan's trip count is a static dim,
 // so its body is imported once per step (unrolled), the states threaded through and the
-// per-step outputs stacked. If imports the branch a constant condition picks; with a
+// per-step outputs stacked; Loop likewise when its trip count and conditions fold to
+// constants. If imports the branch a constant condition picks; with a
 // run-time condition it imports both and selects between their results elementwise, which
 // needs branches of one type each and is exact since ONNX branches have no side effects.
 //
 //===----------------------------------------------------------------------===//
 #include "NodeImporter.h"
+
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace infc;
@@ -175,6 +178,79 @@ LogicalResult importScan(NodeImporter &n) {
   return success();
 }
 
+/// Loop with a trip count and condition known at compile time (constants, or values that
+/// fold, such as the count of a Range): the body imported once per iteration; each
+/// iteration's condition must fold too. Loop-carried values may change shape between
+/// iterations (each copy of the body has its own types).
+LogicalResult importLoop(NodeImporter &n) {
+  const onnx::GraphProto *body = graphAttr(n, "body");
+  if (!body)
+    return failure();
+  if (!n.input(0) && !n.input(1))
+    return n.error() << "a loop with neither a trip count nor a condition never ends";
+  int64_t tripCount = kMaxUnrolledSteps + 1;
+  if (n.input(0)) {
+    DenseElementsAttr m = n.constantInput(0);
+    if (!m)
+      return n.notConstant(0, "trip count M");
+    tripCount = std::max<int64_t>(0, (*m.getValues<APInt>().begin()).getSExtValue());
+  }
+  auto constantBool = [](Value v) -> std::optional<bool> {
+    DenseElementsAttr a;
+    if (!v || !matchPattern(v, m_Constant(&a)) || !a.getElementType().isInteger(1) ||
+        a.getNumElements() != 1)
+      return std::nullopt;
+    return *a.getValues<bool>().begin();
+  };
+  bool cond = true;
+  Value condValue = n.input(1);
+  if (condValue) {
+    std::optional<bool> c = constantBool(condValue);
+    if (!c)
+      return n.notConstant(1, "condition cond");
+    cond = *c;
+  }
+  SmallVector<Value> carried;
+  for (unsigned i = 2; i < n.numInputs(); ++i)
+    carried.push_back(n.input(i));
+  int64_t numScanOutputs = body->output_size() - 1 - (int64_t)carried.size();
+  if (body->input_size() != (int)carried.size() + 2 || numScanOutputs < 0)
+    return n.error() << "the body's inputs and outputs do not match the " << carried.size()
+                     << " loop-carried values";
+  SmallVector<SmallVector<Value>> perStep(numScanOutputs);
+  int64_t i = 0;
+  for (; i < tripCount && cond; ++i) {
+    if (i == kMaxUnrolledSteps)
+      return n.error() << "the loop runs more than the " << kMaxUnrolledSteps
+                       << " iterations it is unrolled to";
+    SmallVector<Value> args{n.constant(DenseElementsAttr::get(
+                                RankedTensorType::get({}, n.b.getI64Type()), APInt(64, i))),
+                            n.constant(DenseElementsAttr::get(
+                                RankedTensorType::get({}, n.b.getI1Type()), true))};
+    llvm::append_range(args, carried);
+    FailureOr<SmallVector<Value>> outs = n.importGraph(*body, args);
+    if (failed(outs))
+      return failure();
+    std::optional<bool> next = constantBool((*outs)[0]);
+    if (!next)
+      return n.error() << "the loop condition of iteration " << i
+                       << " depends on run-time values (the trip count must be static)";
+    cond = *next;
+    for (auto [k, v] : llvm::enumerate(carried))
+      v = (*outs)[1 + k];
+    for (int64_t k = 0; k < numScanOutputs; ++k)
+      perStep[k].push_back((*outs)[1 + carried.size() + k]);
+  }
+  for (auto [k, v] : llvm::enumerate(carried))
+    n.setResult(k, v);
+  for (int64_t k = 0; k < numScanOutputs; ++k) {
+    if (perStep[k].empty())
+      return n.error() << "a loop of no iterations has no shape for scan output " << k;
+    n.setResult(carried.size() + k, stack(n, perStep[k], 0));
+  }
+  return success();
+}
+
 LogicalResult importIf(NodeImporter &n) {
   const onnx::GraphProto *thenBranch = graphAttr(n, "then_branch");
   const onnx::GraphProto *elseBranch = graphAttr(n, "else_branch");
@@ -216,4 +292,5 @@ LogicalResult importIf(NodeImporter &n) {
 void infc::registerControlFlowImporters(ImportRegistry &r) {
   r["Scan"] = importScan;
   r["If"] = importIf;
+  r["Loop"] = importLoop;
 }

@@ -158,7 +158,14 @@ LogicalResult importDropout(NodeImporter &n) {
     DenseElementsAttr training = n.constantInput(2);
     if (!training)
       return n.notConstant(2, "training_mode");
-    if (*training.getValues<bool>().begin())
+    // Training with ratio 0 drops nothing: the identity, as in inference.
+    bool train = *training.getValues<bool>().begin();
+    DenseElementsAttr ratio = n.input(1) ? n.constantInput(1) : nullptr;
+    if (train && n.input(1) && !ratio)
+      return n.notConstant(1, "ratio");
+    bool zeroRatio = ratio && isa<FloatType>(ratio.getElementType()) &&
+                     (*ratio.getValues<APFloat>().begin()).isZero();
+    if (train && !zeroRatio)
       return n.error() << "training mode (random dropout) is not supported";
   }
   n.setResult(0, n.input(0));

@@ -304,40 +304,107 @@ LogicalResult importCausalConvWithState(NodeImporter &n) {
   return success();
 }
 
-template <typename PoolOp> LogicalResult importPool(NodeImporter &n, bool isMax) {
-  RankedTensorType xt = n.inputType(0);
+/// 1-D, 2-D and 3-D pooling on the 2-D pool ops. A 3-D window is separable: pooling over
+/// (H, W) for every depth, then over D (as the H of a [N, C, D, H'W'] view) gives the max,
+/// and the average too, since the count of elements a box window covers (with or without
+/// pads, clipped by ceil_mode) is the product of its per-dim counts.
+template <typename PoolOp>
+Value pool(NodeImporter &n, Value input, bool countIncludePad) {
+  auto xt = cast<RankedTensorType>(input.getType());
   int64_t spatial = xt.getRank() - 2;
-  if (spatial != 1 && spatial != 2)
-    return n.error() << "only 1-D and 2-D pooling is supported (input " << xt << ")";
-  if (isMax && n.outputUsed(1))
-    return n.error() << "the Indices output of MaxPool is not supported";
-  if (isMax && n.getInt("storage_order", 0) != 0)
-    return n.error() << "storage_order=1 is not supported";
+  if (spatial < 1 || spatial > 3) {
+    n.error() << "only 1-D, 2-D and 3-D pooling is supported (input " << xt << ")";
+    return nullptr;
+  }
   SmallVector<int64_t> kernel = n.getInts("kernel_shape");
-  if ((int64_t)kernel.size() != spatial)
-    return n.error() << "expects kernel_shape with " << spatial << " values";
+  if ((int64_t)kernel.size() != spatial) {
+    n.error() << "expects kernel_shape with " << spatial << " values";
+    return nullptr;
+  }
   SmallVector<int64_t> strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
   SmallVector<int64_t> dilations = n.getInts("dilations", SmallVector<int64_t>(spatial, 1));
   SmallVector<int64_t> pads;
   if (failed(windowPads(n, xt.getShape().drop_front(2), kernel, strides, dilations, pads)))
-    return failure();
-  Value x = spatial == 1 ? insertUnitH(n, n.input(0)) : n.input(0);
+    return nullptr;
   auto ceil = n.b.getBoolAttr(n.getInt("ceil_mode", 0));
-  auto k = n.b.getDenseI64ArrayAttr(to2d(kernel, 1));
-  auto s = n.b.getDenseI64ArrayAttr(to2d(strides, 1));
-  auto p = n.b.getDenseI64ArrayAttr(pads2d(pads));
-  auto d = n.b.getDenseI64ArrayAttr(to2d(dilations, 1));
-  Value y;
-  if constexpr (std::is_same_v<PoolOp, AvgPoolOp>)
-    y = n.create<AvgPoolOp>(x, k, s, p, d, ceil,
-                            n.b.getBoolAttr(n.getInt("count_include_pad", 0)));
-  else
-    y = n.create<MaxPoolOp>(x, k, s, p, d, ceil);
+  auto pool2d = [&](Value x, ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> p,
+                    ArrayRef<int64_t> d) -> Value {
+    auto attr = [&](ArrayRef<int64_t> v) { return n.b.getDenseI64ArrayAttr(v); };
+    if constexpr (std::is_same_v<PoolOp, AvgPoolOp>)
+      return n.create<AvgPoolOp>(x, attr(k), attr(s), attr(p), attr(d), ceil,
+                                 n.b.getBoolAttr(countIncludePad));
+    else
+      return n.create<MaxPoolOp>(x, attr(k), attr(s), attr(p), attr(d), ceil);
+  };
+  auto shapeOf = [](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
+  if (spatial == 3) {
+    int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1), depth = xt.getDimSize(2);
+    Value x = n.reshape(input, {batch, channels * depth, xt.getDimSize(3), xt.getDimSize(4)});
+    Value hw = pool2d(x, {kernel[1], kernel[2]}, {strides[1], strides[2]},
+                      {pads[1], pads[2], pads[4], pads[5]}, {dilations[1], dilations[2]});
+    int64_t h = shapeOf(hw)[2], w = shapeOf(hw)[3];
+    Value dhw = pool2d(n.reshape(hw, {batch, channels, depth, h * w}), {kernel[0], 1},
+                       {strides[0], 1}, {pads[0], 0, pads[3], 0}, {dilations[0], 1});
+    return n.reshape(dhw, {batch, channels, shapeOf(dhw)[2], h, w});
+  }
+  Value x = spatial == 1 ? insertUnitH(n, input) : input;
+  Value y = pool2d(x, to2d(kernel, 1), to2d(strides, 1), pads2d(pads), to2d(dilations, 1));
   if (spatial == 1) {
-    auto shape = cast<RankedTensorType>(y.getType()).getShape();
+    auto shape = shapeOf(y);
     y = n.reshape(y, {shape[0], shape[1], shape[3]});
   }
-  n.setResult(0, y);
+  return y;
+}
+
+template <typename PoolOp> LogicalResult importPool(NodeImporter &n, bool isMax) {
+  if (isMax && n.outputUsed(1))
+    return n.error() << "the Indices output of MaxPool is not supported";
+  if (isMax && n.getInt("storage_order", 0) != 0)
+    return n.error() << "storage_order=1 is not supported";
+  // MaxPool of int8/uint8 (the integer types ONNX allows) runs in f32, which holds them
+  // exactly, so the float pooling kernels serve.
+  Type et = n.inputType(0).getElementType();
+  bool viaF32 = isMax && et.isInteger() && et.getIntOrFloatBitWidth() <= 16;
+  if (!isa<FloatType>(et) && !viaF32)
+    return n.error() << "expects a float" << (isMax ? ", int8 or uint8" : "") << " input, got "
+                     << et;
+  Value x = viaF32 ? n.castElements(n.input(0), n.b.getF32Type()) : n.input(0);
+  Value y = pool<PoolOp>(n, x, n.getInt("count_include_pad", 0) != 0);
+  if (!y)
+    return failure();
+  n.setResult(0, n.castElements(y, et));
+  return success();
+}
+
+/// LpPool: (sum of |x|^p over the window)^(1/p), the sum an average over the padded window
+/// times its size. Without ceil_mode every window lies inside the padded input, so that
+/// size is the kernel's.
+LogicalResult importLpPool(NodeImporter &n) {
+  Value x = n.input(0);
+  Type et = n.inputType(0).getElementType();
+  if (!isa<FloatType>(et))
+    return n.error() << "expects a float input, got " << et;
+  if (n.getInt("ceil_mode", 0))
+    return n.error() << "ceil_mode=1 is not supported";
+  int64_t p = n.getInt("p", 2);
+  if (p <= 0)
+    return n.error() << "p must be positive, got " << p;
+  Value v = p == 2 ? n.create<MulOp>(x, x) : n.create<AbsOp>(x);
+  if (p > 2)
+    v = n.create<PowOp>(v, n.scalarLike(x, (double)p));
+  Value mean = pool<AvgPoolOp>(n, v, /*countIncludePad=*/true);
+  if (!mean)
+    return failure();
+  int64_t size = 1;
+  for (int64_t k : n.getInts("kernel_shape"))
+    size *= k;
+  Value sum = n.create<MulOp>(mean, n.scalarLike(mean, (double)size));
+  if (p == 2)
+    n.setResult(0, n.create<SqrtOp>(sum));
+  else if (p == 1)
+    n.setResult(0, sum);
+  else
+    n.setResult(0, n.create<PowOp>(sum, n.scalarLike(sum, 1.0 / (double)p)));
   return success();
 }
 
@@ -407,14 +474,43 @@ LogicalResult importMatMul(NodeImporter &n) {
 
 /// Inference BatchNormalization as y = x * s + t with s, t per channel (folded when the
 /// statistics are constants, as they always are in exported models).
+/// BatchNormalization as a per-channel scale and shift. training_mode normalizes with the
+/// batch's own mean and (population) variance and outputs the running statistics
+/// momentum * running + (1 - momentum) * batch.
 LogicalResult importBatchNorm(NodeImporter &n) {
-  if (n.outputUsed(1) || n.outputUsed(2) || n.getInt("training_mode", 0))
-    return n.error() << "training mode (running mean/var outputs) is not supported";
+  bool training = n.getInt("training_mode", 0) != 0;
+  if (!training && (n.outputUsed(1) || n.outputUsed(2)))
+    return n.error() << "running mean/var outputs need training_mode=1";
   RankedTensorType xt = n.inputType(0);
   if (xt.getRank() < 2)
     return n.error() << "expects an input of rank >= 2";
   Value scale = n.input(1), bias = n.input(2), mean = n.input(3), var = n.input(4);
   double eps = n.getFloat("epsilon", 1e-5);
+  if (training) {
+    if (!isa<FloatType>(xt.getElementType()))
+      return n.error() << "expects a float input, got " << xt.getElementType();
+    SmallVector<int64_t> axes{0};
+    for (int64_t d = 2; d < xt.getRank(); ++d)
+      axes.push_back(d);
+    auto over = n.b.getDenseI64ArrayAttr(axes);
+    Value batchMean = n.create<ReduceMeanOp>(n.input(0), over, n.b.getBoolAttr(false));
+    SmallVector<int64_t> kept(xt.getRank(), 1);
+    kept[1] = xt.getDimSize(1);
+    Value centered = n.create<SubOp>(n.input(0), n.reshape(batchMean, kept));
+    Value batchVar = n.create<ReduceMeanOp>(n.create<MulOp>(centered, centered), over,
+                                            n.b.getBoolAttr(false));
+    double momentum = n.getFloat("momentum", 0.9);
+    auto running = [&](Value old, Value batch) {
+      return n.create<AddOp>(n.create<MulOp>(old, n.scalarLike(old, momentum)),
+                             n.create<MulOp>(batch, n.scalarLike(batch, 1.0 - momentum)));
+    };
+    if (n.outputUsed(1))
+      n.setResult(1, running(mean, batchMean));
+    if (n.outputUsed(2))
+      n.setResult(2, running(var, batchVar));
+    mean = batchMean;
+    var = batchVar;
+  }
   Value s = n.create<MulOp>(scale, n.create<ReciprocalOp>(n.create<SqrtOp>(
                                        n.create<AddOp>(var, n.scalarLike(var, eps)))));
   Value t = n.create<SubOp>(bias, n.create<MulOp>(mean, s));
@@ -502,6 +598,7 @@ void infc::registerNeuralNetImporters(ImportRegistry &r) {
   r["CausalConvWithState"] = importCausalConvWithState;
   r["MaxPool"] = [](NodeImporter &n) { return importPool<MaxPoolOp>(n, true); };
   r["AveragePool"] = [](NodeImporter &n) { return importPool<AvgPoolOp>(n, false); };
+  r["LpPool"] = importLpPool;
   r["GlobalAveragePool"] = importGlobalPool<ReduceMeanOp>;
   r["GlobalMaxPool"] = importGlobalPool<ReduceMaxOp>;
   r["Gemm"] = importGemm;

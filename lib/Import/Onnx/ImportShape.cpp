@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "NodeImporter.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace infc;
 
@@ -383,6 +385,32 @@ LogicalResult importExpand(NodeImporter &n) {
   return success();
 }
 
+/// HannWindow, HammingWindow, BlackmanWindow: a constant of `size` (which must fold)
+/// entries w(n, N), N = size when periodic (the default), else size - 1.
+template <typename Fn> ImportFn window(Fn w) {
+  return [w](NodeImporter &n) -> LogicalResult {
+    DenseElementsAttr sizeAttr = n.constantInput(0);
+    if (!sizeAttr)
+      return n.notConstant(0, "size");
+    if (!sizeAttr.getElementType().isSignlessInteger() || sizeAttr.getNumElements() != 1)
+      return n.error() << "size must be an int scalar";
+    int64_t size = (*sizeAttr.getValues<APInt>().begin()).getSExtValue();
+    if (size < 0)
+      return n.error() << "size " << size << " is negative";
+    Type et = onnxElementType(n.b.getContext(), n.getInt("output_datatype", 1));
+    if (!et)
+      return n.error() << "unsupported output_datatype";
+    double period = n.getInt("periodic", 1) ? (double)size : (double)size - 1;
+    SmallVector<double> values;
+    for (int64_t i = 0; i < size; ++i)
+      values.push_back(w((double)i, period));
+    Value f64 = n.constant(DenseElementsAttr::get(
+        RankedTensorType::get({size}, n.b.getF64Type()), ArrayRef<double>(values)));
+    n.setResult(0, n.castElements(f64, et));
+    return success();
+  };
+}
+
 LogicalResult importRange(NodeImporter &n) {
   DenseElementsAttr start = n.constantInput(0), limit = n.constantInput(1),
                     delta = n.constantInput(2);
@@ -434,4 +462,14 @@ void infc::registerShapeImporters(ImportRegistry &r) {
   r["ConstantOfShape"] = importConstantOfShape;
   r["Expand"] = importExpand;
   r["Range"] = importRange;
+  r["HannWindow"] = window([](double i, double n) {
+    double s = std::sin(M_PI * i / n);
+    return s * s;
+  });
+  r["HammingWindow"] = window([](double i, double n) {
+    return 25.0 / 46.0 - (1.0 - 25.0 / 46.0) * std::cos(2 * M_PI * i / n);
+  });
+  r["BlackmanWindow"] = window([](double i, double n) {
+    return 0.42 - 0.5 * std::cos(2 * M_PI * i / n) + 0.08 * std::cos(4 * M_PI * i / n);
+  });
 }
