@@ -420,6 +420,52 @@ def make_seq_encoder(name="seq_encoder"):
     return g.build(), inputs
 
 
+def make_qlinear_cnn(name="qlinear_cnn"):
+    """A pre-quantized CNN in ORT's QOperator form: QuantizeLinear, QLinearConv with
+    per-channel int8 weights and int32 biases, QLinearMatMul on uint8, DequantizeLinear."""
+    g = GraphBuilder(name, model_rng(name))
+    rng = g.rng
+    u8, i8 = np.uint8, np.int8
+
+    def scalar(scope, what, value, dtype=np.float32):
+        return g.param(f"{scope}.{what}", np.array(value, dtype))
+
+    x = g.input("input", F32, [2, 3, 12, 12])
+    with g.scope("quant"):
+        q = g.op("QuantizeLinear", [x, scalar("quant", "scale", 0.02),
+                                    scalar("quant", "zero", 128, u8)])
+    prev_scale, prev_zero = "quant.scale", "quant.zero"
+    for i, (cin, cout, stride, y_scale) in enumerate([(3, 8, 1, 0.05), (8, 16, 2, 0.3)],
+                                                     start=1):
+        s = f"conv{i}"
+        with g.scope(s):
+            w = rng.integers(-127, 128, size=(cout, cin, 3, 3)).astype(i8)
+            w_scale = (rng.uniform(0.5, 1.5, size=cout) * 0.01).astype(np.float32)
+            bias = rng.integers(-2000, 2000, size=cout).astype(np.int32)
+            q = g.op("QLinearConv",
+                     [q, prev_scale, prev_zero, g.param(f"{s}.weight", w),
+                      g.param(f"{s}.w_scale", w_scale),
+                      g.param(f"{s}.w_zero", np.zeros(cout, i8)),
+                      scalar(s, "y_scale", y_scale), scalar(s, "y_zero", 100, u8),
+                      g.param(f"{s}.bias", bias)],
+                     kernel_shape=[3, 3], pads=[1] * 4, strides=[stride, stride])
+        prev_scale, prev_zero = f"{s}.y_scale", f"{s}.y_zero"
+    with g.scope("flatten"):
+        q = g.op("Reshape", [q, g.param("flatten.shape", np.array([2, 16 * 6 * 6], np.int64))])
+    with g.scope("fc"):
+        wfc = rng.integers(0, 256, size=(16 * 6 * 6, 10)).astype(u8)
+        q = g.op("QLinearMatMul", [q, prev_scale, prev_zero, g.param("fc.weight", wfc),
+                                   scalar("fc", "w_scale", 0.003),
+                                   scalar("fc", "w_zero", 128, u8),
+                                   scalar("fc", "y_scale", 0.8), scalar("fc", "y_zero", 128, u8)])
+    with g.scope("dequant"):
+        g.op("DequantizeLinear", [q, "fc.y_scale", "fc.y_zero"], out_names=["logits"])
+    g.output("logits", F32)
+    inputs = {"input": model_rng(name, "inputs").uniform(-2, 2, (2, 3, 12, 12))
+              .astype(np.float32)}
+    return g.build(), inputs
+
+
 def make_resnet18(name="resnet18", image_size=224, num_classes=1000):
     """torchvision resnet18: layers up to layer2 keep Conv+BatchNormalization separate, layer3
     and layer4 have BN folded into the conv bias (both forms occur in real exports)."""
@@ -960,6 +1006,7 @@ MODELS = collections.OrderedDict([
     ("lenet", lambda args: make_lenet()),
     ("decoder", lambda args: make_decoder()),
     ("seq_encoder", lambda args: make_seq_encoder()),
+    ("qlinear_cnn", lambda args: make_qlinear_cnn()),
     ("resnet18", lambda args: make_resnet18()),
     ("mobilenetv2", lambda args: make_mobilenetv2()),
     ("bert_layer", _bert("bert_layer", BERT_LAYER)),

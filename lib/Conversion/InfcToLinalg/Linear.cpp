@@ -280,8 +280,10 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       // The bias [F] broadcasts along dim 1 of [N, F, OH, OW].
       Value b3 = reshapeTensor(rewriter, loc, bias, RankedTensorType::get({f, 1, 1}, et));
       result = elementwise(rewriter, loc, resultType, ValueRange{result, b3},
-                           [](OpBuilder &b, Location l, ValueRange args) -> Value {
-                             return arith::AddFOp::create(b, l, args[0], args[1]);
+                           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                             if (isa<FloatType>(et))
+                               return arith::AddFOp::create(b, l, args[0], args[1]);
+                             return arith::AddIOp::create(b, l, args[0], args[1]);
                            });
     }
     rewriter.replaceOp(op, result);

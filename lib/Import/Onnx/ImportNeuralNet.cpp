@@ -109,32 +109,44 @@ Value conv2d(NodeImporter &n, Value x, Value w, Value bias, ArrayRef<int64_t> st
   return n.castElements(y, et);
 }
 
-LogicalResult importConv(NodeImporter &n) {
-  RankedTensorType xt = n.inputType(0), wt = n.inputType(1);
+} // namespace
+
+Value infc::convolution(NodeImporter &n, Value x, Value w, Value bias) {
+  auto xt = cast<RankedTensorType>(x.getType()), wt = cast<RankedTensorType>(w.getType());
   int64_t spatial = xt.getRank() - 2;
-  if ((spatial != 1 && spatial != 2) || wt.getRank() != xt.getRank())
-    return n.error() << "only 1-D and 2-D convolutions are supported (input " << xt << ")";
+  if ((spatial != 1 && spatial != 2) || wt.getRank() != xt.getRank()) {
+    n.error() << "only 1-D and 2-D convolutions are supported (input " << xt << ")";
+    return nullptr;
+  }
   SmallVector<int64_t> kernel(wt.getShape().drop_front(2));
   SmallVector<int64_t> strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
   SmallVector<int64_t> dilations = n.getInts("dilations", SmallVector<int64_t>(spatial, 1));
   SmallVector<int64_t> pads;
   if (failed(windowPads(n, xt.getShape().drop_front(2), kernel, strides, dilations, pads)))
-    return failure();
-  Value x = n.input(0), w = n.input(1);
+    return nullptr;
   if (spatial == 1) {
     x = insertUnitH(n, x);
     w = insertUnitH(n, w);
   }
   int64_t group = n.getInt("group", 1);
-  if (xt.getDimSize(1) % group || wt.getDimSize(0) % group ||
-      xt.getDimSize(1) / group != wt.getDimSize(1))
-    return n.error() << "group " << group << " does not match input " << xt << " and weight "
-                     << wt;
-  Value y = conv2d(n, x, w, n.input(2), to2d(strides, 1), pads2d(pads), to2d(dilations, 1), group);
+  if (group <= 0 || xt.getDimSize(1) % group || wt.getDimSize(0) % group ||
+      xt.getDimSize(1) / group != wt.getDimSize(1)) {
+    n.error() << "group " << group << " does not match input " << xt << " and weight " << wt;
+    return nullptr;
+  }
+  Value y = conv2d(n, x, w, bias, to2d(strides, 1), pads2d(pads), to2d(dilations, 1), group);
   if (spatial == 1) {
     auto s = cast<RankedTensorType>(y.getType()).getShape();
     y = n.reshape(y, {s[0], s[1], s[3]});
   }
+  return y;
+}
+
+namespace {
+LogicalResult importConv(NodeImporter &n) {
+  Value y = convolution(n, n.input(0), n.input(1), n.input(2));
+  if (!y)
+    return failure();
   n.setResult(0, y);
   return success();
 }

@@ -116,12 +116,17 @@ void registerAttentionImporters(ImportRegistry &registry);
 void registerLossImporters(ImportRegistry &registry);
 void registerRecurrentImporters(ImportRegistry &registry);
 void registerControlFlowImporters(ImportRegistry &registry);
+void registerIntegerOpImporters(ImportRegistry &registry);
 
 /// The axes of a Reduce* node, normalized, sorted and distinct: from the attribute before
 /// opset `axesInputSince`, else from the constant input 1 (an input of no elements needs no
 /// value, even a graph input). No axes means every dim, or none (an empty list) with
 /// noop_with_empty_axes. nullopt after an error.
 std::optional<llvm::SmallVector<int64_t>> reductionAxes(NodeImporter &n, int64_t axesInputSince);
+
+/// The Conv of node `n`'s attributes (strides, pads or auto_pad, dilations, group; 1-D or 2-D)
+/// of `x` by `w` plus the optional `bias`; nullptr after an error.
+mlir::Value convolution(NodeImporter &n, mlir::Value x, mlir::Value w, mlir::Value bias);
 
 /// Softmax, LogSoftmax, Hardmax: result 0 is `fn(x, axis)` for the node's axis (default -1,
 /// or 1 before opset 13). Before opset 13 a non-last axis coerces the input to 2-D

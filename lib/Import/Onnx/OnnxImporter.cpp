@@ -123,6 +123,7 @@ const ImportRegistry &infc::importRegistry() {
     registerLossImporters(r);
     registerRecurrentImporters(r);
     registerControlFlowImporters(r);
+    registerIntegerOpImporters(r);
     return r;
   }();
   return registry;

@@ -199,3 +199,16 @@ func.func @conv_depthwise_multiplier(%x: tensor<1x4x8x8xf32>, %w: tensor<8x1x3x3
   %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x6x6xf32>
   return %0 : tensor<1x8x6x6xf32>
 }
+
+// -----
+
+// The integer convolutions (ConvInteger, QLinearConv) accumulate in i32: the same im2col +
+// matmul, the bias an integer add.
+// CHECK-LABEL: func @conv_i32
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x27xi32>, tensor<27x32xi32>)
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: arith.addf
+func.func @conv_i32(%x: tensor<2x3x6x6xi32>, %w: tensor<4x3x3x3xi32>, %b: tensor<4xi32>) -> tensor<2x4x4x4xi32> {
+  %0 = infc.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x3x6x6xi32>, tensor<4x3x3x3xi32>, tensor<4xi32>) -> tensor<2x4x4x4xi32>
+  return %0 : tensor<2x4x4x4xi32>
+}

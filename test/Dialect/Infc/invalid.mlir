@@ -315,9 +315,10 @@ func.func @conv_zero_dilation(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) 
 
 // -----
 
-func.func @conv_integer(%x: tensor<1x1x4x4xi32>, %w: tensor<1x1x1x1xi32>) {
-  // expected-error @+1 {{'infc.conv' op operand #0 must be ranked tensor of floating-point values, but got 'tensor<1x1x4x4xi32>'}}
-  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x1x4x4xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x4x4xi32>
+// i32 is the integer convolutions' accumulator type; narrower integers are refused.
+func.func @conv_integer(%x: tensor<1x1x4x4xi16>, %w: tensor<1x1x1x1xi16>) {
+  // expected-error @+1 {{'infc.conv' op operand #0 must be ranked tensor of floating-point or 32-bit signless integer values, but got 'tensor<1x1x4x4xi16>'}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x1x4x4xi16>, tensor<1x1x1x1xi16>) -> tensor<1x1x4x4xi16>
   return
 }
 

@@ -10,6 +10,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def Infc_Tensor : RankedTensorOf<[AnyType]>;
 def Infc_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def Infc_IndexTensor : RankedTensorOf<[I32, I64]>;
+def Infc_ConvTensor : RankedTensorOf<[AnyFloat, I32]>;
 
 //===----------------------------------------------------------------------===//
 // Constants and shapes
@@ -183,13 +184,14 @@ def Infc_MatMulOp : Infc_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
 def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   let summary = "2-D grouped convolution, NCHW input, FCHW weight";
   let description = [{
-    `pads` is [top, left, bottom, right] (ONNX order). `bias` is optional, shape [F].
+    `pads` is [top, left, bottom, right] (ONNX order), zeros. `bias` is optional, shape [F].
+    Float, or i32 for the integer convolutions (ConvInteger, QLinearConv accumulate in i32).
   }];
-  let arguments = (ins Infc_FloatTensor:$input, Infc_FloatTensor:$weight,
-                       Optional<Infc_FloatTensor>:$bias,
+  let arguments = (ins Infc_ConvTensor:$input, Infc_ConvTensor:$weight,
+                       Optional<Infc_ConvTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations, I64Attr:$group);
-  let results = (outs Infc_FloatTensor:$result);
+  let results = (outs Infc_ConvTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
