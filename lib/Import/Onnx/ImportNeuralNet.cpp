@@ -320,24 +320,40 @@ LogicalResult importCausalConvWithState(NodeImporter &n) {
 /// (H, W) for every depth, then over D (as the H of a [N, C, D, H'W'] view) gives the max,
 /// and the average too, since the count of elements a box window covers (with or without
 /// pads, clipped by ceil_mode) is the product of its per-dim counts.
-template <typename PoolOp>
-Value pool(NodeImporter &n, Value input, bool countIncludePad) {
-  auto xt = cast<RankedTensorType>(input.getType());
+/// A pooling node's window: kernel, strides, dilations per spatial dim, pads begin then end.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+
+std::optional<Window> poolWindow(NodeImporter &n, RankedTensorType xt) {
   int64_t spatial = xt.getRank() - 2;
   if (spatial < 1 || spatial > 3) {
     n.error() << "only 1-D, 2-D and 3-D pooling is supported (input " << xt << ")";
-    return nullptr;
+    return std::nullopt;
   }
-  SmallVector<int64_t> kernel = n.getInts("kernel_shape");
-  if ((int64_t)kernel.size() != spatial) {
+  Window w;
+  w.kernel = n.getInts("kernel_shape");
+  if ((int64_t)w.kernel.size() != spatial) {
     n.error() << "expects kernel_shape with " << spatial << " values";
-    return nullptr;
+    return std::nullopt;
   }
-  SmallVector<int64_t> strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
-  SmallVector<int64_t> dilations = n.getInts("dilations", SmallVector<int64_t>(spatial, 1));
-  SmallVector<int64_t> pads;
-  if (failed(windowPads(n, xt.getShape().drop_front(2), kernel, strides, dilations, pads)))
+  w.strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
+  w.dilations = n.getInts("dilations", SmallVector<int64_t>(spatial, 1));
+  if (failed(windowPads(n, xt.getShape().drop_front(2), w.kernel, w.strides, w.dilations,
+                        w.pads)))
+    return std::nullopt;
+  return w;
+}
+
+template <typename PoolOp>
+Value pool(NodeImporter &n, Value input, bool countIncludePad) {
+  auto xt = cast<RankedTensorType>(input.getType());
+  std::optional<Window> window = poolWindow(n, xt);
+  if (!window)
     return nullptr;
+  int64_t spatial = xt.getRank() - 2;
+  ArrayRef<int64_t> kernel = window->kernel, strides = window->strides,
+                    dilations = window->dilations, pads = window->pads;
   auto ceil = n.b.getBoolAttr(n.getInt("ceil_mode", 0));
   auto pool2d = [&](Value x, ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> p,
                     ArrayRef<int64_t> d) -> Value {
@@ -368,11 +384,69 @@ Value pool(NodeImporter &n, Value input, bool countIncludePad) {
   return y;
 }
 
+/// MaxPool's Indices output for a 2-D (or 1-D) pool `y` of `x`: each window's first maximum
+/// as a flat index into x (row-major, or with storage_order=1 column-major within each
+/// image: h + w * H, as the ONNX reference computes it; onnxruntime 1.32 reports another). A constant table holds every window tap's position (-1 in the padding); the taps
+/// are gathered, ArgMax picks one, and a one-hot sum reads its position back.
+Value maxPoolIndices(NodeImporter &n, Value x, Value y) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  std::optional<Window> w = poolWindow(n, xt);
+  if (!w)
+    return nullptr;
+  if (xt.getRank() != 4 && xt.getRank() != 3) {
+    n.error() << "the Indices output is supported for 1-D and 2-D pooling";
+    return nullptr;
+  }
+  bool oneD = xt.getRank() == 3;
+  SmallVector<int64_t> k = to2d(w->kernel, 1), s = to2d(w->strides, 1),
+                       d = to2d(w->dilations, 1), p = pads2d(w->pads);
+  int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1);
+  int64_t h = oneD ? 1 : xt.getDimSize(2), wd = xt.getDimSize(xt.getRank() - 1);
+  auto ys = cast<RankedTensorType>(y.getType()).getShape();
+  int64_t oh = oneD ? 1 : ys[2], ow = ys.back(), taps = k[0] * k[1];
+  bool columnMajor = n.getInt("storage_order", 0) != 0;
+  SmallVector<int64_t> table; // [oh * ow, taps]
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j)
+      for (int64_t a = 0; a < k[0]; ++a)
+        for (int64_t b = 0; b < k[1]; ++b) {
+          int64_t r = i * s[0] - p[0] + a * d[0], c = j * s[1] - p[1] + b * d[1];
+          bool inside = r >= 0 && r < h && c >= 0 && c < wd;
+          table.push_back(!inside ? -1 : columnMajor ? c * h + r : r * wd + c);
+        }
+  Type i64 = n.b.getI64Type();
+  auto tableType = RankedTensorType::get({oh * ow, taps}, i64);
+  Value positions = n.constant(DenseElementsAttr::get(tableType, ArrayRef<int64_t>(table)));
+  Value padding = n.create<LessOp>(positions, n.scalarLike(positions, 0));
+  Value clamped = n.create<MaxOp>(positions, n.scalarLike(positions, 0));
+  Value flat = n.reshape(x, {batch, channels, h * wd});
+  Value taken = n.create<GatherOp>(flat, n.reshape(clamped, {oh * ow * taps}),
+                                   n.b.getI64IntegerAttr(2));
+  taken = n.reshape(taken, {batch, channels, oh * ow, taps});
+  Type et = xt.getElementType();
+  Value lowest = n.constant(DenseElementsAttr::get(
+      RankedTensorType::get({}, et),
+      APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), /*Negative=*/true)));
+  taken = n.create<WhereOp>(padding, lowest, taken);
+  Value best = n.create<ArgMaxOp>(taken, n.b.getI64IntegerAttr(3), n.b.getBoolAttr(true),
+                                  n.b.getBoolAttr(false)); // [N, C, OH*OW, 1]
+  SmallVector<int64_t> tapIds = llvm::to_vector(llvm::seq<int64_t>(0, taps));
+  Value tapIota = n.constant(DenseElementsAttr::get(RankedTensorType::get({taps}, i64),
+                                                    ArrayRef<int64_t>(tapIds)));
+  Value chosen = n.create<WhereOp>(n.create<EqualOp>(tapIota, best), positions,
+                                   n.scalarLike(positions, 0));
+  Value spatialIndex = n.create<ReduceSumOp>(chosen, n.b.getDenseI64ArrayAttr({3}),
+                                             n.b.getBoolAttr(false)); // [N, C, OH*OW]
+  SmallVector<int64_t> offsets;
+  for (int64_t i = 0; i < batch * channels; ++i)
+    offsets.push_back(i * h * wd);
+  Value imageOffset = n.constant(DenseElementsAttr::get(
+      RankedTensorType::get({batch, channels, 1}, i64), ArrayRef<int64_t>(offsets)));
+  Value indices = n.create<AddOp>(spatialIndex, imageOffset);
+  return n.reshape(indices, ys);
+}
+
 template <typename PoolOp> LogicalResult importPool(NodeImporter &n, bool isMax) {
-  if (isMax && n.outputUsed(1))
-    return n.error() << "the Indices output of MaxPool is not supported";
-  if (isMax && n.getInt("storage_order", 0) != 0)
-    return n.error() << "storage_order=1 is not supported";
   // MaxPool of int8/uint8 (the integer types ONNX allows) runs in f32, which holds them
   // exactly, so the float pooling kernels serve.
   Type et = n.inputType(0).getElementType();
@@ -385,6 +459,12 @@ template <typename PoolOp> LogicalResult importPool(NodeImporter &n, bool isMax)
   if (!y)
     return failure();
   n.setResult(0, n.castElements(y, et));
+  if (isMax && n.outputUsed(1)) {
+    Value indices = maxPoolIndices(n, x, y);
+    if (!indices)
+      return failure();
+    n.setResult(1, indices);
+  }
   return success();
 }
 
