@@ -695,7 +695,10 @@ def run_case(case, args, names, server):
             value_args = []
             for name in specialized:
                 npy = os.path.join(work, f"value_{k}_{input_names.index(name)}.npy")
-                np.save(npy, feeds_k[name])
+                value = feeds_k[name]
+                if value.dtype.kind == "V":  # bfloat16, float8 (ml_dtypes): .npy cannot say
+                    value = value.astype(np.float32)  # exact; infc converts back exactly
+                np.save(npy, value)
                 value_args += ["--input-value", f"{name}={npy}"]
             key = (tuple(shape_args),
                    tuple(np.asarray(feeds_k[n]).tobytes() for n in specialized))

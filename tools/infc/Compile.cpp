@@ -188,13 +188,6 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   ModelInterface interface;
   if (failed(collectModelInterface(*module, interface)))
     return 1;
-  for (const ModelValue &in : interface.inputs) {
-    auto given = o.import.inputValues.find(in.name);
-    if (given != o.import.inputValues.end() && given->second.dtype != in.dtype)
-      return fail(o.input + ": --input-value " + in.name + " is " +
-                  npyDtypeName((infc_dtype)given->second.dtype) + ", but the input is " +
-                  npyDtypeName((infc_dtype)in.dtype));
-  }
 
   auto printIR = [&](llvm::raw_ostream &os, std::string &) {
     OpPrintingFlags flags;

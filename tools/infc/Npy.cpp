@@ -121,16 +121,6 @@ static const char *npyDescr(infc_dtype dtype) {
   return nullptr;
 }
 
-std::string infc::npyDtypeName(infc_dtype dtype) {
-  const char *code = npyDescr(dtype);
-  if (!code)
-    return "dtype code " + std::to_string((int)dtype);
-  if (code[0] == 'b')
-    return "bool";
-  const char *kind = code[0] == 'f' ? "float" : code[0] == 'i' ? "int" : "uint";
-  return kind + std::to_string(8 * (code[1] - '0'));
-}
-
 bool infc::writeNpy(const std::string &path, infc_dtype dtype, const int64_t *shape,
                     int32_t rank, const void *data, size_t bytes, std::string &error) {
   const char *code = npyDescr(dtype);

@@ -14,8 +14,6 @@ struct NpyArray {
   std::vector<char> data; // row-major (C order), little-endian
 };
 
-/// numpy's name of a dtype ("float32", "int64"), or "dtype code N" for one .npy cannot hold.
-std::string npyDtypeName(infc_dtype dtype);
 /// Reads a C-order .npy of a dtype the runtime knows; false with `error` otherwise.
 bool readNpy(const std::string &path, NpyArray &array, std::string &error);
 /// Writes `data` as a C-order .npy.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 #include "infc/Import/OnnxImporter.h"
+#include "infc/runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -630,6 +631,47 @@ TEST_F(OnnxImporterTest, UnsupportedNodesInsideSubgraphsAreListed) {
   EXPECT_FALSE(import());
   ASSERT_FALSE(errors.empty());
   EXPECT_NE(errors[0].find("1 unsupported node: 'else_branch_add' (NoSuchOp, opset 17)"),
+            std::string::npos)
+      << errors[0];
+}
+
+TEST_F(OnnxImporterTest, InputValueSpecializesAndConvertsExactly) {
+  addInput("x", onnx::TensorProto::FLOAT, {2, 6});
+  addInput("shape", onnx::TensorProto::INT64, {2});
+  addNode("Reshape", {"x", "shape"}, {"y"});
+  addOutput("y");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("depends on graph input 'shape' (fix its value with --input-value "
+                           "shape=FILE.npy)"),
+            std::string::npos)
+      << errors[0];
+
+  // An int32 array for the int64 input converts exactly; the argument stays, with the value.
+  infc::OnnxImportOptions options;
+  auto &value = options.inputValues["shape"];
+  value.dtype = INFC_I32;
+  value.shape = {2};
+  int32_t dims[2] = {3, -1};
+  value.data.assign(reinterpret_cast<char *>(dims), reinterpret_cast<char *>(dims) + 8);
+  auto m = import(options);
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  func::FuncOp f = mainOf(*m);
+  EXPECT_EQ(f.getFunctionType().getNumInputs(), 2u);
+  EXPECT_EQ(f.getFunctionType().getResult(0),
+            RankedTensorType::get({3, 4}, Float32Type::get(&context)));
+  auto attr = f.getArgAttrOfType<DenseElementsAttr>(1, "infc.value");
+  ASSERT_TRUE(attr);
+  EXPECT_EQ(attr.getElementType(), IntegerType::get(&context, 64));
+  EXPECT_EQ((*attr.getValues<APInt>().begin()).getSExtValue(), 3);
+
+  // 1.5 is no int64.
+  value.dtype = INFC_F32;
+  float halves[2] = {1.5f, 8.0f};
+  value.data.assign(reinterpret_cast<char *>(halves), reinterpret_cast<char *>(halves) + 8);
+  EXPECT_FALSE(import(options));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("--input-value shape: element 0 has no exact value"),
             std::string::npos)
       << errors[0];
 }

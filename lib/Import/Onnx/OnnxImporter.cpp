@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "NodeImporter.h"
 #include "infc/Import/OnnxImporter.h"
+#include "infc/runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
@@ -630,6 +631,111 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
   return RankedTensorType::get(shape, et);
 }
 
+/// The value of --input-value as `type`'s elements: its bytes when the dtypes agree, else
+/// each element converted, which must be exact (an npy file cannot hold bfloat16, so a
+/// float32 array of bfloat16 values serves; an int64 array may give int32 axes).
+static DenseElementsAttr inputValueAttr(RankedTensorType type,
+                                        const OnnxImportOptions::InputValue &v,
+                                        std::string &error) {
+  Type et = type.getElementType();
+  int64_t count = type.getNumElements();
+  struct Source {
+    int32_t dtype;
+    unsigned bytes;
+    bool isFloat, isSigned;
+  };
+  static const Source kSources[] = {
+      {INFC_F32, 4, true, true},  {INFC_F64, 8, true, true},   {INFC_F16, 2, true, true},
+      {INFC_I8, 1, false, true},  {INFC_I16, 2, false, true},  {INFC_I32, 4, false, true},
+      {INFC_I64, 8, false, true}, {INFC_U8, 1, false, false},  {INFC_U16, 2, false, false},
+      {INFC_U32, 4, false, false}, {INFC_U64, 8, false, false}, {INFC_BOOL, 1, false, false}};
+  const Source *src = nullptr;
+  for (const Source &s : kSources)
+    if (s.dtype == v.dtype)
+      src = &s;
+  if (!src || (int64_t)v.data.size() != count * src->bytes) {
+    error = "holds " + std::to_string(v.data.size()) + " bytes of dtype code " +
+            std::to_string(v.dtype) + ", which do not make the " + std::to_string(count) +
+            " elements of the input";
+    return nullptr;
+  }
+  // Same element type: the bytes as they are (a bool is a byte here, a bit in the attribute).
+  bool sameType =
+      (src->isFloat && isa<FloatType>(et) && et.getIntOrFloatBitWidth() == src->bytes * 8 &&
+       !et.isBF16()) ||
+      (!src->isFloat && v.dtype != INFC_BOOL && et.isInteger(src->bytes * 8) &&
+       et.isUnsignedInteger() == !src->isSigned) ||
+      (v.dtype == INFC_BOOL && et.isInteger(1));
+  if (sameType && et.isInteger(1))
+    return DenseElementsAttr::get(type, SmallVector<bool>(v.data.begin(), v.data.end()));
+  if (sameType)
+    return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(v.data));
+  SmallVector<APFloat> floats;
+  SmallVector<APInt> ints;
+  for (int64_t i = 0; i < count; ++i) {
+    const char *p = v.data.data() + i * src->bytes;
+    uint64_t raw = 0;
+    memcpy(&raw, p, src->bytes);
+    APInt bits(src->bytes * 8, raw);
+    APFloat value(0.0);
+    if (src->isFloat) {
+      const llvm::fltSemantics &sem = src->bytes == 2   ? APFloat::IEEEhalf()
+                                      : src->bytes == 4 ? APFloat::IEEEsingle()
+                                                        : APFloat::IEEEdouble();
+      value = APFloat(sem, bits);
+    }
+    if (auto ft = dyn_cast<FloatType>(et)) {
+      bool lost = false;
+      if (!src->isFloat) {
+        value = APFloat(ft.getFloatSemantics());
+        lost = value.convertFromAPInt(bits, src->isSigned, APFloat::rmNearestTiesToEven) !=
+               APFloat::opOK;
+      } else {
+        bool losesInfo = false;
+        APFloat::opStatus status =
+            value.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+        lost = losesInfo || (status != APFloat::opOK && !value.isNaN());
+      }
+      if (lost) {
+        error = "element " + std::to_string(i) + " has no exact value of the input's dtype";
+        return nullptr;
+      }
+      floats.push_back(value);
+      continue;
+    }
+    auto it = cast<IntegerType>(et);
+    APSInt exact(it.getWidth(), it.isUnsigned() || it.getWidth() == 1);
+    bool isExact = false;
+    if (src->isFloat) {
+      value.convertToInteger(exact, APFloat::rmTowardZero, &isExact);
+      isExact = isExact && !value.isNaN();
+      APFloat back(value.getSemantics());
+      back.convertFromAPInt(exact, !exact.isUnsigned(), APFloat::rmNearestTiesToEven);
+      isExact = isExact && back.compare(value) == APFloat::cmpEqual;
+    } else {
+      APSInt wide(src->isSigned ? bits.sext(128) : bits.zext(128), !src->isSigned);
+      APSInt narrow = wide.extOrTrunc(it.getWidth());
+      narrow.setIsUnsigned(exact.isUnsigned());
+      isExact = APSInt::isSameValue(narrow, wide);
+      exact = narrow;
+    }
+    if (!isExact) {
+      error = "element " + std::to_string(i) + " has no exact value of the input's dtype";
+      return nullptr;
+    }
+    ints.push_back(exact);
+  }
+  if (!floats.empty())
+    return DenseElementsAttr::get(type, floats);
+  if (et.isInteger(1)) {
+    SmallVector<bool> bools;
+    for (const APInt &b : ints)
+      bools.push_back(!b.isZero());
+    return DenseElementsAttr::get(type, bools);
+  }
+  return DenseElementsAttr::get(type, ints);
+}
+
 LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
   std::string locName = node.name() + "(" + node.op_type() + ")";
   Location loc = NameLoc::get(StringAttr::get(&ctx, locName), fileLoc);
@@ -761,16 +867,11 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
               << "] but the input is " << type << " (sub-byte element types cannot be given)";
       return nullptr;
     }
-    if ((int64_t)v.data.size() != count * std::max(1u, bits / 8)) {
-      error() << "--input-value " << name << " holds " << v.data.size() << " bytes, not the "
-              << count * std::max(1u, bits / 8) << " of " << type;
+    std::string convertError;
+    attr = inputValueAttr(type, v, convertError);
+    if (!attr) {
+      error() << "--input-value " << name << ": " << convertError;
       return nullptr;
-    }
-    if (bits == 1) {
-      SmallVector<bool> bools(v.data.begin(), v.data.end());
-      attr = DenseElementsAttr::get(type, bools);
-    } else {
-      attr = DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(v.data));
     }
     values[name] = ConstantOp::create(b, fileLoc, cast<ElementsAttr>(attr));
     func.setArgAttr(i, "infc.value", attr);
