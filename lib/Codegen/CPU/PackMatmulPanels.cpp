@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "TileUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
@@ -23,22 +24,25 @@ using namespace mlir;
 
 namespace {
 /// The panels of a constant B [K, N]: Bp[nb][k][j] = B[k][nb * nr + j], zero past column N.
+/// Moves 32-bit words, so it serves the f32 and the i32 matmuls alike.
 DenseElementsAttr packConstant(DenseElementsAttr b, int64_t panels, int64_t nr) {
   auto type = cast<RankedTensorType>(b.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   auto packedType = RankedTensorType::get({panels, k, nr}, type.getElementType());
   if (b.isSplat() && panels * nr == n)
     return DenseElementsAttr::get(packedType, b.getSplatValue<Attribute>());
-  std::vector<float> values(b.getValues<float>().begin(), b.getValues<float>().end());
-  ArrayRef<float> src(values);
-  std::vector<float> packed(panels * k * nr);
+  std::vector<uint32_t> words(k * n);
+  ArrayRef<char> raw = b.getRawData(); // one element when splat
+  for (int64_t i = 0; i < k * n; ++i)
+    memcpy(&words[i], raw.data() + (b.isSplat() ? 0 : 4 * i), 4);
+  std::vector<uint32_t> packed(panels * k * nr, 0);
   for (int64_t p = 0; p < panels; ++p)
     for (int64_t r = 0; r < k; ++r)
-      std::copy_n(src.begin() + r * n + p * nr, std::min(nr, n - p * nr),
+      std::copy_n(words.begin() + r * n + p * nr, std::min(nr, n - p * nr),
                   packed.begin() + (p * k + r) * nr);
   return DenseElementsAttr::getFromRawBuffer(
       packedType, ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
-                                 packed.size() * sizeof(float)));
+                                 packed.size() * sizeof(uint32_t)));
 }
 
 /// The panels of a B known only at run time, as a copy the vectorizer handles: B (padded
@@ -85,14 +89,9 @@ struct InfcPackMatmulPanelsPass
     int64_t nr = 2 * std::max<int64_t>(4, vectorBits / 32);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
-      bool f32 = llvm::all_of(op->getOperandTypes(), [](Type t) {
-        return cast<ShapedType>(t).getElementType().isF32();
-      });
       // Matmuls already inside loops (this pass's own panels, tiles) are left alone.
-      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() && f32 &&
-          !op->getParentOfType<LoopLikeOpInterface>() && op.getIndexingMapsArray() ==
-                                                             op.getDefaultIndexingMaps(
-                                                                 op.getContext()))
+      if (infc::isRegisterTileable(op) && !op->getParentOfType<LoopLikeOpInterface>() &&
+          op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp op : matmuls)

@@ -50,10 +50,7 @@ struct InfcTileAndVectorizeMatmulPass
     // register tiling below then handles like any other.
     SmallVector<linalg::BatchMatmulOp> batched;
     func.walk([&](linalg::BatchMatmulOp op) {
-      bool f32 = llvm::all_of(op->getOperandTypes(), [](Type t) {
-        return cast<ShapedType>(t).getElementType().isF32();
-      });
-      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() && f32)
+      if (infc::isRegisterTileable(op))
         batched.push_back(op);
     });
     for (linalg::BatchMatmulOp op : batched) {
@@ -77,10 +74,7 @@ struct InfcTileAndVectorizeMatmulPass
 
     SmallVector<linalg::MatmulOp> matmuls;
     func.walk([&](linalg::MatmulOp op) {
-      bool f32 = llvm::all_of(op->getOperandTypes(), [](Type t) {
-        return cast<ShapedType>(t).getElementType().isF32();
-      });
-      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() && f32)
+      if (infc::isRegisterTileable(op))
         matmuls.push_back(op);
     });
 

@@ -9,6 +9,16 @@
 
 using namespace mlir;
 
+bool infc::isRegisterTileable(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
+    return false;
+  Type et = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+  return (et.isF32() || et.isSignlessInteger(32)) &&
+         llvm::all_of(op->getOperandTypes(), [&](Type t) {
+           return cast<ShapedType>(t).getElementType() == et;
+         });
+}
+
 LogicalResult
 infc::makePeeledTilesStatic(func::FuncOp func,
                             llvm::function_ref<void(RewritePatternSet &)> addOpPatterns) {

@@ -12,6 +12,11 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace infc {
+/// A static, tensor-semantics contraction (linalg.matmul / batch_matmul) whose operands are
+/// all f32 or all i32: the element types the register-tiled kernel handles (i32 is the
+/// accumulator of the integer matmuls; its outer products are vpmulld + vpaddd).
+bool isRegisterTileable(mlir::linalg::LinalgOp op);
+
 /// Folds the peeled loops' bounds into the slices, so edge tiles get static shapes. `addOpPatterns`
 /// adds the canonicalizations of the tiled op kind.
 mlir::LogicalResult
