@@ -17,14 +17,13 @@
 using namespace mlir;
 using namespace infc;
 
-namespace {
-/// [batch, seq, heads · size] -> [batch, heads, seq, size].
-Value splitHeads(NodeImporter &n, Value v, int64_t heads) {
-  auto s = cast<RankedTensorType>(v.getType()).getShape();
+Value infc::splitHeads(NodeImporter &n, Value v, int64_t heads) {
+  auto s = shapeOf(v);
   v = n.reshape(v, {s[0], s[1], heads, s[2] / heads});
   return n.create<TransposeOp>(v, n.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
 }
 
+namespace {
 /// An i64 constant of `shape` holding 0, 1, 2, ... along its one non-unit dim.
 Value iota(NodeImporter &n, ArrayRef<int64_t> shape, int64_t size) {
   SmallVector<int64_t> values = llvm::to_vector(llvm::seq<int64_t>(0, size));
@@ -55,8 +54,7 @@ LogicalResult importAttention(NodeImporter &n) {
     k = splitHeads(n, k, kvHeads);
     v = splitHeads(n, v, kvHeads);
   }
-  auto shape = [](Value x) { return cast<RankedTensorType>(x.getType()).getShape(); };
-  int64_t batch = shape(q)[0], qHeads = shape(q)[1], sq = shape(q)[2], headSize = shape(q)[3];
+  int64_t batch = shapeOf(q)[0], qHeads = shapeOf(q)[1], sq = shapeOf(q)[2], headSize = shapeOf(q)[3];
   double scale = n.hasAttr("scale") ? n.getFloat("scale", 1.0) : 1.0 / std::sqrt((double)headSize);
   // The reference rounds sqrt(scale) to the input type and scales Q and K by it.
   Value s = n.scalarLike(q, std::sqrt(scale));
@@ -70,7 +68,7 @@ LogicalResult importAttention(NodeImporter &n) {
     n.setResult(1, k);
   if (n.outputUsed(2))
     n.setResult(2, v);
-  int64_t skv = shape(k)[2], kvHeads = shape(k)[1];
+  int64_t skv = shapeOf(k)[2], kvHeads = shapeOf(k)[1];
 
   // The additive bias, broadcasting to [batch, heads, sq, skv].
   double inf = std::numeric_limits<double>::infinity();
@@ -97,7 +95,7 @@ LogicalResult importAttention(NodeImporter &n) {
   Value bias = mask ? n.create<AddOp>(zeros, mask) : zeros;
   // The key offset of query 0: the past length, or per batch nonpad_kv_seqlen - sq.
   Value offset; // [batch, 1, 1] i64, or null for a constant
-  int64_t constOffset = pastKey ? shape(pastKey)[2] : 0;
+  int64_t constOffset = pastKey ? shapeOf(pastKey)[2] : 0;
   if (nonpad)
     offset = n.reshape(n.create<SubOp>(n.castElements(nonpad, n.b.getI64Type()),
                                        n.scalarLike(n.castElements(nonpad, n.b.getI64Type()),
@@ -109,7 +107,7 @@ LogicalResult importAttention(NodeImporter &n) {
                                                          : n.scalarLike(i, (double)constOffset)),
                                j);
   auto perBatch = [&](Value b) {
-    auto bs = shape(b);
+    auto bs = shapeOf(b);
     return bs.size() == 3 ? n.reshape(b, {bs[0], 1, bs[1], bs[2]}) : b;
   };
   Value zeroI = n.scalarLike(diff, 0.0);
@@ -136,7 +134,7 @@ LogicalResult importAttention(NodeImporter &n) {
   if (qHeads != kvHeads && qHeads % kvHeads == 0) {
     int64_t reps = qHeads / kvHeads;
     auto repeat = [&](Value x) {
-      auto xs = shape(x);
+      auto xs = shapeOf(x);
       Value e = n.reshape(x, {xs[0], xs[1], 1, xs[2], xs[3]});
       e = n.create<BroadcastOp>(
           RankedTensorType::get({xs[0], xs[1], reps, xs[2], xs[3]}, et), e);
@@ -165,14 +163,14 @@ LogicalResult importAttention(NodeImporter &n) {
   }
   Value probs = n.create<SoftmaxOp>(logits, n.b.getI64IntegerAttr(3));
   // A row whose bias is all -inf attends nothing: 0, not the softmax's NaN.
-  Value rowMax = n.create<ReduceMaxOp>(bias, n.b.getDenseI64ArrayAttr({(int64_t)shape(bias).size() - 1}),
+  Value rowMax = n.create<ReduceMaxOp>(bias, n.b.getDenseI64ArrayAttr({(int64_t)shapeOf(bias).size() - 1}),
                                        n.b.getBoolAttr(true));
   Value masked = n.create<EqualOp>(rowMax, negInf);
   probs = n.create<WhereOp>(masked, n.scalarLike(probs, 0.0), probs);
   probs = n.castElements(probs, et);
   Value y = n.matmul(probs, v);
   if (rank == 3) {
-    auto ys = shape(y);
+    auto ys = shapeOf(y);
     y = n.create<TransposeOp>(y, n.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
     y = n.reshape(y, {ys[0], ys[2], ys[1] * ys[3]});
   }
@@ -193,7 +191,6 @@ LogicalResult importRotaryEmbedding(NodeImporter &n) {
     return n.error() << "expects a float input, got " << xt.getElementType();
   if (xt.getRank() != 3 && xt.getRank() != 4)
     return n.error() << "expects a 3-D or 4-D input, got " << xt;
-  auto shape = [](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
   Value x = n.input(0);
   if (xt.getRank() == 4) {
     x = n.create<TransposeOp>(x, n.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
@@ -203,7 +200,7 @@ LogicalResult importRotaryEmbedding(NodeImporter &n) {
       return n.error() << "a 3-D input needs num_heads dividing its hidden size " << xt;
     x = n.reshape(x, {xt.getDimSize(0), xt.getDimSize(1), heads, xt.getDimSize(2) / heads});
   }
-  SmallVector<int64_t> s(shape(x));
+  SmallVector<int64_t> s(shapeOf(x));
   int64_t batch = s[0], seq = s[1], heads = s[2], headSize = s[3];
   int64_t dim = n.getInt("rotary_embedding_dim", 0);
   if (dim == 0)
@@ -218,7 +215,7 @@ LogicalResult importRotaryEmbedding(NodeImporter &n) {
     sinCache = n.create<GatherOp>(sinCache, positions, n.b.getI64IntegerAttr(0));
   }
   for (Value c : {cosCache, sinCache})
-    if (shape(c) != ArrayRef<int64_t>{batch, seq, half})
+    if (shapeOf(c) != ArrayRef<int64_t>{batch, seq, half})
       return n.error() << "expects cos/sin caches of [" << batch << ", " << seq << ", " << half
                        << "] (after position_ids), got " << c.getType();
   cosCache = n.reshape(cosCache, {batch, seq, 1, half});

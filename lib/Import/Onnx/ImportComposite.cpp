@@ -220,6 +220,15 @@ LogicalResult importMod(NodeImporter &n) {
   return success();
 }
 
+} // namespace
+
+Value infc::logSoftmax(NodeImporter &n, Value x, int64_t axis) {
+  Ops o{n};
+  Value shifted = o.sub(x, o.reduce(x, {axis}, true, /*max=*/true));
+  return o.sub(shifted, o.log(o.reduce(o.exp(shifted), {axis}, true)));
+}
+
+namespace {
 void registerElementwise(ImportRegistry &r) {
   r["GreaterOrEqual"] = compareOrEqual<GreaterOp>();
   r["LessOrEqual"] = compareOrEqual<LessOp>();
@@ -446,11 +455,7 @@ void registerSoftmaxFamily(ImportRegistry &r) {
   r["LogSoftmax"] = [](NodeImporter &n) -> LogicalResult {
     if (failed(requireFloat(n)))
       return failure();
-    return importAlongAxis(n, [&](Value x, int64_t axis) {
-      Ops o{n};
-      Value shifted = o.sub(x, o.reduce(x, {axis}, true, /*max=*/true));
-      return o.sub(shifted, o.log(o.reduce(o.exp(shifted), {axis}, true)));
-    });
+    return importAlongAxis(n, [&](Value x, int64_t axis) { return logSoftmax(n, x, axis); });
   };
   // 1 at the first maximum along the axis, 0 elsewhere.
   r["Hardmax"] = [](NodeImporter &n) -> LogicalResult {

@@ -16,8 +16,6 @@ using namespace mlir;
 using namespace infc;
 
 namespace {
-ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
-
 const onnx::GraphProto *graphAttr(NodeImporter &n, StringRef name) {
   const onnx::AttributeProto *a = n.attr(name);
   if (!a || !a->has_g()) {

@@ -113,12 +113,7 @@ LogicalResult importSoftmaxCrossEntropyLoss(NodeImporter &n) {
     return n.error() << "expects float scores, got " << type.getElementType();
   if (type.getRank() < 2)
     return n.error() << "expects scores [N, C, d...], got " << type;
-  auto axis = n.b.getDenseI64ArrayAttr({1});
-  Value shifted = n.create<SubOp>(
-      scores, n.create<ReduceMaxOp>(scores, axis, n.b.getBoolAttr(true)));
-  Value logSum = n.create<LogOp>(
-      n.create<ReduceSumOp>(n.create<ExpOp>(shifted), axis, n.b.getBoolAttr(true)));
-  Value logProb = n.create<SubOp>(shifted, logSum);
+  Value logProb = logSoftmax(n, scores, 1);
   Value loss = negativeLogLikelihood(n, logProb, n.input(1), n.input(2));
   if (!loss)
     return failure();

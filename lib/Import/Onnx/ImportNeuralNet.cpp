@@ -221,7 +221,6 @@ LogicalResult importConvTranspose(NodeImporter &n) {
   }
   SmallVector<int64_t> s2 = to2d(strides, 1), d2 = to2d(dilations, 1), k2 = to2d(kernel, 1);
   SmallVector<int64_t> op2 = to2d(outputPadding, 0), p2 = pads2d(pads);
-  auto shapeOf = [](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
   int64_t batch = xt.getDimSize(0), h = shapeOf(x)[2], wd = shapeOf(x)[3];
 
   // stride - 1 zeros after each element: [N, C, H, 1, W, 1] padded to [N, C, H, sh, W, sw],
@@ -364,7 +363,6 @@ Value pool(NodeImporter &n, Value input, bool countIncludePad) {
     else
       return n.create<MaxPoolOp>(x, attr(k), attr(s), attr(p), attr(d), ceil);
   };
-  auto shapeOf = [](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
   if (spatial == 3) {
     int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1), depth = xt.getDimSize(2);
     Value x = n.reshape(input, {batch, channels * depth, xt.getDimSize(3), xt.getDimSize(4)});

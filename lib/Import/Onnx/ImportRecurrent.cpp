@@ -15,15 +15,6 @@ using namespace mlir;
 using namespace infc;
 
 namespace {
-ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
-
-/// [B, T, H * D] -> [B, H, T, D].
-Value splitHeads(NodeImporter &n, Value v, int64_t heads) {
-  auto s = shapeOf(v);
-  v = n.reshape(v, {s[0], s[1], heads, s[2] / heads});
-  return n.create<TransposeOp>(v, n.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
-}
-
 /// LinearAttention as the spec's recurrence, computed in f32 like the reference: per step
 /// the state [B, Hkv, dk, dv] decays by exp(g_t) (gated rules), the delta rules replace v_t
 /// by beta_t (v_t - k_t^T S), then S += k_t v_t^T and o_t = scale q_t^T S, each query head

@@ -100,6 +100,17 @@ private:
   llvm::SmallVectorImpl<mlir::Value> &inputs;
 };
 
+/// The static shape of a ranked tensor value.
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  return llvm::cast<mlir::RankedTensorType>(v.getType()).getShape();
+}
+
+/// [batch, seq, heads * size] -> [batch, heads, seq, size] (Attention, LinearAttention).
+mlir::Value splitHeads(NodeImporter &n, mlir::Value v, int64_t heads);
+
+/// log(softmax(x)) along `axis`, max-shifted as the ONNX reference computes it.
+mlir::Value logSoftmax(NodeImporter &n, mlir::Value x, int64_t axis);
+
 /// The most time steps a recurrence or a Scan is unrolled to at import.
 constexpr int64_t kMaxUnrolledSteps = 1024;
 
