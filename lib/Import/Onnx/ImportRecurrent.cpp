@@ -234,6 +234,15 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
   if (names.size() != fnsPerDirection * dirs)
     return n.error() << "expects " << fnsPerDirection * dirs << " activations, got "
                      << names.size();
+  // The names `activation` knows (case-insensitive, as ORT reads them).
+  static const char *kActivations[] = {"sigmoid",    "tanh",        "relu",     "affine",
+                                       "leakyrelu",  "thresholdedrelu", "scaledtanh",
+                                       "hardsigmoid", "elu",        "softsign", "softplus"};
+  for (const std::string &name : names) {
+    std::string lower = StringRef(name).lower();
+    if (llvm::none_of(kActivations, [&](const char *a) { return lower == a; }))
+      return n.error() << "unsupported activation '" << name << "'";
+  }
   auto floats = [&](StringRef attr) {
     SmallVector<double> v;
     if (const onnx::AttributeProto *a = n.attr(attr))
@@ -305,10 +314,6 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
       return activation(n, names[d * fnsPerDirection + i], clipped(v), dir.alphas[i],
                         dir.betas[i]);
     };
-    for (unsigned i = 0; i < fnsPerDirection; ++i)
-      if (!activation(n, names[d * fnsPerDirection + i], dir.h, 1.0, 1.0))
-        return n.error() << "unsupported activation '" << names[d * fnsPerDirection + i]
-                         << "'";
     bool reverse = direction == "reverse" || d == 1;
     for (int64_t i = 0; i < steps; ++i) {
       int64_t t = reverse ? steps - 1 - i : i;
