@@ -125,6 +125,7 @@ const ImportRegistry &infc::importRegistry() {
     registerRecurrentImporters(r);
     registerControlFlowImporters(r);
     registerIntegerOpImporters(r);
+    registerSignalImporters(r);
     return r;
   }();
   return registry;
