@@ -17,7 +17,7 @@ Each compile case builds a bad input under DIR/<case>/ and runs `infc compile` o
 Compile cases:
   a1-a4  not ONNX: random bytes, a text file, an empty file, a path that does not exist
   b      a truncated model (the first half of a valid model's bytes, checked unparseable)
-  c      three unsupported nodes (Det, STFT, com.example::FancyOp) next to supported ones:
+  c      three unsupported nodes (Det, Unique, com.example::FancyOp) next to supported ones:
          every unsupported node is listed by name and op type, supported ones are not
   d1-d2  unsupported dtypes: a complex64 input, a string input
   e1-e4  external data: file missing; location '../secret.bin' escaping the model folder (the
@@ -301,30 +301,27 @@ def _(ctx):
     ctx.compile_fails(p, [NOT_ONNX])
 
 
-@case("c", "unsupported ops: Det, STFT, com.example::FancyOp")
+@case("c", "unsupported ops: Det, Unique, com.example::FancyOp")
 def _(ctx):
-    i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)  # noqa: E731
     nodes = [
         helper.make_node("Relu", ["mat"], ["mat_relu"], name="relu_0"),
         helper.make_node("Det", ["mat_relu"], ["det"], name="det_0"),
-        helper.make_node("STFT", ["signal", "frame_step", "", "frame_length"], ["spectrum"],
-                         name="stft_0"),
+        helper.make_node("Unique", ["signal"], ["uniques"], name="unique_0"),
         helper.make_node("FancyOp", ["det"], ["fancy"], name="custom_0", domain="com.example"),
         helper.make_node("Add", ["fancy", "det"], ["out"], name="add_0"),
     ]
     g = helper.make_graph(
         nodes, "unsupported",
         [helper.make_tensor_value_info("mat", TensorProto.FLOAT, [2, 3, 3]),
-         helper.make_tensor_value_info("signal", TensorProto.FLOAT, [1, 64, 1])],
+         helper.make_tensor_value_info("signal", TensorProto.FLOAT, [64])],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, [2]),
-         helper.make_tensor_value_info("spectrum", TensorProto.FLOAT, [1, 3, 17, 2])],
-        [i64("frame_step", 16), i64("frame_length", 32)])
+         helper.make_tensor_value_info("uniques", TensorProto.FLOAT, ["count"])])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
                                             helper.make_opsetid("com.example", 1)])
     m.ir_version = 8
     onnx.checker.check_model(m)
     p = save(m, ctx.path("unsupported.onnx"))
-    ctx.compile_fails(p, [both(r"\bdet_0\b", r"\bDet\b"), both(r"\bstft_0\b", r"\bSTFT\b"),
+    ctx.compile_fails(p, [both(r"\bdet_0\b", r"\bDet\b"), both(r"\bunique_0\b", r"\bUnique\b"),
                           both(r"\bcustom_0\b", r"FancyOp")],
                       forbid=[r"\brelu_0\b", r"\badd_0\b"])
 
