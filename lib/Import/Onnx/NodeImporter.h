@@ -129,6 +129,7 @@ void registerRecurrentImporters(ImportRegistry &registry);
 void registerControlFlowImporters(ImportRegistry &registry);
 void registerIntegerOpImporters(ImportRegistry &registry);
 void registerSignalImporters(ImportRegistry &registry);
+void registerGridSampleImporters(ImportRegistry &registry);
 
 /// The axes of a Reduce* node, normalized, sorted and distinct: from the attribute before
 /// opset `axesInputSince`, else from the constant input 1 (an input of no elements needs no

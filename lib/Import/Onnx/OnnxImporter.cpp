@@ -126,6 +126,7 @@ const ImportRegistry &infc::importRegistry() {
     registerControlFlowImporters(r);
     registerIntegerOpImporters(r);
     registerSignalImporters(r);
+    registerGridSampleImporters(r);
     return r;
   }();
   return registry;
