@@ -89,6 +89,8 @@ static void addLinalgPasses(OpPassManager &pm) {
 }
 
 static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
+  if (options.vnni && options.vectorBits >= 512)
+    pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul());
   infc::InfcPackMatmulPanelsOptions panels;
   panels.vectorBits = options.vectorBits;
   pm.addNestedPass<func::FuncOp>(infc::createInfcPackMatmulPanels(panels));
@@ -166,6 +168,8 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<int64_t> vectorBits{*this, "vector-bits",
                              llvm::cl::desc("SIMD width of the target (256 or 512)"),
                              llvm::cl::init(256)};
+  Option<bool> vnni{*this, "vnni", llvm::cl::desc("the target has AVX-512 VNNI"),
+                    llvm::cl::init(false)};
 };
 } // namespace
 
@@ -175,6 +179,7 @@ void infc::registerInfcPipelines() {
       [](OpPassManager &pm, const PipelineCLOptions &cl) {
         InfcPipelineOptions options;
         options.vectorBits = cl.vectorBits;
+        options.vnni = cl.vnni;
         if (cl.stopAfter == "infc")
           options.stopAfter = PipelineStage::Infc;
         else if (cl.stopAfter == "linalg")

@@ -51,6 +51,12 @@ std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptio
   return tm;
 }
 
+bool infc::targetHasAvx512Vnni(const TargetOptions &options) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  return tm && tm->getMCSubtargetInfo()->checkFeatures("+avx512vnni");
+}
+
 int64_t infc::targetVectorBits(const TargetOptions &options, std::string &error) {
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
   if (!tm)

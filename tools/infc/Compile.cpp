@@ -201,6 +201,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   std::string targetError;
   InfcPipelineOptions pipeline;
   pipeline.vectorBits = targetVectorBits(target, targetError);
+  pipeline.vnni = targetHasAvx512Vnni(target);
   if (!targetError.empty())
     return fail(o.input + ": " + targetError);
   pipeline.stopAfter = o.emit == "infc"     ? PipelineStage::Infc

@@ -20,6 +20,8 @@ struct InfcPipelineOptions {
   PipelineStage stopAfter = PipelineStage::LLVM;
   /// SIMD register width of the target CPU in bits (from lib/Target's TargetMachine).
   int64_t vectorBits = 256;
+  /// The target has AVX-512 VNNI: i8 matmuls run on vpdpbusd (infc-vnni-matmul).
+  bool vnni = false;
 };
 
 /// Graph passes, then the seam (infc to linalg), then CPU code generation down to the LLVM

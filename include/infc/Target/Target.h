@@ -46,6 +46,8 @@ struct TargetOptions {
 /// The SIMD register width (bits) of the CPU `options` targets: 512 with AVX-512F, 256
 /// with AVX/AVX2, else 128. Empty `error` on success.
 int64_t targetVectorBits(const TargetOptions &options, std::string &error);
+/// Whether the target CPU has AVX-512 VNNI (vpdpbusd).
+bool targetHasAvx512Vnni(const TargetOptions &options);
 
 /// Moves every large constant global of the LLVM-dialect module out of the IR (they become
 /// external declarations) so weights never pass through LLVM IR text or optimization.

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "NodeImporter.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace infc;
 
@@ -37,18 +39,37 @@ LogicalResult requireInt8(NodeImporter &n, unsigned i) {
   return success();
 }
 
-/// Per-row zero points of A [.., M, K] broadcast over K; per-column ones of B over K.
+/// Per-row zero points of A [.., M, K] broadcast over K; per-column ones of B over K. With
+/// a constant B' = B - b_zero, A's zero point is applied after the product instead,
+/// (A - za) B' = A B' - za colsum(B'), so the matmul reads A as a plain extension of its
+/// bytes, which infc-vnni-matmul runs on vpdpbusd.
 Value matmulInteger(NodeImporter &n, Value a, Value aZero, Value b, Value bZero) {
   ArrayRef<int64_t> as = typeOf(a).getShape();
   int64_t rows = as.size() >= 2 ? as[as.size() - 2] : 1;
-  Value lhs = centered(n, a, aZero, {rows, 1});
   Value rhs = centered(n, b, bZero);
+  DenseElementsAttr weights;
+  Value correction;
+  if (aZero && typeOf(rhs).getRank() == 2 && matchPattern(rhs, m_Constant(&weights))) {
+    int64_t cols = typeOf(rhs).getDimSize(1), i = 0;
+    SmallVector<int32_t> sums(cols, 0);
+    for (const APInt &v : weights.getValues<APInt>()) // row-major [K, N]
+      sums[i++ % cols] += (int32_t)v.getSExtValue();
+    Value colsum = n.constant(DenseElementsAttr::get(
+        RankedTensorType::get({1, cols}, n.b.getI32Type()), ArrayRef<int32_t>(sums)));
+    Value za = n.castElements(aZero, n.b.getI32Type());
+    za = typeOf(za).getNumElements() == 1 ? n.reshape(za, {}) : n.reshape(za, {rows, 1});
+    correction = n.create<MulOp>(za, colsum);
+    aZero = nullptr;
+  }
+  Value lhs = centered(n, a, aZero, {rows, 1});
   if (typeOf(lhs).getRank() == 1)
     lhs = n.reshape(lhs, {1, typeOf(lhs).getDimSize(0)});
   bool vectorRhs = typeOf(rhs).getRank() == 1;
   if (vectorRhs)
     rhs = n.reshape(rhs, {typeOf(rhs).getDimSize(0), 1});
   Value y = n.create<MatMulOp>(lhs, rhs);
+  if (correction)
+    y = n.create<SubOp>(y, correction);
   if (vectorRhs) {
     SmallVector<int64_t> shape(typeOf(y).getShape().drop_back());
     y = n.reshape(y, shape);

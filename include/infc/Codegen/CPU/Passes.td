@@ -43,6 +43,25 @@ def InfcFuseElementwise : Pass<"infc-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def InfcVnniMatmul : Pass<"infc-vnni-matmul", "mlir::func::FuncOp"> {
+  let summary = "Run i8 x i8 -> i32 matmuls on AVX-512 VNNI (vpdpbusd)";
+  let description = [{
+    Matches `linalg.matmul` on i32 whose A is an i8 tensor sign- or zero-extended by an
+    elementwise `linalg.generic` and whose B is a constant with every value in the s8 range
+    (the integer matmuls of quantized models, zero points already folded into B or applied
+    after). vpdpbusd multiplies unsigned bytes of A by signed bytes of B, four along K into
+    each i32 lane: B is packed at compile time into 16-column panels of [K/4][16] i32 words
+    (four s8 of one column each, K zero-padded), A at run time into words of four u8 along
+    K (a signed A is offset by 128, and the accumulators start from -128 x the column sums
+    of B, so the result is unchanged). The kernel: a parallel loop over panels, 8-row tiles
+    (then single rows), a K loop of one vpdpbusd per row (the LLVM intrinsic, called from
+    the vector code) against one 16-lane load of B. Other matmuls are left alone.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect"];
+}
+
 def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp"> {
   let summary = "Pack the B operand of linalg.matmul into contiguous nr-wide column panels";
   let description = [{

@@ -1,0 +1,101 @@
+// RUN: infc-opt %s -infc-vnni-matmul -split-input-file | FileCheck %s
+
+// An i32 matmul of sign-extended i8 activations by s8-range constant weights runs on
+// vpdpbusd: B packed into [panels, K/4, 16] words, A into [M, K/4] words of u8 (the signed
+// bytes offset by 128), the accumulators starting from -128 x the column sums of B, a
+// parallel loop over 16-column panels, 8-row tiles then single rows.
+// CHECK-LABEL: func @s8_matmul
+// CHECK-DAG: %[[BP:.*]] = arith.constant dense<{{.*}}> : tensor<2x2x16xi32>
+// CHECK-DAG: %[[ACC0:.*]] = arith.constant dense<{{.*}}> : tensor<2x16xi32>
+// CHECK: tensor.pad %{{.*}} low[0, 0] high[0, 1]
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [10, 2, 4] : tensor<10x8xi8> into tensor<10x2x4xi8>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i8
+// CHECK: arith.shli
+// CHECK: scf.for
+// CHECK: vector.transfer_read %[[ACC0]]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: vector.transfer_read %[[BP]]
+// CHECK: vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// CHECK-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: vector.transfer_write
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: } {infc.parallel}
+// CHECK-NOT: linalg.matmul
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
+  %w = arith.constant dense<-3> : tensor<7x32xi32>
+  %e = tensor.empty() : tensor<10x7xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<10x7xi8>) outs(%e : tensor<10x7xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<10x7xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<10x32xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<10x32xi32>) -> tensor<10x32xi32>
+  %y = linalg.matmul ins(%x, %w : tensor<10x7xi32>, tensor<7x32xi32>) outs(%f : tensor<10x32xi32>) -> tensor<10x32xi32>
+  return %y : tensor<10x32xi32>
+}
+
+// -----
+
+// Unsigned activations need no offset: no xor, accumulators from zero.
+// CHECK-LABEL: func @u8_matmul
+// CHECK-NOT: arith.xori
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @u8_matmul(%a: tensor<8x8xi8>) -> tensor<8x16xi32> {
+  %w = arith.constant dense<5> : tensor<8x16xi32>
+  %e = tensor.empty() : tensor<8x8xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x8xi8>) outs(%e : tensor<8x8xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extui %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<8x8xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<8x16xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x16xi32>) -> tensor<8x16xi32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x8xi32>, tensor<8x16xi32>) outs(%f : tensor<8x16xi32>) -> tensor<8x16xi32>
+  return %y : tensor<8x16xi32>
+}
+
+// -----
+
+// Weights outside the s8 range, and widths no 16 divides, stay on the i32 kernel.
+// CHECK-LABEL: func @not_s8
+// CHECK: linalg.matmul
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK-LABEL: func @narrow
+// CHECK: linalg.matmul
+// CHECK-NOT: llvm.call_intrinsic
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @not_s8(%a: tensor<8x8xi8>) -> tensor<8x16xi32> {
+  %w = arith.constant dense<200> : tensor<8x16xi32>
+  %e = tensor.empty() : tensor<8x8xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x8xi8>) outs(%e : tensor<8x8xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<8x8xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<8x16xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x16xi32>) -> tensor<8x16xi32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x8xi32>, tensor<8x16xi32>) outs(%f : tensor<8x16xi32>) -> tensor<8x16xi32>
+  return %y : tensor<8x16xi32>
+}
+func.func @narrow(%a: tensor<8x8xi8>) -> tensor<8x10xi32> {
+  %w = arith.constant dense<1> : tensor<8x10xi32>
+  %e = tensor.empty() : tensor<8x8xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x8xi8>) outs(%e : tensor<8x8xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<8x8xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<8x10xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x10xi32>) -> tensor<8x10xi32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x8xi32>, tensor<8x10xi32>) outs(%f : tensor<8x10xi32>) -> tensor<8x10xi32>
+  return %y : tensor<8x10xi32>
+}
