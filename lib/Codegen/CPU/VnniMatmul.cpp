@@ -24,7 +24,8 @@ using namespace mlir;
 
 namespace {
 constexpr int64_t kLanes = 16; // i32 lanes of a zmm register: the columns of one panel
-constexpr int64_t kRows = 8;   // rows of a register tile: 8 accumulators, 1 B vector
+constexpr int64_t kRows = 8;   // rows of a register tile
+constexpr int64_t kPanelsPerTile = 2; // 8 x 2 accumulators + 2 B vectors + 1 A broadcast
 
 /// The i8 tensor a value was extended from by an elementwise linalg.generic (extsi or
 /// extui to i32, nothing else), and whether the extension is signed.
@@ -126,17 +127,24 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       return vector::TransferReadOp::create(b, loc, vecType, source, indices,
                                             std::optional<Value>(), ArrayRef<bool>{true});
     };
-    // Rows [begin, end) in tiles of `rows`, for panel p, into C.
+    // Rows [begin, end) in tiles of `rows` x `width` panels from panel p on, into C: per K
+    // word `width` B loads and `rows` A broadcasts feed rows x width vpdpbusd.
     auto rowTiles = [&](OpBuilder &b, Value p, Value c, int64_t begin, int64_t end,
-                        int64_t rows) -> Value {
+                        int64_t rows, int64_t width) -> Value {
       if (begin >= end)
         return c;
-      Value column = arith::MulIOp::create(b, loc, p, idx(b, kLanes));
-      Value init = read(b, accStart, {p, idx(b, 0)});
+      SmallVector<Value> panel, column, init;
+      for (int64_t j = 0; j < width; ++j) {
+        panel.push_back(arith::AddIOp::create(b, loc, p, idx(b, j)));
+        column.push_back(arith::MulIOp::create(b, loc, panel[j], idx(b, kLanes)));
+        init.push_back(read(b, accStart, {panel[j], idx(b, 0)}));
+      }
       auto loop = scf::ForOp::create(
           b, loc, idx(b, begin), idx(b, end), idx(b, rows), ValueRange{c},
           [&](OpBuilder &lb, Location, Value row, ValueRange cIn) {
-            SmallVector<Value> accs(rows, init);
+            SmallVector<Value> accs;
+            for (int64_t r = 0; r < rows; ++r)
+              llvm::append_range(accs, init);
             auto kLoop = scf::ForOp::create(
                 lb, loc, idx(lb, 0), idx(lb, words), idx(lb, 1), accs,
                 [&](OpBuilder &kb, Location, Value q, ValueRange accIn) {
@@ -144,45 +152,58 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
                   auto bytes = [&](Value v) {
                     return vector::BitCastOp::create(kb, loc, byteVecType, v).getResult();
                   };
-                  Value bVec = bytes(read(kb, bPanels, {p, q, idx(kb, 0)}));
+                  SmallVector<Value> bVecs;
+                  for (int64_t j = 0; j < width; ++j)
+                    bVecs.push_back(bytes(read(kb, bPanels, {panel[j], q, idx(kb, 0)})));
                   SmallVector<Value> next;
                   for (int64_t r = 0; r < rows; ++r) {
                     Value rIdx = arith::AddIOp::create(kb, loc, row, idx(kb, r));
                     Value word = tensor::ExtractOp::create(kb, loc, aWords, ValueRange{rIdx, q});
                     Value aVec = bytes(vector::BroadcastOp::create(kb, loc, vecType, word));
-                    next.push_back(LLVM::CallIntrinsicOp::create(
-                                       kb, loc, vecType,
-                                       kb.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
-                                       ValueRange{accIn[r], aVec, bVec})
-                                       .getResult(0));
+                    for (int64_t j = 0; j < width; ++j)
+                      next.push_back(LLVM::CallIntrinsicOp::create(
+                                         kb, loc, vecType,
+                                         kb.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                                         ValueRange{accIn[r * width + j], aVec, bVecs[j]})
+                                         .getResult(0));
                   }
                   scf::YieldOp::create(kb, loc, next);
                 });
             Value out = cIn[0];
             for (int64_t r = 0; r < rows; ++r) {
               Value rIdx = arith::AddIOp::create(lb, loc, row, idx(lb, r));
-              out = vector::TransferWriteOp::create(lb, loc, kLoop.getResult(r), out,
-                                                    ValueRange{rIdx, column},
-                                                    ArrayRef<bool>{true})
-                        .getResult();
+              for (int64_t j = 0; j < width; ++j)
+                out = vector::TransferWriteOp::create(lb, loc, kLoop.getResult(r * width + j),
+                                                      out, ValueRange{rIdx, column[j]},
+                                                      ArrayRef<bool>{true})
+                          .getResult();
             }
             scf::YieldOp::create(lb, loc, out);
           });
       return loop.getResult(0);
     };
-
-    Value empty = tensor::EmptyOp::create(builder, loc, ct.getShape(), i32);
     int64_t full = m / kRows * kRows;
-    auto panelLoop = scf::ForOp::create(
-        builder, loc, idx(builder, 0), idx(builder, panels), idx(builder, 1),
-        ValueRange{empty}, [&](OpBuilder &pb, Location, Value p, ValueRange cIn) {
-          Value c = rowTiles(pb, p, cIn[0], 0, full, kRows);
-          c = rowTiles(pb, p, c, full, m, 1);
-          scf::YieldOp::create(pb, loc, c);
-        });
-    // Panels are independent column blocks of C: the session's threads share them out.
-    panelLoop->setAttr("infc.parallel", builder.getUnitAttr());
-    op.getResult(0).replaceAllUsesWith(panelLoop.getResult(0));
+    auto allRows = [&](OpBuilder &b, Value p, Value c, int64_t width) {
+      c = rowTiles(b, p, c, 0, full, kRows, width);
+      return rowTiles(b, p, c, full, m, 1, width);
+    };
+
+    // Pairs of panels (16 accumulators of 8 x 32), in parallel; an odd last panel alone.
+    Value c = tensor::EmptyOp::create(builder, loc, ct.getShape(), i32);
+    if (int64_t pairs = panels / kPanelsPerTile) {
+      auto pairLoop = scf::ForOp::create(
+          builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
+          [&](OpBuilder &pb, Location, Value pair, ValueRange cIn) {
+            Value p = arith::MulIOp::create(pb, loc, pair, idx(pb, kPanelsPerTile));
+            scf::YieldOp::create(pb, loc, allRows(pb, p, cIn[0], kPanelsPerTile));
+          });
+      // Column blocks of C are independent: the session's threads share them out.
+      pairLoop->setAttr("infc.parallel", builder.getUnitAttr());
+      c = pairLoop.getResult(0);
+    }
+    for (int64_t p = panels / kPanelsPerTile * kPanelsPerTile; p < panels; ++p)
+      c = allRows(builder, idx(builder, p), c, 1);
+    op.getResult(0).replaceAllUsesWith(c);
     op.erase();
   }
 

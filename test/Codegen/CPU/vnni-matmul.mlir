@@ -3,7 +3,8 @@
 // An i32 matmul of sign-extended i8 activations by s8-range constant weights runs on
 // vpdpbusd: B packed into [panels, K/4, 16] words, A into [M, K/4] words of u8 (the signed
 // bytes offset by 128), the accumulators starting from -128 x the column sums of B, a
-// parallel loop over 16-column panels, 8-row tiles then single rows.
+// parallel loop over pairs of 16-column panels, 8-row x 2-panel tiles (16 accumulators)
+// then single rows.
 // CHECK-LABEL: func @s8_matmul
 // CHECK-DAG: %[[BP:.*]] = arith.constant dense<{{.*}}> : tensor<2x2x16xi32>
 // CHECK-DAG: %[[ACC0:.*]] = arith.constant dense<{{.*}}> : tensor<2x16xi32>
@@ -13,14 +14,15 @@
 // CHECK: arith.xori %{{.*}}, %{{.*}} : i8
 // CHECK: arith.shli
 // CHECK: scf.for
-// CHECK: vector.transfer_read %[[ACC0]]
+// CHECK-COUNT-2: vector.transfer_read %[[ACC0]]
 // CHECK: scf.for
-// CHECK: scf.for
-// CHECK: vector.transfer_read %[[BP]]
+// CHECK: %{{.*}}:16 = scf.for
+// CHECK-COUNT-2: vector.transfer_read %[[BP]]
 // CHECK: vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
-// CHECK-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK: vector.transfer_write
-// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-COUNT-16: vector.transfer_write
+// CHECK: %{{.*}}:2 = scf.for
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK: } {infc.parallel}
 // CHECK-NOT: linalg.matmul
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -37,6 +39,31 @@ func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
   %f = linalg.fill ins(%z : i32) outs(%c : tensor<10x32xi32>) -> tensor<10x32xi32>
   %y = linalg.matmul ins(%x, %w : tensor<10x7xi32>, tensor<7x32xi32>) outs(%f : tensor<10x32xi32>) -> tensor<10x32xi32>
   return %y : tensor<10x32xi32>
+}
+
+// -----
+
+// An odd panel count: the pairs in the parallel loop, the last panel after it, alone.
+// CHECK-LABEL: func @odd_panels
+// CHECK: %[[PAIRS:.*]] = scf.for
+// CHECK: } {infc.parallel}
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[PAIRS]])
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @odd_panels(%a: tensor<8x8xi8>) -> tensor<8x48xi32> {
+  %w = arith.constant dense<1> : tensor<8x48xi32>
+  %e = tensor.empty() : tensor<8x8xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x8xi8>) outs(%e : tensor<8x8xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<8x8xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<8x48xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x48xi32>) -> tensor<8x48xi32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x8xi32>, tensor<8x48xi32>) outs(%f : tensor<8x48xi32>) -> tensor<8x48xi32>
+  return %y : tensor<8x48xi32>
 }
 
 // -----

@@ -53,9 +53,11 @@ def InfcVnniMatmul : Pass<"infc-vnni-matmul", "mlir::func::FuncOp"> {
     each i32 lane: B is packed at compile time into 16-column panels of [K/4][16] i32 words
     (four s8 of one column each, K zero-padded), A at run time into words of four u8 along
     K (a signed A is offset by 128, and the accumulators start from -128 x the column sums
-    of B, so the result is unchanged). The kernel: a parallel loop over panels, 8-row tiles
-    (then single rows), a K loop of one vpdpbusd per row (the LLVM intrinsic, called from
-    the vector code) against one 16-lane load of B. Other matmuls are left alone.
+    of B, so the result is unchanged). The kernel: a parallel loop over pairs of panels,
+    tiles of 8 rows x 2 panels (16 accumulators; then single rows), a K loop of 16
+    vpdpbusd (the LLVM intrinsic, called from the vector code) against two 16-lane loads of
+    B and 8 broadcasts of A; an odd last panel runs alone after the loop. Other matmuls are
+    left alone.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
