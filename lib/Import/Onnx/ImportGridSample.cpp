@@ -22,7 +22,6 @@ struct Taps {
 
 struct GridSampler {
   NodeImporter &n;
-  Type et;
   bool alignCorners;
   std::string padding;
 
@@ -146,7 +145,7 @@ LogicalResult importGridSample(NodeImporter &n) {
   std::string padding = n.getString("padding_mode", "zeros");
   if (padding != "zeros" && padding != "border" && padding != "reflection")
     return n.error() << "unknown padding_mode '" << padding << "'";
-  GridSampler s{n, et, n.getInt("align_corners", 0) != 0, padding};
+  GridSampler s{n, n.getInt("align_corners", 0) != 0, padding};
 
   int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1), points = 1, volume = 1;
   SmallVector<int64_t> outShape{batch, channels};

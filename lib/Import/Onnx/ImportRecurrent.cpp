@@ -231,7 +231,7 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
         names.push_back("Tanh");
     }
   }
-  if (names.size() != fnsPerDirection * dirs)
+  if (names.size() != (size_t)(fnsPerDirection * dirs))
     return n.error() << "expects " << fnsPerDirection * dirs << " activations, got "
                      << names.size();
   // The names `activation` knows (case-insensitive, as ORT reads them).

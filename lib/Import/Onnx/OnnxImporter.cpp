@@ -859,18 +859,21 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     // `infc.value` tells the runtime what every run must pass.
     auto type = cast<RankedTensorType>(argTypes[i]);
     const OnnxImportOptions::InputValue &v = given->second;
-    DenseElementsAttr attr;
-    int64_t count = type.getNumElements();
-    Type et = type.getElementType();
-    unsigned bits = et.getIntOrFloatBitWidth();
-    if (ArrayRef<int64_t>(v.shape) != type.getShape() || bits % 8 && bits != 1) {
+    unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+    if (ArrayRef<int64_t>(v.shape) != type.getShape()) {
       error() << "--input-value " << name << " has shape ["
-              << llvm::join(llvm::map_range(v.shape, [](int64_t d) { return std::to_string(d); }), "x")
-              << "] but the input is " << type << " (sub-byte element types cannot be given)";
+              << llvm::join(llvm::map_range(v.shape, [](int64_t d) { return std::to_string(d); }),
+                            "x")
+              << "] but the input is " << type;
+      return nullptr;
+    }
+    if (bits % 8 && bits != 1) {
+      error() << "--input-value " << name << ": inputs of sub-byte type " << type
+              << " cannot be specialized";
       return nullptr;
     }
     std::string convertError;
-    attr = inputValueAttr(type, v, convertError);
+    DenseElementsAttr attr = inputValueAttr(type, v, convertError);
     if (!attr) {
       error() << "--input-value " << name << ": " << convertError;
       return nullptr;
