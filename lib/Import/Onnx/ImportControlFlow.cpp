@@ -1,6 +1,6 @@
 //===- ImportControlFlow.cpp - If, Scan and Loop, imported inline ----------===//
 //
-// With static shapes both are resolved at import time. Scan's trip count is a static dim,
+// With static shapes all three are resolved at import time. Scan's trip count is a static dim,
 // so its body is imported once per step (unrolled), the states threaded through and the
 // per-step outputs stacked; Loop likewise when its trip count and conditions fold to
 // constants. If imports the branch a constant condition picks; with a
