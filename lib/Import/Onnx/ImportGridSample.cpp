@@ -1,4 +1,4 @@
-//===- ImportGridSample.cpp - GridSample as gathers of interpolation taps --===//
+//===- ImportGridSample.cpp - GridSample and AffineGrid -------------------===//
 //
 // Follows the ONNX reference (onnx/reference/ops/op_grid_sample.py): per spatial dim the
 // grid coordinate is denormalized (align_corners), rounded for "nearest", brought inside
@@ -7,6 +7,7 @@
 // (zeros: outside reads 0; border: clamped; reflection: reflected). The output is the sum
 // over every combination of taps of the product of the weights times one gather of the
 // input. Everything is elementwise on [N, *out] plus one gather per tap combination.
+// AffineGrid, which makes GridSample's grids from affine transforms, is a matmul.
 //
 //===----------------------------------------------------------------------===//
 #include "NodeImporter.h"
@@ -197,8 +198,55 @@ LogicalResult importGridSample(NodeImporter &n) {
   n.setResult(0, n.castElements(n.reshape(y, outShape), et));
   return success();
 }
+/// AffineGrid(theta [N, r, r+1], size [N, C, D1..Dr] (which must fold)): each output point
+/// is theta times its homogeneous normalized coordinates (x, y[, z], 1), x along the last
+/// dim: one matmul of a constant [points, r+1] grid by theta^T.
+LogicalResult importAffineGrid(NodeImporter &n) {
+  RankedTensorType tt = n.inputType(0);
+  if (!isa<FloatType>(tt.getElementType()) || tt.getRank() != 3)
+    return n.error() << "expects a float theta [N, r, r + 1], got " << tt;
+  auto size = n.constantInts(1, "size");
+  if (!size)
+    return failure();
+  int64_t dims = (int64_t)size->size() - 2, batch = tt.getDimSize(0);
+  if ((dims != 2 && dims != 3) || tt.getDimSize(1) != dims || tt.getDimSize(2) != dims + 1 ||
+      (*size)[0] != batch)
+    return n.error() << "expects theta [N, r, r + 1] and size [N, C, D1..Dr] (r = 2 or 3), got "
+                     << tt << " and " << size->size() << " sizes";
+  bool align = n.getInt("align_corners", 0) != 0;
+  ArrayRef<int64_t> spatial = ArrayRef<int64_t>(*size).drop_front(2);
+  int64_t points = 1;
+  for (int64_t s : spatial)
+    points *= s;
+  // Row-major over the spatial dims; the coordinate columns run x (last dim) first.
+  SmallVector<double> base;
+  for (int64_t p = 0; p < points; ++p) {
+    SmallVector<int64_t> at(dims);
+    for (int64_t d = dims - 1, rest = p; d >= 0; --d) {
+      at[d] = rest % spatial[d];
+      rest /= spatial[d];
+    }
+    for (int64_t d = dims - 1; d >= 0; --d) {
+      double l = (double)spatial[d], i = (double)at[d];
+      base.push_back(align ? (l > 1 ? -1.0 + 2.0 * i / (l - 1) : 0.0) : -1.0 + (2 * i + 1) / l);
+    }
+    base.push_back(1.0);
+  }
+  Value grid = n.castElements(
+      n.constant(DenseElementsAttr::get(RankedTensorType::get({points, dims + 1}, n.b.getF64Type()),
+                                        ArrayRef<double>(base))),
+      tt.getElementType());
+  Value thetaT = n.create<TransposeOp>(n.input(0), n.b.getDenseI64ArrayAttr({0, 2, 1}));
+  Value y = n.matmul(n.reshape(grid, {1, points, dims + 1}), thetaT); // [N, points, r]
+  SmallVector<int64_t> shape{batch};
+  llvm::append_range(shape, spatial);
+  shape.push_back(dims);
+  n.setResult(0, n.reshape(y, shape));
+  return success();
+}
 } // namespace
 
 void infc::registerGridSampleImporters(ImportRegistry &r) {
   r["GridSample"] = importGridSample;
+  r["AffineGrid"] = importAffineGrid;
 }

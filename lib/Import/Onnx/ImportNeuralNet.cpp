@@ -466,6 +466,34 @@ template <typename PoolOp> LogicalResult importPool(NodeImporter &n, bool isMax)
   return success();
 }
 
+/// LRN: x / (bias + alpha / size * (sum of x^2 over a window of `size` channels))^beta,
+/// the window sum an average pool over the channels of [N, 1, C, H * W] times its size.
+LogicalResult importLRN(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  if (!isa<FloatType>(xt.getElementType()) || xt.getRank() < 3)
+    return n.error() << "expects a float input [N, C, ...], got " << xt;
+  int64_t size = n.getInt("size", 0);
+  if (size <= 0)
+    return n.error() << "size must be positive, got " << size;
+  double alpha = n.getFloat("alpha", 1e-4), beta = n.getFloat("beta", 0.75),
+         bias = n.getFloat("bias", 1.0);
+  int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1), rest = 1;
+  for (int64_t d = 2; d < xt.getRank(); ++d)
+    rest *= xt.getDimSize(d);
+  Value x = n.input(0);
+  Value sq = n.reshape(n.create<MulOp>(x, x), {batch, 1, channels, rest});
+  auto attr = [&](ArrayRef<int64_t> v) { return n.b.getDenseI64ArrayAttr(v); };
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Value mean = n.create<AvgPoolOp>(sq, attr({size, 1}), attr({1, 1}),
+                                   attr({before, 0, after, 0}), attr({1, 1}),
+                                   n.b.getBoolAttr(false), n.b.getBoolAttr(true));
+  Value scale = n.create<AddOp>(
+      n.scalarLike(x, bias),
+      n.create<MulOp>(n.reshape(mean, xt.getShape()), n.scalarLike(x, alpha)));
+  n.setResult(0, n.create<DivOp>(x, n.create<PowOp>(scale, n.scalarLike(x, beta))));
+  return success();
+}
+
 /// LpPool: (sum of |x|^p over the window)^(1/p), the sum an average over the padded window
 /// times its size. Without ceil_mode every window lies inside the padded input, so that
 /// size is the kernel's.
@@ -689,6 +717,7 @@ void infc::registerNeuralNetImporters(ImportRegistry &r) {
   r["MaxPool"] = [](NodeImporter &n) { return importPool<MaxPoolOp>(n, true); };
   r["AveragePool"] = [](NodeImporter &n) { return importPool<AvgPoolOp>(n, false); };
   r["LpPool"] = importLpPool;
+  r["LRN"] = importLRN;
   r["GlobalAveragePool"] = importGlobalPool<ReduceMeanOp>;
   r["GlobalMaxPool"] = importGlobalPool<ReduceMaxOp>;
   r["Gemm"] = importGemm;

@@ -370,6 +370,55 @@ LogicalResult importGatherND(NodeImporter &n) {
   return success();
 }
 
+/// ReverseSequence: for each batch entry b the first sequence_lens[b] entries along the time
+/// axis reversed, the rest kept. The source time index is computed from the (run-time)
+/// lengths, and one row gather over [T * B, rest] reads every element.
+LogicalResult importReverseSequence(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  int64_t rank = xt.getRank();
+  int64_t timeAxis = n.getInt("time_axis", 0), batchAxis = n.getInt("batch_axis", 1);
+  if (rank < 2 || timeAxis == batchAxis || timeAxis < 0 || timeAxis > 1 || batchAxis < 0 ||
+      batchAxis > 1)
+    return n.error() << "expects time_axis and batch_axis 0 and 1 (either order) of a tensor "
+                     << "of rank >= 2, got " << xt;
+  int64_t steps = xt.getDimSize(timeAxis), batch = xt.getDimSize(batchAxis);
+  if (n.inputType(1).getShape() != ArrayRef<int64_t>{batch} ||
+      !n.inputType(1).getElementType().isSignlessInteger())
+    return n.error() << "expects integer sequence_lens [" << batch << "], got "
+                     << n.inputType(1);
+  Type i64 = n.b.getI64Type();
+  auto iota = [&](ArrayRef<int64_t> shape, int64_t count) {
+    SmallVector<int64_t> v = llvm::to_vector(llvm::seq<int64_t>(0, count));
+    return n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, i64),
+                                             ArrayRef<int64_t>(v)));
+  };
+  Value len = n.reshape(n.castElements(n.input(1), i64), {1, batch});
+  Value t = iota({steps, 1}, steps);
+  Value reversed = n.create<SubOp>(n.create<SubOp>(len, n.scalarLike(len, 1)), t);
+  Value source = n.create<WhereOp>(n.create<LessOp>(t, len), reversed, t); // [T, B]
+  source = n.create<MinOp>(n.create<MaxOp>(source, n.scalarLike(source, 0)),
+                           n.scalarLike(source, steps - 1));
+  Value rows = n.create<AddOp>(n.create<MulOp>(source, n.scalarLike(source, batch)),
+                               iota({1, batch}, batch));
+  // x as [T, B, rest...] rows.
+  SmallVector<int64_t> perm = {timeAxis, batchAxis};
+  for (int64_t d = 2; d < rank; ++d)
+    perm.push_back(d);
+  Value x = timeAxis == 0 ? n.input(0)
+                          : n.create<TransposeOp>(n.input(0), n.b.getDenseI64ArrayAttr(perm));
+  SmallVector<int64_t> flat{steps * batch};
+  llvm::append_range(flat, xt.getShape().drop_front(2));
+  Value y = n.create<GatherOp>(n.reshape(x, flat), n.reshape(rows, {steps * batch}),
+                               n.b.getI64IntegerAttr(0));
+  SmallVector<int64_t> shape{steps, batch};
+  llvm::append_range(shape, xt.getShape().drop_front(2));
+  y = n.reshape(y, shape);
+  if (timeAxis != 0)
+    y = n.create<TransposeOp>(y, n.b.getDenseI64ArrayAttr(perm)); // the swap is its inverse
+  n.setResult(0, y);
+  return success();
+}
+
 /// Compress with a constant condition: a gather of the selected positions.
 LogicalResult importCompress(NodeImporter &n) {
   DenseElementsAttr cond = n.constantInput(1);
@@ -1236,6 +1285,7 @@ void infc::registerTensorOpImporters(ImportRegistry &r) {
   r["OneHot"] = importOneHot;
   r["GatherElements"] = importGatherElements;
   r["GatherND"] = importGatherND;
+  r["ReverseSequence"] = importReverseSequence;
   r["Compress"] = importCompress;
   r["Einsum"] = importEinsum;
   r["InstanceNormalization"] = importInstanceNorm;
