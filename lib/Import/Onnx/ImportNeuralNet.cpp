@@ -154,6 +154,63 @@ LogicalResult importConv(NodeImporter &n) {
 /// floor(a / b) for b > 0 (C++ division truncates toward zero; the ONNX formulas floor).
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
+/// x [N, C, H, W] with sh - 1 zeros after each element along H and sw - 1 along W:
+/// [N, C, H, 1, W, 1] padded to [N, C, H, sh, W, sw], flattened, and the zeros after the
+/// last element dropped: [N, C, (H - 1) sh + 1, (W - 1) sw + 1].
+Value insertZeros(NodeImporter &n, Value x, int64_t sh, int64_t sw) {
+  if (sh == 1 && sw == 1)
+    return x;
+  auto s = shapeOf(x);
+  int64_t batch = s[0], c = s[1], h = s[2], w = s[3];
+  x = n.reshape(x, {batch, c, h, 1, w, 1});
+  x = n.create<PadOp>(x, Value(), n.b.getDenseI64ArrayAttr({0, 0, 0, 0, 0, 0}),
+                      n.b.getDenseI64ArrayAttr({0, 0, 0, sh - 1, 0, sw - 1}),
+                      n.b.getStringAttr("constant"));
+  x = n.reshape(x, {batch, c, h * sh, w * sw});
+  x = n.sliceAxis(x, 2, 0, (h - 1) * sh + 1);
+  return n.sliceAxis(x, 3, 0, (w - 1) * sw + 1);
+}
+
+/// Col2Im (2-D): the sum over kernel taps of each tap's column block placed into the padded
+/// image at its offset with the stride's gaps (zeros between), cropped by the pads. The
+/// image and block shapes must fold.
+LogicalResult importCol2Im(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  auto image = n.constantInts(1, "image_shape");
+  if (!image)
+    return failure();
+  auto block = n.constantInts(2, "block_shape");
+  if (!block)
+    return failure();
+  if (image->size() != 2 || block->size() != 2 || xt.getRank() != 3)
+    return n.error() << "only 2-D images are supported (input " << xt << ")";
+  SmallVector<int64_t> d = n.getInts("dilations", {1, 1}), s = n.getInts("strides", {1, 1}),
+                       p = n.getInts("pads", {0, 0, 0, 0});
+  int64_t kh = (*block)[0], kw = (*block)[1], taps = kh * kw;
+  int64_t batch = xt.getDimSize(0), cols = xt.getDimSize(1);
+  int64_t hp = (*image)[0] + p[0] + p[2], wp = (*image)[1] + p[1] + p[3];
+  int64_t oh = (hp - (d[0] * (kh - 1) + 1)) / s[0] + 1, ow = (wp - (d[1] * (kw - 1) + 1)) / s[1] + 1;
+  if (taps <= 0 || cols % taps || oh <= 0 || ow <= 0 || xt.getDimSize(2) != oh * ow)
+    return n.error() << "input " << xt << " does not match image, block, pads and strides";
+  int64_t channels = cols / taps;
+  Value x = n.reshape(n.input(0), {batch, channels, taps, oh, ow});
+  Value sum;
+  for (int64_t a = 0; a < kh; ++a)
+    for (int64_t b = 0; b < kw; ++b) {
+      Value v = n.reshape(n.sliceAxis(x, 2, a * kw + b, 1), {batch, channels, oh, ow});
+      v = insertZeros(n, v, s[0], s[1]);
+      int64_t top = a * d[0], left = b * d[1];
+      v = n.create<PadOp>(v, Value(), n.b.getDenseI64ArrayAttr({0, 0, top, left}),
+                          n.b.getDenseI64ArrayAttr({0, 0, hp - top - shapeOf(v)[2],
+                                                    wp - left - shapeOf(v)[3]}),
+                          n.b.getStringAttr("constant"));
+      sum = sum ? n.create<AddOp>(sum, v) : v;
+    }
+  sum = n.sliceAxis(sum, 2, p[0], (*image)[0]);
+  n.setResult(0, n.sliceAxis(sum, 3, p[1], (*image)[1]));
+  return success();
+}
+
 /// ConvTranspose as the direct convolution it equals: the input with stride - 1 zeros
 /// inserted between elements, padded by (kernel - 1) * dilation less the transposed pads on
 /// each side (cropped where that is negative; output_padding adds to the end), convolved at
@@ -221,19 +278,8 @@ LogicalResult importConvTranspose(NodeImporter &n) {
   }
   SmallVector<int64_t> s2 = to2d(strides, 1), d2 = to2d(dilations, 1), k2 = to2d(kernel, 1);
   SmallVector<int64_t> op2 = to2d(outputPadding, 0), p2 = pads2d(pads);
-  int64_t batch = xt.getDimSize(0), h = shapeOf(x)[2], wd = shapeOf(x)[3];
 
-  // stride - 1 zeros after each element: [N, C, H, 1, W, 1] padded to [N, C, H, sh, W, sw],
-  // flattened, and the zeros after the last element dropped.
-  if (s2[0] > 1 || s2[1] > 1) {
-    x = n.reshape(x, {batch, cin, h, 1, wd, 1});
-    x = n.create<PadOp>(x, Value(), n.b.getDenseI64ArrayAttr({0, 0, 0, 0, 0, 0}),
-                        n.b.getDenseI64ArrayAttr({0, 0, 0, s2[0] - 1, 0, s2[1] - 1}),
-                        n.b.getStringAttr("constant"));
-    x = n.reshape(x, {batch, cin, h * s2[0], wd * s2[1]});
-    x = n.sliceAxis(x, 2, 0, (h - 1) * s2[0] + 1);
-    x = n.sliceAxis(x, 3, 0, (wd - 1) * s2[1] + 1);
-  }
+  x = insertZeros(n, x, s2[0], s2[1]);
   SmallVector<int64_t> low(4, 0), high(4, 0);
   for (int64_t i = 0; i < 2; ++i) {
     int64_t reach = (k2[i] - 1) * d2[i];
@@ -463,6 +509,56 @@ template <typename PoolOp> LogicalResult importPool(NodeImporter &n, bool isMax)
       return failure();
     n.setResult(1, indices);
   }
+  return success();
+}
+
+/// MaxUnpool: X's values scattered into zeros of the inferred shape ((in - 1) * stride -
+/// pads + kernel per dim) at the flat positions of `indices` (MaxPool's), then, with
+/// output_shape (which must fold), zero-padded at the end to it, as the reference does.
+LogicalResult importMaxUnpool(NodeImporter &n) {
+  RankedTensorType xt = n.inputType(0);
+  int64_t spatial = xt.getRank() - 2;
+  if (spatial < 1 || n.inputType(1).getShape() != xt.getShape())
+    return n.error() << "expects X [N, C, ...] and indices of its shape, got " << xt
+                     << " and " << n.inputType(1);
+  SmallVector<int64_t> kernel = n.getInts("kernel_shape");
+  SmallVector<int64_t> strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> pads = n.getInts("pads", SmallVector<int64_t>(2 * spatial, 0));
+  if ((int64_t)kernel.size() != spatial || (int64_t)strides.size() != spatial ||
+      (int64_t)pads.size() != 2 * spatial)
+    return n.error() << "kernel_shape, strides and pads do not match the input rank";
+  SmallVector<int64_t> inferred(xt.getShape().take_front(2));
+  int64_t total = xt.getDimSize(0) * xt.getDimSize(1);
+  for (int64_t d = 0; d < spatial; ++d) {
+    inferred.push_back((xt.getDimSize(2 + d) - 1) * strides[d] - pads[d] - pads[spatial + d] +
+                       kernel[d]);
+    total *= inferred.back();
+  }
+  Type et = xt.getElementType();
+  Value zeros = n.constant(
+      DenseElementsAttr::get(RankedTensorType::get({total}, et), n.b.getZeroAttr(et)));
+  Value y = n.create<ScatterOp>(zeros, n.reshape(n.input(1), {xt.getNumElements()}),
+                                n.reshape(n.input(0), {xt.getNumElements()}),
+                                n.b.getI64IntegerAttr(0), n.b.getStringAttr("none"));
+  y = n.reshape(y, inferred);
+  if (n.input(2)) {
+    auto shape = n.constantInts(2, "output_shape");
+    if (!shape)
+      return failure();
+    if (shape->size() != inferred.size())
+      return n.error() << "output_shape has " << shape->size() << " dims, expected "
+                       << inferred.size();
+    SmallVector<int64_t> low(inferred.size(), 0), high;
+    for (auto [want, have] : llvm::zip(*shape, inferred)) {
+      if (want < have)
+        return n.error() << "output_shape is smaller than the unpooled shape";
+      high.push_back(want - have);
+    }
+    if (llvm::any_of(high, [](int64_t h) { return h > 0; }))
+      y = n.create<PadOp>(y, Value(), n.b.getDenseI64ArrayAttr(low),
+                          n.b.getDenseI64ArrayAttr(high), n.b.getStringAttr("constant"));
+  }
+  n.setResult(0, y);
   return success();
 }
 
@@ -718,6 +814,8 @@ void infc::registerNeuralNetImporters(ImportRegistry &r) {
   r["AveragePool"] = [](NodeImporter &n) { return importPool<AvgPoolOp>(n, false); };
   r["LpPool"] = importLpPool;
   r["LRN"] = importLRN;
+  r["MaxUnpool"] = importMaxUnpool;
+  r["Col2Im"] = importCol2Im;
   r["GlobalAveragePool"] = importGlobalPool<ReduceMeanOp>;
   r["GlobalMaxPool"] = importGlobalPool<ReduceMaxOp>;
   r["Gemm"] = importGemm;
