@@ -23,14 +23,13 @@ Value infc::splitHeads(NodeImporter &n, Value v, int64_t heads) {
   return n.create<TransposeOp>(v, n.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
 }
 
-namespace {
-/// An i64 constant of `shape` holding 0, 1, 2, ... along its one non-unit dim.
-Value iota(NodeImporter &n, ArrayRef<int64_t> shape, int64_t size) {
+Value infc::iota(NodeImporter &n, ArrayRef<int64_t> shape, int64_t size) {
   SmallVector<int64_t> values = llvm::to_vector(llvm::seq<int64_t>(0, size));
   return n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, n.b.getI64Type()),
                                            ArrayRef<int64_t>(values)));
 }
 
+namespace {
 LogicalResult importAttention(NodeImporter &n) {
   RankedTensorType qt = n.inputType(0);
   Type et = qt.getElementType();

@@ -5,7 +5,7 @@
 // at import when constant, and linalg elementwise fusion later merges them into one loop.
 //
 //===----------------------------------------------------------------------===//
-#include "NodeImporter.h"
+#include "ComposeOps.h"
 
 #include <cmath>
 #include <limits>
@@ -14,48 +14,6 @@ using namespace mlir;
 using namespace infc;
 
 namespace {
-/// Short names for the ops the compositions use; every op folds as it is built.
-struct Ops {
-  NodeImporter &n;
-
-  Value k(Value like, double v) { return n.scalarLike(like, v); }
-  Value add(Value a, Value b) { return n.create<AddOp>(a, b); }
-  Value sub(Value a, Value b) { return n.create<SubOp>(a, b); }
-  Value mul(Value a, Value b) { return n.create<MulOp>(a, b); }
-  Value div(Value a, Value b) { return n.create<DivOp>(a, b); }
-  Value max(Value a, Value b) { return n.create<MaxOp>(a, b); }
-  Value min(Value a, Value b) { return n.create<MinOp>(a, b); }
-  Value lt(Value a, Value b) { return n.create<LessOp>(a, b); }
-  Value gt(Value a, Value b) { return n.create<GreaterOp>(a, b); }
-  Value eq(Value a, Value b) { return n.create<EqualOp>(a, b); }
-  Value logicalOr(Value a, Value b) { return n.create<OrOp>(a, b); }
-  Value logicalAnd(Value a, Value b) { return n.create<AndOp>(a, b); }
-  Value logicalNot(Value a) { return n.create<NotOp>(a); }
-  Value where(Value c, Value a, Value b) { return n.create<WhereOp>(c, a, b); }
-  Value exp(Value a) { return n.create<ExpOp>(a); }
-  Value log(Value a) { return n.create<LogOp>(a); }
-  Value abs(Value a) { return n.create<AbsOp>(a); }
-  Value clip(Value a, double lo, double hi) {
-    return n.create<ClipOp>(a, n.b.getF64FloatAttr(lo), n.b.getF64FloatAttr(hi));
-  }
-  Value castTo(Value a, Type elementType) {
-    auto type = cast<RankedTensorType>(a.getType());
-    if (type.getElementType() == elementType)
-      return a;
-    return n.create<CastOp>(RankedTensorType::get(type.getShape(), elementType), a);
-  }
-  Value reduce(Value a, ArrayRef<int64_t> axes, bool keepdims, bool max = false) {
-    if (axes.empty())
-      return a;
-    auto axesAttr = n.b.getDenseI64ArrayAttr(axes);
-    if (max)
-      return n.create<ReduceMaxOp>(a, axesAttr, n.b.getBoolAttr(keepdims));
-    return n.create<ReduceSumOp>(a, axesAttr, n.b.getBoolAttr(keepdims));
-  }
-  /// log(exp(x) + 1), as the ONNX reference computes it.
-  Value softplus(Value x) { return log(add(exp(x), k(x, 1.0))); }
-};
-
 Type elementTypeOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
 bool isFloat(Value v) { return isa<FloatType>(elementTypeOf(v)); }
 
@@ -91,11 +49,6 @@ template <typename Fn> ImportFn activation(Fn fn) {
 // Activations
 //===----------------------------------------------------------------------===//
 
-/// x < 0 ? alpha * (exp(x) - 1) : x, the negative half of Elu and Selu.
-Value elu(Ops &o, Value x, double alpha) {
-  Value negative = o.mul(o.k(x, alpha), o.sub(o.exp(x), o.k(x, 1.0)));
-  return o.where(o.lt(x, o.k(x, 0.0)), negative, x);
-}
 
 void registerActivations(ImportRegistry &r) {
   r["Elu"] = activation([](NodeImporter &n, Ops &o, Value x) {
@@ -470,9 +423,7 @@ void registerSoftmaxFamily(ImportRegistry &r) {
       int64_t size = type.getDimSize(axis);
       SmallVector<int64_t> iotaShape(type.getRank(), 1);
       iotaShape[axis] = size;
-      auto iotaType = RankedTensorType::get(iotaShape, n.b.getI64Type());
-      SmallVector<int64_t> iota = llvm::to_vector(llvm::seq<int64_t>(0, size));
-      Value positions = n.constant(DenseElementsAttr::get(iotaType, ArrayRef<int64_t>(iota)));
+      Value positions = iota(n, iotaShape, size);
       return o.castTo(o.eq(positions, index), type.getElementType());
     });
   };

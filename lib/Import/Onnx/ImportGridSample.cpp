@@ -10,7 +10,7 @@
 // AffineGrid, which makes GridSample's grids from affine transforms, is a matmul.
 //
 //===----------------------------------------------------------------------===//
-#include "NodeImporter.h"
+#include "ComposeOps.h"
 
 using namespace mlir;
 using namespace infc;
@@ -21,22 +21,9 @@ struct Taps {
   SmallVector<Value> weight; // [N, P], zero for a tap outside ("zeros" padding)
 };
 
-struct GridSampler {
-  NodeImporter &n;
+struct GridSampler : Ops {
   bool alignCorners;
   std::string padding;
-
-  Value k(Value like, double v) { return n.scalarLike(like, v); }
-  Value add(Value a, Value b) { return n.create<AddOp>(a, b); }
-  Value sub(Value a, Value b) { return n.create<SubOp>(a, b); }
-  Value mul(Value a, Value b) { return n.create<MulOp>(a, b); }
-  Value lt(Value a, Value b) { return n.create<LessOp>(a, b); }
-  Value gt(Value a, Value b) { return n.create<GreaterOp>(a, b); }
-  Value where(Value c, Value a, Value b) { return n.create<WhereOp>(c, a, b); }
-  Value floor(Value a) { return n.create<FloorOp>(a); }
-  Value clamp(Value v, double lo, double hi) {
-    return n.create<ClipOp>(v, n.b.getF64FloatAttr(lo), n.b.getF64FloatAttr(hi));
-  }
 
   /// The reference's reflection into [lo, hi] (by the near border, repeatedly).
   Value reflect(Value x, double lo, double hi) {
@@ -63,13 +50,13 @@ struct GridSampler {
     if (padding == "zeros") {
       valid = n.create<AndOp>(n.create<NotOp>(lt(index, k(index, 0.0))),
                               lt(index, k(index, (double)size)));
-      index = clamp(index, 0, size - 1);
+      index = clip(index, 0, size - 1);
     } else if (padding == "border") {
-      index = clamp(index, 0, size - 1);
+      index = clip(index, 0, size - 1);
     } else {
       // int() of the reflected value truncates; reflected values are >= lo >= -0.5.
       Value r = reflect(index, lo, hi);
-      index = clamp(floor(where(lt(r, k(r, 0.0)), k(r, 0.0), r)), 0, size - 1);
+      index = clip(floor(where(lt(r, k(r, 0.0)), k(r, 0.0), r)), 0, size - 1);
     }
     return {n.castElements(index, n.b.getI64Type()), valid};
   }
@@ -98,7 +85,7 @@ struct GridSampler {
     if (mode == "nearest")
       x = n.create<RoundOp>(x);
     if (padding == "border")
-      x = where(n.create<OrOp>(lt(x, k(x, lo)), gt(x, k(x, hi))), clamp(x, 0, size - 1), x);
+      x = where(n.create<OrOp>(lt(x, k(x, lo)), gt(x, k(x, hi))), clip(x, 0, size - 1), x);
     else if (padding == "reflection")
       x = reflect(x, lo, hi);
     Taps t;
@@ -146,7 +133,7 @@ LogicalResult importGridSample(NodeImporter &n) {
   std::string padding = n.getString("padding_mode", "zeros");
   if (padding != "zeros" && padding != "border" && padding != "reflection")
     return n.error() << "unknown padding_mode '" << padding << "'";
-  GridSampler s{n, n.getInt("align_corners", 0) != 0, padding};
+  GridSampler s{{n}, n.getInt("align_corners", 0) != 0, padding};
 
   int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1), points = 1, volume = 1;
   SmallVector<int64_t> outShape{batch, channels};

@@ -474,10 +474,7 @@ Value maxPoolIndices(NodeImporter &n, Value x, Value y) {
   taken = n.create<WhereOp>(padding, lowest, taken);
   Value best = n.create<ArgMaxOp>(taken, n.b.getI64IntegerAttr(3), n.b.getBoolAttr(true),
                                   n.b.getBoolAttr(false)); // [N, C, OH*OW, 1]
-  SmallVector<int64_t> tapIds = llvm::to_vector(llvm::seq<int64_t>(0, taps));
-  Value tapIota = n.constant(DenseElementsAttr::get(RankedTensorType::get({taps}, i64),
-                                                    ArrayRef<int64_t>(tapIds)));
-  Value chosen = n.create<WhereOp>(n.create<EqualOp>(tapIota, best), positions,
+  Value chosen = n.create<WhereOp>(n.create<EqualOp>(iota(n, {taps}, taps), best), positions,
                                    n.scalarLike(positions, 0));
   Value spatialIndex = n.create<ReduceSumOp>(chosen, n.b.getDenseI64ArrayAttr({3}),
                                              n.b.getBoolAttr(false)); // [N, C, OH*OW]

@@ -7,7 +7,7 @@
 // kMaxUnrolledSteps (NodeImporter.h) so a long sequence gets a clear error, not a huge module.
 //
 //===----------------------------------------------------------------------===//
-#include "NodeImporter.h"
+#include "ComposeOps.h"
 
 #include <cmath>
 
@@ -124,6 +124,7 @@ LogicalResult importLinearAttention(NodeImporter &n) {
 /// One of the activation functions the ONNX recurrences name; null for an unknown name.
 /// `alpha` and `beta` are NaN when the node gives none (each function has its default).
 Value activation(NodeImporter &n, StringRef name, Value x, double alpha, double beta) {
+  Ops o{n};
   auto k = [&](double v) { return n.scalarLike(x, v); };
   auto a = [&](double def) { return std::isnan(alpha) ? def : alpha; };
   auto b = [&](double def) { return std::isnan(beta) ? def : beta; };
@@ -145,14 +146,12 @@ Value activation(NodeImporter &n, StringRef name, Value x, double alpha, double 
   if (lower == "hardsigmoid")
     return n.create<ClipOp>(n.create<AddOp>(n.create<MulOp>(x, k(a(0.2))), k(b(0.5))),
                             n.b.getF64FloatAttr(0.0), n.b.getF64FloatAttr(1.0));
-  if (lower == "elu") {
-    Value negative = n.create<MulOp>(k(a(1.0)), n.create<SubOp>(n.create<ExpOp>(x), k(1.0)));
-    return n.create<WhereOp>(n.create<LessOp>(x, k(0.0)), negative, x);
-  }
+  if (lower == "elu")
+    return elu(o, x, a(1.0));
   if (lower == "softsign")
-    return n.create<DivOp>(x, n.create<AddOp>(k(1.0), n.create<AbsOp>(x)));
+    return o.div(x, o.add(k(1.0), o.abs(x)));
   if (lower == "softplus")
-    return n.create<LogOp>(n.create<AddOp>(n.create<ExpOp>(x), k(1.0)));
+    return o.softplus(x);
   return nullptr;
 }
 

@@ -386,20 +386,14 @@ LogicalResult importReverseSequence(NodeImporter &n) {
       !n.inputType(1).getElementType().isSignlessInteger())
     return n.error() << "expects integer sequence_lens [" << batch << "], got "
                      << n.inputType(1);
-  Type i64 = n.b.getI64Type();
-  auto iota = [&](ArrayRef<int64_t> shape, int64_t count) {
-    SmallVector<int64_t> v = llvm::to_vector(llvm::seq<int64_t>(0, count));
-    return n.constant(DenseElementsAttr::get(RankedTensorType::get(shape, i64),
-                                             ArrayRef<int64_t>(v)));
-  };
-  Value len = n.reshape(n.castElements(n.input(1), i64), {1, batch});
-  Value t = iota({steps, 1}, steps);
+  Value len = n.reshape(n.castElements(n.input(1), n.b.getI64Type()), {1, batch});
+  Value t = iota(n, {steps, 1}, steps);
   Value reversed = n.create<SubOp>(n.create<SubOp>(len, n.scalarLike(len, 1)), t);
   Value source = n.create<WhereOp>(n.create<LessOp>(t, len), reversed, t); // [T, B]
   source = n.create<MinOp>(n.create<MaxOp>(source, n.scalarLike(source, 0)),
                            n.scalarLike(source, steps - 1));
   Value rows = n.create<AddOp>(n.create<MulOp>(source, n.scalarLike(source, batch)),
-                               iota({1, batch}, batch));
+                               iota(n, {1, batch}, batch));
   // x as [T, B, rest...] rows.
   SmallVector<int64_t> perm = {timeAxis, batchAxis};
   for (int64_t d = 2; d < rank; ++d)

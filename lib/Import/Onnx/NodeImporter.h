@@ -105,6 +105,9 @@ inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
   return llvm::cast<mlir::RankedTensorType>(v.getType()).getShape();
 }
 
+/// An i64 constant of `shape` holding 0, 1, ..., size - 1 along its one non-unit dim.
+mlir::Value iota(NodeImporter &n, llvm::ArrayRef<int64_t> shape, int64_t size);
+
 /// [batch, seq, heads * size] -> [batch, heads, seq, size] (Attention, LinearAttention).
 mlir::Value splitHeads(NodeImporter &n, mlir::Value v, int64_t heads);
 
