@@ -79,6 +79,8 @@ static void addGraphPasses(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcShapeInference());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcFoldQdq());
+  pm.addPass(createCanonicalizerPass());
 }
 
 static void addLinalgPasses(OpPassManager &pm) {

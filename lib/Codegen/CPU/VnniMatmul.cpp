@@ -53,6 +53,46 @@ std::optional<std::pair<Value, bool>> extendedFromI8(Value v) {
   return std::nullopt;
 }
 
+/// Through a collapse or expand of the extension (matmul lowering folds a batch into M):
+/// the same reshape of the i8 tensor.
+std::optional<std::pair<Value, bool>> extendedFromI8ThroughReshape(OpBuilder &b, Value v) {
+  if (auto r = v.getDefiningOp<tensor::CollapseShapeOp>()) {
+    std::optional<std::pair<Value, bool>> src = extendedFromI8(r.getSrc());
+    if (!src)
+      return std::nullopt;
+    auto type = r.getResultType().clone(b.getI8Type());
+    b.setInsertionPoint(r);
+    Value narrow = tensor::CollapseShapeOp::create(b, r.getLoc(), type, src->first,
+                                                   r.getReassociationIndices());
+    return std::make_pair(narrow, src->second);
+  }
+  return extendedFromI8(v);
+}
+
+/// The s8 values of a constant i32 matrix, or nullopt if one is out of range.
+std::optional<std::vector<int64_t>> s8Values(DenseElementsAttr weights) {
+  std::vector<int64_t> out;
+  out.reserve(weights.getNumElements());
+  for (const APInt &v : weights.getValues<APInt>()) {
+    int64_t x = v.getSExtValue();
+    if (x < -128 || x > 127)
+      return std::nullopt; // not an s8 weight: the i32 kernel computes it
+    out.push_back(x);
+  }
+  return out;
+}
+
+/// What one vpdpbusd kernel multiplies: per K word, `rows` broadcast words times 16-lane
+/// panel vectors. One operand is u8 (run time activations), the other s8 (the weights).
+struct KernelOperands {
+  Value broadcast;   // [rows, words] i32
+  Value panels;      // [panels, words, 16] i32
+  Value columnStart; // [panels, 16] i32: accumulator start per column, or null
+  Value rowStart;    // [rows] i32: accumulator start per row, or null
+  bool panelsAreUnsigned; // the u8 operand: the panels, else the broadcast words
+  int64_t rows, numPanels, words;
+};
+
 struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmulPass> {
   void runOnOperation() override {
     SmallVector<linalg::MatmulOp> matmuls;
@@ -69,28 +109,93 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     auto ct = cast<RankedTensorType>(op.getResult(0).getType());
     if (!ct.getElementType().isInteger(32))
       return;
-    std::optional<std::pair<Value, bool>> lhs = extendedFromI8(op.getInputs()[0]);
-    DenseElementsAttr weights;
-    if (!lhs || !matchPattern(op.getInputs()[1], m_Constant(&weights)))
-      return;
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
     int64_t m = ct.getDimSize(0), n = ct.getDimSize(1);
-    int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
-    if (n % kLanes || m == 0 || k == 0)
+    DenseElementsAttr weights;
+    if (matchPattern(op.getInputs()[1], m_Constant(&weights))) {
+      // C = ext(A) x B: B's columns are the panels (a fully connected layer, a matmul).
+      std::optional<std::pair<Value, bool>> lhs =
+          extendedFromI8ThroughReshape(builder, op.getInputs()[0]);
+      builder.setInsertionPoint(op);
+      int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
+      std::optional<std::vector<int64_t>> b = s8Values(weights);
+      if (!lhs || !b || n % kLanes || m == 0 || k == 0)
+        return;
+      auto [a, isSigned] = *lhs;
+      int64_t panels = n / kLanes, words = (k + 3) / 4;
+      KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, false, m, panels, words};
+      kernel.panels = constant(builder, loc, {panels, words, kLanes},
+                               packPanels(*b, k, n, words));
+      std::vector<int32_t> start(n, 0);
+      if (isSigned)
+        for (int64_t c = 0; c < n; ++c) {
+          int64_t sum = 0;
+          for (int64_t r = 0; r < k; ++r)
+            sum += (*b)[r * n + c];
+          start[c] = (int32_t)(-128 * sum);
+        }
+      kernel.columnStart = constant(builder, loc, {panels, kLanes}, start);
+      kernel.broadcast = packA(builder, loc, a, m, k, words, isSigned);
+      Value c = emitKernel(builder, loc, kernel);
+      op.getResult(0).replaceAllUsesWith(c);
+      op.erase();
       return;
-    std::vector<int64_t> b;
-    b.reserve(k * n);
-    for (const APInt &v : weights.getValues<APInt>()) {
-      int64_t x = v.getSExtValue();
-      if (x < -128 || x > 127)
-        return; // not an s8 weight: the i32 kernel computes it
-      b.push_back(x);
     }
-    auto [a, isSigned] = *lhs;
-    int64_t panels = n / kLanes, words = (k + 3) / 4;
+    if (matchPattern(op.getInputs()[0], m_Constant(&weights))) {
+      // C = A x ext(B) with constant A: a convolution's W x im2col. The columns of B are
+      // the panels, packed at run time (zero-padded to whole panels); A's rows broadcast.
+      std::optional<std::pair<Value, bool>> rhs =
+          extendedFromI8ThroughReshape(builder, op.getInputs()[1]);
+      builder.setInsertionPoint(op);
+      int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(1);
+      std::optional<std::vector<int64_t>> a = s8Values(weights);
+      if (!rhs || !a || m == 0 || k == 0 || n == 0)
+        return;
+      auto [bIn, isSigned] = *rhs;
+      int64_t panels = (n + kLanes - 1) / kLanes, words = (k + 3) / 4;
+      KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, true, m, panels, words};
+      std::vector<int32_t> aWords(m * words, 0), start(m, 0);
+      for (int64_t r = 0; r < m; ++r) {
+        int64_t sum = 0;
+        for (int64_t q = 0; q < words; ++q) {
+          uint32_t word = 0;
+          for (int64_t t = 0; t < 4 && 4 * q + t < k; ++t) {
+            int64_t v = (*a)[r * k + 4 * q + t];
+            sum += v;
+            word |= (uint32_t)(uint8_t)(int8_t)v << (8 * t);
+          }
+          aWords[r * words + q] = (int32_t)word;
+        }
+        start[r] = isSigned ? (int32_t)(-128 * sum) : 0;
+      }
+      kernel.broadcast = constant(builder, loc, {m, words}, aWords);
+      if (isSigned)
+        kernel.rowStart = constant(builder, loc, {m}, start);
+      kernel.panels = packColumns(builder, loc, bIn, k, n, panels, words, isSigned);
+      Value c = emitKernel(builder, loc, kernel);
+      if (panels * kLanes != n) {
+        SmallVector<OpFoldResult> offsets(2, builder.getIndexAttr(0));
+        SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(m), builder.getIndexAttr(n)};
+        SmallVector<OpFoldResult> steps(2, builder.getIndexAttr(1));
+        c = tensor::ExtractSliceOp::create(builder, loc, ct, c, offsets, sizes, steps);
+      }
+      op.getResult(0).replaceAllUsesWith(c);
+      op.erase();
+    }
+  }
 
-    // Bp[p][q][j]: bytes B[4q .. 4q+3][16p + j] (zero past K), little-endian. Acc0[p][j]:
-    // what the accumulator of column 16p + j starts from.
-    std::vector<int32_t> packed(panels * words * kLanes), start(n, 0);
+  static Value constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                        ArrayRef<int32_t> values) {
+    auto type = RankedTensorType::get(shape, b.getI32Type());
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  }
+
+  /// Bp[p][q][j]: bytes B[4q .. 4q+3][16p + j] (zero past K), little-endian.
+  static std::vector<int32_t> packPanels(ArrayRef<int64_t> b, int64_t k, int64_t n,
+                                         int64_t words) {
+    int64_t panels = n / kLanes;
+    std::vector<int32_t> packed(panels * words * kLanes);
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t q = 0; q < words; ++q)
         for (int64_t j = 0; j < kLanes; ++j) {
@@ -99,25 +204,15 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
             word |= (uint32_t)(uint8_t)(int8_t)b[(4 * q + t) * n + p * kLanes + j] << (8 * t);
           packed[(p * words + q) * kLanes + j] = (int32_t)word;
         }
-    if (isSigned)
-      for (int64_t c = 0; c < n; ++c) {
-        int64_t sum = 0;
-        for (int64_t r = 0; r < k; ++r)
-          sum += b[r * n + c];
-        start[c] = (int32_t)(-128 * sum);
-      }
+    return packed;
+  }
 
-    OpBuilder builder(op);
-    Location loc = op.getLoc();
+  /// The tiles: a parallel loop over pairs of panels, 8-row x 2-panel register tiles (16
+  /// accumulators; then single rows), per K word 2 panel loads and 8 broadcasts feeding 16
+  /// vpdpbusd. Returns C [rows, panels * 16].
+  Value emitKernel(OpBuilder &builder, Location loc, const KernelOperands &kernel) {
     Type i32 = builder.getI32Type();
-    auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<int32_t> values) -> Value {
-      auto type = RankedTensorType::get(shape, i32);
-      return arith::ConstantOp::create(builder, loc, DenseElementsAttr::get(type, values));
-    };
-    Value bPanels = constant({panels, words, kLanes}, packed);
-    Value accStart = constant({panels, kLanes}, start);
-    Value aWords = packA(builder, loc, a, m, k, words, isSigned);
-
+    int64_t m = kernel.rows, panels = kernel.numPanels, words = kernel.words;
     auto vecType = VectorType::get({kLanes}, i32);
     auto byteVecType = VectorType::get({4 * kLanes}, builder.getI8Type());
     auto idx = [&](OpBuilder &b, int64_t v) -> Value {
@@ -127,8 +222,9 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       return vector::TransferReadOp::create(b, loc, vecType, source, indices,
                                             std::optional<Value>(), ArrayRef<bool>{true});
     };
-    // Rows [begin, end) in tiles of `rows` x `width` panels from panel p on, into C: per K
-    // word `width` B loads and `rows` A broadcasts feed rows x width vpdpbusd.
+    Value zeroVec = arith::ConstantOp::create(builder, loc, DenseElementsAttr::get(
+                                                              vecType, builder.getI32IntegerAttr(0)));
+    // Rows [begin, end) in tiles of `rows` x `width` panels from panel p on, into C.
     auto rowTiles = [&](OpBuilder &b, Value p, Value c, int64_t begin, int64_t end,
                         int64_t rows, int64_t width) -> Value {
       if (begin >= end)
@@ -137,14 +233,22 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       for (int64_t j = 0; j < width; ++j) {
         panel.push_back(arith::AddIOp::create(b, loc, p, idx(b, j)));
         column.push_back(arith::MulIOp::create(b, loc, panel[j], idx(b, kLanes)));
-        init.push_back(read(b, accStart, {panel[j], idx(b, 0)}));
+        init.push_back(kernel.columnStart ? read(b, kernel.columnStart, {panel[j], idx(b, 0)})
+                                          : zeroVec);
       }
       auto loop = scf::ForOp::create(
           b, loc, idx(b, begin), idx(b, end), idx(b, rows), ValueRange{c},
           [&](OpBuilder &lb, Location, Value row, ValueRange cIn) {
             SmallVector<Value> accs;
-            for (int64_t r = 0; r < rows; ++r)
-              llvm::append_range(accs, init);
+            for (int64_t r = 0; r < rows; ++r) {
+              if (kernel.rowStart) {
+                Value rIdx = arith::AddIOp::create(lb, loc, row, idx(lb, r));
+                Value s = tensor::ExtractOp::create(lb, loc, kernel.rowStart, ValueRange{rIdx});
+                accs.append(width, vector::BroadcastOp::create(lb, loc, vecType, s));
+              } else {
+                llvm::append_range(accs, init);
+              }
+            }
             auto kLoop = scf::ForOp::create(
                 lb, loc, idx(lb, 0), idx(lb, words), idx(lb, 1), accs,
                 [&](OpBuilder &kb, Location, Value q, ValueRange accIn) {
@@ -152,20 +256,24 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
                   auto bytes = [&](Value v) {
                     return vector::BitCastOp::create(kb, loc, byteVecType, v).getResult();
                   };
-                  SmallVector<Value> bVecs;
+                  SmallVector<Value> panelVecs;
                   for (int64_t j = 0; j < width; ++j)
-                    bVecs.push_back(bytes(read(kb, bPanels, {panel[j], q, idx(kb, 0)})));
+                    panelVecs.push_back(bytes(read(kb, kernel.panels, {panel[j], q, idx(kb, 0)})));
                   SmallVector<Value> next;
                   for (int64_t r = 0; r < rows; ++r) {
                     Value rIdx = arith::AddIOp::create(kb, loc, row, idx(kb, r));
-                    Value word = tensor::ExtractOp::create(kb, loc, aWords, ValueRange{rIdx, q});
-                    Value aVec = bytes(vector::BroadcastOp::create(kb, loc, vecType, word));
-                    for (int64_t j = 0; j < width; ++j)
+                    Value word =
+                        tensor::ExtractOp::create(kb, loc, kernel.broadcast, ValueRange{rIdx, q});
+                    Value wordVec = bytes(vector::BroadcastOp::create(kb, loc, vecType, word));
+                    for (int64_t j = 0; j < width; ++j) {
+                      Value u8 = kernel.panelsAreUnsigned ? panelVecs[j] : wordVec;
+                      Value s8 = kernel.panelsAreUnsigned ? wordVec : panelVecs[j];
                       next.push_back(LLVM::CallIntrinsicOp::create(
                                          kb, loc, vecType,
                                          kb.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
-                                         ValueRange{accIn[r * width + j], aVec, bVecs[j]})
+                                         ValueRange{accIn[r * width + j], u8, s8})
                                          .getResult(0));
+                    }
                   }
                   scf::YieldOp::create(kb, loc, next);
                 });
@@ -189,7 +297,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     };
 
     // Pairs of panels (16 accumulators of 8 x 32), in parallel; an odd last panel alone.
-    Value c = tensor::EmptyOp::create(builder, loc, ct.getShape(), i32);
+    Value c = tensor::EmptyOp::create(builder, loc, {m, panels * kLanes}, i32);
     if (int64_t pairs = panels / kPanelsPerTile) {
       auto pairLoop = scf::ForOp::create(
           builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
@@ -203,8 +311,58 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     }
     for (int64_t p = panels / kPanelsPerTile * kPanelsPerTile; p < panels; ++p)
       c = allRows(builder, idx(builder, p), c, 1);
-    op.getResult(0).replaceAllUsesWith(c);
-    op.erase();
+    return c;
+  }
+
+  /// B [K, N] i8 as panels [ceil(N/16), ceil(K/4), 16] of i32 words, each four
+  /// K-consecutive bytes of one column as u8 (a signed B offset by 128); zero past K and N.
+  Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
+                    int64_t panels, int64_t words, bool isSigned) {
+    Type i8 = b.getI8Type(), i32 = b.getI32Type();
+    if (words * 4 != k || panels * kLanes != n) {
+      auto padded = RankedTensorType::get({words * 4, panels * kLanes}, i8);
+      SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> high = {b.getIndexAttr(words * 4 - k),
+                                        b.getIndexAttr(panels * kLanes - n)};
+      // A signed pad of -128 packs to u8 0: padded columns and K bytes contribute nothing.
+      Value pad = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(isSigned ? -128 : 0));
+      in = tensor::PadOp::create(b, loc, padded, in, low, high, pad);
+    }
+    auto grouped = RankedTensorType::get({words, 4, panels, kLanes}, i8);
+    in = tensor::ExpandShapeOp::create(b, loc, grouped, in,
+                                       SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+    Value init = tensor::EmptyOp::create(b, loc, {panels, words, kLanes}, i32);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(i32));
+    init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
+    MLIRContext *ctx = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // Iteration space (p, q, j, t): the byte B[4q + t][16p + j] into word (p, q, j).
+    AffineMap inMap = AffineMap::get(4, 0, {d(1), d(3), d(0), d(2)}, ctx);
+    AffineMap outMap = AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx);
+    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{init.getType()}, ValueRange{in}, ValueRange{init},
+               SmallVector<AffineMap>{inMap, outMap}, iterators,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 linalg::YieldOp::create(
+                     nb, l, placeByte(nb, l, args[0], args[1], 3, isSigned));
+               })
+        .getResult(0);
+  }
+
+  /// word | (byte as u8 << 8 x the index of loop `dim`), the byte offset by 128 if signed.
+  static Value placeByte(OpBuilder &nb, Location l, Value byte, Value word, unsigned dim,
+                         bool isSigned) {
+    Type i32 = nb.getI32Type();
+    if (isSigned)
+      byte = arith::XOrIOp::create(nb, l, byte,
+                                   arith::ConstantOp::create(nb, l, nb.getI8IntegerAttr(-128)));
+    Value wide = arith::ExtUIOp::create(nb, l, i32, byte);
+    Value t = arith::IndexCastOp::create(nb, l, i32, linalg::IndexOp::create(nb, l, dim));
+    Value shift =
+        arith::MulIOp::create(nb, l, t, arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(8)));
+    return arith::OrIOp::create(nb, l, word, arith::ShLIOp::create(nb, l, wide, shift));
   }
 
   /// A [M, K] i8 as [M, ceil(K/4)] i32 words of four K-consecutive bytes, as u8 (a signed A
@@ -236,16 +394,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
                b, loc, TypeRange{init.getType()}, ValueRange{a}, ValueRange{init},
                SmallVector<AffineMap>{in, out}, iterators,
                [&](OpBuilder &nb, Location l, ValueRange args) {
-                 Value byte = args[0];
-                 if (isSigned)
-                   byte = arith::XOrIOp::create(
-                       nb, l, byte, arith::ConstantOp::create(nb, l, nb.getI8IntegerAttr(-128)));
-                 Value wide = arith::ExtUIOp::create(nb, l, i32, byte);
-                 Value t = arith::IndexCastOp::create(nb, l, i32, linalg::IndexOp::create(nb, l, 2));
-                 Value shift = arith::MulIOp::create(
-                     nb, l, t, arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(8)));
-                 Value placed = arith::ShLIOp::create(nb, l, wide, shift);
-                 linalg::YieldOp::create(nb, l, arith::OrIOp::create(nb, l, args[1], placed).getResult());
+                 linalg::YieldOp::create(nb, l, placeByte(nb, l, args[0], args[1], 2, isSigned));
                })
         .getResult(0);
   }

@@ -109,13 +109,15 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> pads
 /// A plain convolution as one matmul, so it shares the matmul code generation:
 ///   Y[F, N*OH*OW] = W[F, C*KH*KW] x Col[C*KH*KW, N*OH*OW]
 /// Col is the input itself for 1x1 stride-1 convolutions of one image, else built by one
-/// copy per kernel tap from a strided window of the input (im2col).
+/// copy per kernel tap from a strided window of the input (im2col). An input of another
+/// element type than the result (8-bit integers for an i32 result) is extended after im2col,
+/// zero-extended if `unsignedInput`.
 Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                   RankedTensorType resultType) {
+                   RankedTensorType resultType, bool unsignedInput = false) {
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
-  Type et = resultType.getElementType();
+  Type et = it.getElementType();
   int64_t n = it.getDimSize(0), c = it.getDimSize(1), f = wt.getDimSize(0),
           kh = wt.getDimSize(2), kw = wt.getDimSize(3), oh = resultType.getDimSize(2),
           ow = resultType.getDimSize(3);
@@ -160,6 +162,19 @@ Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
       }
     }
     col = reshapeTensor(b, loc, col6, RankedTensorType::get({k, cols}, et));
+  }
+  Type resultEt = resultType.getElementType();
+  if (et != resultEt) {
+    // An 8-bit input to an i32 convolution: im2col moved bytes, widened only here, where
+    // infc-vnni-matmul finds the extension and multiplies the bytes themselves.
+    auto wide = RankedTensorType::get({k, cols}, resultEt);
+    col = elementwise(b, loc, wide, ValueRange{col},
+                      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                        if (unsignedInput)
+                          return arith::ExtUIOp::create(nb, l, resultEt, args[0]);
+                        return arith::ExtSIOp::create(nb, l, resultEt, args[0]);
+                      });
+    et = resultEt;
   }
   Value w = reshapeTensor(b, loc, weight, RankedTensorType::get({f, k}, et));
   Value acc = zeros(b, loc, {f, cols}, et);
@@ -228,6 +243,15 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
       .getResult(0);
 }
 
+/// The 8-bit tensor (lowered) an i32 convolution's input was cast from, or null.
+Value narrowIntegerInput(ConvOp op, ConversionPatternRewriter &rewriter) {
+  auto cast = op.getInput().getDefiningOp<CastOp>();
+  if (!cast || !getElementTypeOrSelf(op.getType()).isInteger(32) ||
+      !getElementTypeOrSelf(cast.getInput().getType()).isInteger(8))
+    return nullptr;
+  return rewriter.getRemappedValue(cast.getInput());
+}
+
 /// conv: plain -> im2col + linalg.matmul (convAsMatmul), float depthwise (one filter per
 /// channel) -> depthwiseAsTapSum, other groups -> linalg.conv_2d_ngchw_gfchw.
 struct ConvLowering : public OpConversionPattern<ConvOp> {
@@ -237,8 +261,14 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPads(),
-                             rewriter.getZeroAttr(et));
+    Value narrow = narrowIntegerInput(op, rewriter);
+    if (narrow && op.getGroup() != 1)
+      narrow = nullptr;
+    // An 8-bit input is padded as bytes (0 widens to 0).
+    Value input = narrow ? padSpatial(rewriter, loc, narrow, op.getPads(),
+                                      rewriter.getZeroAttr(getElementTypeOrSelf(narrow.getType())))
+                         : padSpatial(rewriter, loc, adaptor.getInput(), op.getPads(),
+                                      rewriter.getZeroAttr(et));
     Value weight = adaptor.getWeight();
     auto it = cast<RankedTensorType>(input.getType());
     auto wt = cast<RankedTensorType>(weight.getType());
@@ -248,7 +278,13 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
             f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
             oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
     Value result;
-    if (group == 1) {
+    if (narrow) {
+      bool isUnsigned =
+          getElementTypeOrSelf(op.getInput().getDefiningOp<CastOp>().getInput().getType())
+              .isUnsignedInteger();
+      result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
+                            resultType, isUnsigned);
+    } else if (group == 1) {
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
                             resultType);
     } else if (group == c && f == c && isa<FloatType>(et)) {

@@ -126,3 +126,62 @@ func.func @narrow(%a: tensor<8x8xi8>) -> tensor<8x10xi32> {
   %y = linalg.matmul ins(%x, %w : tensor<8x8xi32>, tensor<8x10xi32>) outs(%f : tensor<8x10xi32>) -> tensor<8x10xi32>
   return %y : tensor<8x10xi32>
 }
+
+// -----
+
+// A convolution's W x im2col: constant s8-range A, B a zero extension of u8 columns (20 of
+// them: two panels, the second padded). A's rows are constant broadcast words, B's columns
+// are packed at run time into [panels, K/4, 16] u8 words (a reduction over the 4 bytes of a
+// word); u8 needs no offset, so the accumulators start at zero. The padded columns are
+// sliced off C.
+// CHECK-LABEL: func @constant_lhs
+// CHECK-DAG: %[[AW:.*]] = arith.constant dense<{{.*}}> : tensor<8x3xi32>
+// CHECK: tensor.pad %{{.*}} low[0, 0] high[3, 12]
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [3, 4, 2, 16] : tensor<12x32xi8> into tensor<3x4x2x16xi8>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK-NOT: arith.xori
+// CHECK: arith.shli
+// CHECK: %{{.*}}:16 = scf.for
+// CHECK-COUNT-8: tensor.extract %[[AW]]
+// CHECK: } {infc.parallel}
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [8, 20] [1, 1] : tensor<8x32xi32> to tensor<8x20xi32>
+// CHECK-NOT: linalg.matmul
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @constant_lhs(%b: tensor<9x20xi8>) -> tensor<8x20xi32> {
+  %w = arith.constant dense<-7> : tensor<8x9xi32>
+  %e = tensor.empty() : tensor<9x20xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<9x20xi8>) outs(%e : tensor<9x20xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extui %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<9x20xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<8x20xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x20xi32>) -> tensor<8x20xi32>
+  %y = linalg.matmul ins(%w, %x : tensor<8x9xi32>, tensor<9x20xi32>) outs(%f : tensor<8x20xi32>) -> tensor<8x20xi32>
+  return %y : tensor<8x20xi32>
+}
+
+// -----
+
+// A signed B: its bytes offset by 128 when packed, each row's accumulators starting from
+// -128 x that row's sum of A (here -128 x 2 x 4 = -1024 for every row).
+// CHECK-LABEL: func @constant_lhs_signed
+// CHECK-DAG: %[[START:.*]] = arith.constant dense<-1024> : tensor<8xi32>
+// CHECK: arith.xori
+// CHECK: tensor.extract %[[START]]
+// CHECK: vector.broadcast
+func.func @constant_lhs_signed(%b: tensor<4x16xi8>) -> tensor<8x16xi32> {
+  %w = arith.constant dense<2> : tensor<8x4xi32>
+  %e = tensor.empty() : tensor<4x16xi32>
+  %x = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<4x16xi8>) outs(%e : tensor<4x16xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<4x16xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<8x16xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x16xi32>) -> tensor<8x16xi32>
+  %y = linalg.matmul ins(%w, %x : tensor<8x4xi32>, tensor<4x16xi32>) outs(%f : tensor<8x16xi32>) -> tensor<8x16xi32>
+  return %y : tensor<8x16xi32>
+}

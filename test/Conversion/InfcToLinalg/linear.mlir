@@ -212,3 +212,20 @@ func.func @conv_i32(%x: tensor<2x3x6x6xi32>, %w: tensor<4x3x3x3xi32>, %b: tensor
   %0 = infc.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x3x6x6xi32>, tensor<4x3x3x3xi32>, tensor<4xi32>) -> tensor<2x4x4x4xi32>
   return %0 : tensor<2x4x4x4xi32>
 }
+
+// -----
+
+// An i32 convolution of a cast from ui8 (what infc-fold-qdq emits): im2col copies the bytes
+// (padded with 0 as bytes), and the widening follows it, zero-extending, right before the
+// matmul, where infc-vnni-matmul looks for it.
+// CHECK-LABEL: func @conv_of_u8
+// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: : tensor<1x2x6x6xi8>
+// CHECK: tensor.insert_slice {{.*}} : tensor<2x1x4x4xi8> into tensor<2x3x3x1x4x4xi8>
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x18xi32>, tensor<18x16xi32>)
+func.func @conv_of_u8(%x: tensor<1x2x4x4xui8>, %w: tensor<4x2x3x3xi32>) -> tensor<1x4x4x4xi32> {
+  %0 = infc.cast %x : tensor<1x2x4x4xui8> -> tensor<1x2x4x4xi32>
+  %1 = infc.conv %0, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi32>, tensor<4x2x3x3xi32>) -> tensor<1x4x4x4xi32>
+  return %1 : tensor<1x4x4x4xi32>
+}

@@ -15,4 +15,17 @@ def InfcShapeInference : Pass<"infc-shape-inference", "mlir::func::FuncOp"> {
   let dependentDialects = ["infc::InfcDialect"];
 }
 
+def InfcFoldQdq : Pass<"infc-fold-qdq", "mlir::func::FuncOp"> {
+  let summary = "Run the matmuls and convolutions of dequantized int8 tensors on the integers";
+  let description = [{
+    matmul(dequantize(a), dequantize(w)) and conv(dequantize(x), dequantize(w), bias), with a
+    per-tensor activation and constant weights per tensor or per output channel, become the
+    i32 product of the 8-bit values (weights minus their zero point, folded at compile time)
+    times sx * sw: x's zero point is subtracted after the product as zx times the weights'
+    sums, and a padded convolution pads x with zx. The float bias is added last. Quantize
+    ops that follow stay, and fuse with the rescale into one epilogue at the linalg level.
+  }];
+  let dependentDialects = ["infc::InfcDialect"];
+}
+
 #endif // INFC_DIALECT_INFC_TRANSFORMS_PASSES_TD
