@@ -153,7 +153,8 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
 }
 
 void infc::buildInfcPipeline(OpPassManager &pm, const InfcPipelineOptions &options) {
-  addGraphPasses(pm);
+  if (!options.skipGraphPasses)
+    addGraphPasses(pm);
   if (options.stopAfter == PipelineStage::Infc)
     return;
   addLinalgPasses(pm);

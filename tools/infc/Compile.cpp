@@ -2,6 +2,7 @@
 #include "Commands.h"
 #include "Header.h"
 #include "Npy.h"
+#include "Quantize.h"
 
 #include "infc/Import/OnnxImporter.h"
 #include "infc/Pipelines/Pipelines.h"
@@ -29,9 +30,11 @@ int infc::fail(const std::string &message) {
 
 namespace {
 struct CompileOptions {
-  std::string input, output, emit = "so", header, cpu;
+  std::string input, output, emit = "so", header, cpu, quantize;
   int optLevel = 3;
+  bool report = false;
   infc::OnnxImportOptions import;
+  infc::QuantizeOptions quantization;
 };
 
 bool parseShape(llvm::StringRef text, llvm::SmallVectorImpl<int64_t> &shape) {
@@ -104,6 +107,54 @@ template <typename Fn> int writeOutput(const std::string &path, Fn write) {
   out.keep();
   return 0;
 }
+/// The lowered module's objects (code, weights) linked with the runtime into `output`;
+/// the objects go to a private temporary directory, removed on every path out.
+LogicalResult linkLibrary(ModuleOp module, infc::ModelInterface &interface,
+                          const infc::TargetOptions &target, const std::string &runtimeDir,
+                          const std::string &output, int64_t &weightBytes, std::string &error) {
+  if (auto ws = module->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
+    interface.workspaceBytes = ws.getInt();
+  std::vector<infc::WeightBlob> weights;
+  infc::extractWeights(module, weights);
+  weightBytes = 0;
+  for (const infc::WeightBlob &w : weights)
+    weightBytes += w.bytes.size();
+  llvm::SmallString<128> tmp;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("infc", tmp)) {
+    error = "cannot create a temporary directory: " + ec.message();
+    return failure();
+  }
+  struct Cleanup {
+    llvm::SmallString<128> dir;
+    ~Cleanup() { llvm::sys::fs::remove_directories(dir); }
+  } cleanup{tmp};
+  auto objectPath = [&](const char *name) {
+    llvm::SmallString<128> p(tmp);
+    llvm::sys::path::append(p, name);
+    return p.str().str();
+  };
+  std::string modelObj = objectPath("model.o"), weightsObj = objectPath("weights.o");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(modelObj, ec);
+    if (ec || failed(infc::emitModel(module, interface, target, infc::OutputKind::Object, os,
+                                     error))) {
+      if (ec)
+        error = ec.message();
+      return failure();
+    }
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(weightsObj, ec);
+    if (ec || failed(infc::emitWeightsObject(weights, target, os, error))) {
+      if (ec)
+        error = ec.message();
+      return failure();
+    }
+  }
+  return infc::linkModel({modelObj, weightsObj}, runtimeDir, output, error);
+}
 } // namespace
 
 int infc::compileCommand(const Args &args, const char *argv0) {
@@ -133,6 +184,28 @@ int infc::compileCommand(const Args &args, const char *argv0) {
         return fail(error);
       continue;
     }
+    if (value("--quantize", o.quantize) || value("--calibration", o.quantization.calibrationDir))
+      continue;
+    if (value("--calibration-method", v)) {
+      auto [method, pct] = llvm::StringRef(v).split('=');
+      o.quantization.method = method.str();
+      if (!pct.empty() && (pct.getAsDouble(o.quantization.percentile) ||
+                           !(o.quantization.percentile > 50 && o.quantization.percentile <= 100)))
+        return fail("malformed --calibration-method '" + v +
+                    "' (minmax, percentile or percentile=P with 50 < P <= 100)");
+      continue;
+    }
+    if (value("--keep-float", v)) {
+      llvm::SmallVector<llvm::StringRef> names;
+      llvm::StringRef(v).split(names, ',', -1, false);
+      for (llvm::StringRef name : names)
+        o.quantization.keepFloat.push_back(name.str());
+      continue;
+    }
+    if (a == "--report") {
+      o.report = true;
+      continue;
+    }
     if (value("--input-value", v)) {
       std::string error;
       if (!parseInputValue(v, o, error))
@@ -157,6 +230,11 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     else
       return fail("compile needs an output: -o MODEL.so");
   }
+  if (!o.quantize.empty() && o.quantize != "int8")
+    return fail("unknown --quantize=" + o.quantize + " (int8)");
+  if (o.quantize.empty() != o.quantization.calibrationDir.empty())
+    return fail(o.quantize.empty() ? "--calibration needs --quantize int8"
+                                   : "--quantize int8 needs --calibration DIR (see docs/cli.md)");
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
     return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm or asm)");
@@ -204,21 +282,58 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   pipeline.vnni = targetHasAvx512Vnni(target);
   if (!targetError.empty())
     return fail(o.input + ": " + targetError);
-  pipeline.stopAfter = o.emit == "infc"     ? PipelineStage::Infc
-                       : o.emit == "linalg" ? PipelineStage::Linalg
-                                            : PipelineStage::LLVM;
-  PassManager pm(&context);
-  buildInfcPipeline(pm, pipeline);
-  if (failed(pm.run(*module)))
+  // The graph passes first: calibration and the report work on their result.
+  auto runPipeline = [&](ModuleOp m, PipelineStage stop, bool skipGraph) {
+    InfcPipelineOptions stage = pipeline;
+    stage.stopAfter = stop;
+    stage.skipGraphPasses = skipGraph;
+    PassManager pm(&context);
+    buildInfcPipeline(pm, stage);
+    return succeeded(pm.run(m));
+  };
+  if (!runPipeline(*module, PipelineStage::Infc, false))
     return fail(o.input + ": compilation failed in the pass pipeline (see above)");
-  if (o.emit == "infc" || o.emit == "linalg")
+  std::string runtime = runtimeDir(argv0);
+  std::map<std::string, LayerQuantization> layers;
+  if (!o.quantize.empty()) {
+    LibraryBuilder build = [&](ModuleOp m, const std::string &path, std::string &error) {
+      ModelInterface calibration;
+      if (failed(collectModelInterface(m, calibration)) ||
+          !runPipeline(m, PipelineStage::LLVM, true)) {
+        error = "the calibration model failed to compile (see above)";
+        return false;
+      }
+      int64_t weightBytes;
+      return succeeded(linkLibrary(m, calibration, target, runtime, path, weightBytes, error));
+    };
+    std::string error;
+    auto calibrationStarted = std::chrono::steady_clock::now();
+    if (!calibrateAndQuantize(*module, o.quantization, build, layers, error))
+      return fail(o.input + ": " + error);
+    // infc-fold-qdq turns the new Q/DQ pairs into integer kernels.
+    if (!runPipeline(*module, PipelineStage::Infc, false))
+      return fail(o.input + ": compilation failed in the pass pipeline (see above)");
+    llvm::errs() << llvm::format(
+        "infc: calibrated on %s (%s) in %.2f s\n", o.quantization.calibrationDir.c_str(),
+        o.quantization.method.c_str(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - calibrationStarted)
+            .count());
+  }
+  if (o.report)
+    printQuantizationReport(*module, layers, o.output == "-" ? llvm::errs() : llvm::outs());
+  if (o.emit == "infc")
+    return writeOutput(o.output, printIR);
+  if (!runPipeline(*module, o.emit == "linalg" ? PipelineStage::Linalg : PipelineStage::LLVM,
+                   true))
+    return fail(o.input + ": compilation failed in the pass pipeline (see above)");
+  if (o.emit == "linalg")
     return writeOutput(o.output, printIR);
 
-  if (auto ws = (*module)->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
-    interface.workspaceBytes = ws.getInt();
-  std::vector<WeightBlob> weights;
-  extractWeights(*module, weights);
-  if (o.emit == "llvm" || o.emit == "asm")
+  if (o.emit == "llvm" || o.emit == "asm") {
+    if (auto ws = (*module)->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
+      interface.workspaceBytes = ws.getInt();
+    std::vector<WeightBlob> weights;
+    extractWeights(*module, weights);
     return writeOutput(o.output, [&](llvm::raw_ostream &os, std::string &error) {
       llvm::SmallString<0> buffer;
       llvm::raw_svector_ostream vos(buffer);
@@ -230,34 +345,10 @@ int infc::compileCommand(const Args &args, const char *argv0) {
       return true;
     });
 
-  // Objects go to a private temporary directory, removed on every path out.
-  llvm::SmallString<128> tmp;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("infc", tmp))
-    return fail("cannot create a temporary directory: " + ec.message());
-  struct Cleanup {
-    llvm::SmallString<128> dir;
-    ~Cleanup() { llvm::sys::fs::remove_directories(dir); }
-  } cleanup{tmp};
-  auto objectPath = [&](const char *name) {
-    llvm::SmallString<128> p(tmp);
-    llvm::sys::path::append(p, name);
-    return p.str().str();
-  };
-  std::string modelObj = objectPath("model.o"), weightsObj = objectPath("weights.o");
+  }
   std::string error;
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(modelObj, ec);
-    if (ec || failed(emitModel(*module, interface, target, OutputKind::Object, os, error)))
-      return fail(o.input + ": " + (ec ? ec.message() : error));
-  }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(weightsObj, ec);
-    if (ec || failed(emitWeightsObject(weights, target, os, error)))
-      return fail(o.input + ": " + (ec ? ec.message() : error));
-  }
-  if (failed(linkModel({modelObj, weightsObj}, runtimeDir(argv0), o.output, error)))
+  int64_t weightBytes = 0;
+  if (failed(linkLibrary(*module, interface, target, runtime, o.output, weightBytes, error)))
     return fail(o.input + ": " + error);
   if (!o.header.empty() && writeOutput(o.header, [&](llvm::raw_ostream &os, std::string &) {
         writeModelHeader(os, interface, o.output);
@@ -268,9 +359,6 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  int64_t weightBytes = 0;
-  for (const WeightBlob &w : weights)
-    weightBytes += w.bytes.size();
   llvm::errs() << llvm::format("infc: compiled %s -> %s in %.2f s (weights %.1f MB, "
                                "workspace %.1f MB)\n",
                                o.input.c_str(), o.output.c_str(), seconds, weightBytes / 1e6,

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "LoadedModel.h"
 #include "Npy.h"
 
 #include <algorithm>
@@ -87,106 +88,6 @@ bool parseRunArgs(const Args &args, RunOptions &o, bool bench, std::string &erro
   return true;
 }
 
-/// An opened model with a session and input tensors bound to data.
-struct LoadedModel {
-  infc_api api{};
-  infc_model *model = nullptr;
-  infc_session *session = nullptr;
-  std::vector<NpyArray> inputData;
-  std::vector<infc_tensor> inputs, outputs;
-  std::vector<std::string> outputNames;
-
-  ~LoadedModel() {
-    if (session)
-      api.session_release(session);
-    if (model)
-      api.model_release(model);
-    if (api.handle)
-      infc_api_close(&api);
-  }
-
-  /// Opens the library, creates a session, binds inputs from .npy files (or, when `random`,
-  /// seeded random data for inputs without a file).
-  bool open(const RunOptions &o, bool random, std::string &error) {
-    char buffer[512];
-    if (infc_api_open(o.library.c_str(), &api, buffer, sizeof buffer) != INFC_OK) {
-      error = buffer;
-      return false;
-    }
-    if (api.model_create(&model) != INFC_OK) {
-      error = o.library + ": cannot create the model";
-      return false;
-    }
-    infc_session_options so{};
-    so.struct_size = sizeof so;
-    so.num_threads = o.threads;
-    so.error_buffer = buffer;
-    so.error_buffer_size = sizeof buffer;
-    if (api.session_create(model, &so, &session) != INFC_OK) {
-      error = o.library + ": " + buffer;
-      return false;
-    }
-    size_t n = api.model_num_inputs(model);
-    std::map<std::string, std::string> remaining = o.inputs;
-    inputData.resize(n);
-    std::mt19937 rng(0);
-    for (size_t i = 0; i < n; ++i) {
-      infc_io_info info;
-      api.model_input_info(model, i, &info);
-      auto it = remaining.find(info.name);
-      NpyArray &a = inputData[i];
-      if (it != remaining.end()) {
-        if (!readNpy(it->second, a, error))
-          return false;
-        remaining.erase(it);
-      } else if (random) {
-        a.dtype = info.dtype;
-        a.shape.assign(info.shape, info.shape + info.rank);
-        a.data.assign(info.byte_size, 0);
-        if (info.dtype == INFC_F32) {
-          std::uniform_real_distribution<float> dist(-1.f, 1.f);
-          for (size_t k = 0; k < info.byte_size / 4; ++k) {
-            float f = dist(rng);
-            memcpy(a.data.data() + 4 * k, &f, 4);
-          }
-        }
-      } else {
-        error = "no data for input '" + std::string(info.name) + "': pass --input " +
-                info.name + "=file.npy";
-        return false;
-      }
-      infc_tensor t{};
-      t.data = a.data.data();
-      t.dtype = a.dtype;
-      t.rank = (int32_t)a.shape.size();
-      t.shape = a.shape.data();
-      t.byte_size = a.data.size();
-      inputs.push_back(t);
-    }
-    if (!remaining.empty()) {
-      error = "'" + remaining.begin()->first + "' is not an input of the model";
-      return false;
-    }
-    size_t m = api.model_num_outputs(model);
-    outputs.assign(m, infc_tensor{});
-    for (size_t j = 0; j < m; ++j) {
-      infc_io_info info;
-      api.model_output_info(model, j, &info);
-      outputNames.push_back(info.name);
-    }
-    return true;
-  }
-
-  bool run(std::string &error) {
-    if (api.run(session, inputs.data(), inputs.size(), outputs.data(), outputs.size()) !=
-        INFC_OK) {
-      error = api.session_error(session);
-      return false;
-    }
-    return true;
-  }
-};
-
 std::string fileSafe(const std::string &name) {
   std::string out;
   for (char c : name)
@@ -201,7 +102,8 @@ int infc::runCommand(const Args &args) {
   if (!parseRunArgs(args, o, false, error))
     return fail(error);
   LoadedModel m;
-  if (!m.open(o, /*random=*/false, error) || !m.run(error))
+  if (!m.open(o.library, o.threads, error) || !m.bindFiles(o.inputs, /*random=*/false, error) ||
+      !m.run(error))
     return fail(error);
   if (!o.outputDir.empty())
     mkdir(o.outputDir.c_str(), 0755);
@@ -234,7 +136,7 @@ int infc::benchCommand(const Args &args) {
   if (!parseRunArgs(args, o, true, error))
     return fail(error);
   LoadedModel m;
-  if (!m.open(o, /*random=*/true, error))
+  if (!m.open(o.library, o.threads, error) || !m.bindFiles(o.inputs, /*random=*/true, error))
     return fail(error);
   for (int i = 0; i < o.warmup; ++i)
     if (!m.run(error))

@@ -337,6 +337,7 @@ private:
   LogicalResult readExternalData(const onnx::TensorProto &tensor, std::string &bytes);
   RankedTensorType inputType(const onnx::ValueInfoProto &info);
   LogicalResult importNode(const onnx::NodeProto &node);
+  int64_t importedNodes = 0;
   FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &graph, ValueRange args);
   void listUnsupported(const onnx::GraphProto &graph, std::string &list, int &count);
 
@@ -739,7 +740,13 @@ static DenseElementsAttr inputValueAttr(RankedTensorType type,
 }
 
 LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
-  std::string locName = node.name() + "(" + node.op_type() + ")";
+  // An unnamed node is located by its op type and import order, so that reports and
+  // --keep-float can tell nodes apart.
+  std::string name = node.name().empty()
+                         ? node.op_type() + "_" + std::to_string(importedNodes)
+                         : node.name();
+  ++importedNodes;
+  std::string locName = name + "(" + node.op_type() + ")";
   Location loc = NameLoc::get(StringAttr::get(&ctx, locName), fileLoc);
   SmallVector<Value> inputs;
   for (const std::string &name : node.input()) {

@@ -28,4 +28,19 @@ def InfcFoldQdq : Pass<"infc-fold-qdq", "mlir::func::FuncOp"> {
   let dependentDialects = ["infc::InfcDialect"];
 }
 
+def InfcQuantizeInt8 : Pass<"infc-quantize-int8", "mlir::func::FuncOp"> {
+  let summary = "Quantize the calibrated convolutions and matmuls to int8 (Q/DQ form)";
+  let description = [{
+    For each infc.conv or infc.matmul carrying `infc.input_range = array<f64: lo, hi>` (the
+    range its activation took on the calibration samples; `infc compile --quantize int8`
+    sets it): the activation goes through quantize/dequantize to uint8 per tensor
+    (asymmetric over [min(lo, 0), max(hi, 0)]), and the constant f32 weights become int8 per
+    output channel (symmetric, scale max|w| / 127; a conv's axis 0, a matmul's axis 1)
+    behind a dequantize. The op gets `infc.weight_error`, the relative RMS error of its
+    dequantized weights. infc-fold-qdq then makes the integer kernel. Ops without the
+    attribute, or whose weights are not constant, stay in float (with a warning).
+  }];
+  let dependentDialects = ["infc::InfcDialect"];
+}
+
 #endif // INFC_DIALECT_INFC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The calibration flow: infc compile --quantize int8 --calibration DIR on small models.
+
+    check_quantize.py --infc BUILD/bin/infc --work DIR [--python-dir DIR]
+
+The float CNN and MLP of check_qdq.py are quantized by infc itself from 16 calibration
+samples (DIR/<sample>/<input>.npy), with each calibration method, then run on 8 held-out
+inputs. Checks:
+  - `--report` lists every Conv, MatMul and Gemm as int8, or as float where --keep-float
+    names its op type (the CNN's Gemm) or node (the MLP's second MatMul, unnamed: MatMul_3);
+  - the int8 outputs stay close to the float model's (onnxruntime): relative RMS error
+    below 6%, and the CNN's 10 logits pick the same class on at least 7 of 8 inputs;
+  - the int8 model differs from the float one (it really is quantized);
+  - wrong use fails cleanly: --quantize without --calibration, a sample that lacks an
+    input, an unknown method; no output file is left behind.
+Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper
+
+sys.dont_write_bytecode = True
+import check_qdq  # noqa: E402
+import harness  # noqa: E402
+
+
+def write_samples(path, name, shape, count, rng):
+    shutil.rmtree(path, ignore_errors=True)
+    for i in range(count):
+        os.makedirs(os.path.join(path, f"{i:02d}"))
+        np.save(os.path.join(path, f"{i:02d}", name + ".npy"),
+                rng.standard_normal(shape).astype(np.float32))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--infc", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--python-dir", default=harness.DEFAULT_PYTHON_DIR)
+    args = ap.parse_args()
+    infc = harness.import_infc(args.python_dir)
+    os.makedirs(args.work, exist_ok=True)
+    results = []
+
+    def check(name, ok, detail):
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}")
+        results.append(ok)
+
+    for make in (check_qdq.cnn, check_qdq.mlp):
+        rng = np.random.default_rng(5)
+        graph, shapes = make(rng)
+        (input_name, shape), = shapes.items()
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        f32 = os.path.join(args.work, graph.name + ".onnx")
+        onnx.save(model, f32)
+        calib = os.path.join(args.work, graph.name + "_calib")
+        write_samples(calib, input_name, shape, 16, rng)
+        held_out = [rng.standard_normal(shape).astype(np.float32) for _ in range(8)]
+        refs = [harness.ort_reference(f32, {input_name: x})["y"] for x in held_out]
+        products = sum(n.op_type in ("Conv", "MatMul", "Gemm") for n in graph.node)
+
+        # The CNN keeps an op type in float, the MLP one node (unnamed nodes are located as
+        # <OpType>_<index>).
+        keep_one = "Gemm" if make is check_qdq.cnn else "MatMul_3"
+        for method, keep in (("minmax", None), ("percentile=99.9", None), ("minmax", keep_one)):
+            case = f"{graph.name}_{method.split('=')[0]}" + (f"_keep_{keep}" if keep else "")
+            so = os.path.join(args.work, case + ".so")
+            argv = [args.infc, "compile", f32, "-o", so, "--quantize", "int8", "--calibration",
+                    calib, "--calibration-method", method, "--report"]
+            if keep:
+                argv += ["--keep-float", keep]
+            r = harness.run_tool(argv, 300)
+            if r.returncode != 0:
+                check(case, False, "compile failed\n" + r.describe())
+                continue
+            kept = 1 if keep else 0
+            m = re.search(r"(\d+) of (\d+) convolutions and matmuls run on int8", r.stdout)
+            counted = m and int(m.group(1)) == products - kept and int(m.group(2)) == products
+            floats = len(re.findall(r"^\S+\s+\S+\s+float\s+kept in float \(--keep-float\)",
+                                    r.stdout, re.M))
+            run = infc.load(so)
+            outs = [run(**{input_name: x})["y"] for x in held_out]
+            err = max(float(np.sqrt(np.mean((o - ref) ** 2) / np.mean(ref ** 2)))
+                      for o, ref in zip(outs, refs))
+            same = sum(int(np.array_equal(o.argmax(-1), ref.argmax(-1)))
+                       for o, ref in zip(outs, refs))
+            differs = any(not np.array_equal(o, ref) for o, ref in zip(outs, refs))
+            ok = (bool(counted) and floats == kept and err < 0.06 and differs and
+                  (same >= 7 or make is not check_qdq.cnn))
+            check(case, ok, f"report {m.group(0) if m else 'missing'}, {floats} kept in float; "
+                            f"relative RMS error vs float {err:.4f}, same argmax {same}/8")
+
+        # Wrong use: a clean error, a non-zero exit, no output file.
+        bad = os.path.join(args.work, graph.name + "_bad_calib")
+        write_samples(bad, "not_" + input_name, shape, 1, rng)
+        for what, extra, expect in (
+                ("no_calibration", ["--quantize", "int8"], "needs --calibration"),
+                ("missing_input", ["--quantize", "int8", "--calibration", bad],
+                 f"has no {input_name}.npy"),
+                ("unknown_method", ["--quantize", "int8", "--calibration", calib,
+                                    "--calibration-method", "entropy"], "unknown --calibration"),
+                ("no_samples", ["--quantize", "int8", "--calibration", args.work + "/nowhere"],
+                 "not a directory")):
+            so = os.path.join(args.work, f"{graph.name}_{what}.so")
+            r = harness.run_tool([args.infc, "compile", f32, "-o", so] + extra, 300)
+            ok = r.returncode == 1 and expect in r.stderr and not os.path.exists(so)
+            check(f"{graph.name}_{what}", ok, r.stderr.strip().splitlines()[-1] if r.stderr
+                  else f"exit {r.returncode}, no message")
+    failed = results.count(False)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+//===- LoadedModel.cpp - a model.so opened through the C ABI --------------===//
+#include "LoadedModel.h"
+
+#include <cstring>
+#include <random>
+
+using namespace infc;
+
+LoadedModel::~LoadedModel() {
+  if (session)
+    api.session_release(session);
+  if (model)
+    api.model_release(model);
+  if (api.handle)
+    infc_api_close(&api);
+}
+
+bool LoadedModel::open(const std::string &library, int threads, std::string &error) {
+  char buffer[512];
+  if (infc_api_open(library.c_str(), &api, buffer, sizeof buffer) != INFC_OK) {
+    error = buffer;
+    return false;
+  }
+  if (api.model_create(&model) != INFC_OK) {
+    error = library + ": cannot create the model";
+    return false;
+  }
+  infc_session_options so{};
+  so.struct_size = sizeof so;
+  so.num_threads = threads;
+  so.error_buffer = buffer;
+  so.error_buffer_size = sizeof buffer;
+  if (api.session_create(model, &so, &session) != INFC_OK) {
+    error = library + ": " + buffer;
+    return false;
+  }
+  size_t m = api.model_num_outputs(model);
+  outputs.assign(m, infc_tensor{});
+  for (size_t j = 0; j < m; ++j) {
+    infc_io_info info;
+    api.model_output_info(model, j, &info);
+    outputNames.push_back(info.name);
+  }
+  return true;
+}
+
+bool LoadedModel::bind(
+    const std::function<bool(const infc_io_info &, NpyArray &, std::string &)> &provide,
+    std::string &error) {
+  size_t n = api.model_num_inputs(model);
+  inputData.assign(n, NpyArray{});
+  inputs.clear();
+  inputNames.clear();
+  for (size_t i = 0; i < n; ++i) {
+    infc_io_info info;
+    api.model_input_info(model, i, &info);
+    inputNames.push_back(info.name);
+    NpyArray &a = inputData[i];
+    if (!provide(info, a, error))
+      return false;
+    infc_tensor t{};
+    t.data = a.data.data();
+    t.dtype = a.dtype;
+    t.rank = (int32_t)a.shape.size();
+    t.shape = a.shape.data();
+    t.byte_size = a.data.size();
+    inputs.push_back(t);
+  }
+  return true;
+}
+
+bool LoadedModel::bindFiles(const std::map<std::string, std::string> &files, bool random,
+                            std::string &error) {
+  std::map<std::string, std::string> remaining = files;
+  std::mt19937 rng(0);
+  auto provide = [&](const infc_io_info &info, NpyArray &a, std::string &err) {
+    auto it = remaining.find(info.name);
+    if (it != remaining.end()) {
+      if (!readNpy(it->second, a, err))
+        return false;
+      remaining.erase(it);
+      return true;
+    }
+    if (!random) {
+      err = "no data for input '" + std::string(info.name) + "': pass --input " + info.name +
+            "=file.npy";
+      return false;
+    }
+    a.dtype = info.dtype;
+    a.shape.assign(info.shape, info.shape + info.rank);
+    a.data.assign(info.byte_size, 0);
+    if (info.dtype == INFC_F32) {
+      std::uniform_real_distribution<float> dist(-1.f, 1.f);
+      for (size_t k = 0; k < info.byte_size / 4; ++k) {
+        float f = dist(rng);
+        memcpy(a.data.data() + 4 * k, &f, 4);
+      }
+    }
+    return true;
+  };
+  if (!bind(provide, error))
+    return false;
+  if (!remaining.empty()) {
+    error = "'" + remaining.begin()->first + "' is not an input of the model";
+    return false;
+  }
+  return true;
+}
+
+bool LoadedModel::run(std::string &error) {
+  if (api.run(session, inputs.data(), inputs.size(), outputs.data(), outputs.size()) !=
+      INFC_OK) {
+    error = api.session_error(session);
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,52 @@
+//===- Quantize.h - infc compile --quantize int8 and --report ---*- C++ -*-===//
+#ifndef INFC_TOOLS_INFC_QUANTIZE_H
+#define INFC_TOOLS_INFC_QUANTIZE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace infc {
+struct QuantizeOptions {
+  std::string calibrationDir;
+  /// minmax: the whole range seen; percentile: the central `percentile` % of the values.
+  std::string method = "minmax";
+  double percentile = 99.99;
+  /// Node names or ONNX op types to keep in float.
+  std::vector<std::string> keepFloat;
+  int threads = 0;
+};
+
+/// What calibration decided for one convolution or matmul.
+struct LayerQuantization {
+  bool quantized = false;
+  std::string why; // when kept in float
+  double lo = 0, hi = 0;
+  /// Expected relative RMS errors: of the activation's quantization (rounding, plus
+  /// clipping with percentile) and of the dequantized weights.
+  double activationError = 0, weightError = 0;
+};
+
+/// Builds a model.so from a module that has been through the graph passes.
+using LibraryBuilder =
+    std::function<bool(mlir::ModuleOp module, const std::string &path, std::string &error)>;
+
+/// Runs the float model (built by `build`, with each quantizable activation as an extra
+/// output) on the calibration samples, then quantizes `module` in place (infc-quantize-int8).
+/// `layers` maps node locations ("name(OpType)") to the decisions.
+bool calibrateAndQuantize(mlir::ModuleOp module, const QuantizeOptions &options,
+                          const LibraryBuilder &build,
+                          std::map<std::string, LayerQuantization> &layers, std::string &error);
+
+/// The table of --report: every convolution and matmul after the graph passes, whether it
+/// runs on integers, and (when calibrated) its range and expected errors.
+void printQuantizationReport(mlir::ModuleOp module,
+                             const std::map<std::string, LayerQuantization> &layers,
+                             llvm::raw_ostream &os);
+} // namespace infc
+
+#endif // INFC_TOOLS_INFC_QUANTIZE_H
