@@ -316,6 +316,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
 
   /// B [K, N] i8 as panels [ceil(N/16), ceil(K/4), 16] of i32 words, each four
   /// K-consecutive bytes of one column as u8 (a signed B offset by 128); zero past K and N.
+  /// Per word row: four 16-byte row loads interleaved by two byte shuffles into one 64-byte
+  /// store, in a loop over the panels that the session's threads share.
   Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
                     int64_t panels, int64_t words, bool isSigned) {
     Type i8 = b.getI8Type(), i32 = b.getI32Type();
@@ -328,27 +330,56 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       Value pad = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(isSigned ? -128 : 0));
       in = tensor::PadOp::create(b, loc, padded, in, low, high, pad);
     }
-    auto grouped = RankedTensorType::get({words, 4, panels, kLanes}, i8);
-    in = tensor::ExpandShapeOp::create(b, loc, grouped, in,
-                                       SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-    Value init = tensor::EmptyOp::create(b, loc, {panels, words, kLanes}, i32);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(i32));
-    init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
-    MLIRContext *ctx = b.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    // Iteration space (p, q, j, t): the byte B[4q + t][16p + j] into word (p, q, j).
-    AffineMap inMap = AffineMap::get(4, 0, {d(1), d(3), d(0), d(2)}, ctx);
-    AffineMap outMap = AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx);
-    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
-    iterators.push_back(utils::IteratorType::reduction);
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{init.getType()}, ValueRange{in}, ValueRange{init},
-               SmallVector<AffineMap>{inMap, outMap}, iterators,
-               [&](OpBuilder &nb, Location l, ValueRange args) {
-                 linalg::YieldOp::create(
-                     nb, l, placeByte(nb, l, args[0], args[1], 3, isSigned));
-               })
-        .getResult(0);
+    auto rowType = VectorType::get({kLanes}, i8);
+    auto pairType = VectorType::get({2 * kLanes}, i8);
+    auto wordType = VectorType::get({4 * kLanes}, i8);
+    // (r0, r1) -> r0[0] r1[0] r0[1] r1[1] ...; then two such pairs (a, b) -> a[0..1] b[0..1]
+    // a[2..3] b[2..3] ...: the bytes of column j's word in order t = 0..3.
+    SmallVector<int64_t> bytePairs, wordQuads;
+    for (int64_t j = 0; j < kLanes; ++j) {
+      bytePairs.append({j, kLanes + j});
+      wordQuads.append({2 * j, 2 * j + 1, 2 * kLanes + 2 * j, 2 * kLanes + 2 * j + 1});
+    }
+    auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(ib, loc, v);
+    };
+    Value flip = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(wordType, b.getI8IntegerAttr(-128)));
+    Value out = tensor::EmptyOp::create(b, loc, {panels, words, kLanes}, i32);
+    auto panelLoop = scf::ForOp::create(
+        b, loc, idx(b, 0), idx(b, panels), idx(b, 1), ValueRange{out},
+        [&](OpBuilder &pb, Location, Value p, ValueRange outIn) {
+          Value column = arith::MulIOp::create(pb, loc, p, idx(pb, kLanes));
+          auto wordLoop = scf::ForOp::create(
+              pb, loc, idx(pb, 0), idx(pb, words), idx(pb, 1), outIn,
+              [&](OpBuilder &qb, Location, Value q, ValueRange acc) {
+                Value row = arith::MulIOp::create(qb, loc, q, idx(qb, 4));
+                SmallVector<Value> rows;
+                for (int64_t t = 0; t < 4; ++t) {
+                  Value r = arith::AddIOp::create(qb, loc, row, idx(qb, t));
+                  rows.push_back(vector::TransferReadOp::create(
+                      qb, loc, rowType, in, ValueRange{r, column}, std::optional<Value>(),
+                      ArrayRef<bool>{true}));
+                }
+                Value lo = vector::ShuffleOp::create(qb, loc, pairType, rows[0], rows[1],
+                                                     bytePairs);
+                Value hi = vector::ShuffleOp::create(qb, loc, pairType, rows[2], rows[3],
+                                                     bytePairs);
+                Value word = vector::ShuffleOp::create(qb, loc, wordType, lo, hi, wordQuads);
+                if (isSigned)
+                  word = arith::XOrIOp::create(qb, loc, word, flip);
+                Value packed = vector::BitCastOp::create(
+                    qb, loc, VectorType::get({kLanes}, i32), word);
+                Value next = vector::TransferWriteOp::create(qb, loc, packed, acc[0],
+                                                             ValueRange{p, q, idx(qb, 0)},
+                                                             ArrayRef<bool>{true})
+                                 .getResult();
+                scf::YieldOp::create(qb, loc, next);
+              });
+          scf::YieldOp::create(pb, loc, wordLoop.getResult(0));
+        });
+    panelLoop->setAttr("infc.parallel", b.getUnitAttr());
+    return panelLoop.getResult(0);
   }
 
   /// word | (byte as u8 << 8 x the index of loop `dim`), the byte offset by 128 if signed.

@@ -130,17 +130,23 @@ func.func @narrow(%a: tensor<8x8xi8>) -> tensor<8x10xi32> {
 // -----
 
 // A convolution's W x im2col: constant s8-range A, B a zero extension of u8 columns (20 of
-// them: two panels, the second padded). A's rows are constant broadcast words, B's columns
-// are packed at run time into [panels, K/4, 16] u8 words (a reduction over the 4 bytes of a
-// word); u8 needs no offset, so the accumulators start at zero. The padded columns are
-// sliced off C.
+// them: two panels, the second padded). A's rows are constant broadcast words; B's columns
+// are packed at run time into [panels, K/4, 16] u8 words: per word row, four 16-byte row
+// reads interleaved by two byte shuffles into one 64-byte write, in a parallel loop over
+// the panels. u8 needs no offset, so the accumulators start at zero. The padded columns
+// are sliced off C.
 // CHECK-LABEL: func @constant_lhs
 // CHECK-DAG: %[[AW:.*]] = arith.constant dense<{{.*}}> : tensor<8x3xi32>
-// CHECK: tensor.pad %{{.*}} low[0, 0] high[3, 12]
-// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [3, 4, 2, 16] : tensor<12x32xi8> into tensor<3x4x2x16xi8>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: %[[PADDED:.*]] = tensor.pad %{{.*}} low[0, 0] high[3, 12]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-COUNT-4: vector.transfer_read %[[PADDED]]{{.*}} : tensor<12x32xi8>, vector<16xi8>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 16, 1, 17, 2, 18, {{.*}}] : vector<16xi8>, vector<16xi8>
+// CHECK: vector.shuffle
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 32, 33, 2, 3, 34, 35, {{.*}}] : vector<32xi8>, vector<32xi8>
 // CHECK-NOT: arith.xori
-// CHECK: arith.shli
+// CHECK: vector.bitcast %{{.*}} : vector<64xi8> to vector<16xi32>
+// CHECK: } {infc.parallel}
 // CHECK: %{{.*}}:16 = scf.for
 // CHECK-COUNT-8: tensor.extract %[[AW]]
 // CHECK: } {infc.parallel}
