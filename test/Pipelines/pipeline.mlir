@@ -36,7 +36,10 @@
 // LINALG-NEXT: %[[B:.*]] = arith.addf
 // LINALG-NEXT: %[[R:.*]] = arith.maximumf %[[B]], %{{.*}} : f32
 // LINALG-NEXT: linalg.yield %[[R]]
-// LINALG: linalg.pooling_nchw_max
+// The 2x2 max pool: the max of four strided slices.
+// LINALG: tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 2, 2, 2] [1, 1, 2, 2]
+// LINALG: linalg.generic
+// LINALG-COUNT-3: arith.maximumf
 // LINALG: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x3xf32>)
 // LINALG: math.exp
 // LINALG: arith.divf

@@ -3,6 +3,7 @@
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -32,6 +33,46 @@ Value padForPooling(OpBuilder &b, Location loc, PoolOp op, Value input, TypedAtt
   return padConstant(b, loc, input, low, high, padValue);
 }
 
+/// Windows of at most this many taps are a max over strided slices (tapMax).
+constexpr int64_t kMaxTaps = 25;
+
+/// Max pooling as the elementwise max of one strided window of the (padded) input per
+/// kernel tap: Y[n, c, oh, ow] = max over (i, j) of X[n, c, oh*sh + i*dh, ow*sw + j*dw].
+/// The generic has identity maps only, so it vectorizes along OW, runs on the thread pool
+/// like other elementwise ops and fuses with what follows (a requantize); linalg's pooling
+/// op is a scalar loop nest.
+Value tapMax(OpBuilder &b, Location loc, Value input, MaxPoolOp op,
+             RankedTensorType resultType) {
+  ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                    dilations = op.getDilations(), shape = resultType.getShape();
+  SmallVector<Value> windows;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(i * dilations[0]),
+                                           b.getIndexAttr(j * dilations[1])};
+      SmallVector<OpFoldResult> sizes, steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                                b.getIndexAttr(strides[0]),
+                                                b.getIndexAttr(strides[1])};
+      for (int64_t d : shape)
+        sizes.push_back(b.getIndexAttr(d));
+      windows.push_back(tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, steps));
+    }
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps(windows.size() + 1, AffineMap::getMultiDimIdentityMap(4, ctx));
+  Value init = tensor::EmptyOp::create(b, loc, shape, resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, windows, ValueRange{init}, maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value m = args[0];
+               for (size_t t = 1; t < windows.size(); ++t)
+                 m = arith::MaximumFOp::create(nb, nl, m, args[t]);
+               linalg::YieldOp::create(nb, nl, m);
+             })
+      .getResult(0);
+}
+
 struct MaxPoolLowering : public OpConversionPattern<MaxPoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(MaxPoolOp op, OpAdaptor adaptor,
@@ -40,6 +81,11 @@ struct MaxPoolLowering : public OpConversionPattern<MaxPoolOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
     Value input = padForPooling(rewriter, loc, op, adaptor.getInput(), lowestAttr(et));
+    ArrayRef<int64_t> kernel = op.getKernel();
+    if (kernel[0] * kernel[1] <= kMaxTaps) {
+      rewriter.replaceOp(op, tapMax(rewriter, loc, input, op, resultType));
+      return success();
+    }
     Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(), et);
     Value acc = filled(rewriter, loc, resultType, lowestAttr(et));
     Value result = linalg::PoolingNchwMaxOp::create(

@@ -107,7 +107,9 @@ struct QuantizeLowering : public OpConversionPattern<QuantizeOp> {
           v = arith::MinNumFOp::create(b, l, arith::MaxNumFOp::create(b, l, v, scalar(b, l, f, lo)),
                                        scalar(b, l, f, hi));
           Type bits = b.getIntegerType(w);
-          if (w < 8) // through i32: fptosi to i4 is not a legal LLVM conversion everywhere
+          // Through i32 up to 16 bits: the clamped value is exact there, and LLVM vectorizes
+          // fptosi to i32 and a truncation (vcvttps2dq, vpmovdb) but scalarizes fptoui to i8.
+          if (w <= 16)
             return arith::TruncIOp::create(
                 b, l, bits, arith::FPToSIOp::create(b, l, b.getI32Type(), v));
           return u ? (Value)arith::FPToUIOp::create(b, l, bits, v)

@@ -1,7 +1,10 @@
 // RUN: infc-opt %s -convert-infc-to-linalg -split-input-file | FileCheck %s
 
-// max_pool pads with -inf (padding never wins) and accumulates from -inf; avg_pool sums over
-// zero padding and divides by a compile-time table of the elements each window counts.
+// max_pool pads with -inf (padding never wins); a window of up to 25 taps is the maximumf
+// of one strided slice of the padded input per tap, in one elementwise generic (it
+// vectorizes and fuses); a larger one is linalg.pooling_nchw_max, accumulating from -inf.
+// avg_pool sums over zero padding and divides by a compile-time table of the elements each
+// window counts.
 
 // CHECK-LABEL: func @max_pool_padded
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x5x5xf32>)
@@ -9,11 +12,12 @@
 // CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 0] high[0, 0, 1, 1]
 // CHECK: tensor.yield %[[NEGINF]] : f32
 // CHECK: } : tensor<1x2x5x5xf32> to tensor<1x2x7x6xf32>
-// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x2xf32>
-// CHECK: %[[INIT:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: %[[ACC:.*]] = linalg.fill ins(%[[INIT]] : f32) outs(%{{.*}} : tensor<1x2x3x3xf32>)
-// CHECK: %[[R:.*]] = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-// CHECK-SAME: ins(%[[P]], %[[WIN]] : tensor<1x2x7x6xf32>, tensor<3x2xf32>) outs(%[[ACC]] : tensor<1x2x3x3xf32>)
+// CHECK: %[[W0:.*]] = tensor.extract_slice %[[P]][0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 2, 2]
+// CHECK: %[[W5:.*]] = tensor.extract_slice %[[P]][0, 0, 2, 1] [1, 2, 3, 3] [1, 1, 2, 2]
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[W0]], {{.*}}, %[[W5]] :
+// CHECK-COUNT-5: arith.maximumf
+// CHECK-NOT: arith.maximumf
 // CHECK: return %[[R]]
 func.func @max_pool_padded(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
   %0 = infc.max_pool %x {kernel = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
@@ -22,14 +26,31 @@ func.func @max_pool_padded(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
 
 // -----
 
+// Dilated taps: the slices start at multiples of the dilation.
 // CHECK-LABEL: func @max_pool_unpadded
 // CHECK-SAME: (%[[X:.*]]: tensor<1x1x4x4xf32>)
 // CHECK-NOT: tensor.pad
-// CHECK: linalg.pooling_nchw_max {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-// CHECK-SAME: ins(%[[X]], %{{.*}} : tensor<1x1x4x4xf32>, tensor<2x2xf32>)
+// CHECK: tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %[[X]][0, 0, 0, 2] [1, 1, 2, 2] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %[[X]][0, 0, 2, 0]
+// CHECK: tensor.extract_slice %[[X]][0, 0, 2, 2]
 func.func @max_pool_unpadded(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
   %0 = infc.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 2>, ceil_mode = false} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// A 6x6 window (36 taps): linalg's pooling op.
+// CHECK-LABEL: func @max_pool_large_window
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<6x6xf32>
+// CHECK: %[[INIT:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%[[INIT]] : f32) outs(%{{.*}} : tensor<1x1x1x1xf32>)
+// CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+// CHECK-SAME: ins(%{{.*}}, %[[WIN]] : tensor<1x1x6x6xf32>, tensor<6x6xf32>) outs(%[[ACC]] : tensor<1x1x1x1xf32>)
+func.func @max_pool_large_window(%x: tensor<1x1x6x6xf32>) -> tensor<1x1x1x1xf32> {
+  %0 = infc.max_pool %x {kernel = array<i64: 6, 6>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x1x6x6xf32>) -> tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x1x1xf32>
 }
 
 // -----
@@ -38,8 +59,7 @@ func.func @max_pool_unpadded(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 // CHECK-LABEL: func @max_pool_ceil_mode
 // CHECK: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 1, 1]
 // CHECK: } : tensor<1x1x4x4xf32> to tensor<1x1x5x5xf32>
-// CHECK: linalg.pooling_nchw_max
-// CHECK-SAME: outs(%{{.*}} : tensor<1x1x2x2xf32>)
+// CHECK-COUNT-8: arith.maximumf
 func.func @max_pool_ceil_mode(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
   %0 = infc.max_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>

@@ -13,7 +13,9 @@
 // CHECK: %[[V:.*]] = arith.addf %[[R]], %[[Z]] : f32
 // CHECK: %[[LO:.*]] = arith.maxnumf %[[V]], %{{.*}} : f32
 // CHECK: %[[HI:.*]] = arith.minnumf %[[LO]], %{{.*}} : f32
-// CHECK: arith.fptoui %[[HI]] : f32 to i8
+// The clamped value converts exactly through i32 (which vectorizes), then truncates.
+// CHECK: %[[I32:.*]] = arith.fptosi %[[HI]] : f32 to i32
+// CHECK: arith.trunci %[[I32]] : i32 to i8
 func.func @quantize_per_tensor_uint8(%x: tensor<2x4xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<2x4xui8> {
   %0 = infc.quantize %x, %s, %z {axis = 0 : i64, block_size = 0 : i64} : (tensor<2x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4xui8>
   return %0 : tensor<2x4xui8>

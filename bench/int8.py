@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""int8 on CPU: infc's own quantization, and ORT's quantize_static model, side by side.
+
+    python3 bench/int8.py --infc build/bin/infc [--models resnet50,bert_base]
+        [--threads 1,2] [--runs 5] [--calib 16] [--held-out 32] [--out FILE.md]
+
+For each model of the zoo (test/models/make_zoo.py, seeded weights):
+  1. calibration samples: --calib seeded inputs (images N(0, 1); token ids uniform over the
+     vocabulary, attention mask all ones), written as DIR/<sample>/<input>.npy;
+  2. infc fp32:  infc compile model.onnx
+     infc int8:  infc compile model.onnx --quantize int8 --calibration DIR (minmax)
+     ORT int8:   onnxruntime.quantization.quantize_static on the same samples (QDQ, per-channel
+                 int8 weights, uint8 activations, after quant_pre_process), run in ORT
+     infc on ORT's model: infc compile ort_int8.onnx (its Q/DQ folded to integer kernels)
+  3. accuracy on --held-out other seeded inputs, against the fp32 model in ORT: top-1
+     agreement of the logits for the CNNs, the cosine similarity of every output (flattened)
+     for BERT (its minimum over inputs and outputs is reported);
+  4. latency: the engines alternate round by round (--runs rounds of ~1 s each, same inputs,
+     the same intra-op thread count), the table gives medians of the per-round medians and the
+     ratios infc int8 / infc fp32 and infc int8 / ORT int8.
+Writes a markdown section (--out, default: print only). Not a test; nothing here runs in CI.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "python"))
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def input_specs(model):
+    inits = {i.name for i in model.graph.initializer}
+    specs = []
+    for i in model.graph.input:
+        if i.name in inits:
+            continue
+        t = i.type.tensor_type
+        specs.append((i.name, t.elem_type, [d.dim_value for d in t.shape.dim]))
+    return specs
+
+
+def sample(specs, rng):
+    out = {}
+    for name, elem, shape in specs:
+        if elem == onnx.TensorProto.INT64:
+            out[name] = (np.ones(shape, np.int64) if "mask" in name
+                         else rng.integers(0, 30522, shape).astype(np.int64))
+        else:
+            out[name] = rng.standard_normal(shape).astype(np.float32)
+    return out
+
+
+def run(argv):
+    t0 = time.perf_counter()
+    r = subprocess.run(argv, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"failed: {' '.join(argv)}\n{r.stderr[-3000:]}")
+    return time.perf_counter() - t0, r
+
+
+def ort_session(path, threads):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    names = [o.name for o in s.get_outputs()]
+    return lambda feed: dict(zip(names, s.run(names, feed)))
+
+
+def infc_session(path, threads):
+    import infc
+    m = infc.load(path, num_threads=threads)
+    return lambda feed: m(**feed)
+
+
+def time_round(fn, feed, seconds):
+    fn(feed)
+    ts = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end or len(ts) < 3:
+        t0 = time.perf_counter()
+        fn(feed)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def accuracy(ref_outs, outs, is_cnn):
+    cos = []
+    if is_cnn:
+        k = next(iter(ref_outs[0]))
+        agree = [int(np.argmax(r[k]) == np.argmax(o[k])) for r, o in zip(ref_outs, outs)]
+        classes = len({int(np.argmax(r[k])) for r in ref_outs})
+        for r, o in zip(ref_outs, outs):
+            a, b = r[k].astype(np.float64).ravel(), o[k].astype(np.float64).ravel()
+            cos.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)))
+        return (f"top-1 agreement {sum(agree)}/{len(agree)} ({100 * np.mean(agree):.1f}%; "
+                f"the fp32 model picks {classes} distinct classes), logits cosine min "
+                f"{min(cos):.4f}")
+    for r, o in zip(ref_outs, outs):
+        for k in r:
+            a, b = r[k].astype(np.float64).ravel(), o[k].astype(np.float64).ravel()
+            cos.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)))
+    return f"cosine min {min(cos):.4f}, mean {np.mean(cos):.4f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--infc", required=True)
+    ap.add_argument("--models", default="resnet50,bert_base")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=1.0, help="length of a timing round")
+    ap.add_argument("--calib", type=int, default=16)
+    ap.add_argument("--held-out", type=int, default=32)
+    ap.add_argument("--work", default=os.path.join(HERE, ".cache", "int8"))
+    ap.add_argument("--out", help="write the markdown section here")
+    args = ap.parse_args()
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    os.makedirs(args.work, exist_ok=True)
+    threads = [int(t) for t in args.threads.split(",")]
+    lines = []
+    for name in args.models.split(","):
+        d = os.path.join(args.work, name)
+        os.makedirs(d, exist_ok=True)
+        f32 = os.path.join(d, name + ".onnx")
+        if not os.path.exists(f32):
+            run([sys.executable, os.path.join(REPO, "test", "models", "make_zoo.py"), "--out", d,
+                 "--only", name])
+        specs = input_specs(onnx.load(f32, load_external_data=False))
+        rng = np.random.default_rng(2024)
+        calib = [sample(specs, rng) for _ in range(args.calib)]
+        held = [sample(specs, rng) for _ in range(args.held_out)]
+        cdir = os.path.join(d, "calib")
+        for i, s in enumerate(calib):
+            os.makedirs(os.path.join(cdir, f"{i:03d}"), exist_ok=True)
+            for k, v in s.items():
+                np.save(os.path.join(cdir, f"{i:03d}", k + ".npy"), v)
+        ort_q = os.path.join(d, name + ".ort_int8.onnx")
+        if not os.path.exists(ort_q):
+            log(f"{name}: quantize_static")
+
+            class Reader(CalibrationDataReader):
+                def __init__(self):
+                    self.it = iter(calib)
+
+                def get_next(self):
+                    return next(self.it, None)
+            pre = os.path.join(d, name + ".pre.onnx")
+            quant_pre_process(f32, pre, skip_symbolic_shape=True)
+            quantize_static(pre, ort_q, Reader(), quant_format=QuantFormat.QDQ,
+                            per_channel=True, activation_type=QuantType.QUInt8,
+                            weight_type=QuantType.QInt8)
+        so = {k: os.path.join(d, f"{name}.{k}.so") for k in ("fp32", "int8", "ort_qdq")}
+        compile_s = {}
+        compile_s["fp32"], _ = run([args.infc, "compile", f32, "-o", so["fp32"]])
+        compile_s["int8"], rep = run([args.infc, "compile", f32, "-o", so["int8"], "--quantize",
+                                      "int8", "--calibration", cdir, "--report"])
+        compile_s["ort_qdq"], _ = run([args.infc, "compile", ort_q, "-o", so["ort_qdq"]])
+        summary = [l for l in rep.stdout.splitlines() if "run on int8" in l]
+        log(f"{name}: compiled ({', '.join(f'{k} {v:.1f} s' for k, v in compile_s.items())})")
+
+        ref = ort_session(f32, 0)
+        ref_outs = [ref(h) for h in held]
+        is_cnn = name != "bert_base"
+        engines = {"infc int8": lambda t: infc_session(so["int8"], t),
+                   "infc int8 (ORT's QDQ model)": lambda t: infc_session(so["ort_qdq"], t),
+                   "ORT int8": lambda t: ort_session(ort_q, t),
+                   "infc fp32": lambda t: infc_session(so["fp32"], t)}
+        acc = {}
+        for label, make in engines.items():
+            if label == "infc fp32":
+                continue
+            fn = make(0)
+            acc[label] = accuracy(ref_outs, [fn(h) for h in held], is_cnn)
+            log(f"{name}: {label}: {acc[label]}")
+
+        lines.append(f"### {name}\n")
+        lines.append(f"- infc --quantize int8 --report: {summary[0] if summary else '?'}")
+        lines.append(f"- compile time: fp32 {compile_s['fp32']:.1f} s, int8 with calibration on "
+                     f"{args.calib} samples {compile_s['int8']:.1f} s, ORT's QDQ model "
+                     f"{compile_s['ort_qdq']:.1f} s")
+        lines.append(f"- accuracy against the fp32 model (ORT) on {args.held_out} held-out "
+                     "inputs:")
+        for label, a in acc.items():
+            lines.append(f"  - {label}: {a}")
+        lines.append("")
+        lines.append("| threads | infc fp32 ms | infc int8 ms | infc on ORT's QDQ ms | ORT int8 ms "
+                     "| infc int8 / infc fp32 | infc int8 / ORT int8 |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for t in threads:
+            fns = {label: make(t) for label, make in engines.items()}
+            feed = held[0]
+            rounds = {label: [] for label in fns}
+            for _ in range(args.runs):
+                for label, fn in fns.items():
+                    rounds[label].append(time_round(fn, feed, args.seconds))
+            med = {label: statistics.median(v) for label, v in rounds.items()}
+            log(f"{name} threads {t}: " + ", ".join(f"{k} {v:.2f} ms" for k, v in med.items()))
+            lines.append(f"| {t} | {med['infc fp32']:.2f} | {med['infc int8']:.2f} | "
+                         f"{med['infc int8 (ORT' + chr(39) + 's QDQ model)']:.2f} | "
+                         f"{med['ORT int8']:.2f} | {med['infc int8'] / med['infc fp32']:.2f} | "
+                         f"{med['infc int8'] / med['ORT int8']:.2f} |")
+            del fns
+        lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
