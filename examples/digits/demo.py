@@ -11,6 +11,10 @@ Steps (the model and data are next to this script; train.py regenerates them):
   3. onnxruntime on the same 360 test images (graph optimizations off: the reference)
   4. prints a few digits with their predictions, the test accuracy of infc and of ORT, and the
      max abs difference; exits 1 if any output differs beyond rtol 1e-4 / atol 1e-5.
+  5. int8: infc compile digits.onnx --quantize int8 --calibration WORK/calib, calibrated on
+     the first 180 test images (tiled to the model's batch of 360), and the accuracy of the
+     int8 model on the 180 held-out ones and on all 360, beside fp32's; exits 1 if int8 loses
+     more than 3 points on the held-out half (--no-int8 skips this step).
 """
 
 import argparse
@@ -82,6 +86,7 @@ def main(argv=None):
     ap.add_argument("--ort-only", action="store_true",
                     help="skip infc: run onnxruntime only (checks the demo's data and model)")
     ap.add_argument("--show", type=int, default=6, help="how many digits to draw")
+    ap.add_argument("--no-int8", action="store_true", help="skip the int8 step")
     args = ap.parse_args(argv)
 
     model = os.path.join(HERE, "digits.onnx")
@@ -149,6 +154,37 @@ def main(argv=None):
         print("  (infc skipped: --ort-only)")
     if not ok:
         print(f"FAIL: infc disagrees with onnxruntime beyond rtol {RTOL:g} / atol {ATOL:g}")
+        return 1
+    if results and not args.no_int8:
+        return int8_step(args, model, images, labels, results[next(iter(results))]["probs"])
+    return 0
+
+
+def int8_step(args, model, images, labels, fp32_probs):
+    """Quantize with infc's own calibration and compare the accuracies."""
+    half = len(images) // 2
+    calib = os.path.join(os.path.abspath(args.work), "calib", "0")
+    os.makedirs(calib, exist_ok=True)
+    np.save(os.path.join(calib, "image.npy"), np.concatenate([images[:half]] * 2))
+    so = os.path.join(os.path.abspath(args.work), "digits_int8.so")
+    cmd = [args.infc, "compile", model, "-o", so, "--quantize", "int8", "--calibration",
+           os.path.dirname(calib)]
+    print("\n$ " + " ".join(cmd))
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"infc compile --quantize failed (exit {r.returncode}):\n{r.stderr}")
+    probs = run_infc_cli(args.infc, so, os.path.join(HERE, "test_images.npy"),
+                         os.path.join(args.work, "out_int8"))["probs"]
+    acc = lambda p, s: float(np.mean(p[s].argmax(1) == labels[s]))  # noqa: E731
+    held, every = slice(half, None), slice(None)
+    print(f"int8 (calibrated on test images 0..{half - 1}):")
+    print(f"  held-out {len(images) - half} images: fp32 {acc(fp32_probs, held):.2%}, "
+          f"int8 {acc(probs, held):.2%}")
+    print(f"  all {len(images)} images:      fp32 {acc(fp32_probs, every):.2%}, "
+          f"int8 {acc(probs, every):.2%}; same prediction on "
+          f"{int(np.sum(probs.argmax(1) == fp32_probs.argmax(1)))}/{len(images)}")
+    if acc(probs, held) < acc(fp32_probs, held) - 0.03:
+        print("FAIL: int8 loses more than 3 points of accuracy on the held-out images")
         return 1
     return 0
 

@@ -294,7 +294,7 @@ void infc::printQuantizationReport(ModuleOp module,
                                    const std::map<std::string, LayerQuantization> &layers,
                                    llvm::raw_ostream &os) {
   int integer = 0, total = 0;
-  os << llvm::format("%-36s %-10s %-6s %-22s %9s %9s %9s\n", "node", "op", "runs", "range",
+  os << llvm::format("%-48s %-10s %-6s %-22s %9s %9s %9s\n", "node", "op", "runs", "range",
                      "act err", "wt err", "expected");
   module.walk([&](Operation *op) {
     if (!isa<ConvOp, MatMulOp>(op))
@@ -319,7 +319,10 @@ void infc::printQuantizationReport(ModuleOp module,
     } else if (it != layers.end() && !it->second.why.empty()) {
       range = it->second.why;
     }
-    os << llvm::format("%-36s %-10s %-6s %-22s ", node.substr(0, 36).c_str(),
+    // Long node names keep their end, where exporters put what tells layers apart.
+    if (node.size() > 48)
+      node = ".." + node.substr(node.size() - 46);
+    os << llvm::format("%-48s %-10s %-6s %-22s ", node.c_str(),
                        opType.substr(0, 10).c_str(), isInteger ? "int8" : "float",
                        range.c_str())
        << errors << "\n";

@@ -88,3 +88,26 @@ func.func @conv_padded(%x: tensor<1x2x4x4xui8>, %bias: tensor<2xf32>) -> tensor<
   %2 = infc.conv %0, %1, %bias {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   return %2 : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// An embedding quantized per tensor: the rows are gathered as bytes and only they are
+// dequantized. A dequantize of constants that no integer kernel takes (here a bias, per
+// axis with a zero point) folds to f32: (q - zp) x scale = [(3 - 1) x 0.5, (-4 - 2) x 2].
+// CHECK-LABEL: func @gather_and_constants
+// CHECK-DAG: %[[BIAS:.*]] = infc.constant dense<[1.000000e+00, -1.200000e+01]> : tensor<2xf32>
+// CHECK: %[[ROWS:.*]] = infc.gather %{{.*}}, %arg0 {axis = 0 : i64} : (tensor<4x2xi8>, tensor<3xi64>) -> tensor<3x2xi8>
+// CHECK: %[[X:.*]] = infc.dequantize %[[ROWS]], %{{.*}} {axis = 0 : i64, block_size = 0 : i64} : (tensor<3x2xi8>, tensor<f32>) -> tensor<3x2xf32>
+// CHECK: infc.add %[[X]], %[[BIAS]]
+func.func @gather_and_constants(%ids: tensor<3xi64>) -> tensor<3x2xf32> {
+  %table = infc.constant dense<[[1, 2], [3, 4], [5, 6], [7, 8]]> : tensor<4x2xi8>
+  %s = infc.constant dense<0.5> : tensor<f32>
+  %0 = infc.dequantize %table, %s {axis = 0 : i64, block_size = 0 : i64} : (tensor<4x2xi8>, tensor<f32>) -> tensor<4x2xf32>
+  %1 = infc.gather %0, %ids {axis = 0 : i64} : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+  %b = infc.constant dense<[3, -4]> : tensor<2xi8>
+  %sb = infc.constant dense<[0.5, 2.0]> : tensor<2xf32>
+  %zb = infc.constant dense<[1, 2]> : tensor<2xi8>
+  %2 = infc.dequantize %b, %sb, %zb {axis = 0 : i64, block_size = 0 : i64} : (tensor<2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2xf32>
+  %3 = infc.add %1, %2 : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %3 : tensor<3x2xf32>
+}

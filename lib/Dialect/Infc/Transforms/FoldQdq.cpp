@@ -197,11 +197,72 @@ struct FoldDequantizedConv : OpRewritePattern<ConvOp> {
   }
 };
 
+/// gather(dequantize(table), indices) -> dequantize(gather(table, indices)) for a per-tensor
+/// table (a quantized embedding): the rows are gathered as bytes, only they are widened.
+struct GatherBeforeDequantize : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
+    auto dq = op.getData().getDefiningOp<DequantizeOp>();
+    if (!dq || !perTensor(dq))
+      return rewriter.notifyMatchFailure(op, "data is not a per-tensor dequantize");
+    Location loc = op.getLoc();
+    Value rows = GatherOp::create(rewriter, loc, dq.getInput(), op.getIndices(), op.getAxis());
+    rewriter.replaceOpWithNewOp<DequantizeOp>(op, op.getType(), rows, dq.getScale(),
+                                              dq.getZeroPoint(), 0, 0);
+    return success();
+  }
+};
+
+/// A dequantize of constants that no integer kernel took (a bias, LayerNorm's scale, what
+/// fold-qdq cannot factor) folds to its f32 values, computed as the lowering would:
+/// (q - zero point) in integers, then times the scale in f32.
+struct FoldConstantDequantize : OpRewritePattern<DequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeOp op, PatternRewriter &rewriter) const override {
+    DenseElementsAttr q, scale, zp;
+    auto qt = typeOf(op.getInput());
+    if (op.getBlockSize() != 0 || !op.getType().getElementType().isF32() ||
+        !isa<IntegerType>(qt.getElementType()) ||
+        !matchPattern(op.getInput(), m_Constant(&q)) ||
+        !matchPattern(op.getScale(), m_Constant(&scale)) ||
+        !scale.getElementType().isF32() ||
+        (op.getZeroPoint() && !matchPattern(op.getZeroPoint(), m_Constant(&zp))))
+      return rewriter.notifyMatchFailure(op, "not a per-tensor/per-axis f32 dequantize of constants");
+    bool isUnsigned = qt.getElementType().isUnsignedInteger();
+    auto ints = [&](DenseElementsAttr a) {
+      SmallVector<int64_t> out;
+      for (const APInt &v : a.getValues<APInt>())
+        out.push_back(isUnsigned ? (int64_t)v.getZExtValue() : v.getSExtValue());
+      return out;
+    };
+    SmallVector<int64_t> values = ints(q), zeros = zp ? ints(zp) : SmallVector<int64_t>{0};
+    SmallVector<float> scales = llvm::to_vector(scale.getValues<float>());
+    ArrayRef<int64_t> shape = qt.getShape();
+    int64_t inner = 1, axis = op.getAxis();
+    for (int64_t d = axis + 1; d < qt.getRank(); ++d)
+      inner *= shape[d];
+    SmallVector<float> out(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      size_t c = scales.size() == 1 ? 0 : (i / inner) % shape[axis];
+      out[i] = (float)(values[i] - zeros[zeros.size() == 1 ? 0 : c]) * scales[c];
+    }
+    rewriter.replaceOpWithNewOp<ConstantOp>(
+        op, cast<ElementsAttr>(DenseElementsAttr::get(op.getType(), ArrayRef<float>(out))));
+    return success();
+  }
+};
+
 struct InfcFoldQdqPass : public infc::impl::InfcFoldQdqBase<InfcFoldQdqPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldDequantizedMatMul, FoldDequantizedConv>(&getContext());
+    patterns.add<FoldDequantizedMatMul, FoldDequantizedConv, GatherBeforeDequantize>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Only once the integer kernels have taken their weights.
+    RewritePatternSet constants(&getContext());
+    constants.add<FoldConstantDequantize>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(constants))))
       return signalPassFailure();
   }
 };
