@@ -1,9 +1,16 @@
 /* infc runtime — models: descriptor validation, reference counting and introspection. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* syscall */
+#endif
 #include "internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 /* Dense byte size of an io into *bytes (0 if a dim is dynamic); 0 if the desc is corrupt or
  * the size overflows. */
@@ -43,9 +50,21 @@ static int names_unique(const infc_io_desc *ios, uint32_t n) {
   return 1;
 }
 
+/* Linux hands out AMX tile state only to processes that ask for it (arch_prctl
+ * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); a tile instruction before that faults. Models
+ * compiled for a CPU with AMX use it for int8 matmuls. Asking is harmless elsewhere (the
+ * call fails and nothing changes) and the permission is per process, for every thread. */
+static void request_amx_permission(void) {
+#if defined(__linux__) && defined(__x86_64__)
+  enum { ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+  syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
+#endif
+}
+
 infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model **out) {
   if (!out)
     return INFC_ERR_INVALID_ARGUMENT;
+  request_amx_permission();
   *out = NULL;
   if (!desc || desc->desc_version != INFC_MODEL_DESC_VERSION || !desc->entry ||
       (desc->num_inputs && !desc->inputs) || (desc->num_outputs && !desc->outputs))

@@ -20,6 +20,7 @@
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -60,7 +61,7 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
                   tensor::TensorDialect, linalg::LinalgDialect, memref::MemRefDialect,
                   bufferization::BufferizationDialect, scf::SCFDialect,
                   affine::AffineDialect, cf::ControlFlowDialect, LLVM::LLVMDialect,
-                  vector::VectorDialect, omp::OpenMPDialect>();
+                  vector::VectorDialect, omp::OpenMPDialect, amx::AMXDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerTilingInterfaceExternalModels(registry);
@@ -91,8 +92,11 @@ static void addLinalgPasses(OpPassManager &pm) {
 }
 
 static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
-  if (options.vnni && options.vectorBits >= 512)
-    pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul());
+  if (options.vnni && options.vectorBits >= 512) {
+    infc::InfcVnniMatmulOptions vnni;
+    vnni.amx = options.amx;
+    pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(vnni));
+  }
   infc::InfcPackMatmulPanelsOptions panels;
   panels.vectorBits = options.vectorBits;
   pm.addNestedPass<func::FuncOp>(infc::createInfcPackMatmulPanels(panels));
@@ -116,6 +120,8 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(infc::createInfcMemoryPlan());
+  if (options.amx)
+    pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());
   pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -138,7 +144,9 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   // no intrinsic (erf, tanh, acosh...).
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.amx = options.amx; // the amx tile ops become their LLVM intrinsics
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
@@ -173,6 +181,8 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                              llvm::cl::init(256)};
   Option<bool> vnni{*this, "vnni", llvm::cl::desc("the target has AVX-512 VNNI"),
                     llvm::cl::init(false)};
+  Option<bool> amx{*this, "amx", llvm::cl::desc("the target has AMX-INT8"),
+                   llvm::cl::init(false)};
 };
 } // namespace
 
@@ -183,6 +193,7 @@ void infc::registerInfcPipelines() {
         InfcPipelineOptions options;
         options.vectorBits = cl.vectorBits;
         options.vnni = cl.vnni;
+        options.amx = cl.amx;
         if (cl.stopAfter == "infc")
           options.stopAfter = PipelineStage::Infc;
         else if (cl.stopAfter == "linalg")

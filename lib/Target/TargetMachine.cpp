@@ -57,6 +57,12 @@ bool infc::targetHasAvx512Vnni(const TargetOptions &options) {
   return tm && tm->getMCSubtargetInfo()->checkFeatures("+avx512vnni");
 }
 
+bool infc::targetHasAmxInt8(const TargetOptions &options) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  return tm && tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-int8");
+}
+
 int64_t infc::targetVectorBits(const TargetOptions &options, std::string &error) {
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
   if (!tm)

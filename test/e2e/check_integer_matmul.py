@@ -4,8 +4,10 @@ per-tensor zero points only).
 
     check_integer_matmul.py --infc BUILD/bin/infc --work DIR [--python-dir DIR]
 
-MatMulInteger with constant int8/uint8 weights takes infc-vnni-matmul (vpdpbusd) on a CPU
-with AVX-512 VNNI and the i32 register-tiled kernel elsewhere; both must give exactly
+MatMulInteger with constant int8/uint8 weights takes AMX tiles on a CPU with AMX-INT8,
+infc-vnni-matmul's vpdpbusd kernel on one with AVX-512 VNNI (each case also runs compiled
+with --cpu icelake-server when this machine has VNNI) and the i32 register-tiled kernel
+elsewhere; all must give exactly
 (A - a_zero) @ (B - b_zero) in int32. The shapes cover whole and partial 8-row tiles,
 K not a multiple of 4, several 16-column panels, a width no 16 divides (the fallback),
 signed and unsigned A, scalar and per-row zero points, and extreme values (-128, 255).
@@ -22,6 +24,11 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.dont_write_bytecode = True
 import harness  # noqa: E402
+
+# Each case for this machine (AMX tiles where it has AMX-INT8) and for icelake-server
+# (AVX-512 VNNI without AMX: the vpdpbusd kernel), which this machine can run when it has
+# VNNI; elsewhere that variant is skipped.
+CPUS = [None] + (["icelake-server"] if "avx512_vnni" in open("/proc/cpuinfo").read() else [])
 
 CASES = [  # name, M, K, N, A dtype, B dtype, a_zero (None / scalar / "row"), b_zero
     ("s8_tiles", 64, 128, 64, np.int8, np.int8, 3, 0),
@@ -77,13 +84,14 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
     failed = 0
-    for case in CASES:
-        name = case[0]
+    for case, cpu in [(c, cpu) for c in CASES for cpu in CPUS]:
+        name = case[0] + ("" if cpu is None else "_" + cpu)
         model, a, ref = build(*case, rng)
         path = os.path.join(args.work, name + ".onnx")
         onnx.save(model, path)
         so = os.path.join(args.work, name + ".so")
-        r = harness.run_tool([args.infc, "compile", path, "-o", so], 300)
+        cpu_args = [] if cpu is None else ["--cpu", cpu]
+        r = harness.run_tool([args.infc, "compile", path, "-o", so] + cpu_args, 300)
         if r.returncode != 0:
             print(f"FAIL {name}: compile failed\n{r.describe()}")
             failed += 1
@@ -96,7 +104,7 @@ def main():
         print(f"{'PASS' if ok else 'FAIL'} {name}: {a.shape} x {ref.shape[1]} columns, "
               f"{bad} elements differ from numpy")
         failed += not ok
-    print(f"{len(CASES) - failed} passed, {failed} failed")
+    print(f"{len(CASES) * len(CPUS) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 

@@ -27,6 +27,10 @@ from onnx import TensorProto, helper, numpy_helper
 sys.dont_write_bytecode = True
 import harness  # noqa: E402
 
+# This machine's kernels (AMX tiles where it has AMX-INT8), and icelake-server's (AVX-512
+# VNNI, no AMX) where this machine can run them.
+CPUS = [None] + (["icelake-server"] if "avx512_vnni" in open("/proc/cpuinfo").read() else [])
+
 CONFIGS = [  # name, per_channel, activation type, weight type
     ("per_tensor_u8", False, "QUInt8", "QInt8"),
     ("per_channel_u8", True, "QUInt8", "QInt8"),
@@ -114,15 +118,19 @@ def main():
             def get_next(self):
                 return next(self.it, None)
 
-        for name, per_channel, act, weight in CONFIGS:
+        for (name, per_channel, act, weight), cpu in [(c, cpu) for c in CONFIGS for cpu in CPUS]:
             total += 1
             case = f"{graph.name}_{name}"
             path = os.path.join(args.work, case + ".onnx")
-            quantize_static(f32, path, Reader(), quant_format=QuantFormat.QDQ,
-                            per_channel=per_channel, activation_type=getattr(QuantType, act),
-                            weight_type=getattr(QuantType, weight))
+            if cpu is None:
+                quantize_static(f32, path, Reader(), quant_format=QuantFormat.QDQ,
+                                per_channel=per_channel, activation_type=getattr(QuantType, act),
+                                weight_type=getattr(QuantType, weight))
+            else:
+                case += "_" + cpu
             so = os.path.join(args.work, case + ".so")
-            r = harness.run_tool([args.infc, "compile", path, "-o", so], 300)
+            cpu_args = [] if cpu is None else ["--cpu", cpu]
+            r = harness.run_tool([args.infc, "compile", path, "-o", so] + cpu_args, 300)
             ir = harness.run_tool([args.infc, "compile", path, "--emit", "infc", "-o", "-"], 300)
             if r.returncode != 0 or ir.returncode != 0:
                 print(f"FAIL {case}: compile failed\n{r.describe()}\n{ir.describe()}")

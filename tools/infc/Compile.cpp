@@ -280,6 +280,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   InfcPipelineOptions pipeline;
   pipeline.vectorBits = targetVectorBits(target, targetError);
   pipeline.vnni = targetHasAvx512Vnni(target);
+  pipeline.amx = pipeline.vnni && targetHasAmxInt8(target);
   if (!targetError.empty())
     return fail(o.input + ": " + targetError);
   // The graph passes first: calibration and the report work on their result.

@@ -22,6 +22,8 @@ struct InfcPipelineOptions {
   int64_t vectorBits = 256;
   /// The target has AVX-512 VNNI: i8 matmuls run on vpdpbusd (infc-vnni-matmul).
   bool vnni = false;
+  /// The target has AMX-INT8: those matmuls run on AMX tiles instead (infc-amx-tiles).
+  bool amx = false;
   /// The module has been through the graph passes already (`infc compile` runs them
   /// first when it calibrates or reports): start at the seam.
   bool skipGraphPasses = false;

@@ -48,6 +48,8 @@ struct TargetOptions {
 int64_t targetVectorBits(const TargetOptions &options, std::string &error);
 /// Whether the target CPU has AVX-512 VNNI (vpdpbusd).
 bool targetHasAvx512Vnni(const TargetOptions &options);
+/// Whether the target has AMX tiles with int8 dot products (tdpbusd and friends).
+bool targetHasAmxInt8(const TargetOptions &options);
 
 /// Moves every large constant global of the LLVM-dialect module out of the IR (they become
 /// external declarations) so weights never pass through LLVM IR text or optimization.

@@ -71,7 +71,8 @@ bool isCandidate(linalg::LinalgOp op) {
       op->getParentOfType<LoopLikeOpInterface>())
     return false;
   // Contractions and convolutions have their own code generation (or none yet).
-  if (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op))
+  if (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op) ||
+      op->hasAttr("infc.amx"))
     return false;
   if (!isa<linalg::GenericOp, linalg::TransposeOp, linalg::BroadcastOp, linalg::MapOp,
            linalg::CopyOp>(op.getOperation()))

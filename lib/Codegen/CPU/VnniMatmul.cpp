@@ -26,6 +26,9 @@ namespace {
 constexpr int64_t kLanes = 16; // i32 lanes of a zmm register: the columns of one panel
 constexpr int64_t kRows = 8;   // rows of a register tile
 constexpr int64_t kPanelsPerTile = 2; // 8 x 2 accumulators + 2 B vectors + 1 A broadcast
+constexpr int64_t kAmxRows = 16;      // rows of an AMX tile
+constexpr int64_t kAmxBytes = 64;     // bytes of an AMX tile row: the K step
+constexpr int64_t kAmxMaxSteps = 256; // K steps the unrolled AMX kernel takes (K <= 16384)
 
 /// The i8 tensor a value was extended from by an elementwise linalg.generic (extsi or
 /// extui to i32, nothing else), and whether the extension is signed.
@@ -94,6 +97,7 @@ struct KernelOperands {
 };
 
 struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmulPass> {
+  using InfcVnniMatmulBase::InfcVnniMatmulBase;
   void runOnOperation() override {
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
@@ -123,6 +127,15 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       if (!lhs || !b || n % kLanes || m == 0 || k == 0)
         return;
       auto [a, isSigned] = *lhs;
+      if (amx && amxFits(k)) {
+        int64_t mp = roundUp(m, kAmxRows), kp = roundUp(k, kAmxBytes);
+        Value c = amxProduct(builder, loc, padBytes(builder, loc, a, mp, kp), !isSigned,
+                             byteConstant(builder, loc, {n / kLanes, kp / 4, 4 * kLanes},
+                                          packPanelBytes(*b, k, n, kp)),
+                             /*bUnsigned=*/false);
+        replace(builder, op, c, ct);
+        return;
+      }
       int64_t panels = n / kLanes, words = (k + 3) / 4;
       KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, false, m, panels, words};
       kernel.panels = constant(builder, loc, {panels, words, kLanes},
@@ -154,6 +167,20 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
         return;
       auto [bIn, isSigned] = *rhs;
       int64_t panels = (n + kLanes - 1) / kLanes, words = (k + 3) / 4;
+      if (amx && amxFits(k)) {
+        int64_t mp = roundUp(m, kAmxRows), kp = roundUp(k, kAmxBytes);
+        std::vector<int8_t> rows(mp * kp, 0);
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t q = 0; q < k; ++q)
+            rows[r * kp + q] = (int8_t)(*a)[r * k + q];
+        Value c = amxProduct(builder, loc, byteConstant(builder, loc, {mp, kp}, rows),
+                             /*aUnsigned=*/false,
+                             packColumns(builder, loc, bIn, k, n, panels, kp / 4,
+                                         /*flipSign=*/false, /*asBytes=*/true),
+                             !isSigned);
+        replace(builder, op, c, ct);
+        return;
+      }
       KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, true, m, panels, words};
       std::vector<int32_t> aWords(m * words, 0), start(m, 0);
       for (int64_t r = 0; r < m; ++r) {
@@ -172,7 +199,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       kernel.broadcast = constant(builder, loc, {m, words}, aWords);
       if (isSigned)
         kernel.rowStart = constant(builder, loc, {m}, start);
-      kernel.panels = packColumns(builder, loc, bIn, k, n, panels, words, isSigned);
+      kernel.panels = packColumns(builder, loc, bIn, k, n, panels, words, isSigned, false);
       Value c = emitKernel(builder, loc, kernel);
       if (panels * kLanes != n) {
         SmallVector<OpFoldResult> offsets(2, builder.getIndexAttr(0));
@@ -183,6 +210,103 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       op.getResult(0).replaceAllUsesWith(c);
       op.erase();
     }
+  }
+
+  static int64_t roundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+  /// AMX runs K in tiles of 64 bytes, unrolled (a K loop would carry tiles through a phi).
+  static bool amxFits(int64_t k) { return roundUp(k, kAmxBytes) / kAmxBytes <= kAmxMaxSteps; }
+
+  /// `c` [>= M, >= N] as the matmul's result (its top-left corner).
+  static void replace(OpBuilder &b, linalg::MatmulOp op, Value c, RankedTensorType ct) {
+    if (cast<RankedTensorType>(c.getType()) != ct) {
+      SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(ct.getDimSize(0)),
+                                         b.getIndexAttr(ct.getDimSize(1))};
+      SmallVector<OpFoldResult> steps(2, b.getIndexAttr(1));
+      c = tensor::ExtractSliceOp::create(b, op.getLoc(), ct, c, offsets, sizes, steps);
+    }
+    op.getResult(0).replaceAllUsesWith(c);
+    op.erase();
+  }
+
+  static Value byteConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                            ArrayRef<int8_t> values) {
+    auto type = RankedTensorType::get(shape, b.getI8Type());
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  }
+
+  /// B [K, N] s8 as AMX B tiles: [N/16, kp/4, 64] bytes, byte 4j + t of row q holding
+  /// B[4q + t][16p + j] (zero past K).
+  static std::vector<int8_t> packPanelBytes(ArrayRef<int64_t> b, int64_t k, int64_t n,
+                                            int64_t kp) {
+    int64_t panels = n / kLanes, words = kp / 4;
+    std::vector<int8_t> packed(panels * words * 4 * kLanes, 0);
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t r = 0; r < k; ++r)
+        for (int64_t j = 0; j < kLanes; ++j)
+          packed[((p * words + r / 4) * kLanes + j) * 4 + r % 4] = (int8_t)b[r * n + p * kLanes + j];
+    return packed;
+  }
+
+  /// An [M, K] byte tensor zero-padded to [mp, kp].
+  static Value padBytes(OpBuilder &b, Location loc, Value a, int64_t mp, int64_t kp) {
+    auto type = cast<RankedTensorType>(a.getType());
+    if (type.getDimSize(0) == mp && type.getDimSize(1) == kp)
+      return a;
+    SmallVector<OpFoldResult> low(2, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> high = {b.getIndexAttr(mp - type.getDimSize(0)),
+                                      b.getIndexAttr(kp - type.getDimSize(1))};
+    Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+    return tensor::PadOp::create(b, loc, RankedTensorType::get({mp, kp}, b.getI8Type()), a,
+                                 low, high, zero);
+  }
+
+  /// C [mp, panels x 16] i32 = A [mp, kp] bytes x B tiles [panels, kp/4, 64] bytes (each side
+  /// zero- or sign-extended), as a linalg.generic marked `infc.amx` that infc-amx-tiles
+  /// lowers to AMX tiles once buffers exist (the AMX ops take memrefs). The operands are
+  /// viewed so that every loop (m, p, j, q, t) is a dim: A [mp, kp/4, 4], B [P, kp/4, 16, 4],
+  /// C [mp, P, 16].
+  static Value amxProduct(OpBuilder &b, Location loc, Value a, bool aUnsigned, Value bTiles,
+                          bool bUnsigned) {
+    auto at = cast<RankedTensorType>(a.getType());
+    auto bt = cast<RankedTensorType>(bTiles.getType());
+    int64_t mp = at.getDimSize(0), kp = at.getDimSize(1), panels = bt.getDimSize(0);
+    Type i8 = b.getI8Type(), i32 = b.getI32Type();
+    Value a3 = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({mp, kp / 4, 4}, i8), a,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    Value b4 = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({panels, kp / 4, kLanes, 4}, i8), bTiles,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    Value init = tensor::EmptyOp::create(b, loc, {mp, panels, kLanes}, i32);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(i32));
+    init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
+    MLIRContext *ctx = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // Loops (m, p, j, q, t).
+    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(3), d(4)}, ctx),
+                                   AffineMap::get(5, 0, {d(1), d(3), d(2), d(4)}, ctx),
+                                   AffineMap::get(5, 0, {d(0), d(1), d(2)}, ctx)};
+    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+    iterators.append(2, utils::IteratorType::reduction);
+    auto extend = [&](OpBuilder &nb, Location l, Value v, bool isUnsigned) -> Value {
+      if (isUnsigned)
+        return arith::ExtUIOp::create(nb, l, i32, v);
+      return arith::ExtSIOp::create(nb, l, i32, v);
+    };
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{a3, b4}, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value prod = arith::MulIOp::create(nb, l, extend(nb, l, args[0], aUnsigned),
+                                             extend(nb, l, args[1], bUnsigned));
+          linalg::YieldOp::create(nb, l, arith::AddIOp::create(nb, l, prod, args[2]).getResult());
+        });
+    generic->setAttr("infc.amx", b.getUnitAttr());
+    return tensor::CollapseShapeOp::create(b, loc,
+                                           RankedTensorType::get({mp, panels * kLanes}, i32),
+                                           generic.getResult(0),
+                                           SmallVector<ReassociationIndices>{{0}, {1, 2}});
   }
 
   static Value constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
@@ -319,7 +443,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   /// Per word row: four 16-byte row loads interleaved by two byte shuffles into one 64-byte
   /// store, in a loop over the panels that the session's threads share.
   Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
-                    int64_t panels, int64_t words, bool isSigned) {
+                    int64_t panels, int64_t words, bool isSigned, bool asBytes) {
     Type i8 = b.getI8Type(), i32 = b.getI32Type();
     if (words * 4 != k || panels * kLanes != n) {
       auto padded = RankedTensorType::get({words * 4, panels * kLanes}, i8);
@@ -345,7 +469,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     };
     Value flip = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(wordType, b.getI8IntegerAttr(-128)));
-    Value out = tensor::EmptyOp::create(b, loc, {panels, words, kLanes}, i32);
+    Value out = asBytes ? tensor::EmptyOp::create(b, loc, {panels, words, 4 * kLanes}, i8)
+                        : tensor::EmptyOp::create(b, loc, {panels, words, kLanes}, i32);
     auto panelLoop = scf::ForOp::create(
         b, loc, idx(b, 0), idx(b, panels), idx(b, 1), ValueRange{out},
         [&](OpBuilder &pb, Location, Value p, ValueRange outIn) {
@@ -368,8 +493,10 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
                 Value word = vector::ShuffleOp::create(qb, loc, wordType, lo, hi, wordQuads);
                 if (isSigned)
                   word = arith::XOrIOp::create(qb, loc, word, flip);
-                Value packed = vector::BitCastOp::create(
-                    qb, loc, VectorType::get({kLanes}, i32), word);
+                Value packed = asBytes ? word
+                                       : vector::BitCastOp::create(
+                                             qb, loc, VectorType::get({kLanes}, i32), word)
+                                             .getResult();
                 Value next = vector::TransferWriteOp::create(qb, loc, packed, acc[0],
                                                              ValueRange{p, q, idx(qb, 0)},
                                                              ArrayRef<bool>{true})

@@ -2,6 +2,7 @@
 #ifndef INFC_CODEGEN_CPU_PASSES_H
 #define INFC_CODEGEN_CPU_PASSES_H
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

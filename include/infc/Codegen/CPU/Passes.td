@@ -58,10 +58,33 @@ def InfcVnniMatmul : Pass<"infc-vnni-matmul", "mlir::func::FuncOp"> {
     vpdpbusd (the LLVM intrinsic, called from the vector code) against two 16-lane loads of
     B and 8 broadcasts of A; an odd last panel runs alone after the loop. Other matmuls are
     left alone.
+
+    With `amx` (the target has AMX-INT8), the same matmuls become AMX tile products
+    instead: A as [M, K] bytes and B as tiles of [K/4][16 x 4] bytes, M padded to 16 rows
+    and K to 64 bytes, no offsets (tdpbusd, tdpbsud and tdpbssd take either signedness), in a
+    `linalg.generic` marked `infc.amx` that infc-amx-tiles lowers after bufferization.
   }];
+  let options = [
+    Option<"amx", "amx", "bool", /*default=*/"false",
+           "emit AMX tile products (lowered by infc-amx-tiles) instead of vpdpbusd">
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect"];
+}
+
+def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
+  let summary = "Lower the AMX tile products of infc-vnni-matmul to amx ops (on memrefs)";
+  let description = [{
+    Each `linalg.generic` marked `infc.amx` (C [M, P, 16] i32 += A [M, K/4, 4] x
+    B [P, K/4, 16, 4], bytes extended by their signedness, M a multiple of 16 and K of 64)
+    becomes a loop over blocks of 2 (or 1) column tiles, marked `infc.parallel`, and inside it
+    a loop over blocks of 2 (or 1) row tiles: zeroed 16x16 i32 accumulator tiles, then per
+    64-byte K step the A and B tile loads and one `amx.tile_muli` per accumulator, unrolled
+    over K, then the tile stores into C. Runs after bufferization.
+  }];
+  let dependentDialects = ["mlir::amx::AMXDialect", "mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
 def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp"> {

@@ -1,0 +1,112 @@
+//===- AmxTiles.cpp - the AMX tile products of infc-vnni-matmul -----------===//
+//
+// An AMX tile holds 16 rows of 64 bytes; tdpbusd (and its signed/unsigned siblings)
+// multiplies a 16x64 byte tile of A by a 16x64 byte tile of B, whose row q holds four
+// K-consecutive bytes of each of 16 columns, into a 16x16 i32 tile: 16K multiply-adds per
+// instruction. infc-vnni-matmul lays A and B out so that every tile is one strided load;
+// this pass, after bufferization (the amx ops take memrefs), writes the tile loops.
+//
+//===----------------------------------------------------------------------===//
+#include "infc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/AMX/AMXDialect.h"
+
+namespace infc {
+#define GEN_PASS_DEF_INFCAMXTILES
+#include "infc/Codegen/CPU/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kRows = 16, kBytes = 64;
+
+/// Whether the body extends its `arg`-th block argument unsigned.
+bool zeroExtends(linalg::GenericOp op, unsigned arg) {
+  for (Operation &inner : op.getRegion().front())
+    if (isa<arith::ExtUIOp>(inner) && inner.getOperand(0) == op.getRegion().getArgument(arg))
+      return true;
+  return false;
+}
+
+struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> products;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr("infc.amx") && op.hasPureBufferSemantics())
+        products.push_back(op);
+    });
+    for (linalg::GenericOp op : products)
+      if (failed(lower(op)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lower(linalg::GenericOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value a = op.getDpsInputOperand(0)->get(), bt = op.getDpsInputOperand(1)->get(),
+          c = op.getDpsInitOperand(0)->get();
+    auto aType = cast<MemRefType>(a.getType()), bType = cast<MemRefType>(bt.getType()),
+         cType = cast<MemRefType>(c.getType());
+    int64_t m = aType.getDimSize(0), words = aType.getDimSize(1), panels = bType.getDimSize(0);
+    if (m % kRows || (words * 4) % kBytes || !aType.getLayout().isIdentity() ||
+        !bType.getLayout().isIdentity() || !cType.getLayout().isIdentity())
+      return op.emitOpError("is not an AMX tile product (shapes or layouts)");
+    // The tile views: A [M, K], B [P, K/4, 64], C [M, P * 16].
+    a = memref::CollapseShapeOp::create(b, loc, a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    bt = memref::CollapseShapeOp::create(b, loc, bt,
+                                         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    c = memref::CollapseShapeOp::create(b, loc, c, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    bool zextA = zeroExtends(op, 0), zextB = zeroExtends(op, 1);
+
+    int64_t rowTiles = m / kRows, steps = words * 4 / kBytes;
+    // 2 x 2 accumulators + 2 A + 2 B tiles: the eight tile registers.
+    int64_t rowBlock = rowTiles % 2 ? 1 : 2, colBlock = panels % 2 ? 1 : 2;
+    auto accType = amx::TileType::get({kRows, kRows}, b.getI32Type());
+    auto byteType = amx::TileType::get({kRows, kBytes}, b.getI8Type());
+    auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(ib, loc, v);
+    };
+    auto mul = [&](OpBuilder &ib, Value x, int64_t by) -> Value {
+      return arith::MulIOp::create(ib, loc, x, idx(ib, by));
+    };
+    auto add = [&](OpBuilder &ib, Value x, int64_t v) -> Value {
+      return arith::AddIOp::create(ib, loc, x, idx(ib, v));
+    };
+    auto cols = scf::ForOp::create(b, loc, idx(b, 0), idx(b, panels / colBlock), idx(b, 1));
+    // Column blocks of C are independent: the session's threads share them out.
+    cols->setAttr("infc.parallel", b.getUnitAttr());
+    OpBuilder cb = OpBuilder::atBlockBegin(cols.getBody());
+    Value panel0 = mul(cb, cols.getInductionVar(), colBlock);
+    auto rows = scf::ForOp::create(cb, loc, idx(cb, 0), idx(cb, rowTiles / rowBlock), idx(cb, 1));
+    OpBuilder rb = OpBuilder::atBlockBegin(rows.getBody());
+    Value row0 = mul(rb, rows.getInductionVar(), rowBlock * kRows);
+    SmallVector<Value> acc;
+    for (int64_t i = 0; i < rowBlock * colBlock; ++i)
+      acc.push_back(amx::TileZeroOp::create(rb, loc, accType));
+    for (int64_t s = 0; s < steps; ++s) {
+      SmallVector<Value> aTiles, bTiles;
+      for (int64_t r = 0; r < rowBlock; ++r)
+        aTiles.push_back(amx::TileLoadOp::create(rb, loc, byteType, a,
+                                                 ValueRange{add(rb, row0, r * kRows),
+                                                            idx(rb, s * kBytes)}));
+      for (int64_t j = 0; j < colBlock; ++j)
+        bTiles.push_back(amx::TileLoadOp::create(
+            rb, loc, byteType, bt,
+            ValueRange{add(rb, panel0, j), idx(rb, s * kRows), idx(rb, 0)}));
+      for (int64_t r = 0; r < rowBlock; ++r)
+        for (int64_t j = 0; j < colBlock; ++j)
+          acc[r * colBlock + j] = amx::TileMulIOp::create(rb, loc, accType, aTiles[r], bTiles[j],
+                                                          acc[r * colBlock + j], zextA, zextB);
+    }
+    for (int64_t r = 0; r < rowBlock; ++r)
+      for (int64_t j = 0; j < colBlock; ++j)
+        amx::TileStoreOp::create(rb, loc, c,
+                                 ValueRange{add(rb, row0, r * kRows),
+                                            mul(rb, add(rb, panel0, j), kRows)},
+                                 acc[r * colBlock + j]);
+    op.erase();
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,60 @@
+// RUN: infc-opt %s -infc-amx-tiles -split-input-file | FileCheck %s
+
+// C [32, 2, 16] += A [32, 32, 4] (u8) x B [2, 32, 16, 4] (s8): 2 x 2 tiles of 16x16 i32, K of
+// 128 bytes in two unrolled steps of 64. The outer loop over column blocks is parallel; the
+// A tiles come from rows 16 apart, the B tiles from panels side by side; zero-extension on
+// the unsigned side only.
+// CHECK-LABEL: func @amx_product
+// CHECK: %[[A:.*]] = memref.collapse_shape %arg0 {{\[}}[0], [1, 2]] : memref<32x32x4xi8> into memref<32x128xi8>
+// CHECK: %[[B:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1], [2, 3]] : memref<2x32x16x4xi8> into memref<2x32x64xi8>
+// CHECK: %[[C:.*]] = memref.collapse_shape %arg2 {{\[}}[0], [1, 2]] : memref<32x2x16xi32> into memref<32x32xi32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-COUNT-4: amx.tile_zero : !amx.tile<16x16xi32>
+// CHECK-COUNT-2: amx.tile_load %[[A]]{{.*}} : memref<32x128xi8> into !amx.tile<16x64xi8>
+// CHECK-COUNT-2: amx.tile_load %[[B]]{{.*}} : memref<2x32x64xi8> into !amx.tile<16x64xi8>
+// CHECK-COUNT-4: amx.tile_muli %{{.*}} zext, %{{.*}}, %{{.*}} :
+// CHECK-COUNT-2: amx.tile_load %[[A]]
+// CHECK-COUNT-2: amx.tile_load %[[B]]
+// CHECK-COUNT-4: amx.tile_muli
+// CHECK-COUNT-4: amx.tile_store %[[C]]
+// CHECK: } {infc.parallel}
+// CHECK-NOT: linalg.generic
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_product(%a: memref<32x32x4xi8>, %b: memref<2x32x16x4xi8>, %c: memref<32x2x16xi32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<32x32x4xi8>, memref<2x32x16x4xi8>) outs(%c : memref<32x2x16xi32>) attrs = {infc.amx} {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %0 = arith.extui %x : i8 to i32
+    %1 = arith.extsi %y : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %2, %acc : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
+
+// -----
+
+// One row tile and an odd panel count: 1 x 1 blocks; signed A, unsigned B.
+// CHECK-LABEL: func @amx_single
+// CHECK: amx.tile_zero
+// CHECK-NOT: amx.tile_zero
+// CHECK: amx.tile_muli %{{.*}}, %{{.*}} zext, %{{.*}} :
+// CHECK-NOT: amx.tile_muli
+// CHECK: amx.tile_store
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_single(%a: memref<16x16x4xi8>, %b: memref<3x16x16x4xi8>, %c: memref<16x3x16xi32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<16x16x4xi8>, memref<3x16x16x4xi8>) outs(%c : memref<16x3x16xi32>) attrs = {infc.amx} {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %0 = arith.extsi %x : i8 to i32
+    %1 = arith.extui %y : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %2, %acc : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
