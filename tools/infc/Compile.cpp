@@ -269,7 +269,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
 
   auto printIR = [&](llvm::raw_ostream &os, std::string &) {
     OpPrintingFlags flags;
-    flags.elideLargeElementsAttrs(16);
+    flags.elideLargeElementsAttrs(getenv("INFC_NO_ELIDE") ? 1 << 30 : 16);
     module->print(os, flags);
     return true;
   };

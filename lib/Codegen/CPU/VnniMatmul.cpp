@@ -263,7 +263,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   }
 
   /// C [mp, panels x 16] i32 = A [mp, kp] bytes x B tiles [panels, kp/4, 64] bytes (each side
-  /// zero- or sign-extended), as a linalg.generic marked `infc.amx` that infc-amx-tiles
+  /// zero- or sign-extended; C's init is left undefined, see below), as a linalg.generic
+  /// marked `infc.amx` that infc-amx-tiles
   /// lowers to AMX tiles once buffers exist (the AMX ops take memrefs). The operands are
   /// viewed so that every loop (m, p, j, q, t) is a dim: A [mp, kp/4, 4], B [P, kp/4, 16, 4],
   /// C [mp, P, 16].
@@ -279,9 +280,9 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     Value b4 = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({panels, kp / 4, kLanes, 4}, i8), bTiles,
         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    // Not filled: infc-amx-tiles starts the accumulators from zero tiles and never reads
+    // C, so a fill would be a wasted pass over it (and bufferization copies it once more).
     Value init = tensor::EmptyOp::create(b, loc, {mp, panels, kLanes}, i32);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(i32));
-    init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
     MLIRContext *ctx = b.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     // Loops (m, p, j, q, t).

@@ -122,3 +122,19 @@ func.func @vector_cube(%v: vector<8xf32>) -> vector<8xf32> {
   %p = math.powf %v, %three : vector<8xf32>
   return %p : vector<8xf32>
 }
+
+// A read along a stride-2 dim (a stride-2 window of a pool or an im2col copy): one
+// contiguous read of the 31 elements the 16 span, then every second one, instead of LLVM's
+// element-by-element gather. The unit dims before it may be permuted.
+// CHECK-LABEL: func @strided_read
+// CHECK: %[[BASE:.*]], %{{.*}}, %{{.*}}:4, %{{.*}}:4 = memref.extract_strided_metadata %arg0
+// CHECK: memref.reinterpret_cast %[[BASE]] to offset: [%{{.*}}], sizes: [31], strides: [1]
+// CHECK: vector.load %{{.*}} : memref<31xf32, strided<[1], offset: ?>>, vector<31xf32>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
+// CHECK-NOT: vector.gather
+func.func @strided_read(%m: memref<1x4x8x16xf32, strided<[1024, 256, 32, 2]>>, %i: index) -> vector<1x1x1x16xf32> {
+  %c0 = arith.constant 0 : index
+  %p = ub.poison : f32
+  %v = vector.transfer_read %m[%c0, %i, %c0, %c0], %p {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>} : memref<1x4x8x16xf32, strided<[1024, 256, 32, 2]>>, vector<1x1x1x16xf32>
+  return %v : vector<1x1x1x16xf32>
+}
