@@ -354,6 +354,12 @@ def write_markdown(path, models, sg, args, meta):
         with open(status) as f:
             L.append(f.read().rstrip())
         L.append("")
+    int8 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "int8.md")
+    if os.path.exists(int8):
+        # The last bench/int8.py run (its own method section is in the text).
+        with open(int8) as f:
+            L.append(f.read().rstrip())
+        L.append("")
     L.append("## Compile time and memory")
     L.append("")
     L.append("| model | .onnx (+ data) MiB | compile s | compiler peak RSS MiB | .so MiB | "
