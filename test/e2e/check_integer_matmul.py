@@ -28,7 +28,7 @@ import harness  # noqa: E402
 # Each case for this machine (AMX tiles where it has AMX-INT8) and for icelake-server
 # (AVX-512 VNNI without AMX: the vpdpbusd kernel), which this machine can run when it has
 # VNNI; elsewhere that variant is skipped.
-CPUS = [None] + (["icelake-server"] if "avx512_vnni" in open("/proc/cpuinfo").read() else [])
+CPUS = harness.cpu_variants()
 
 CASES = [  # name, M, K, N, A dtype, B dtype, a_zero (None / scalar / "row"), b_zero
     ("s8_tiles", 64, 128, 64, np.int8, np.int8, 3, 0),

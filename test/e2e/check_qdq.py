@@ -29,7 +29,7 @@ import harness  # noqa: E402
 
 # This machine's kernels (AMX tiles where it has AMX-INT8), and icelake-server's (AVX-512
 # VNNI, no AMX) where this machine can run them.
-CPUS = [None] + (["icelake-server"] if "avx512_vnni" in open("/proc/cpuinfo").read() else [])
+CPUS = harness.cpu_variants()
 
 CONFIGS = [  # name, per_channel, activation type, weight type
     ("per_tensor_u8", False, "QUInt8", "QInt8"),

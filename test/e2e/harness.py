@@ -142,3 +142,12 @@ def compare(got, ref, rtol, atol):
 def npz_inputs(path):
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
+
+
+def cpu_variants():
+    """The --cpu values a kernel test compiles each case for: this machine's (None; AMX tiles
+    where it has AMX-INT8), and icelake-server (AVX-512 VNNI without AMX: the vpdpbusd
+    kernel) where this machine can run that."""
+    with open("/proc/cpuinfo") as f:
+        return [None] + (["icelake-server"] if "avx512_vnni" in f.read() else [])
+

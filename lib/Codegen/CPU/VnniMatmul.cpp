@@ -200,15 +200,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       if (isSigned)
         kernel.rowStart = constant(builder, loc, {m}, start);
       kernel.panels = packColumns(builder, loc, bIn, k, n, panels, words, isSigned, false);
-      Value c = emitKernel(builder, loc, kernel);
-      if (panels * kLanes != n) {
-        SmallVector<OpFoldResult> offsets(2, builder.getIndexAttr(0));
-        SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(m), builder.getIndexAttr(n)};
-        SmallVector<OpFoldResult> steps(2, builder.getIndexAttr(1));
-        c = tensor::ExtractSliceOp::create(builder, loc, ct, c, offsets, sizes, steps);
-      }
-      op.getResult(0).replaceAllUsesWith(c);
-      op.erase();
+      replace(builder, op, emitKernel(builder, loc, kernel), ct);
     }
   }
 
@@ -232,7 +224,12 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
 
   static Value byteConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                             ArrayRef<int8_t> values) {
-    auto type = RankedTensorType::get(shape, b.getI8Type());
+    return denseConstant(b, loc, RankedTensorType::get(shape, b.getI8Type()), values);
+  }
+
+  template <typename T>
+  static Value denseConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                             ArrayRef<T> values) {
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
   }
 
@@ -312,8 +309,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
 
   static Value constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         ArrayRef<int32_t> values) {
-    auto type = RankedTensorType::get(shape, b.getI32Type());
-    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+    return denseConstant(b, loc, RankedTensorType::get(shape, b.getI32Type()), values);
   }
 
   /// Bp[p][q][j]: bytes B[4q .. 4q+3][16p + j] (zero past K), little-endian.

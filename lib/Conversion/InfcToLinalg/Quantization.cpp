@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -84,11 +85,30 @@ struct QuantizeLowering : public OpConversionPattern<QuantizeOp> {
     Type q = getElementTypeOrSelf(op.getType());
     Type f = computeType(rewriter, getElementTypeOrSelf(op.getScale().getType()));
     bool saturate = op.getSaturate();
+    // A constant f32 scale of an integer quantize (every requantizing epilogue): multiply by
+    // its reciprocal, as ORT's fused kernels do. A vector division costs as much as the rest
+    // of the epilogue together; x * (1/s) differs from x / s by at most one ulp before
+    // rounding, which moves the result only when x / s lies within that of a .5 tie.
+    Value scale = adaptor.getScale();
+    bool reciprocal = false;
+    DenseElementsAttr scales;
+    if (f.isF32() && isa<IntegerType>(q) &&
+        matchPattern(op.getScale(), m_Constant(&scales)) && scales.getElementType().isF32()) {
+      SmallVector<float> inverse;
+      for (float v : scales.getValues<float>())
+        inverse.push_back((float)(1.0 / (double)v));
+      scale = arith::ConstantOp::create(
+          rewriter, op.getLoc(),
+          DenseElementsAttr::get(cast<ShapedType>(scales.getType()), ArrayRef<float>(inverse)));
+      reciprocal = true;
+    }
     Value result = quantGeneric(
-        rewriter, op, adaptor.getInput(), adaptor.getScale(), adaptor.getZeroPoint(),
+        rewriter, op, adaptor.getInput(), scale, adaptor.getZeroPoint(),
         [&](OpBuilder &b, Location l, Value x, Value scale, Value zp) -> Value {
-          Value v = arith::DivFOp::create(b, l, castScalar(b, l, x, false, f, false),
-                                          castScalar(b, l, scale, false, f, false));
+          Value xf = castScalar(b, l, x, false, f, false);
+          Value sf = castScalar(b, l, scale, false, f, false);
+          Value v = reciprocal ? (Value)arith::MulFOp::create(b, l, xf, sf)
+                               : (Value)arith::DivFOp::create(b, l, xf, sf);
           if (isSmallFloat(q)) {
             if (zp)
               v = arith::AddFOp::create(b, l, v, toFloat(b, l, zp, q, f));

@@ -58,3 +58,20 @@ func.func @quantize_f8(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf8E4M3FN>
   %0 = infc.quantize %x, %s {axis = 0 : i64, block_size = 0 : i64} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf8E4M3FN>
   return %0 : tensor<4xf8E4M3FN>
 }
+
+// -----
+
+// A constant f32 scale (a requantizing epilogue): the division becomes a multiply by the
+// reciprocal, computed at compile time (1 / 0.1 -> 10).
+// CHECK-LABEL: func @quantize_constant_scale
+// CHECK: %[[R:.*]] = arith.constant dense<1.000000e+01> : tensor<f32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[R]], %{{.*}} :
+// CHECK-NOT: arith.divf
+// CHECK: arith.mulf
+// CHECK: math.roundeven
+func.func @quantize_constant_scale(%x: tensor<8xf32>) -> tensor<8xui8> {
+  %s = infc.constant dense<0.1> : tensor<f32>
+  %z = infc.constant dense<3> : tensor<ui8>
+  %0 = infc.quantize %x, %s, %z {axis = 0 : i64, block_size = 0 : i64} : (tensor<8xf32>, tensor<f32>, tensor<ui8>) -> tensor<8xui8>
+  return %0 : tensor<8xui8>
+}
