@@ -112,6 +112,11 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A tensor.empty whose result is inserted into a bigger tensor (im2col's per-tap copies,
+  // whose destination linalg's canonicalization replaces by an empty tensor) becomes that
+  // slice of the destination, so the copy writes in place instead of into a scratch buffer
+  // that bufferization then copies again.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;

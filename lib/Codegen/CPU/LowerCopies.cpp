@@ -15,8 +15,12 @@ namespace {
 struct InfcLowerCopiesPass : public infc::impl::InfcLowerCopiesBase<InfcLowerCopiesPass> {
   void runOnOperation() override {
     getOperation().walk([](memref::CopyOp copy) {
-      OpBuilder b(copy);
-      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+      // A buffer copied onto itself (an insert_slice of a result written in place): nothing
+      // to do, but linalg.copy would still read and write every element.
+      if (copy.getSource() != copy.getTarget()) {
+        OpBuilder b(copy);
+        linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+      }
       copy.erase();
     });
   }

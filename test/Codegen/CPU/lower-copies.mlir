@@ -26,3 +26,14 @@ func.func @copies(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %s: memref<2x8xf32, 
   }
   return
 }
+
+// A copy of a buffer onto itself (an in-place insert_slice after bufferization) goes away.
+// CHECK-LABEL: func @self_copy
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: memref.copy
+// CHECK: return
+func.func @self_copy(%a: memref<4x8xf32>) {
+  %v = memref.subview %a[1, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 8>>
+  memref.copy %v, %v : memref<2x8xf32, strided<[8, 1], offset: 8>> to memref<2x8xf32, strided<[8, 1], offset: 8>>
+  return
+}
