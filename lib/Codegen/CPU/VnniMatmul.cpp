@@ -124,18 +124,22 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       builder.setInsertionPoint(op);
       int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
       std::optional<std::vector<int64_t>> b = s8Values(weights);
-      if (!lhs || !b || n % kLanes || m == 0 || k == 0)
+      if (!lhs || !b || m == 0 || k == 0)
         return;
       auto [a, isSigned] = *lhs;
       if (amx && amxFits(k)) {
+        // Columns past N are zero weights; their results are sliced off.
         int64_t mp = roundUp(m, kAmxRows), kp = roundUp(k, kAmxBytes);
+        int64_t panels = roundUp(n, kLanes) / kLanes;
         Value c = amxProduct(builder, loc, padBytes(builder, loc, a, mp, kp), !isSigned,
-                             byteConstant(builder, loc, {n / kLanes, kp / 4, 4 * kLanes},
+                             byteConstant(builder, loc, {panels, kp / 4, 4 * kLanes},
                                           packPanelBytes(*b, k, n, kp)),
                              /*bUnsigned=*/false);
         replace(builder, op, c, ct);
         return;
       }
+      if (n % kLanes)
+        return; // the i32 kernel takes widths no panel divides
       int64_t panels = n / kLanes, words = (k + 3) / 4;
       KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, false, m, panels, words};
       kernel.panels = constant(builder, loc, {panels, words, kLanes},
@@ -233,16 +237,16 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
   }
 
-  /// B [K, N] s8 as AMX B tiles: [N/16, kp/4, 64] bytes, byte 4j + t of row q holding
-  /// B[4q + t][16p + j] (zero past K).
+  /// B [K, N] s8 as AMX B tiles: [ceil(N/16), kp/4, 64] bytes, byte 4j + t of row q holding
+  /// B[4q + t][16p + j] (zero past K and N).
   static std::vector<int8_t> packPanelBytes(ArrayRef<int64_t> b, int64_t k, int64_t n,
                                             int64_t kp) {
-    int64_t panels = n / kLanes, words = kp / 4;
+    int64_t panels = (n + kLanes - 1) / kLanes, words = kp / 4;
     std::vector<int8_t> packed(panels * words * 4 * kLanes, 0);
-    for (int64_t p = 0; p < panels; ++p)
-      for (int64_t r = 0; r < k; ++r)
-        for (int64_t j = 0; j < kLanes; ++j)
-          packed[((p * words + r / 4) * kLanes + j) * 4 + r % 4] = (int8_t)b[r * n + p * kLanes + j];
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        packed[((c / kLanes * words + r / 4) * kLanes + c % kLanes) * 4 + r % 4] =
+            (int8_t)b[r * n + c];
     return packed;
   }
 
