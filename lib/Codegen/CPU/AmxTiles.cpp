@@ -49,9 +49,18 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     auto aType = cast<MemRefType>(a.getType()), bType = cast<MemRefType>(bt.getType()),
          cType = cast<MemRefType>(c.getType());
     int64_t m = aType.getDimSize(0), words = aType.getDimSize(1), panels = bType.getDimSize(0);
-    if (m % kRows || (words * 4) % kBytes || !aType.getLayout().isIdentity() ||
-        !bType.getLayout().isIdentity() || !cType.getLayout().isIdentity())
-      return op.emitOpError("is not an AMX tile product (shapes or layouts)");
+    if (m % kRows || (words * 4) % kBytes)
+      return op.emitOpError("is not an AMX tile product (rows or K not whole tiles)");
+    if (!aType.getLayout().isIdentity() || !bType.getLayout().isIdentity() ||
+        !cType.getLayout().isIdentity()) {
+      // A strided view after bufferization (none of the packings make one today): the tile
+      // loads need contiguous rows, so the generic stays, a plain (slow, exact) contraction
+      // once C starts from zero, as its init was left unfilled.
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(cType.getElementType()));
+      linalg::FillOp::create(b, loc, zero, op.getDpsInitOperand(0)->get());
+      op->removeAttr("infc.amx");
+      return success();
+    }
     // The tile views: A [M, K], B [P, K/4, 64], C [M, P * 16].
     a = memref::CollapseShapeOp::create(b, loc, a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
     bt = memref::CollapseShapeOp::create(b, loc, bt,

@@ -121,7 +121,8 @@ struct FoldDequantizedMatMul : OpRewritePattern<MatMulOp> {
       return rewriter.notifyMatchFailure(op, "lhs is not a per-tensor int8 dequantize");
     Value rhs = op.getRhs();
     bool transposed = false;
-    if (auto t = rhs.getDefiningOp<TransposeOp>(); t && typeOf(rhs).getRank() == 2) {
+    if (auto t = rhs.getDefiningOp<TransposeOp>();
+        t && typeOf(rhs).getRank() == 2 && t.getPerm() == ArrayRef<int64_t>{1, 0}) {
       rhs = t.getInput();
       transposed = true;
     }
