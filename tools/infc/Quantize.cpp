@@ -310,7 +310,7 @@ void infc::printQuantizationReport(ModuleOp module,
     std::string errors = llvm::formatv("{0,9} {1,9} {2,9}", "-", "-", "-").str();
     if (it != layers.end() && it->second.quantized) {
       const LayerQuantization &l = it->second;
-      range = llvm::formatv("[{0:g}, {1:g}]", l.lo, l.hi).str();
+      range = llvm::formatv("[{0:f2}, {1:f2}]", l.lo, l.hi).str();
       double expected = std::sqrt(l.activationError * l.activationError +
                                   l.weightError * l.weightError);
       errors = llvm::formatv("{0,8:f2}% {1,8:f2}% {2,8:f2}%", 100 * l.activationError,
