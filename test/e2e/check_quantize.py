@@ -6,7 +6,8 @@
 The float CNN and MLP of check_qdq.py are quantized by infc itself from 16 calibration
 samples (DIR/<sample>/<input>.npy), with each calibration method, then run on 8 held-out
 inputs. Checks:
-  - `--report` lists every Conv, MatMul and Gemm as int8, or as float where --keep-float
+  - `--report` lists every Conv, MatMul and Gemm as int8 (the grouped conv as float), or as
+    float where --keep-float
     names its op type (the CNN's Gemm) or node (the MLP's second MatMul, unnamed: MatMul_3);
   - the int8 outputs stay close to the float model's (onnxruntime): relative RMS error
     below 6%, and the CNN's 10 logits pick the same class on at least 7 of 8 inputs;
@@ -55,7 +56,7 @@ def main():
 
     for make in (check_qdq.cnn, check_qdq.mlp):
         rng = np.random.default_rng(5)
-        graph, shapes = make(rng)
+        graph, shapes, grouped = make(rng)
         (input_name, shape), = shapes.items()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
         model.ir_version = 8
@@ -83,7 +84,8 @@ def main():
                 continue
             kept = 1 if keep else 0
             m = re.search(r"(\d+) of (\d+) convolutions and matmuls run on int8", r.stdout)
-            counted = m and int(m.group(1)) == products - kept and int(m.group(2)) == products
+            counted = (m and int(m.group(1)) == products - kept - grouped and
+                       int(m.group(2)) == products)
             floats = len(re.findall(r"^\S+\s+\S+\s+float\s+kept in float \(--keep-float\)",
                                     r.stdout, re.M))
             run = infc.load(so)

@@ -170,6 +170,11 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
   for (Operation *op : quantizable(func)) {
     std::string loc = locationName(op);
     auto [node, opType] = splitNodeName(loc);
+    if (auto conv = dyn_cast<ConvOp>(op); conv && conv.getGroup() != 1) {
+      // infc-fold-qdq leaves these in float: the float depthwise kernel is the fast one.
+      layers[loc].why = "kept in float (grouped convolution)";
+      continue;
+    }
     if (llvm::is_contained(options.keepFloat, node) ||
         llvm::is_contained(options.keepFloat, opType)) {
       layers[loc].why = "kept in float (--keep-float)";

@@ -157,6 +157,10 @@ struct FoldDequantizedMatMul : OpRewritePattern<MatMulOp> {
 struct FoldDequantizedConv : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
+    // Grouped (depthwise) convolutions have no integer kernel faster than the float one
+    // (the vectorized tap sum): they stay on the dequantized floats.
+    if (op.getGroup() != 1)
+      return rewriter.notifyMatchFailure(op, "grouped convolution");
     DequantizeOp x = dequantizedInt8(op.getInput());
     if (!x || !perTensor(x))
       return rewriter.notifyMatchFailure(op, "input is not a per-tensor int8 dequantize");

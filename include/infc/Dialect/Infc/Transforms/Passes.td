@@ -18,7 +18,8 @@ def InfcShapeInference : Pass<"infc-shape-inference", "mlir::func::FuncOp"> {
 def InfcFoldQdq : Pass<"infc-fold-qdq", "mlir::func::FuncOp"> {
   let summary = "Run the matmuls and convolutions of dequantized int8 tensors on the integers";
   let description = [{
-    matmul(dequantize(a), dequantize(w)) and conv(dequantize(x), dequantize(w), bias), with a
+    matmul(dequantize(a), dequantize(w)) and conv(dequantize(x), dequantize(w), bias) (group
+    1: grouped convolutions stay in float, whose depthwise kernel is the fast one), with a
     per-tensor activation and constant weights per tensor or per output channel, become the
     i32 product of the 8-bit values (weights minus their zero point, folded at compile time)
     times sx * sw: x's zero point is subtracted after the product as zx times the weights'
