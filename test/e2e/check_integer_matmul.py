@@ -14,7 +14,6 @@ signed and unsigned A, scalar and per-row zero points, and extreme values (-128,
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
-import argparse
 import os
 import sys
 
@@ -74,14 +73,9 @@ def build(name, m, k, n, adt, bdt, azp, bzp, rng):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--infc", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--python-dir", default=harness.DEFAULT_PYTHON_DIR)
-    args = ap.parse_args()
+    args = harness.kernel_test_args()
     sys.path.insert(0, args.python_dir)
     import infc
-    os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
     failed = 0
     for case, cpu in [(c, cpu) for c in CASES for cpu in CPUS]:

@@ -16,7 +16,6 @@ with uint8 activations, per-channel weights with int8 activations. For each, inf
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -91,15 +90,10 @@ def output_step(model):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--infc", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--python-dir", default=harness.DEFAULT_PYTHON_DIR)
-    args = ap.parse_args()
+    args = harness.kernel_test_args()
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_static)
     infc = harness.import_infc(args.python_dir)
-    os.makedirs(args.work, exist_ok=True)
     failed = total = 0
     for make in (cnn, mlp):
         rng = np.random.default_rng(11)

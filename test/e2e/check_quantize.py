@@ -17,7 +17,6 @@ inputs. Checks:
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
-import argparse
 import os
 import re
 import shutil
@@ -41,13 +40,8 @@ def write_samples(path, name, shape, count, rng):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--infc", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--python-dir", default=harness.DEFAULT_PYTHON_DIR)
-    args = ap.parse_args()
+    args = harness.kernel_test_args()
     infc = harness.import_infc(args.python_dir)
-    os.makedirs(args.work, exist_ok=True)
     results = []
 
     def check(name, ok, detail):

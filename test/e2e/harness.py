@@ -151,3 +151,16 @@ def cpu_variants():
     with open("/proc/cpuinfo") as f:
         return [None] + (["icelake-server"] if "avx512_vnni" in f.read() else [])
 
+
+def kernel_test_args():
+    """--infc, --work (created) and --python-dir: the arguments of the kernel and
+    quantization checks (check_integer_matmul.py, check_qdq.py, check_quantize.py)."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--infc", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--python-dir", default=DEFAULT_PYTHON_DIR)
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    return args
+

@@ -109,13 +109,21 @@ template <typename Fn> int writeOutput(const std::string &path, Fn write) {
 }
 /// The lowered module's objects (code, weights) linked with the runtime into `output`;
 /// the objects go to a private temporary directory, removed on every path out.
-LogicalResult linkLibrary(ModuleOp module, infc::ModelInterface &interface,
-                          const infc::TargetOptions &target, const std::string &runtimeDir,
-                          const std::string &output, int64_t &weightBytes, std::string &error) {
+/// What emission needs from the lowered module: the memory plan's workspace size into the
+/// interface, and the weights pulled out of the IR (code refers to them by symbol).
+std::vector<infc::WeightBlob> prepareForEmission(ModuleOp module,
+                                                 infc::ModelInterface &interface) {
   if (auto ws = module->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
     interface.workspaceBytes = ws.getInt();
   std::vector<infc::WeightBlob> weights;
   infc::extractWeights(module, weights);
+  return weights;
+}
+
+LogicalResult linkLibrary(ModuleOp module, infc::ModelInterface &interface,
+                          const infc::TargetOptions &target, const std::string &runtimeDir,
+                          const std::string &output, int64_t &weightBytes, std::string &error) {
+  std::vector<infc::WeightBlob> weights = prepareForEmission(module, interface);
   weightBytes = 0;
   for (const infc::WeightBlob &w : weights)
     weightBytes += w.bytes.size();
@@ -331,10 +339,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     return writeOutput(o.output, printIR);
 
   if (o.emit == "llvm" || o.emit == "asm") {
-    if (auto ws = (*module)->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
-      interface.workspaceBytes = ws.getInt();
-    std::vector<WeightBlob> weights;
-    extractWeights(*module, weights);
+    prepareForEmission(*module, interface);
     return writeOutput(o.output, [&](llvm::raw_ostream &os, std::string &error) {
       llvm::SmallString<0> buffer;
       llvm::raw_svector_ostream vos(buffer);
@@ -345,7 +350,6 @@ int infc::compileCommand(const Args &args, const char *argv0) {
       os << buffer;
       return true;
     });
-
   }
   std::string error;
   int64_t weightBytes = 0;

@@ -56,8 +56,8 @@ std::optional<std::pair<Value, bool>> extendedFromI8(Value v) {
   return std::nullopt;
 }
 
-/// Through a collapse or expand of the extension (matmul lowering folds a batch into M):
-/// the same reshape of the i8 tensor.
+/// Through a collapse of the extension (matmul lowering folds a batch into M): the same
+/// collapse of the i8 tensor.
 std::optional<std::pair<Value, bool>> extendedFromI8ThroughReshape(OpBuilder &b, Value v) {
   if (auto r = v.getDefiningOp<tensor::CollapseShapeOp>()) {
     std::optional<std::pair<Value, bool>> src = extendedFromI8(r.getSrc());
@@ -154,9 +154,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
         }
       kernel.columnStart = constant(builder, loc, {panels, kLanes}, start);
       kernel.broadcast = packA(builder, loc, a, m, k, words, isSigned);
-      Value c = emitKernel(builder, loc, kernel);
-      op.getResult(0).replaceAllUsesWith(c);
-      op.erase();
+      replace(builder, op, emitKernel(builder, loc, kernel), ct);
       return;
     }
     if (matchPattern(op.getInputs()[0], m_Constant(&weights))) {
@@ -170,7 +168,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       if (!rhs || !a || m == 0 || k == 0 || n == 0)
         return;
       auto [bIn, isSigned] = *rhs;
-      int64_t panels = (n + kLanes - 1) / kLanes, words = (k + 3) / 4;
+      int64_t panels = roundUp(n, kLanes) / kLanes, words = (k + 3) / 4;
       if (amx && amxFits(k)) {
         int64_t mp = roundUp(m, kAmxRows), kp = roundUp(k, kAmxBytes);
         std::vector<int8_t> rows(mp * kp, 0);
@@ -241,7 +239,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   /// B[4q + t][16p + j] (zero past K and N).
   static std::vector<int8_t> packPanelBytes(ArrayRef<int64_t> b, int64_t k, int64_t n,
                                             int64_t kp) {
-    int64_t panels = (n + kLanes - 1) / kLanes, words = kp / 4;
+    int64_t panels = roundUp(n, kLanes) / kLanes, words = kp / 4;
     std::vector<int8_t> packed(panels * words * 4 * kLanes, 0);
     for (int64_t r = 0; r < k; ++r)
       for (int64_t c = 0; c < n; ++c)

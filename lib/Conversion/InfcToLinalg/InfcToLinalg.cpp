@@ -137,6 +137,23 @@ Value lowering::padConstant(OpBuilder &b, Location loc, Value input, ArrayRef<in
       .getResult();
 }
 
+SmallVector<Value> lowering::tapWindows(OpBuilder &b, Location loc, Value input,
+                                        ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                                        ArrayRef<int64_t> dilations,
+                                        ArrayRef<int64_t> outShape) {
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), outShape);
+  SmallVector<OpFoldResult> steps = getAsIndexOpFoldResult(
+      b.getContext(), ArrayRef<int64_t>{1, 1, strides[0], strides[1]});
+  SmallVector<Value> windows;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j) {
+      SmallVector<OpFoldResult> offsets = getAsIndexOpFoldResult(
+          b.getContext(), ArrayRef<int64_t>{0, 0, i * dilations[0], j * dilations[1]});
+      windows.push_back(tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, steps));
+    }
+  return windows;
+}
+
 Value lowering::scalar(OpBuilder &b, Location loc, Type type, double value, bool isUnsigned) {
   if (auto ft = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));

@@ -198,29 +198,19 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                         RankedTensorType resultType) {
   Type et = resultType.getElementType();
-  int64_t n = resultType.getDimSize(0), c = resultType.getDimSize(1),
-          oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+  int64_t c = resultType.getDimSize(1);
   auto wt = cast<RankedTensorType>(weight.getType());
   int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), taps = kh * kw;
   Value w = reshapeTensor(b, loc, weight, RankedTensorType::get({c, taps}, et));
-  SmallVector<Value> windows, weights;
-  for (int64_t i = 0; i < kh; ++i) {
-    for (int64_t j = 0; j < kw; ++j) {
-      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                           b.getIndexAttr(i * dilations[0]),
-                                           b.getIndexAttr(j * dilations[1])};
-      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(n), b.getIndexAttr(c),
-                                         b.getIndexAttr(oh), b.getIndexAttr(ow)};
-      SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                         b.getIndexAttr(strides[0]),
-                                         b.getIndexAttr(strides[1])};
-      windows.push_back(tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, steps));
-      SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(0), b.getIndexAttr(i * kw + j)};
-      SmallVector<OpFoldResult> wSizes = {b.getIndexAttr(c), b.getIndexAttr(1)};
-      SmallVector<OpFoldResult> wSteps(2, b.getIndexAttr(1));
-      weights.push_back(tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({c}, et), w, wOffsets, wSizes, wSteps));
-    }
+  SmallVector<Value> windows =
+      tapWindows(b, loc, input, {kh, kw}, strides, dilations, resultType.getShape());
+  SmallVector<Value> weights;
+  for (int64_t t = 0; t < taps; ++t) {
+    SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(0), b.getIndexAttr(t)};
+    SmallVector<OpFoldResult> wSizes = {b.getIndexAttr(c), b.getIndexAttr(1)};
+    SmallVector<OpFoldResult> wSteps(2, b.getIndexAttr(1));
+    weights.push_back(tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({c}, et), w, wOffsets, wSizes, wSteps));
   }
   MLIRContext *ctx = b.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
@@ -243,13 +233,13 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
       .getResult(0);
 }
 
-/// The 8-bit tensor (lowered) an i32 convolution's input was cast from, or null.
-Value narrowIntegerInput(ConvOp op, ConversionPatternRewriter &rewriter) {
+/// The cast from 8-bit integers an i32 convolution's input is, or null.
+CastOp castFromBytes(ConvOp op) {
   auto cast = op.getInput().getDefiningOp<CastOp>();
   if (!cast || !getElementTypeOrSelf(op.getType()).isInteger(32) ||
       !getElementTypeOrSelf(cast.getInput().getType()).isInteger(8))
     return nullptr;
-  return rewriter.getRemappedValue(cast.getInput());
+  return cast;
 }
 
 /// conv: plain -> im2col + linalg.matmul (convAsMatmul), float depthwise (one filter per
@@ -261,9 +251,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
-    Value narrow = narrowIntegerInput(op, rewriter);
-    if (narrow && op.getGroup() != 1)
-      narrow = nullptr;
+    CastOp fromBytes = op.getGroup() == 1 ? castFromBytes(op) : nullptr;
+    Value narrow = fromBytes ? rewriter.getRemappedValue(fromBytes.getInput()) : Value();
     // An 8-bit input is padded as bytes (0 widens to 0).
     Value input = narrow ? padSpatial(rewriter, loc, narrow, op.getPads(),
                                       rewriter.getZeroAttr(getElementTypeOrSelf(narrow.getType())))
@@ -279,11 +268,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
             oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
     Value result;
     if (narrow) {
-      bool isUnsigned =
-          getElementTypeOrSelf(op.getInput().getDefiningOp<CastOp>().getInput().getType())
-              .isUnsignedInteger();
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
-                            resultType, isUnsigned);
+                            resultType, isUnsigned(fromBytes.getInput().getType()));
     } else if (group == 1) {
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
                             resultType);

@@ -43,21 +43,9 @@ constexpr int64_t kMaxTaps = 25;
 /// op is a scalar loop nest.
 Value tapMax(OpBuilder &b, Location loc, Value input, MaxPoolOp op,
              RankedTensorType resultType) {
-  ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
-                    dilations = op.getDilations(), shape = resultType.getShape();
-  SmallVector<Value> windows;
-  for (int64_t i = 0; i < kernel[0]; ++i)
-    for (int64_t j = 0; j < kernel[1]; ++j) {
-      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                           b.getIndexAttr(i * dilations[0]),
-                                           b.getIndexAttr(j * dilations[1])};
-      SmallVector<OpFoldResult> sizes, steps = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                                b.getIndexAttr(strides[0]),
-                                                b.getIndexAttr(strides[1])};
-      for (int64_t d : shape)
-        sizes.push_back(b.getIndexAttr(d));
-      windows.push_back(tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, steps));
-    }
+  ArrayRef<int64_t> shape = resultType.getShape();
+  SmallVector<Value> windows = tapWindows(b, loc, input, op.getKernel(), op.getStrides(),
+                                          op.getDilations(), shape);
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps(windows.size() + 1, AffineMap::getMultiDimIdentityMap(4, ctx));
   Value init = tensor::EmptyOp::create(b, loc, shape, resultType.getElementType());

@@ -54,6 +54,15 @@ mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value inpu
                         llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                         mlir::TypedAttr value);
 
+/// The strided windows of an NCHW `input` (already padded) that the kernel taps of a 2-D
+/// window op read, tap (i, j) row-major: X[n, c, oh*sh + i*dh, ow*sw + j*dw] over `outShape`
+/// [N, C, OH, OW], each a strided tensor.extract_slice (so the op on them is elementwise).
+llvm::SmallVector<mlir::Value> tapWindows(mlir::OpBuilder &b, mlir::Location loc,
+                                          mlir::Value input, llvm::ArrayRef<int64_t> kernel,
+                                          llvm::ArrayRef<int64_t> strides,
+                                          llvm::ArrayRef<int64_t> dilations,
+                                          llvm::ArrayRef<int64_t> outShape);
+
 /// A scalar constant of `type` (float or integer), saturated to the integer range (the
 /// unsigned one with `isUnsigned`).
 mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value,

@@ -153,10 +153,11 @@ func.func @conv_batch_dilated(%x: tensor<2x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) 
 // CHECK-LABEL: func @conv_depthwise
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<4x1x3x3xf32>)
 // CHECK: %[[W9:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<4x1x3x3xf32> into tensor<4x9xf32>
+// The windows (tap order), then the taps' weights.
 // CHECK: %[[X00:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 4, 3] [1, 1, 1, 2] : tensor<1x4x8x8xf32> to tensor<1x4x4x3xf32>
-// CHECK: %[[W00:.*]] = tensor.extract_slice %[[W9]][0, 0] [4, 1] [1, 1] : tensor<4x9xf32> to tensor<4xf32>
 // CHECK: %[[X01:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 1] [1, 4, 4, 3] [1, 1, 1, 2]
 // CHECK: tensor.extract_slice %[[X]][0, 0, 4, 2] [1, 4, 4, 3] [1, 1, 1, 2]
+// CHECK: %[[W00:.*]] = tensor.extract_slice %[[W9]][0, 0] [4, 1] [1, 1] : tensor<4x9xf32> to tensor<4xf32>
 // CHECK: %[[W22:.*]] = tensor.extract_slice %[[W9]][0, 8] [4, 1] [1, 1]
 // CHECK: linalg.generic {indexing_maps = [#[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$ID4]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
 // CHECK-SAME: ins(%[[X00]], %[[X01]], {{.*}}, %[[W00]], {{.*}}, %[[W22]] :
