@@ -58,3 +58,26 @@ func.func @amx_single(%a: memref<16x16x4xi8>, %b: memref<3x16x16x4xi8>, %c: memr
   }
   return
 }
+
+// -----
+
+// A strided operand: C zero-filled, the generic kept (its marker dropped), no AMX ops.
+// CHECK-LABEL: func @amx_strided_fallback
+// CHECK: linalg.fill ins(%{{.*}} : i32) outs(%arg2 : memref<16x1x16xi32>)
+// CHECK: linalg.generic
+// CHECK-NOT: infc.amx
+// CHECK-NOT: amx.tile
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_strided_fallback(%a: memref<16x16x4xi8, strided<[128, 4, 1]>>, %b: memref<1x16x16x4xi8>, %c: memref<16x1x16xi32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<16x16x4xi8, strided<[128, 4, 1]>>, memref<1x16x16x4xi8>) outs(%c : memref<16x1x16xi32>) attrs = {infc.amx} {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %0 = arith.extui %x : i8 to i32
+    %1 = arith.extsi %y : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %2, %acc : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
