@@ -33,6 +33,7 @@ struct infc_model {
 };
 
 typedef struct infc__pool infc__pool;
+typedef struct infc__cuda_session infc__cuda_session;
 
 struct infc_session {
   uint32_t magic;
@@ -40,7 +41,8 @@ struct infc_session {
   infc__pool *pool;               /* num_threads threads, the caller's included */
   infc_model *model;              /* a reference */
   const infc_model_desc *desc;
-  void *workspace;                /* desc->workspace_bytes, or NULL when that is 0 */
+  void *workspace;                /* desc->workspace_bytes, or NULL when that is 0 (CPU) */
+  infc__cuda_session *cuda;       /* a CUDA model's device state, else NULL */
   void **out_buffers;             /* library-owned outputs, one per output */
   const int64_t **out_shapes;     /* their shapes, handed out in library-owned tensors */
   int64_t *shape_storage;         /* backs out_shapes */
@@ -66,6 +68,14 @@ long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name);
 
 /* session.c */
 int infc__session_is_valid(const infc_session *session);
+
+/* cuda.c: a CUDA model's session (device buffers, stream; the driver opened at the first),
+ * and a run (inputs to the device, the kernels, outputs back). Errors are formatted into
+ * error/the session. host_io: the run's input pointers, then its output pointers. */
+infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_session **out,
+                                      char *error, size_t size);
+void infc__cuda_session_destroy(infc__cuda_session *cuda);
+infc_status infc__cuda_run(infc_session *session, void *const *host_io);
 
 /* threads.c: the session's pool, entered around each call of the model's entry. */
 int32_t infc__default_threads(void);

@@ -8,7 +8,11 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 2u
+#define INFC_MODEL_DESC_VERSION 3u
+
+/* What runs the model's code (infc_model_desc.device). */
+#define INFC_DEVICE_CPU 0u
+#define INFC_DEVICE_CUDA 1u /* kernels on an NVIDIA GPU through the CUDA driver (cuda.c) */
 
 /* One input or output of the model's entry point. */
 typedef struct infc_io_desc {
@@ -24,7 +28,10 @@ typedef struct infc_io_desc {
 
 /* The entry point: args[0] is the session workspace (workspace_bytes, 64-byte aligned, may be
  * NULL when workspace_bytes == 0), then one data pointer per input in order, then one per
- * output in order. Outputs are written in place, densely in row-major order. The function
+ * output in order. A model with `weights` takes them after the workspace (a CUDA model
+ * always, as the device copy; the GPU emulator's host code too). In a CUDA model every
+ * pointer is device memory, and the entry enqueues kernels through the mgpu* calls
+ * (cuda.c) on the stream of the run in progress. Outputs are written in place, densely in row-major order. The function
  * reads the weights (read-only, shared) and touches no other memory, so sessions can run it
  * concurrently. */
 typedef void (*infc_entry_fn)(void **args);
@@ -33,12 +40,16 @@ typedef struct infc_model_desc {
   uint32_t desc_version;       /* INFC_MODEL_DESC_VERSION */
   uint32_t num_inputs;
   uint32_t num_outputs;
-  uint32_t reserved;
+  uint32_t device;              /* INFC_DEVICE_CPU or INFC_DEVICE_CUDA */
   const infc_io_desc *inputs;
   const infc_io_desc *outputs;
   uint64_t workspace_bytes;    /* static memory plan: peak scratch bytes per session */
   const char *model_name;      /* the ONNX graph name */
   infc_entry_fn entry;
+  /* The constants as one blob, passed as args[1] when not NULL (CUDA: uploaded once per
+   * model and passed as the device copy). */
+  const void *weights;
+  uint64_t weights_bytes;
 } infc_model_desc;
 
 /* Defined (hidden visibility) by the generated object of each model.so. */

@@ -61,8 +61,12 @@ static infc_status run_bound(infc_session *s) {
   const infc_model_desc *d = s->desc;
   const size_t *bytes = s->model->io_bytes;
   size_t ni = d->num_inputs, no = d->num_outputs;
+  /* [workspace, weights (when the model passes them), inputs..., outputs...] */
   void **args = s->args;
   args[0] = s->workspace;
+  if (d->weights)
+    args[1] = (void *)d->weights;
+  void **io = args + (d->weights ? 2 : 1);
 
   for (size_t i = 0; i < ni; ++i) {
     infc_status st = check_tensor(s, "input", i, &d->inputs[i], bytes[i], s->in_bind[i]);
@@ -74,7 +78,7 @@ static infc_status run_bound(infc_session *s) {
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "input %zu '%s': the model was compiled "
                         "for one value of this input (infc compile --input-value) and this "
                         "run passes another", i, d->inputs[i].name);
-    args[1 + i] = s->in_bind[i]->data;
+    io[i] = s->in_bind[i]->data;
   }
   for (size_t j = 0; j < no; ++j) {
     const infc_tensor *t = s->out_bind[j];
@@ -88,19 +92,19 @@ static infc_status run_bound(infc_session *s) {
         return st;
       data = t->data;
     }
-    args[1 + ni + j] = data;
+    io[ni + j] = data;
   }
   /* The entry reads inputs while it writes outputs: an output may alias nothing. This also
    * catches feeding a library-owned output of the last run back as an input. */
   for (size_t j = 0; j < no; ++j) {
-    const void *o = args[1 + ni + j];
+    const void *o = io[ni + j];
     size_t on = bytes[ni + j];
     for (size_t i = 0; i < ni; ++i)
-      if (overlap(o, on, args[1 + i], bytes[i]))
+      if (overlap(o, on, io[i], bytes[i]))
         return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s' overlaps input %zu "
                           "'%s'", j, d->outputs[j].name, i, d->inputs[i].name);
     for (size_t k = 0; k < j; ++k)
-      if (overlap(o, on, args[1 + ni + k], bytes[ni + k]))
+      if (overlap(o, on, io[ni + k], bytes[ni + k]))
         return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s' overlaps output %zu "
                           "'%s'", j, d->outputs[j].name, k, d->outputs[k].name);
   }
@@ -116,6 +120,8 @@ static infc_status run_bound(infc_session *s) {
     }
   }
   s->error[0] = '\0';
+  if (s->cuda)
+    return infc__cuda_run(s, io);
   infc__pool_enter(s->pool);
   d->entry(args);
   infc__pool_leave();

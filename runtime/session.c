@@ -57,6 +57,7 @@ static void session_free(infc_session *s) {
   free(s->in_bind);
   free(s->out_bind);
   free(s->workspace);
+  infc__cuda_session_destroy(s->cuda);
   infc__pool_destroy(s->pool);
   if (s->model)
     infc__model_unref(s->model);
@@ -126,6 +127,8 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   infc__model_retain(s->model);
   s->desc = d;
   s->num_threads = opts.num_threads ? opts.num_threads : infc__default_threads();
+  if (d->device == INFC_DEVICE_CUDA)
+    s->num_threads = 1; /* the host only enqueues kernels */
   if (!(s->pool = infc__pool_create(s->num_threads))) {
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
@@ -139,7 +142,7 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   s->out_buffers = calloc(no + 1, sizeof *s->out_buffers);
   s->out_shapes = calloc(no + 1, sizeof *s->out_shapes);
   s->shape_storage = calloc(shape_len + 1, sizeof *s->shape_storage);
-  s->args = calloc(1 + ni + no, sizeof *s->args);
+  s->args = calloc(2 + ni + no, sizeof *s->args); /* a weights slot too */
   s->in_bind = calloc(ni + 1, sizeof *s->in_bind);
   s->out_bind = calloc(no + 1, sizeof *s->out_bind);
   if (!s->out_buffers || !s->out_shapes || !s->shape_storage || !s->args || !s->in_bind ||
@@ -147,7 +150,15 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
   }
-  if (d->workspace_bytes && !(s->workspace = aligned_alloc_64((size_t)d->workspace_bytes))) {
+  if (d->device == INFC_DEVICE_CUDA) {
+    char message[512];
+    infc_status cst = infc__cuda_session_create(model, &s->cuda, message, sizeof message);
+    if (cst != INFC_OK) {
+      session_free(s);
+      return create_fail(&opts, cst, "infc_session_create: %s", message);
+    }
+  } else if (d->workspace_bytes &&
+             !(s->workspace = aligned_alloc_64((size_t)d->workspace_bytes))) {
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
                        "infc_session_create: cannot allocate the %llu byte workspace",

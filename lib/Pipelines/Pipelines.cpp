@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - the infc compilation pipeline ----------------------===//
 #include "infc/Pipelines/Pipelines.h"
 #include "infc/Codegen/CPU/Passes.h"
+#include "infc/Codegen/CUDA/Passes.h"
 #include "infc/Conversion/Passes.h"
 #include "infc/Dialect/Infc/IR/InfcDialect.h"
 #include "infc/Dialect/Infc/Transforms/Passes.h"
@@ -8,11 +9,16 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -30,6 +36,9 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/Transforms/InlinerInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -48,7 +57,10 @@
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -61,7 +73,8 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
                   tensor::TensorDialect, linalg::LinalgDialect, memref::MemRefDialect,
                   bufferization::BufferizationDialect, scf::SCFDialect,
                   affine::AffineDialect, cf::ControlFlowDialect, LLVM::LLVMDialect,
-                  vector::VectorDialect, omp::OpenMPDialect, amx::AMXDialect>();
+                  vector::VectorDialect, omp::OpenMPDialect, amx::AMXDialect,
+                  gpu::GPUDialect, NVVM::NVVMDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerTilingInterfaceExternalModels(registry);
@@ -74,6 +87,21 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
+  // --target cuda: kernels serialized through the NVVM target, embedded by gpu.binary.
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  // convert-gpu-to-nvvm converts the kernels' other dialects through these interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  gpu::registerConvertGpuToLLVMInterface(registry);
 }
 
 static void addGraphPasses(OpPassManager &pm) {
@@ -91,23 +119,8 @@ static void addLinalgPasses(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
-  if (options.vnni && options.vectorBits >= 512) {
-    infc::InfcVnniMatmulOptions vnni;
-    vnni.amx = options.amx;
-    pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(vnni));
-  }
-  infc::InfcPackMatmulPanelsOptions panels;
-  panels.vectorBits = options.vectorBits;
-  pm.addNestedPass<func::FuncOp>(infc::createInfcPackMatmulPanels(panels));
-  infc::InfcTileAndVectorizeMatmulOptions matmul;
-  matmul.vectorBits = options.vectorBits;
-  pm.addNestedPass<func::FuncOp>(infc::createInfcTileAndVectorizeMatmul(matmul));
-  infc::InfcVectorizeElementwiseOptions elementwise;
-  elementwise.vectorBits = options.vectorBits;
-  pm.addNestedPass<func::FuncOp>(infc::createInfcVectorizeElementwise(elementwise));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+/// Tensors to buffers, results to out-parameters: what the memory plan starts from.
+static void addBufferization(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -124,14 +137,23 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(infc::createInfcMemoryPlan());
-  if (options.amx)
-    pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());
-  pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops());
-  pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors());
-  pm.addPass(createCanonicalizerPass());
+}
+
+/// Memrefs, scalars, branches and the entry function (bare pointers: the runtime passes one
+/// per buffer) to the LLVM dialect.
+static void addFuncToLLVM(OpPassManager &pm) {
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+}
+
+/// Loops, vectors and memrefs down to the LLVM dialect, for the CPU (and the host side of
+/// the GPU emulator).
+static void addHostLowering(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
   // Full unrolling: partial unrolling puts allocas inside loops.
   pm.addNestedPass<func::FuncOp>(
       createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
@@ -153,16 +175,91 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   vectorOptions.amx = options.amx; // the amx tile ops become their LLVM intrinsics
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  ConvertFuncToLLVMPassOptions funcOptions;
-  funcOptions.useBarePtrCallConv = true;
-  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  addFuncToLLVM(pm);
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
+  if (options.vnni && options.vectorBits >= 512) {
+    infc::InfcVnniMatmulOptions vnni;
+    vnni.amx = options.amx;
+    pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(vnni));
+  }
+  infc::InfcPackMatmulPanelsOptions panels;
+  panels.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcPackMatmulPanels(panels));
+  infc::InfcTileAndVectorizeMatmulOptions matmul;
+  matmul.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcTileAndVectorizeMatmul(matmul));
+  infc::InfcVectorizeElementwiseOptions elementwise;
+  elementwise.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcVectorizeElementwise(elementwise));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  addBufferization(pm);
+  pm.addPass(infc::createInfcMemoryPlan());
+  if (options.amx)
+    pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors());
+  pm.addPass(createCanonicalizerPass());
+  addHostLowering(pm, options);
+}
+
+
+/// The same bufferized loops as on the CPU, each loop nest a kernel: weights and workspace
+/// in device memory, the host function a sequence of launches (runtime/cuda.c implements
+/// the mgpu* calls it makes over the CUDA driver).
+static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  addBufferization(pm);
+  pm.addPass(infc::createInfcMemoryPlan());
+  pm.addPass(infc::createInfcPackWeights());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcMapToGpu());
+  if (options.emulateGpu) {
+    pm.addNestedPass<func::FuncOp>(infc::createInfcGpuLaunchToLoops());
+    pm.addPass(createCanonicalizerPass());
+    addHostLowering(pm, options);
+    return;
+  }
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  GpuNVVMAttachTargetOptions nvvm;
+  nvvm.chip = options.gpuArchs.front();
+  nvvm.features = "+ptx80"; // sm_90 needs PTX 7.8 or later
+  nvvm.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(nvvm));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  addFuncToLLVM(pm);
+  GpuToLLVMConversionPassOptions launches;
+  launches.hostBarePtrCallConv = true;
+  pm.addPass(createGpuToLLVMConversionPass(launches));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = options.cudaPath; // libdevice, for the math functions
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  infc::InfcCudaFatbinOptions fatbin;
+  fatbin.archs.assign(options.gpuArchs.begin(), options.gpuArchs.end());
+  fatbin.toolkit = options.cudaPath;
+  pm.addPass(infc::createInfcCudaFatbin(fatbin));
 }
 
 void infc::buildInfcPipeline(OpPassManager &pm, const InfcPipelineOptions &options) {
@@ -173,7 +270,10 @@ void infc::buildInfcPipeline(OpPassManager &pm, const InfcPipelineOptions &optio
   addLinalgPasses(pm);
   if (options.stopAfter == PipelineStage::Linalg)
     return;
-  addCPUCodegenPasses(pm, options);
+  if (options.device == infc::Device::CUDA)
+    addCUDACodegenPasses(pm, options);
+  else
+    addCPUCodegenPasses(pm, options);
 }
 
 namespace {
@@ -188,6 +288,12 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                     llvm::cl::init(false)};
   Option<bool> amx{*this, "amx", llvm::cl::desc("the target has AMX-INT8"),
                    llvm::cl::init(false)};
+  Option<std::string> target{*this, "target", llvm::cl::desc("cpu (default) | cuda | cuda-emulator"),
+                             llvm::cl::init("cpu")};
+  ListOption<std::string> gpu{*this, "gpu",
+                              llvm::cl::desc("CUDA: GPU architectures (default sm_80,sm_90)")};
+  Option<std::string> cudaPath{*this, "cuda-path", llvm::cl::desc("CUDA toolkit"),
+                               llvm::cl::init("/usr/local/cuda")};
 };
 } // namespace
 
@@ -199,6 +305,12 @@ void infc::registerInfcPipelines() {
         options.vectorBits = cl.vectorBits;
         options.vnni = cl.vnni;
         options.amx = cl.amx;
+        if (cl.target == "cuda" || cl.target == "cuda-emulator")
+          options.device = Device::CUDA;
+        options.emulateGpu = cl.target == "cuda-emulator";
+        if (!cl.gpu.empty())
+          options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
+        options.cudaPath = cl.cudaPath;
         if (cl.stopAfter == "infc")
           options.stopAfter = PipelineStage::Infc;
         else if (cl.stopAfter == "linalg")

@@ -80,16 +80,20 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *descTy =
-      llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy});
+  auto *descTy = llvm::StructType::get(
+      ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64});
+  llvm::Constant *weights = llvm::ConstantPointerNull::get(ptrTy);
+  if (interface.weightsArg)
+    weights = m.getOrInsertGlobal("infc__weights", llvm::Type::getInt8Ty(ctx));
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      descTy, {llvm::ConstantInt::get(i32, 2 /*INFC_MODEL_DESC_VERSION*/),
+      descTy, {llvm::ConstantInt::get(i32, 3 /*INFC_MODEL_DESC_VERSION*/),
                llvm::ConstantInt::get(i32, interface.inputs.size()),
                llvm::ConstantInt::get(i32, interface.outputs.size()),
-               llvm::ConstantInt::get(i32, 0), ioArray(m, interface.inputs, "inputs"),
-               ioArray(m, interface.outputs, "outputs"),
+               llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
+               ioArray(m, interface.inputs, "inputs"), ioArray(m, interface.outputs, "outputs"),
                llvm::ConstantInt::get(i64, interface.workspaceBytes),
-               cString(m, interface.name, "__infc_model_name"), entry});
+               cString(m, interface.name, "__infc_model_name"), entry, weights,
+               llvm::ConstantInt::get(i64, interface.weightsBytes)});
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage,
                                       desc, "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -136,9 +140,13 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
   m->setDataLayout(tm->createDataLayout());
 
   llvm::Function *model = m->getFunction("main");
-  size_t expected = 1 + interface.inputs.size() + interface.outputs.size();
+  size_t expected =
+      (interface.weightsArg ? 2 : 1) + interface.inputs.size() + interface.outputs.size();
   if (!model || model->arg_size() != expected) {
-    error = "the lowered entry function does not take workspace, inputs and outputs";
+    error = interface.weightsArg ? "the lowered entry function does not take workspace, weights, "
+                             "inputs and outputs"
+                           : "the lowered entry function does not take workspace, inputs and "
+                             "outputs";
     return failure();
   }
   model->setName("__infc_model_main");

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "TargetMachine.h"
 #include "infc/Target/Target.h"
+#include "infc/Support/DenseBytes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -15,31 +16,6 @@
 #include "llvm/IR/Module.h"
 
 using namespace mlir;
-
-/// The in-memory bytes of a dense constant (splats expanded, i1 as one byte each).
-static std::optional<std::vector<char>> denseBytes(DenseElementsAttr attr) {
-  auto type = cast<ShapedType>(attr.getType());
-  Type et = type.getElementType();
-  int64_t n = type.getNumElements();
-  std::vector<char> bytes;
-  if (et.isInteger(1)) {
-    for (bool b : attr.getValues<bool>())
-      bytes.push_back(b);
-    return bytes;
-  }
-  if (!et.isIntOrFloat() || et.getIntOrFloatBitWidth() % 8)
-    return std::nullopt;
-  int64_t width = et.getIntOrFloatBitWidth() / 8;
-  ArrayRef<char> raw = attr.getRawData();
-  if (attr.isSplat()) {
-    bytes.resize(n * width);
-    for (int64_t i = 0; i < n; ++i)
-      std::memcpy(bytes.data() + i * width, raw.data(), width);
-  } else {
-    bytes.assign(raw.begin(), raw.end());
-  }
-  return bytes;
-}
 
 void infc::extractWeights(ModuleOp module, std::vector<WeightBlob> &weights, int64_t minBytes) {
   module.walk([&](LLVM::GlobalOp global) {

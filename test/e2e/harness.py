@@ -68,12 +68,21 @@ def _indent(text, limit=4000):
     return text.replace("\n", "\n          ")
 
 
-def run_tool(argv, timeout, cwd=None):
-    """Run a command, capturing text output; never raises on failure or timeout."""
+def run_tool(argv, timeout, cwd=None, env=None):
+    """Run a command, capturing text output; never raises on failure or timeout. `env`
+    adds to (or, with None values, removes from) this process's environment."""
     t0 = time.perf_counter()
+    full_env = None
+    if env:
+        full_env = dict(os.environ)
+        for k, v in env.items():
+            if v is None:
+                full_env.pop(k, None)
+            else:
+                full_env[k] = v
     try:
         p = subprocess.run(argv, capture_output=True, text=True, errors="replace",
-                           timeout=timeout, cwd=cwd)
+                           timeout=timeout, cwd=cwd, env=full_env)
         return ToolResult(argv, p.returncode, p.stdout, p.stderr, time.perf_counter() - t0)
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")

@@ -1,6 +1,7 @@
 //===- infc-opt.cpp - the infc pass driver for lit tests ------------------===//
 #include "infc/Conversion/Passes.h"
 #include "infc/Codegen/CPU/Passes.h"
+#include "infc/Codegen/CUDA/Passes.h"
 #include "infc/Dialect/Infc/IR/InfcDialect.h"
 #include "infc/Dialect/Infc/Transforms/Passes.h"
 #include "infc/Pipelines/Pipelines.h"
@@ -13,6 +14,7 @@ int main(int argc, char **argv) {
   infc::registerInfcTransformsPasses();
   infc::registerInfcConversionPasses();
   infc::registerInfcCodegenCPUPasses();
+  infc::registerInfcCodegenCUDAPasses();
   infc::registerInfcPipelines();
   infc::registerUpstreamPasses();
   return mlir::asMainReturnCode(

@@ -30,7 +30,8 @@ int infc::fail(const std::string &message) {
 
 namespace {
 struct CompileOptions {
-  std::string input, output, emit = "so", header, cpu, quantize;
+  std::string input, output, emit = "so", header, cpu, quantize, device = "cpu", gpus,
+      cudaPath;
   int optLevel = 3;
   bool report = false;
   infc::OnnxImportOptions import;
@@ -115,6 +116,11 @@ std::vector<infc::WeightBlob> prepareForEmission(ModuleOp module,
                                                  infc::ModelInterface &interface) {
   if (auto ws = module->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
     interface.workspaceBytes = ws.getInt();
+  if (auto wb = module->getAttrOfType<IntegerAttr>("infc.weights_bytes")) {
+    interface.weightsArg = true;
+    interface.weightsBytes = wb.getInt();
+  }
+  interface.cuda = module->hasAttr("gpu.container_module"); // the kernels were outlined
   std::vector<infc::WeightBlob> weights;
   infc::extractWeights(module, weights);
   return weights;
@@ -184,7 +190,8 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     };
     std::string v;
     if (value("-o", o.output) || value("--output", o.output) || value("--emit", o.emit) ||
-        value("--header", o.header) || value("--cpu", o.cpu))
+        value("--header", o.header) || value("--cpu", o.cpu) || value("--target", o.device) ||
+        value("--gpu", o.gpus) || value("--cuda-path", o.cudaPath))
       continue;
     if (value("--input-shape", v)) {
       std::string error;
@@ -243,6 +250,13 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   if (o.quantize.empty() != o.quantization.calibrationDir.empty())
     return fail(o.quantize.empty() ? "--calibration needs --quantize int8"
                                    : "--quantize int8 needs --calibration DIR (see docs/cli.md)");
+  if (o.device != "cpu" && o.device != "cuda" && o.device != "cuda-emulator")
+    return fail("unknown --target=" + o.device + " (cpu, cuda, or cuda-emulator for tests)");
+  if (o.device != "cuda" && (!o.gpus.empty() || !o.cudaPath.empty()))
+    return fail("--gpu and --cuda-path need --target cuda");
+  if (o.device != "cpu" && !o.quantize.empty())
+    return fail("--quantize int8 runs on the CPU only for now; drop --target cuda or "
+                "--quantize");
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
     return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm or asm)");
@@ -289,6 +303,21 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   pipeline.vectorBits = targetVectorBits(target, targetError);
   pipeline.vnni = targetHasAvx512Vnni(target);
   pipeline.amx = pipeline.vnni && targetHasAmxInt8(target);
+  if (o.device != "cpu") {
+    pipeline.device = Device::CUDA;
+    pipeline.emulateGpu = o.device == "cuda-emulator";
+    if (!o.gpus.empty()) {
+      llvm::SmallVector<llvm::StringRef> archs;
+      llvm::StringRef(o.gpus).split(archs, ',', -1, false);
+      pipeline.gpuArchs.clear();
+      for (llvm::StringRef arch : archs)
+        pipeline.gpuArchs.push_back(arch.trim().str());
+    }
+    if (!o.cudaPath.empty())
+      pipeline.cudaPath = o.cudaPath;
+    else if (const char *env = getenv("CUDA_PATH"); env && *env)
+      pipeline.cudaPath = env;
+  }
   if (!targetError.empty())
     return fail(o.input + ": " + targetError);
   // The graph passes first: calibration and the report work on their result.

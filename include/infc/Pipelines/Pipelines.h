@@ -10,11 +10,17 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+#include <vector>
+
 namespace infc {
 
 /// Where the pipeline stops: after the graph passes (infc dialect), after lowering to
 /// linalg on tensors, or in the LLVM dialect ready for translation.
 enum class PipelineStage { Infc, Linalg, LLVM };
+
+/// What runs the model's code: the host CPU, or an NVIDIA GPU through the CUDA driver.
+enum class Device { CPU, CUDA };
 
 struct InfcPipelineOptions {
   PipelineStage stopAfter = PipelineStage::LLVM;
@@ -27,13 +33,21 @@ struct InfcPipelineOptions {
   /// The module has been through the graph passes already (`infc compile` runs them
   /// first when it calibrates or reports): start at the seam.
   bool skipGraphPasses = false;
+  Device device = Device::CPU;
+  /// CUDA: the GPU architectures that get a cubin (the first one's PTX goes along too).
+  std::vector<std::string> gpuArchs = {"sm_80", "sm_90"};
+  /// CUDA: the toolkit whose ptxas and fatbinary build the fatbin.
+  std::string cudaPath = "/usr/local/cuda";
+  /// CUDA: run the kernels' IR on the CPU instead, each launch as loops over its blocks and
+  /// threads (infc-gpu-launch-to-loops), to test the GPU lowering without a GPU.
+  bool emulateGpu = false;
 };
 
-/// Graph passes, then the seam (infc to linalg), then CPU code generation down to the LLVM
-/// dialect. The module's `func.func @main` is the model's entry point.
+/// Graph passes, then the seam (infc to linalg), then CPU or CUDA code generation down to
+/// the LLVM dialect (with the kernels in a gpu.binary for CUDA). The module's `func.func @main` is the model's entry point.
 void buildInfcPipeline(mlir::OpPassManager &pm, const InfcPipelineOptions &options);
 
-/// Registers `--infc-pipeline{stop-after=infc|linalg|llvm}` with the pass registry.
+/// Registers `--infc-pipeline{stop-after=infc|linalg|llvm target=cpu|cuda ...}` with the pass registry.
 void registerInfcPipelines();
 
 /// Dialects the pipeline creates, for tools that parse or build its IR.

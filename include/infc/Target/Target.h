@@ -24,6 +24,12 @@ struct ModelInterface {
   std::string name;
   std::vector<ModelValue> inputs, outputs;
   uint64_t workspaceBytes = 0;
+  /// The entry takes the weights (weightsBytes of them, the global @infc__weights) after the
+  /// workspace: --target cuda and its emulator (infc-pack-weights).
+  bool weightsArg = false;
+  uint64_t weightsBytes = 0;
+  /// --target cuda: the entry launches kernels, on device memory.
+  bool cuda = false;
 };
 
 /// Reads names (`infc.name` attributes), dtypes and static shapes of @main.

@@ -1,0 +1,77 @@
+//===- Passes.td - infc CUDA code generation passes -------------*- tablegen -*-===//
+#ifndef INFC_CODEGEN_CUDA_PASSES_TD
+#define INFC_CODEGEN_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def InfcPackWeights : Pass<"infc-pack-weights", "mlir::ModuleOp"> {
+  let summary = "Put every constant the entry function reads into one weights argument";
+  let description = [{
+    A GPU model reads its weights from device memory, uploaded once per model. After
+    bufferization, each `memref.get_global` of a constant global in the entry function
+    becomes a `memref.view` into a new argument `memref<N x i8>` (attribute
+    `infc.weights`, inserted at `arg-index`), at a 64-byte aligned offset. The bytes of all
+    those globals, in that layout, become one public constant global `@infc__weights` that
+    the runtime uploads; the module gets `infc.weights_bytes = N`. The replaced globals are
+    erased. A global without a dense constant value is an error.
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", /*default=*/"\"main\"",
+           "Name of the entry function">,
+    Option<"argIndex", "arg-index", "unsigned", /*default=*/"1",
+           "Position of the new weights argument">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
+def InfcMapToGpu : Pass<"infc-map-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Run every loop nest of the entry function as a GPU kernel";
+  let description = [{
+    After bufferization and `convert-linalg-to-parallel-loops`, each top-level `scf.parallel`
+    of the entry function becomes one `gpu.launch`: its iteration space is flattened into a
+    1-D grid of `threads`-wide blocks, the innermost dimension fastest (so neighbouring
+    threads touch neighbouring elements and memory accesses coalesce), and each thread runs
+    the loop body for its point. Any other top-level op that touches memory (an `scf.for`
+    of a full reduction, a lone load or store) runs as a one-thread kernel. The kernels go
+    into the module `@infc_kernels`, each named after its ONNX node, for
+    `gpu-kernel-outlining`.
+
+    The host function is left with launches and memref views only: an op that would read
+    device memory on the host is an error naming it.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"256", "Threads per block">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def InfcCudaFatbin : Pass<"infc-cuda-fatbin", "mlir::ModuleOp"> {
+  let summary = "Replace each gpu.binary's PTX by a fatbin: a cubin per GPU, and the PTX";
+  let description = [{
+    `gpu-module-to-binary{format=isa}` leaves the kernels as PTX. This pass compiles that PTX
+    with the CUDA toolkit's `ptxas` for every architecture in `archs` and packs the cubins
+    and the PTX (which the driver compiles for GPUs newer than any of them) into one fatbin
+    with `fatbinary`; the CUDA driver picks the image for the device at load time. The
+    tools' messages are reported on failure.
+  }];
+  let options = [
+    ListOption<"archs", "archs", "std::string", "GPU architectures (sm_80, sm_90, ...)">,
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"/usr/local/cuda\"",
+           "CUDA toolkit holding bin/ptxas and bin/fatbinary">,
+  ];
+}
+
+def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"> {
+  let summary = "Run each gpu.launch as loops over its blocks and threads (the emulator)";
+  let description = [{
+    `infc compile --target cuda-emulator`: the kernels exactly as `infc-map-to-gpu` wrote
+    them, run on the CPU, so the GPU lowering is tested against onnxruntime on machines
+    without a GPU. Each launch becomes six nested `scf.for` (block z, y, x, thread z, y, x)
+    around its body. Kernels that synchronize threads (barriers) or use shared memory cannot
+    run this way and are an error.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
+#endif // INFC_CODEGEN_CUDA_PASSES_TD

@@ -1,0 +1,410 @@
+/* infc runtime — CUDA models: the driver opened lazily with dlopen, device memory per
+ * session, the weights uploaded once per model, and the mgpu* calls of the generated code.
+ *
+ * A model.so compiled with --target cuda links nothing of CUDA: libcuda.so.1 is opened at the
+ * first session (INFC_CUDA_DRIVER names another library, for tests), so the .so loads on any
+ * machine and a session on one without a driver or a GPU fails with a clear message.
+ *
+ * The generated host code (MLIR's gpu-to-llvm lowering) calls mgpuModuleLoad from a global
+ * constructor at load time, and per kernel launch mgpuModuleGetFunction, mgpuStreamCreate,
+ * mgpuLaunchKernel, mgpuStreamSynchronize and mgpuStreamDestroy. Here a module is loaded into
+ * the driver only at its first launch, every launch goes on the stream of the run in progress
+ * on this thread, and the run synchronizes once, after copying the outputs back. */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The driver API types, as cuda.h declares them (ABI-stable since CUDA 3.2). */
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CU_STREAM_NON_BLOCKING = 1
+};
+
+static struct {
+  pthread_once_t once;
+  char error[384]; /* why the driver is unusable; empty when it is */
+  void *library;
+  CUcontext context; /* device 0's primary context */
+  CUresult (*Init)(unsigned);
+  CUresult (*DeviceGetCount)(int *);
+  CUresult (*DeviceGet)(CUdevice *, int);
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*CtxPushCurrent)(CUcontext);
+  CUresult (*CtxPopCurrent)(CUcontext *);
+  CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  CUresult (*StreamCreate)(CUstream *, unsigned);
+  CUresult (*StreamDestroy)(CUstream);
+  CUresult (*StreamSynchronize)(CUstream);
+  CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, CUstream, void **, void **);
+  CUresult (*GetErrorString)(CUresult, const char **);
+} drv = {.once = PTHREAD_ONCE_INIT};
+
+static const char *cu_error(CUresult r) {
+  const char *s = NULL;
+  if (drv.GetErrorString && drv.GetErrorString(r, &s) == CUDA_SUCCESS && s)
+    return s;
+  return "unknown CUDA error";
+}
+
+static void *symbol(const char *name) {
+  void *p = dlsym(drv.library, name);
+  if (!p && !drv.error[0])
+    snprintf(drv.error, sizeof drv.error, "the CUDA driver has no %s (too old a driver)",
+             name);
+  return p;
+}
+
+static void open_driver(void) {
+  const char *path = getenv("INFC_CUDA_DRIVER");
+  if (!path || !*path)
+    path = "libcuda.so.1";
+  drv.library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!drv.library) {
+    snprintf(drv.error, sizeof drv.error, "this model runs on an NVIDIA GPU and the CUDA "
+             "driver cannot be loaded (%s)", dlerror());
+    return;
+  }
+#define LOAD(field, name) *(void **)&drv.field = symbol(name)
+  LOAD(Init, "cuInit");
+  LOAD(DeviceGetCount, "cuDeviceGetCount");
+  LOAD(DeviceGet, "cuDeviceGet");
+  LOAD(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  LOAD(CtxPushCurrent, "cuCtxPushCurrent_v2");
+  LOAD(CtxPopCurrent, "cuCtxPopCurrent_v2");
+  LOAD(MemAlloc, "cuMemAlloc_v2");
+  LOAD(MemFree, "cuMemFree_v2");
+  LOAD(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+  LOAD(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+  LOAD(StreamCreate, "cuStreamCreate");
+  LOAD(StreamDestroy, "cuStreamDestroy_v2");
+  LOAD(StreamSynchronize, "cuStreamSynchronize");
+  LOAD(ModuleLoadData, "cuModuleLoadData");
+  LOAD(ModuleGetFunction, "cuModuleGetFunction");
+  LOAD(LaunchKernel, "cuLaunchKernel");
+  LOAD(GetErrorString, "cuGetErrorString");
+#undef LOAD
+  if (drv.error[0])
+    return;
+  CUresult r = drv.Init(0);
+  int count = 0;
+  if (r == CUDA_SUCCESS)
+    r = drv.DeviceGetCount(&count);
+  if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
+    snprintf(drv.error, sizeof drv.error, "this model runs on an NVIDIA GPU and the machine "
+             "has no CUDA device");
+    return;
+  }
+  CUdevice device;
+  if (r == CUDA_SUCCESS)
+    r = drv.DeviceGet(&device, 0);
+  if (r == CUDA_SUCCESS)
+    r = drv.DevicePrimaryCtxRetain(&drv.context, device);
+  if (r != CUDA_SUCCESS)
+    snprintf(drv.error, sizeof drv.error, "the CUDA driver failed to start: %s", cu_error(r));
+}
+
+/* ---- what the generated code calls ---------------------------------------------------- */
+
+typedef struct cuda_module {
+  const void *image; /* the fatbin, in the .so's read-only data */
+  CUmodule module;   /* loaded at the first launch */
+  size_t num_functions, capacity;
+  struct {
+    const char *name; /* the generated code passes the same pointer on every launch */
+    CUfunction function;
+  } *functions;
+} cuda_module;
+
+/* The run in progress on this thread: its stream, and the first error of its launches. */
+typedef struct cuda_run {
+  CUstream stream;
+  CUresult error;
+  char what[160];
+} cuda_run;
+
+static _Thread_local cuda_run *current_run;
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void run_failed(CUresult r, const char *what, const char *name) {
+  cuda_run *run = current_run;
+  if (run && run->error == CUDA_SUCCESS) {
+    run->error = r;
+    snprintf(run->what, sizeof run->what, "%s%s%s", what, name ? " " : "", name ? name : "");
+  }
+}
+
+void *mgpuModuleLoad(const void *data, size_t size);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void *mgpuStreamCreate(void);
+void mgpuStreamSynchronize(void *stream);
+void mgpuStreamDestroy(void *stream);
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
+                      void *stream, void **params, void **extra, size_t paramsCount);
+
+/* At load time (a global constructor): nothing reaches the driver yet. */
+void *mgpuModuleLoad(const void *data, size_t size) {
+  (void)size; /* a fatbin carries its own size */
+  cuda_module *m = calloc(1, sizeof *m);
+  if (m)
+    m->image = data;
+  return m;
+}
+
+/* At unload time: the driver may already be gone at process exit, so the module stays with
+ * the context, which the driver tears down itself. */
+void mgpuModuleUnload(void *module) {
+  cuda_module *m = module;
+  if (m) {
+    free(m->functions);
+    free(m);
+  }
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  cuda_module *m = module;
+  if (!m) { /* its constructor ran out of memory */
+    run_failed(CUDA_ERROR_OUT_OF_MEMORY, "loading the kernels", NULL);
+    return NULL;
+  }
+  CUfunction f = NULL;
+  pthread_mutex_lock(&modules_lock);
+  for (size_t i = 0; i < m->num_functions && !f; ++i)
+    if (m->functions[i].name == name)
+      f = m->functions[i].function;
+  if (!f) {
+    CUresult r = CUDA_SUCCESS;
+    if (!m->module && (r = drv.ModuleLoadData(&m->module, m->image)) != CUDA_SUCCESS) {
+      m->module = NULL;
+      run_failed(r, "loading the kernels (the .so may hold no image for this GPU)", NULL);
+    } else if ((r = drv.ModuleGetFunction(&f, m->module, name)) != CUDA_SUCCESS) {
+      f = NULL;
+      run_failed(r, "finding kernel", name);
+    }
+    if (f && m->num_functions == m->capacity) {
+      size_t capacity = m->capacity ? 2 * m->capacity : 64;
+      void *grown = realloc(m->functions, capacity * sizeof *m->functions);
+      if (grown) {
+        m->functions = grown;
+        m->capacity = capacity;
+      }
+    }
+    if (f && m->num_functions < m->capacity) { /* else looked up again next time */
+      m->functions[m->num_functions].name = name;
+      m->functions[m->num_functions].function = f;
+      ++m->num_functions;
+    }
+  }
+  pthread_mutex_unlock(&modules_lock);
+  return f;
+}
+
+void *mgpuStreamCreate(void) { return current_run ? current_run->stream : NULL; }
+void mgpuStreamSynchronize(void *stream) { (void)stream; }
+void mgpuStreamDestroy(void *stream) { (void)stream; }
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
+                      void *stream, void **params, void **extra, size_t paramsCount) {
+  (void)paramsCount;
+  cuda_run *run = current_run;
+  if (!function || !run || run->error != CUDA_SUCCESS)
+    return; /* the failure is recorded already */
+  CUresult r = drv.LaunchKernel((CUfunction)function, (unsigned)gridX, (unsigned)gridY,
+                                (unsigned)gridZ, (unsigned)blockX, (unsigned)blockY,
+                                (unsigned)blockZ, (unsigned)smem, (CUstream)stream, params,
+                                extra);
+  if (r != CUDA_SUCCESS)
+    run_failed(r, "launching a kernel", NULL);
+}
+
+/* ---- sessions -------------------------------------------------------------------------- */
+
+/* The device copy of the weights: uploaded by the first session, freed with the last. */
+static pthread_mutex_t weights_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUdeviceptr weights_device;
+static size_t weights_users;
+
+struct infc__cuda_session {
+  CUstream stream;
+  CUdeviceptr workspace;
+  size_t num_buffers;
+  CUdeviceptr *buffers; /* inputs then outputs */
+  void **args;          /* workspace, weights, inputs..., outputs... (device pointers) */
+  int holds_weights;
+};
+
+static infc_status cuda_fail(char *error, size_t size, CUresult r, const char *what) {
+  snprintf(error, size, "CUDA: %s: %s", what, cu_error(r));
+  return INFC_ERR_UNAVAILABLE;
+}
+
+void infc__cuda_session_destroy(infc__cuda_session *c) {
+  if (!c)
+    return;
+  drv.CtxPushCurrent(drv.context);
+  for (size_t i = 0; i < c->num_buffers; ++i)
+    if (c->buffers[i])
+      drv.MemFree(c->buffers[i]);
+  if (c->workspace)
+    drv.MemFree(c->workspace);
+  if (c->stream)
+    drv.StreamDestroy(c->stream);
+  if (c->holds_weights) {
+    pthread_mutex_lock(&weights_lock);
+    if (--weights_users == 0 && weights_device) {
+      drv.MemFree(weights_device);
+      weights_device = 0;
+    }
+    pthread_mutex_unlock(&weights_lock);
+  }
+  CUcontext popped;
+  drv.CtxPopCurrent(&popped);
+  free(c->buffers);
+  free(c->args);
+  free(c);
+}
+
+infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_session **out,
+                                      char *error, size_t size) {
+  const infc_model_desc *d = model->desc;
+  *out = NULL;
+  pthread_once(&drv.once, open_driver);
+  if (drv.error[0]) {
+    snprintf(error, size, "%s", drv.error);
+    return INFC_ERR_UNAVAILABLE;
+  }
+  size_t ni = d->num_inputs, no = d->num_outputs;
+  infc__cuda_session *c = calloc(1, sizeof *c);
+  if (c) {
+    c->buffers = calloc(ni + no + 1, sizeof *c->buffers);
+    c->args = calloc(2 + ni + no, sizeof *c->args);
+  }
+  if (!c || !c->buffers || !c->args) {
+    if (c) {
+      free(c->buffers);
+      free(c->args);
+      free(c);
+    }
+    snprintf(error, size, "infc_session_create: out of memory");
+    return INFC_ERR_OUT_OF_MEMORY;
+  }
+  c->num_buffers = ni + no;
+  CUresult r = drv.CtxPushCurrent(drv.context);
+  if (r != CUDA_SUCCESS) {
+    free(c->buffers);
+    free(c->args);
+    free(c);
+    return cuda_fail(error, size, r, "making the device current");
+  }
+  infc_status st = INFC_OK;
+  const char *what = NULL;
+  if ((r = drv.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+    what = "creating a stream";
+  else if (d->workspace_bytes &&
+           (r = drv.MemAlloc(&c->workspace, (size_t)d->workspace_bytes)) != CUDA_SUCCESS)
+    what = "allocating the workspace";
+  for (size_t i = 0; !what && i < ni + no; ++i) {
+    size_t bytes = model->io_bytes[i];
+    if ((r = drv.MemAlloc(&c->buffers[i], bytes ? bytes : 1)) != CUDA_SUCCESS)
+      what = i < ni ? "allocating an input buffer" : "allocating an output buffer";
+  }
+  if (!what) {
+    pthread_mutex_lock(&weights_lock);
+    if (weights_users == 0 && d->weights_bytes) {
+      r = drv.MemAlloc(&weights_device, (size_t)d->weights_bytes);
+      if (r == CUDA_SUCCESS)
+        r = drv.MemcpyHtoDAsync(weights_device, d->weights, (size_t)d->weights_bytes,
+                                c->stream);
+      if (r == CUDA_SUCCESS)
+        r = drv.StreamSynchronize(c->stream);
+      if (r != CUDA_SUCCESS) {
+        if (weights_device)
+          drv.MemFree(weights_device);
+        weights_device = 0;
+        what = "uploading the weights";
+      }
+    }
+    if (!what) {
+      ++weights_users;
+      c->holds_weights = 1;
+    }
+    pthread_mutex_unlock(&weights_lock);
+  }
+  CUcontext popped;
+  drv.CtxPopCurrent(&popped);
+  if (what) {
+    st = cuda_fail(error, size, r, what);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+      st = INFC_ERR_OUT_OF_MEMORY;
+    infc__cuda_session_destroy(c);
+    return st;
+  }
+  c->args[0] = (void *)(uintptr_t)c->workspace;
+  c->args[1] = (void *)(uintptr_t)weights_device;
+  for (size_t i = 0; i < ni + no; ++i)
+    c->args[2 + i] = (void *)(uintptr_t)c->buffers[i];
+  *out = c;
+  return INFC_OK;
+}
+
+/* host_io: the caller's inputs, then where the outputs go. */
+infc_status infc__cuda_run(infc_session *s, void *const *host_io) {
+  const infc_model_desc *d = s->desc;
+  const size_t *bytes = s->model->io_bytes;
+  size_t ni = d->num_inputs, no = d->num_outputs;
+  infc__cuda_session *c = s->cuda;
+  CUresult r = drv.CtxPushCurrent(drv.context);
+  if (r != CUDA_SUCCESS)
+    return infc__fail(s, INFC_ERR_INTERNAL, "CUDA: making the device current: %s", cu_error(r));
+  cuda_run run = {.stream = c->stream};
+  const char *what = NULL;
+  for (size_t i = 0; !what && i < ni; ++i)
+    if (bytes[i] && (r = drv.MemcpyHtoDAsync(c->buffers[i], host_io[i], bytes[i],
+                                             c->stream)) != CUDA_SUCCESS)
+      what = "copying an input to the device";
+  if (!what) {
+    current_run = &run;
+    d->entry(c->args);
+    current_run = NULL;
+    if (run.error != CUDA_SUCCESS) {
+      r = run.error;
+      what = run.what;
+    }
+  }
+  for (size_t j = 0; !what && j < no; ++j)
+    if (bytes[ni + j] && (r = drv.MemcpyDtoHAsync(host_io[ni + j], c->buffers[ni + j],
+                                                  bytes[ni + j], c->stream)) != CUDA_SUCCESS)
+      what = "copying an output from the device";
+  /* Always drain the stream: nothing of this run may still write the caller's memory. */
+  CUresult sync = drv.StreamSynchronize(c->stream);
+  if (!what && sync != CUDA_SUCCESS) {
+    r = sync;
+    what = "running the kernels";
+  }
+  CUcontext popped;
+  drv.CtxPopCurrent(&popped);
+  if (what)
+    return infc__fail(s, INFC_ERR_INTERNAL, "CUDA: %s: %s", what, cu_error(r));
+  return INFC_OK;
+}

@@ -1,0 +1,35 @@
+// RUN: infc-opt %s --infc-pipeline="target=cuda gpu=sm_80,sm_90" | FileCheck %s
+// RUN: infc-opt %s --infc-pipeline="target=cuda-emulator" | FileCheck %s --check-prefix=EMU
+
+// A conv, relu, matmul and softmax (exp from libdevice) through `infc compile --target
+// cuda`: the host function takes the workspace and the weights, launches one kernel per loop
+// nest and touches no tensor data itself; the kernels are one fatbin (a cubin per GPU and the
+// PTX, from ptxas and fatbinary) inside the module.
+// CHECK-LABEL: llvm.func @main
+// CHECK-SAME: (%{{.*}}: !llvm.ptr {infc.workspace}, %{{.*}}: !llvm.ptr {infc.weights}, %{{.*}}: !llvm.ptr {infc.name = "x"}, %{{.*}}: !llvm.ptr {infc.name = "y"})
+// CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.store
+// CHECK: gpu.launch_func @infc_kernels::@k0_conv
+// CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.store
+// CHECK: gpu.launch_func @infc_kernels::@{{.*}}_softmax
+// CHECK: llvm.return
+// CHECK: gpu.binary @infc_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">, properties = {{.*}}, "P\EDU\BA
+// CHECK: llvm.mlir.global external constant @infc__weights
+// CHECK-SAME: !llvm.array<576 x i8>
+
+// The emulator: the same kernels as loops on the CPU; no GPU op is left.
+// EMU-LABEL: llvm.func @main
+// EMU-SAME: (%{{.*}}: !llvm.ptr {infc.workspace}, %{{.*}}: !llvm.ptr {infc.weights}, %{{.*}}: !llvm.ptr {infc.name = "x"}, %{{.*}}: !llvm.ptr {infc.name = "y"})
+// EMU-NOT: gpu.
+func.func @main(%x: tensor<1x1x4x4xf32> {infc.name = "x"}) -> (tensor<1x3xf32> {infc.name = "y"}) {
+  %w = infc.constant dense<[[[[1.0, 0.0, -1.0], [2.0, 0.0, -2.0], [1.0, 0.0, -1.0]]], [[[0.5, 0.5, 0.5], [0.0, 0.0, 0.0], [-0.5, -0.5, -0.5]]]]> : tensor<2x1x3x3xf32>
+  %cb = infc.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %0 = infc.conv %x, %w, %cb {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32> loc("conv"("Conv"))
+  %1 = infc.relu %0 : tensor<1x2x4x4xf32> loc("relu"("Relu"))
+  %2 = infc.reshape %1 : tensor<1x2x4x4xf32> -> tensor<1x32xf32>
+  %fw = infc.constant dense<0.25> : tensor<32x3xf32>
+  %3 = infc.matmul %2, %fw : (tensor<1x32xf32>, tensor<32x3xf32>) -> tensor<1x3xf32> loc("fc"("MatMul"))
+  %4 = infc.softmax %3 {axis = 1 : i64} : tensor<1x3xf32> loc("softmax"("Softmax"))
+  return %4 : tensor<1x3xf32>
+}

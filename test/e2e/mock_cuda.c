@@ -1,0 +1,150 @@
+/* A stand-in for the CUDA driver (libcuda.so.1), for testing what a --target cuda model.so
+ * does on the host without a GPU: loading the driver, device memory, the weights upload,
+ * copies, module loading and kernel launches. Kernels do not run: a launch is only logged.
+ * Device memory is host memory.
+ *
+ * The runtime opens it through INFC_CUDA_DRIVER=<path of this library>. Environment:
+ *   MOCK_CUDA_LOG=FILE          append one line per call ("htod BYTES", "launch NAME gx gy gz
+ *                               bx by bz", "load BYTES", "alloc BYTES", ...)
+ *   MOCK_CUDA_NO_DEVICE=1       cuInit fails with CUDA_ERROR_NO_DEVICE
+ *   MOCK_CUDA_FAIL_LAUNCH=N     the Nth launch in this process fails (700, illegal address)
+ *   MOCK_CUDA_DUMP=FILE         write the image passed to cuModuleLoadData */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+#define EXPORT __attribute__((visibility("default")))
+
+static int launches;
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include <stdarg.h>
+static void logf_(const char *fmt, ...) {
+  const char *path = getenv("MOCK_CUDA_LOG");
+  if (!path)
+    return;
+  FILE *f = fopen(path, "a");
+  if (!f)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  fputc('\n', f);
+  fclose(f);
+}
+
+/* A fatbin starts with this magic (0xBA55ED50, little-endian). */
+static int is_fatbin(const void *image) {
+  uint32_t magic;
+  memcpy(&magic, image, sizeof magic);
+  return magic == 0xBA55ED50u;
+}
+
+EXPORT CUresult cuInit(unsigned flags) {
+  (void)flags;
+  if (getenv("MOCK_CUDA_NO_DEVICE"))
+    return 100; /* CUDA_ERROR_NO_DEVICE */
+  logf_("init");
+  return 0;
+}
+EXPORT CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
+EXPORT CUresult cuDeviceGet(int *d, int ordinal) { *d = ordinal; return 0; }
+static int context;
+EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
+  (void)dev;
+  *ctx = &context;
+  return 0;
+}
+EXPORT CUresult cuCtxPushCurrent_v2(void *ctx) { return ctx == &context ? 0 : 201; }
+EXPORT CUresult cuCtxPopCurrent_v2(void **ctx) { *ctx = &context; return 0; }
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+  void *m = calloc(1, bytes);
+  if (!m)
+    return 2;
+  *p = (CUdeviceptr)(uintptr_t)m;
+  logf_("alloc %zu", bytes);
+  return 0;
+}
+EXPORT CUresult cuMemFree_v2(CUdeviceptr p) {
+  free((void *)(uintptr_t)p);
+  logf_("free");
+  return 0;
+}
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *s) {
+  (void)s;
+  memcpy((void *)(uintptr_t)dst, src, n);
+  logf_("htod %zu", n);
+  return 0;
+}
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, void *s) {
+  (void)s;
+  memcpy(dst, (const void *)(uintptr_t)src, n);
+  logf_("dtoh %zu", n);
+  return 0;
+}
+static int stream;
+EXPORT CUresult cuStreamCreate(void **s, unsigned flags) {
+  (void)flags;
+  *s = &stream;
+  logf_("stream");
+  return 0;
+}
+EXPORT CUresult cuStreamDestroy_v2(void *s) { return s == &stream ? 0 : 400; }
+EXPORT CUresult cuStreamSynchronize(void *s) {
+  logf_("sync");
+  return s == &stream ? 0 : 400;
+}
+EXPORT CUresult cuModuleLoadData(void **module, const void *image) {
+  if (!is_fatbin(image))
+    return 200; /* CUDA_ERROR_INVALID_IMAGE */
+  /* The fatbin header: magic (u32), version (u16), header size (u16), payload size (u64). */
+  uint16_t header;
+  uint64_t payload;
+  memcpy(&header, (const char *)image + 6, 2);
+  memcpy(&payload, (const char *)image + 8, 8);
+  logf_("load %llu", (unsigned long long)(header + payload));
+  const char *dump = getenv("MOCK_CUDA_DUMP");
+  if (dump) {
+    FILE *f = fopen(dump, "wb");
+    if (f) {
+      fwrite(image, 1, header + payload, f);
+      fclose(f);
+    }
+  }
+  *module = malloc(1);
+  return 0;
+}
+EXPORT CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
+  if (!module || !name || !*name)
+    return 500; /* CUDA_ERROR_NOT_FOUND */
+  *f = strdup(name); /* the mock's function handle is its name */
+  logf_("function %s", name);
+  return 0;
+}
+EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned smem, void *s,
+                               void **params, void **extra) {
+  (void)smem;
+  (void)extra;
+  ++launches;
+  const char *fail = getenv("MOCK_CUDA_FAIL_LAUNCH");
+  if (fail && atoi(fail) == launches)
+    return 700; /* CUDA_ERROR_ILLEGAL_ADDRESS */
+  if (s != &stream || !params || !gx || !gy || !gz || !bx || !by || !bz ||
+      (unsigned long long)bx * by * bz > 1024)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  logf_("launch %s %u %u %u %u %u %u", (const char *)f, gx, gy, gz, bx, by, bz);
+  return 0;
+}
+EXPORT CUresult cuGetErrorString(CUresult r, const char **s) {
+  switch (r) {
+  case 100: *s = "no CUDA-capable device is detected"; break;
+  case 700: *s = "an illegal memory access was encountered"; break;
+  default: *s = "mock CUDA error"; break;
+  }
+  return 0;
+}
