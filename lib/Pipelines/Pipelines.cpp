@@ -221,8 +221,10 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(infc::createInfcMemoryPlan());
   pm.addPass(infc::createInfcPackWeights());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcLinalgToGpuLoops());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass()); // what is left
+  // No canonicalization before the mapping: it would inline one-point loops into the host
+  // function, where the loads and stores of their body cannot run.
   pm.addNestedPass<func::FuncOp>(infc::createInfcMapToGpu());
   if (options.emulateGpu) {
     pm.addNestedPass<func::FuncOp>(infc::createInfcGpuLaunchToLoops());
@@ -230,6 +232,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     addHostLowering(pm, options);
     return;
   }
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

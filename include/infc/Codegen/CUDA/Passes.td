@@ -24,6 +24,21 @@ def InfcPackWeights : Pass<"infc-pack-weights", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"> {
+  let summary = "Lower linalg ops on buffers to loops that reduce in registers";
+  let description = [{
+    Each linalg op with static loop ranges becomes an `scf.parallel` over its parallel
+    dimensions (none: the loops stand alone) whose body loads the outputs once, runs the
+    reduction dimensions as nested `scf.for` carrying the partial results as loop values,
+    and stores them once. Upstream's `convert-linalg-to-parallel-loops` loads and stores the
+    output in every reduction step, a global-memory round trip per multiply-add on a GPU.
+    Inputs the payload does not read (a pooling window) are not loaded. Ops it does not
+    match (dynamic shapes) are left for upstream's lowering.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];
+}
+
 def InfcMapToGpu : Pass<"infc-map-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Run every loop nest of the entry function as a GPU kernel";
   let description = [{

@@ -1,0 +1,70 @@
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops -cse -split-input-file | FileCheck %s
+
+// A matmul: one point per output element, the output loaded once, the reduction over k a
+// loop-carried value, one store.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x16xf32>, %[[C:.*]]: memref<4x16xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%[[C0]], %[[C0]]) to (%[[C4]], %[[C16]]) step (%[[C1]], %[[C1]]) {
+// CHECK: %[[INIT:.*]] = memref.load %[[C]][%[[I]], %[[J]]]
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %[[C0]] to %{{.*}} step %[[C1]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK: %[[X:.*]] = memref.load %[[A]][%[[I]], %[[K]]]
+// CHECK: %[[Y:.*]] = memref.load %[[B]][%[[K]], %[[J]]]
+// CHECK: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: scf.yield %[[S]] : f32
+// CHECK: }
+// CHECK-NOT: memref.load %[[C]]
+// CHECK: memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
+// CHECK-NOT: linalg.
+func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
+
+// -----
+
+// A pooling window is never loaded (the payload does not read it); strided windows index
+// through affine maps; a fill reads no output.
+// CHECK-LABEL: func.func @pool
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load %{{.*}} : memref<2x2xf32>
+// CHECK: affine.apply
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load
+// CHECK: memref.store
+func.func @pool(%x: memref<1x1x4x4xf32>, %w: memref<2x2xf32>, %y: memref<1x1x2x2xf32>) {
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<1x1x4x4xf32>, memref<2x2xf32>) outs(%y : memref<1x1x2x2xf32>)
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x1x2x2xf32>)
+  return
+}
+
+// -----
+
+// A full reduction has no parallel dimension: a one-point parallel loop around it (one
+// kernel of one thread); linalg.index becomes the loop counter.
+// CHECK-LABEL: func.func @sum
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c1) step (%c1) {
+// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK: scf.for %[[I:.*]] = {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
+// CHECK: arith.index_cast %[[I]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[] : memref<f32>
+func.func @sum(%x: memref<8xf32>, %s: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%x : memref<8xf32>) outs(%s : memref<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    %p = arith.mulf %v, %f : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
