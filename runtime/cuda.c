@@ -26,11 +26,14 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 enum {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NO_DEVICE = 100,
-  CU_STREAM_NON_BLOCKING = 1
+  CU_STREAM_NON_BLOCKING = 1,
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2 /* the first launches load the kernel module */
 };
 
 static struct {
@@ -56,6 +59,13 @@ static struct {
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, CUstream, void **, void **);
   CUresult (*GetErrorString)(CUresult, const char **);
+  /* CUDA graphs (optional: without them every run launches each kernel). */
+  CUresult (*StreamBeginCapture)(CUstream, int);
+  CUresult (*StreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*GraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+  CUresult (*GraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*GraphExecDestroy)(CUgraphExec);
+  CUresult (*GraphDestroy)(CUgraph);
 } drv = {.once = PTHREAD_ONCE_INIT};
 
 static const char *cu_error(CUresult r) {
@@ -104,6 +114,14 @@ static void open_driver(void) {
 #undef LOAD
   if (drv.error[0])
     return;
+#define LOAD_OPTIONAL(field, name) *(void **)&drv.field = dlsym(drv.library, name)
+  LOAD_OPTIONAL(StreamBeginCapture, "cuStreamBeginCapture_v2");
+  LOAD_OPTIONAL(StreamEndCapture, "cuStreamEndCapture");
+  LOAD_OPTIONAL(GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+  LOAD_OPTIONAL(GraphLaunch, "cuGraphLaunch");
+  LOAD_OPTIONAL(GraphExecDestroy, "cuGraphExecDestroy");
+  LOAD_OPTIONAL(GraphDestroy, "cuGraphDestroy");
+#undef LOAD_OPTIONAL
   CUresult r = drv.Init(0);
   int count = 0;
   if (r == CUDA_SUCCESS)
@@ -252,7 +270,44 @@ struct infc__cuda_session {
   CUdeviceptr *buffers; /* inputs then outputs */
   void **args;          /* workspace, weights, inputs..., outputs... (device pointers) */
   int holds_weights;
+  /* The whole model as one CUDA graph, captured at session creation: a run replays it with
+   * one launch instead of one per kernel. NULL without graphs (INFC_CUDA_GRAPHS=0, or a
+   * driver without them). The buffers it reads and writes are this session's, fixed. */
+  CUgraph graph;
+  CUgraphExec exec;
 };
+
+static int graphs_enabled(void) {
+  const char *env = getenv("INFC_CUDA_GRAPHS");
+  return drv.StreamBeginCapture && drv.StreamEndCapture && drv.GraphInstantiateWithFlags &&
+         drv.GraphLaunch && drv.GraphExecDestroy && drv.GraphDestroy &&
+         !(env && !strcmp(env, "0"));
+}
+
+/* Captures the model's launches on the session's stream into c->exec. On failure, what
+ * says what failed and *r the driver's code. */
+static void capture_graph(infc__cuda_session *c, const infc_model_desc *d, CUresult *r,
+                          const char **what, char *detail, size_t size) {
+  cuda_run run = {.stream = c->stream};
+  if ((*r = drv.StreamBeginCapture(c->stream, CU_STREAM_CAPTURE_MODE_RELAXED)) != CUDA_SUCCESS) {
+    *what = "starting to capture the model's CUDA graph";
+    return;
+  }
+  current_run = &run;
+  d->entry(c->args);
+  current_run = NULL;
+  CUresult end = drv.StreamEndCapture(c->stream, &c->graph);
+  if (run.error != CUDA_SUCCESS) {
+    *r = run.error;
+    snprintf(detail, size, "%s", run.what);
+    *what = detail;
+  } else if ((*r = end) != CUDA_SUCCESS) {
+    *what = "capturing the model's CUDA graph";
+  } else if ((*r = drv.GraphInstantiateWithFlags(&c->exec, c->graph, 0)) != CUDA_SUCCESS) {
+    c->exec = NULL;
+    *what = "instantiating the model's CUDA graph";
+  }
+}
 
 static infc_status cuda_fail(char *error, size_t size, CUresult r, const char *what) {
   snprintf(error, size, "CUDA: %s: %s", what, cu_error(r));
@@ -268,6 +323,10 @@ void infc__cuda_session_destroy(infc__cuda_session *c) {
       drv.MemFree(c->buffers[i]);
   if (c->workspace)
     drv.MemFree(c->workspace);
+  if (c->exec)
+    drv.GraphExecDestroy(c->exec);
+  if (c->graph)
+    drv.GraphDestroy(c->graph);
   if (c->stream)
     drv.StreamDestroy(c->stream);
   if (c->holds_weights) {
@@ -351,6 +410,25 @@ infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_sessio
     }
     pthread_mutex_unlock(&weights_lock);
   }
+  c->args[0] = (void *)(uintptr_t)c->workspace;
+  c->args[1] = (void *)(uintptr_t)weights_device;
+  for (size_t i = 0; i < ni + no; ++i)
+    c->args[2 + i] = (void *)(uintptr_t)c->buffers[i];
+  if (!what && graphs_enabled()) {
+    /* A driver that refuses the capture still runs the kernels one by one; a real fault
+     * (a kernel the GPU has no image for) then shows at the first run, with its message. */
+    const char *capture_failed = NULL;
+    char detail[160];
+    capture_graph(c, d, &r, &capture_failed, detail, sizeof detail);
+    if (capture_failed) {
+      if (c->exec)
+        drv.GraphExecDestroy(c->exec);
+      if (c->graph)
+        drv.GraphDestroy(c->graph);
+      c->exec = NULL;
+      c->graph = NULL;
+    }
+  }
   CUcontext popped;
   drv.CtxPopCurrent(&popped);
   if (what) {
@@ -360,10 +438,6 @@ infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_sessio
     infc__cuda_session_destroy(c);
     return st;
   }
-  c->args[0] = (void *)(uintptr_t)c->workspace;
-  c->args[1] = (void *)(uintptr_t)weights_device;
-  for (size_t i = 0; i < ni + no; ++i)
-    c->args[2 + i] = (void *)(uintptr_t)c->buffers[i];
   *out = c;
   return INFC_OK;
 }
@@ -383,7 +457,10 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io) {
     if (bytes[i] && (r = drv.MemcpyHtoDAsync(c->buffers[i], host_io[i], bytes[i],
                                              c->stream)) != CUDA_SUCCESS)
       what = "copying an input to the device";
-  if (!what) {
+  if (!what && c->exec) {
+    if ((r = drv.GraphLaunch(c->exec, c->stream)) != CUDA_SUCCESS)
+      what = "launching the model's CUDA graph";
+  } else if (!what) {
     current_run = &run;
     d->entry(c->args);
     current_run = NULL;

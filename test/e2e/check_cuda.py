@@ -64,6 +64,85 @@ def initializer_bytes(model_path):
     return sum(onnx.numpy_helper.to_array(t).nbytes for t in model.graph.initializer)
 
 
+def check_orchestration(args, model, so, run, num_inputs, work, name, graphs):
+    """Three runs in one process (bench: 1 warm-up, 2 timed) with the stand-in driver; its
+    log against what a GPU would see. Returns (problems, launches of a run, uploads at
+    session creation, fatbin images)."""
+    problems = []
+    log = os.path.join(work, name + ".cuda.log")
+    fatbin = os.path.join(work, name + ".fatbin")
+    for f in (log, fatbin):
+        if os.path.exists(f):
+            os.remove(f)
+    env = {"INFC_CUDA_DRIVER": args.mock_driver, "MOCK_CUDA_LOG": log,
+           "MOCK_CUDA_DUMP": fatbin, "INFC_CUDA_GRAPHS": None if graphs else "0"}
+    r = run(env, "bench", ["--warmup", "1", "--iters", "2"])
+    if r.returncode:
+        return [f"bench with the stand-in driver failed:\n{r.describe()}"], None, None, None
+    lines = [line.split() for line in open(log)]
+    ops = [line[0] for line in lines]
+    if ops.count("load") != 1:
+        problems.append(f"{ops.count('load')} module loads, expected 1")
+    images = []
+    try:
+        images = fatbin_images(open(fatbin, "rb").read())
+        want = {("elf", int(a[3:])) for a in args.gpu.split(",")}
+        want.add(("ptx", min(int(a[3:]) for a in args.gpu.split(","))))
+        if set(images) != want:
+            problems.append(f"fatbin images {images}, expected {sorted(want)}")
+    except (OSError, ValueError, struct.error) as e:
+        problems.append(f"cannot read the fatbin the driver got: {e}")
+
+    # Session creation: everything up to the first run's first copy of an input.
+    syncs = [i for i, op in enumerate(ops) if op == "sync"]
+    if not syncs:
+        return problems + ["no stream synchronization at all"], None, None, None
+    setup, rest = lines[:syncs[0] + 1], lines[syncs[0] + 1:]
+    uploads = [int(line[1]) for line in setup if line[0] == "htod"]
+    weights = initializer_bytes(model)
+    if len(uploads) != 1 or uploads[0] < weights // 2:
+        problems.append(f"session creation uploads {uploads} bytes; expected the weights "
+                        f"once (the model's initializers hold {weights} bytes)")
+    runs, current = [], []
+    for line in rest:
+        current.append(line)
+        if line[0] == "sync":
+            runs.append(current)
+            current = []
+    if len(runs) != 3:
+        return (problems + [f"{len(runs)} synchronized runs in the log, expected 3"], None,
+                None, None)
+    functions = {line[1] for line in lines if line[0] == "function"}
+    launch_lists = []
+    for k, lines_of_run in enumerate(runs):
+        run_ops = [line[0] for line in lines_of_run]
+        if run_ops.count("htod") != num_inputs:
+            problems.append(f"run {k}: {run_ops.count('htod')} copies to the device, "
+                            f"{num_inputs} inputs")
+        if run_ops.count("dtoh") < 1:
+            problems.append(f"run {k}: no output copied back")
+        launched = [line[1] for line in lines_of_run if line[0] == "launch"]
+        if not launched or not set(launched) <= functions:
+            problems.append(f"run {k}: launches {launched[:5]}... of unknown kernels")
+        if run_ops.index("launch") < max(i for i, op in enumerate(run_ops) if op == "htod"):
+            problems.append(f"run {k}: a kernel launched before the inputs were copied")
+        launch_lists.append(launched)
+    if any(launched != launch_lists[0] for launched in launch_lists):
+        problems.append("the runs launch different kernels")
+    if ops.count("function") != len(set(launch_lists[0])):
+        problems.append(f"{ops.count('function')} kernel lookups for "
+                        f"{len(set(launch_lists[0]))} kernels: lookups are not cached")
+    # With graphs: one capture at session creation, one graph launch per run.
+    want = (1, 3) if graphs else (0, 0)
+    got = (ops.count("capture-end"), ops.count("graph-launch"))
+    if got != want:
+        problems.append(f"{got[0]} graph captures and {got[1]} graph launches, expected "
+                        f"{want[0]} and {want[1]}")
+    mode = "graph" if graphs else "direct launches"
+    return [f"({mode}) {p}" for p in problems], launch_lists[0], uploads, images
+
+
+
 def check_model(args, name, work):
     problems = []
     model = os.path.join(args.zoo, name + ".onnx")
@@ -103,77 +182,27 @@ def check_model(args, name, work):
     if r.returncode == 0 or "has no CUDA device" not in r.stderr:
         problems.append(f"with no device, expected a clean failure:\n{r.describe()}")
 
-    # The stand-in driver: three runs in one process (bench: 1 warm-up, 2 timed).
-    log = os.path.join(work, name + ".cuda.log")
-    fatbin = os.path.join(work, name + ".fatbin")
-    for f in (log, fatbin):
-        if os.path.exists(f):
-            os.remove(f)
-    env = {"INFC_CUDA_DRIVER": args.mock_driver, "MOCK_CUDA_LOG": log,
-           "MOCK_CUDA_DUMP": fatbin}
-    r = run(env, "bench", ["--warmup", "1", "--iters", "2"])
-    if r.returncode:
-        return problems + [f"bench with the stand-in driver failed:\n{r.describe()}"]
-    lines = [line.split() for line in open(log)]
-    ops = [line[0] for line in lines]
-    if ops.count("load") != 1:
-        problems.append(f"{ops.count('load')} module loads, expected 1")
-    try:
-        images = fatbin_images(open(fatbin, "rb").read())
-        want = {("elf", int(a[3:])) for a in args.gpu.split(",")}
-        want.add(("ptx", min(int(a[3:]) for a in args.gpu.split(","))))
-        if set(images) != want:
-            problems.append(f"fatbin images {images}, expected {sorted(want)}")
-    except (OSError, ValueError, struct.error) as e:
-        problems.append(f"cannot read the fatbin the driver got: {e}")
+    # The stand-in driver, with the model captured as a CUDA graph (the default) and with
+    # every kernel launched by each run.
+    launches = None
+    for graphs in (True, False):
+        found, launches, uploads, images = check_orchestration(
+            args, model, so, run, len(inputs), work, name, graphs)
+        problems += found
+        if found:
+            return problems
 
-    # Session creation: everything up to the first run's first copy of an input.
-    syncs = [i for i, op in enumerate(ops) if op == "sync"]
-    if not syncs:
-        return problems + ["no stream synchronization at all"]
-    setup, rest = lines[:syncs[0] + 1], lines[syncs[0] + 1:]
-    uploads = [int(line[1]) for line in setup if line[0] == "htod"]
-    weights = initializer_bytes(model)
-    if len(uploads) != 1 or uploads[0] < weights // 2:
-        problems.append(f"session creation uploads {uploads} bytes; expected the weights "
-                        f"once (the model's initializers hold {weights} bytes)")
-    runs, current = [], []
-    for line in rest:
-        current.append(line)
-        if line[0] == "sync":
-            runs.append(current)
-            current = []
-    if len(runs) != 3:
-        return problems + [f"{len(runs)} synchronized runs in the log, expected 3"]
-    functions = {line[1] for line in lines if line[0] == "function"}
-    launch_lists = []
-    for k, lines_of_run in enumerate(runs):
-        run_ops = [line[0] for line in lines_of_run]
-        if run_ops.count("htod") != len(inputs):
-            problems.append(f"run {k}: {run_ops.count('htod')} copies to the device, "
-                            f"{len(inputs)} inputs")
-        if run_ops.count("dtoh") < 1:
-            problems.append(f"run {k}: no output copied back")
-        launched = [line[1] for line in lines_of_run if line[0] == "launch"]
-        if not launched or not set(launched) <= functions:
-            problems.append(f"run {k}: launches {launched[:5]}... of unknown kernels")
-        if run_ops.index("launch") < max(i for i, op in enumerate(run_ops) if op == "htod"):
-            problems.append(f"run {k}: a kernel launched before the inputs were copied")
-        launch_lists.append(launched)
-    if any(launched != launch_lists[0] for launched in launch_lists):
-        problems.append("the runs launch different kernels")
-    if ops.count("function") != len(set(launch_lists[0])):
-        problems.append(f"{ops.count('function')} kernel lookups for "
-                        f"{len(set(launch_lists[0]))} kernels: lookups are not cached")
-
-    # A kernel that fails: the run reports the driver's message, and writes no output.
-    r = run({"INFC_CUDA_DRIVER": args.mock_driver, "MOCK_CUDA_FAIL_LAUNCH": "2"})
-    if r.returncode == 0 or "illegal memory access" not in r.stderr:
-        problems.append(f"a failing launch must fail the run:\n{r.describe()}")
-    elif os.path.exists(out_dir) and os.listdir(out_dir):
-        problems.append("a failed run wrote outputs")
+    # A kernel that fails (replayed from the graph, or launched directly): the run reports
+    # the driver's message, and writes no output.
+    for graphs in (None, "0"):
+        r = run({"INFC_CUDA_DRIVER": args.mock_driver, "MOCK_CUDA_FAIL_LAUNCH": "2",
+                 "INFC_CUDA_GRAPHS": graphs})
+        if r.returncode == 0 or "illegal memory access" not in r.stderr:
+            problems.append(f"a failing launch must fail the run:\n{r.describe()}")
+        elif os.path.exists(out_dir) and os.listdir(out_dir):
+            problems.append("a failed run wrote outputs")
     if not problems:
-        print(f"  {name}: {len(launch_lists[0])} kernel launches per run, weights "
+        print(f"  {name}: {len(launches)} kernel launches per run, weights "
               f"{uploads[0]} bytes, images {sorted(images)}")
     return problems
 

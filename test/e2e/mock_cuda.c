@@ -7,7 +7,8 @@
  *   MOCK_CUDA_LOG=FILE          append one line per call ("htod BYTES", "launch NAME gx gy gz
  *                               bx by bz", "load BYTES", "alloc BYTES", ...)
  *   MOCK_CUDA_NO_DEVICE=1       cuInit fails with CUDA_ERROR_NO_DEVICE
- *   MOCK_CUDA_FAIL_LAUNCH=N     the Nth launch in this process fails (700, illegal address)
+ *   MOCK_CUDA_FAIL_LAUNCH=N     the Nth kernel run in this process fails (700, illegal
+ *                               address); a launch captured into a graph runs at each replay
  *   MOCK_CUDA_DUMP=FILE         write the image passed to cuModuleLoadData */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +19,15 @@ typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 #define EXPORT __attribute__((visibility("default")))
 
-static int launches;
+static int launches; /* kernels run (directly, or replayed from a graph) */
+
+/* A graph: the launches captured on the stream, replayed (logged) at each cuGraphLaunch. */
+#define MAX_CAPTURED 4096
+static struct launch {
+  const char *name;
+  unsigned dims[6];
+} captured[MAX_CAPTURED];
+static int num_captured, capturing;
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include <stdarg.h>
@@ -125,21 +134,70 @@ EXPORT CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
   logf_("function %s", name);
   return 0;
 }
+/* "Runs" a kernel: logs it, or fails it when it is the one MOCK_CUDA_FAIL_LAUNCH names. */
+static CUresult run_kernel(const struct launch *l) {
+  ++launches;
+  const char *fail = getenv("MOCK_CUDA_FAIL_LAUNCH");
+  if (fail && atoi(fail) == launches)
+    return 700; /* CUDA_ERROR_ILLEGAL_ADDRESS */
+  logf_("launch %s %u %u %u %u %u %u", l->name, l->dims[0], l->dims[1], l->dims[2],
+        l->dims[3], l->dims[4], l->dims[5]);
+  return 0;
+}
+
 EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                unsigned by, unsigned bz, unsigned smem, void *s,
                                void **params, void **extra) {
   (void)smem;
   (void)extra;
-  ++launches;
-  const char *fail = getenv("MOCK_CUDA_FAIL_LAUNCH");
-  if (fail && atoi(fail) == launches)
-    return 700; /* CUDA_ERROR_ILLEGAL_ADDRESS */
   if (s != &stream || !params || !gx || !gy || !gz || !bx || !by || !bz ||
       (unsigned long long)bx * by * bz > 1024)
     return 1; /* CUDA_ERROR_INVALID_VALUE */
-  logf_("launch %s %u %u %u %u %u %u", (const char *)f, gx, gy, gz, bx, by, bz);
+  struct launch l = {(const char *)f, {gx, gy, gz, bx, by, bz}};
+  if (capturing) {
+    if (num_captured == MAX_CAPTURED)
+      return 2;
+    captured[num_captured++] = l;
+    return 0;
+  }
+  return run_kernel(&l);
+}
+
+static int graph, graph_exec;
+EXPORT CUresult cuStreamBeginCapture_v2(void *s, int mode) {
+  if (s != &stream || capturing)
+    return 1;
+  logf_("capture-begin %d", mode);
+  capturing = 1;
+  num_captured = 0;
   return 0;
 }
+EXPORT CUresult cuStreamEndCapture(void *s, void **g) {
+  if (s != &stream || !capturing)
+    return 1;
+  capturing = 0;
+  logf_("capture-end %d", num_captured);
+  *g = &graph;
+  return 0;
+}
+EXPORT CUresult cuGraphInstantiateWithFlags(void **exec, void *g, unsigned long long flags) {
+  (void)flags;
+  if (g != &graph)
+    return 1;
+  *exec = &graph_exec;
+  return 0;
+}
+EXPORT CUresult cuGraphLaunch(void *exec, void *s) {
+  if (exec != &graph_exec || s != &stream)
+    return 1;
+  logf_("graph-launch");
+  for (int i = 0; i < num_captured; ++i)
+    if (run_kernel(&captured[i]))
+      return 700;
+  return 0;
+}
+EXPORT CUresult cuGraphExecDestroy(void *exec) { return exec == &graph_exec ? 0 : 1; }
+EXPORT CUresult cuGraphDestroy(void *g) { return g == &graph ? 0 : 1; }
 EXPORT CUresult cuGetErrorString(CUresult r, const char **s) {
   switch (r) {
   case 100: *s = "no CUDA-capable device is detected"; break;
