@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""--target cuda on an NVIDIA GPU: correctness against onnxruntime and latency, in one go.
+
+The GPU machine lent to a session has the CUDA driver, PyTorch and onnxruntime (CPU build)
+but no LLVM/MLIR, so infc cannot run there, and at most 64 MiB travel with a call. Hence
+two steps:
+
+  1. here, on the build machine (about 3 minutes):
+       python3 bench/gpu.py prepare --infc build/bin/infc [--gpu sm_90] [--pack bench/gpu-pack]
+     generates the models (test/models/make_zoo.py, seeded weights), compiles each with
+     `infc compile --target cuda`, computes onnxruntime's CPU outputs on seeded inputs, and
+     writes the pack: per model NAME.so.xz, NAME.inputs.npz, NAME.reference.npz, plus
+     manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32). To fit the 64 MiB, the large models (ResNet-50, BERT-base) have
+     compressible weights: every initializer repeats its first 4096 values (same scale and
+     distribution) and BatchNorm is the identity (so folding it keeps the repetition). Their
+     latency does not depend on the values; correctness is still checked against ORT on
+     exactly those weights.
+  2. on the GPU machine, with the pack carried (add /bench/gpu-pack/ to .git/info/exclude
+     and name bench/gpu-pack in the device tool's `carry`; about 18 MiB):
+       python3 bench/gpu.py run --pack bench/gpu-pack --out $OUT
+     for each model: loads the .so through python/infc (the C ABI), checks its outputs
+     against the reference (rtol 1e-3, atol 1e-4: fp32), and times runs (P50 of --iters after
+     --warmup). The baseline is onnxruntime's CUDA execution provider when the installed
+     onnxruntime has one, else PyTorch on the same GPU (torchvision ResNet-50, transformers
+     BertModel; eager, cuDNN autotuning on) at batch 1 and 32, as the stand-in that this
+     machine can run. Writes $OUT/gpu.md and $OUT/gpu.json, and prints the table.
+
+Exit status: 0 when every model matched, 1 otherwise.
+"""
+
+import argparse
+import json
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAKE_ZOO = os.path.join(REPO, "test", "models", "make_zoo.py")
+# name -> (zoo model, compressible weights?)
+MODELS = {
+    "mlp": ("mlp", False), "lenet": ("lenet", False), "resnet18": ("resnet18", True),
+    "mobilenetv2": ("mobilenetv2", True), "bert_layer": ("bert_layer", False),
+    "decoder": ("decoder", False), "resnet50": ("resnet50", True),
+    "bert_base": ("bert_base", True),
+}
+TILE = 4096
+BATCHED = ("resnet50", "bert_base")  # also at batch 32
+
+
+def with_batch(model, batch):
+    """The model with its inputs' first dim set to `batch` (the graph computes the rest)."""
+    for v in model.graph.input:
+        v.type.tensor_type.shape.dim[0].Clear()
+        v.type.tensor_type.shape.dim[0].dim_value = batch
+    for v in model.graph.output:
+        v.type.tensor_type.shape.dim[0].Clear()
+        v.type.tensor_type.shape.dim[0].dim_param = "batch"
+    del model.graph.value_info[:]
+    return model
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def compressible(model):
+    """Every large initializer repeats its first TILE values; BatchNorm becomes the identity."""
+    import onnx
+    from onnx import numpy_helper
+    bn_params = {}
+    for node in model.graph.node:
+        if node.op_type == "BatchNormalization":
+            scale, bias, mean, var = node.input[1:5]
+            bn_params.update({scale: 1.0, bias: 0.0, mean: 0.0, var: 1.0})
+    for init in model.graph.initializer:
+        a = numpy_helper.to_array(init)
+        if init.name in bn_params:
+            b = np.full(a.shape, bn_params[init.name], a.dtype)
+        elif a.size > TILE and a.dtype.kind == "f":
+            flat = a.reshape(-1)
+            b = np.resize(flat[:TILE], flat.shape).reshape(a.shape).astype(a.dtype)
+        else:
+            continue
+        init.CopyFrom(numpy_helper.from_array(b, init.name))
+    return model
+
+
+def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile):
+    """Compiles one model for the GPU and adds it, its inputs and ORT's outputs to the pack."""
+    import onnx
+    onnx_path = os.path.join(work, name + ".bench.onnx")
+    onnx.save(model, onnx_path)
+    so = os.path.join(work, name + ".so")
+    t0 = time.perf_counter()
+    r = subprocess.run([args.infc, "compile", onnx_path, "--target", "cuda", "--gpu",
+                        args.gpu, "-o", so], capture_output=True, text=True)
+    if r.returncode:
+        log(f"{name}: compile failed, skipped:\n{r.stderr.strip()}")
+        return
+    compile_s = time.perf_counter() - t0
+    sess = ort.InferenceSession(onnx_path, ort.SessionOptions(),
+                                providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    reference = dict(zip(names, sess.run(names, inputs)))
+    with open(so, "rb") as f, lzma.open(os.path.join(pack, name + ".so.xz"), "wb",
+                                        preset=6) as out:
+        shutil.copyfileobj(f, out)
+    os.remove(so)
+    np.savez(os.path.join(pack, name + ".inputs.npz"), **inputs)
+    np.savez_compressed(os.path.join(pack, name + ".reference.npz"), **reference)
+    manifest["models"][name] = {"compile_s": round(compile_s, 2),
+                                "compressible_weights": tile}
+    log(f"{name}: compiled in {compile_s:.1f} s, packed "
+        f"{os.path.getsize(os.path.join(pack, name + '.so.xz')) / 1e6:.2f} MB")
+
+
+def prepare(args):
+    import onnx
+    import onnxruntime as ort
+    pack = os.path.abspath(args.pack)
+    work = os.path.join(pack, "work")
+    shutil.rmtree(pack, ignore_errors=True)
+    os.makedirs(work)
+    manifest = {"gpu": args.gpu, "models": {}}
+    for name in args.models.split(","):
+        zoo, tile = MODELS[name]
+        log(f"{name}: generating")
+        subprocess.run([sys.executable, MAKE_ZOO, "--out", work, "--only", zoo], check=True,
+                       stdout=subprocess.DEVNULL)
+        model = onnx.load(os.path.join(work, zoo + ".onnx"))
+        if tile:
+            model = compressible(model)
+        inputs = dict(np.load(os.path.join(work, zoo + ".inputs.npz")))
+        variants = [(name, model, inputs)]
+        if name in BATCHED:
+            batched = with_batch(onnx.load(os.path.join(work, zoo + ".onnx")), 32)
+            batched = compressible(batched) if tile else batched
+            variants.append((name + "_b32", batched,
+                             {k: np.repeat(v, 32, axis=0) for k, v in inputs.items()}))
+        for variant, vmodel, vinputs in variants:
+            pack_model(args, ort, pack, work, manifest, variant, vmodel, vinputs, tile)
+        if name in BATCHED and name + "_b32" in manifest["models"]:
+            # Batch 32 is batch 1 repeated: the run step rebuilds it (the pack stays small).
+            os.remove(os.path.join(pack, name + "_b32.inputs.npz"))
+            manifest["models"][name + "_b32"]["inputs"] = {"repeat": name, "times": 32}
+    shutil.rmtree(work)
+    with open(os.path.join(pack, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    total = sum(os.path.getsize(os.path.join(pack, p)) for p in os.listdir(pack))
+    log(f"pack: {pack}, {total / 2**20:.1f} MiB" + ("  (over the 64 MiB a call carries)"
+                                                     if total > 60 * 2**20 else ""))
+    return 0
+
+
+def p50_ms(fn, warmup, iters, sync=None):
+    for _ in range(warmup):
+        fn()
+    if sync:
+        sync()
+    times = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        fn()
+        if sync:
+            sync()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times))
+
+
+def torch_baseline(name, batch, warmup, iters):
+    """PyTorch on the GPU for the models it has (None for the others)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cudnn.benchmark = True
+    if name == "resnet50":
+        import torchvision
+        model = torchvision.models.resnet50().cuda().eval()
+        x = torch.randn(batch, 3, 224, 224, device="cuda")
+        run = lambda: model(x)  # noqa: E731
+    elif name == "bert_base":
+        import transformers
+        model = transformers.BertModel(transformers.BertConfig()).cuda().eval()
+        ids = torch.randint(0, 30000, (batch, 128), device="cuda")
+        run = lambda: model(input_ids=ids)  # noqa: E731
+    else:
+        return None
+    with torch.inference_mode():
+        return p50_ms(run, warmup, iters, torch.cuda.synchronize)
+
+
+def run(args):
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    import infc
+    pack = os.path.abspath(args.pack)
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    manifest = json.load(open(os.path.join(pack, "manifest.json")))
+    work = os.path.join("/tmp", "infc-gpu")
+    os.makedirs(work, exist_ok=True)
+    rows, failed = [], 0
+    try:
+        import onnxruntime as ort
+        ort_cuda = "CUDAExecutionProvider" in ort.get_available_providers()
+    except ImportError:
+        ort_cuda = False
+    for name in manifest["models"]:
+        so = os.path.join(work, name + ".so")
+        with lzma.open(os.path.join(pack, name + ".so.xz")) as f, open(so, "wb") as o:
+            shutil.copyfileobj(f, o)
+        spec = manifest["models"][name].get("inputs", {})
+        source = spec.get("repeat", name)
+        inputs = dict(np.load(os.path.join(pack, source + ".inputs.npz")))
+        if spec:
+            inputs = {k: np.repeat(v, spec["times"], axis=0) for k, v in inputs.items()}
+        reference = dict(np.load(os.path.join(pack, name + ".reference.npz")))
+        row = {"model": name}
+        try:
+            t0 = time.perf_counter()
+            model = infc.load(so)
+            row["session_s"] = round(time.perf_counter() - t0, 3)
+            got = model(inputs)
+            worst = 0.0
+            ok = True
+            for k, ref in reference.items():
+                g = got[k]
+                err = np.abs(g.astype(np.float64) - ref) / (1e-4 + 1e-3 * np.abs(ref))
+                worst = max(worst, float(err.max()) if err.size else 0.0)
+                ok &= g.shape == ref.shape and bool(np.isfinite(g).all()) and worst <= 1.0
+            row["match"] = bool(ok)
+            row["worst_error_over_tolerance"] = round(worst, 4)
+            failed += not ok
+            row["infc_ms"] = round(p50_ms(lambda: model(inputs), args.warmup, args.iters), 3)
+        except Exception as e:  # noqa: BLE001 - reported, the next model still runs
+            row["error"] = str(e)
+            failed += 1
+        base, batch = (name[:-4], 32) if name.endswith("_b32") else (name, 1)
+        if base in BATCHED:
+            row["torch_ms"] = torch_baseline(base, batch, args.warmup, args.iters)
+        rows.append(row)
+        log(json.dumps(row))
+    lines = ["# infc --target cuda on " + gpu_name(), "",
+             f"Command: `python3 bench/gpu.py run --pack {args.pack}` (P50 of {args.iters} "
+             f"runs after {args.warmup} warm-up; host inputs and outputs, copies included).",
+             f"onnxruntime CUDA provider: {'yes' if ort_cuda else 'not installed here'}; "
+             "baseline: PyTorch eager on the same GPU where it has the model.", "",
+             "| model (_b32: batch 32) | matches ORT (fp32) | infc ms | PyTorch ms "
+             "| infc / PyTorch | session creation s |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = (f"{r['infc_ms'] / r['torch_ms']:.2f}" if r.get("infc_ms") and r.get("torch_ms")
+                 else "-")
+        lines.append(f"| {r['model']} | {r.get('match', r.get('error', '?'))} "
+                     f"| {r.get('infc_ms', '-')} | {r.get('torch_ms', '-')} | {ratio} "
+                     f"| {r.get('session_s', '-')} |")
+    open(os.path.join(out, "gpu.md"), "w").write("\n".join(lines) + "\n")
+    json.dump(rows, open(os.path.join(out, "gpu.json"), "w"), indent=1)
+    log("\n".join(lines))
+    return 1 if failed else 0
+
+
+def gpu_name():
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                              capture_output=True, text=True).stdout.strip() or "a GPU"
+    except OSError:
+        return "a GPU"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("prepare", help="compile the models and write the pack (here)")
+    p.add_argument("--infc", required=True)
+    p.add_argument("--gpu", default="sm_90")
+    p.add_argument("--pack", default=os.path.join(REPO, "bench", "gpu-pack"))
+    p.add_argument("--models", default=",".join(MODELS))
+    r = sub.add_parser("run", help="check and time the pack (on the GPU machine)")
+    r.add_argument("--pack", default=os.path.join(REPO, "bench", "gpu-pack"))
+    r.add_argument("--out", default=".")
+    r.add_argument("--warmup", type=int, default=10)
+    r.add_argument("--iters", type=int, default=50)
+    args = ap.parse_args(argv)
+    return prepare(args) if args.step == "prepare" else run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
