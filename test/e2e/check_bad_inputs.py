@@ -26,6 +26,8 @@ Compile cases:
          --input-shape x=2x4 it must compile and `infc run` must match onnxruntime
   g1-g3  --input-shape of the wrong rank, naming a non-existent input, malformed
   h      an ai.onnx opset from the future (99): the message mentions 'opset'
+  t1-t2  --target cuda: an architecture ptxas refuses (its message comes along) and one that
+         is not sm_NN; an unknown --target, --gpu without --target cuda, --quantize with cuda
   i      a Reshape whose shape is a graph input: refused, naming the input and --input-value;
          with --input-value it compiles, matches onnxruntime, and a run passing another
          shape fails cleanly
@@ -452,6 +454,26 @@ def _(ctx):
 def _(ctx):
     p = save(tiny_model(opset=99), ctx.path("future_opset.onnx"))
     ctx.compile_fails(p, [both(r"opset", r"99")])
+
+
+@case("t1", "--target cuda with an architecture ptxas does not know, and one that is no sm_")
+def _(ctx):
+    p = save(tiny_model(), ctx.path("tiny.onnx"))
+    ctx.compile_fails(p, [both(r"ptxas", r"sm_35")], ["--target", "cuda", "--gpu", "sm_35"],
+                      label="--gpu sm_35")
+    ctx.compile_fails(p, [both(r"compute_80", r"not a GPU architecture")],
+                      ["--target", "cuda", "--gpu", "compute_80"], label="--gpu compute_80")
+
+
+@case("t2", "an unknown --target, --gpu without --target cuda, --quantize with cuda")
+def _(ctx):
+    p = save(tiny_model(), ctx.path("tiny.onnx"))
+    ctx.compile_fails(p, [both(r"--target", r"tpu")], ["--target", "tpu"], label="tpu")
+    ctx.compile_fails(p, [both(r"--gpu", r"--target cuda")], ["--gpu", "sm_90"],
+                      label="--gpu alone")
+    ctx.compile_fails(p, [both(r"--quantize", r"cpu only|--target cuda")],
+                      ["--target", "cuda", "--quantize", "int8", "--calibration", ctx.path()],
+                      label="--quantize")
 
 
 # --- run-time cases -----------------------------------------------------------------------

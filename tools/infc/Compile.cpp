@@ -310,8 +310,18 @@ int infc::compileCommand(const Args &args, const char *argv0) {
       llvm::SmallVector<llvm::StringRef> archs;
       llvm::StringRef(o.gpus).split(archs, ',', -1, false);
       pipeline.gpuArchs.clear();
-      for (llvm::StringRef arch : archs)
-        pipeline.gpuArchs.push_back(arch.trim().str());
+      for (llvm::StringRef arch : archs) {
+        arch = arch.trim();
+        llvm::StringRef version = arch;
+        unsigned sm;
+        if (!version.consume_front("sm_") ||
+            (version.consume_back("a"), version.getAsInteger(10, sm)))
+          return fail("--gpu: '" + arch.str() + "' is not a GPU architecture (sm_80, sm_90, "
+                      "sm_90a, ...)");
+        pipeline.gpuArchs.push_back(arch.str());
+      }
+      if (pipeline.gpuArchs.empty())
+        return fail("--gpu needs at least one architecture (sm_80, sm_90, ...)");
     }
     if (!o.cudaPath.empty())
       pipeline.cudaPath = o.cudaPath;
