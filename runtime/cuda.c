@@ -51,6 +51,7 @@ static struct {
   CUresult (*MemFree)(CUdeviceptr);
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*StreamCreate)(CUstream *, unsigned);
   CUresult (*StreamDestroy)(CUstream);
   CUresult (*StreamSynchronize)(CUstream);
@@ -104,6 +105,7 @@ static void open_driver(void) {
   LOAD(MemFree, "cuMemFree_v2");
   LOAD(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   LOAD(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+  LOAD(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
   LOAD(StreamCreate, "cuStreamCreate");
   LOAD(StreamDestroy, "cuStreamDestroy_v2");
   LOAD(StreamSynchronize, "cuStreamSynchronize");
@@ -264,11 +266,13 @@ static CUdeviceptr weights_device;
 static size_t weights_users;
 
 struct infc__cuda_session {
-  CUstream stream;
+  CUstream stream;        /* the session's own: the graph is captured on it */
+  CUstream caller_stream; /* infc_session_options.cuda_stream, or NULL */
   CUdeviceptr workspace;
   size_t num_buffers;
   CUdeviceptr *buffers; /* inputs then outputs */
   void **args;          /* workspace, weights, inputs..., outputs... (device pointers) */
+  void **run_args;      /* without a graph: args with the caller's device buffers */
   int holds_weights;
   /* The whole model as one CUDA graph, captured at session creation: a run replays it with
    * one launch instead of one per kernel. NULL without graphs (INFC_CUDA_GRAPHS=0, or a
@@ -341,11 +345,12 @@ void infc__cuda_session_destroy(infc__cuda_session *c) {
   drv.CtxPopCurrent(&popped);
   free(c->buffers);
   free(c->args);
+  free(c->run_args);
   free(c);
 }
 
-infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_session **out,
-                                      char *error, size_t size) {
+infc_status infc__cuda_session_create(const infc_model *model, void *stream,
+                                      infc__cuda_session **out, char *error, size_t size) {
   const infc_model_desc *d = model->desc;
   *out = NULL;
   pthread_once(&drv.once, open_driver);
@@ -358,11 +363,14 @@ infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_sessio
   if (c) {
     c->buffers = calloc(ni + no + 1, sizeof *c->buffers);
     c->args = calloc(2 + ni + no, sizeof *c->args);
+    c->run_args = calloc(2 + ni + no, sizeof *c->run_args);
+    c->caller_stream = stream;
   }
-  if (!c || !c->buffers || !c->args) {
+  if (!c || !c->buffers || !c->args || !c->run_args) {
     if (c) {
       free(c->buffers);
       free(c->args);
+      free(c->run_args);
       free(c);
     }
     snprintf(error, size, "infc_session_create: out of memory");
@@ -373,6 +381,7 @@ infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_sessio
   if (r != CUDA_SUCCESS) {
     free(c->buffers);
     free(c->args);
+    free(c->run_args);
     free(c);
     return cuda_fail(error, size, r, "making the device current");
   }
@@ -442,8 +451,12 @@ infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_sessio
   return INFC_OK;
 }
 
-/* host_io: the caller's inputs, then where the outputs go. */
-infc_status infc__cuda_run(infc_session *s, void *const *host_io) {
+/* host_io: the caller's input pointers, then its output pointers; in/out: their tensors (an
+ * output's may be NULL: a library-owned host buffer). Host memory goes through the session's
+ * device buffers; device memory (INFC_TENSOR_DEVICE) is used in place without a graph, and
+ * copied device-to-device into the buffers the graph was captured with otherwise. */
+infc_status infc__cuda_run(infc_session *s, void *const *host_io,
+                           const infc_tensor *const *in, infc_tensor *const *out) {
   const infc_model_desc *d = s->desc;
   const size_t *bytes = s->model->io_bytes;
   size_t ni = d->num_inputs, no = d->num_outputs;
@@ -451,33 +464,65 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io) {
   CUresult r = drv.CtxPushCurrent(drv.context);
   if (r != CUDA_SUCCESS)
     return infc__fail(s, INFC_ERR_INTERNAL, "CUDA: making the device current: %s", cu_error(r));
-  cuda_run run = {.stream = c->stream};
+  CUstream stream = c->caller_stream ? c->caller_stream : c->stream;
+  cuda_run run = {.stream = stream};
   const char *what = NULL;
-  for (size_t i = 0; !what && i < ni; ++i)
-    if (bytes[i] && (r = drv.MemcpyHtoDAsync(c->buffers[i], host_io[i], bytes[i],
-                                             c->stream)) != CUDA_SUCCESS)
+  int host_memory = 0;
+  void **args = c->args;
+  if (!c->exec) {
+    memcpy(c->run_args, c->args, (2 + ni + no) * sizeof *args);
+    args = c->run_args;
+  }
+  for (size_t k = 0; k < ni + no; ++k) {
+    const infc_tensor *t = k < ni ? in[k] : out[k - ni];
+    if (t && (t->flags & INFC_TENSOR_DEVICE)) {
+      if (!c->exec)
+        args[2 + k] = host_io[k]; /* in place */
+    } else {
+      host_memory = 1;
+    }
+  }
+  for (size_t i = 0; !what && i < ni; ++i) {
+    if (!bytes[i] || (!c->exec && (in[i]->flags & INFC_TENSOR_DEVICE)))
+      continue;
+    r = (in[i]->flags & INFC_TENSOR_DEVICE)
+            ? drv.MemcpyDtoDAsync(c->buffers[i], (CUdeviceptr)(uintptr_t)host_io[i], bytes[i],
+                                  stream)
+            : drv.MemcpyHtoDAsync(c->buffers[i], host_io[i], bytes[i], stream);
+    if (r != CUDA_SUCCESS)
       what = "copying an input to the device";
+  }
   if (!what && c->exec) {
-    if ((r = drv.GraphLaunch(c->exec, c->stream)) != CUDA_SUCCESS)
+    if ((r = drv.GraphLaunch(c->exec, stream)) != CUDA_SUCCESS)
       what = "launching the model's CUDA graph";
   } else if (!what) {
     current_run = &run;
-    d->entry(c->args);
+    d->entry(args);
     current_run = NULL;
     if (run.error != CUDA_SUCCESS) {
       r = run.error;
       what = run.what;
     }
   }
-  for (size_t j = 0; !what && j < no; ++j)
-    if (bytes[ni + j] && (r = drv.MemcpyDtoHAsync(host_io[ni + j], c->buffers[ni + j],
-                                                  bytes[ni + j], c->stream)) != CUDA_SUCCESS)
+  for (size_t j = 0; !what && j < no; ++j) {
+    int device = out[j] && (out[j]->flags & INFC_TENSOR_DEVICE);
+    if (!bytes[ni + j] || (!c->exec && device))
+      continue;
+    r = device ? drv.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)host_io[ni + j],
+                                     c->buffers[ni + j], bytes[ni + j], stream)
+               : drv.MemcpyDtoHAsync(host_io[ni + j], c->buffers[ni + j], bytes[ni + j],
+                                     stream);
+    if (r != CUDA_SUCCESS)
       what = "copying an output from the device";
-  /* Always drain the stream: nothing of this run may still write the caller's memory. */
-  CUresult sync = drv.StreamSynchronize(c->stream);
-  if (!what && sync != CUDA_SUCCESS) {
-    r = sync;
-    what = "running the kernels";
+  }
+  /* Host memory must be complete when the run returns, and so must everything on a stream
+   * of our own; on the caller's stream, device-only work may stay enqueued. */
+  if (host_memory || !c->caller_stream || what) {
+    CUresult sync = drv.StreamSynchronize(stream);
+    if (!what && sync != CUDA_SUCCESS) {
+      r = sync;
+      what = "running the kernels";
+    }
   }
   CUcontext popped;
   drv.CtxPopCurrent(&popped);

@@ -71,11 +71,13 @@ int infc__session_is_valid(const infc_session *session);
 
 /* cuda.c: a CUDA model's session (device buffers, stream; the driver opened at the first),
  * and a run (inputs to the device, the kernels, outputs back). Errors are formatted into
- * error/the session. host_io: the run's input pointers, then its output pointers. */
-infc_status infc__cuda_session_create(const infc_model *model, infc__cuda_session **out,
-                                      char *error, size_t size);
+ * error/the session. host_io: the run's input pointers, then its output pointers (host or,
+ * with INFC_TENSOR_DEVICE, device memory). */
+infc_status infc__cuda_session_create(const infc_model *model, void *stream,
+                                      infc__cuda_session **out, char *error, size_t size);
 void infc__cuda_session_destroy(infc__cuda_session *cuda);
-infc_status infc__cuda_run(infc_session *session, void *const *host_io);
+infc_status infc__cuda_run(infc_session *session, void *const *host_io,
+                           const infc_tensor *const *in, infc_tensor *const *out);
 
 /* threads.c: the session's pool, entered around each call of the model's entry. */
 int32_t infc__default_threads(void);

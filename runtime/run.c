@@ -19,9 +19,14 @@ static const char *format_shape(char *buf, size_t size, const int64_t *shape, in
 static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
                                 const infc_io_desc *io, size_t io_bytes, const infc_tensor *t) {
   char got[128], want[128];
-  if (t->flags || t->reserved)
+  if ((t->flags & ~INFC_TENSOR_DEVICE) || t->reserved)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
-                      "%s %zu '%s': flags and reserved must be 0", kind, index, io->name);
+                      "%s %zu '%s': flags and reserved must be 0 (or flags INFC_TENSOR_DEVICE)",
+                      kind, index, io->name);
+  if ((t->flags & INFC_TENSOR_DEVICE) && !s->cuda)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "%s %zu '%s': device memory (INFC_TENSOR_DEVICE) given to a model "
+                      "compiled for the CPU", kind, index, io->name);
   if ((int32_t)t->dtype != io->dtype)
     return infc__fail(s, INFC_ERR_DTYPE_MISMATCH, "%s %zu '%s': dtype %s (%d), expected %s",
                       kind, index, io->name, infc__dtype_name((int32_t)t->dtype),
@@ -73,6 +78,10 @@ static infc_status run_bound(infc_session *s) {
     if (st != INFC_OK)
       return st;
     /* The code was compiled for this one value (what it decides folded away). */
+    if (d->inputs[i].value && (s->in_bind[i]->flags & INFC_TENSOR_DEVICE))
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "input %zu '%s': the model was compiled "
+                        "for one value of this input (infc compile --input-value), which must "
+                        "be passed in host memory", i, d->inputs[i].name);
     if (d->inputs[i].value && (d->inputs[i].value_bytes != bytes[i] ||
                                memcmp(s->in_bind[i]->data, d->inputs[i].value, bytes[i])))
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "input %zu '%s': the model was compiled "
@@ -83,9 +92,13 @@ static infc_status run_bound(infc_session *s) {
   for (size_t j = 0; j < no; ++j) {
     const infc_tensor *t = s->out_bind[j];
     void *data = s->out_buffers[j];
-    if (t && (t->flags || t->reserved))
+    if (t && ((t->flags & ~INFC_TENSOR_DEVICE) || t->reserved))
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s': flags and reserved "
-                        "must be 0", j, d->outputs[j].name);
+                        "must be 0 (or flags INFC_TENSOR_DEVICE)", j, d->outputs[j].name);
+    if (t && !t->data && (t->flags & INFC_TENSOR_DEVICE))
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s': a library-owned output "
+                        "(data NULL) is host memory; pass a device buffer to get it on the GPU",
+                        j, d->outputs[j].name);
     if (t && t->data) {
       infc_status st = check_tensor(s, "output", j, &d->outputs[j], bytes[ni + j], t);
       if (st != INFC_OK)
@@ -121,7 +134,7 @@ static infc_status run_bound(infc_session *s) {
   }
   s->error[0] = '\0';
   if (s->cuda)
-    return infc__cuda_run(s, io);
+    return infc__cuda_run(s, io, s->in_bind, s->out_bind);
   infc__pool_enter(s->pool);
   d->entry(args);
   infc__pool_leave();

@@ -152,7 +152,8 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   }
   if (d->device == INFC_DEVICE_CUDA) {
     char message[512];
-    infc_status cst = infc__cuda_session_create(model, &s->cuda, message, sizeof message);
+    infc_status cst = infc__cuda_session_create(model, opts.cuda_stream, &s->cuda, message,
+                                                sizeof message);
     if (cst != INFC_OK) {
       session_free(s);
       return create_fail(&opts, cst, "infc_session_create: %s", message);

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define INFC_ABI_VERSION_MAJOR 1
-#define INFC_ABI_VERSION_MINOR 1
+#define INFC_ABI_VERSION_MINOR 2
 #define INFC_ABI_VERSION ((uint32_t)((INFC_ABI_VERSION_MAJOR << 16) | INFC_ABI_VERSION_MINOR))
 
 /* Marks the functions a model.so exports (runtime/exports.map lists the same names). */
@@ -89,7 +89,14 @@ INFC_API const char *infc_dtype_name(infc_dtype dtype);
 
 /* ---- Tensors ----------------------------------------------------------------------------- */
 
-/* A dense, row-major tensor in host memory. Zero-initialise it ({0}) and set what applies.
+/* infc_tensor.flags (ABI 1.2): data is device memory of the model's GPU (a CUdeviceptr,
+ * cast), for a model compiled with --target cuda. Inputs are read and caller-owned outputs
+ * written on the GPU, with no copy through the host. Refused by CPU models, for library-owned
+ * outputs and for inputs specialized with --input-value. */
+#define INFC_TENSOR_DEVICE 1u
+
+/* A dense, row-major tensor in host memory (or device memory, INFC_TENSOR_DEVICE). Zero-
+ * initialise it ({0}) and set what applies.
  *
  * Inputs: the caller sets every field but byte_size, which is optional (0 = not checked; else
  *   the size of the buffer at data, which must cover the tensor). shape may be NULL if rank 0.
@@ -105,7 +112,7 @@ typedef struct infc_tensor {
   int32_t rank;
   const int64_t *shape; /* rank dims */
   size_t byte_size;     /* see above */
-  uint32_t flags;       /* reserved, must be 0 */
+  uint32_t flags;       /* 0, or INFC_TENSOR_DEVICE */
   uint32_t reserved;    /* must be 0 */
 } infc_tensor;
 
@@ -163,6 +170,11 @@ typedef struct infc_session_options {
    * (truncated to error_buffer_size). There is no session yet to hold it. */
   char *error_buffer;
   size_t error_buffer_size;
+  /* ABI 1.2, CUDA models: a CUstream (cast) the session's runs are enqueued on, instead of
+   * a stream of its own. A run whose inputs and outputs are all device memory then returns
+   * once its work is enqueued (synchronize the stream before reading the outputs); a run
+   * with host memory still returns when the outputs are there. Ignored by CPU models. */
+  void *cuda_stream;
 } infc_session_options;
 
 /* Allocates the session's workspace (64-byte aligned) and its library-owned output buffers,

@@ -60,6 +60,7 @@ class SessionOptions(ctypes.Structure):
         ("num_threads", ctypes.c_int32),
         ("error_buffer", ctypes.c_void_p),
         ("error_buffer_size", ctypes.c_size_t),
+        ("cuda_stream", ctypes.c_void_p),  # ABI 1.2
     ]
 
 

@@ -705,7 +705,8 @@ def run_case(case, args, names, server):
             if key in compiled:
                 break
             so = os.path.join(work, f"model_{len(compiled)}.so")
-            argv = [args.infc, "compile", model_path, "-o", so] + shape_args + value_args
+            argv = ([args.infc, "compile", model_path, "-o", so] + shape_args + value_args
+                    + args.compile_arg)
             tc = time.monotonic()
             rc, out, err = run_tool(argv, deadline - tc)
             rec["compile_s"] += time.monotonic() - tc
@@ -1022,6 +1023,9 @@ def parse_args(argv):
     p.add_argument("--infc", help="the infc binary")
     p.add_argument("--work", help="scratch directory (per-case logs, results.json)")
     p.add_argument("--jobs", type=int, default=2, help="cases in parallel (default 2)")
+    p.add_argument("--compile-arg", action="append", default=[],
+                   help="an extra `infc compile` argument (repeatable), e.g. "
+                        "--compile-arg=--target=cuda-emulator")
     p.add_argument("--filter", help="only cases whose name matches this regex (re.search)")
     p.add_argument("--timeout", type=float, default=60,
                    help="seconds per case, compile and run together (default 60)")

@@ -95,6 +95,12 @@ EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, void 
   logf_("dtoh %zu", n);
   return 0;
 }
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, void *s) {
+  (void)s;
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+  logf_("dtod %zu", n);
+  return 0;
+}
 static int stream;
 EXPORT CUresult cuStreamCreate(void **s, unsigned flags) {
   (void)flags;

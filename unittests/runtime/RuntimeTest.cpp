@@ -298,9 +298,16 @@ TEST_F(RuntimeTest, NullPointers) {
 }
 
 TEST_F(RuntimeTest, FlagsMustBeZero) {
-  in[0].flags = 1;
+  in[0].flags = 2;
   expectError(INFC_ERR_INVALID_ARGUMENT, "input 0 'a': flags and reserved must be 0");
+  in[0].flags = INFC_TENSOR_DEVICE;
+  expectError(INFC_ERR_INVALID_ARGUMENT, "input 0 'a': device memory (INFC_TENSOR_DEVICE) "
+                                         "given to a model compiled for the CPU");
   in[0].flags = 0;
+  out[0].flags = INFC_TENSOR_DEVICE;
+  expectError(INFC_ERR_INVALID_ARGUMENT, "output 0 'sum': device memory (INFC_TENSOR_DEVICE) "
+                                         "given to a model compiled for the CPU");
+  out[0].flags = 0;
   infc_tensor lib[3] = {};
   lib[2].reserved = 5;
   EXPECT_EQ(infc_run(session, in, 2, lib, 3), INFC_ERR_INVALID_ARGUMENT);

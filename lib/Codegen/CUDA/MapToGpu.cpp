@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCMAPTOGPU
@@ -41,6 +42,36 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks, int64_t t
   b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   return launch;
+}
+
+/// The buffer a memref is a view of.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// A top-level load of a buffer nothing in the function writes (a Pad's run-time padding
+/// value, say) is read where it is used instead: inside the kernels, which is where its
+/// value is needed, and where reading device memory is allowed.
+void sinkReadOnlyLoads(func::FuncOp func) {
+  DenseSet<Value> written;
+  func.walk([&](memref::StoreOp store) { written.insert(rootBuffer(store.getMemRef())); });
+  for (Block &block : func.getBody())
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      auto load = dyn_cast<memref::LoadOp>(op);
+      if (!load || written.contains(rootBuffer(load.getMemRef())))
+        continue;
+      for (OpOperand &use : llvm::make_early_inc_range(load->getUses())) {
+        Operation *user = use.getOwner();
+        if (user->getBlock() == &block)
+          continue; // a top-level user: the load stays (and is reported) with it
+        OpBuilder b(user);
+        use.set(b.clone(*load)->getResult(0));
+      }
+      if (load->use_empty())
+        load->erase();
+    }
 }
 
 struct InfcMapToGpuPass : public infc::impl::InfcMapToGpuBase<InfcMapToGpuPass> {
@@ -122,6 +153,7 @@ struct InfcMapToGpuPass : public infc::impl::InfcMapToGpuBase<InfcMapToGpuPass> 
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    sinkReadOnlyLoads(func);
     unsigned index = 0;
     for (Block &block : func.getBody())
       for (Operation &op : llvm::make_early_inc_range(block)) {

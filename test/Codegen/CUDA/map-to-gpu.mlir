@@ -89,6 +89,27 @@ func.func @main(%a: memref<?xf32>, %n: index) {
 
 // -----
 
+// A scalar read from a buffer nothing writes (a run-time padding value) moves into the
+// kernel that uses it.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT: memref.load
+// CHECK: gpu.launch
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK: memref.store %[[V]]
+func.func @main(%pad: memref<f32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %v = memref.load %pad[] : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %v, %out[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 func.func @main(%a: memref<4xindex>, %b: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{infc-map-to-gpu: the host would need the result of 'memref.load', which runs on the GPU}}

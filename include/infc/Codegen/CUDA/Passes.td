@@ -51,8 +51,10 @@ def InfcMapToGpu : Pass<"infc-map-to-gpu", "mlir::func::FuncOp"> {
     into the module `@infc_kernels`, each named after its ONNX node, for
     `gpu-kernel-outlining`.
 
-    The host function is left with launches and memref views only: an op that would read
-    device memory on the host is an error naming it.
+    A top-level load of a buffer the function never writes (a Pad's run-time padding value)
+    is moved into the kernels that use its value. The host function is left with launches
+    and memref views only: an op that would read device memory on the host is an error
+    naming it.
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"256", "Threads per block">,

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Device memory and a caller's stream (ABI 1.2) for --target cuda, on the stand-in driver.
+
+    check_cuda_device_io.py --infc BUILD/bin/infc --model M.onnx --inputs M.inputs.npz
+                            --mock-driver libinfc_mock_cuda.so --work DIR
+
+Compiles the model with --target cuda and drives it through the C ABI (ctypes) with the
+stand-in driver (mock_cuda.c: device memory is host memory, kernels only logged), whose log
+shows what reached the driver:
+  - inputs and outputs in device memory (INFC_TENSOR_DEVICE) on the caller's stream
+    (infc_session_options.cuda_stream): with the CUDA graph they are copied device-to-device
+    into the buffers the graph was captured with (one copy per input and per output, none
+    through the host), the graph is launched on the caller's stream, and the run returns
+    without synchronizing; the device output holds what the session's buffer held;
+  - the same without a graph (INFC_CUDA_GRAPHS=0): no copy at all (the kernels get the
+    caller's buffers);
+  - a host input with a device output still synchronizes (the host memory is done when the
+    run returns);
+  - a library-owned output (data NULL) with INFC_TENSOR_DEVICE, and unknown flags, are
+    refused with a message.
+Each stage runs in a child process (the driver is opened once per process). Prints PASS/FAIL
+per stage and exits 1 on any failure.
+"""
+
+import argparse
+import collections
+import ctypes
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+sys.dont_write_bytecode = True
+import harness  # noqa: E402
+
+DEVICE = 1  # INFC_TENSOR_DEVICE
+
+
+def child(args):
+    """One stage, in this process: prints the stage's findings, exits 0 when they hold."""
+    sys.path.insert(0, harness.DEFAULT_PYTHON_DIR)
+    from infc import _abi
+    mock = ctypes.CDLL(args.mock_driver)  # the same instance the runtime dlopens
+    mock.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+    mock.cuStreamCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
+    lib = _abi.open_library(args.so)
+    inputs = dict(np.load(args.inputs))
+    model = ctypes.c_void_p()
+    assert lib.infc_model_create(ctypes.byref(model)) == 0
+    stream = ctypes.c_void_p()
+    mock.cuStreamCreate(ctypes.byref(stream), 0)
+    err = ctypes.create_string_buffer(512)
+    opts = _abi.SessionOptions(ctypes.sizeof(_abi.SessionOptions), 0,
+                               ctypes.cast(err, ctypes.c_void_p), 512, stream)
+    session = ctypes.c_void_p()
+    st = lib.infc_session_create(model, ctypes.byref(opts), ctypes.byref(session))
+    if st:
+        print(f"session: status {st}: {err.value.decode()}")
+        return 1
+
+    def device_copy(array):
+        ptr = ctypes.c_uint64()
+        mock.cuMemAlloc_v2(ctypes.byref(ptr), max(array.nbytes, 1))
+        ctypes.memmove(ptr.value, array.ctypes.data, array.nbytes)
+        return ptr.value
+
+    n_in = lib.infc_model_num_inputs(model)
+    n_out = lib.infc_model_num_outputs(model)
+    keep = []
+
+    def tensor(info, data, flags):
+        shape = (ctypes.c_int64 * max(info.rank, 1))(*[info.shape[k] for k in range(info.rank)])
+        keep.append(shape)
+        return _abi.Tensor(data, info.dtype, info.rank, shape, 0, flags, 0)
+
+    ins = (_abi.Tensor * n_in)()
+    for i in range(n_in):
+        info = _abi.IOInfo()
+        lib.infc_model_input_info(model, i, ctypes.byref(info))
+        value = np.ascontiguousarray(inputs[info.name.decode()])
+        keep.append(value)
+        host_input = args.stage == "host-input" and i == 0
+        ins[i] = tensor(info, value.ctypes.data if host_input else device_copy(value),
+                        0 if host_input else DEVICE)
+    outs = (_abi.Tensor * n_out)()
+    out_bytes = []
+    for j in range(n_out):
+        info = _abi.IOInfo()
+        lib.infc_model_output_info(model, j, ctypes.byref(info))
+        sentinel = np.full(info.byte_size, 0x5A, np.uint8)  # the mock's buffers start zeroed
+        out_bytes.append(info.byte_size)
+        outs[j] = tensor(info, device_copy(sentinel), DEVICE)
+    if args.stage == "library-owned":
+        outs[0].data = None
+    if args.stage == "bad-flags":
+        ins[0].flags = 6
+    open(args.log, "w").close()  # the run's calls only
+    st = lib.infc_run(session, ins, n_in, outs, n_out)
+    message = lib.infc_session_error(session).decode()
+    if args.stage in ("library-owned", "bad-flags"):
+        want = "library-owned output" if args.stage == "library-owned" else "flags and reserved"
+        ok = st == 1 and want in message
+        print(f"status {st}: {message}")
+        return 0 if ok else 1
+    if st:
+        print(f"run: status {st}: {message}")
+        return 1
+    ops = [line.split() for line in open(args.log)]
+    names = [op[0] for op in ops]
+    problems = []
+    graphs = args.stage != "no-graph"
+    host_in = args.stage == "host-input"
+    want_dtod = (0 if not graphs else (n_in - host_in) + n_out)
+    if names.count("dtod") != want_dtod:
+        problems.append(f"{names.count('dtod')} device-to-device copies, expected {want_dtod}")
+    if names.count("htod") != host_in or "dtoh" in names:
+        problems.append(f"host copies: {names.count('htod')} in, {names.count('dtoh')} out")
+    if ("sync" in names) != host_in:
+        problems.append("synchronized" if not host_in else "did not synchronize")
+    if graphs != ("graph-launch" in names):
+        problems.append("graph launch missing" if graphs else "a graph without graphs")
+    if graphs:  # the device outputs now hold the session's (zeroed) buffers
+        for j in range(n_out):
+            got = np.ctypeslib.as_array(ctypes.cast(outs[j].data, ctypes.POINTER(ctypes.c_uint8)),
+                                        (out_bytes[j],))
+            if out_bytes[j] and (got == 0x5A).all():
+                problems.append(f"output {j} was not written")
+    counts = ", ".join(f"{n} {op}" for op, n in collections.Counter(names).items())
+    print("; ".join(problems) if problems else f"ok: {counts}")
+    return 1 if problems else 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--infc")
+    ap.add_argument("--model")
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--mock-driver", required=True)
+    ap.add_argument("--work")
+    ap.add_argument("--stage", help=argparse.SUPPRESS)
+    ap.add_argument("--so", help=argparse.SUPPRESS)
+    ap.add_argument("--log", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.stage:
+        return child(args)
+    os.makedirs(args.work, exist_ok=True)
+    so = os.path.join(args.work, "model.so")
+    r = harness.run_tool([args.infc, "compile", args.model, "--target", "cuda", "-o", so], 600)
+    if r.returncode:
+        print(f"FAIL compile\n{r.describe()}")
+        return 1
+    failed = 0
+    for stage in ("device", "no-graph", "host-input", "library-owned", "bad-flags"):
+        log = os.path.join(args.work, stage + ".log")
+        env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log)
+        if stage == "no-graph":
+            env["INFC_CUDA_GRAPHS"] = "0"
+        p = subprocess.run([sys.executable, __file__, "--stage", stage, "--so", so,
+                            "--inputs", args.inputs, "--mock-driver", args.mock_driver,
+                            "--log", log], capture_output=True, text=True, env=env, timeout=300)
+        ok = p.returncode == 0
+        failed += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {stage}: {p.stdout.strip()} {p.stderr.strip()[-2000:]}")
+    print(f"{5 - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
