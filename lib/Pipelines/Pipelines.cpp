@@ -112,8 +112,10 @@ static void addGraphPasses(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-static void addLinalgPasses(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(infc::createConvertInfcToLinalg());
+static void addLinalgPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
+  infc::ConvertInfcToLinalgOptions seam;
+  seam.directConv = options.device == infc::Device::CUDA;
+  pm.addNestedPass<func::FuncOp>(infc::createConvertInfcToLinalg(seam));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   pm.addPass(createCSEPass());
@@ -270,7 +272,7 @@ void infc::buildInfcPipeline(OpPassManager &pm, const InfcPipelineOptions &optio
     addGraphPasses(pm);
   if (options.stopAfter == PipelineStage::Infc)
     return;
-  addLinalgPasses(pm);
+  addLinalgPasses(pm, options);
   if (options.stopAfter == PipelineStage::Linalg)
     return;
   if (options.device == infc::Device::CUDA)

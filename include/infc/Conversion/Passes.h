@@ -19,7 +19,7 @@ namespace infc {
 #include "infc/Conversion/Passes.h.inc"
 
 /// All infc-to-linalg patterns (the pass uses exactly these).
-void populateInfcToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateInfcToLinalgPatterns(mlir::RewritePatternSet &patterns, bool directConv = false);
 } // namespace infc
 
 #endif // INFC_CONVERSION_PASSES_H

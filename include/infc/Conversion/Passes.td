@@ -12,6 +12,11 @@ def ConvertInfcToLinalg : Pass<"convert-infc-to-linalg", "mlir::func::FuncOp"> {
     convolutions named linalg ops, reductions and normalizations generics with explicit
     accumulators.
   }];
+  let options = [
+    Option<"directConv", "direct-conv", "bool", /*default=*/"false",
+           "Convolutions as linalg convolution ops (one loop nest each: the GPU's choice) "
+           "instead of im2col + linalg.matmul (the CPU's register-tiled matmul)">,
+  ];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect", "mlir::scf::SCFDialect"

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCLINALGTOGPULOOPS
@@ -27,6 +28,10 @@ struct Lowering {
   SmallVector<int64_t> ranges;
   SmallVector<unsigned> parallel, reduction;
   SmallVector<Value> dims; // the loop counters, by loop dimension
+
+  /// The value a preceding linalg.fill gave the (single) output: the reduction starts from
+  /// it instead of reading the output back (and the fill is not run at all).
+  Value initialValue;
 
   Lowering(linalg::LinalgOp op) : op(op), loc(op.getLoc()) {}
 
@@ -100,6 +105,10 @@ struct Lowering {
     SmallVector<Value> accumulators;
     for (OpOperand &output : op.getDpsInitsMutable()) {
       bool used = !reduction.empty() || !op.getMatchingBlockArgument(&output).use_empty();
+      if (initialValue) {
+        accumulators.push_back(initialValue);
+        continue;
+      }
       accumulators.push_back(used ? memref::LoadOp::create(
                                         b, loc, output.get(),
                                         indices(b, op.getMatchingIndexingMap(&output)))
@@ -156,16 +165,63 @@ struct Lowering {
   }
 };
 
+/// The buffer a memref is part of: views are followed up to the memory plan's buffers
+/// (memref.view of the workspace), which never overlap while both are live.
+Value bufferOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (isa<memref::ViewOp>(view))
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// The fill of `op`'s only output right before it (no op between touches that buffer), if
+/// `op` reduces into it.
+linalg::FillOp fillToFold(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
+    return {};
+  Value out = op.getDpsInits()[0];
+  Value buffer = bufferOf(out);
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev); fill && fill.getOutputs()[0] == out)
+      return fill;
+    for (Value operand : prev->getOperands())
+      if (isa<MemRefType>(operand.getType()) && bufferOf(operand) == buffer)
+        return {};
+    if (prev->getNumRegions()) // a loop nest: it may touch anything
+      return {};
+  }
+  return {};
+}
+
 struct InfcLinalgToGpuLoopsPass
     : public infc::impl::InfcLinalgToGpuLoopsBase<InfcLinalgToGpuLoopsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
-    getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    SmallVector<linalg::LinalgOp> ops; // fills last: the reductions may absorb them
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::FillOp>(op))
+        ops.push_back(op);
+    });
     for (linalg::LinalgOp op : ops) {
       Lowering lowering(op);
+      if (!lowering.matches())
+        continue;
+      linalg::FillOp fill = fillToFold(op);
+      if (fill && fill.getInputs()[0].getParentBlock() == op->getBlock() &&
+          fill.getInputs()[0].getType() ==
+              cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType())
+        lowering.initialValue = fill.getInputs()[0];
+      lowering.run();
+      if (lowering.initialValue)
+        fill->erase();
+    }
+    // The fills left over (their buffer is read or written by something else first).
+    getOperation().walk([&](linalg::FillOp fill) {
+      Lowering lowering(fill);
       if (lowering.matches())
         lowering.run();
-    }
+    });
   }
 };
 } // namespace

@@ -213,9 +213,9 @@ bool lowering::isHalfFloat(Type type) {
   return et.isF16() || et.isBF16();
 }
 
-void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns) {
+void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns, bool directConv) {
   populateElementwisePatterns(patterns);
-  populateLinearPatterns(patterns);
+  populateLinearPatterns(patterns, directConv);
   populatePoolingPatterns(patterns);
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
@@ -268,6 +268,7 @@ static void flattenEmptyBoundaryTensors(func::FuncOp func) {
 namespace {
 struct ConvertInfcToLinalgPass
     : public infc::impl::ConvertInfcToLinalgBase<ConvertInfcToLinalgPass> {
+  using ConvertInfcToLinalgBase::ConvertInfcToLinalgBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     // float8/float4 values are only moved and cast: every other op would compute on bits.
@@ -300,7 +301,7 @@ struct ConvertInfcToLinalgPass
     target.addDynamicallyLegalOp<func::ReturnOp>(
         [&](func::ReturnOp op) { return signlessTypes.isLegal(op.getOperandTypes()); });
     RewritePatternSet patterns(ctx);
-    populateInfcToLinalgPatterns(patterns);
+    populateInfcToLinalgPatterns(patterns, directConv);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signlessTypes);
     populateReturnOpTypeConversionPattern(patterns, signlessTypes);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

@@ -243,9 +243,13 @@ CastOp castFromBytes(ConvOp op) {
 }
 
 /// conv: plain -> im2col + linalg.matmul (convAsMatmul), float depthwise (one filter per
-/// channel) -> depthwiseAsTapSum, other groups -> linalg.conv_2d_ngchw_gfchw.
+/// channel) -> depthwiseAsTapSum, other groups -> linalg.conv_2d_ngchw_gfchw. With
+/// directConv (the GPU), plain and depthwise convs are linalg.conv_2d_nchw_fchw and
+/// linalg.depthwise_conv_2d_nchw_chw: one loop nest each, no im2col buffer.
 struct ConvLowering : public OpConversionPattern<ConvOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConvLowering(MLIRContext *ctx, bool directConv)
+      : OpConversionPattern(ctx), directConv(directConv) {}
+  bool directConv;
   LogicalResult matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -270,10 +274,16 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     if (narrow) {
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
                             resultType, isUnsigned(fromBytes.getInput().getType()));
+    } else if (group == 1 && directConv) {
+      Value acc = zeros(rewriter, loc, resultType.getShape(), et);
+      result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, TypeRange{resultType},
+                                                ValueRange{input, weight}, ValueRange{acc},
+                                                strides, dilations)
+                   .getResult(0);
     } else if (group == 1) {
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
                             resultType);
-    } else if (group == c && f == c && isa<FloatType>(et)) {
+    } else if (group == c && f == c && isa<FloatType>(et) && !directConv) {
       result = depthwiseAsTapSum(rewriter, loc, input, weight, op.getStrides(),
                                  op.getDilations(), resultType);
     } else if (group == c && f == c) {
@@ -314,6 +324,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
 };
 } // namespace
 
-void infc::populateLinearPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatMulLowering, ConvLowering>(patterns.getContext());
+void infc::populateLinearPatterns(RewritePatternSet &patterns, bool directConv) {
+  patterns.add<MatMulLowering>(patterns.getContext());
+  patterns.add<ConvLowering>(patterns.getContext(), directConv);
 }

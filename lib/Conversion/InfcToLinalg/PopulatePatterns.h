@@ -12,7 +12,7 @@
 
 namespace infc {
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
-void populateLinearPatterns(mlir::RewritePatternSet &patterns);
+void populateLinearPatterns(mlir::RewritePatternSet &patterns, bool directConv);
 void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);

@@ -68,3 +68,34 @@ func.func @sum(%x: memref<8xf32>, %s: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// A fill of a matmul's output right before it: the reduction starts from the fill value, no
+// fill loop is left and the output is never read. A fill whose buffer is read in between
+// stays.
+// CHECK-LABEL: func.func @fill_then_matmul
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x16xf32>, %[[C:.*]]: memref<4x16xf32>, %[[D:.*]]: memref<4x16xf32>, %[[E:.*]]: memref<4x16xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load %[[C]]
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
+// CHECK: memref.store %{{.*}}, %[[C]]
+// CHECK: scf.parallel
+// CHECK: memref.store %[[ZERO]], %[[D]]
+// CHECK: scf.parallel
+// CHECK: memref.store %{{.*}}, %[[E]]
+// CHECK: scf.parallel
+// CHECK: memref.load %[[D]]
+// CHECK: scf.for
+// CHECK-NOT: linalg.
+func.func @fill_then_matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>,
+                            %d: memref<4x16xf32>, %e: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.fill ins(%zero : f32) outs(%d : memref<4x16xf32>)
+  linalg.copy ins(%d : memref<4x16xf32>) outs(%e : memref<4x16xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%d : memref<4x16xf32>)
+  return
+}

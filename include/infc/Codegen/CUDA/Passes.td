@@ -32,8 +32,10 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     reduction dimensions as nested `scf.for` carrying the partial results as loop values,
     and stores them once. Upstream's `convert-linalg-to-parallel-loops` loads and stores the
     output in every reduction step, a global-memory round trip per multiply-add on a GPU.
-    Inputs the payload does not read (a pooling window) are not loaded. Ops it does not
-    match (dynamic shapes) are left for upstream's lowering.
+    Inputs the payload does not read (a pooling window) are not loaded. A `linalg.fill` of a
+    reduction's output right before it (nothing between touches that buffer) is folded in:
+    the reduction starts from the fill value instead of reading the output, and the fill
+    kernel is gone. Ops it does not match (dynamic shapes) are left for upstream's lowering.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];
