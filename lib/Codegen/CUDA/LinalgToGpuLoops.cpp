@@ -11,7 +11,9 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace infc {
@@ -22,6 +24,44 @@ namespace infc {
 using namespace mlir;
 
 namespace {
+/// The buffer a memref is part of: views are followed up to the memory plan's buffers
+/// (memref.view of the workspace), which never overlap while both are live.
+Value bufferOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (isa<memref::ViewOp>(view))
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// Bytes [first, last) of a memory plan buffer inside the workspace, if `buffer` is one.
+std::optional<std::pair<int64_t, int64_t>> workspaceRange(Value buffer) {
+  auto view = buffer.getDefiningOp<memref::ViewOp>();
+  auto type = view ? dyn_cast<MemRefType>(view.getType()) : MemRefType();
+  std::optional<int64_t> offset =
+      view ? getConstantIntValue(view.getByteShift()) : std::nullopt;
+  if (!offset || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  int64_t bytes = type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  return std::make_pair(*offset, *offset + bytes);
+}
+
+/// Whether two memrefs may share bytes. Distinct function arguments never do (the runtime
+/// refuses overlapping inputs and outputs); memory plan buffers do when their ranges meet
+/// (buffers live at different times share bytes).
+bool mayOverlap(Value a, Value b) {
+  Value ra = bufferOf(a), rb = bufferOf(b);
+  if (ra == rb)
+    return true;
+  auto va = ra.getDefiningOp<memref::ViewOp>(), vb = rb.getDefiningOp<memref::ViewOp>();
+  Value sa = va ? va.getSource() : ra, sb = vb ? vb.getSource() : rb;
+  if (sa != sb)
+    return !isa<BlockArgument>(sa) || !isa<BlockArgument>(sb);
+  auto x = workspaceRange(ra), y = workspaceRange(rb);
+  return !x || !y || (x->first < y->second && y->first < x->second);
+}
+
 struct Lowering {
   linalg::LinalgOp op;
   Location loc;
@@ -32,6 +72,13 @@ struct Lowering {
   /// The value a preceding linalg.fill gave the (single) output: the reduction starts from
   /// it instead of reading the output back (and the fill is not run at all).
   Value initialValue;
+  /// An elementwise op right after this reduction that reads its output at the same point
+  /// (a bias add, an activation): it runs in the same thread on the value just computed,
+  /// so it needs no kernel and no read of the output back.
+  Lowering *epilogue = nullptr;
+  /// Inputs whose value at the current point is already at hand (the epilogue's view of the
+  /// reduction's result).
+  DenseMap<Value, Value> known;
 
   Lowering(linalg::LinalgOp op) : op(op), loc(op.getLoc()) {}
 
@@ -60,7 +107,9 @@ struct Lowering {
       if (arg.use_empty())
         continue;
       Value v = input->get();
-      if (isa<MemRefType>(v.getType()))
+      if (Value at = known.lookup(v))
+        v = at;
+      else if (isa<MemRefType>(v.getType()))
         v = memref::LoadOp::create(b, loc, v, indices(b, op.getMatchingIndexingMap(input)));
       mapping.map(arg, v);
     }
@@ -117,9 +166,17 @@ struct Lowering {
     }
     SmallVector<Value> results = reduce(b, 0, accumulators);
     zeroReductionDims(); // the loop counters are out of scope here
-    for (auto [k, output] : llvm::enumerate(op.getDpsInitsMutable()))
-      memref::StoreOp::create(b, loc, results[k], output.get(),
-                              indices(b, op.getMatchingIndexingMap(&output)));
+    SmallVector<Value> outputPoint;
+    for (auto [k, output] : llvm::enumerate(op.getDpsInitsMutable())) {
+      outputPoint = indices(b, op.getMatchingIndexingMap(&output));
+      memref::StoreOp::create(b, loc, results[k], output.get(), outputPoint);
+    }
+    if (epilogue) {
+      // The output is still stored: something later may read it.
+      epilogue->known[op.getDpsInits()[0]] = results[0];
+      epilogue->dims.assign(outputPoint.begin(), outputPoint.end());
+      epilogue->point(b);
+    }
   }
 
   /// Whether this lowering applies: static loop ranges, buffers, outputs that depend on the
@@ -138,6 +195,38 @@ struct Lowering {
         return false;
     }
     return true;
+  }
+
+  /// Whether `next` can run as this reduction's epilogue: all parallel over exactly the
+  /// output's shape, reading the output only at the point it writes (identity maps),
+  /// with one output of its own.
+  bool takesEpilogue(linalg::LinalgOp next) {
+    if (reduction.empty() || op.getNumDpsInits() != 1 || next.getNumDpsInits() != 1 ||
+        !next.hasPureBufferSemantics() || next.getNumReductionLoops() ||
+        isa<linalg::FillOp>(next) || next->getNumResults())
+      return false;
+    Value out = op.getDpsInits()[0];
+    auto outType = cast<MemRefType>(out.getType());
+    if (!op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isProjectedPermutation() ||
+        next.getNumLoops() != outType.getRank() ||
+        !llvm::equal(next.getStaticLoopRanges(), outType.getShape()))
+      return false;
+    // The fused loop writes the epilogue's output while other threads still read the
+    // reduction's inputs: they must not share memory (the memory plan lets buffers that
+    // were live at different times share bytes).
+    Value result = next.getDpsInits()[0];
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()) && mayOverlap(result, input->get()))
+        return false;
+    bool reads = false;
+    for (OpOperand &operand : next->getOpOperands()) {
+      if (operand.get() != out)
+        continue;
+      if (!next.getMatchingIndexingMap(&operand).isIdentity() || next.isDpsInit(&operand))
+        return false;
+      reads = true;
+    }
+    return reads;
   }
 
   void run() {
@@ -164,17 +253,6 @@ struct Lowering {
     op->erase();
   }
 };
-
-/// The buffer a memref is part of: views are followed up to the memory plan's buffers
-/// (memref.view of the workspace), which never overlap while both are live.
-Value bufferOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
-    if (isa<memref::ViewOp>(view))
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
 
 /// The fill of `op`'s only output right before it (no op between touches that buffer), if
 /// `op` reduces into it.
@@ -203,7 +281,10 @@ struct InfcLinalgToGpuLoopsPass
       if (!isa<linalg::FillOp>(op))
         ops.push_back(op);
     });
+    DenseSet<Operation *> fused; // erased epilogues (the list still holds them)
     for (linalg::LinalgOp op : ops) {
+      if (fused.contains(op))
+        continue;
       Lowering lowering(op);
       if (!lowering.matches())
         continue;
@@ -212,9 +293,33 @@ struct InfcLinalgToGpuLoopsPass
           fill.getInputs()[0].getType() ==
               cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType())
         lowering.initialValue = fill.getInputs()[0];
+      // The next op, past pure ones (constants, views), is the epilogue candidate.
+      Operation *next = op->getNextNode();
+      while (next && isMemoryEffectFree(next) && !next->getNumRegions())
+        next = next->getNextNode();
+      auto nextOp = dyn_cast_or_null<linalg::LinalgOp>(next);
+      std::optional<Lowering> epilogue;
+      if (nextOp && lowering.takesEpilogue(nextOp)) {
+        epilogue.emplace(nextOp);
+        if (epilogue->matches()) {
+          // The pure ops between (the bias's view, say) move up: the fused loop uses them.
+          for (Operation *between = op->getNextNode(); between != next;) {
+            Operation *moved = between;
+            between = between->getNextNode();
+            moved->moveBefore(op);
+          }
+          lowering.epilogue = &*epilogue;
+        } else {
+          epilogue.reset();
+        }
+      }
       lowering.run();
       if (lowering.initialValue)
         fill->erase();
+      if (lowering.epilogue) {
+        fused.insert(nextOp);
+        nextOp->erase();
+      }
     }
     // The fills left over (their buffer is read or written by something else first).
     getOperation().walk([&](linalg::FillOp fill) {

@@ -99,3 +99,63 @@ func.func @fill_then_matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memre
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%d : memref<4x16xf32>)
   return
 }
+
+// -----
+
+// An elementwise op right after a reduction that reads its output at the same point (a bias
+// add) runs in the same thread on the value just computed: no loop of its own, no load of
+// the matmul's output. The output is still stored.
+// CHECK-LABEL: func.func @epilogue
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[BIAS:.*]]: memref<16xf32>, %[[C:.*]]: memref<4x16xf32>, %[[Y:.*]]: memref<4x16xf32>)
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
+// CHECK: %[[B:.*]] = memref.load %[[BIAS]][%[[J]]]
+// CHECK: %[[R:.*]] = arith.addf %[[SUM]], %[[B]] : f32
+// CHECK: memref.store %[[R]], %[[Y]][%[[I]], %[[J]]]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @epilogue(%a: memref<4x8xf32>, %w: memref<8x16xf32>, %bias: memref<16xf32>,
+                    %c: memref<4x16xf32>, %y: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%a, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<4x16xf32>, memref<16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Not when the epilogue's output shares bytes with the matmul's input (the memory plan put
+// two buffers that were live at different times at one offset): the fused loop would
+// overwrite what other threads still read.
+// CHECK-LABEL: func.func @epilogue_overlap
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.reduce
+// CHECK: scf.parallel
+// CHECK: arith.addf
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_overlap(%ws: memref<1024xi8>, %w: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c512 = arith.constant 512 : index
+  %a = memref.view %ws[%c0][] : memref<1024xi8> to memref<4x16xf32>
+  %c = memref.view %ws[%c512][] : memref<1024xi8> to memref<4x16xf32>
+  %y = memref.view %ws[%c0][] : memref<1024xi8> to memref<4x16xf32>
+  linalg.matmul ins(%a, %w : memref<4x16xf32>, memref<16x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -35,7 +35,11 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     Inputs the payload does not read (a pooling window) are not loaded. A `linalg.fill` of a
     reduction's output right before it (nothing between touches that buffer) is folded in:
     the reduction starts from the fill value instead of reading the output, and the fill
-    kernel is gone. Ops it does not match (dynamic shapes) are left for upstream's lowering.
+    kernel is gone. An all-parallel op right after a reduction that reads its output at the
+    same point (a bias add, an activation) is fused into it: the same thread applies it to
+    the value it just computed (the output is still stored), unless its output may share
+    bytes with the reduction's inputs. Ops it does not match (dynamic shapes) are left for
+    upstream's lowering.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];
