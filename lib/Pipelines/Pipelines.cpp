@@ -217,6 +217,7 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
 /// in device memory, the host function a sequence of launches (runtime/cuda.c implements
 /// the mgpu* calls it makes over the CUDA driver).
 static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(infc::createInfcPadToGeneric());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addBufferization(pm);

@@ -4,6 +4,20 @@
 
 include "mlir/Pass/PassBase.td"
 
+def InfcPadToGeneric : Pass<"infc-pad-to-generic", "mlir::func::FuncOp"> {
+  let summary = "Turn tensor.pad into one linalg.generic over the padded result";
+  let description = [{
+    Bufferized, a `tensor.pad` is a fill of the whole result and a copy of the source into
+    it: two kernels on a GPU, the interior written twice. This pass rewrites a pad of static
+    shape, non-negative static amounts and a padding value from outside its region into a
+    `linalg.generic` over the result whose body reads the source at the clamped index
+    (`tensor.extract`) and selects the padding value outside it: one kernel, each element
+    written once. Other pads are left alone.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcPackWeights : Pass<"infc-pack-weights", "mlir::ModuleOp"> {
   let summary = "Put every constant the entry function reads into one weights argument";
   let description = [{

@@ -1,0 +1,82 @@
+//===- PadToGeneric.cpp - tensor.pad as one elementwise loop nest ---------===//
+//
+// Bufferized, a tensor.pad is a fill of the whole result and then a copy of the source into
+// its middle: two kernels and two writes of the interior. As a linalg.generic over the
+// result that reads the source where it lies inside and takes the padding value elsewhere,
+// it is one kernel writing each element once.
+//
+//===----------------------------------------------------------------------===//
+#include "infc/Codegen/CUDA/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace infc {
+#define GEN_PASS_DEF_INFCPADTOGENERIC
+#include "infc/Codegen/CUDA/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+
+namespace {
+struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToGenericPass> {
+  void runOnOperation() override {
+    SmallVector<tensor::PadOp> pads;
+    getOperation().walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+    for (tensor::PadOp pad : pads) {
+      RankedTensorType type = pad.getResultType();
+      RankedTensorType sourceType = pad.getSourceType();
+      Value padding = pad.getConstantPaddingValue();
+      if (!padding || !type.hasStaticShape() || !sourceType.hasStaticShape() ||
+          !pad.getStaticLow().size() ||
+          llvm::any_of(pad.getStaticLow(), ShapedType::isDynamic) ||
+          llvm::any_of(pad.getStaticHigh(), ShapedType::isDynamic) ||
+          llvm::any_of(pad.getStaticLow(), [](int64_t v) { return v < 0; }) ||
+          llvm::any_of(pad.getStaticHigh(), [](int64_t v) { return v < 0; }) ||
+          llvm::is_contained(sourceType.getShape(), 0))
+        continue;
+      OpBuilder b(pad);
+      Location loc = pad.getLoc();
+      int64_t rank = type.getRank();
+      Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+      SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+      SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+      Value source = pad.getSource();
+      ArrayRef<int64_t> low = pad.getStaticLow();
+      auto generic = linalg::GenericOp::create(
+          b, loc, TypeRange{type}, ValueRange{}, ValueRange{init}, maps, iterators,
+          [&](OpBuilder &nb, Location nl, ValueRange) {
+            auto c = [&](int64_t v) {
+              return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+            };
+            Value inside;
+            SmallVector<Value> at;
+            for (int64_t d = 0; d < rank; ++d) {
+              Value i = linalg::IndexOp::create(nb, nl, d);
+              int64_t size = sourceType.getDimSize(d);
+              if (low[d] == 0 && size == type.getDimSize(d)) {
+                at.push_back(i);
+                continue;
+              }
+              // The source index, clamped so the read stays inside even where unused.
+              Value shifted = arith::SubIOp::create(nb, nl, i, c(low[d]));
+              Value clamped = arith::MinSIOp::create(
+                  nb, nl, arith::MaxSIOp::create(nb, nl, shifted, c(0)), c(size - 1));
+              Value in = arith::AndIOp::create(
+                  nb, nl, arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, i, c(low[d])),
+                  arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i,
+                                        c(low[d] + size)));
+              inside = inside ? arith::AndIOp::create(nb, nl, inside, in).getResult() : in;
+              at.push_back(clamped);
+            }
+            Value v = tensor::ExtractOp::create(nb, nl, source, at);
+            if (inside)
+              v = arith::SelectOp::create(nb, nl, inside, v, padding);
+            linalg::YieldOp::create(nb, nl, v);
+          });
+      pad.replaceAllUsesWith(generic.getResult(0));
+      pad.erase();
+    }
+  }
+};
+} // namespace
