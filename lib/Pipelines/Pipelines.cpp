@@ -218,6 +218,11 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
 /// the mgpu* calls it makes over the CUDA driver).
 static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(infc::createInfcPadToGeneric());
+  if (options.precision != "fp32") {
+    infc::InfcLowerPrecisionOptions precision;
+    precision.precision = options.precision;
+    pm.addNestedPass<func::FuncOp>(infc::createInfcLowerPrecision(precision));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addBufferization(pm);
@@ -300,6 +305,9 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                               llvm::cl::desc("CUDA: GPU architectures (default sm_80,sm_90)")};
   Option<std::string> cudaPath{*this, "cuda-path", llvm::cl::desc("CUDA toolkit"),
                                llvm::cl::init("/usr/local/cuda")};
+  Option<std::string> precision{*this, "precision",
+                                llvm::cl::desc("CUDA: fp32 (default), fp16 or bf16"),
+                                llvm::cl::init("fp32")};
 };
 } // namespace
 
@@ -317,6 +325,7 @@ void infc::registerInfcPipelines() {
         if (!cl.gpu.empty())
           options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
         options.cudaPath = cl.cudaPath;
+        options.precision = cl.precision;
         if (cl.stopAfter == "infc")
           options.stopAfter = PipelineStage::Infc;
         else if (cl.stopAfter == "linalg")

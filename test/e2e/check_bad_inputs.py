@@ -27,7 +27,8 @@ Compile cases:
   g1-g3  --input-shape of the wrong rank, naming a non-existent input, malformed
   h      an ai.onnx opset from the future (99): the message mentions 'opset'
   t1-t2  --target cuda: an architecture ptxas refuses (its message comes along) and one that
-         is not sm_NN; an unknown --target, --gpu without --target cuda, --quantize with cuda
+         is not sm_NN; an unknown --target, --gpu or --precision without --target cuda,
+         --precision fp8, --quantize with cuda
   i      a Reshape whose shape is a graph input: refused, naming the input and --input-value;
          with --input-value it compiles, matches onnxruntime, and a run passing another
          shape fails cleanly
@@ -465,12 +466,17 @@ def _(ctx):
                       ["--target", "cuda", "--gpu", "compute_80"], label="--gpu compute_80")
 
 
-@case("t2", "an unknown --target, --gpu without --target cuda, --quantize with cuda")
+@case("t2", "an unknown --target, --gpu or --precision without --target cuda, --precision fp8, "
+            "--quantize with cuda")
 def _(ctx):
     p = save(tiny_model(), ctx.path("tiny.onnx"))
     ctx.compile_fails(p, [both(r"--target", r"tpu")], ["--target", "tpu"], label="tpu")
     ctx.compile_fails(p, [both(r"--gpu", r"--target cuda")], ["--gpu", "sm_90"],
                       label="--gpu alone")
+    ctx.compile_fails(p, [both(r"--precision", r"--target cuda")], ["--precision", "fp16"],
+                      label="--precision on the CPU")
+    ctx.compile_fails(p, [both(r"--precision", r"fp8")],
+                      ["--target", "cuda", "--precision", "fp8"], label="--precision fp8")
     ctx.compile_fails(p, [both(r"--quantize", r"cpu only|--target cuda")],
                       ["--target", "cuda", "--quantize", "int8", "--calibration", ctx.path()],
                       label="--quantize")

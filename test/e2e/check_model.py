@@ -43,6 +43,9 @@ def main(argv=None):
     ap.add_argument("--work", required=True, help="scratch directory (recreated)")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-5)
+    ap.add_argument("--rel-l2", type=float, default=None,
+                    help="instead of rtol/atol: pass when ||got - ref|| / ||ref|| (L2, per "
+                         "output) is at most this (reduced precision: --precision fp16)")
     ap.add_argument("--input-shape", action="append", default=[],
                     help="passed to infc compile (repeatable), e.g. input_ids=1x128")
     ap.add_argument("--compile-arg", action="append", default=[],
@@ -106,7 +109,10 @@ def main(argv=None):
                 failures.append(f"{mode}: missing output {out_name!r}")
                 print(f"  [{mode}] {out_name}: MISSING")
                 continue
-            ok, summary = harness.compare(outputs[out_name], expected, args.rtol, args.atol)
+            if args.rel_l2 is not None:
+                ok, summary = harness.compare_rel_l2(outputs[out_name], expected, args.rel_l2)
+            else:
+                ok, summary = harness.compare(outputs[out_name], expected, args.rtol, args.atol)
             print(f"  [{mode}] {out_name} {list(expected.shape)} {expected.dtype}: {summary}"
                   f"  {'ok' if ok else 'MISMATCH'}")
             if not ok:

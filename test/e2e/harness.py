@@ -111,6 +111,20 @@ def import_infc(python_dir):
     return importlib.import_module("infc")
 
 
+def compare_rel_l2(got, ref, limit):
+    """For reduced precision, where single elements near zero have no meaningful relative
+    error: ||got - ref|| / ||ref|| (L2) at most limit, every value finite."""
+    got = np.asarray(got)
+    if got.shape != ref.shape or got.dtype != ref.dtype:
+        return False, f"{got.dtype}{list(got.shape)} != reference {ref.dtype}{list(ref.shape)}"
+    g64, r64 = got.astype(np.float64), ref.astype(np.float64)
+    if not np.isfinite(g64).all():
+        return False, "non-finite values"
+    norm = np.linalg.norm(r64)
+    rel = np.linalg.norm(g64 - r64) / norm if norm else np.linalg.norm(g64)
+    return rel <= limit, f"relative L2 error {rel:.3e} (limit {limit:g})"
+
+
 def compare(got, ref, rtol, atol):
     """Compare an output with its reference. Returns (ok, summary) where the summary gives the
     max absolute error, the max relative error, and the worst element against the tolerance

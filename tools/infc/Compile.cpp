@@ -31,7 +31,7 @@ int infc::fail(const std::string &message) {
 namespace {
 struct CompileOptions {
   std::string input, output, emit = "so", header, cpu, quantize, device = "cpu", gpus,
-      cudaPath;
+      cudaPath, precision = "fp32";
   int optLevel = 3;
   bool report = false;
   infc::OnnxImportOptions import;
@@ -191,7 +191,8 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     std::string v;
     if (value("-o", o.output) || value("--output", o.output) || value("--emit", o.emit) ||
         value("--header", o.header) || value("--cpu", o.cpu) || value("--target", o.device) ||
-        value("--gpu", o.gpus) || value("--cuda-path", o.cudaPath))
+        value("--gpu", o.gpus) || value("--cuda-path", o.cudaPath) ||
+        value("--precision", o.precision))
       continue;
     if (value("--input-shape", v)) {
       std::string error;
@@ -254,6 +255,10 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     return fail("unknown --target=" + o.device + " (cpu, cuda, or cuda-emulator for tests)");
   if (o.device != "cuda" && (!o.gpus.empty() || !o.cudaPath.empty()))
     return fail("--gpu and --cuda-path need --target cuda");
+  if (o.precision != "fp32" && o.precision != "fp16" && o.precision != "bf16")
+    return fail("unknown --precision=" + o.precision + " (fp32, fp16 or bf16)");
+  if (o.precision != "fp32" && o.device == "cpu")
+    return fail("--precision " + o.precision + " needs --target cuda (the CPU computes in fp32)");
   if (o.device != "cpu" && !o.quantize.empty())
     return fail("--quantize int8 runs on the CPU only for now; drop --target cuda or "
                 "--quantize");
@@ -306,6 +311,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   if (o.device != "cpu") {
     pipeline.device = Device::CUDA;
     pipeline.emulateGpu = o.device == "cuda-emulator";
+    pipeline.precision = o.precision;
     if (!o.gpus.empty()) {
       llvm::SmallVector<llvm::StringRef> archs;
       llvm::StringRef(o.gpus).split(archs, ',', -1, false);

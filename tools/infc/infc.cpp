@@ -19,6 +19,7 @@ static const char *kUsage =
     "                                   to test the GPU lowering without a GPU)\n"
     "      --gpu sm_80,sm_90            CUDA: architectures that get a cubin (plus the PTX)\n"
     "      --cuda-path DIR              CUDA: toolkit with ptxas and fatbinary\n"
+    "      --precision fp32|fp16|bf16   CUDA: matmul/conv operands in fp16 or bf16, f32 sums\n"
     "                                   (default $CUDA_PATH, else /usr/local/cuda)\n"
     "      -O0|-O1|-O2|-O3              LLVM optimization level (default -O3)\n"
     "      --quantize int8 --calibration DIR  int8 post-training quantization, calibrated on\n"

@@ -41,6 +41,9 @@ struct InfcPipelineOptions {
   /// CUDA: run the kernels' IR on the CPU instead, each launch as loops over its blocks and
   /// threads (infc-gpu-launch-to-loops), to test the GPU lowering without a GPU.
   bool emulateGpu = false;
+  /// CUDA: "fp16" or "bf16" stores the operands of matmuls and convolutions in that type,
+  /// accumulating in f32 (infc-lower-precision); "fp32" (default) leaves them.
+  std::string precision = "fp32";
 };
 
 /// Graph passes, then the seam (infc to linalg), then CPU or CUDA code generation down to

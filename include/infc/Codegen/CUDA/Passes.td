@@ -18,6 +18,24 @@ def InfcPadToGeneric : Pass<"infc-pad-to-generic", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def InfcLowerPrecision : Pass<"infc-lower-precision", "mlir::func::FuncOp"> {
+  let summary = "Store the operands of f32 matmuls and convolutions in fp16 or bf16";
+  let description = [{
+    `infc compile --precision fp16|bf16`: every f32 linalg matmul, batch matmul and
+    convolution (on tensors) is generalized, its inputs converted to the half type (constant
+    weights at compile time, other inputs by an elementwise conversion before it) and widened
+    back to f32 in its payload: products and sums stay f32. A product of two halves is exact
+    in f32, so the results are what a tensor core computes, and the operand bytes are halved.
+    Everything else stays f32.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
+           "fp16 or bf16">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcPackWeights : Pass<"infc-pack-weights", "mlir::ModuleOp"> {
   let summary = "Put every constant the entry function reads into one weights argument";
   let description = [{
