@@ -10,7 +10,8 @@ two steps:
      generates the models (test/models/make_zoo.py, seeded weights), compiles each with
      `infc compile --target cuda`, computes onnxruntime's CPU outputs on seeded inputs, and
      writes the pack: per model NAME.so.xz, NAME.inputs.npz, NAME.reference.npz, plus
-     manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32). To fit the 64 MiB, the large models (ResNet-50, BERT-base) have
+     manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32) and with
+     --precision fp16 (NAME_fp16: checked by relative L2 error <= 5e-3). To fit the 64 MiB, the large models (ResNet-50, BERT-base) have
      compressible weights: every initializer repeats its first 4096 values (same scale and
      distribution) and BatchNorm is the identity (so folding it keeps the repetition). Their
      latency does not depend on the values; correctness is still checked against ORT on
@@ -49,7 +50,7 @@ MODELS = {
     "bert_base": ("bert_base", True),
 }
 TILE = 4096
-BATCHED = ("resnet50", "bert_base")  # also at batch 32
+BATCHED = ("resnet50", "bert_base")  # also at batch 32, and with --precision fp16
 
 
 def with_batch(model, batch):
@@ -90,7 +91,7 @@ def compressible(model):
     return model
 
 
-def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile):
+def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile, extra=()):
     """Compiles one model for the GPU and adds it, its inputs and ORT's outputs to the pack."""
     import onnx
     onnx_path = os.path.join(work, name + ".bench.onnx")
@@ -98,7 +99,7 @@ def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile):
     so = os.path.join(work, name + ".so")
     t0 = time.perf_counter()
     r = subprocess.run([args.infc, "compile", onnx_path, "--target", "cuda", "--gpu",
-                        args.gpu, "-o", so], capture_output=True, text=True)
+                        args.gpu, "-o", so, *extra], capture_output=True, text=True)
     if r.returncode:
         log(f"{name}: compile failed, skipped:\n{r.stderr.strip()}")
         return
@@ -114,7 +115,7 @@ def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile):
     np.savez(os.path.join(pack, name + ".inputs.npz"), **inputs)
     np.savez_compressed(os.path.join(pack, name + ".reference.npz"), **reference)
     manifest["models"][name] = {"compile_s": round(compile_s, 2),
-                                "compressible_weights": tile}
+                                "compressible_weights": tile, "compile_args": list(extra)}
     log(f"{name}: compiled in {compile_s:.1f} s, packed "
         f"{os.path.getsize(os.path.join(pack, name + '.so.xz')) / 1e6:.2f} MB")
 
@@ -144,6 +145,11 @@ def prepare(args):
                              {k: np.repeat(v, 32, axis=0) for k, v in inputs.items()}))
         for variant, vmodel, vinputs in variants:
             pack_model(args, ort, pack, work, manifest, variant, vmodel, vinputs, tile)
+        if name in BATCHED:  # fp16 operands, f32 sums: checked by relative L2 error
+            pack_model(args, ort, pack, work, manifest, name + "_fp16", model, inputs, tile,
+                       ("--precision", "fp16"))
+            os.remove(os.path.join(pack, name + "_fp16.inputs.npz"))
+            manifest["models"][name + "_fp16"]["inputs"] = {"repeat": name, "times": 1}
         if name in BATCHED and name + "_b32" in manifest["models"]:
             # Batch 32 is batch 1 repeated: the run step rebuilds it (the pack stays small).
             os.remove(os.path.join(pack, name + "_b32.inputs.npz"))
@@ -230,9 +236,14 @@ def run(args):
             got = model(inputs)
             worst = 0.0
             ok = True
+            half = "--precision" in manifest["models"][name].get("compile_args", [])
             for k, ref in reference.items():
                 g = got[k]
-                err = np.abs(g.astype(np.float64) - ref) / (1e-4 + 1e-3 * np.abs(ref))
+                if half:  # relative L2 error, within fp16's 5e-3
+                    diff = np.linalg.norm(g.astype(np.float64) - ref)
+                    err = np.array([diff / max(np.linalg.norm(ref), 1e-30) / 5e-3])
+                else:  # fp32: rtol 1e-3, atol 1e-4
+                    err = np.abs(g.astype(np.float64) - ref) / (1e-4 + 1e-3 * np.abs(ref))
                 worst = max(worst, float(err.max()) if err.size else 0.0)
                 ok &= g.shape == ref.shape and bool(np.isfinite(g).all()) and worst <= 1.0
             row["match"] = bool(ok)
@@ -243,6 +254,7 @@ def run(args):
             row["error"] = str(e)
             failed += 1
         base, batch = (name[:-4], 32) if name.endswith("_b32") else (name, 1)
+        base = base[:-5] if base.endswith("_fp16") else base
         if base in BATCHED:
             row["torch_ms"] = torch_baseline(base, batch, args.warmup, args.iters)
         rows.append(row)
@@ -252,7 +264,7 @@ def run(args):
              f"runs after {args.warmup} warm-up; host inputs and outputs, copies included).",
              f"onnxruntime CUDA provider: {'yes' if ort_cuda else 'not installed here'}; "
              "baseline: PyTorch eager on the same GPU where it has the model.", "",
-             "| model (_b32: batch 32) | matches ORT (fp32) | infc ms | PyTorch ms "
+             "| model (_b32: batch 32, _fp16: --precision fp16) | matches ORT | infc ms | PyTorch ms "
              "| infc / PyTorch | session creation s |", "|---|---|---|---|---|---|"]
     for r in rows:
         ratio = (f"{r['infc_ms'] / r['torch_ms']:.2f}" if r.get("infc_ms") and r.get("torch_ms")
