@@ -9,7 +9,11 @@
 A numpy array must have the input's dtype (no silent precision loss: a float64 array for a
 float32 input is refused); Python lists and scalars are converted when numpy's 'same_kind'
 casting allows. Arrays are made C-contiguous. Everything else is checked by the runtime, whose
-message comes back in an infc.Error. Outputs are fresh numpy arrays the runtime writes into.
+message comes back in an infc.Error. For a model compiled with --target cuda, an input or
+an `out=` array may also be GPU memory: any object with __cuda_array_interface__ (a CuPy
+array, a PyTorch CUDA tensor), C-contiguous, on the model's device; no copy goes through the
+host. `m.session(cuda_stream=s)` enqueues runs on the caller's stream (an int CUstream, or
+an object with .cuda_stream or .ptr). Outputs are fresh numpy arrays the runtime writes into.
 A Model is safe to call from several threads (its default session is locked); for parallel
 runs give each thread its own m.session().
 """
@@ -60,6 +64,35 @@ def _io_infos(handle, count, getter):
     return tuple(infos), tuple(codes)
 
 
+class _DeviceArray:
+    """A C-contiguous array in GPU memory, read from its __cuda_array_interface__."""
+
+    def __init__(self, obj, what):
+        iface = obj.__cuda_array_interface__
+        self.shape = tuple(int(d) for d in iface["shape"])
+        self.dtype = np.dtype(iface["typestr"])
+        self.ptr, self.readonly = int(iface["data"][0]), bool(iface["data"][1])
+        strides = iface.get("strides")
+        dense = []
+        step = self.dtype.itemsize
+        for d in reversed(self.shape):
+            dense.insert(0, step)
+            step *= d
+        if strides is not None and tuple(strides) != tuple(dense) and 0 not in self.shape:
+            raise Error(Status.INVALID_ARGUMENT, f"{what}: a GPU array must be C-contiguous")
+        self.ndim = len(self.shape)
+        self.nbytes = step
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return None
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    return int(stream)
+
+
 def _merge_inputs(inputs, kwargs):
     """The positional dict/sequence form or the keyword form, not both."""
     if inputs is not None and kwargs:
@@ -96,9 +129,10 @@ class Model:
             handle, lib.infc_model_num_outputs(handle), lib.infc_model_output_info)
         self._session = Session(self, num_threads)
 
-    def session(self, num_threads=0):
-        """A new, independent session (its own workspace): one per thread runs in parallel."""
-        return Session(self, num_threads)
+    def session(self, num_threads=0, cuda_stream=None):
+        """A new, independent session (its own workspace): one per thread runs in parallel.
+        cuda_stream (a --target cuda model): the CUstream its runs are enqueued on."""
+        return Session(self, num_threads, cuda_stream)
 
     def run(self, inputs, out=None):
         """Runs the default session; see Session.run."""
@@ -148,14 +182,15 @@ class Model:
 class Session:
     """A runtime session: workspace and buffers allocated once; one run at a time (locked)."""
 
-    def __init__(self, model, num_threads=0):
+    def __init__(self, model, num_threads=0, cuda_stream=None):
         self.model = model  # keeps the library and the model alive
         self._lib = model._lib
         self._handle = None
         self._lock = threading.Lock()
         err = ctypes.create_string_buffer(512)
         opts = _abi.SessionOptions(ctypes.sizeof(_abi.SessionOptions), int(num_threads),
-                                   ctypes.cast(err, ctypes.c_void_p), len(err))
+                                   ctypes.cast(err, ctypes.c_void_p), len(err),
+                                   _stream_handle(cuda_stream))
         handle = ctypes.c_void_p()
         status = self._lib.infc_session_create(model._handle, ctypes.byref(opts),
                                                ctypes.byref(handle))
@@ -177,6 +212,15 @@ class Session:
         in_names = (ctypes.c_char_p * max(len(named), 1))()
         in_tensors = (_abi.Tensor * max(len(named), 1))()
         for k, (name, value) in enumerate(named.items()):
+            if hasattr(value, "__cuda_array_interface__"):
+                arr = _DeviceArray(value, f"input '{name}'")
+                io = self.model.inputs[index[name]] if name in index else None
+                code = (self.model._input_codes[index[name]] if io and arr.dtype == io.dtype
+                        else _abi.CODES.get(arr.dtype, 0))
+                keep.append(value)
+                in_names[k] = name.encode()
+                in_tensors[k] = self._tensor(arr, code, keep)
+                continue
             arr, code = self._to_array(value, index.get(name), name)
             keep.append(arr)
             in_names[k] = name.encode()
@@ -188,6 +232,17 @@ class Session:
         out_names = (ctypes.c_char_p * max(len(outs), 1))()
         out_tensors = (_abi.Tensor * max(len(outs), 1))()
         for j, io in enumerate(outs):
+            if io.name in out and hasattr(out[io.name], "__cuda_array_interface__"):
+                results[io.name] = obj = out.pop(io.name)
+                arr = _DeviceArray(obj, f"out['{io.name}']")
+                if arr.readonly:
+                    raise Error(Status.INVALID_ARGUMENT, f"out['{io.name}'] is read-only")
+                code = (self.model._output_codes[j] if arr.dtype == io.dtype
+                        else _abi.CODES.get(arr.dtype, 0))
+                keep.append(obj)
+                out_names[j] = io.name.encode()
+                out_tensors[j] = self._tensor(arr, code, keep)
+                continue
             if io.name in out:
                 arr = out.pop(io.name)
                 if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous or \
@@ -256,8 +311,10 @@ class Session:
     def _tensor(arr, code, keep):
         shape = (ctypes.c_int64 * max(arr.ndim, 1))(*arr.shape)
         keep.append(shape)
-        return _abi.Tensor(arr.ctypes.data, code, arr.ndim,
-                           ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), arr.nbytes, 0, 0)
+        device = isinstance(arr, _DeviceArray)
+        return _abi.Tensor(arr.ptr if device else arr.ctypes.data, code, arr.ndim,
+                           ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), arr.nbytes,
+                           _abi.TENSOR_DEVICE if device else 0, 0)
 
     def close(self):
         with self._lock:

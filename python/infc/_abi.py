@@ -6,6 +6,7 @@ import enum
 import numpy as np
 
 ABI_VERSION_MAJOR = 1
+TENSOR_DEVICE = 1  # infc_tensor.flags: device memory (ABI 1.2)
 
 
 class Status(enum.IntEnum):

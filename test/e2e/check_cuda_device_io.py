@@ -17,7 +17,10 @@ shows what reached the driver:
   - a host input with a device output still synchronizes (the host memory is done when the
     run returns);
   - a library-owned output (data NULL) with INFC_TENSOR_DEVICE, and unknown flags, are
-    refused with a message.
+    refused with a message;
+  - the Python package with objects that have __cuda_array_interface__ (as CuPy and
+    PyTorch CUDA tensors do) and a caller's stream: the same device-only run, the given
+    arrays returned; without out=, host outputs copied back and waited for.
 Each stage runs in a child process (the driver is opened once per process). Prints PASS/FAIL
 per stage and exits 1 on any failure.
 """
@@ -35,6 +38,58 @@ sys.dont_write_bytecode = True
 import harness  # noqa: E402
 
 DEVICE = 1  # INFC_TENSOR_DEVICE
+
+
+class FakeGpuArray:
+    """What CuPy or a PyTorch CUDA tensor show the wrapper: __cuda_array_interface__ over
+    (here, the stand-in driver's) device memory."""
+
+    def __init__(self, mock, array):
+        ptr = ctypes.c_uint64()
+        mock.cuMemAlloc_v2(ctypes.byref(ptr), max(array.nbytes, 1))
+        ctypes.memmove(ptr.value, array.ctypes.data, array.nbytes)
+        self.ptr, self.nbytes = ptr.value, array.nbytes
+        self.__cuda_array_interface__ = {"shape": array.shape, "typestr": array.dtype.str,
+                                         "data": (ptr.value, False), "strides": None,
+                                         "version": 3}
+
+    def bytes(self):
+        return ctypes.string_at(self.ptr, self.nbytes)
+
+
+def python_child(args):
+    """The Python package with GPU arrays: device inputs and outputs on a caller's stream."""
+    sys.path.insert(0, harness.DEFAULT_PYTHON_DIR)
+    import infc
+    mock = ctypes.CDLL(args.mock_driver)
+    mock.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+    mock.cuStreamCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
+    stream = ctypes.c_void_p()
+    mock.cuStreamCreate(ctypes.byref(stream), 0)
+    model = infc.load(args.so)
+    session = model.session(cuda_stream=stream.value)
+    inputs = {k: FakeGpuArray(mock, v) for k, v in np.load(args.inputs).items()}
+    outs = {io.name: FakeGpuArray(mock, np.full(io.shape, 7, io.dtype))
+            for io in model.outputs}
+    open(args.log, "w").close()
+    got = session.run(inputs, out=outs)
+    names = [line.split()[0] for line in open(args.log)]
+    problems = []
+    if any(got[k] is not outs[k] for k in outs):
+        problems.append("run() did not return the given GPU arrays")
+    if names.count("dtod") != len(inputs) + len(outs) or "htod" in names or "sync" in names:
+        problems.append(f"device run: {collections.Counter(names)}")
+    if any(set(o.bytes()) != {0} for o in outs.values()):  # the session's buffers: zeros
+        problems.append("a GPU output was not written")
+    # Host outputs (library-owned): copied back, and the run waits for them.
+    open(args.log, "w").close()
+    host = session.run(inputs)
+    names = [line.split()[0] for line in open(args.log)]
+    if names.count("dtoh") != len(outs) or "sync" not in names or \
+            not all(isinstance(v, np.ndarray) for v in host.values()):
+        problems.append(f"host outputs: {collections.Counter(names)}")
+    print("; ".join(problems) if problems else "ok")
+    return 1 if problems else 0
 
 
 def child(args):
@@ -143,6 +198,8 @@ def main(argv=None):
     ap.add_argument("--so", help=argparse.SUPPRESS)
     ap.add_argument("--log", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.stage == "python":
+        return python_child(args)
     if args.stage:
         return child(args)
     os.makedirs(args.work, exist_ok=True)
@@ -152,7 +209,8 @@ def main(argv=None):
         print(f"FAIL compile\n{r.describe()}")
         return 1
     failed = 0
-    for stage in ("device", "no-graph", "host-input", "library-owned", "bad-flags"):
+    stages = ("device", "no-graph", "host-input", "library-owned", "bad-flags", "python")
+    for stage in stages:
         log = os.path.join(args.work, stage + ".log")
         env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log)
         if stage == "no-graph":
@@ -163,7 +221,7 @@ def main(argv=None):
         ok = p.returncode == 0
         failed += not ok
         print(f"{'PASS' if ok else 'FAIL'} {stage}: {p.stdout.strip()} {p.stderr.strip()[-2000:]}")
-    print(f"{5 - failed} passed, {failed} failed")
+    print(f"{len(stages) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
