@@ -146,6 +146,8 @@ static void open_driver(void) {
 
 typedef struct cuda_module {
   const void *image; /* the fatbin, in the .so's read-only data */
+  size_t size;
+  void *aligned;     /* a copy when the image is not 8-byte aligned (the driver wants it) */
   CUmodule module;   /* loaded at the first launch */
   size_t num_functions, capacity;
   struct {
@@ -184,10 +186,11 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
 
 /* At load time (a global constructor): nothing reaches the driver yet. */
 void *mgpuModuleLoad(const void *data, size_t size) {
-  (void)size; /* a fatbin carries its own size */
   cuda_module *m = calloc(1, sizeof *m);
-  if (m)
+  if (m) {
     m->image = data;
+    m->size = size;
+  }
   return m;
 }
 
@@ -197,6 +200,7 @@ void mgpuModuleUnload(void *module) {
   cuda_module *m = module;
   if (m) {
     free(m->functions);
+    free(m->aligned);
     free(m);
   }
 }
@@ -214,7 +218,11 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
       f = m->functions[i].function;
   if (!f) {
     CUresult r = CUDA_SUCCESS;
-    if (!m->module && (r = drv.ModuleLoadData(&m->module, m->image)) != CUDA_SUCCESS) {
+    if (!m->module && ((uintptr_t)m->image % 8) && !m->aligned &&
+        posix_memalign(&m->aligned, 64, m->size ? m->size : 1) == 0)
+      memcpy(m->aligned, m->image, m->size);
+    const void *image = m->aligned ? m->aligned : m->image;
+    if (!m->module && (r = drv.ModuleLoadData(&m->module, image)) != CUDA_SUCCESS) {
       m->module = NULL;
       run_failed(r, "loading the kernels (the .so may hold no image for this GPU)", NULL);
     } else if ((r = drv.ModuleGetFunction(&f, m->module, name)) != CUDA_SUCCESS) {

@@ -114,7 +114,7 @@ EXPORT CUresult cuStreamSynchronize(void *s) {
   return s == &stream ? 0 : 400;
 }
 EXPORT CUresult cuModuleLoadData(void **module, const void *image) {
-  if (!is_fatbin(image))
+  if ((uintptr_t)image % 8 || !is_fatbin(image)) /* the driver reads the header as words */
     return 200; /* CUDA_ERROR_INVALID_IMAGE */
   /* The fatbin header: magic (u32), version (u16), header size (u16), payload size (u64). */
   uint16_t header;
