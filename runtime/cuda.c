@@ -32,6 +32,7 @@ enum {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NO_DEVICE = 100,
+  CU_STREAM_DEFAULT = 0, /* synchronizes with the legacy default stream */
   CU_STREAM_NON_BLOCKING = 1,
   CU_STREAM_CAPTURE_MODE_RELAXED = 2 /* the first launches load the kernel module */
 };
@@ -274,7 +275,12 @@ static CUdeviceptr weights_device;
 static size_t weights_users;
 
 struct infc__cuda_session {
-  CUstream stream;        /* the session's own: the graph is captured on it */
+  /* The session's own stream for runs. It synchronizes with the legacy default stream, where
+   * CuPy and PyTorch put their work by default, so device inputs the caller just wrote are
+   * complete before a run reads them (and device outputs before the caller's next work). */
+  CUstream stream;
+  CUstream capture_stream; /* non-blocking: capturing on a stream that waits on the legacy
+                              one is refused */
   CUstream caller_stream; /* infc_session_options.cuda_stream, or NULL */
   CUdeviceptr workspace;
   size_t num_buffers;
@@ -300,15 +306,16 @@ static int graphs_enabled(void) {
  * says what failed and *r the driver's code. */
 static void capture_graph(infc__cuda_session *c, const infc_model_desc *d, CUresult *r,
                           const char **what, char *detail, size_t size) {
-  cuda_run run = {.stream = c->stream};
-  if ((*r = drv.StreamBeginCapture(c->stream, CU_STREAM_CAPTURE_MODE_RELAXED)) != CUDA_SUCCESS) {
+  cuda_run run = {.stream = c->capture_stream};
+  if ((*r = drv.StreamBeginCapture(c->capture_stream, CU_STREAM_CAPTURE_MODE_RELAXED)) !=
+      CUDA_SUCCESS) {
     *what = "starting to capture the model's CUDA graph";
     return;
   }
   current_run = &run;
   d->entry(c->args);
   current_run = NULL;
-  CUresult end = drv.StreamEndCapture(c->stream, &c->graph);
+  CUresult end = drv.StreamEndCapture(c->capture_stream, &c->graph);
   if (run.error != CUDA_SUCCESS) {
     *r = run.error;
     snprintf(detail, size, "%s", run.what);
@@ -329,7 +336,10 @@ static infc_status cuda_fail(char *error, size_t size, CUresult r, const char *w
 void infc__cuda_session_destroy(infc__cuda_session *c) {
   if (!c)
     return;
-  drv.CtxPushCurrent(drv.context);
+  int pushed = drv.CtxPushCurrent(drv.context) == CUDA_SUCCESS;
+  /* A device-only run on the caller's stream may still be using the buffers. */
+  if (c->caller_stream)
+    drv.StreamSynchronize(c->caller_stream);
   for (size_t i = 0; i < c->num_buffers; ++i)
     if (c->buffers[i])
       drv.MemFree(c->buffers[i]);
@@ -341,6 +351,8 @@ void infc__cuda_session_destroy(infc__cuda_session *c) {
     drv.GraphDestroy(c->graph);
   if (c->stream)
     drv.StreamDestroy(c->stream);
+  if (c->capture_stream)
+    drv.StreamDestroy(c->capture_stream);
   if (c->holds_weights) {
     pthread_mutex_lock(&weights_lock);
     if (--weights_users == 0 && weights_device) {
@@ -350,7 +362,8 @@ void infc__cuda_session_destroy(infc__cuda_session *c) {
     pthread_mutex_unlock(&weights_lock);
   }
   CUcontext popped;
-  drv.CtxPopCurrent(&popped);
+  if (pushed)
+    drv.CtxPopCurrent(&popped);
   free(c->buffers);
   free(c->args);
   free(c->run_args);
@@ -395,7 +408,8 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
   }
   infc_status st = INFC_OK;
   const char *what = NULL;
-  if ((r = drv.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+  if ((r = drv.StreamCreate(&c->stream, CU_STREAM_DEFAULT)) != CUDA_SUCCESS ||
+      (r = drv.StreamCreate(&c->capture_stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
     what = "creating a stream";
   else if (d->workspace_bytes &&
            (r = drv.MemAlloc(&c->workspace, (size_t)d->workspace_bytes)) != CUDA_SUCCESS)
@@ -424,11 +438,11 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
     if (!what) {
       ++weights_users;
       c->holds_weights = 1;
+      c->args[1] = (void *)(uintptr_t)weights_device;
     }
     pthread_mutex_unlock(&weights_lock);
   }
   c->args[0] = (void *)(uintptr_t)c->workspace;
-  c->args[1] = (void *)(uintptr_t)weights_device;
   for (size_t i = 0; i < ni + no; ++i)
     c->args[2 + i] = (void *)(uintptr_t)c->buffers[i];
   if (!what && graphs_enabled()) {
@@ -486,7 +500,7 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
     if (t && (t->flags & INFC_TENSOR_DEVICE)) {
       if (!c->exec)
         args[2 + k] = host_io[k]; /* in place */
-    } else {
+    } else if (t) { /* an output not asked for (infc_run_named) is not copied back */
       host_memory = 1;
     }
   }
@@ -514,7 +528,7 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   }
   for (size_t j = 0; !what && j < no; ++j) {
     int device = out[j] && (out[j]->flags & INFC_TENSOR_DEVICE);
-    if (!bytes[ni + j] || (!c->exec && device))
+    if (!out[j] || !bytes[ni + j] || (!c->exec && device))
       continue;
     r = device ? drv.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)host_io[ni + j],
                                      c->buffers[ni + j], bytes[ni + j], stream)

@@ -122,6 +122,17 @@ static infc_status run_bound(infc_session *s) {
                           "'%s'", j, d->outputs[j].name, k, d->outputs[k].name);
   }
 
+  s->error[0] = '\0';
+  if (s->cuda) {
+    /* A GPU run can fail: library-owned outputs are handed out only after it succeeds. */
+    infc_status st = infc__cuda_run(s, io, s->in_bind, s->out_bind);
+    if (st != INFC_OK)
+      return st;
+  } else {
+    infc__pool_enter(s->pool);
+    d->entry(args);
+    infc__pool_leave();
+  }
   for (size_t j = 0; j < no; ++j) {
     infc_tensor *t = s->out_bind[j];
     if (t && !t->data) {
@@ -132,12 +143,6 @@ static infc_status run_bound(infc_session *s) {
       t->byte_size = bytes[ni + j];
     }
   }
-  s->error[0] = '\0';
-  if (s->cuda)
-    return infc__cuda_run(s, io, s->in_bind, s->out_bind);
-  infc__pool_enter(s->pool);
-  d->entry(args);
-  infc__pool_leave();
   return INFC_OK;
 }
 
