@@ -247,9 +247,24 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(createCanonicalizerPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // The PTX is written for the oldest architecture (ptxas compiles it for every newer one,
+  // and the driver JIT-compiles it for GPUs newer still), in a PTX ISA version the newest
+  // one accepts: sm_90 needs 7.8, sm_100 8.6, sm_120 8.7.
+  auto smOf = [](const std::string &arch) {
+    unsigned sm = 0;
+    llvm::StringRef(arch).drop_front(3).take_while(llvm::isDigit).getAsInteger(10, sm);
+    return sm;
+  };
+  std::string oldest = options.gpuArchs.empty() ? "sm_80" : options.gpuArchs.front();
+  unsigned newest = 0;
+  for (const std::string &arch : options.gpuArchs) {
+    if (smOf(arch) < smOf(oldest))
+      oldest = arch;
+    newest = std::max(newest, smOf(arch));
+  }
   GpuNVVMAttachTargetOptions nvvm;
-  nvvm.chip = options.gpuArchs.front();
-  nvvm.features = "+ptx80"; // sm_90 needs PTX 7.8 or later
+  nvvm.chip = oldest;
+  nvvm.features = newest >= 120 ? "+ptx87" : newest >= 100 ? "+ptx86" : "+ptx80";
   nvvm.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

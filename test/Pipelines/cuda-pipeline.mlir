@@ -1,5 +1,9 @@
 // RUN: infc-opt %s --infc-pipeline="target=cuda gpu=sm_80,sm_90" | FileCheck %s
 // RUN: infc-opt %s --infc-pipeline="target=cuda-emulator" | FileCheck %s --check-prefix=EMU
+// RUN: infc-opt %s --infc-pipeline="target=cuda gpu=sm_90,sm_80" | FileCheck %s --check-prefix=ORDER
+
+// The PTX is for the oldest architecture whatever the order given.
+// ORDER: gpu.binary @infc_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
 
 // A conv, relu, matmul and softmax (exp from libdevice) through `infc compile --target
 // cuda`: the host function takes the workspace and the weights, launches one kernel per loop

@@ -92,8 +92,13 @@ struct InfcCudaFatbinPass : public infc::impl::InfcCudaFatbinBase<InfcCudaFatbin
       images.push_back("--image3=kind=elf,sm=" + sm.str() + ",file=" + cubin);
     }
     // The PTX is that of the oldest architecture: every newer GPU can compile it.
-    images.push_back("--image3=kind=ptx,sm=" + StringRef(archs.front()).drop_front(3).str() +
-                     ",file=" + ptxFile);
+    unsigned oldest = ~0u;
+    for (const std::string &arch : archs) {
+      unsigned sm = 0;
+      StringRef(arch).drop_front(3).take_while(llvm::isDigit).getAsInteger(10, sm);
+      oldest = std::min(oldest, sm);
+    }
+    images.push_back("--image3=kind=ptx,sm=" + std::to_string(oldest) + ",file=" + ptxFile);
     std::vector<std::string> args = {"-64", "--create=" + out};
     args.insert(args.end(), images.begin(), images.end());
     if (!runTool("fatbinary", args, dir, error)) {

@@ -189,9 +189,12 @@ struct Lowering {
       return false;
     for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
       (type == utils::IteratorType::parallel ? parallel : reduction).push_back(d);
+    // Each output element belongs to exactly one point of the parallel dims (one thread):
+    // the output maps are permutations of them.
     for (OpOperand &output : op.getDpsInitsMutable()) {
       AffineMap map = op.getMatchingIndexingMap(&output);
-      if (llvm::any_of(reduction, [&](unsigned r) { return map.isFunctionOfDim(r); }))
+      if (!map.isProjectedPermutation() || map.getNumResults() != parallel.size() ||
+          llvm::any_of(reduction, [&](unsigned r) { return map.isFunctionOfDim(r); }))
         return false;
     }
     return true;
@@ -217,6 +220,24 @@ struct Lowering {
     Value result = next.getDpsInits()[0];
     for (OpOperand *input : op.getDpsInputOperands())
       if (isa<MemRefType>(input->get().getType()) && mayOverlap(result, input->get()))
+        return false;
+    // Other threads' elements of the output must not be reachable: not through another
+    // view of its buffer, nor through a buffer either payload reads directly.
+    auto capturesMemref = [](linalg::LinalgOp o) {
+      bool captures = false;
+      o.getBlock()->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (isa<MemRefType, RankedTensorType>(v.getType()) &&
+              !o->isAncestor(v.getParentRegion()->getParentOp()))
+            captures = true;
+      });
+      return captures;
+    };
+    if (capturesMemref(op) || capturesMemref(next))
+      return false;
+    for (OpOperand &operand : next->getOpOperands())
+      if (operand.get() != out && isa<MemRefType>(operand.get().getType()) &&
+          mayOverlap(operand.get(), out))
         return false;
     bool reads = false;
     for (OpOperand &operand : next->getOpOperands()) {

@@ -28,8 +28,8 @@ Value toHalf(OpBuilder &b, Location loc, Value value, FloatType half) {
   auto halfType = RankedTensorType::get(type.getShape(), half);
   DenseElementsAttr dense;
   if (matchPattern(value, m_Constant(&dense))) {
-    auto converted = dense.mapValues(half, [&](const APInt &bits) {
-      APFloat f(APFloat::IEEEsingle(), bits);
+    auto converted = dense.mapValues(half, [&](const APFloat &value) {
+      APFloat f = value;
       bool lost;
       f.convert(half.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
       return f.bitcastToAPInt();

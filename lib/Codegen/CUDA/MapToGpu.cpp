@@ -91,7 +91,7 @@ struct InfcMapToGpuPass : public infc::impl::InfcMapToGpuBase<InfcMapToGpuPass> 
         return loop.emitError("infc-map-to-gpu: loop bounds must be constants");
       lbs.push_back(*l);
       steps.push_back(*s);
-      counts.push_back(std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s)));
+      counts.push_back(*u <= *l ? 0 : llvm::divideCeil(*u - *l, *s));
       total *= counts.back();
     }
     if (total == 0) {
@@ -142,7 +142,8 @@ struct InfcMapToGpuPass : public infc::impl::InfcMapToGpuBase<InfcMapToGpuPass> 
     for (Value result : op->getResults())
       if (!result.use_empty())
         return op->emitError("infc-map-to-gpu: the host would need the result of '")
-               << op->getName() << "', which runs on the GPU";
+               << op->getName() << "', which runs on the GPU (a scalar the model computes "
+               << "and then uses on the host: not supported yet)";
     OpBuilder b(op);
     gpu::LaunchOp launch = createLaunch(b, op->getLoc(), 1, 1, kernelName(op, index));
     op->moveBefore(launch.getBody().front().getTerminator());
@@ -153,6 +154,11 @@ struct InfcMapToGpuPass : public infc::impl::InfcMapToGpuBase<InfcMapToGpuPass> 
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    if (threads < 1 || threads > 1024) {
+      func.emitError("infc-map-to-gpu: threads must be 1..1024 (a CUDA block's limit), not ")
+          << threads;
+      return signalPassFailure();
+    }
     sinkReadOnlyLoads(func);
     unsigned index = 0;
     for (Block &block : func.getBody())

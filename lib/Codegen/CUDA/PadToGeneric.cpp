@@ -37,6 +37,13 @@ struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToG
         continue;
       OpBuilder b(pad);
       Location loc = pad.getLoc();
+      // A padding value made inside the pad's region (a constant) is made again before it.
+      if (padding.getParentRegion() == &pad.getRegion()) {
+        Operation *def = padding.getDefiningOp();
+        if (!def || !def->hasTrait<OpTrait::ConstantLike>())
+          continue;
+        padding = b.clone(*def)->getResult(0);
+      }
       int64_t rank = type.getRank();
       Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
       SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};

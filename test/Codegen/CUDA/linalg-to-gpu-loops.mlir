@@ -159,3 +159,29 @@ func.func @epilogue_overlap(%ws: memref<1024xi8>, %w: memref<16x16xf32>) {
   }
   return
 }
+
+// -----
+
+// Nor when the epilogue also reads the output through another view (another thread's
+// element: a transposed read).
+// CHECK-LABEL: func.func @epilogue_alias
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.reduce
+// CHECK: scf.parallel
+// CHECK: arith.addf
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#tr3 = affine_map<(d0, d1) -> (d1, d0)>
+func.func @epilogue_alias(%a: memref<4x4xf32>, %w: memref<4x4xf32>, %c: memref<4x4xf32>,
+                          %y: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %w : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  %view = memref.cast %c : memref<4x4xf32> to memref<?x4xf32>
+  %cv = memref.cast %view : memref<?x4xf32> to memref<4x4xf32>
+  linalg.generic {indexing_maps = [#id3, #tr3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %cv : memref<4x4xf32>, memref<4x4xf32>) outs(%y : memref<4x4xf32>) {
+  ^bb0(%x: f32, %t: f32, %o: f32):
+    %s = arith.addf %x, %t : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -1,4 +1,6 @@
 // RUN: infc-opt %s -infc-map-to-gpu -cse -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: not infc-opt %s -split-input-file -infc-map-to-gpu="threads=0" 2>&1 | FileCheck %s --check-prefix=THREADS
+// THREADS: infc-map-to-gpu: threads must be 1..1024
 
 // A 2-D parallel loop of 4x100 = 400 points: one thread per point in 256-wide blocks (2
 // blocks, the last 112 threads guarded off), the innermost dimension fastest between

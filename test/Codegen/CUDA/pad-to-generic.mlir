@@ -36,3 +36,20 @@ func.func @crop(%x: tensor<4xf32>, %v: f32) -> tensor<3xf32> {
   } : tensor<4xf32> to tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// A padding constant made inside the pad's region is made again before the loop nest.
+// CHECK-LABEL: func.func @inner_constant
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.generic
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[ZERO]] : f32
+// CHECK-NOT: tensor.pad
+func.func @inner_constant(%x: tensor<4xf32>) -> tensor<6xf32> {
+  %0 = tensor.pad %x low[1] high[1] {
+  ^bb0(%a: index):
+    %z = arith.constant 0.0 : f32
+    tensor.yield %z : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
