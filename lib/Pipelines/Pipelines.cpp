@@ -206,6 +206,7 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
     pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());
   pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors());
   pm.addPass(createCanonicalizerPass());

@@ -163,6 +163,24 @@ def InfcParallelizeLoops : Pass<"infc-parallelize-loops", "mlir::func::FuncOp"> 
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def InfcParallelizeCopies : Pass<"infc-parallelize-copies", "mlir::func::FuncOp"> {
+  let summary = "Run large top-level fills and copies as parallel loops";
+  let description = [{
+    After bufferization, fills (matmul accumulators, pad borders) and copies (pad interiors,
+    results moved into place) are `linalg.fill` / `linalg.copy` on buffers that lower to
+    serial loops. Each one at the top of the function writing at least `min-bytes` becomes an
+    `scf.parallel` over the first dimension wider than 1, filling or copying one slice per
+    iteration, which `convert-scf-to-openmp` runs on the session's thread pool. Ops inside
+    loops (already parallel or not) are left alone.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"65536",
+           "Smallest output worth splitting across threads">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect"];
+}
+
 def InfcLowerVectors : Pass<"infc-lower-vectors", "mlir::func::FuncOp"> {
   let summary = "Lower vector.contract and transfers to FMAs, loads and stores";
   let description = [{
