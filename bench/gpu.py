@@ -16,8 +16,8 @@ two steps:
      distribution) and BatchNorm is the identity (so folding it keeps the repetition). Their
      latency does not depend on the values; correctness is still checked against ORT on
      exactly those weights.
-  2. on the GPU machine, with the pack carried (add /bench/gpu-pack/ to .git/info/exclude
-     and name bench/gpu-pack in the device tool's `carry`; about 18 MiB):
+  2. on the GPU machine, with the pack carried (bench/.gitignore ignores it: name
+     bench/gpu-pack in the device tool's `carry`; about 20 MiB):
        python3 bench/gpu.py run --pack bench/gpu-pack --out $OUT
      for each model: loads the .so through python/infc (the C ABI), checks its outputs
      against the reference (rtol 1e-3, atol 1e-4: fp32), and times runs (P50 of --iters after
