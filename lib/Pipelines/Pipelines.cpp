@@ -251,11 +251,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   // The PTX is written for the oldest architecture (ptxas compiles it for every newer one,
   // and the driver JIT-compiles it for GPUs newer still), in a PTX ISA version the newest
   // one accepts: sm_90 needs 7.8, sm_100 8.6, sm_120 8.7.
-  auto smOf = [](const std::string &arch) {
-    unsigned sm = 0;
-    llvm::StringRef(arch).drop_front(3).take_while(llvm::isDigit).getAsInteger(10, sm);
-    return sm;
-  };
+  auto smOf = [](const std::string &arch) { return infc::gpuArchVersion(arch).value_or(0); };
   std::string oldest = options.gpuArchs.empty() ? "sm_80" : options.gpuArchs.front();
   unsigned newest = 0;
   for (const std::string &arch : options.gpuArchs) {

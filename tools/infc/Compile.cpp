@@ -4,6 +4,7 @@
 #include "Npy.h"
 #include "Quantize.h"
 
+#include "infc/Codegen/CUDA/Passes.h"
 #include "infc/Import/OnnxImporter.h"
 #include "infc/Pipelines/Pipelines.h"
 #include "infc/Target/Target.h"
@@ -318,10 +319,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
       pipeline.gpuArchs.clear();
       for (llvm::StringRef arch : archs) {
         arch = arch.trim();
-        llvm::StringRef version = arch;
-        unsigned sm;
-        if (!version.consume_front("sm_") ||
-            (version.consume_back("a"), version.getAsInteger(10, sm)))
+        if (!gpuArchVersion(arch))
           return fail("--gpu: '" + arch.str() + "' is not a GPU architecture (sm_80, sm_90, "
                       "sm_90a, ...)");
         pipeline.gpuArchs.push_back(arch.str());

@@ -19,6 +19,14 @@ namespace infc {
 
 using namespace mlir;
 
+std::optional<unsigned> infc::gpuArchVersion(StringRef arch) {
+  unsigned sm;
+  if (!arch.consume_front("sm_") || (arch.consume_back("a"), arch.size() < 2) ||
+      arch.getAsInteger(10, sm))
+    return std::nullopt;
+  return sm;
+}
+
 namespace {
 /// A private temporary directory, removed with everything in it.
 struct TempDir {
@@ -93,11 +101,8 @@ struct InfcCudaFatbinPass : public infc::impl::InfcCudaFatbinBase<InfcCudaFatbin
     }
     // The PTX is that of the oldest architecture: every newer GPU can compile it.
     unsigned oldest = ~0u;
-    for (const std::string &arch : archs) {
-      unsigned sm = 0;
-      StringRef(arch).drop_front(3).take_while(llvm::isDigit).getAsInteger(10, sm);
-      oldest = std::min(oldest, sm);
-    }
+    for (const std::string &arch : archs)
+      oldest = std::min(oldest, *infc::gpuArchVersion(arch)); // checked in runOnOperation
     images.push_back("--image3=kind=ptx,sm=" + std::to_string(oldest) + ",file=" + ptxFile);
     std::vector<std::string> args = {"-64", "--create=" + out};
     args.insert(args.end(), images.begin(), images.end());
@@ -119,10 +124,7 @@ struct InfcCudaFatbinPass : public infc::impl::InfcCudaFatbinBase<InfcCudaFatbin
       return signalPassFailure();
     }
     for (const std::string &arch : archs)
-      if (!StringRef(arch).starts_with("sm_") || arch.size() < 5 ||
-          !llvm::all_of(StringRef(arch).drop_front(3), [](char c) {
-            return std::isdigit((unsigned char)c) || c == 'a';
-          })) {
+      if (!infc::gpuArchVersion(arch)) {
         getOperation().emitError("infc-cuda-fatbin: '") << arch
                                                         << "' is not a GPU architecture "
                                                            "(sm_80, sm_90, ...)";

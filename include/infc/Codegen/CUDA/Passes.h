@@ -13,7 +13,13 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+
 namespace infc {
+/// The SM version of a GPU architecture name: 90 for "sm_90" and "sm_90a"; none for anything
+/// else (compute_80, sm_, sm_9).
+std::optional<unsigned> gpuArchVersion(llvm::StringRef arch);
+
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "infc/Codegen/CUDA/Passes.h.inc"
