@@ -333,6 +333,16 @@ static infc_status cuda_fail(char *error, size_t size, CUresult r, const char *w
   return INFC_ERR_UNAVAILABLE;
 }
 
+/* The session's host allocations (NULL is fine); the device ones are the caller's to free. */
+static void free_host_memory(infc__cuda_session *c) {
+  if (!c)
+    return;
+  free(c->buffers);
+  free(c->args);
+  free(c->run_args);
+  free(c);
+}
+
 void infc__cuda_session_destroy(infc__cuda_session *c) {
   if (!c)
     return;
@@ -364,10 +374,7 @@ void infc__cuda_session_destroy(infc__cuda_session *c) {
   CUcontext popped;
   if (pushed)
     drv.CtxPopCurrent(&popped);
-  free(c->buffers);
-  free(c->args);
-  free(c->run_args);
-  free(c);
+  free_host_memory(c);
 }
 
 infc_status infc__cuda_session_create(const infc_model *model, void *stream,
@@ -388,22 +395,14 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
     c->caller_stream = stream;
   }
   if (!c || !c->buffers || !c->args || !c->run_args) {
-    if (c) {
-      free(c->buffers);
-      free(c->args);
-      free(c->run_args);
-      free(c);
-    }
+    free_host_memory(c);
     snprintf(error, size, "infc_session_create: out of memory");
     return INFC_ERR_OUT_OF_MEMORY;
   }
   c->num_buffers = ni + no;
   CUresult r = drv.CtxPushCurrent(drv.context);
   if (r != CUDA_SUCCESS) {
-    free(c->buffers);
-    free(c->args);
-    free(c->run_args);
-    free(c);
+    free_host_memory(c);
     return cuda_fail(error, size, r, "making the device current");
   }
   infc_status st = INFC_OK;
