@@ -40,17 +40,32 @@ import harness  # noqa: E402
 DEVICE = 1  # INFC_TENSOR_DEVICE
 
 
+def open_mock(path):
+    """The stand-in driver (the same instance the runtime dlopens) and a stream of it."""
+    mock = ctypes.CDLL(path)
+    mock.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+    mock.cuStreamCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
+    stream = ctypes.c_void_p()
+    mock.cuStreamCreate(ctypes.byref(stream), 0)
+    return mock, stream
+
+
+def device_copy(mock, array):
+    """A copy of `array` in the stand-in driver's device memory; its address."""
+    ptr = ctypes.c_uint64()
+    mock.cuMemAlloc_v2(ctypes.byref(ptr), max(array.nbytes, 1))
+    ctypes.memmove(ptr.value, array.ctypes.data, array.nbytes)
+    return ptr.value
+
+
 class FakeGpuArray:
     """What CuPy or a PyTorch CUDA tensor show the wrapper: __cuda_array_interface__ over
     (here, the stand-in driver's) device memory."""
 
     def __init__(self, mock, array):
-        ptr = ctypes.c_uint64()
-        mock.cuMemAlloc_v2(ctypes.byref(ptr), max(array.nbytes, 1))
-        ctypes.memmove(ptr.value, array.ctypes.data, array.nbytes)
-        self.ptr, self.nbytes = ptr.value, array.nbytes
+        self.ptr, self.nbytes = device_copy(mock, array), array.nbytes
         self.__cuda_array_interface__ = {"shape": array.shape, "typestr": array.dtype.str,
-                                         "data": (ptr.value, False), "strides": None,
+                                         "data": (self.ptr, False), "strides": None,
                                          "version": 3}
 
     def bytes(self):
@@ -61,11 +76,7 @@ def python_child(args):
     """The Python package with GPU arrays: device inputs and outputs on a caller's stream."""
     sys.path.insert(0, harness.DEFAULT_PYTHON_DIR)
     import infc
-    mock = ctypes.CDLL(args.mock_driver)
-    mock.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
-    mock.cuStreamCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
-    stream = ctypes.c_void_p()
-    mock.cuStreamCreate(ctypes.byref(stream), 0)
+    mock, stream = open_mock(args.mock_driver)
     model = infc.load(args.so)
     session = model.session(cuda_stream=stream.value)
     inputs = {k: FakeGpuArray(mock, v) for k, v in np.load(args.inputs).items()}
@@ -96,15 +107,11 @@ def child(args):
     """One stage, in this process: prints the stage's findings, exits 0 when they hold."""
     sys.path.insert(0, harness.DEFAULT_PYTHON_DIR)
     from infc import _abi
-    mock = ctypes.CDLL(args.mock_driver)  # the same instance the runtime dlopens
-    mock.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
-    mock.cuStreamCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
+    mock, stream = open_mock(args.mock_driver)
     lib = _abi.open_library(args.so)
     inputs = dict(np.load(args.inputs))
     model = ctypes.c_void_p()
     assert lib.infc_model_create(ctypes.byref(model)) == 0
-    stream = ctypes.c_void_p()
-    mock.cuStreamCreate(ctypes.byref(stream), 0)
     err = ctypes.create_string_buffer(512)
     opts = _abi.SessionOptions(ctypes.sizeof(_abi.SessionOptions), 0,
                                ctypes.cast(err, ctypes.c_void_p), 512, stream)
@@ -113,12 +120,6 @@ def child(args):
     if st:
         print(f"session: status {st}: {err.value.decode()}")
         return 1
-
-    def device_copy(array):
-        ptr = ctypes.c_uint64()
-        mock.cuMemAlloc_v2(ctypes.byref(ptr), max(array.nbytes, 1))
-        ctypes.memmove(ptr.value, array.ctypes.data, array.nbytes)
-        return ptr.value
 
     n_in = lib.infc_model_num_inputs(model)
     n_out = lib.infc_model_num_outputs(model)
@@ -136,7 +137,7 @@ def child(args):
         value = np.ascontiguousarray(inputs[info.name.decode()])
         keep.append(value)
         host_input = args.stage == "host-input" and i == 0
-        ins[i] = tensor(info, value.ctypes.data if host_input else device_copy(value),
+        ins[i] = tensor(info, value.ctypes.data if host_input else device_copy(mock, value),
                         0 if host_input else DEVICE)
     outs = (_abi.Tensor * n_out)()
     out_bytes = []
@@ -145,7 +146,7 @@ def child(args):
         lib.infc_model_output_info(model, j, ctypes.byref(info))
         sentinel = np.full(info.byte_size, 0x5A, np.uint8)  # the mock's buffers start zeroed
         out_bytes.append(info.byte_size)
-        outs[j] = tensor(info, device_copy(sentinel), DEVICE)
+        outs[j] = tensor(info, device_copy(mock, sentinel), DEVICE)
     if args.stage == "library-owned":
         outs[0].data = None
     if args.stage == "bad-flags":
