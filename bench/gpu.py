@@ -91,8 +91,11 @@ def compressible(model):
     return model
 
 
-def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile, extra=()):
-    """Compiles one model for the GPU and adds it, its inputs and ORT's outputs to the pack."""
+def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile, extra=(),
+               repeat=None):
+    """Compiles one model for the GPU and adds it, its inputs and ORT's outputs to the pack.
+    repeat=(model, times): the inputs are that packed model's, repeated along the batch, and
+    the run step rebuilds them (the pack stays small)."""
     import onnx
     onnx_path = os.path.join(work, name + ".bench.onnx")
     onnx.save(model, onnx_path)
@@ -112,10 +115,13 @@ def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile, extra
                                         preset=6) as out:
         shutil.copyfileobj(f, out)
     os.remove(so)
-    np.savez(os.path.join(pack, name + ".inputs.npz"), **inputs)
     np.savez_compressed(os.path.join(pack, name + ".reference.npz"), **reference)
     manifest["models"][name] = {"compile_s": round(compile_s, 2),
                                 "compressible_weights": tile, "compile_args": list(extra)}
+    if repeat:
+        manifest["models"][name]["inputs"] = {"repeat": repeat[0], "times": repeat[1]}
+    else:
+        np.savez(os.path.join(pack, name + ".inputs.npz"), **inputs)
     log(f"{name}: compiled in {compile_s:.1f} s, packed "
         f"{os.path.getsize(os.path.join(pack, name + '.so.xz')) / 1e6:.2f} MB")
 
@@ -137,23 +143,16 @@ def prepare(args):
         if tile:
             model = compressible(model)
         inputs = dict(np.load(os.path.join(work, zoo + ".inputs.npz")))
-        variants = [(name, model, inputs)]
+        pack_model(args, ort, pack, work, manifest, name, model, inputs, tile)
         if name in BATCHED:
             batched = with_batch(onnx.load(os.path.join(work, zoo + ".onnx")), 32)
             batched = compressible(batched) if tile else batched
-            variants.append((name + "_b32", batched,
-                             {k: np.repeat(v, 32, axis=0) for k, v in inputs.items()}))
-        for variant, vmodel, vinputs in variants:
-            pack_model(args, ort, pack, work, manifest, variant, vmodel, vinputs, tile)
-        if name in BATCHED:  # fp16 operands, f32 sums: checked by relative L2 error
+            pack_model(args, ort, pack, work, manifest, name + "_b32", batched,
+                       {k: np.repeat(v, 32, axis=0) for k, v in inputs.items()}, tile,
+                       repeat=(name, 32))
+            # fp16 operands, f32 sums: checked by relative L2 error
             pack_model(args, ort, pack, work, manifest, name + "_fp16", model, inputs, tile,
-                       ("--precision", "fp16"))
-            os.remove(os.path.join(pack, name + "_fp16.inputs.npz"))
-            manifest["models"][name + "_fp16"]["inputs"] = {"repeat": name, "times": 1}
-        if name in BATCHED and name + "_b32" in manifest["models"]:
-            # Batch 32 is batch 1 repeated: the run step rebuilds it (the pack stays small).
-            os.remove(os.path.join(pack, name + "_b32.inputs.npz"))
-            manifest["models"][name + "_b32"]["inputs"] = {"repeat": name, "times": 32}
+                       ("--precision", "fp16"), repeat=(name, 1))
     shutil.rmtree(work)
     with open(os.path.join(pack, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
