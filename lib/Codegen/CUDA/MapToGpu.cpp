@@ -44,7 +44,10 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks, int64_t t
   return launch;
 }
 
-/// The buffer a memref is a view of.
+/// The buffer a memref is a view of, through the memory plan's views too: memory plan
+/// buffers share the workspace's bytes over time, so a write to any of them may change what
+/// a later load would read (LinalgToGpuLoops' bufferOf stops at them: it asks about buffers
+/// live at the same time, which never share bytes).
 Value rootBuffer(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
     v = view.getViewSource();
