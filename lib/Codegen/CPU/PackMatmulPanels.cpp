@@ -67,14 +67,17 @@ Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t panels, in
       ->getResult(0);
 }
 
-/// C[:, off : off + width] = A x bSlice + C[:, off : off + width], on tensors.
+/// C[:, off : off + width] = A x bSlice + C[:, off : off + width], on tensors; with a
+/// `fillValue`, A x bSlice + fillValue (C's columns are not read).
 Value matmulIntoColumns(OpBuilder &b, Location loc, Value a, Value bSlice, Value c,
-                        OpFoldResult offset, int64_t width) {
+                        OpFoldResult offset, int64_t width, Value fillValue) {
   auto ct = cast<RankedTensorType>(c.getType());
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), offset};
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(ct.getDimSize(0)), b.getIndexAttr(width)};
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
   Value cSlice = tensor::ExtractSliceOp::create(b, loc, c, offsets, sizes, strides);
+  if (fillValue)
+    cSlice = linalg::FillOp::create(b, loc, fillValue, cSlice).getResult(0);
   Value product =
       linalg::MatmulOp::create(b, loc, ValueRange{a, bSlice}, ValueRange{cSlice}).getResult(0);
   return tensor::InsertSliceOp::create(b, loc, product, c, offsets, sizes, strides);
@@ -112,6 +115,16 @@ struct InfcPackMatmulPanelsPass
 
   void pack(linalg::MatmulOp op, int64_t nr) {
     Value a = op.getInputs()[0], bMatrix = op.getInputs()[1], c = op.getOutputs()[0];
+    // C filled with one value (the zero a contraction starts from): each panel fills its own
+    // columns right before its matmul, so infc-tile-and-vectorize-matmul can start the
+    // register tile from that value instead of loading C, and the whole C is never swept
+    // by a separate fill (for a short K that traffic costs as much as the products).
+    Value fillValue;
+    auto fill = c.getDefiningOp<linalg::FillOp>();
+    if (fill) {
+      fillValue = fill.getInputs()[0];
+      c = fill.getOutputs()[0];
+    }
     auto bt = cast<RankedTensorType>(bMatrix.getType());
     int64_t m = cast<RankedTensorType>(a.getType()).getDimSize(0), k = bt.getDimSize(0),
             n = bt.getDimSize(1), full = n / nr, panels = (n + nr - 1) / nr;
@@ -130,8 +143,11 @@ struct InfcPackMatmulPanelsPass
     // Panels [K-offset, K-offset + kSize) of every column block, A's columns likewise.
     // Matmuls against rows [kOffset, kOffset + kSize) of the panels (A holds the same
     // columns): the full panels in a parallel loop and/or the last, partial one.
+    // `fill`: this K range is the first, so its panels start from fillValue (if any).
     auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset,
-                          int64_t kSize, Value c, bool fullPanels, bool lastPanel) -> Value {
+                          int64_t kSize, Value c, bool fullPanels, bool lastPanel,
+                          bool fill) -> Value {
+      Value init = fill ? fillValue : Value();
       auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
       auto panelType = RankedTensorType::get({kSize, nr}, bt.getElementType());
       auto panelAt = [&](OpBuilder &pb, Location pl, OpFoldResult p) -> Value {
@@ -151,7 +167,8 @@ struct InfcPackMatmulPanelsPass
             [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
               Value column = arith::MulIOp::create(lb, ll, p, width);
               Value next =
-                  matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p), iterArgs[0], column, nr);
+                  matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p), iterArgs[0], column, nr,
+                                    init);
               scf::YieldOp::create(lb, ll, next);
             });
         // Panels are independent column blocks of C: the session's threads share them out.
@@ -162,17 +179,24 @@ struct InfcPackMatmulPanelsPass
       if (!tail || !lastPanel)
         return result;
       // The last, zero-padded panel: a whole-panel matmul into an [M, nr] scratch tile that
-      // starts from C's tail columns, of which the first `tail` columns go back into C.
+      // starts from C's tail columns (or the fill value), of which the first `tail` columns
+      // go back into C.
       SmallVector<OpFoldResult> unit2(2, idx(1));
       SmallVector<OpFoldResult> cOffsets = {idx(0), idx(full * nr)};
       SmallVector<OpFoldResult> tailSizes = {idx(m), idx(tail)};
-      Value cTail = tensor::ExtractSliceOp::create(b, loc, result, cOffsets, tailSizes, unit2);
+      SmallVector<OpFoldResult> origin = {idx(0), idx(0)};
       Type et = bt.getElementType();
       Value scratch = tensor::EmptyOp::create(b, loc, {m, nr}, et);
-      Value fillValue = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
-      scratch = linalg::FillOp::create(b, loc, fillValue, scratch).getResult(0);
-      SmallVector<OpFoldResult> origin = {idx(0), idx(0)};
-      scratch = tensor::InsertSliceOp::create(b, loc, cTail, scratch, origin, tailSizes, unit2);
+      if (init) {
+        scratch = linalg::FillOp::create(b, loc, init, scratch).getResult(0);
+      } else {
+        Value cTail =
+            tensor::ExtractSliceOp::create(b, loc, result, cOffsets, tailSizes, unit2);
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
+        scratch = linalg::FillOp::create(b, loc, zero, scratch).getResult(0);
+        scratch =
+            tensor::InsertSliceOp::create(b, loc, cTail, scratch, origin, tailSizes, unit2);
+      }
       Value product = linalg::MatmulOp::create(b, loc, ValueRange{a, panelAt(b, loc, idx(full))},
                                                ValueRange{scratch})
                           .getResult(0);
@@ -183,11 +207,24 @@ struct InfcPackMatmulPanelsPass
     Value result;
     int64_t kc = kBlockFor(m, k);
     if (kc == k) {
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true);
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true, true);
     } else {
       // A larger than L2 would stream from memory once per panel: step K in blocks of kc
-      // (serially), so each block of A stays in L2 while all panels pass over it.
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      // (serially), so each block of A stays in L2 while all panels pass over it. The first
+      // block, which starts from the fill value, is peeled off the loop.
+      auto aColumns = [&](OpBuilder &lb, Location ll, OpFoldResult offset) -> Value {
+        return tensor::ExtractSliceOp::create(
+            lb, ll, a, SmallVector<OpFoldResult>{lb.getIndexAttr(0), offset},
+            SmallVector<OpFoldResult>{lb.getIndexAttr(m), lb.getIndexAttr(kc)},
+            SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
+      };
+      int64_t firstBlock = 0;
+      if (fillValue) {
+        c = panelsInto(b, loc, aColumns(b, loc, b.getIndexAttr(0)), b.getIndexAttr(0), kc, c,
+                       true, false, true);
+        firstBlock = 1;
+      }
+      Value zero = arith::ConstantIndexOp::create(b, loc, firstBlock);
       Value blocks = arith::ConstantIndexOp::create(b, loc, k / kc);
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       Value step = arith::ConstantIndexOp::create(b, loc, kc);
@@ -195,19 +232,19 @@ struct InfcPackMatmulPanelsPass
           b, loc, zero, blocks, one, ValueRange{c},
           [&](OpBuilder &lb, Location ll, Value kb, ValueRange iterArgs) {
             Value offset = arith::MulIOp::create(lb, ll, kb, step);
-            Value aBlock = tensor::ExtractSliceOp::create(
-                lb, ll, a, SmallVector<OpFoldResult>{lb.getIndexAttr(0), offset},
-                SmallVector<OpFoldResult>{lb.getIndexAttr(m), lb.getIndexAttr(kc)},
-                SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
-            scf::YieldOp::create(
-                lb, ll, panelsInto(lb, ll, aBlock, offset, kc, iterArgs[0], true, false));
+            scf::YieldOp::create(lb, ll,
+                                 panelsInto(lb, ll, aColumns(lb, ll, offset), offset, kc,
+                                            iterArgs[0], true, false, false));
           });
       // The last panel over all of K, after the blocks: its scratch tile stays outside any
       // loop (the memory plan only places buffers of the function body).
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, kLoop.getResult(0), false, true);
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, kLoop.getResult(0), false, true,
+                          true);
     }
     op.getResult(0).replaceAllUsesWith(result);
     op.erase();
+    if (fill && fill->use_empty())
+      fill.erase();
   }
 };
 } // namespace

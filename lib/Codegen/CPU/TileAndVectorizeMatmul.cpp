@@ -39,6 +39,10 @@ std::pair<int64_t, int64_t> chooseRegisterTile(int64_t m, int64_t n, int64_t vec
   return {std::min(mr, m), nr};
 }
 
+/// The largest fill vectorized as a fused C tile (elements): the biggest register tile,
+/// 16 x 16 for a narrow output, with room to spare.
+constexpr int64_t kMaxFillTile = 1024;
+
 struct InfcTileAndVectorizeMatmulPass
     : public infc::impl::InfcTileAndVectorizeMatmulBase<InfcTileAndVectorizeMatmulPass> {
   using InfcTileAndVectorizeMatmulBase::InfcTileAndVectorizeMatmulBase;
@@ -87,14 +91,42 @@ struct InfcTileAndVectorizeMatmulPass
         op.emitOpError("has no TilingInterface (linalg's external models not registered)");
         return signalPassFailure();
       }
-      scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(ctx, {tile.first, tile.second, 1}));
-      options.setInterchange({1, 0, 2});
+      // Output tiles first (N, M), with a linalg.fill of C fused into them: the tile's
+      // accumulators then start from the fill value in registers, and C is never read.
+      scf::SCFTileAndFuseOptions fuse;
+      fuse.tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, {tile.first, tile.second, 0}));
+      fuse.tilingOptions.setInterchange({1, 0, 2});
+      fuse.setFusionControlFn([](tensor::ExtractSliceOp, OpResult producer, bool destination)
+                                  -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (destination && isa<linalg::FillOp>(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
       rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(rewriter, tileable, options);
-      if (failed(result))
+      FailureOr<scf::SCFTileAndFuseResult> outer =
+          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, tileable, fuse);
+      if (failed(outer))
         continue;
-      rewriter.replaceOp(op, result->replacements);
+      for (OpResult r : op->getResults())
+        rewriter.replaceAllUsesWith(r, outer->replacements.lookup(r));
+      rewriter.eraseOp(op);
+      for (Operation *producer : outer->fusedProducers)
+        if (producer->use_empty())
+          rewriter.eraseOp(producer);
+      // Then K by one inside the tile.
+      auto tiled = cast<TilingInterface>(outer->tiledAndFusedOps.front());
+      scf::SCFTilingOptions kOptions;
+      kOptions.setTileSizes(getAsIndexOpFoldResult(ctx, {0, 0, 1}));
+      rewriter.setInsertionPoint(tiled);
+      FailureOr<scf::SCFTilingResult> inner = scf::tileUsingSCF(rewriter, tiled, kOptions);
+      if (failed(inner)) {
+        op->emitOpError("K loop of the register tile not formed");
+        return signalPassFailure();
+      }
+      rewriter.replaceOp(tiled, inner->replacements);
+      std::optional<scf::SCFTilingResult> result = scf::SCFTilingResult{};
+      result->loops = outer->loops;
+      llvm::append_range(result->loops, inner->loops);
       // Output tiles are independent: the session's threads share out the column tiles, or
       // the row tiles of a matmul one tile wide (a packed panel outside the panel loop).
       // Inside infc-pack-matmul-panels' parallel loop the mark is ignored (nested).
@@ -117,12 +149,21 @@ struct InfcTileAndVectorizeMatmulPass
           linalg::MatmulOp::getCanonicalizationPatterns(patterns, ctx);
         })))
       return signalPassFailure();
-    SmallVector<linalg::MatmulOp> tiles;
-    func.walk([&](linalg::MatmulOp op) {
-      if (op->getParentOfType<scf::ForOp>() && !op.hasDynamicShape())
-        tiles.push_back(op);
+    // The tiles, and the fills fused into them: a fill of at most a register tile inside a
+    // loop (its vectorized form then folds into the accumulators' start value).
+    SmallVector<linalg::LinalgOp> tiles;
+    func.walk([&](Operation *op) {
+      auto tile = dyn_cast<linalg::LinalgOp>(op);
+      if (!tile || !isa<linalg::MatmulOp, linalg::FillOp>(op) ||
+          !op->getParentOfType<scf::ForOp>() || tile.hasDynamicShape() ||
+          !tile.hasPureTensorSemantics())
+        return;
+      if (isa<linalg::FillOp>(op) &&
+          cast<ShapedType>(op->getResult(0).getType()).getNumElements() > kMaxFillTile)
+        return;
+      tiles.push_back(tile);
     });
-    for (linalg::MatmulOp op : tiles)
+    for (linalg::LinalgOp op : tiles)
       (void)infc::vectorizeTile(rewriter, op);
 
     RewritePatternSet patterns(ctx);
@@ -140,6 +181,14 @@ struct InfcTileAndVectorizeMatmulPass
 
     // The C tile: read once before the K loop, written once after it.
     infc::hoistLoopCarriedTiles(rewriter, func);
+    // A fused fill's write then meets that read, which folds to the fill value; the write
+    // is overwritten by the tile's own and goes too.
+    RewritePatternSet cleanup(ctx);
+    vector::TransferReadOp::getCanonicalizationPatterns(cleanup, ctx);
+    vector::TransferWriteOp::getCanonicalizationPatterns(cleanup, ctx);
+    scf::ForOp::getCanonicalizationPatterns(cleanup, ctx);
+    if (failed(applyPatternsGreedily(func, std::move(cleanup))))
+      return signalPassFailure();
   }
 };
 } // namespace

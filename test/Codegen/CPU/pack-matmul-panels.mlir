@@ -6,24 +6,27 @@
 // A constant B [3, 40] (B[k][n] = 40k + n): packed at compile time into three 16-wide panels,
 // a [3, 3, 16] constant whose element [p][k][j] is B[k][16p + j] and zero past column 40; a
 // loop over the two full panels marked infc.parallel; the last panel a whole 16-wide matmul
-// into a scratch tile that starts from C's 8 tail columns, which go back into C. At 512 bits
-// a panel is 32 wide: one full panel and a padded one.
+// into a scratch tile, of which the first 8 columns go into C. C's fill moves into the panels:
+// each fills its own columns right before its matmul (and the scratch tile is filled), so
+// no fill of the whole C is left. At 512 bits a panel is 32 wide: one full panel and a padded
+// one.
 // AVX2-LABEL: func.func @constant_b
 // AVX2-DAG: %[[P:.*]] = arith.constant dense<{{\[\[}}[0.000000e+00, 1.000000e+00, {{.*}}, 1.500000e+01], [4.000000e+01, {{.*}}, 5.500000e+01], [8.000000e+01, {{.*}}, 9.500000e+01]], {{\[}}[1.600000e+01, {{.*}}, 3.100000e+01], [5.600000e+01, {{.*}}, 7.100000e+01], [9.600000e+01, {{.*}}, 1.110000e+02]], {{\[}}[3.200000e+01, {{.*}}, 3.900000e+01, 0.000000e+00, {{.*}}, 0.000000e+00], [7.200000e+01, {{.*}}], [1.120000e+02, {{.*}}, 1.190000e+02, 0.000000e+00, {{.*}}, 0.000000e+00]]]> : tensor<3x3x16xf32>
 // AVX2-DAG: %[[C2:.*]] = arith.constant 2 : index
 // AVX2-DAG: %[[C16:.*]] = arith.constant 16 : index
-// AVX2: %[[L:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x40xf32>)
+// AVX2-DAG: %[[E:.*]] = tensor.empty() : tensor<64x40xf32>
+// AVX2-NOT: linalg.fill {{.*}} -> tensor<64x40xf32>
+// AVX2: %[[L:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[E]]) -> (tensor<64x40xf32>)
 // AVX2: %[[COL:.*]] = arith.muli %[[I]], %[[C16]]
 // AVX2: %[[PANEL:.*]] = tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 3, 16] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x16xf32>
 // AVX2: %[[CS:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]]] [64, 16] [1, 1]
-// AVX2: %[[MM:.*]] = linalg.matmul ins(%arg0, %[[PANEL]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[CS]] : tensor<64x16xf32>)
+// AVX2: %[[CF:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[CS]] : tensor<64x16xf32>)
+// AVX2: %[[MM:.*]] = linalg.matmul ins(%arg0, %[[PANEL]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[CF]] : tensor<64x16xf32>)
 // AVX2: tensor.insert_slice %[[MM]] into %[[ACC]][0, %[[COL]]] [64, 16] [1, 1]
 // AVX2: } {infc.parallel}
-// AVX2: %[[CT:.*]] = tensor.extract_slice %[[L]][0, 32] [64, 8] [1, 1]
 // AVX2: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x16xf32>)
-// AVX2: %[[S:.*]] = tensor.insert_slice %[[CT]] into %[[Z]][0, 0] [64, 8] [1, 1]
 // AVX2: %[[LAST:.*]] = tensor.extract_slice %[[P]][2, 0, 0] [1, 3, 16] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x16xf32>
-// AVX2: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[S]] : tensor<64x16xf32>)
+// AVX2: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[Z]] : tensor<64x16xf32>)
 // AVX2: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 8] [1, 1]
 // AVX2: tensor.insert_slice %[[V]] into %[[L]][0, 32] [64, 8] [1, 1]
 // AVX2-NOT: linalg.matmul
@@ -95,13 +98,22 @@ func.func @runtime_b_tail(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>) -> tenso
 }
 
 // A larger than k-block-min-bytes: K in blocks (256 of 512 here), a serial loop around the
-// panel loop; each block's panels are rows [256 kb, 256 kb + 256) of the packed B.
+// panel loop; each block's panels are rows [256 kb, 256 kb + 256) of the packed B. The first
+// block, whose panels start from C's fill value, is peeled off that loop.
 // KBLOCK-LABEL: func.func @k_blocks
-// KBLOCK: scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// KBLOCK: %[[A0:.*]] = tensor.extract_slice %arg0[0, 0] [64, 256] [1, 1] : tensor<64x512xf32> to tensor<64x256xf32>
+// KBLOCK: scf.for %[[P0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// KBLOCK: tensor.extract_slice %{{.*}}[%[[P0]], 0, 0] [1, 256, 16] [1, 1, 1] : tensor<2x512x16xf32> to tensor<256x16xf32>
+// KBLOCK: linalg.fill
+// KBLOCK: linalg.matmul ins(%[[A0]], %{{.*}} : tensor<64x256xf32>, tensor<256x16xf32>)
+// KBLOCK: } {infc.parallel}
+// KBLOCK: %[[ONE:.*]] = arith.constant 1 : index
+// KBLOCK: scf.for %[[KB:.*]] = %[[ONE]] to %{{.*}} step %{{.*}} iter_args
 // KBLOCK: %[[OFF:.*]] = arith.muli %[[KB]], %{{.*}} : index
 // KBLOCK: %[[AB:.*]] = tensor.extract_slice %arg0[0, %[[OFF]]] [64, 256] [1, 1] : tensor<64x512xf32> to tensor<64x256xf32>
 // KBLOCK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // KBLOCK: %[[PB:.*]] = tensor.extract_slice %{{.*}}[%[[P]], %[[OFF]], 0] [1, 256, 16] [1, 1, 1] : tensor<2x512x16xf32> to tensor<256x16xf32>
+// KBLOCK-NOT: linalg.fill
 // KBLOCK: linalg.matmul ins(%[[AB]], %[[PB]] : tensor<64x256xf32>, tensor<256x16xf32>)
 // KBLOCK: } {infc.parallel}
 // KBLOCK-NEXT: scf.yield
@@ -113,4 +125,21 @@ func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64
   %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %r : tensor<64x32xf32>
+}
+
+// C not a fill (an accumulation into a given C): the panels read their columns of C, and the
+// scratch tile of the last panel starts from C's 8 tail columns.
+// AVX2-LABEL: func.func @accumulate
+// AVX2: scf.for {{.*}} iter_args(%[[ACC:.*]] = %arg2)
+// AVX2: %[[CS:.*]] = tensor.extract_slice %[[ACC]]
+// AVX2-NOT: linalg.fill
+// AVX2: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>) outs(%[[CS]] : tensor<64x16xf32>)
+// AVX2: } {infc.parallel}
+// AVX2: %[[CT:.*]] = tensor.extract_slice %{{.*}}[0, 32] [64, 8] [1, 1]
+// AVX2: %[[Z:.*]] = linalg.fill
+// AVX2: %[[S:.*]] = tensor.insert_slice %[[CT]] into %[[Z]][0, 0] [64, 8] [1, 1]
+// AVX2: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>) outs(%[[S]] : tensor<64x16xf32>)
+func.func @accumulate(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>, %c: tensor<64x40xf32>) -> tensor<64x40xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x40xf32>) outs(%c : tensor<64x40xf32>) -> tensor<64x40xf32>
+  return %r : tensor<64x40xf32>
 }

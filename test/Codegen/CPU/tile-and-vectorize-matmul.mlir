@@ -21,17 +21,17 @@
 // AVX2: scf.for %[[M:.*]] = %[[C0]] to %[[C60]] step %[[C6]] iter_args
 // AVX2: %[[CT:.*]] = tensor.extract_slice %{{.*}}[%[[M]], %[[N]]] [6, 16] [1, 1] : tensor<64x128xf32> to tensor<6x16xf32>
 // AVX2: %[[INIT:.*]] = vector.transfer_read %[[CT]]{{.*}} : tensor<6x16xf32>, vector<6x16xf32>
-// AVX2: %[[K:.*]]:3 = scf.for %[[KI:.*]] = %[[C0]] to %[[C96]] step %[[C1]] iter_args({{.*}}, %[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> ({{.*}}, vector<6x16xf32>)
-// AVX2-DAG: tensor.extract_slice %arg1[%[[KI]], %[[N]]] [1, 16] [1, 1] : tensor<96x128xf32> to tensor<1x16xf32>
-// AVX2-DAG: tensor.extract_slice %arg0[%[[M]], %[[KI]]] [6, 1] [1, 1] : tensor<64x96xf32> to tensor<6x1xf32>
+// AVX2: %[[K:.*]] = scf.for %[[KI:.*]] = %[[C0]] to %[[C96]] step %[[C1]] iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (vector<6x16xf32>)
+// AVX2-DAG: tensor.extract_slice %{{.*}}[%[[KI]], 0] [1, 16] [1, 1] : tensor<96x16xf32> to tensor<1x16xf32>
+// AVX2-DAG: tensor.extract_slice %{{.*}}[0, %[[KI]]] [6, 1] [1, 1] : tensor<6x96xf32> to tensor<6x1xf32>
 // AVX2: %[[SUM:.*]] = vector.contract {{.*}}, %[[ACC]] : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
-// AVX2: scf.yield {{.*}}, %[[SUM]] : {{.*}}, vector<6x16xf32>
-// AVX2: vector.transfer_write %[[K]]#2, {{.*}} : vector<6x16xf32>, tensor<6x16xf32>
+// AVX2: scf.yield %[[SUM]] : vector<6x16xf32>
+// AVX2: vector.transfer_write %[[K]], {{.*}} : vector<6x16xf32>, tensor<6x16xf32>
 // AVX2: tensor.insert_slice {{.*}}[%[[M]], %[[N]]] [6, 16] [1, 1] : tensor<6x16xf32> into tensor<64x128xf32>
 // The peeled M edge: rows 60..63, static.
 // AVX2: tensor.extract_slice %{{.*}}[60, %[[N]]] [4, 16] [1, 1] : tensor<64x128xf32> to tensor<4x16xf32>
 // AVX2: vector.transfer_read {{.*}} : tensor<4x16xf32>, vector<4x16xf32>
-// AVX2: scf.for %{{.*}} = %[[C0]] to %[[C96]] step %[[C1]] iter_args({{.*}}) -> ({{.*}}, vector<4x16xf32>)
+// AVX2: scf.for %{{.*}} = %[[C0]] to %[[C96]] step %[[C1]] iter_args({{.*}}) -> (vector<4x16xf32>)
 // AVX2: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 // AVX2: vector.transfer_write {{.*}} : vector<4x16xf32>, tensor<4x16xf32>
 // AVX2: } {infc.parallel}
@@ -51,10 +51,10 @@
 // AVX512: scf.for %[[M:.*]] = %[[C0]] to %[[C64]] step %[[C8]] iter_args
 // AVX512: tensor.extract_slice %{{.*}}[%[[M]], %[[N]]] [8, 32] [1, 1] : tensor<64x128xf32> to tensor<8x32xf32>
 // AVX512: %[[INIT:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
-// AVX512: %[[K:.*]]:3 = scf.for %{{.*}} = %[[C0]] to %[[C96]] step %[[C1]] iter_args({{.*}}, %[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> ({{.*}}, vector<8x32xf32>)
+// AVX512: %[[K:.*]] = scf.for %{{.*}} = %[[C0]] to %[[C96]] step %[[C1]] iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (vector<8x32xf32>)
 // AVX512: %[[SUM:.*]] = vector.contract {{.*}}, %[[ACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-// AVX512: scf.yield {{.*}}, %[[SUM]] : {{.*}}, vector<8x32xf32>
-// AVX512: vector.transfer_write %[[K]]#2, {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// AVX512: scf.yield %[[SUM]] : vector<8x32xf32>
+// AVX512: vector.transfer_write %[[K]], {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 // AVX512-NOT: vector.contract
 // AVX512: } {infc.parallel}
 // AVX512-NOT: linalg.matmul
@@ -88,7 +88,7 @@ func.func @mm_64x128x96(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tenso
 // AVX512: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // AVX512: scf.for %[[M2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // AVX512: tensor.extract_slice %{{.*}}[%[[M2]], 32] [8, 17] [1, 1] : tensor<64x49xf32> to tensor<8x17xf32>
-// AVX512: tensor.extract_slice %arg1[%{{.*}}, 32] [1, 17] [1, 1] : tensor<96x49xf32> to tensor<1x17xf32>
+// AVX512: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [1, 17] [1, 1] : tensor<96x17xf32> to tensor<1x17xf32>
 // AVX512: vector.contract {{.*}} : vector<8x1xf32>, vector<1x17xf32> into vector<8x17xf32>
 // AVX512-NOT: infc.parallel
 // AVX512-NOT: linalg.matmul
@@ -166,4 +166,25 @@ func.func @one_column_tile(%a: tensor<64x96xf32>, %b: tensor<96x16xf32>) -> tens
   %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x16xf32>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
   return %r : tensor<64x16xf32>
+}
+
+// C filled with one value: the fill is fused into each register tile and folds into the
+// accumulators' start value, so the K loop starts from a constant vector, C is never read
+// and no whole-C fill is left.
+// AVX512-LABEL: func.func @filled_c
+// AVX512-DAG: %[[ONE:.*]] = arith.constant dense<1.500000e+00> : vector<8x32xf32>
+// AVX512-NOT: linalg.fill
+// AVX512: scf.for
+// AVX512: scf.for
+// AVX512-NOT: vector.transfer_read {{.*}} : tensor<8x32xf32>
+// AVX512: scf.for {{.*}} iter_args(%{{.*}} = %[[ONE]]) -> (vector<8x32xf32>)
+// AVX512: vector.contract
+// AVX512: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// AVX512-NOT: linalg.fill
+func.func @filled_c(%a: tensor<64x96xf32>, %b: tensor<96x64xf32>) -> tensor<64x64xf32> {
+  %z = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
 }
