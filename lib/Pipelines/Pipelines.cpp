@@ -115,6 +115,10 @@ static void addGraphPasses(OpPassManager &pm) {
 static void addLinalgPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
   infc::ConvertInfcToLinalgOptions seam;
   seam.directConv = options.device == infc::Device::CUDA;
+  if (!seam.directConv) {
+    pm.addNestedPass<func::FuncOp>(infc::createInfcChannelsLast());
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addNestedPass<func::FuncOp>(infc::createConvertInfcToLinalg(seam));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());

@@ -24,22 +24,27 @@
 // INFC: infc.matmul %[[FLAT]], %[[FW]] : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32>
 // INFC: infc.softmax
 
-// After the seam: linalg on tensors, the bias add and the relu fused into one generic, the
-// conv (im2col) and the FC layer as linalg.matmul, which elementwise fusion never absorbs.
+// After the seam: linalg on tensors in NHWC (infc-channels-last; the one-channel image's
+// transpose moves only a unit dim, so it is a reshape), the bias add and the relu fused into
+// one generic, the conv (im2col rows times the weights as [KH*KW*C, F]) and the FC layer as
+// linalg.matmul, which elementwise fusion never absorbs. The flatten needs NCHW order: the
+// one transpose left is in front of it.
 // LINALG-LABEL: func.func @main
 // LINALG-SAME: (%{{.*}}: tensor<1x1x4x4xf32>) -> tensor<1x3xf32>
 // LINALG-NOT: infc.
-// LINALG: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
-// LINALG: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x9xf32>, tensor<9x16xf32>)
-// LINALG: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x4x4xf32>, tensor<2x1x1xf32>)
+// LINALG-NOT: linalg.transpose
+// LINALG: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// LINALG: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x9xf32>, tensor<9x2xf32>)
+// LINALG: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x4x2xf32>, tensor<2xf32>)
 // LINALG-NEXT: ^bb0
 // LINALG-NEXT: %[[B:.*]] = arith.addf
 // LINALG-NEXT: %[[R:.*]] = arith.maximumf %[[B]], %{{.*}} : f32
 // LINALG-NEXT: linalg.yield %[[R]]
 // The 2x2 max pool: the max of four strided slices.
-// LINALG: tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 2, 2, 2] [1, 1, 2, 2]
+// LINALG: tensor.extract_slice %{{.*}}[0, 1, 1, 0] [1, 2, 2, 2] [1, 2, 2, 1]
 // LINALG: linalg.generic
 // LINALG-COUNT-3: arith.maximumf
+// LINALG: linalg.transpose ins(%{{.*}} : tensor<1x2x2x2xf32>) {{.*}} permutation = [0, 3, 1, 2]
 // LINALG: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x3xf32>)
 // LINALG: math.exp
 // LINALG: arith.divf
@@ -48,7 +53,7 @@
 
 // The LLVM dialect: bare pointers, the workspace first, then the input and the output buffer.
 // LLVM: module attributes {infc.workspace_bytes = {{[1-9][0-9]*}} : i64}
-// LLVM-DAG: llvm.mlir.global private constant @{{.*}}(dense<{{.*}}> : tensor<2x9xf32>)
+// LLVM-DAG: llvm.mlir.global private constant @{{.*}}(dense<{{.*}}> : tensor<9x2xf32>)
 // LLVM: llvm.func @main(%[[WS:.*]]: !llvm.ptr {infc.workspace}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) {
 // LLVM: llvm.getelementptr {{.*}}%[[WS]]
 // The softmax's exp is vectorized, as an inline polynomial: no libm call.

@@ -131,7 +131,8 @@ struct InfcPackMatmulPanelsPass
     DenseElementsAttr constant;
     bool isConstant = matchPattern(bMatrix, m_Constant(&constant));
     // A run-time copy of B pays off once several register tiles of A reuse each panel.
-    if (full == 0 || (!isConstant && m < minRowsForRuntimePack))
+    // One vector wide or less: B's rows are already contiguous vectors.
+    if (n <= nr / 2 || (!isConstant && m < minRowsForRuntimePack))
       return;
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -149,15 +150,17 @@ struct InfcPackMatmulPanelsPass
                           bool fill) -> Value {
       Value init = fill ? fillValue : Value();
       auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-      auto panelType = RankedTensorType::get({kSize, nr}, bt.getElementType());
-      auto panelAt = [&](OpBuilder &pb, Location pl, OpFoldResult p) -> Value {
+      // The first `width` columns of panel p.
+      auto panelAt = [&](OpBuilder &pb, Location pl, OpFoldResult p,
+                         int64_t width) -> Value {
         return tensor::ExtractSliceOp::create(
-            pb, pl, panelType, packed, SmallVector<OpFoldResult>{p, kOffset, idx(0)},
-            SmallVector<OpFoldResult>{idx(1), idx(kSize), idx(nr)},
+            pb, pl, RankedTensorType::get({kSize, width}, bt.getElementType()), packed,
+            SmallVector<OpFoldResult>{p, kOffset, idx(0)},
+            SmallVector<OpFoldResult>{idx(1), idx(kSize), idx(width)},
             SmallVector<OpFoldResult>(3, idx(1)));
       };
       Value result = c;
-      if (fullPanels) {
+      if (fullPanels && full > 0) {
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
         Value one = arith::ConstantIndexOp::create(b, loc, 1);
         Value count = arith::ConstantIndexOp::create(b, loc, full);
@@ -167,8 +170,8 @@ struct InfcPackMatmulPanelsPass
             [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
               Value column = arith::MulIOp::create(lb, ll, p, width);
               Value next =
-                  matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p), iterArgs[0], column, nr,
-                                    init);
+                  matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p, nr), iterArgs[0], column,
+                                    nr, init);
               scf::YieldOp::create(lb, ll, next);
             });
         // Panels are independent column blocks of C: the session's threads share them out.
@@ -178,15 +181,21 @@ struct InfcPackMatmulPanelsPass
       int64_t tail = n - full * nr;
       if (!tail || !lastPanel)
         return result;
-      // The last, zero-padded panel: a whole-panel matmul into an [M, nr] scratch tile that
-      // starts from C's tail columns (or the fill value), of which the first `tail` columns
-      // go back into C.
+      // The last panel: its first half (one vector) when the tail fits there, which the
+      // register tiling then gives a one-vector-wide tile, else all of it.
+      int64_t width = tail <= nr / 2 ? nr / 2 : nr;
+      if (tail == width)
+        return matmulIntoColumns(b, loc, a, panelAt(b, loc, idx(full), width), result,
+                                 idx(full * nr), width, init);
+      // Zero-padded past the tail: a matmul into an [M, width] scratch tile that starts
+      // from C's tail columns (or the fill value), of which the first `tail` columns go
+      // back into C.
       SmallVector<OpFoldResult> unit2(2, idx(1));
       SmallVector<OpFoldResult> cOffsets = {idx(0), idx(full * nr)};
       SmallVector<OpFoldResult> tailSizes = {idx(m), idx(tail)};
       SmallVector<OpFoldResult> origin = {idx(0), idx(0)};
       Type et = bt.getElementType();
-      Value scratch = tensor::EmptyOp::create(b, loc, {m, nr}, et);
+      Value scratch = tensor::EmptyOp::create(b, loc, {m, width}, et);
       if (init) {
         scratch = linalg::FillOp::create(b, loc, init, scratch).getResult(0);
       } else {
@@ -197,9 +206,10 @@ struct InfcPackMatmulPanelsPass
         scratch =
             tensor::InsertSliceOp::create(b, loc, cTail, scratch, origin, tailSizes, unit2);
       }
-      Value product = linalg::MatmulOp::create(b, loc, ValueRange{a, panelAt(b, loc, idx(full))},
-                                               ValueRange{scratch})
-                          .getResult(0);
+      Value product =
+          linalg::MatmulOp::create(b, loc, ValueRange{a, panelAt(b, loc, idx(full), width)},
+                                   ValueRange{scratch})
+              .getResult(0);
       Value valid = tensor::ExtractSliceOp::create(b, loc, product, origin, tailSizes, unit2);
       return tensor::InsertSliceOp::create(b, loc, valid, result, cOffsets, tailSizes, unit2);
     };

@@ -139,16 +139,21 @@ Value lowering::padConstant(OpBuilder &b, Location loc, Value input, ArrayRef<in
 
 SmallVector<Value> lowering::tapWindows(OpBuilder &b, Location loc, Value input,
                                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                                        ArrayRef<int64_t> dilations,
+                                        ArrayRef<int64_t> dilations, bool channelsLast,
                                         ArrayRef<int64_t> outShape) {
+  int64_t h = channelsLast ? 1 : 2; // the first spatial dim
+  SmallVector<int64_t> stepSizes(4, 1);
+  stepSizes[h] = strides[0];
+  stepSizes[h + 1] = strides[1];
   SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), outShape);
-  SmallVector<OpFoldResult> steps = getAsIndexOpFoldResult(
-      b.getContext(), ArrayRef<int64_t>{1, 1, strides[0], strides[1]});
+  SmallVector<OpFoldResult> steps = getAsIndexOpFoldResult(b.getContext(), stepSizes);
   SmallVector<Value> windows;
   for (int64_t i = 0; i < kernel[0]; ++i)
     for (int64_t j = 0; j < kernel[1]; ++j) {
-      SmallVector<OpFoldResult> offsets = getAsIndexOpFoldResult(
-          b.getContext(), ArrayRef<int64_t>{0, 0, i * dilations[0], j * dilations[1]});
+      SmallVector<int64_t> at(4, 0);
+      at[h] = i * dilations[0];
+      at[h + 1] = j * dilations[1];
+      SmallVector<OpFoldResult> offsets = getAsIndexOpFoldResult(b.getContext(), at);
       windows.push_back(tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, steps));
     }
   return windows;
@@ -285,6 +290,17 @@ struct ConvertInfcToLinalgPass
       return WalkResult::advance();
     });
     if (smallFloats.wasInterrupted())
+      return signalPassFailure();
+    // infc-channels-last writes NHWC convolutions and pools for the CPU pipeline only.
+    if (directConv && getOperation()
+                          ->walk([](Operation *op) {
+                            if (!op->hasAttr("channels_last") ||
+                                !isa<ConvOp, MaxPoolOp, AvgPoolOp>(op))
+                              return WalkResult::advance();
+                            op->emitOpError("channels_last is lowered for the CPU only");
+                            return WalkResult::interrupt();
+                          })
+                          .wasInterrupted())
       return signalPassFailure();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<InfcDialect>();

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -203,7 +204,7 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
   int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), taps = kh * kw;
   Value w = reshapeTensor(b, loc, weight, RankedTensorType::get({c, taps}, et));
   SmallVector<Value> windows =
-      tapWindows(b, loc, input, {kh, kw}, strides, dilations, resultType.getShape());
+      tapWindows(b, loc, input, {kh, kw}, strides, dilations, false, resultType.getShape());
   SmallVector<Value> weights;
   for (int64_t t = 0; t < taps; ++t) {
     SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(0), b.getIndexAttr(t)};
@@ -215,6 +216,129 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
   MLIRContext *ctx = b.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
   AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  SmallVector<AffineMap> maps(taps, identity);
+  maps.append(taps, perChannel);
+  maps.push_back(identity);
+  SmallVector<Value> operands = windows;
+  operands.append(weights);
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), et);
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps, iterators,
+             [taps](OpBuilder &nb, Location nl, ValueRange args) {
+               Value sum = arith::MulFOp::create(nb, nl, args[0], args[taps]);
+               for (int64_t t = 1; t < taps; ++t)
+                 sum = math::FmaOp::create(nb, nl, args[t], args[taps + t], sum);
+               linalg::YieldOp::create(nb, nl, sum);
+             })
+      .getResult(0);
+}
+
+/// `weight` with its dims permuted (result dim i is dim perm[i]): at compile time when it is
+/// a constant, else by a linalg.transpose.
+Value permuteWeights(OpBuilder &b, Location loc, Value weight, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  DenseElementsAttr constant;
+  if (!matchPattern(weight, m_Constant(&constant))) {
+    Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    return linalg::TransposeOp::create(b, loc, weight, init, perm)->getResult(0);
+  }
+  if (constant.isSplat())
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(resultType, constant.getSplatValue<Attribute>()));
+  int64_t width = type.getElementTypeBitWidth() / 8, rank = type.getRank();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * type.getDimSize(d + 1);
+  ArrayRef<char> raw = constant.getRawData();
+  std::vector<char> out(raw.size());
+  SmallVector<int64_t> index(rank, 0); // of the result, row-major
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+    int64_t from = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      from += index[d] * inStrides[perm[d]];
+    memcpy(out.data() + i * width, raw.data() + from * width, width);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == shape[d]; --d)
+      index[d] = 0;
+  }
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::getFromRawBuffer(resultType, out));
+}
+
+/// A plain convolution of NHWC input as the matmul of the linear layers:
+///   Y[N*OH*OW, F] = Col[N*OH*OW, KH*KW*C] x W'[KH*KW*C, F]
+/// W' (the weights as [KH, KW, C, F]) is a constant that infc-pack-matmul-panels packs at
+/// compile time. Col is the input itself for 1x1 stride-1 convolutions, else one copy per
+/// tap of a strided window into Col[n, oh, ow, i, j, :], whose C elements are contiguous on
+/// both sides.
+Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
+                               ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                               RankedTensorType resultType) {
+  auto it = cast<RankedTensorType>(input.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  Type et = it.getElementType();
+  int64_t n = it.getDimSize(0), c = it.getDimSize(3), f = wt.getDimSize(0),
+          kh = wt.getDimSize(2), kw = wt.getDimSize(3), oh = resultType.getDimSize(1),
+          ow = resultType.getDimSize(2);
+  int64_t k = kh * kw * c, rows = n * oh * ow;
+  Value col;
+  if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
+    col = reshapeTensor(b, loc, input, RankedTensorType::get({rows, k}, et));
+  } else {
+    auto colType = RankedTensorType::get({n, oh, ow, kh, kw, c}, et);
+    Value col6 = tensor::EmptyOp::create(b, loc, colType.getShape(), et);
+    SmallVector<Value> windows = tapWindows(b, loc, input, {kh, kw}, strides, dilations,
+                                            /*channelsLast=*/true, {n, oh, ow, c});
+    auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+    auto tapType = RankedTensorType::get({n, oh, ow, c}, et);
+    for (int64_t i = 0; i < kh; ++i) {
+      for (int64_t j = 0; j < kw; ++j) {
+        SmallVector<OpFoldResult> offsets = {idx(0), idx(0), idx(0), idx(i), idx(j), idx(0)};
+        SmallVector<OpFoldResult> sizes = {idx(n), idx(oh), idx(ow), idx(1), idx(1), idx(c)};
+        SmallVector<OpFoldResult> unit(6, idx(1));
+        Value dest =
+            tensor::ExtractSliceOp::create(b, loc, tapType, col6, offsets, sizes, unit);
+        Value tap = linalg::CopyOp::create(b, loc, windows[i * kw + j], dest).getResult(0);
+        col6 = tensor::InsertSliceOp::create(b, loc, tap, col6, offsets, sizes, unit);
+      }
+    }
+    col = reshapeTensor(b, loc, col6, RankedTensorType::get({rows, k}, et));
+  }
+  Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {2, 3, 1, 0}),
+                          RankedTensorType::get({k, f}, et));
+  Value acc = zeros(b, loc, {rows, f}, et);
+  Value y = linalg::MatmulOp::create(b, loc, ValueRange{col, w}, ValueRange{acc}).getResult(0);
+  return reshapeTensor(b, loc, y, resultType);
+}
+
+/// depthwiseAsTapSum over NHWC: the same sum of strided windows times per-channel weights,
+/// vectorized along C, with each tap's weights a contiguous row of the [KH*KW, C] constant.
+Value depthwiseChannelsLast(OpBuilder &b, Location loc, Value input, Value weight,
+                            ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                            RankedTensorType resultType) {
+  Type et = resultType.getElementType();
+  int64_t c = resultType.getDimSize(3);
+  auto wt = cast<RankedTensorType>(weight.getType());
+  int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), taps = kh * kw;
+  Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {1, 2, 3, 0}),
+                          RankedTensorType::get({taps, c}, et));
+  SmallVector<Value> windows = tapWindows(b, loc, input, {kh, kw}, strides, dilations,
+                                          /*channelsLast=*/true, resultType.getShape());
+  SmallVector<Value> weights;
+  for (int64_t t = 0; t < taps; ++t) {
+    SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(t), b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> wSizes = {b.getIndexAttr(1), b.getIndexAttr(c)};
+    SmallVector<OpFoldResult> wSteps(2, b.getIndexAttr(1));
+    weights.push_back(tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({c}, et), w, wOffsets, wSizes, wSteps));
+  }
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(3, ctx)}, ctx);
   SmallVector<AffineMap> maps(taps, identity);
   maps.append(taps, perChannel);
   maps.push_back(identity);
@@ -252,6 +376,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
   bool directConv;
   LogicalResult matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (op.getChannelsLast())
+      return lowerChannelsLast(op, adaptor, rewriter);
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
@@ -308,18 +434,50 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
                     .getResult(0);
       result = reshapeTensor(rewriter, loc, y, resultType);
     }
-    if (Value bias = adaptor.getBias()) {
-      // The bias [F] broadcasts along dim 1 of [N, F, OH, OW].
-      Value b3 = reshapeTensor(rewriter, loc, bias, RankedTensorType::get({f, 1, 1}, et));
-      result = elementwise(rewriter, loc, resultType, ValueRange{result, b3},
-                           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-                             if (isa<FloatType>(et))
-                               return arith::AddFOp::create(b, l, args[0], args[1]);
-                             return arith::AddIOp::create(b, l, args[0], args[1]);
-                           });
-    }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, false));
     return success();
+  }
+
+  /// infc-channels-last's NHWC convolutions (CPU): plain as a matmul, depthwise as a tap sum.
+  LogicalResult lowerChannelsLast(ConvOp op, OpAdaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    int64_t group = op.getGroup(), f = resultType.getDimSize(3);
+    // infc-channels-last writes only these (and for the CPU: the pass refuses directConv).
+    if (!isa<FloatType>(et) || (group != 1 && group != f))
+      return op.emitOpError("channels_last is lowered for float convolutions, plain or "
+                            "depthwise");
+    ArrayRef<int64_t> pads = op.getPads();
+    Value input = adaptor.getInput();
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+      input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
+                          {0, pads[2], pads[3], 0}, rewriter.getZeroAttr(et));
+    Value result = group == 1
+                       ? convChannelsLastAsMatmul(rewriter, loc, input, adaptor.getWeight(),
+                                                  op.getStrides(), op.getDilations(), resultType)
+                       : depthwiseChannelsLast(rewriter, loc, input, adaptor.getWeight(),
+                                               op.getStrides(), op.getDilations(), resultType);
+    rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
+    return success();
+  }
+
+  /// result + bias [F] along the channel dim: dim 1 of [N, F, OH, OW], or the last of NHWC.
+  static Value addBias(OpBuilder &b, Location loc, Value result, Value bias,
+                       RankedTensorType resultType, bool channelsLast) {
+    if (!bias)
+      return result;
+    Type et = resultType.getElementType();
+    int64_t f = cast<RankedTensorType>(bias.getType()).getDimSize(0);
+    Value broadcast =
+        channelsLast ? bias : reshapeTensor(b, loc, bias, RankedTensorType::get({f, 1, 1}, et));
+    return elementwise(b, loc, resultType, ValueRange{result, broadcast},
+                       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                         if (isa<FloatType>(et))
+                           return arith::AddFOp::create(nb, l, args[0], args[1]);
+                         return arith::AddIOp::create(nb, l, args[0], args[1]);
+                       });
   }
 };
 } // namespace

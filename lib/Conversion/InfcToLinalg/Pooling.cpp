@@ -12,7 +12,7 @@ using namespace infc;
 using namespace infc::lowering;
 
 namespace {
-/// Pads NCHW input by `pads` plus whatever ceil_mode's last partial window reads past the
+/// Pads the NCHW (or NHWC) input by `pads` plus whatever ceil_mode's last partial window reads past the
 /// end, with `padValue`.
 template <typename PoolOp>
 Value padForPooling(OpBuilder &b, Location loc, PoolOp op, Value input, TypedAttr padValue) {
@@ -20,12 +20,14 @@ Value padForPooling(OpBuilder &b, Location loc, PoolOp op, Value input, TypedAtt
   auto resultType = cast<RankedTensorType>(op.getType());
   ArrayRef<int64_t> pads = op.getPads(), kernel = op.getKernel(), strides = op.getStrides(),
                     dilations = op.getDilations();
-  SmallVector<int64_t> low = {0, 0, pads[0], pads[1]}, high = {0, 0, pads[2], pads[3]};
+  int64_t h = op.getChannelsLast() ? 1 : 2; // the first spatial dim
+  SmallVector<int64_t> low(4, 0), high(4, 0);
   for (int d = 0; d < 2; ++d) {
-    int64_t needed = (resultType.getDimSize(2 + d) - 1) * strides[d] +
+    int64_t needed = (resultType.getDimSize(h + d) - 1) * strides[d] +
                      dilations[d] * (kernel[d] - 1) + 1;
-    int64_t have = type.getDimSize(2 + d) + pads[d] + pads[d + 2];
-    high[2 + d] += std::max<int64_t>(0, needed - have);
+    int64_t have = type.getDimSize(h + d) + pads[d] + pads[d + 2];
+    low[h + d] = pads[d];
+    high[h + d] = pads[d + 2] + std::max<int64_t>(0, needed - have);
   }
   if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
       llvm::all_of(high, [](int64_t p) { return p == 0; }))
@@ -45,7 +47,7 @@ Value tapMax(OpBuilder &b, Location loc, Value input, MaxPoolOp op,
              RankedTensorType resultType) {
   ArrayRef<int64_t> shape = resultType.getShape();
   SmallVector<Value> windows = tapWindows(b, loc, input, op.getKernel(), op.getStrides(),
-                                          op.getDilations(), shape);
+                                          op.getDilations(), op.getChannelsLast(), shape);
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps(windows.size() + 1, AffineMap::getMultiDimIdentityMap(4, ctx));
   Value init = tensor::EmptyOp::create(b, loc, shape, resultType.getElementType());
@@ -76,11 +78,18 @@ struct MaxPoolLowering : public OpConversionPattern<MaxPoolOp> {
     }
     Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(), et);
     Value acc = filled(rewriter, loc, resultType, lowestAttr(et));
-    Value result = linalg::PoolingNchwMaxOp::create(
-                       rewriter, loc, TypeRange{resultType}, ValueRange{input, window},
-                       ValueRange{acc}, rewriter.getI64TensorAttr(op.getStrides()),
-                       rewriter.getI64TensorAttr(op.getDilations()))
-                       .getResult(0);
+    auto strides = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
+    Value result =
+        op.getChannelsLast()
+            ? linalg::PoolingNhwcMaxOp::create(rewriter, loc, TypeRange{resultType},
+                                               ValueRange{input, window}, ValueRange{acc},
+                                               strides, dilations)
+                  .getResult(0)
+            : linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{resultType},
+                                               ValueRange{input, window}, ValueRange{acc},
+                                               strides, dilations)
+                  .getResult(0);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -99,18 +108,27 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPoolOp> {
     Value input = padForPooling(rewriter, loc, op, adaptor.getInput(), rewriter.getZeroAttr(et));
     Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(), et);
     Value acc = filled(rewriter, loc, resultType, rewriter.getZeroAttr(et));
-    Value sum = linalg::PoolingNchwSumOp::create(
-                    rewriter, loc, TypeRange{resultType}, ValueRange{input, window},
-                    ValueRange{acc}, rewriter.getI64TensorAttr(op.getStrides()),
-                    rewriter.getI64TensorAttr(op.getDilations()))
-                    .getResult(0);
+    bool last = op.getChannelsLast();
+    auto stridesAttr = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilationsAttr = rewriter.getI64TensorAttr(op.getDilations());
+    Value sum = last ? linalg::PoolingNhwcSumOp::create(rewriter, loc, TypeRange{resultType},
+                                                        ValueRange{input, window},
+                                                        ValueRange{acc}, stridesAttr,
+                                                        dilationsAttr)
+                           .getResult(0)
+                     : linalg::PoolingNchwSumOp::create(rewriter, loc, TypeRange{resultType},
+                                                        ValueRange{input, window},
+                                                        ValueRange{acc}, stridesAttr,
+                                                        dilationsAttr)
+                           .getResult(0);
 
     ArrayRef<int64_t> pads = op.getPads(), kernel = op.getKernel(), strides = op.getStrides(),
                       dilations = op.getDilations();
-    int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+    int64_t h = last ? 1 : 2; // the first spatial dim
+    int64_t oh = resultType.getDimSize(h), ow = resultType.getDimSize(h + 1);
     auto counted = [&](int d, int64_t o) {
       int64_t lo = op.getCountIncludePad() ? -pads[d] : 0;
-      int64_t hi = inType.getDimSize(2 + d) + (op.getCountIncludePad() ? pads[d + 2] : 0);
+      int64_t hi = inType.getDimSize(h + d) + (op.getCountIncludePad() ? pads[d + 2] : 0);
       int64_t count = 0;
       for (int64_t k = 0; k < kernel[d]; ++k) {
         int64_t pos = o * strides[d] - pads[d] + k * dilations[d];
@@ -122,7 +140,9 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPoolOp> {
     for (int64_t y = 0; y < oh; ++y)
       for (int64_t x = 0; x < ow; ++x)
         divisors.push_back((float)std::max<int64_t>(1, counted(0, y) * counted(1, x)));
-    auto tableType = RankedTensorType::get({oh, ow}, et);
+    // [OH, OW] broadcasts over NCHW's trailing dims; over NHWC it is [OH, OW, 1].
+    auto tableType = last ? RankedTensorType::get({oh, ow, 1}, et)
+                          : RankedTensorType::get({oh, ow}, et);
     DenseElementsAttr table;
     if (et.isF32()) {
       table = DenseElementsAttr::get(tableType, ArrayRef<float>(divisors));

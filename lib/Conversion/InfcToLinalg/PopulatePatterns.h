@@ -57,10 +57,11 @@ mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value inpu
 /// The strided windows of an NCHW `input` (already padded) that the kernel taps of a 2-D
 /// window op read, tap (i, j) row-major: X[n, c, oh*sh + i*dh, ow*sw + j*dw] over `outShape`
 /// [N, C, OH, OW], each a strided tensor.extract_slice (so the op on them is elementwise).
+/// With `channelsLast`, NHWC: X[n, oh*sh + i*dh, ow*sw + j*dw, c] over [N, OH, OW, C].
 llvm::SmallVector<mlir::Value> tapWindows(mlir::OpBuilder &b, mlir::Location loc,
                                           mlir::Value input, llvm::ArrayRef<int64_t> kernel,
                                           llvm::ArrayRef<int64_t> strides,
-                                          llvm::ArrayRef<int64_t> dilations,
+                                          llvm::ArrayRef<int64_t> dilations, bool channelsLast,
                                           llvm::ArrayRef<int64_t> outShape);
 
 /// A scalar constant of `type` (float or integer), saturated to the integer range (the

@@ -5,11 +5,12 @@
 
 // A constant B [3, 40] (B[k][n] = 40k + n): packed at compile time into three 16-wide panels,
 // a [3, 3, 16] constant whose element [p][k][j] is B[k][16p + j] and zero past column 40; a
-// loop over the two full panels marked infc.parallel; the last panel a whole 16-wide matmul
-// into a scratch tile, of which the first 8 columns go into C. C's fill moves into the panels:
-// each fills its own columns right before its matmul (and the scratch tile is filled), so
-// no fill of the whole C is left. At 512 bits a panel is 32 wide: one full panel and a padded
-// one.
+// loop over the two full panels marked infc.parallel. The 8 columns left fit the first half
+// of the last panel (one AVX2 vector): a matmul against that half, straight into C's last
+// columns. C's fill moves into the panels: each fills its own columns right before its
+// matmul, so no fill of the whole C is left. At 512 bits a panel is 32 wide: one full panel,
+// then 8 columns that take the first half of a padded panel, 16 wide, into a filled scratch
+// tile.
 // AVX2-LABEL: func.func @constant_b
 // AVX2-DAG: %[[P:.*]] = arith.constant dense<{{\[\[}}[0.000000e+00, 1.000000e+00, {{.*}}, 1.500000e+01], [4.000000e+01, {{.*}}, 5.500000e+01], [8.000000e+01, {{.*}}, 9.500000e+01]], {{\[}}[1.600000e+01, {{.*}}, 3.100000e+01], [5.600000e+01, {{.*}}, 7.100000e+01], [9.600000e+01, {{.*}}, 1.110000e+02]], {{\[}}[3.200000e+01, {{.*}}, 3.900000e+01, 0.000000e+00, {{.*}}, 0.000000e+00], [7.200000e+01, {{.*}}], [1.120000e+02, {{.*}}, 1.190000e+02, 0.000000e+00, {{.*}}, 0.000000e+00]]]> : tensor<3x3x16xf32>
 // AVX2-DAG: %[[C2:.*]] = arith.constant 2 : index
@@ -24,18 +25,22 @@
 // AVX2: %[[MM:.*]] = linalg.matmul ins(%arg0, %[[PANEL]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[CF]] : tensor<64x16xf32>)
 // AVX2: tensor.insert_slice %[[MM]] into %[[ACC]][0, %[[COL]]] [64, 16] [1, 1]
 // AVX2: } {infc.parallel}
-// AVX2: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x16xf32>)
-// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[P]][2, 0, 0] [1, 3, 16] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x16xf32>
-// AVX2: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[Z]] : tensor<64x16xf32>)
-// AVX2: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 8] [1, 1]
-// AVX2: tensor.insert_slice %[[V]] into %[[L]][0, 32] [64, 8] [1, 1]
+// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[P]][2, 0, 0] [1, 3, 8] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x8xf32>
+// AVX2: %[[CT:.*]] = tensor.extract_slice %[[L]][0, 32] [64, 8] [1, 1]
+// AVX2: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[CT]] : tensor<64x8xf32>)
+// AVX2: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x3xf32>, tensor<3x8xf32>) outs(%[[Z]] : tensor<64x8xf32>)
+// AVX2: tensor.insert_slice %[[TM]] into %[[L]][0, 32] [64, 8] [1, 1]
 // AVX2-NOT: linalg.matmul
 // AVX512-LABEL: func.func @constant_b
 // AVX512: arith.constant dense<{{.*}}> : tensor<2x3x32xf32>
 // AVX512: scf.for
 // AVX512: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x3xf32>, tensor<3x32xf32>)
 // AVX512: } {infc.parallel}
-// AVX512: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x3xf32>, tensor<3x32xf32>) outs(%{{.*}} : tensor<64x32xf32>)
+// AVX512: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x16xf32>)
+// AVX512: %[[H:.*]] = tensor.extract_slice %{{.*}}[1, 0, 0] [1, 3, 16] [1, 1, 1] : tensor<2x3x32xf32> to tensor<3x16xf32>
+// AVX512: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[H]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[Z]] : tensor<64x16xf32>)
+// AVX512: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 8] [1, 1]
+// AVX512: tensor.insert_slice %[[V]] into %{{.*}}[0, 32] [64, 8] [1, 1]
 func.func @constant_b(%a: tensor<64x3xf32>) -> tensor<64x40xf32> {
   %b = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0], [40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0, 64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0], [80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0]]> : tensor<3x40xf32>
   %z = arith.constant 0.0 : f32
@@ -79,15 +84,15 @@ func.func @narrow(%a: tensor<64x96xf32>, %b: tensor<96x8xf32>) -> tensor<64x8xf3
 }
 
 // A run-time B with a tail: padded with zero columns to whole panels before the transpose;
-// the last panel goes through the scratch tile.
+// the last panel's first half takes the 8 columns left.
 // AVX2-LABEL: func.func @runtime_b_tail
 // AVX2: %[[PAD:.*]] = tensor.pad %arg1 low[0, 0] high[0, 8]
 // AVX2: } : tensor<96x40xf32> to tensor<96x48xf32>
 // AVX2: tensor.expand_shape %[[PAD]] {{\[}}[0], [1, 2]] output_shape [96, 3, 16]
 // AVX2: %[[RP:.*]] = linalg.transpose
 // AVX2: } {infc.parallel}
-// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[RP]][2, 0, 0] [1, 96, 16] [1, 1, 1]
-// AVX2: linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x96xf32>, tensor<96x16xf32>)
+// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[RP]][2, 0, 0] [1, 96, 8] [1, 1, 1]
+// AVX2: linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x96xf32>, tensor<96x8xf32>)
 // AVX2: tensor.insert_slice %{{.*}} into %{{.*}}[0, 32] [64, 8] [1, 1]
 func.func @runtime_b_tail(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>) -> tensor<64x40xf32> {
   %z = arith.constant 0.0 : f32
@@ -127,19 +132,34 @@ func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64
   return %r : tensor<64x32xf32>
 }
 
-// C not a fill (an accumulation into a given C): the panels read their columns of C, and the
-// scratch tile of the last panel starts from C's 8 tail columns.
-// AVX2-LABEL: func.func @accumulate
-// AVX2: scf.for {{.*}} iter_args(%[[ACC:.*]] = %arg2)
-// AVX2: %[[CS:.*]] = tensor.extract_slice %[[ACC]]
-// AVX2-NOT: linalg.fill
-// AVX2: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>) outs(%[[CS]] : tensor<64x16xf32>)
-// AVX2: } {infc.parallel}
-// AVX2: %[[CT:.*]] = tensor.extract_slice %{{.*}}[0, 32] [64, 8] [1, 1]
-// AVX2: %[[Z:.*]] = linalg.fill
-// AVX2: %[[S:.*]] = tensor.insert_slice %[[CT]] into %[[Z]][0, 0] [64, 8] [1, 1]
-// AVX2: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>) outs(%[[S]] : tensor<64x16xf32>)
+// C not a fill (an accumulation into a given C): the panels read their columns of C. At 512
+// bits the 8 columns left go through a scratch tile (the first half of the last panel, 16
+// wide) that starts from C's 8 tail columns.
+// AVX512-LABEL: func.func @accumulate
+// AVX512: scf.for {{.*}} iter_args(%[[ACC:.*]] = %arg2)
+// AVX512: %[[CS:.*]] = tensor.extract_slice %[[ACC]]
+// AVX512-NOT: linalg.fill
+// AVX512: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x32xf32>) outs(%[[CS]] : tensor<64x32xf32>)
+// AVX512: } {infc.parallel}
+// AVX512: %[[CT:.*]] = tensor.extract_slice %{{.*}}[0, 32] [64, 8] [1, 1]
+// AVX512: %[[Z:.*]] = linalg.fill
+// AVX512: %[[S:.*]] = tensor.insert_slice %[[CT]] into %[[Z]][0, 0] [64, 8] [1, 1]
+// AVX512: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>) outs(%[[S]] : tensor<64x16xf32>)
 func.func @accumulate(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>, %c: tensor<64x40xf32>) -> tensor<64x40xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x40xf32>) outs(%c : tensor<64x40xf32>) -> tensor<64x40xf32>
   return %r : tensor<64x40xf32>
+}
+
+// Wider than one vector but narrower than a panel (24 columns at 512 bits): one padded panel.
+// AVX512-LABEL: func.func @one_partial_panel
+// AVX512: arith.constant dense<{{.*}}> : tensor<1x4x32xf32>
+// AVX512-NOT: scf.for
+// AVX512: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x4xf32>, tensor<4x32xf32>) outs(%{{.*}} : tensor<64x32xf32>)
+func.func @one_partial_panel(%a: tensor<64x4xf32>) -> tensor<64x24xf32> {
+  %b = arith.constant dense<1.0> : tensor<4x24xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x24xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x24xf32>) -> tensor<64x24xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x4xf32>, tensor<4x24xf32>) outs(%c : tensor<64x24xf32>) -> tensor<64x24xf32>
+  return %r : tensor<64x24xf32>
 }

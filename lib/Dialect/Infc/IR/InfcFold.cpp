@@ -513,6 +513,11 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
     return getInput();
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getInput()))
     return dense.reshape(cast<ShapedType>(getType()));
+  // A reshape of a reshape reads the same row-major elements: skip the inner one.
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
   return {};
 }
 

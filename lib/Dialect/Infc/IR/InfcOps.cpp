@@ -190,22 +190,28 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
                     dilations = adaptor.getDilations();
   if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2)
     return emitOptionalError(loc, "expects 2 strides, 4 pads and 2 dilations");
-  SmallVector<int64_t> shape = {it.getDimSize(0), wt.getDimSize(0)};
+  bool last = adaptor.getChannelsLast();
+  int64_t spatial = last ? 1 : 2;
+  SmallVector<int64_t> shape = {it.getDimSize(0)};
+  if (!last)
+    shape.push_back(wt.getDimSize(0));
   for (int d = 0; d < 2; ++d)
-    shape.push_back(windowOutputSize(it.getDimSize(2 + d), wt.getDimSize(2 + d), strides[d],
-                                     pads[d], pads[d + 2], dilations[d], false));
+    shape.push_back(windowOutputSize(it.getDimSize(spatial + d), wt.getDimSize(2 + d),
+                                     strides[d], pads[d], pads[d + 2], dilations[d], false));
+  if (last)
+    shape.push_back(wt.getDimSize(0));
   types.push_back(RankedTensorType::get(shape, it.getElementType()));
   return success();
 }
 
 LogicalResult ConvOp::verify() {
   auto it = rankedType(getInput()), wt = rankedType(getWeight());
-  int64_t group = getGroup();
-  if (group < 1 || it.getDimSize(1) % group || wt.getDimSize(0) % group)
+  int64_t group = getGroup(), channels = it.getDimSize(getChannelsLast() ? 3 : 1);
+  if (group < 1 || channels % group || wt.getDimSize(0) % group)
     return emitOpError("expects group to divide the channel counts, got group ") << group;
-  if (it.getDimSize(1) / group != wt.getDimSize(1))
+  if (channels / group != wt.getDimSize(1))
     return emitOpError("expects weight dim 1 (") << wt.getDimSize(1)
-           << ") to be input channels / group (" << it.getDimSize(1) / group << ")";
+           << ") to be input channels / group (" << channels / group << ")";
   if (wt.getElementType() != it.getElementType() ||
       (getBias() && rankedType(getBias()).getElementType() != it.getElementType()))
     return emitOpError("expects input, weight and bias of one element type");
@@ -228,10 +234,16 @@ static LogicalResult inferPool(std::optional<Location> loc, typename PoolOp::Ada
       dilations.size() != 2)
     return emitOptionalError(loc, "expects NCHW input, 2 kernel dims, 2 strides, 4 pads, "
                                   "2 dilations");
-  SmallVector<int64_t> shape = {it.getDimSize(0), it.getDimSize(1)};
+  bool last = adaptor.getChannelsLast();
+  int64_t spatial = last ? 1 : 2, channels = last ? 3 : 1;
+  SmallVector<int64_t> shape = {it.getDimSize(0)};
+  if (!last)
+    shape.push_back(it.getDimSize(channels));
   for (int d = 0; d < 2; ++d)
-    shape.push_back(windowOutputSize(it.getDimSize(2 + d), kernel[d], strides[d], pads[d],
-                                     pads[d + 2], dilations[d], adaptor.getCeilMode()));
+    shape.push_back(windowOutputSize(it.getDimSize(spatial + d), kernel[d], strides[d],
+                                     pads[d], pads[d + 2], dilations[d], adaptor.getCeilMode()));
+  if (last)
+    shape.push_back(it.getDimSize(channels));
   types.push_back(RankedTensorType::get(shape, it.getElementType()));
   return success();
 }

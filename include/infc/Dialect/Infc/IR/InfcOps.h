@@ -9,6 +9,12 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace infc {
+/// The elementwise family (Infc_Elementwise in InfcOps.td): a marker, no methods.
+template <typename ConcreteType>
+class InfcElementwise : public mlir::OpTrait::TraitBase<ConcreteType, InfcElementwise> {};
+} // namespace infc
+
 #define GET_OP_CLASSES
 #include "infc/Dialect/Infc/IR/InfcOps.h.inc"
 

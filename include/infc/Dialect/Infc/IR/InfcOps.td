@@ -37,8 +37,16 @@ def Infc_ShapeOp : Infc_Op<"shape", [Pure, InferTypeOpAdaptor]> {
 // Elementwise family
 //===----------------------------------------------------------------------===//
 
+/// Marks the ops that apply one function to each element (unary) or to each broadcast pair
+/// of elements (binary), with no attribute that names a dim: an op of the family commutes
+/// with a transpose of its operands (infc-channels-last moves transposes through them).
+def Infc_Elementwise : NativeOpTrait<"InfcElementwise"> {
+  let cppNamespace = "::infc";
+}
+
 class Infc_UnaryOp<string mnemonic, list<Trait> traits = []>
-    : Infc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+    : Infc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+                                              Infc_Elementwise])> {
   let arguments = (ins Infc_Tensor:$input);
   let results = (outs Infc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
@@ -118,7 +126,7 @@ def Infc_CastOp : Infc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 
 /// Binary ops broadcast their operands numpy-style; the result shape is inferred.
 class Infc_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Infc_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+    : Infc_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor, Infc_Elementwise])> {
   let arguments = (ins Infc_Tensor:$lhs, Infc_Tensor:$rhs);
   let results = (outs Infc_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
@@ -182,15 +190,18 @@ def Infc_MatMulOp : Infc_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptor]> {
-  let summary = "2-D grouped convolution, NCHW input, FCHW weight";
+  let summary = "2-D grouped convolution, NCHW (or NHWC) input, FCHW weight";
   let description = [{
     `pads` is [top, left, bottom, right] (ONNX order), zeros. `bias` is optional, shape [F].
     Float, or i32 for the integer convolutions (ConvInteger, QLinearConv accumulate in i32).
+    With `channels_last` the input is [N, H, W, C] and the result [N, OH, OW, F] (the weight
+    stays [F, C / group, KH, KW]); infc-channels-last writes it for the CPU.
   }];
   let arguments = (ins Infc_ConvTensor:$input, Infc_ConvTensor:$weight,
                        Optional<Infc_ConvTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group,
+                       UnitAttr:$channels_last);
   let results = (outs Infc_ConvTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
@@ -198,10 +209,13 @@ def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
+/// With `channels_last` (max pooling only) the input is [N, H, W, C], as infc-channels-last
+/// writes it for the CPU.
 class Infc_PoolOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Infc_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                       DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
+                       DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
+                       UnitAttr:$channels_last);
   let results = (outs Infc_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -216,7 +230,7 @@ def Infc_AvgPoolOp : Infc_PoolOp<"avg_pool"> {
   let arguments = (ins Infc_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
-                       BoolAttr:$count_include_pad);
+                       BoolAttr:$count_include_pad, UnitAttr:$channels_last);
 }
 
 //===----------------------------------------------------------------------===//

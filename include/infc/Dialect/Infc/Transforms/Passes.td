@@ -44,4 +44,18 @@ def InfcQuantizeInt8 : Pass<"infc-quantize-int8", "mlir::func::FuncOp"> {
   let dependentDialects = ["infc::InfcDialect"];
 }
 
+def InfcChannelsLast : Pass<"infc-channels-last", "mlir::func::FuncOp"> {
+  let summary = "NHWC convolutions and pooling, with the transposes between them cancelled";
+  let description = [{
+    For the CPU, where an NHWC convolution is the GEMM of the linear layers (activation rows
+    times weights packed at compile time). Each float convolution, plain or depthwise, becomes
+    transpose(conv{channels_last}(transpose(x))); the transposes back to NCHW then move down
+    through elementwise ops (a constant operand is transposed at compile time), max and
+    average pooling (which become channels_last too) and keepdims reductions, until they meet
+    the next convolution's transpose and cancel, or, moving only unit dims, become reshapes.
+    A function with an integer convolution (an int8 model) is left alone.
+  }];
+  let dependentDialects = ["infc::InfcDialect"];
+}
+
 #endif // INFC_DIALECT_INFC_TRANSFORMS_PASSES_TD

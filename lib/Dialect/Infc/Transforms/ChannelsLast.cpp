@@ -1,0 +1,251 @@
+//===- ChannelsLast.cpp - NHWC convolutions and pooling for the CPU -------===//
+//
+// On the CPU a convolution is a matmul. In NCHW the weights are its A operand, read as
+// broadcasts row by row, and the activation is B, which must be packed into panels at run
+// time (and, past 1x1, first copied by im2col). In NHWC the activation rows are A, the
+// weights B [KH*KW*C, F] are packed into panels at compile time, and a 1x1 convolution reads
+// its input in place: the GEMM kernel of the linear layers, with nothing done at run time
+// but the product.
+//
+// So every float convolution (plain or depthwise) becomes transpose(conv{channels_last}(
+// transpose(x))), and the transposes then move through what follows (elementwise ops,
+// max pooling, keepdims reductions) until two meet and cancel, or a transpose that moves
+// only unit dims becomes a reshape. What is left is one transpose at each edge of the
+// network (the image in, the pooled features out) and wherever an op would need NCHW.
+//
+//===----------------------------------------------------------------------===//
+#include "infc/Dialect/Infc/IR/InfcOps.h"
+#include "infc/Dialect/Infc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace infc {
+#define GEN_PASS_DEF_INFCCHANNELSLAST
+#include "infc/Dialect/Infc/Transforms/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+using namespace infc;
+
+namespace {
+constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
+constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
+
+/// The shape `shape` takes under transpose `perm` (result dim i is input dim perm[i]).
+SmallVector<int64_t> permuted(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> out;
+  for (int64_t p : perm)
+    out.push_back(shape[p]);
+  return out;
+}
+
+SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inv[perm[i]] = i;
+  return inv;
+}
+
+/// The transposes this pass moves: the ones back to NCHW that it puts after convolutions.
+TransposeOp toNCHWTranspose(Value v) {
+  auto t = v.getDefiningOp<TransposeOp>();
+  return t && t.getPerm() == ArrayRef<int64_t>(kToNCHW) ? t : TransposeOp();
+}
+
+Value transpose(PatternRewriter &rewriter, Location loc, Value input, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto resultType = RankedTensorType::get(permuted(type.getShape(), perm), type.getElementType());
+  return TransposeOp::create(rewriter, loc, resultType, input,
+                             rewriter.getDenseI64ArrayAttr(perm));
+}
+
+/// Plain (group 1) and depthwise float convolutions of one NCHW image batch.
+struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
+    auto it = cast<RankedTensorType>(op.getInput().getType());
+    auto wt = cast<RankedTensorType>(op.getWeight().getType());
+    if (op.getChannelsLast() || !isa<FloatType>(it.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not a float NCHW convolution");
+    int64_t group = op.getGroup(), c = it.getDimSize(1), f = wt.getDimSize(0);
+    if (group != 1 && !(group == c && f == c))
+      return rewriter.notifyMatchFailure(op, "grouped, not depthwise");
+    Location loc = op.getLoc();
+    Value x = transpose(rewriter, loc, op.getInput(), kToNHWC);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto lastType = RankedTensorType::get(permuted(resultType.getShape(), kToNHWC),
+                                          resultType.getElementType());
+    Value y = ConvOp::create(rewriter, loc, lastType, x, op.getWeight(), op.getBias(),
+                             op.getStridesAttr(), op.getPadsAttr(), op.getDilationsAttr(),
+                             op.getGroupAttr(), rewriter.getUnitAttr());
+    rewriter.replaceOp(op, transpose(rewriter, loc, y, kToNCHW));
+    return success();
+  }
+};
+
+/// op(transpose(x)) -> transpose(op(x)) for the unary elementwise ops. (This and the other
+/// sinking patterns move only transposes to NCHW, the ones this pass writes, so the
+/// transposes of other models, such as attention's, stay where they are.)
+struct SinkThroughUnary : RewritePattern {
+  SinkThroughUnary(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), 1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!op->hasTrait<InfcElementwise>() || op->getNumOperands() != 1)
+      return failure();
+    TransposeOp t = toNCHWTranspose(op->getOperand(0));
+    if (!t)
+      return failure();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    Operation *moved = rewriter.clone(*op);
+    moved->setOperand(0, t.getInput());
+    moved->getResult(0).setType(RankedTensorType::get(
+        cast<RankedTensorType>(t.getInput().getType()).getShape(), type.getElementType()));
+    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), t.getPerm()));
+    return success();
+  }
+};
+
+/// op(transpose(a, P), transpose(b, P)) -> transpose(op(a, b), P), and op(transpose(a, P), c)
+/// with a constant c -> transpose(op(a, c'), P), c' being c (broadcast to the same rank)
+/// transposed back, which folds at compile time.
+struct SinkThroughBinary : RewritePattern {
+  SinkThroughBinary(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), 1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!op->hasTrait<InfcElementwise>() || op->getNumOperands() != 2)
+      return failure();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    TransposeOp lhsT = toNCHWTranspose(op->getOperand(0));
+    TransposeOp t = lhsT ? lhsT : toNCHWTranspose(op->getOperand(1));
+    if (!t || (int64_t)t.getPerm().size() != type.getRank())
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    SmallVector<int64_t> back = inverse(perm);
+    Location loc = op->getLoc();
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      auto ot = operand.getDefiningOp<TransposeOp>();
+      if (ot && ot.getPerm() == perm) {
+        operands.push_back(ot.getInput());
+        continue;
+      }
+      if (!matchPattern(operand, m_Constant()))
+        return failure();
+      // Broadcast to the result's rank with leading ones, then undo the transpose.
+      auto ct = cast<RankedTensorType>(operand.getType());
+      SmallVector<int64_t> shape(type.getRank() - ct.getRank(), 1);
+      llvm::append_range(shape, ct.getShape());
+      Value c = operand;
+      if (ct.getRank() != type.getRank())
+        c = ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, ct.getElementType()),
+                              c);
+      operands.push_back(transpose(rewriter, loc, c, back));
+    }
+    OperationState state(loc, op->getName(), operands,
+                         RankedTensorType::get(permuted(type.getShape(), back),
+                                               type.getElementType()),
+                         op->getAttrs());
+    Operation *moved = rewriter.create(state);
+    rewriter.replaceOp(op, transpose(rewriter, loc, moved->getResult(0), perm));
+    return success();
+  }
+};
+
+/// pool(transpose(x, to NCHW)) -> transpose(pool{channels_last}(x), to NCHW).
+template <typename PoolOp> struct SinkThroughPool : OpRewritePattern<PoolOp> {
+  using OpRewritePattern<PoolOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(PoolOp op, PatternRewriter &rewriter) const override {
+    TransposeOp t = toNCHWTranspose(op.getInput());
+    if (op.getChannelsLast() || !t)
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    Operation *moved = rewriter.clone(*op);
+    moved->setOperand(0, t.getInput());
+    moved->setAttr("channels_last", rewriter.getUnitAttr());
+    moved->getResult(0).setType(
+        RankedTensorType::get(permuted(type.getShape(), kToNHWC), type.getElementType()));
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), moved->getResult(0), kToNCHW));
+    return success();
+  }
+};
+
+/// reduce(transpose(x, P), axes, keepdims) -> transpose(reduce(x, P(axes)), P).
+template <typename ReduceOp> struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern<ReduceOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op, PatternRewriter &rewriter) const override {
+    TransposeOp t = toNCHWTranspose(op.getInput());
+    if (!t || !op.getKeepdims())
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    SmallVector<int64_t> axes;
+    for (int64_t a : op.getAxes())
+      axes.push_back(perm[a < 0 ? a + (int64_t)perm.size() : a]);
+    llvm::sort(axes);
+    auto type = cast<RankedTensorType>(op.getType());
+    Operation *moved = rewriter.clone(*op);
+    moved->setOperand(0, t.getInput());
+    moved->setAttr("axes", rewriter.getDenseI64ArrayAttr(axes));
+    moved->getResult(0).setType(
+        RankedTensorType::get(permuted(type.getShape(), inverse(perm)), type.getElementType()));
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), moved->getResult(0), perm));
+    return success();
+  }
+};
+
+/// transpose(transpose(x, P1), P2) -> transpose(x, P1 o P2) (the folder drops an identity).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> perm;
+    for (int64_t p : op.getPerm())
+      perm.push_back(inner.getPerm()[p]);
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), inner.getInput(), perm));
+    return success();
+  }
+};
+
+/// A transpose that keeps the order of the dims larger than one is a reshape.
+struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(op.getInput().getType()).getShape();
+    int64_t last = -1;
+    for (int64_t p : op.getPerm()) {
+      if (shape[p] == 1)
+        continue;
+      if (p < last)
+        return failure();
+      last = p;
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
+    return success();
+  }
+};
+
+struct InfcChannelsLastPass : public infc::impl::InfcChannelsLastBase<InfcChannelsLastPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // Integer convolutions (int8 models) keep NCHW: their kernels are built for it.
+    bool integerConvs = false, floatConvs = false;
+    func.walk([&](ConvOp op) {
+      (isa<IntegerType>(getElementTypeOrSelf(op.getType())) ? integerConvs : floatConvs) = true;
+    });
+    if (integerConvs || !floatConvs)
+      return;
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    patterns.add<ConvToChannelsLast, SinkThroughUnary, SinkThroughBinary,
+                 SinkThroughPool<MaxPoolOp>, SinkThroughPool<AvgPoolOp>,
+                 SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
+                 SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
+                 SinkThroughReduce<ReduceProdOp>, ComposeTransposes,
+                 TransposeOfUnitDimsToReshape>(ctx);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,89 @@
+// RUN: infc-opt %s -convert-infc-to-linalg -split-input-file | FileCheck %s
+// RUN: infc-opt %s -convert-infc-to-linalg="direct-conv=true" -split-input-file -verify-diagnostics >/dev/null
+
+// channels_last (what infc-channels-last writes for the CPU): a plain convolution is the
+// matmul of the linear layers, activation rows [N*OH*OW, KH*KW*C] times the weights as a
+// constant [KH*KW*C, F] permuted at compile time. W[f][c][i][j] = 1000f + 100c + 10i + j,
+// so W' [KH, KW, C, F] holds W'[i][j][c] = [100c + 10i + j, 1000 + 100c + 10i + j].
+// The padding pads H and W, the im2col copies take one strided NHWC window per tap (C
+// contiguous), and the bias adds along the last dim.
+// CHECK-LABEL: func.func @plain
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: } : tensor<1x4x4x2xf32> to tensor<1x6x6x2xf32>
+// CHECK: tensor.extract_slice %[[P]][0, 0, 0, 0] [1, 3, 3, 2] [1, 2, 2, 1] : tensor<1x6x6x2xf32> to tensor<1x3x3x2xf32>
+// CHECK: tensor.extract_slice %[[P]][0, 1, 1, 0] [1, 3, 3, 2] [1, 2, 2, 1] : tensor<1x6x6x2xf32> to tensor<1x3x3x2xf32>
+// CHECK: linalg.copy
+// CHECK: %[[COL:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x3x3x2x2x2xf32> into tensor<9x8xf32>
+// CHECK: %[[W4:.*]] = arith.constant dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+03], [1.000000e+02, 1.100000e+03]], {{\[\[}}1.000000e+00, 1.001000e+03], [1.010000e+02, 1.101000e+03]]], {{\[\[\[}}1.000000e+01, 1.010000e+03], [1.100000e+02, 1.110000e+03]], {{\[\[}}1.100000e+01, 1.011000e+03], [1.110000e+02, 1.111000e+03]]]]> : tensor<2x2x2x2xf32>
+// CHECK: %[[W:.*]] = tensor.collapse_shape %[[W4]] {{\[}}[0, 1, 2], [3]] : tensor<2x2x2x2xf32> into tensor<8x2xf32>
+// CHECK: %[[Y:.*]] = linalg.matmul ins(%[[COL]], %[[W]] : tensor<9x8xf32>, tensor<8x2xf32>)
+// CHECK: %[[Y4:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1, 2], [3]] output_shape [1, 3, 3, 2] : tensor<9x2xf32> into tensor<1x3x3x2xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[Y4]], %arg1 : tensor<1x3x3x2xf32>, tensor<2xf32>)
+// CHECK: arith.addf
+func.func @plain(%x: tensor<1x4x4x2xf32>, %b: tensor<2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = infc.constant dense<[[[[0.0, 1.0], [10.0, 11.0]], [[100.0, 101.0], [110.0, 111.0]]],
+                           [[[1000.0, 1001.0], [1010.0, 1011.0]], [[1100.0, 1101.0], [1110.0, 1111.0]]]]> : tensor<2x2x2x2xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x2xf32>, tensor<2x2x2x2xf32>, tensor<2xf32>) -> tensor<1x3x3x2xf32>
+  return %y : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// A 1x1 stride-1 convolution reads its input in place: no copy, the NHWC input is the
+// matmul's A operand.
+// CHECK-LABEL: func.func @pointwise
+// CHECK-NOT: linalg.copy
+// CHECK: %[[A:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1, 2], [3]] : tensor<1x5x5x3xf32> into tensor<25x3xf32>
+// CHECK: linalg.matmul ins(%[[A]], %{{.*}} : tensor<25x3xf32>, tensor<3x4xf32>)
+func.func @pointwise(%x: tensor<1x5x5x3xf32>) -> tensor<1x5x5x4xf32> {
+  %w = infc.constant dense<0.5> : tensor<4x3x1x1xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x5x5x3xf32>, tensor<4x3x1x1xf32>) -> tensor<1x5x5x4xf32>
+  return %y : tensor<1x5x5x4xf32>
+}
+
+// -----
+
+// Depthwise: the sum over the taps of strided windows times that tap's weights, a contiguous
+// [C] row of the [KH*KW, C] constant (W[c][0][i][j] = 10c + 3i + j, so row 1 is [1, 11]),
+// broadcast along the last dim.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @depthwise
+// CHECK: %[[W4:.*]] = arith.constant dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+01], [1.000000e+00, 1.100000e+01]], {{\[\[}}3.000000e+00, 1.300000e+01], [4.000000e+00, 1.400000e+01]]]]> : tensor<1x2x2x2xf32>
+// CHECK: %[[W:.*]] = tensor.collapse_shape %[[W4]] {{\[}}[0, 1, 2], [3]] : tensor<1x2x2x2xf32> into tensor<4x2xf32>
+// CHECK: tensor.extract_slice %[[W]][1, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]]
+// CHECK: math.fma
+func.func @depthwise(%x: tensor<1x4x4x2xf32>) -> tensor<1x3x3x2xf32> {
+  %w = infc.constant dense<[[[[0.0, 1.0], [3.0, 4.0]]], [[[10.0, 11.0], [13.0, 14.0]]]]> : tensor<2x1x2x2xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x2x2xf32>) -> tensor<1x3x3x2xf32>
+  return %y : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// Max pooling over NHWC: the taps' windows are strided in H and W.
+// CHECK-LABEL: func.func @max_pool
+// CHECK: tensor.extract_slice %arg0[0, 1, 1, 0] [1, 2, 2, 3] [1, 2, 2, 1] : tensor<1x4x4x3xf32> to tensor<1x2x2x3xf32>
+// CHECK: arith.maximumf
+func.func @max_pool(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32> {
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.max_pool %x {ceil_mode = false, channels_last, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>
+  return %y : tensor<1x2x2x3xf32>
+}
+
+// -----
+
+// Average pooling over NHWC: a sum pool, then the divisor table [OH, OW, 1].
+// CHECK-LABEL: func.func @avg_pool
+// CHECK: linalg.pooling_nhwc_sum
+// CHECK: arith.constant dense<{{.*}}> : tensor<2x2x1xf32>
+// CHECK: arith.divf
+func.func @avg_pool(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32> {
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.avg_pool %x {ceil_mode = false, channels_last, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>
+  return %y : tensor<1x2x2x3xf32>
+}

@@ -1,0 +1,87 @@
+// RUN: infc-opt %s -infc-channels-last -canonicalize -split-input-file | FileCheck %s
+
+// A ResNet block: conv, BatchNorm as mul/add by per-channel constants, relu, max pool, a
+// second conv and a residual add, then the global average pool and the flatten. Every conv
+// and the pool become channels_last; the per-channel constants are transposed at compile
+// time ([64, 1, 1] -> [1, 1, 1, 64]); the transposes between the convs cancel, and the one
+// after the keepdims mean moves only unit dims, so it is a reshape. What is left is the
+// transpose of the image in.
+// CHECK-LABEL: func.func @resnet_block
+// CHECK-DAG: %[[S:.*]] = infc.constant dense<2.000000e+00> : tensor<1x1x1x64xf32>
+// CHECK-DAG: %[[T:.*]] = infc.constant dense<5.000000e-01> : tensor<1x1x1x64xf32>
+// CHECK: %[[X:.*]] = infc.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x32x32xf32>) -> tensor<1x32x32x3xf32>
+// CHECK: %[[C1:.*]] = infc.conv %[[X]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x32x32x3xf32>, tensor<64x3x3x3xf32>) -> tensor<1x32x32x64xf32>
+// CHECK: %[[M:.*]] = infc.mul %[[C1]], %[[S]] : (tensor<1x32x32x64xf32>, tensor<1x1x1x64xf32>) -> tensor<1x32x32x64xf32>
+// CHECK: %[[A:.*]] = infc.add %[[M]], %[[T]]
+// CHECK: %[[R:.*]] = infc.relu %[[A]] : tensor<1x32x32x64xf32>
+// CHECK: %[[P:.*]] = infc.max_pool %[[R]] {{{.*}}channels_last{{.*}}} : (tensor<1x32x32x64xf32>) -> tensor<1x16x16x64xf32>
+// CHECK: %[[C2:.*]] = infc.conv %[[P]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x16x16x64xf32>, tensor<64x64x1x1xf32>) -> tensor<1x16x16x64xf32>
+// CHECK: %[[SUM:.*]] = infc.add %[[C2]], %[[P]] : (tensor<1x16x16x64xf32>, tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
+// CHECK: %[[MEAN:.*]] = infc.reduce_mean %[[SUM]] {axes = array<i64: 1, 2>, keepdims = true} : (tensor<1x16x16x64xf32>) -> tensor<1x1x1x64xf32>
+// CHECK: %[[FLAT:.*]] = infc.reshape %[[MEAN]] : tensor<1x1x1x64xf32> -> tensor<1x64xf32>
+// CHECK-NOT: infc.transpose
+// CHECK: return %[[FLAT]]
+func.func @resnet_block(%x: tensor<1x3x32x32xf32>) -> tensor<1x64xf32> {
+  %w1 = infc.constant dense<0.1> : tensor<64x3x3x3xf32>
+  %w2 = infc.constant dense<0.2> : tensor<64x64x1x1xf32>
+  %s = infc.constant dense<2.0> : tensor<64x1x1xf32>
+  %t = infc.constant dense<0.5> : tensor<64x1x1xf32>
+  %0 = infc.conv %x, %w1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x32x32xf32>, tensor<64x3x3x3xf32>) -> tensor<1x64x32x32xf32>
+  %1 = infc.mul %0, %s : (tensor<1x64x32x32xf32>, tensor<64x1x1xf32>) -> tensor<1x64x32x32xf32>
+  %2 = infc.add %1, %t : (tensor<1x64x32x32xf32>, tensor<64x1x1xf32>) -> tensor<1x64x32x32xf32>
+  %3 = infc.relu %2 : tensor<1x64x32x32xf32>
+  %4 = infc.max_pool %3 {ceil_mode = false, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x64x32x32xf32>) -> tensor<1x64x16x16xf32>
+  %5 = infc.conv %4, %w2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x64x16x16xf32>, tensor<64x64x1x1xf32>) -> tensor<1x64x16x16xf32>
+  %6 = infc.add %5, %4 : (tensor<1x64x16x16xf32>, tensor<1x64x16x16xf32>) -> tensor<1x64x16x16xf32>
+  %7 = infc.reduce_mean %6 {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x64x16x16xf32>) -> tensor<1x64x1x1xf32>
+  %8 = infc.reshape %7 : tensor<1x64x1x1xf32> -> tensor<1x64xf32>
+  return %8 : tensor<1x64xf32>
+}
+
+// -----
+
+// A depthwise conv (group = channels) converts too; a grouped one that is not depthwise stays
+// NCHW, so the transpose back is materialized in front of it (and the result stays NCHW).
+// CHECK-LABEL: func.func @depthwise_then_grouped
+// CHECK: %[[D:.*]] = infc.conv %{{.*}}, %{{.*}} {channels_last, {{.*}}group = 8 : i64{{.*}}} : (tensor<1x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
+// CHECK: %[[C:.*]] = infc.clip %[[D]]
+// CHECK: %[[B:.*]] = infc.transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: %[[G:.*]] = infc.conv %[[B]], %{{.*}} {{{.*}}group = 2 : i64{{.*}}} : (tensor<1x8x8x8xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x8x8xf32>
+// CHECK-NOT: channels_last
+// CHECK: return %[[G]]
+func.func @depthwise_then_grouped(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %w = infc.constant dense<0.1> : tensor<8x1x3x3xf32>
+  %g = infc.constant dense<0.1> : tensor<8x4x1x1xf32>
+  %0 = infc.conv %x, %w {dilations = array<i64: 1, 1>, group = 8 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %1 = infc.clip %0 {max = 6.0 : f64, min = 0.0 : f64} : tensor<1x8x8x8xf32>
+  %2 = infc.conv %1, %g {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x8x8xf32>
+  return %2 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// An integer convolution (an int8 model): the function is left as it is.
+// CHECK-LABEL: func.func @integer_model
+// CHECK-NOT: channels_last
+// CHECK-NOT: infc.transpose
+func.func @integer_model(%x: tensor<1x4x8x8xf32>, %q: tensor<1x4x8x8xi32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xi32>) {
+  %w = infc.constant dense<0.1> : tensor<4x4x1x1xf32>
+  %wi = infc.constant dense<1> : tensor<4x4x1x1xi32>
+  %0 = infc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %1 = infc.conv %q, %wi {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xi32>, tensor<4x4x1x1xi32>) -> tensor<1x4x8x8xi32>
+  return %0, %1 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xi32>
+}
+
+// -----
+
+// Transposes the pass did not write (attention's) stay where they are.
+// CHECK-LABEL: func.func @foreign_transpose
+// CHECK: %[[T:.*]] = infc.transpose %arg1 {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: infc.relu %[[T]]
+func.func @foreign_transpose(%x: tensor<1x4x8x16xf32>, %y: tensor<1x4x8x16xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x8x4x16xf32>) {
+  %w = infc.constant dense<0.1> : tensor<4x4x1x1xf32>
+  %c = infc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x16xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x16xf32>
+  %0 = infc.transpose %y {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x8x16xf32>) -> tensor<1x8x4x16xf32>
+  %1 = infc.relu %0 : tensor<1x8x4x16xf32>
+  return %c, %1 : tensor<1x4x8x16xf32>, tensor<1x8x4x16xf32>
+}
