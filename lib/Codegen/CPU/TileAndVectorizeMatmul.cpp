@@ -145,8 +145,12 @@ struct InfcTileAndVectorizeMatmulPass
       }
     }
     // Edge tiles become static once the peeled bounds fold into the slices.
+    // (the fused fills too: linalg's dialect patterns fold the casts of their operands.)
     if (failed(infc::makePeeledTilesStatic(func, [&](RewritePatternSet &patterns) {
           linalg::MatmulOp::getCanonicalizationPatterns(patterns, ctx);
+          linalg::FillOp::getCanonicalizationPatterns(patterns, ctx);
+          ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
+          ctx->getLoadedDialect<tensor::TensorDialect>()->getCanonicalizationPatterns(patterns);
         })))
       return signalPassFailure();
     // The tiles, and the fills fused into them: a fill of at most a register tile inside a
