@@ -113,6 +113,13 @@ struct InfcPackMatmulPanelsPass
     return best;
   }
 
+  /// Rows of A per row block: a multiple of the register tile's 8 rows whose [rows, K] block
+  /// takes about 96 KiB (it is read once per panel, from L2), 8 to 256.
+  static int64_t rowBlockFor(int64_t k) {
+    int64_t rows = (96 * 1024 / (4 * k)) / 8 * 8;
+    return std::clamp<int64_t>(rows, 8, 256);
+  }
+
   void pack(linalg::MatmulOp op, int64_t nr) {
     Value a = op.getInputs()[0], bMatrix = op.getInputs()[1], c = op.getOutputs()[0];
     // C filled with one value (the zero a contraction starts from): each panel fills its own
@@ -145,9 +152,10 @@ struct InfcPackMatmulPanelsPass
     // Matmuls against rows [kOffset, kOffset + kSize) of the panels (A holds the same
     // columns): the full panels in a parallel loop and/or the last, partial one.
     // `fill`: this K range is the first, so its panels start from fillValue (if any).
+    // `rows`: of `a` and `c` (a row block, or all of M).
     auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset,
-                          int64_t kSize, Value c, bool fullPanels, bool lastPanel,
-                          bool fill) -> Value {
+                          int64_t kSize, Value c, bool fullPanels, bool lastPanel, bool fill,
+                          int64_t rows) -> Value {
       Value init = fill ? fillValue : Value();
       auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
       // The first `width` columns of panel p.
@@ -192,10 +200,10 @@ struct InfcPackMatmulPanelsPass
       // back into C.
       SmallVector<OpFoldResult> unit2(2, idx(1));
       SmallVector<OpFoldResult> cOffsets = {idx(0), idx(full * nr)};
-      SmallVector<OpFoldResult> tailSizes = {idx(m), idx(tail)};
+      SmallVector<OpFoldResult> tailSizes = {idx(rows), idx(tail)};
       SmallVector<OpFoldResult> origin = {idx(0), idx(0)};
       Type et = bt.getElementType();
-      Value scratch = tensor::EmptyOp::create(b, loc, {m, width}, et);
+      Value scratch = tensor::EmptyOp::create(b, loc, {rows, width}, et);
       if (init) {
         scratch = linalg::FillOp::create(b, loc, init, scratch).getResult(0);
       } else {
@@ -216,8 +224,49 @@ struct InfcPackMatmulPanelsPass
 
     Value result;
     int64_t kc = kBlockFor(m, k);
-    if (kc == k) {
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true, true);
+    int64_t tail = n - full * nr, tailWidth = tail <= nr / 2 ? nr / 2 : nr;
+    bool scratchTail = tail && tail != tailWidth;
+    int64_t mb = rowBlockFor(k);
+    if (panels * nr * k * 4 <= rowBlockMaxBBytes && m >= 2 * mb) {
+      // All of B fits L2: row blocks of A outside (in parallel), all panels inside, so A
+      // streams from memory once instead of once per panel. A tail panel that needs a
+      // scratch tile goes after the loop, over all rows (the memory plan only places
+      // buffers of the function body).
+      auto rowsOf = [&](OpBuilder &lb, Location ll, Value t, OpFoldResult row, int64_t rows,
+                        int64_t cols) -> Value {
+        return tensor::ExtractSliceOp::create(
+            lb, ll, t, SmallVector<OpFoldResult>{row, lb.getIndexAttr(0)},
+            SmallVector<OpFoldResult>{lb.getIndexAttr(rows), lb.getIndexAttr(cols)},
+            SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
+      };
+      auto blockInto = [&](OpBuilder &lb, Location ll, OpFoldResult row, int64_t rows,
+                           Value acc) -> Value {
+        Value block = panelsInto(lb, ll, rowsOf(lb, ll, a, row, rows, k), lb.getIndexAttr(0),
+                                 k, rowsOf(lb, ll, acc, row, rows, n), true, !scratchTail,
+                                 true, rows);
+        return tensor::InsertSliceOp::create(
+            lb, ll, block, acc, SmallVector<OpFoldResult>{row, lb.getIndexAttr(0)},
+            SmallVector<OpFoldResult>{lb.getIndexAttr(rows), lb.getIndexAttr(n)},
+            SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
+      };
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value blocks = arith::ConstantIndexOp::create(b, loc, m / mb);
+      Value step = arith::ConstantIndexOp::create(b, loc, mb);
+      auto rowLoop = scf::ForOp::create(
+          b, loc, zero, blocks, one, ValueRange{c},
+          [&](OpBuilder &lb, Location ll, Value i, ValueRange iterArgs) {
+            Value row = arith::MulIOp::create(lb, ll, i, step);
+            scf::YieldOp::create(lb, ll, blockInto(lb, ll, row, mb, iterArgs[0]));
+          });
+      rowLoop->setAttr("infc.parallel", b.getUnitAttr());
+      result = rowLoop.getResult(0);
+      if (m % mb)
+        result = blockInto(b, loc, b.getIndexAttr(m / mb * mb), m % mb, result);
+      if (scratchTail)
+        result = panelsInto(b, loc, a, b.getIndexAttr(0), k, result, false, true, true, m);
+    } else if (kc == k) {
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true, true, m);
     } else {
       // A larger than L2 would stream from memory once per panel: step K in blocks of kc
       // (serially), so each block of A stays in L2 while all panels pass over it. The first
@@ -231,7 +280,7 @@ struct InfcPackMatmulPanelsPass
       int64_t firstBlock = 0;
       if (fillValue) {
         c = panelsInto(b, loc, aColumns(b, loc, b.getIndexAttr(0)), b.getIndexAttr(0), kc, c,
-                       true, false, true);
+                       true, false, true, m);
         firstBlock = 1;
       }
       Value zero = arith::ConstantIndexOp::create(b, loc, firstBlock);
@@ -244,12 +293,12 @@ struct InfcPackMatmulPanelsPass
             Value offset = arith::MulIOp::create(lb, ll, kb, step);
             scf::YieldOp::create(lb, ll,
                                  panelsInto(lb, ll, aColumns(lb, ll, offset), offset, kc,
-                                            iterArgs[0], true, false, false));
+                                            iterArgs[0], true, false, false, m));
           });
       // The last panel over all of K, after the blocks: its scratch tile stays outside any
       // loop (the memory plan only places buffers of the function body).
       result = panelsInto(b, loc, a, b.getIndexAttr(0), k, kLoop.getResult(0), false, true,
-                          true);
+                          true, m);
     }
     op.getResult(0).replaceAllUsesWith(result);
     op.erase();

@@ -35,7 +35,11 @@ std::pair<int64_t, int64_t> chooseRegisterTile(int64_t m, int64_t n, int64_t vec
   int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
   int64_t nr = 2 * lanes, mr = vectorBits >= 512 ? 8 : 6;
   if (n <= lanes)
-    nr = lanes, mr *= 2;
+    return {std::min(2 * mr, m), lanes};
+  // With 32 registers, 7 rows are as good a tile: take it when it leaves no partial tile
+  // where 8 would (M = 49, a 7x7 image), as a one-row edge tile still streams all of B.
+  if (vectorBits >= 512 && m % 8 != 0 && m % 7 == 0 && m / 7 <= m / 8 + 1)
+    mr = 7;
   return {std::min(mr, m), nr};
 }
 

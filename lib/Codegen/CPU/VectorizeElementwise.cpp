@@ -178,6 +178,28 @@ struct InfcVectorizeElementwisePass
       sizes[d] = ranges[d] == 1 ? 0 : 1;
     sizes[inner] = std::min(lanes, ranges[inner]);
     bool innerReduction = iterators[inner] == utils::IteratorType::reduction;
+    // A transpose (an input whose contiguous dim is another loop dim): tiles of up to lanes
+    // x lanes, read as rows of that input and turned in registers, instead of one strided
+    // element per lane (a cache line and, at large strides, a page per element).
+    if (!innerReduction && ranges[inner] >= lanes) {
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        AffineMap map = op.getMatchingIndexingMap(in);
+        if (map.getNumResults() == 0)
+          continue;
+        auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+        if (!last || last.getPosition() == (unsigned)inner)
+          continue;
+        unsigned d = last.getPosition();
+        if (iterators[d] != utils::IteratorType::parallel)
+          continue;
+        // The largest of lanes, lanes / 2, lanes / 4 (at least 4) that divides the dim.
+        for (int64_t t = lanes; t >= 4 && sizes[d] <= 1; t /= 2)
+          if (ranges[d] % t == 0)
+            sizes[d] = t;
+        if (sizes[d] > 1)
+          break;
+      }
+    }
     // A reduction over the one innermost dim accumulates vectors, then merges each row once;
     // the partial-reduction tiling takes no parallel dims, so those are tiled first.
     if (innerReduction && (reductionDims.size() != 1 || ranges[inner] < 2 * lanes ||

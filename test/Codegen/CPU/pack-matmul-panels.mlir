@@ -2,6 +2,7 @@
 // RUN: infc-opt %s -infc-pack-matmul-panels=vector-bits=512 | FileCheck %s --check-prefix=AVX512
 // RUN: infc-opt %s -infc-pack-matmul-panels=min-rows-for-runtime-pack=128 | FileCheck %s --check-prefix=NORT
 // RUN: infc-opt %s -infc-pack-matmul-panels=k-block-min-bytes=65536 | FileCheck %s --check-prefix=KBLOCK
+// RUN: infc-opt %s -infc-pack-matmul-panels=vector-bits=512 | FileCheck %s --check-prefix=ROWS
 
 // A constant B [3, 40] (B[k][n] = 40k + n): packed at compile time into three 16-wide panels,
 // a [3, 3, 16] constant whose element [p][k][j] is B[k][16p + j] and zero past column 40; a
@@ -162,4 +163,30 @@ func.func @one_partial_panel(%a: tensor<64x4xf32>) -> tensor<64x24xf32> {
   %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x24xf32>) -> tensor<64x24xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x4xf32>, tensor<4x24xf32>) outs(%c : tensor<64x24xf32>) -> tensor<64x24xf32>
   return %r : tensor<64x24xf32>
+}
+
+// All of the packed B fits L2 (2 x 96 x 32 floats) and M spans row blocks of 256 rows (about
+// 96 KiB of A at K = 96): the row blocks are the outer, parallel loop (2 of them, then the 88
+// rows left as a block of their own) with the full panel inside; the last 8 columns take the
+// first half of the last panel through a scratch tile, after the loop, over all rows.
+// ROWS-LABEL: func.func @row_blocks
+// ROWS: %[[RL:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<600x40xf32>)
+// ROWS: %[[ROW:.*]] = arith.muli %[[I]], %{{.*}} : index
+// ROWS: %[[AR:.*]] = tensor.extract_slice %arg0[%[[ROW]], 0] [256, 96] [1, 1]
+// ROWS: scf.for
+// ROWS: linalg.fill
+// ROWS: linalg.matmul ins(%[[AR]], %{{.*}} : tensor<256x96xf32>, tensor<96x32xf32>)
+// ROWS: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [256, 40] [1, 1]
+// ROWS: } {infc.parallel}
+// ROWS: tensor.extract_slice %arg0[512, 0] [88, 96] [1, 1]
+// ROWS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<88x96xf32>, tensor<96x32xf32>)
+// ROWS: linalg.matmul ins(%arg0, %{{.*}} : tensor<600x96xf32>, tensor<96x16xf32>) outs(%{{.*}} : tensor<600x16xf32>)
+// ROWS: tensor.insert_slice %{{.*}} into %{{.*}}[0, 32] [600, 8] [1, 1]
+func.func @row_blocks(%a: tensor<600x96xf32>) -> tensor<600x40xf32> {
+  %b = arith.constant dense<1.0> : tensor<96x40xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<600x40xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<600x40xf32>) -> tensor<600x40xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<600x96xf32>, tensor<96x40xf32>) outs(%c : tensor<600x40xf32>) -> tensor<600x40xf32>
+  return %r : tensor<600x40xf32>
 }

@@ -188,3 +188,14 @@ func.func @filled_c(%a: tensor<64x96xf32>, %b: tensor<96x64xf32>) -> tensor<64x6
   %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// M = 49 (a 7x7 image) at 512 bits: tiles of 7 rows, none partial, rather than six of 8 and
+// a one-row edge tile.
+// AVX512-LABEL: func.func @seven_rows
+// AVX512: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[C7:.*]] iter_args
+// AVX512: vector.contract {{.*}} : vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
+// AVX512-NOT: vector<1x32xf32> into vector<1x32xf32>
+func.func @seven_rows(%a: tensor<49x64xf32>, %b: tensor<64x32xf32>, %c: tensor<49x32xf32>) -> tensor<49x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<49x64xf32>, tensor<64x32xf32>) outs(%c : tensor<49x32xf32>) -> tensor<49x32xf32>
+  return %r : tensor<49x32xf32>
+}

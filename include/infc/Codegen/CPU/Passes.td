@@ -106,6 +106,9 @@ def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp">
            /*default=*/"16", "Smallest M for which a non-constant B is packed at run time">,
     Option<"kBlockMinBytes", "k-block-min-bytes", "int64_t", /*default=*/"4194305",
            "Size of A above which K is stepped in blocks that fit L2 (serial outer loop)">,
+    Option<"rowBlockMaxBBytes", "row-block-max-b-bytes", "int64_t", /*default=*/"1048576",
+           "Size of the packed B up to which the loop over row blocks of A is the outer one "
+           "(all of B stays in L2; A streams once)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];

@@ -109,7 +109,8 @@ struct SinkThroughUnary : RewritePattern {
 
 /// op(transpose(a, P), transpose(b, P)) -> transpose(op(a, b), P), and op(transpose(a, P), c)
 /// with a constant c -> transpose(op(a, c'), P), c' being c (broadcast to the same rank)
-/// transposed back, which folds at compile time.
+/// transposed back, which folds at compile time. Any other operand of the same rank is
+/// transposed back at run time.
 struct SinkThroughBinary : RewritePattern {
   SinkThroughBinary(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), 1, ctx) {}
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
@@ -130,10 +131,16 @@ struct SinkThroughBinary : RewritePattern {
         operands.push_back(ot.getInput());
         continue;
       }
-      if (!matchPattern(operand, m_Constant()))
-        return failure();
-      // Broadcast to the result's rank with leading ones, then undo the transpose.
       auto ct = cast<RankedTensorType>(operand.getType());
+      if (!matchPattern(operand, m_Constant())) {
+        // Another NCHW value (a residual from the network's input): it takes the transpose
+        // instead, which lets this one move on (and is shared with the conv that reads it).
+        if (ct.getRank() != type.getRank())
+          return failure();
+        operands.push_back(transpose(rewriter, loc, operand, back));
+        continue;
+      }
+      // Broadcast to the result's rank with leading ones, then undo the transpose.
       SmallVector<int64_t> shape(type.getRank() - ct.getRank(), 1);
       llvm::append_range(shape, ct.getShape());
       Value c = operand;
