@@ -109,6 +109,7 @@ static void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(infc::createInfcShapeInference());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcFoldQdq());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcFoldConvAffine());
   pm.addPass(createCanonicalizerPass());
 }
 

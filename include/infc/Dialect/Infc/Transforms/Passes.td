@@ -44,6 +44,18 @@ def InfcQuantizeInt8 : Pass<"infc-quantize-int8", "mlir::func::FuncOp"> {
   let dependentDialects = ["infc::InfcDialect"];
 }
 
+def InfcFoldConvAffine : Pass<"infc-fold-conv-affine", "mlir::func::FuncOp"> {
+  let summary = "Fold per-channel scales and shifts (BatchNormalization) into convolutions";
+  let description = [{
+    conv(x, W, b) * s -> conv(x, W * s, b * s) and conv(x, W, b) + t -> conv(x, W, b + t),
+    for a float NCHW conv of one use with constant f32 weights (and bias) and a constant
+    that varies along the output channels only (a scalar, [F, 1, 1], [1, F, 1, 1]): the
+    mul and add an exporter leaves for an inference BatchNormalization. The new weights are
+    computed at compile time; the conv keeps its attributes.
+  }];
+  let dependentDialects = ["infc::InfcDialect"];
+}
+
 def InfcChannelsLast : Pass<"infc-channels-last", "mlir::func::FuncOp"> {
   let summary = "NHWC convolutions and pooling, with the transposes between them cancelled";
   let description = [{
