@@ -205,6 +205,7 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addNestedPass<func::FuncOp>(infc::createInfcVectorizeElementwise(elementwise));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcPadBorders());
   addBufferization(pm);
   pm.addPass(infc::createInfcMemoryPlan());
   if (options.amx)

@@ -155,6 +155,19 @@ def InfcVectorizeElementwise : Pass<"infc-vectorize-elementwise", "mlir::func::F
                            "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def InfcPadBorders : Pass<"infc-pad-borders", "mlir::func::FuncOp"> {
+  let summary = "Write each constant tensor.pad as its input in an empty tensor plus border fills";
+  let description = [{
+    A static tensor.pad by a constant becomes tensor.empty, an insert_slice of the input at
+    the low padding, and per padded dim two fills (before and after the interior) inserted
+    as slabs: the dims before it span the interior only, the dims after it the whole extent,
+    so every border element is written once and the interior not at all. Bufferized as a
+    pad, the whole buffer was filled and the input copied in; this way only the border is
+    filled, and empty-tensor elimination has the input's producer write into the interior.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def InfcParallelizeLoops : Pass<"infc-parallelize-loops", "mlir::func::FuncOp"> {
   let summary = "Turn scf.for loops marked infc.parallel into scf.parallel (after bufferization)";
   let description = [{
