@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "MatmulEpilogue.h"
 #include "TileUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -68,13 +69,25 @@ Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t panels, in
 }
 
 /// C[:, off : off + width] = A x bSlice + C[:, off : off + width], on tensors; with a
-/// `fillValue`, A x bSlice + fillValue (C's columns are not read).
+/// `fillValue`, A x bSlice + fillValue (C's columns are not read). With an `epilogue` (and
+/// a fill value), C is the epilogue's result and the product a temporary: the epilogue of
+/// those columns (rows from `row` on, in the whole product) goes into C.
 Value matmulIntoColumns(OpBuilder &b, Location loc, Value a, Value bSlice, Value c,
-                        OpFoldResult offset, int64_t width, Value fillValue) {
+                        OpFoldResult offset, int64_t width, Value fillValue,
+                        const infc::MatmulEpilogue *epilogue, OpFoldResult row) {
   auto ct = cast<RankedTensorType>(c.getType());
+  int64_t rows = ct.getDimSize(0);
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), offset};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(ct.getDimSize(0)), b.getIndexAttr(width)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows), b.getIndexAttr(width)};
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  if (epilogue) {
+    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, width},
+                                         ct.getElementType());
+    init = linalg::FillOp::create(b, loc, fillValue, init).getResult(0);
+    Value product =
+        linalg::MatmulOp::create(b, loc, ValueRange{a, bSlice}, ValueRange{init}).getResult(0);
+    return epilogue->apply(b, loc, product, c, row, rows, offset, width, b.getIndexAttr(0));
+  }
   Value cSlice = tensor::ExtractSliceOp::create(b, loc, c, offsets, sizes, strides);
   if (fillValue)
     cSlice = linalg::FillOp::create(b, loc, fillValue, cSlice).getResult(0);
@@ -148,15 +161,28 @@ struct InfcPackMatmulPanelsPass
             ? (Value)arith::ConstantOp::create(b, loc, packConstant(constant, panels, nr))
             : packAtRunTime(b, loc, bMatrix, panels, nr);
 
+    // The elementwise consumer (bias, activation, residual) applied panel by panel, when C
+    // starts from a fill and K is not stepped in blocks (the last block alone would apply it).
+    int64_t kcFor = kBlockFor(m, k);
+    bool rowBlocks = panels * nr * k * 4 <= rowBlockMaxBBytes && m >= 2 * rowBlockFor(k);
+    std::optional<infc::MatmulEpilogue> epilogue;
+    if (fuseEpilogues && fillValue && (rowBlocks || kcFor == k))
+      epilogue = infc::MatmulEpilogue::of(op);
+    if (epilogue) {
+      b.setInsertionPoint(epilogue->consumerOp());
+      c = epilogue->emptyResult(b, loc);
+    }
+
     // Panels [K-offset, K-offset + kSize) of every column block, A's columns likewise.
     // Matmuls against rows [kOffset, kOffset + kSize) of the panels (A holds the same
     // columns): the full panels in a parallel loop and/or the last, partial one.
     // `fill`: this K range is the first, so its panels start from fillValue (if any).
-    // `rows`: of `a` and `c` (a row block, or all of M).
+    // `rows`: of `a` and `c` (a row block from row `row`, or all of M).
     auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset,
                           int64_t kSize, Value c, bool fullPanels, bool lastPanel, bool fill,
-                          int64_t rows) -> Value {
+                          int64_t rows, OpFoldResult row) -> Value {
       Value init = fill ? fillValue : Value();
+      const infc::MatmulEpilogue *fused = epilogue ? &*epilogue : nullptr;
       auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
       // The first `width` columns of panel p.
       auto panelAt = [&](OpBuilder &pb, Location pl, OpFoldResult p,
@@ -179,7 +205,7 @@ struct InfcPackMatmulPanelsPass
               Value column = arith::MulIOp::create(lb, ll, p, width);
               Value next =
                   matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p, nr), iterArgs[0], column,
-                                    nr, init);
+                                    nr, init, fused, row);
               scf::YieldOp::create(lb, ll, next);
             });
         // Panels are independent column blocks of C: the session's threads share them out.
@@ -194,7 +220,7 @@ struct InfcPackMatmulPanelsPass
       int64_t width = tail <= nr / 2 ? nr / 2 : nr;
       if (tail == width)
         return matmulIntoColumns(b, loc, a, panelAt(b, loc, idx(full), width), result,
-                                 idx(full * nr), width, init);
+                                 idx(full * nr), width, init, fused, row);
       // Zero-padded past the tail: a matmul into an [M, width] scratch tile that starts
       // from C's tail columns (or the fill value), of which the first `tail` columns go
       // back into C.
@@ -219,6 +245,8 @@ struct InfcPackMatmulPanelsPass
                                    ValueRange{scratch})
               .getResult(0);
       Value valid = tensor::ExtractSliceOp::create(b, loc, product, origin, tailSizes, unit2);
+      if (fused)
+        return fused->apply(b, loc, valid, result, row, rows, idx(full * nr), tail, idx(0));
       return tensor::InsertSliceOp::create(b, loc, valid, result, cOffsets, tailSizes, unit2);
     };
 
@@ -227,7 +255,7 @@ struct InfcPackMatmulPanelsPass
     int64_t tail = n - full * nr, tailWidth = tail <= nr / 2 ? nr / 2 : nr;
     bool scratchTail = tail && tail != tailWidth;
     int64_t mb = rowBlockFor(k);
-    if (panels * nr * k * 4 <= rowBlockMaxBBytes && m >= 2 * mb) {
+    if (rowBlocks) {
       // All of B fits L2: row blocks of A outside (in parallel), all panels inside, so A
       // streams from memory once instead of once per panel. A tail panel that needs a
       // scratch tile goes after the loop, over all rows (the memory plan only places
@@ -243,7 +271,7 @@ struct InfcPackMatmulPanelsPass
                            Value acc) -> Value {
         Value block = panelsInto(lb, ll, rowsOf(lb, ll, a, row, rows, k), lb.getIndexAttr(0),
                                  k, rowsOf(lb, ll, acc, row, rows, n), true, !scratchTail,
-                                 true, rows);
+                                 true, rows, row);
         return tensor::InsertSliceOp::create(
             lb, ll, block, acc, SmallVector<OpFoldResult>{row, lb.getIndexAttr(0)},
             SmallVector<OpFoldResult>{lb.getIndexAttr(rows), lb.getIndexAttr(n)},
@@ -264,9 +292,11 @@ struct InfcPackMatmulPanelsPass
       if (m % mb)
         result = blockInto(b, loc, b.getIndexAttr(m / mb * mb), m % mb, result);
       if (scratchTail)
-        result = panelsInto(b, loc, a, b.getIndexAttr(0), k, result, false, true, true, m);
+        result = panelsInto(b, loc, a, b.getIndexAttr(0), k, result, false, true, true, m,
+                            b.getIndexAttr(0));
     } else if (kc == k) {
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true, true, m);
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true, true, m,
+                          b.getIndexAttr(0));
     } else {
       // A larger than L2 would stream from memory once per panel: step K in blocks of kc
       // (serially), so each block of A stays in L2 while all panels pass over it. The first
@@ -280,7 +310,7 @@ struct InfcPackMatmulPanelsPass
       int64_t firstBlock = 0;
       if (fillValue) {
         c = panelsInto(b, loc, aColumns(b, loc, b.getIndexAttr(0)), b.getIndexAttr(0), kc, c,
-                       true, false, true, m);
+                       true, false, true, m, b.getIndexAttr(0));
         firstBlock = 1;
       }
       Value zero = arith::ConstantIndexOp::create(b, loc, firstBlock);
@@ -293,14 +323,19 @@ struct InfcPackMatmulPanelsPass
             Value offset = arith::MulIOp::create(lb, ll, kb, step);
             scf::YieldOp::create(lb, ll,
                                  panelsInto(lb, ll, aColumns(lb, ll, offset), offset, kc,
-                                            iterArgs[0], true, false, false, m));
+                                            iterArgs[0], true, false, false, m,
+                                            lb.getIndexAttr(0)));
           });
       // The last panel over all of K, after the blocks: its scratch tile stays outside any
       // loop (the memory plan only places buffers of the function body).
       result = panelsInto(b, loc, a, b.getIndexAttr(0), k, kLoop.getResult(0), false, true,
-                          true, m);
+                          true, m, b.getIndexAttr(0));
     }
-    op.getResult(0).replaceAllUsesWith(result);
+    if (epilogue) {
+      epilogue->replaceConsumer(b, loc, result);
+    } else {
+      op.getResult(0).replaceAllUsesWith(result);
+    }
     op.erase();
     if (fill && fill->use_empty())
       fill.erase();

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "MatmulEpilogue.h"
 #include "TileUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -61,6 +62,7 @@ struct InfcTileAndVectorizeMatmulPass
       if (infc::isRegisterTileable(op))
         batched.push_back(op);
     });
+    SmallVector<Operation *> batchTiles;
     for (linalg::BatchMatmulOp op : batched) {
       auto tileable = dyn_cast<TilingInterface>(op.getOperation());
       if (!tileable)
@@ -70,13 +72,17 @@ struct InfcTileAndVectorizeMatmulPass
       batchRewriter.setInsertionPoint(op);
       FailureOr<scf::SCFTilingResult> result =
           scf::tileUsingSCF(batchRewriter, tileable, options);
-      if (succeeded(result))
+      if (succeeded(result)) {
         batchRewriter.replaceOp(op, result->replacements);
+        llvm::append_range(batchTiles, result->tiledOps);
+      }
     }
-    if (!batched.empty()) {
+    if (!batchTiles.empty()) {
+      // The batch tiles only: a matmul of one row elsewhere (a pooler's, with its epilogue)
+      // must stay a matmul, or it would not be register-tiled.
       RewritePatternSet patterns(ctx);
       linalg::populateContractionOpRankReducingPatterns(patterns);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      if (failed(applyOpPatternsGreedily(batchTiles, std::move(patterns))))
         return signalPassFailure();
     }
 
@@ -97,34 +103,59 @@ struct InfcTileAndVectorizeMatmulPass
       }
       // Output tiles first (N, M), with a linalg.fill of C fused into them: the tile's
       // accumulators then start from the fill value in registers, and C is never read.
+      // When infc-pack-matmul-panels gave the matmul an epilogue (the bias, activation...
+      // of its panel), that is the op tiled, with the matmul fused into each of its tiles:
+      // the epilogue then runs on the accumulators before anything is stored.
+      Operation *root = op;
+      if (op->hasOneUse())
+        if (auto epilogue = dyn_cast<linalg::GenericOp>(*op->getUsers().begin()))
+          if (epilogue->hasAttr(infc::kEpilogueMarker))
+            root = epilogue;
       scf::SCFTileAndFuseOptions fuse;
-      fuse.tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, {tile.first, tile.second, 0}));
-      fuse.tilingOptions.setInterchange({1, 0, 2});
+      SmallVector<int64_t> sizes = {tile.first, tile.second};
+      SmallVector<int64_t> interchange = {1, 0};
+      if (root == op) {
+        sizes.push_back(0);
+        interchange.push_back(2);
+      }
+      fuse.tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+      fuse.tilingOptions.setInterchange(interchange);
       fuse.setFusionControlFn([](tensor::ExtractSliceOp, OpResult producer, bool destination)
                                   -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (destination && isa<linalg::FillOp>(producer.getOwner()))
+        // (the fill is the loop's destination, or, under an epilogue, the matmul's init)
+        if (isa<linalg::FillOp>(producer.getOwner()) ||
+            (!destination && isa<linalg::MatmulOp>(producer.getOwner())))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         return std::nullopt;
       });
-      rewriter.setInsertionPoint(op);
+      rewriter.setInsertionPoint(root);
       FailureOr<scf::SCFTileAndFuseResult> outer =
-          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, tileable, fuse);
+          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(root),
+                                                    fuse);
       if (failed(outer))
         continue;
-      for (OpResult r : op->getResults())
+      auto tiledMatmul = llvm::find_if(outer->tiledAndFusedOps,
+                                       [](Operation *t) { return isa<linalg::MatmulOp>(t); });
+      if (tiledMatmul == outer->tiledAndFusedOps.end()) {
+        root->emitOpError("epilogue tiled without its matmul");
+        return signalPassFailure();
+      }
+      auto tiled = cast<TilingInterface>(*tiledMatmul);
+      for (OpResult r : root->getResults())
         rewriter.replaceAllUsesWith(r, outer->replacements.lookup(r));
-      rewriter.eraseOp(op);
+      rewriter.eraseOp(root);
+      if (root != op && op->use_empty())
+        rewriter.eraseOp(op);
       for (Operation *producer : outer->fusedProducers)
-        if (producer->use_empty())
+        if (producer != op.getOperation() && producer->use_empty())
           rewriter.eraseOp(producer);
       // Then K by one inside the tile.
-      auto tiled = cast<TilingInterface>(outer->tiledAndFusedOps.front());
       scf::SCFTilingOptions kOptions;
       kOptions.setTileSizes(getAsIndexOpFoldResult(ctx, {0, 0, 1}));
       rewriter.setInsertionPoint(tiled);
       FailureOr<scf::SCFTilingResult> inner = scf::tileUsingSCF(rewriter, tiled, kOptions);
       if (failed(inner)) {
-        op->emitOpError("K loop of the register tile not formed");
+        tiled->emitOpError("K loop of the register tile not formed");
         return signalPassFailure();
       }
       rewriter.replaceOp(tiled, inner->replacements);
@@ -162,7 +193,8 @@ struct InfcTileAndVectorizeMatmulPass
     SmallVector<linalg::LinalgOp> tiles;
     func.walk([&](Operation *op) {
       auto tile = dyn_cast<linalg::LinalgOp>(op);
-      if (!tile || !isa<linalg::MatmulOp, linalg::FillOp>(op) ||
+      bool epilogue = isa<linalg::GenericOp>(op) && op->hasAttr(infc::kEpilogueMarker);
+      if (!tile || !(isa<linalg::MatmulOp, linalg::FillOp>(op) || epilogue) ||
           !op->getParentOfType<scf::ForOp>() || tile.hasDynamicShape() ||
           !tile.hasPureTensorSemantics())
         return;

@@ -190,3 +190,44 @@ func.func @row_blocks(%a: tensor<600x96xf32>) -> tensor<600x40xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<600x96xf32>, tensor<96x40xf32>) outs(%c : tensor<600x40xf32>) -> tensor<600x40xf32>
   return %r : tensor<600x40xf32>
 }
+
+// The matmul's elementwise consumer (bias add and relu on the product reshaped to NHWC,
+// plus a residual) is applied panel by panel: the product of each panel is a temporary
+// [M, nr] tensor, and the panel loop carries the consumer's result, viewed as [M, N]. The
+// residual is read at the panel's columns, the bias per column.
+// AVX512-LABEL: func.func @epilogue
+// AVX512: %[[RES:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1, 2], [3]] : tensor<1x4x16x64xf32> into tensor<64x64xf32>
+// AVX512: %[[D:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x4x16x64xf32> into tensor<64x64xf32>
+// AVX512: %[[L:.*]] = scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[D]]) -> (tensor<64x64xf32>)
+// AVX512: %[[COL:.*]] = arith.muli %[[P]], %{{.*}} : index
+// AVX512: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x32xf32>)
+// AVX512: %[[MM:.*]] = linalg.matmul ins(%arg0, %{{.*}} : tensor<64x8xf32>, tensor<8x32xf32>) outs(%[[INIT]] : tensor<64x32xf32>)
+// AVX512: %[[R:.*]] = tensor.extract_slice %[[RES]][0, %[[COL]]] [64, 32] [1, 1]
+// AVX512: %[[B:.*]] = tensor.extract_slice %arg2[%[[COL]]] [32] [1]
+// AVX512: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]]] [64, 32] [1, 1]
+// AVX512: %[[E:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[R]], %[[B]] : tensor<64x32xf32>, tensor<64x32xf32>, tensor<32xf32>) outs(%[[OUT]] : tensor<64x32xf32>) attrs =  {infc.epilogue}
+// AVX512: arith.maximumf
+// AVX512: tensor.insert_slice %[[E]] into %[[ACC]][0, %[[COL]]] [64, 32] [1, 1]
+// AVX512: } {infc.parallel}
+// AVX512: %[[Y:.*]] = tensor.expand_shape %[[L]] {{\[}}[0, 1, 2], [3]] output_shape [1, 4, 16, 64]
+// AVX512-NOT: linalg.generic
+// AVX512: return %[[Y]]
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch4 = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @epilogue(%a: tensor<64x8xf32>, %res: tensor<1x4x16x64xf32>, %bias: tensor<64xf32>) -> tensor<1x4x16x64xf32> {
+  %w = arith.constant dense<0.25> : tensor<8x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<64x8xf32>, tensor<8x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r4 = tensor.expand_shape %r [[0, 1, 2], [3]] output_shape [1, 4, 16, 64] : tensor<64x64xf32> into tensor<1x4x16x64xf32>
+  %e4 = tensor.empty() : tensor<1x4x16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r4, %res, %bias : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<64xf32>) outs(%e4 : tensor<1x4x16x64xf32>) {
+  ^bb0(%x: f32, %s: f32, %b: f32, %out: f32):
+    %0 = arith.addf %x, %b : f32
+    %1 = arith.addf %0, %s : f32
+    %2 = arith.maximumf %1, %z : f32
+    linalg.yield %2 : f32
+  } -> tensor<1x4x16x64xf32>
+  return %y : tensor<1x4x16x64xf32>
+}

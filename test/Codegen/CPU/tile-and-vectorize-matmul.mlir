@@ -199,3 +199,34 @@ func.func @seven_rows(%a: tensor<49x64xf32>, %b: tensor<64x32xf32>, %c: tensor<4
   %r = linalg.matmul ins(%a, %b : tensor<49x64xf32>, tensor<64x32xf32>) outs(%c : tensor<49x32xf32>) -> tensor<49x32xf32>
   return %r : tensor<49x32xf32>
 }
+
+// A panel's epilogue (marked by infc-pack-matmul-panels): the epilogue is what gets tiled,
+// with the fill and the matmul fused into each of its tiles, so the bias add and the relu
+// run on the accumulators and only their result is stored: no store of the product.
+// AVX512-LABEL: func.func @panel_epilogue
+// AVX512-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// AVX512: scf.for
+// AVX512: %[[K:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
+// AVX512: vector.contract
+// AVX512: }
+// AVX512-NOT: vector.transfer_write
+// AVX512: %[[B:.*]] = vector.broadcast %{{.*}} : vector<32xf32> to vector<8x32xf32>
+// AVX512: %[[S:.*]] = arith.addf %[[K]], %[[B]] : vector<8x32xf32>
+// AVX512: %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<8x32xf32>
+// AVX512: vector.transfer_write %[[R]]
+// AVX512-NOT: linalg.
+// AVX512: return
+func.func @panel_epilogue(%a: tensor<64x8xf32>, %b: tensor<8x32xf32>, %bias: tensor<32xf32>) -> tensor<64x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x8xf32>, tensor<8x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %o = tensor.empty() : tensor<64x32xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %bias : tensor<64x32xf32>, tensor<32xf32>) outs(%o : tensor<64x32xf32>) attrs = {infc.epilogue} {
+  ^bb0(%x: f32, %bb: f32, %out: f32):
+    %0 = arith.addf %x, %bb : f32
+    %1 = arith.maximumf %0, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<64x32xf32>
+  return %y : tensor<64x32xf32>
+}

@@ -109,6 +109,8 @@ def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp">
     Option<"rowBlockMaxBBytes", "row-block-max-b-bytes", "int64_t", /*default=*/"1048576",
            "Size of the packed B up to which the loop over row blocks of A is the outer one "
            "(all of B stays in L2; A streams once)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
+           "Apply the matmul's elementwise consumer (bias, activation, residual) per panel">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];

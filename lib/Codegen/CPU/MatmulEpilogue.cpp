@@ -1,0 +1,142 @@
+//===- MatmulEpilogue.cpp - elementwise ops applied to a matmul's tiles ---===//
+#include "MatmulEpilogue.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace infc;
+
+std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul) {
+  Value product = matmul.getResult(0);
+  if (!product.hasOneUse())
+    return std::nullopt;
+  MatmulEpilogue e;
+  auto type = cast<RankedTensorType>(product.getType());
+  if (!type.getElementType().isF32())
+    return std::nullopt;
+  e.m = type.getDimSize(0);
+  e.n = type.getDimSize(1);
+  Operation *user = *product.getUsers().begin();
+  Value read = product;
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user)) {
+    // Only M may be split: the last dim stays N.
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+    if (groups.size() != 2 || groups[1].size() != 1 || !expand->hasOneUse())
+      return std::nullopt;
+    e.expand = expand;
+    read = expand.getResult();
+    user = *read.getUsers().begin();
+  }
+  auto g = dyn_cast<linalg::GenericOp>(user);
+  auto readType = cast<RankedTensorType>(read.getType());
+  if (!g || !g.hasPureTensorSemantics() || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops() || g.getNumLoops() != readType.getRank() ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+      !g.getRegionOutputArgs()[0].use_empty() ||
+      cast<RankedTensorType>(g.getResult(0).getType()).getShape() != readType.getShape())
+    return std::nullopt;
+  // A body of arithmetic only (no linalg.index): it vectorizes on the register tile.
+  for (Operation &op : g.getRegion().front().without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return std::nullopt;
+  int64_t rank = readType.getRank();
+  bool seenProduct = false;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(in);
+    auto inType = dyn_cast<RankedTensorType>(in->get().getType());
+    if (in->get() == read && map.isIdentity() && !seenProduct) {
+      e.access.push_back(Access::Product);
+      seenProduct = true;
+    } else if (!inType || inType.getRank() == 0) {
+      e.access.push_back(Access::Scalar);
+    } else if (map.isIdentity() && inType.getShape() == readType.getShape()) {
+      e.access.push_back(Access::Element);
+    } else if (map.getNumResults() == 1 && map.getResult(0) == getAffineDimExpr(rank - 1,
+                                                                                g.getContext()) &&
+               inType.getRank() == 1 && inType.getDimSize(0) == e.n) {
+      e.access.push_back(Access::Column);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!seenProduct)
+    return std::nullopt;
+  e.consumer = g;
+  return e;
+}
+
+Value MatmulEpilogue::emptyResult(OpBuilder &b, Location loc) {
+  // The consumer's elementwise inputs, viewed as [M, N] like the product.
+  inputs2d.clear();
+  for (auto [in, how] : llvm::zip(consumer.getDpsInputs(), access)) {
+    Value v = in;
+    if (how == Access::Element && expand)
+      v = tensor::CollapseShapeOp::create(b, loc, in, expand.getReassociationIndices());
+    inputs2d.push_back(v);
+  }
+  // The consumer's own init (a tensor.empty, which empty-tensor elimination may turn into
+  // the slice of a padded buffer that its user inserts into), viewed as [M, N].
+  Value init = consumer.getDpsInits()[0];
+  if (expand)
+    return tensor::CollapseShapeOp::create(b, loc, init, expand.getReassociationIndices());
+  return init;
+}
+
+Value MatmulEpilogue::apply(OpBuilder &b, Location loc, Value product, Value dest,
+                            OpFoldResult row, int64_t rows, OpFoldResult col, int64_t width,
+                            OpFoldResult destRow) const {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<OpFoldResult> unit(2, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows), b.getIndexAttr(width)};
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<Value> operands;
+  SmallVector<AffineMap> maps;
+  for (auto [v, how] : llvm::zip(inputs2d, access)) {
+    switch (how) {
+    case Access::Product:
+      operands.push_back(product);
+      maps.push_back(identity);
+      break;
+    case Access::Element:
+      operands.push_back(tensor::ExtractSliceOp::create(
+          b, loc, v, SmallVector<OpFoldResult>{row, col}, sizes, unit));
+      maps.push_back(identity);
+      break;
+    case Access::Column:
+      operands.push_back(tensor::ExtractSliceOp::create(
+          b, loc, v, SmallVector<OpFoldResult>{col},
+          SmallVector<OpFoldResult>{b.getIndexAttr(width)},
+          SmallVector<OpFoldResult>{b.getIndexAttr(1)}));
+      maps.push_back(AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx));
+      break;
+    case Access::Scalar:
+      operands.push_back(v);
+      maps.push_back(AffineMap::get(2, 0, {}, ctx));
+      break;
+    }
+  }
+  maps.push_back(identity);
+  SmallVector<OpFoldResult> at = {destRow, col};
+  Value init = tensor::ExtractSliceOp::create(b, loc, dest, at, sizes, unit);
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  auto tile = linalg::GenericOp::create(b, loc, TypeRange{init.getType()}, operands,
+                                        ValueRange{init}, maps, iterators);
+  IRMapping mapping;
+  linalg::GenericOp source = consumer; // ops are handles; the region is not changed
+  source.getRegion().cloneInto(&tile.getRegion(), mapping);
+  tile->setAttr(kEpilogueMarker, b.getUnitAttr());
+  return tensor::InsertSliceOp::create(b, loc, tile.getResult(0), dest, at, sizes, unit);
+}
+
+void MatmulEpilogue::replaceConsumer(OpBuilder &b, Location loc, Value result) {
+  Value v = result;
+  if (expand)
+    v = tensor::ExpandShapeOp::create(b, loc, consumer.getResult(0).getType(), result,
+                                      expand.getReassociationIndices());
+  consumer.getResult(0).replaceAllUsesWith(v);
+  consumer.erase();
+  if (expand)
+    expand.erase();
+}
