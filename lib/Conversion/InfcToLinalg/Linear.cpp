@@ -189,51 +189,6 @@ Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
       ->getResult(0);
 }
 
-/// A depthwise convolution (one filter per channel) as a sum over the kernel taps of strided
-/// windows of the input times that tap's per-channel weight:
-///   Y[n, c, oh, ow] = sum_{kh, kw} X[n, c, oh*sh + kh*dh, ow*sw + kw*dw] * W[c, kh, kw]
-/// Each window is a strided tensor.extract_slice, so the one linalg.generic left has only
-/// identity and broadcast maps: it vectorizes along OW and fuses with the bias and the
-/// activation that follow (linalg's depthwise conv op does neither).
-Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
-                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                        RankedTensorType resultType) {
-  Type et = resultType.getElementType();
-  int64_t c = resultType.getDimSize(1);
-  auto wt = cast<RankedTensorType>(weight.getType());
-  int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), taps = kh * kw;
-  Value w = reshapeTensor(b, loc, weight, RankedTensorType::get({c, taps}, et));
-  SmallVector<Value> windows =
-      tapWindows(b, loc, input, {kh, kw}, strides, dilations, false, resultType.getShape());
-  SmallVector<Value> weights;
-  for (int64_t t = 0; t < taps; ++t) {
-    SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(0), b.getIndexAttr(t)};
-    SmallVector<OpFoldResult> wSizes = {b.getIndexAttr(c), b.getIndexAttr(1)};
-    SmallVector<OpFoldResult> wSteps(2, b.getIndexAttr(1));
-    weights.push_back(tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({c}, et), w, wOffsets, wSizes, wSteps));
-  }
-  MLIRContext *ctx = b.getContext();
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
-  AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
-  SmallVector<AffineMap> maps(taps, identity);
-  maps.append(taps, perChannel);
-  maps.push_back(identity);
-  SmallVector<Value> operands = windows;
-  operands.append(weights);
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), et);
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps, iterators,
-             [taps](OpBuilder &nb, Location nl, ValueRange args) {
-               Value sum = arith::MulFOp::create(nb, nl, args[0], args[taps]);
-               for (int64_t t = 1; t < taps; ++t)
-                 sum = math::FmaOp::create(nb, nl, args[t], args[taps + t], sum);
-               linalg::YieldOp::create(nb, nl, sum);
-             })
-      .getResult(0);
-}
-
 /// `weight` with its dims permuted (result dim i is dim perm[i]): at compile time when it is
 /// a constant, else by a linalg.transpose.
 Value permuteWeights(OpBuilder &b, Location loc, Value weight, ArrayRef<int64_t> perm) {
@@ -315,30 +270,41 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
   return reshapeTensor(b, loc, y, resultType);
 }
 
-/// depthwiseAsTapSum over NHWC: the same sum of strided windows times per-channel weights,
-/// vectorized along C, with each tap's weights a contiguous row of the [KH*KW, C] constant.
-Value depthwiseChannelsLast(OpBuilder &b, Location loc, Value input, Value weight,
-                            ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                            RankedTensorType resultType) {
+/// A depthwise convolution (one filter per channel) as a sum over the kernel taps of strided
+/// windows of the input times that tap's per-channel weight:
+///   Y[n, c, oh, ow] = sum_{kh, kw} X[n, c, oh*sh + kh*dh, ow*sw + kw*dw] * W[c, kh, kw]
+/// Each window is a strided tensor.extract_slice, so the one linalg.generic left has only
+/// identity and broadcast maps: it vectorizes along OW and fuses with the bias and the
+/// activation that follow (linalg's depthwise conv op does neither). With `channelsLast`
+/// (NHWC) it vectorizes along C, each tap's weights a contiguous row of the [KH*KW, C]
+/// constant the weights are permuted to at compile time.
+Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        RankedTensorType resultType, bool channelsLast) {
   Type et = resultType.getElementType();
-  int64_t c = resultType.getDimSize(3);
+  int64_t channelDim = channelsLast ? 3 : 1, c = resultType.getDimSize(channelDim);
   auto wt = cast<RankedTensorType>(weight.getType());
   int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), taps = kh * kw;
-  Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {1, 2, 3, 0}),
-                          RankedTensorType::get({taps, c}, et));
+  // The weights as [KH*KW, C] (rows per tap) in NHWC, [C, KH*KW] (columns) in NCHW.
+  Value w = channelsLast
+                ? reshapeTensor(b, loc, permuteWeights(b, loc, weight, {1, 2, 3, 0}),
+                                RankedTensorType::get({taps, c}, et))
+                : reshapeTensor(b, loc, weight, RankedTensorType::get({c, taps}, et));
   SmallVector<Value> windows = tapWindows(b, loc, input, {kh, kw}, strides, dilations,
-                                          /*channelsLast=*/true, resultType.getShape());
+                                          channelsLast, resultType.getShape());
   SmallVector<Value> weights;
   for (int64_t t = 0; t < taps; ++t) {
-    SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(t), b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> wSizes = {b.getIndexAttr(1), b.getIndexAttr(c)};
+    SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(channelsLast ? t : 0),
+                                          b.getIndexAttr(channelsLast ? 0 : t)};
+    SmallVector<OpFoldResult> wSizes = {b.getIndexAttr(channelsLast ? 1 : c),
+                                        b.getIndexAttr(channelsLast ? c : 1)};
     SmallVector<OpFoldResult> wSteps(2, b.getIndexAttr(1));
     weights.push_back(tensor::ExtractSliceOp::create(
         b, loc, RankedTensorType::get({c}, et), w, wOffsets, wSizes, wSteps));
   }
   MLIRContext *ctx = b.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
-  AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(3, ctx)}, ctx);
+  AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(channelDim, ctx)}, ctx);
   SmallVector<AffineMap> maps(taps, identity);
   maps.append(taps, perChannel);
   maps.push_back(identity);
@@ -411,7 +377,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
                             resultType);
     } else if (group == c && f == c && isa<FloatType>(et) && !directConv) {
       result = depthwiseAsTapSum(rewriter, loc, input, weight, op.getStrides(),
-                                 op.getDilations(), resultType);
+                                 op.getDilations(), resultType, /*channelsLast=*/false);
     } else if (group == c && f == c) {
       Value w = reshapeTensor(rewriter, loc, weight, RankedTensorType::get({c, kh, kw}, et));
       Value acc = zeros(rewriter, loc, resultType.getShape(), et);
@@ -457,8 +423,9 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     Value result = group == 1
                        ? convChannelsLastAsMatmul(rewriter, loc, input, adaptor.getWeight(),
                                                   op.getStrides(), op.getDilations(), resultType)
-                       : depthwiseChannelsLast(rewriter, loc, input, adaptor.getWeight(),
-                                               op.getStrides(), op.getDilations(), resultType);
+                       : depthwiseAsTapSum(rewriter, loc, input, adaptor.getWeight(),
+                                           op.getStrides(), op.getDilations(), resultType,
+                                           /*channelsLast=*/true);
     rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
     return success();
   }

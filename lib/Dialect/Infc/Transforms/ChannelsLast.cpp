@@ -62,6 +62,20 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value input, ArrayRef<i
                              rewriter.getDenseI64ArrayAttr(perm));
 }
 
+/// Replaces op(transpose(x, P)) (one operand, one result) by transpose(op'(x), P): op' is a
+/// clone reading x, with `attr` set (if named) and its result permuted back by P.
+void moveBelow(PatternRewriter &rewriter, Operation *op, TransposeOp t, StringRef attrName = {},
+               Attribute attr = {}) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Operation *moved = rewriter.clone(*op);
+  moved->setOperand(0, t.getInput());
+  if (!attrName.empty())
+    moved->setAttr(attrName, attr);
+  moved->getResult(0).setType(RankedTensorType::get(
+      permuted(type.getShape(), inverse(t.getPerm())), type.getElementType()));
+  rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), t.getPerm()));
+}
+
 /// Plain (group 1) and depthwise float convolutions of one NCHW image batch.
 struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -97,12 +111,7 @@ struct SinkThroughUnary : RewritePattern {
     TransposeOp t = toNCHWTranspose(op->getOperand(0));
     if (!t)
       return failure();
-    auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    Operation *moved = rewriter.clone(*op);
-    moved->setOperand(0, t.getInput());
-    moved->getResult(0).setType(RankedTensorType::get(
-        cast<RankedTensorType>(t.getInput().getType()).getShape(), type.getElementType()));
-    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), t.getPerm()));
+    moveBelow(rewriter, op, t);
     return success();
   }
 };
@@ -166,13 +175,7 @@ template <typename PoolOp> struct SinkThroughPool : OpRewritePattern<PoolOp> {
     TransposeOp t = toNCHWTranspose(op.getInput());
     if (op.getChannelsLast() || !t)
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
-    Operation *moved = rewriter.clone(*op);
-    moved->setOperand(0, t.getInput());
-    moved->setAttr("channels_last", rewriter.getUnitAttr());
-    moved->getResult(0).setType(
-        RankedTensorType::get(permuted(type.getShape(), kToNHWC), type.getElementType()));
-    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), moved->getResult(0), kToNCHW));
+    moveBelow(rewriter, op, t, "channels_last", rewriter.getUnitAttr());
     return success();
   }
 };
@@ -189,13 +192,7 @@ template <typename ReduceOp> struct SinkThroughReduce : OpRewritePattern<ReduceO
     for (int64_t a : op.getAxes())
       axes.push_back(perm[a < 0 ? a + (int64_t)perm.size() : a]);
     llvm::sort(axes);
-    auto type = cast<RankedTensorType>(op.getType());
-    Operation *moved = rewriter.clone(*op);
-    moved->setOperand(0, t.getInput());
-    moved->setAttr("axes", rewriter.getDenseI64ArrayAttr(axes));
-    moved->getResult(0).setType(
-        RankedTensorType::get(permuted(type.getShape(), inverse(perm)), type.getElementType()));
-    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), moved->getResult(0), perm));
+    moveBelow(rewriter, op, t, "axes", rewriter.getDenseI64ArrayAttr(axes));
     return success();
   }
 };
