@@ -31,7 +31,9 @@ std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul) {
   }
   auto g = dyn_cast<linalg::GenericOp>(user);
   auto readType = cast<RankedTensorType>(read.getType());
+  // An f32 result too: the panel loops carry it in the product's place.
   if (!g || !g.hasPureTensorSemantics() || g.getNumDpsInits() != 1 ||
+      !cast<RankedTensorType>(g.getResult(0).getType()).getElementType().isF32() ||
       g.getNumLoops() != g.getNumParallelLoops() || g.getNumLoops() != readType.getRank() ||
       !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
       !g.getRegionOutputArgs()[0].use_empty() ||

@@ -81,8 +81,9 @@ Value matmulIntoColumns(OpBuilder &b, Location loc, Value a, Value bSlice, Value
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows), b.getIndexAttr(width)};
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
   if (epilogue) {
+    // The product's own element type (the matmul's), not C's (the epilogue's result).
     Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, width},
-                                         ct.getElementType());
+                                         fillValue.getType());
     init = linalg::FillOp::create(b, loc, fillValue, init).getResult(0);
     Value product =
         linalg::MatmulOp::create(b, loc, ValueRange{a, bSlice}, ValueRange{init}).getResult(0);

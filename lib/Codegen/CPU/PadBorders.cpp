@@ -35,8 +35,13 @@ struct PadAsBorders : OpRewritePattern<tensor::PadOp> {
         op.getNofold())
       return rewriter.notifyMatchFailure(op, "not a static pad by a constant");
     std::optional<SmallVector<int64_t>> low = getConstantIntValues(op.getMixedLowPad());
-    if (!low || llvm::any_of(*low, [](int64_t p) { return p < 0; }))
+    std::optional<SmallVector<int64_t>> high = getConstantIntValues(op.getMixedHighPad());
+    auto negative = [](int64_t p) { return p < 0; };
+    if (!low || !high || llvm::any_of(*low, negative) || llvm::any_of(*high, negative))
       return rewriter.notifyMatchFailure(op, "dynamic or negative padding");
+    // A pad value computed inside the region goes with it: take only one from outside.
+    if (padValue.getParentRegion() == &op.getRegion())
+      return rewriter.notifyMatchFailure(op, "pad value defined in the region");
     Location loc = op.getLoc();
     int64_t rank = type.getRank();
     ArrayRef<int64_t> outer = type.getShape(), inner = sourceType.getShape();

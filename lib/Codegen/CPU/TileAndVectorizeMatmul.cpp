@@ -44,8 +44,8 @@ std::pair<int64_t, int64_t> chooseRegisterTile(int64_t m, int64_t n, int64_t vec
   return {std::min(mr, m), nr};
 }
 
-/// The largest fill vectorized as a fused C tile (elements): the biggest register tile,
-/// 16 x 16 for a narrow output, with room to spare.
+/// The largest fill or epilogue vectorized as a fused C tile (elements): the biggest
+/// register tile, 16 x 16 for a narrow output, with room to spare.
 constexpr int64_t kMaxFillTile = 1024;
 
 struct InfcTileAndVectorizeMatmulPass
@@ -120,11 +120,15 @@ struct InfcTileAndVectorizeMatmulPass
       }
       fuse.tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
       fuse.tilingOptions.setInterchange(interchange);
-      fuse.setFusionControlFn([](tensor::ExtractSliceOp, OpResult producer, bool destination)
+      Operation *matmul = op;
+      fuse.setFusionControlFn([matmul](tensor::ExtractSliceOp, OpResult producer,
+                                       bool destination)
                                   -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        // (the fill is the loop's destination, or, under an epilogue, the matmul's init)
+        // The fill (the loop's destination, or, under an epilogue, the matmul's init), and
+        // under an epilogue this matmul; no other producer (another matmul feeding A or the
+        // epilogue would be recomputed in every tile).
         if (isa<linalg::FillOp>(producer.getOwner()) ||
-            (!destination && isa<linalg::MatmulOp>(producer.getOwner())))
+            (!destination && producer.getOwner() == matmul))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         return std::nullopt;
       });
@@ -198,7 +202,9 @@ struct InfcTileAndVectorizeMatmulPass
           !op->getParentOfType<scf::ForOp>() || tile.hasDynamicShape() ||
           !tile.hasPureTensorSemantics())
         return;
-      if (isa<linalg::FillOp>(op) &&
+      // Fills and epilogues of at most a register tile: one that was not tiled (its tiling
+      // failed) must not become one huge vector.
+      if ((isa<linalg::FillOp>(op) || epilogue) &&
           cast<ShapedType>(op->getResult(0).getType()).getNumElements() > kMaxFillTile)
         return;
       tiles.push_back(tile);

@@ -410,9 +410,10 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
-    int64_t group = op.getGroup(), f = resultType.getDimSize(3);
+    int64_t group = op.getGroup(), f = resultType.getDimSize(3),
+            c = cast<RankedTensorType>(op.getInput().getType()).getDimSize(3);
     // infc-channels-last writes only these (and for the CPU: the pass refuses directConv).
-    if (!isa<FloatType>(et) || (group != 1 && group != f))
+    if (!isa<FloatType>(et) || (group != 1 && !(group == c && f == c)))
       return op.emitOpError("channels_last is lowered for float convolutions, plain or "
                             "depthwise");
     ArrayRef<int64_t> pads = op.getPads();

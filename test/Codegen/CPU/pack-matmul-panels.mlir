@@ -231,3 +231,24 @@ func.func @epilogue(%a: tensor<64x8xf32>, %res: tensor<1x4x16x64xf32>, %bias: te
   } -> tensor<1x4x16x64xf32>
   return %y : tensor<1x4x16x64xf32>
 }
+
+// A consumer whose result is not f32 (a cast to f16 merged into it) is not taken as the
+// epilogue: the product stays f32 and the consumer runs after the panels.
+// AVX512-LABEL: func.func @epilogue_other_type
+// AVX512-NOT: infc.epilogue
+// AVX512: } {infc.parallel}
+// AVX512: linalg.generic {{.*}} ins(%{{.*}} : tensor<64x64xf32>) outs(%{{.*}} : tensor<64x64xf16>)
+func.func @epilogue_other_type(%a: tensor<64x8xf32>) -> tensor<64x64xf16> {
+  %w = arith.constant dense<0.25> : tensor<8x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<64x8xf32>, tensor<8x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %h = tensor.empty() : tensor<64x64xf16>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<64x64xf32>) outs(%h : tensor<64x64xf16>) {
+  ^bb0(%x: f32, %out: f16):
+    %0 = arith.truncf %x : f32 to f16
+    linalg.yield %0 : f16
+  } -> tensor<64x64xf16>
+  return %y : tensor<64x64xf16>
+}

@@ -9,8 +9,8 @@
 //
 // So every float convolution (plain or depthwise) becomes transpose(conv{channels_last}(
 // transpose(x))), and the transposes then move through what follows (elementwise ops,
-// max pooling, keepdims reductions) until two meet and cancel, or a transpose that moves
-// only unit dims becomes a reshape. What is left is one transpose at each edge of the
+// max and average pooling, keepdims reductions) until two meet and cancel, or a transpose
+// that moves only unit dims becomes a reshape. What is left is one transpose at each edge of the
 // network (the image in, the pooled features out) and wherever an op would need NCHW.
 //
 //===----------------------------------------------------------------------===//

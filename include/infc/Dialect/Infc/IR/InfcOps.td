@@ -209,8 +209,8 @@ def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
-/// With `channels_last` (max pooling only) the input is [N, H, W, C], as infc-channels-last
-/// writes it for the CPU.
+/// With `channels_last` the input is [N, H, W, C], as infc-channels-last writes it for the
+/// CPU.
 class Infc_PoolOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Infc_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
