@@ -165,7 +165,12 @@ struct InfcPackMatmulPanelsPass
     // The elementwise consumer (bias, activation, residual) applied panel by panel, when C
     // starts from a fill and K is not stepped in blocks (the last block alone would apply it).
     int64_t kcFor = kBlockFor(m, k);
-    bool rowBlocks = panels * nr * k * 4 <= rowBlockMaxBBytes && m >= 2 * rowBlockFor(k);
+    bool fitsL2 = panels * nr * k * 4 <= rowBlockMaxBBytes;
+    // B larger than that and an A that would stream once per panel: the same order per
+    // column block of B (as many panels as fit that budget), A then streams once per block.
+    int64_t blockPanels = std::max<int64_t>(1, rowBlockMaxBBytes / (nr * k * 4));
+    bool columnBlocks = !fitsL2 && m * k * 4 > rowBlockMaxBBytes && full > blockPanels;
+    bool rowBlocks = (fitsL2 || columnBlocks) && m >= 2 * rowBlockFor(k);
     std::optional<infc::MatmulEpilogue> epilogue;
     if (fuseEpilogues && fillValue && (rowBlocks || kcFor == k))
       epilogue = infc::MatmulEpilogue::of(op);
@@ -179,6 +184,7 @@ struct InfcPackMatmulPanelsPass
     // columns): the full panels in a parallel loop and/or the last, partial one.
     // `fill`: this K range is the first, so its panels start from fillValue (if any).
     // `rows`: of `a` and `c` (a row block from row `row`, or all of M).
+    Value panelBegin, panelEnd;
     auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset,
                           int64_t kSize, Value c, bool fullPanels, bool lastPanel, bool fill,
                           int64_t rows, OpFoldResult row) -> Value {
@@ -196,9 +202,10 @@ struct InfcPackMatmulPanelsPass
       };
       Value result = c;
       if (fullPanels && full > 0) {
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        // Panels [panelBegin, panelEnd): all full ones unless a column block is set.
+        Value zero = panelBegin ? panelBegin : arith::ConstantIndexOp::create(b, loc, 0);
         Value one = arith::ConstantIndexOp::create(b, loc, 1);
-        Value count = arith::ConstantIndexOp::create(b, loc, full);
+        Value count = panelEnd ? panelEnd : arith::ConstantIndexOp::create(b, loc, full);
         Value width = arith::ConstantIndexOp::create(b, loc, nr);
         auto loop = scf::ForOp::create(
             b, loc, zero, count, one, ValueRange{c},
@@ -257,10 +264,10 @@ struct InfcPackMatmulPanelsPass
     bool scratchTail = tail && tail != tailWidth;
     int64_t mb = rowBlockFor(k);
     if (rowBlocks) {
-      // All of B fits L2: row blocks of A outside (in parallel), all panels inside, so A
-      // streams from memory once instead of once per panel. A tail panel that needs a
-      // scratch tile goes after the loop, over all rows (the memory plan only places
-      // buffers of the function body).
+      // All of B (or of a column block of it) fits L2: row blocks of A outside (in
+      // parallel), the panels inside, so A streams from memory once (per column block)
+      // instead of once per panel. A tail panel that needs a scratch tile goes after the
+      // loop, over all rows (the memory plan only places buffers of the function body).
       auto rowsOf = [&](OpBuilder &lb, Location ll, Value t, OpFoldResult row, int64_t rows,
                         int64_t cols) -> Value {
         return tensor::ExtractSliceOp::create(
@@ -271,28 +278,58 @@ struct InfcPackMatmulPanelsPass
       auto blockInto = [&](OpBuilder &lb, Location ll, OpFoldResult row, int64_t rows,
                            Value acc) -> Value {
         Value block = panelsInto(lb, ll, rowsOf(lb, ll, a, row, rows, k), lb.getIndexAttr(0),
-                                 k, rowsOf(lb, ll, acc, row, rows, n), true, !scratchTail,
-                                 true, rows, row);
+                                 k, rowsOf(lb, ll, acc, row, rows, n), true,
+                                 !scratchTail && !columnBlocks, true, rows, row);
         return tensor::InsertSliceOp::create(
             lb, ll, block, acc, SmallVector<OpFoldResult>{row, lb.getIndexAttr(0)},
             SmallVector<OpFoldResult>{lb.getIndexAttr(rows), lb.getIndexAttr(n)},
             SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
       };
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value blocks = arith::ConstantIndexOp::create(b, loc, m / mb);
-      Value step = arith::ConstantIndexOp::create(b, loc, mb);
-      auto rowLoop = scf::ForOp::create(
-          b, loc, zero, blocks, one, ValueRange{c},
-          [&](OpBuilder &lb, Location ll, Value i, ValueRange iterArgs) {
-            Value row = arith::MulIOp::create(lb, ll, i, step);
-            scf::YieldOp::create(lb, ll, blockInto(lb, ll, row, mb, iterArgs[0]));
-          });
-      rowLoop->setAttr("infc.parallel", b.getUnitAttr());
-      result = rowLoop.getResult(0);
-      if (m % mb)
-        result = blockInto(b, loc, b.getIndexAttr(m / mb * mb), m % mb, result);
-      if (scratchTail)
+      // All rows over the panels [panelBegin, panelEnd) (all of them when unset).
+      auto allRows = [&](OpBuilder &b, Location loc, Value acc) -> Value {
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value blocks = arith::ConstantIndexOp::create(b, loc, m / mb);
+        Value step = arith::ConstantIndexOp::create(b, loc, mb);
+        auto rowLoop = scf::ForOp::create(
+            b, loc, zero, blocks, one, ValueRange{acc},
+            [&](OpBuilder &lb, Location ll, Value i, ValueRange iterArgs) {
+              Value row = arith::MulIOp::create(lb, ll, i, step);
+              scf::YieldOp::create(lb, ll, blockInto(lb, ll, row, mb, iterArgs[0]));
+            });
+        rowLoop->setAttr("infc.parallel", b.getUnitAttr());
+        Value done = rowLoop.getResult(0);
+        if (m % mb)
+          done = blockInto(b, loc, b.getIndexAttr(m / mb * mb), m % mb, done);
+        return done;
+      };
+      if (!columnBlocks) {
+        result = allRows(b, loc, c);
+      } else {
+        // A serial loop over the column blocks of whole panels, then the panels left.
+        int64_t blocks = full / blockPanels;
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value count = arith::ConstantIndexOp::create(b, loc, blocks);
+        Value size = arith::ConstantIndexOp::create(b, loc, blockPanels);
+        auto columnLoop = scf::ForOp::create(
+            b, loc, zero, count, one, ValueRange{c},
+            [&](OpBuilder &lb, Location ll, Value j, ValueRange iterArgs) {
+              panelBegin = arith::MulIOp::create(lb, ll, j, size);
+              panelEnd = arith::AddIOp::create(lb, ll, panelBegin, size);
+              scf::YieldOp::create(lb, ll, allRows(lb, ll, iterArgs[0]));
+            });
+        result = columnLoop.getResult(0);
+        panelBegin = panelEnd = Value();
+        if (full % blockPanels) {
+          panelBegin = arith::ConstantIndexOp::create(b, loc, blocks * blockPanels);
+          panelEnd = arith::ConstantIndexOp::create(b, loc, full);
+          result = allRows(b, loc, result);
+          panelBegin = panelEnd = Value();
+        }
+      }
+      // (with column blocks every tail: inside the blocks it would run once per block)
+      if (scratchTail || (columnBlocks && tail))
         result = panelsInto(b, loc, a, b.getIndexAttr(0), k, result, false, true, true, m,
                             b.getIndexAttr(0));
     } else if (kc == k) {

@@ -3,6 +3,7 @@
 // RUN: infc-opt %s -infc-pack-matmul-panels=min-rows-for-runtime-pack=128 | FileCheck %s --check-prefix=NORT
 // RUN: infc-opt %s -infc-pack-matmul-panels=k-block-min-bytes=65536 | FileCheck %s --check-prefix=KBLOCK
 // RUN: infc-opt %s -infc-pack-matmul-panels=vector-bits=512 | FileCheck %s --check-prefix=ROWS
+// RUN: infc-opt %s -infc-pack-matmul-panels="vector-bits=512 row-block-max-b-bytes=16384" | FileCheck %s --check-prefix=COLS
 
 // A constant B [3, 40] (B[k][n] = 40k + n): packed at compile time into three 16-wide panels,
 // a [3, 3, 16] constant whose element [p][k][j] is B[k][16p + j] and zero past column 40; a
@@ -251,4 +252,32 @@ func.func @epilogue_other_type(%a: tensor<64x8xf32>) -> tensor<64x64xf16> {
     linalg.yield %0 : f16
   } -> tensor<64x64xf16>
   return %y : tensor<64x64xf16>
+}
+
+// B larger than the budget (16 KiB here: 2 panels of 64 x 32 floats) and A larger too: the
+// row blocks run per column block of 2 panels, a serial loop over the 2 whole blocks, then
+// the fifth panel as a block of its own, then the 8 columns left over all rows.
+// COLS-LABEL: func.func @column_blocks
+// COLS: %[[CL:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}}) -> (tensor<512x168xf32>)
+// COLS: %[[P0:.*]] = arith.muli %[[J]], %{{.*}} : index
+// COLS: %[[P1:.*]] = arith.addi %[[P0]], %{{.*}} : index
+// COLS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// COLS: scf.for %{{.*}} = %[[P0]] to %[[P1]] step %{{.*}} iter_args
+// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x64xf32>, tensor<64x32xf32>)
+// COLS: } {infc.parallel}
+// COLS: } {infc.parallel}
+// COLS-NEXT: scf.yield
+// COLS-NEXT: }
+// COLS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x64xf32>, tensor<64x32xf32>)
+// COLS: } {infc.parallel}
+// COLS: linalg.matmul ins(%arg0, %{{.*}} : tensor<512x64xf32>, tensor<64x16xf32>) outs(%{{.*}} : tensor<512x16xf32>)
+// COLS: tensor.insert_slice %{{.*}} into %{{.*}}[0, 160] [512, 8] [1, 1]
+func.func @column_blocks(%a: tensor<512x64xf32>) -> tensor<512x168xf32> {
+  %b = arith.constant dense<1.0> : tensor<64x168xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x168xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<512x168xf32>) -> tensor<512x168xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x168xf32>) outs(%c : tensor<512x168xf32>) -> tensor<512x168xf32>
+  return %r : tensor<512x168xf32>
 }
