@@ -254,9 +254,10 @@ func.func @epilogue_other_type(%a: tensor<64x8xf32>) -> tensor<64x64xf16> {
   return %y : tensor<64x64xf16>
 }
 
-// B larger than the budget (16 KiB here: 2 panels of 64 x 32 floats) and A larger too: the
-// row blocks run per column block of 2 panels, a serial loop over the 2 whole blocks, then
-// the fifth panel as a block of its own, then the 8 columns left over all rows.
+// B larger than the budget (16 KiB here: 2 panels of 64 x 32 floats) and A larger than
+// twice that (128 KiB): the row blocks run per column block of 2 panels, a serial loop over
+// the 2 whole blocks, then the fifth panel as a block of its own, then the 8 columns left
+// over all rows.
 // COLS-LABEL: func.func @column_blocks
 // COLS: %[[CL:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}}) -> (tensor<512x168xf32>)
 // COLS: %[[P0:.*]] = arith.muli %[[J]], %{{.*}} : index
