@@ -69,7 +69,7 @@ std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul) {
   return e;
 }
 
-Value MatmulEpilogue::emptyResult(OpBuilder &b, Location loc) {
+Value MatmulEpilogue::resultInit(OpBuilder &b, Location loc) {
   // The consumer's elementwise inputs, viewed as [M, N] like the product.
   inputs2d.clear();
   for (auto [in, how] : llvm::zip(consumer.getDpsInputs(), access)) {

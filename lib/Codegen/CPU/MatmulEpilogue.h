@@ -31,9 +31,10 @@ public:
                     mlir::Value dest, mlir::OpFoldResult row, int64_t rows,
                     mlir::OpFoldResult col, int64_t width, mlir::OpFoldResult destRow) const;
 
-  /// An empty [M, N] tensor for the results, and the replacement of the consumer by that
-  /// result once filled (reshaped back to the consumer's shape).
-  mlir::Value emptyResult(mlir::OpBuilder &b, mlir::Location loc);
+  /// The [M, N] tensor the results go into (the consumer's init, viewed as [M, N]; this
+  /// also collapses its elementwise inputs for apply), and the replacement of the consumer
+  /// by that result once filled (reshaped back to the consumer's shape).
+  mlir::Value resultInit(mlir::OpBuilder &b, mlir::Location loc);
   void replaceConsumer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value result);
 
   /// The consumer: what the fused loops are built in front of, as its other inputs (a

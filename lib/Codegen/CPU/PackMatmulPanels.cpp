@@ -164,7 +164,7 @@ struct InfcPackMatmulPanelsPass
 
     // The elementwise consumer (bias, activation, residual) applied panel by panel, when C
     // starts from a fill and K is not stepped in blocks (the last block alone would apply it).
-    int64_t kcFor = kBlockFor(m, k);
+    int64_t kc = kBlockFor(m, k), mb = rowBlockFor(k);
     bool fitsL2 = panels * nr * k * 4 <= rowBlockMaxBBytes;
     // B larger than that and an A larger than L2 (twice the budget), which would stream
     // from memory once per panel: the same order per column block of B (as many panels as
@@ -172,13 +172,13 @@ struct InfcPackMatmulPanelsPass
     // 3072, does better in panel order.)
     int64_t blockPanels = std::max<int64_t>(1, rowBlockMaxBBytes / (nr * k * 4));
     bool columnBlocks = !fitsL2 && m * k * 4 > 2 * rowBlockMaxBBytes && full > blockPanels;
-    bool rowBlocks = (fitsL2 || columnBlocks) && m >= 2 * rowBlockFor(k);
+    bool rowBlocks = (fitsL2 || columnBlocks) && m >= 2 * mb;
     std::optional<infc::MatmulEpilogue> epilogue;
-    if (fuseEpilogues && fillValue && (rowBlocks || kcFor == k))
+    if (fuseEpilogues && fillValue && (rowBlocks || kc == k))
       epilogue = infc::MatmulEpilogue::of(op);
     if (epilogue) {
       b.setInsertionPoint(epilogue->consumerOp());
-      c = epilogue->emptyResult(b, loc);
+      c = epilogue->resultInit(b, loc);
     }
 
     // Panels [K-offset, K-offset + kSize) of every column block, A's columns likewise.
@@ -261,10 +261,8 @@ struct InfcPackMatmulPanelsPass
     };
 
     Value result;
-    int64_t kc = kBlockFor(m, k);
     int64_t tail = n - full * nr, tailWidth = tail <= nr / 2 ? nr / 2 : nr;
     bool scratchTail = tail && tail != tailWidth;
-    int64_t mb = rowBlockFor(k);
     if (rowBlocks) {
       // All of B (or of a column block of it) fits L2: row blocks of A outside (in
       // parallel), the panels inside, so A streams from memory once (per column block)

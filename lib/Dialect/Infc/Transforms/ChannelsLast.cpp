@@ -190,7 +190,7 @@ template <typename ReduceOp> struct SinkThroughReduce : OpRewritePattern<ReduceO
     ArrayRef<int64_t> perm = t.getPerm();
     SmallVector<int64_t> axes;
     for (int64_t a : op.getAxes())
-      axes.push_back(perm[a < 0 ? a + (int64_t)perm.size() : a]);
+      axes.push_back(perm[a]); // the verifier keeps axes in [0, rank)
     llvm::sort(axes);
     moveBelow(rewriter, op, t, "axes", rewriter.getDenseI64ArrayAttr(axes));
     return success();

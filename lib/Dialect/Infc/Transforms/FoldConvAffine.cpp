@@ -82,57 +82,60 @@ void replaceConv(PatternRewriter &rewriter, Operation *user, ConvOp conv, Value 
   rewriter.eraseOp(conv);
 }
 
+/// A binary op of a foldable conv (either side) and a per-channel constant of the same
+/// result type: the conv and the constant's F values.
+std::optional<std::pair<ConvOp, SmallVector<float>>> convByPerChannel(Operation *op) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  for (int side = 0; side < 2; ++side) {
+    ConvOp conv = foldableConv(op->getOperand(side));
+    if (!conv || type != conv.getType())
+      continue;
+    if (std::optional<SmallVector<float>> values = perChannel(op->getOperand(1 - side), type))
+      return std::make_pair(conv, std::move(*values));
+  }
+  return std::nullopt;
+}
+
 struct FoldScale : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
-    for (int side = 0; side < 2; ++side) {
-      ConvOp conv = foldableConv(op->getOperand(side));
-      if (!conv || op.getType() != conv.getType())
-        continue;
-      std::optional<SmallVector<float>> scale = perChannel(op->getOperand(1 - side), op.getType());
-      if (!scale)
-        continue;
-      SmallVector<float> w = constantValues(conv.getWeight());
-      int64_t perFilter = w.size() / scale->size();
-      for (size_t i = 0; i < w.size(); ++i)
-        w[i] *= (*scale)[i / perFilter];
-      Value bias;
-      if (conv.getBias()) {
-        SmallVector<float> b = constantValues(conv.getBias());
-        for (size_t i = 0; i < b.size(); ++i)
-          b[i] *= (*scale)[i];
-        bias = constantOf(rewriter, op.getLoc(), conv.getBias().getType(), b);
-      }
-      replaceConv(rewriter, op, conv,
-                  constantOf(rewriter, op.getLoc(), conv.getWeight().getType(), w), bias);
-      return success();
+    auto match = convByPerChannel(op);
+    if (!match)
+      return failure();
+    auto &[conv, scale] = *match;
+    SmallVector<float> w = constantValues(conv.getWeight());
+    int64_t perFilter = w.size() / scale.size();
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] *= scale[i / perFilter];
+    Value bias;
+    if (conv.getBias()) {
+      SmallVector<float> b = constantValues(conv.getBias());
+      for (size_t i = 0; i < b.size(); ++i)
+        b[i] *= scale[i];
+      bias = constantOf(rewriter, op.getLoc(), conv.getBias().getType(), b);
     }
-    return failure();
+    replaceConv(rewriter, op, conv,
+                constantOf(rewriter, op.getLoc(), conv.getWeight().getType(), w), bias);
+    return success();
   }
 };
 
 struct FoldShift : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
-    for (int side = 0; side < 2; ++side) {
-      ConvOp conv = foldableConv(op->getOperand(side));
-      if (!conv || op.getType() != conv.getType())
-        continue;
-      std::optional<SmallVector<float>> shift = perChannel(op->getOperand(1 - side), op.getType());
-      if (!shift)
-        continue;
-      SmallVector<float> b = *shift;
-      if (conv.getBias()) {
-        SmallVector<float> old = constantValues(conv.getBias());
-        for (size_t i = 0; i < b.size(); ++i)
-          b[i] += old[i];
-      }
-      auto biasType = RankedTensorType::get({(int64_t)b.size()}, rewriter.getF32Type());
-      replaceConv(rewriter, op, conv, conv.getWeight(),
-                  constantOf(rewriter, op.getLoc(), biasType, b));
-      return success();
+    auto match = convByPerChannel(op);
+    if (!match)
+      return failure();
+    auto &[conv, b] = *match;
+    if (conv.getBias()) {
+      SmallVector<float> old = constantValues(conv.getBias());
+      for (size_t i = 0; i < b.size(); ++i)
+        b[i] += old[i];
     }
-    return failure();
+    auto biasType = RankedTensorType::get({(int64_t)b.size()}, rewriter.getF32Type());
+    replaceConv(rewriter, op, conv, conv.getWeight(),
+                constantOf(rewriter, op.getLoc(), biasType, b));
+    return success();
   }
 };
 
