@@ -2,7 +2,7 @@
 // RUN: infc-opt %s --infc-pipeline="vector-bits=512" | FileCheck %s --check-prefixes=CHECK,AVX512
 // RUN: infc-opt %s --infc-pipeline | FileCheck %s --check-prefix=NONLLVM
 
-// A matmul through the whole pipeline: B packed into 16-wide column panels (32 at 512 bits)
+// A matmul through the whole pipeline: B packed into 16-wide column panels (64 at 512 bits)
 // by a copy loop, register tiles of broadcast-FMAs, and the loop over panels as an OpenMP
 // worksharing loop. The omp ops stay in the LLVM-dialect module; the
 // translation to LLVM IR turns them into __kmpc_* calls that the runtime's pool implements.
@@ -10,7 +10,7 @@
 // CHECK-LABEL: llvm.func @main
 // CHECK-SAME: (%{{.*}}: !llvm.ptr {infc.workspace}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // AVX2-DAG: %[[PANELS:.*]] = llvm.mlir.constant(8 : index) : i64
-// AVX512-DAG: %[[PANELS:.*]] = llvm.mlir.constant(4 : index) : i64
+// AVX512-DAG: %[[PANELS:.*]] = llvm.mlir.constant(2 : index) : i64
 // CHECK-DAG: %[[STEP:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : index) : i64
 // CHECK: omp.parallel {
@@ -19,8 +19,8 @@
 // 256 bits: 6 FMAs per K step for the 6x16 tiles, 4 for the peeled 4x16 edge (M = 64).
 // AVX2-COUNT-10: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // AVX2-NOT: llvm.intr.fmuladd
-// 512 bits: 8 FMAs for the 8x32 tiles, no edge.
-// AVX512-COUNT-8: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// 512 bits: 6 FMAs for the 6x64 tiles, 4 for the 4x64 edge.
+// AVX512-COUNT-10: llvm.intr.fmuladd({{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
 // AVX512-NOT: llvm.intr.fmuladd
 // CHECK: omp.yield
 // CHECK: omp.terminator

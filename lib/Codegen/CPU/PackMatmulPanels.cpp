@@ -24,13 +24,14 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-/// The panels of a constant B [K, N]: Bp[nb][k][j] = B[k][nb * nr + j], zero past column N.
-/// Moves 32-bit words, so it serves the f32 and the i32 matmuls alike.
-DenseElementsAttr packConstant(DenseElementsAttr b, int64_t panels, int64_t nr) {
+/// Columns [col, col + panels * nr) of a constant B [K, N] as panels:
+/// Bp[p][k][j] = B[k][col + p * nr + j], zero past column N. Moves 32-bit words, so it
+/// serves the f32 and the i32 matmuls alike.
+DenseElementsAttr packConstant(DenseElementsAttr b, int64_t col, int64_t panels, int64_t nr) {
   auto type = cast<RankedTensorType>(b.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   auto packedType = RankedTensorType::get({panels, k, nr}, type.getElementType());
-  if (b.isSplat() && panels * nr == n)
+  if (b.isSplat() && col + panels * nr <= n)
     return DenseElementsAttr::get(packedType, b.getSplatValue<Attribute>());
   std::vector<uint32_t> words(k * n);
   ArrayRef<char> raw = b.getRawData(); // one element when splat
@@ -39,29 +40,38 @@ DenseElementsAttr packConstant(DenseElementsAttr b, int64_t panels, int64_t nr) 
   std::vector<uint32_t> packed(panels * k * nr, 0);
   for (int64_t p = 0; p < panels; ++p)
     for (int64_t r = 0; r < k; ++r)
-      std::copy_n(words.begin() + r * n + p * nr, std::min(nr, n - p * nr),
+      std::copy_n(words.begin() + r * n + col + p * nr, std::min(nr, n - col - p * nr),
                   packed.begin() + (p * k + r) * nr);
   return DenseElementsAttr::getFromRawBuffer(
       packedType, ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
                                  packed.size() * sizeof(uint32_t)));
 }
 
-/// The panels of a B known only at run time, as a copy the vectorizer handles: B (padded
-/// with zero columns to whole panels) viewed as [K, panels, nr], transposed to [panels, K, nr].
-Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t panels, int64_t nr) {
+/// The same panels of a B known only at run time, as a copy the vectorizer handles: the
+/// columns (padded with zero columns to whole panels) viewed as [K, panels, nr], transposed
+/// to [panels, K, nr].
+Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t col, int64_t panels,
+                    int64_t nr) {
   auto type = cast<RankedTensorType>(matrix.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t valid = std::min(n - col, panels * nr);
   Type et = type.getElementType();
-  Value full = matrix;
-  if (panels * nr != n) {
+  Value columns = matrix;
+  if (col != 0 || valid != n)
+    columns = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({k, valid}, et), matrix,
+        SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(col)},
+        SmallVector<OpFoldResult>{b.getIndexAttr(k), b.getIndexAttr(valid)},
+        SmallVector<OpFoldResult>(2, b.getIndexAttr(1)));
+  if (valid != panels * nr) {
     auto paddedType = RankedTensorType::get({k, panels * nr}, et);
     SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(panels * nr - n)};
+    SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(panels * nr - valid)};
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
-    full = tensor::PadOp::create(b, loc, paddedType, matrix, low, high, zero);
+    columns = tensor::PadOp::create(b, loc, paddedType, columns, low, high, zero);
   }
   auto viewType = RankedTensorType::get({k, panels, nr}, et);
-  Value view = tensor::ExpandShapeOp::create(b, loc, viewType, full,
+  Value view = tensor::ExpandShapeOp::create(b, loc, viewType, columns,
                                              SmallVector<ReassociationIndices>{{0}, {1, 2}});
   Value init = tensor::EmptyOp::create(b, loc, {panels, k, nr}, et);
   return linalg::TransposeOp::create(b, loc, view, init, ArrayRef<int64_t>{1, 0, 2})
@@ -102,8 +112,6 @@ struct InfcPackMatmulPanelsPass
   using InfcPackMatmulPanelsBase::InfcPackMatmulPanelsBase;
 
   void runOnOperation() override {
-    // Must match the register tile of infc-tile-and-vectorize-matmul: two vectors wide.
-    int64_t nr = 2 * std::max<int64_t>(4, vectorBits / 32);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       // Matmuls already inside loops (this pass's own panels, tiles) are left alone.
@@ -112,7 +120,7 @@ struct InfcPackMatmulPanelsPass
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp op : matmuls)
-      pack(op, nr);
+      pack(op);
   }
 
   /// The K block: all of K while A [M, K] fits in L2, else the divisor of K in [128, 512]
@@ -127,14 +135,14 @@ struct InfcPackMatmulPanelsPass
     return best;
   }
 
-  /// Rows of A per row block: a multiple of the register tile's 8 rows whose [rows, K] block
-  /// takes about 96 KiB (it is read once per panel, from L2), 8 to 256.
-  static int64_t rowBlockFor(int64_t k) {
-    int64_t rows = (96 * 1024 / (4 * k)) / 8 * 8;
-    return std::clamp<int64_t>(rows, 8, 256);
+  /// Rows of A per row block: a multiple of the register tile's `tileRows` whose [rows, K]
+  /// block takes about 96 KiB (it is read once per panel, from L2), one tile to about 256.
+  static int64_t rowBlockFor(int64_t k, int64_t tileRows) {
+    int64_t rows = (96 * 1024 / (4 * k)) / tileRows * tileRows;
+    return std::clamp<int64_t>(rows, tileRows, 256 / tileRows * tileRows);
   }
 
-  void pack(linalg::MatmulOp op, int64_t nr) {
+  void pack(linalg::MatmulOp op) {
     Value a = op.getInputs()[0], bMatrix = op.getInputs()[1], c = op.getOutputs()[0];
     // C filled with one value (the zero a contraction starts from): each panel fills its own
     // columns right before its matmul, so infc-tile-and-vectorize-matmul can start the
@@ -148,24 +156,33 @@ struct InfcPackMatmulPanelsPass
     }
     auto bt = cast<RankedTensorType>(bMatrix.getType());
     int64_t m = cast<RankedTensorType>(a.getType()).getDimSize(0), k = bt.getDimSize(0),
-            n = bt.getDimSize(1), full = n / nr, panels = (n + nr - 1) / nr;
+            n = bt.getDimSize(1);
+    // Panels as wide as infc-tile-and-vectorize-matmul's register tile for this M; the
+    // last, partial one (the tail) in a panel of its own, one, two or four vectors wide.
+    int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+    int64_t nr = infc::panelWidthFor(m, vectorBits), full = n / nr, tail = n - full * nr,
+            tailWidth = tail ? infc::tailPanelWidth(tail, vectorBits) : 0;
     DenseElementsAttr constant;
     bool isConstant = matchPattern(bMatrix, m_Constant(&constant));
     // A run-time copy of B pays off once several register tiles of A reuse each panel.
     // One vector wide or less: B's rows are already contiguous vectors.
-    if (n <= nr / 2 || (!isConstant && m < minRowsForRuntimePack))
+    if (n <= lanes || (!isConstant && m < minRowsForRuntimePack))
       return;
     OpBuilder b(op);
     Location loc = op.getLoc();
-    Value packed =
-        isConstant
-            ? (Value)arith::ConstantOp::create(b, loc, packConstant(constant, panels, nr))
-            : packAtRunTime(b, loc, bMatrix, panels, nr);
+    auto packColumns = [&](int64_t col, int64_t panels, int64_t width) -> Value {
+      return isConstant ? (Value)arith::ConstantOp::create(
+                              b, loc, packConstant(constant, col, panels, width))
+                        : packAtRunTime(b, loc, bMatrix, col, panels, width);
+    };
+    Value packed = full ? packColumns(0, full, nr) : Value();
+    Value tailPacked = tail ? packColumns(full * nr, 1, tailWidth) : Value();
 
     // The elementwise consumer (bias, activation, residual) applied panel by panel, when C
     // starts from a fill and K is not stepped in blocks (the last block alone would apply it).
-    int64_t kc = kBlockFor(m, k), mb = rowBlockFor(k);
-    bool fitsL2 = panels * nr * k * 4 <= rowBlockMaxBBytes;
+    int64_t kc = kBlockFor(m, k),
+            mb = rowBlockFor(k, infc::chooseRegisterTile(m, nr, vectorBits).rows);
+    bool fitsL2 = (full * nr + tailWidth) * k * 4 <= rowBlockMaxBBytes;
     // B larger than that and an A larger than L2 (twice the budget), which would stream
     // from memory once per panel: the same order per column block of B (as many panels as
     // fit the budget), A then streams once per block. (An A that fits L2, BERT's 128 x
@@ -193,11 +210,11 @@ struct InfcPackMatmulPanelsPass
       Value init = fill ? fillValue : Value();
       const infc::MatmulEpilogue *fused = epilogue ? &*epilogue : nullptr;
       auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-      // The first `width` columns of panel p.
-      auto panelAt = [&](OpBuilder &pb, Location pl, OpFoldResult p,
+      // Panel p of `panels` ([P, K, width]), rows [kOffset, kOffset + kSize).
+      auto panelAt = [&](OpBuilder &pb, Location pl, Value panels, OpFoldResult p,
                          int64_t width) -> Value {
         return tensor::ExtractSliceOp::create(
-            pb, pl, RankedTensorType::get({kSize, width}, bt.getElementType()), packed,
+            pb, pl, RankedTensorType::get({kSize, width}, bt.getElementType()), panels,
             SmallVector<OpFoldResult>{p, kOffset, idx(0)},
             SmallVector<OpFoldResult>{idx(1), idx(kSize), idx(width)},
             SmallVector<OpFoldResult>(3, idx(1)));
@@ -214,7 +231,7 @@ struct InfcPackMatmulPanelsPass
             [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
               Value column = arith::MulIOp::create(lb, ll, p, width);
               Value next =
-                  matmulIntoColumns(lb, ll, a, panelAt(lb, ll, p, nr), iterArgs[0], column,
+                  matmulIntoColumns(lb, ll, a, panelAt(lb, ll, packed, p, nr), iterArgs[0], column,
                                     nr, init, fused, row);
               scf::YieldOp::create(lb, ll, next);
             });
@@ -222,14 +239,12 @@ struct InfcPackMatmulPanelsPass
         loop->setAttr("infc.parallel", b.getUnitAttr());
         result = loop.getResult(0);
       }
-      int64_t tail = n - full * nr;
       if (!tail || !lastPanel)
         return result;
-      // The last panel: its first half (one vector) when the tail fits there, which the
-      // register tiling then gives a one-vector-wide tile, else all of it.
-      int64_t width = tail <= nr / 2 ? nr / 2 : nr;
+      // The tail panel, straight into C's columns when it is exactly that wide.
+      int64_t width = tailWidth;
       if (tail == width)
-        return matmulIntoColumns(b, loc, a, panelAt(b, loc, idx(full), width), result,
+        return matmulIntoColumns(b, loc, a, panelAt(b, loc, tailPacked, idx(0), width), result,
                                  idx(full * nr), width, init, fused, row);
       // Zero-padded past the tail: a matmul into an [M, width] scratch tile that starts
       // from C's tail columns (or the fill value), of which the first `tail` columns go
@@ -251,7 +266,7 @@ struct InfcPackMatmulPanelsPass
             tensor::InsertSliceOp::create(b, loc, cTail, scratch, origin, tailSizes, unit2);
       }
       Value product =
-          linalg::MatmulOp::create(b, loc, ValueRange{a, panelAt(b, loc, idx(full), width)},
+          linalg::MatmulOp::create(b, loc, ValueRange{a, panelAt(b, loc, tailPacked, idx(0), width)},
                                    ValueRange{scratch})
               .getResult(0);
       Value valid = tensor::ExtractSliceOp::create(b, loc, product, origin, tailSizes, unit2);
@@ -261,7 +276,6 @@ struct InfcPackMatmulPanelsPass
     };
 
     Value result;
-    int64_t tail = n - full * nr, tailWidth = tail <= nr / 2 ? nr / 2 : nr;
     bool scratchTail = tail && tail != tailWidth;
     if (rowBlocks) {
       // All of B (or of a column block of it) fits L2: row blocks of A outside (in

@@ -28,24 +28,8 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-/// Register tile for an [M, N] f32 output. Per K step the kernel holds mr x nr accumulators,
-/// nr / lanes B vectors and one broadcast A element: 8 x 32 uses 16 + 2 + 1 of AVX-512's 32
-/// zmm registers, 6 x 16 uses 12 + 2 + 1 of AVX2's 16 ymm. Tiles that do not divide the
-/// shape leave peeled static edge tiles.
-std::pair<int64_t, int64_t> chooseRegisterTile(int64_t m, int64_t n, int64_t vectorBits) {
-  int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
-  int64_t nr = 2 * lanes, mr = vectorBits >= 512 ? 8 : 6;
-  if (n <= lanes)
-    return {std::min(2 * mr, m), lanes};
-  // With 32 registers, 7 rows are as good a tile: take it when it leaves no partial tile
-  // where 8 would (M = 49, a 7x7 image), as a one-row edge tile still streams all of B.
-  if (vectorBits >= 512 && m % 8 != 0 && m % 7 == 0 && m / 7 <= m / 8 + 1)
-    mr = 7;
-  return {std::min(mr, m), nr};
-}
-
 /// The largest fill or epilogue vectorized as a fused C tile (elements): the biggest
-/// register tile, 16 x 16 for a narrow output, with room to spare.
+/// register tile (6 x 64, 16 x 16) with room to spare.
 constexpr int64_t kMaxFillTile = 1024;
 
 struct InfcTileAndVectorizeMatmulPass
@@ -95,7 +79,8 @@ struct InfcTileAndVectorizeMatmulPass
     IRRewriter rewriter(ctx);
     for (linalg::MatmulOp op : matmuls) {
       auto outType = cast<ShapedType>(op.getDpsInits()[0].getType());
-      auto tile = chooseRegisterTile(outType.getDimSize(0), outType.getDimSize(1), vectorBits);
+      infc::RegisterTile tile =
+          infc::chooseRegisterTile(outType.getDimSize(0), outType.getDimSize(1), vectorBits);
       auto tileable = dyn_cast<TilingInterface>(op.getOperation());
       if (!tileable) {
         op.emitOpError("has no TilingInterface (linalg's external models not registered)");
@@ -112,7 +97,7 @@ struct InfcTileAndVectorizeMatmulPass
           if (epilogue->hasAttr(infc::kEpilogueMarker))
             root = epilogue;
       scf::SCFTileAndFuseOptions fuse;
-      SmallVector<int64_t> sizes = {tile.first, tile.second};
+      SmallVector<int64_t> sizes = {tile.rows, tile.cols};
       SmallVector<int64_t> interchange = {1, 0};
       if (root == op) {
         sizes.push_back(0);
@@ -170,7 +155,7 @@ struct InfcTileAndVectorizeMatmulPass
       // the row tiles of a matmul one tile wide (a packed panel outside the panel loop).
       // Inside infc-pack-matmul-panels' parallel loop the mark is ignored (nested).
       // Loops are (N, M, K) when all three exist; never mark the K loop.
-      bool oneColumnTile = outType.getDimSize(1) <= tile.second;
+      bool oneColumnTile = outType.getDimSize(1) <= tile.cols;
       if (!oneColumnTile)
         result->loops[0]->setAttr("infc.parallel", rewriter.getUnitAttr());
       else if (result->loops.size() == 3)
@@ -192,15 +177,21 @@ struct InfcTileAndVectorizeMatmulPass
           ctx->getLoadedDialect<tensor::TensorDialect>()->getCanonicalizationPatterns(patterns);
         })))
       return signalPassFailure();
-    // The tiles, and the fills fused into them: a fill of at most a register tile inside a
-    // loop (its vectorized form then folds into the accumulators' start value).
+    // The tiles, and the fills and epilogues fused with them: a fill of at most a register
+    // tile (its vectorized form then folds into the accumulators' start value).
     SmallVector<linalg::LinalgOp> tiles;
     func.walk([&](Operation *op) {
       auto tile = dyn_cast<linalg::LinalgOp>(op);
       bool epilogue = isa<linalg::GenericOp>(op) && op->hasAttr(infc::kEpilogueMarker);
+      // A matmul tile is always inside its K loop (one outside loops was not tiled). A
+      // peeled edge tile's fill or epilogue may sit outside any loop once the loop of a
+      // single column tile folded away: those of the matmul's own element types.
+      bool inLoop = op->getParentOfType<scf::ForOp>() != nullptr;
       if (!tile || !(isa<linalg::MatmulOp, linalg::FillOp>(op) || epilogue) ||
-          !op->getParentOfType<scf::ForOp>() || tile.hasDynamicShape() ||
-          !tile.hasPureTensorSemantics())
+          tile.hasDynamicShape() || !tile.hasPureTensorSemantics())
+        return;
+      Type et = cast<ShapedType>(op->getResult(0).getType()).getElementType();
+      if (!inLoop && (isa<linalg::MatmulOp>(op) || !(et.isF32() || et.isSignlessInteger(32))))
         return;
       // Fills and epilogues of at most a register tile: one that was not tiled (its tiling
       // failed) must not become one huge vector.

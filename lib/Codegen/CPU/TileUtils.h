@@ -17,6 +17,21 @@ namespace infc {
 /// accumulator of the integer matmuls; its outer products are vpmulld + vpaddd).
 bool isRegisterTileable(mlir::linalg::LinalgOp op);
 
+/// The register tile of a matmul's [M, N] output: `rows` x `cols`, cols a whole number of
+/// vectors. infc-pack-matmul-panels packs B in panels of this width, so the two agree.
+struct RegisterTile {
+  int64_t rows, cols;
+};
+RegisterTile chooseRegisterTile(int64_t m, int64_t n, int64_t vectorBits);
+
+/// The width of B's packed panels for an output of M rows (N at least a panel):
+/// chooseRegisterTile's columns for that M.
+int64_t panelWidthFor(int64_t m, int64_t vectorBits);
+
+/// The width of the panel of the last `tail` columns (fewer than a panel): a power-of-two
+/// number of vectors, like the register tiles.
+int64_t tailPanelWidth(int64_t tail, int64_t vectorBits);
+
 /// Folds the peeled loops' bounds into the slices, so edge tiles get static shapes. `addOpPatterns`
 /// adds the canonicalizations of the tiled op kind.
 mlir::LogicalResult

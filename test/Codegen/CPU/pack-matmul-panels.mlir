@@ -3,46 +3,45 @@
 // RUN: infc-opt %s -infc-pack-matmul-panels=min-rows-for-runtime-pack=128 | FileCheck %s --check-prefix=NORT
 // RUN: infc-opt %s -infc-pack-matmul-panels=k-block-min-bytes=65536 | FileCheck %s --check-prefix=KBLOCK
 // RUN: infc-opt %s -infc-pack-matmul-panels=vector-bits=512 | FileCheck %s --check-prefix=ROWS
-// RUN: infc-opt %s -infc-pack-matmul-panels="vector-bits=512 row-block-max-b-bytes=16384" | FileCheck %s --check-prefix=COLS
+// RUN: infc-opt %s -infc-pack-matmul-panels="vector-bits=512 row-block-max-b-bytes=32768" | FileCheck %s --check-prefix=COLS
 
-// A constant B [3, 40] (B[k][n] = 40k + n): packed at compile time into three 16-wide panels,
-// a [3, 3, 16] constant whose element [p][k][j] is B[k][16p + j] and zero past column 40; a
-// loop over the two full panels marked infc.parallel. The 8 columns left fit the first half
-// of the last panel (one AVX2 vector): a matmul against that half, straight into C's last
-// columns. C's fill moves into the panels: each fills its own columns right before its
-// matmul, so no fill of the whole C is left. At 512 bits a panel is 32 wide: one full panel,
-// then 8 columns that take the first half of a padded panel, 16 wide, into a filled scratch
-// tile.
+// A constant B [3, 40] (B[k][n] = 40k + n): packed at compile time. The two full panels
+// (16 wide at 256 bits) are a [2, 3, 16] constant whose element [p][k][j] is B[k][16p + j];
+// a loop over them is marked infc.parallel. The 8 columns left (one AVX2 vector) are a
+// panel of their own, [1, 3, 8]: a matmul against it, straight into C's last columns. C's
+// fill moves into the panels: each fills its own columns right before its matmul, so no
+// fill of the whole C is left. At 512 bits a panel is 64 wide (the 6 x 64 register tile):
+// no full panel, and the 40 columns are a panel of a power-of-two number of vectors, 64
+// wide (zero past column 40), computed into a filled scratch tile.
 // AVX2-LABEL: func.func @constant_b
-// AVX2-DAG: %[[P:.*]] = arith.constant dense<{{\[\[}}[0.000000e+00, 1.000000e+00, {{.*}}, 1.500000e+01], [4.000000e+01, {{.*}}, 5.500000e+01], [8.000000e+01, {{.*}}, 9.500000e+01]], {{\[}}[1.600000e+01, {{.*}}, 3.100000e+01], [5.600000e+01, {{.*}}, 7.100000e+01], [9.600000e+01, {{.*}}, 1.110000e+02]], {{\[}}[3.200000e+01, {{.*}}, 3.900000e+01, 0.000000e+00, {{.*}}, 0.000000e+00], [7.200000e+01, {{.*}}], [1.120000e+02, {{.*}}, 1.190000e+02, 0.000000e+00, {{.*}}, 0.000000e+00]]]> : tensor<3x3x16xf32>
+// AVX2-DAG: %[[P:.*]] = arith.constant dense<{{\[\[}}[0.000000e+00, 1.000000e+00, {{.*}}, 1.500000e+01], [4.000000e+01, {{.*}}, 5.500000e+01], [8.000000e+01, {{.*}}, 9.500000e+01]], {{\[}}[1.600000e+01, {{.*}}, 3.100000e+01], [5.600000e+01, {{.*}}, 7.100000e+01], [9.600000e+01, {{.*}}, 1.110000e+02]]]> : tensor<2x3x16xf32>
+// AVX2-DAG: %[[T:.*]] = arith.constant dense<{{\[\[}}[3.200000e+01, {{.*}}, 3.900000e+01], [7.200000e+01, {{.*}}, 7.900000e+01], [1.120000e+02, {{.*}}, 1.190000e+02]]]> : tensor<1x3x8xf32>
 // AVX2-DAG: %[[C2:.*]] = arith.constant 2 : index
 // AVX2-DAG: %[[C16:.*]] = arith.constant 16 : index
 // AVX2-DAG: %[[E:.*]] = tensor.empty() : tensor<64x40xf32>
 // AVX2-NOT: linalg.fill {{.*}} -> tensor<64x40xf32>
 // AVX2: %[[L:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[E]]) -> (tensor<64x40xf32>)
 // AVX2: %[[COL:.*]] = arith.muli %[[I]], %[[C16]]
-// AVX2: %[[PANEL:.*]] = tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 3, 16] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x16xf32>
+// AVX2: %[[PANEL:.*]] = tensor.extract_slice %[[P]][%[[I]], 0, 0] [1, 3, 16] [1, 1, 1] : tensor<2x3x16xf32> to tensor<3x16xf32>
 // AVX2: %[[CS:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]]] [64, 16] [1, 1]
 // AVX2: %[[CF:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[CS]] : tensor<64x16xf32>)
 // AVX2: %[[MM:.*]] = linalg.matmul ins(%arg0, %[[PANEL]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[CF]] : tensor<64x16xf32>)
 // AVX2: tensor.insert_slice %[[MM]] into %[[ACC]][0, %[[COL]]] [64, 16] [1, 1]
 // AVX2: } {infc.parallel}
-// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[P]][2, 0, 0] [1, 3, 8] [1, 1, 1] : tensor<3x3x16xf32> to tensor<3x8xf32>
+// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[T]][0, 0, 0] [1, 3, 8] [1, 1, 1] : tensor<1x3x8xf32> to tensor<3x8xf32>
 // AVX2: %[[CT:.*]] = tensor.extract_slice %[[L]][0, 32] [64, 8] [1, 1]
 // AVX2: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[CT]] : tensor<64x8xf32>)
 // AVX2: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x3xf32>, tensor<3x8xf32>) outs(%[[Z]] : tensor<64x8xf32>)
 // AVX2: tensor.insert_slice %[[TM]] into %[[L]][0, 32] [64, 8] [1, 1]
 // AVX2-NOT: linalg.matmul
 // AVX512-LABEL: func.func @constant_b
-// AVX512: arith.constant dense<{{.*}}> : tensor<2x3x32xf32>
-// AVX512: scf.for
-// AVX512: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x3xf32>, tensor<3x32xf32>)
-// AVX512: } {infc.parallel}
-// AVX512: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x16xf32>)
-// AVX512: %[[H:.*]] = tensor.extract_slice %{{.*}}[1, 0, 0] [1, 3, 16] [1, 1, 1] : tensor<2x3x32xf32> to tensor<3x16xf32>
-// AVX512: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[H]] : tensor<64x3xf32>, tensor<3x16xf32>) outs(%[[Z]] : tensor<64x16xf32>)
-// AVX512: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 8] [1, 1]
-// AVX512: tensor.insert_slice %[[V]] into %{{.*}}[0, 32] [64, 8] [1, 1]
+// AVX512-NOT: scf.for
+// AVX512: %[[T:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x64xf32>
+// AVX512: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x64xf32>)
+// AVX512: %[[H:.*]] = tensor.extract_slice %[[T]][0, 0, 0] [1, 3, 64] [1, 1, 1] : tensor<1x3x64xf32> to tensor<3x64xf32>
+// AVX512: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[H]] : tensor<64x3xf32>, tensor<3x64xf32>) outs(%[[Z]] : tensor<64x64xf32>)
+// AVX512: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 40] [1, 1]
+// AVX512: tensor.insert_slice %[[V]] into %{{.*}}[0, 0] [64, 40] [1, 1]
 func.func @constant_b(%a: tensor<64x3xf32>) -> tensor<64x40xf32> {
   %b = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0], [40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0, 64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0], [80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0]]> : tensor<3x40xf32>
   %z = arith.constant 0.0 : f32
@@ -85,15 +84,17 @@ func.func @narrow(%a: tensor<64x96xf32>, %b: tensor<96x8xf32>) -> tensor<64x8xf3
   return %r : tensor<64x8xf32>
 }
 
-// A run-time B with a tail: padded with zero columns to whole panels before the transpose;
-// the last panel's first half takes the 8 columns left.
+// A run-time B with a tail: the full panels are a transpose of B's first 32 columns; the
+// 8 columns left are copied into a panel of their own.
 // AVX2-LABEL: func.func @runtime_b_tail
-// AVX2: %[[PAD:.*]] = tensor.pad %arg1 low[0, 0] high[0, 8]
-// AVX2: } : tensor<96x40xf32> to tensor<96x48xf32>
-// AVX2: tensor.expand_shape %[[PAD]] {{\[}}[0], [1, 2]] output_shape [96, 3, 16]
-// AVX2: %[[RP:.*]] = linalg.transpose
+// AVX2: %[[FULL:.*]] = tensor.extract_slice %arg1[0, 0] [96, 32] [1, 1] : tensor<96x40xf32> to tensor<96x32xf32>
+// AVX2: tensor.expand_shape %[[FULL]] {{\[}}[0], [1, 2]] output_shape [96, 2, 16]
+// AVX2: linalg.transpose
+// AVX2: %[[REST:.*]] = tensor.extract_slice %arg1[0, 32] [96, 8] [1, 1] : tensor<96x40xf32> to tensor<96x8xf32>
+// AVX2: tensor.expand_shape %[[REST]] {{\[}}[0], [1, 2]] output_shape [96, 1, 8]
+// AVX2: %[[RT:.*]] = linalg.transpose
 // AVX2: } {infc.parallel}
-// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[RP]][2, 0, 0] [1, 96, 8] [1, 1, 1]
+// AVX2: %[[LAST:.*]] = tensor.extract_slice %[[RT]][0, 0, 0] [1, 96, 8] [1, 1, 1]
 // AVX2: linalg.matmul ins(%arg0, %[[LAST]] : tensor<64x96xf32>, tensor<96x8xf32>)
 // AVX2: tensor.insert_slice %{{.*}} into %{{.*}}[0, 32] [64, 8] [1, 1]
 func.func @runtime_b_tail(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>) -> tensor<64x40xf32> {
@@ -135,24 +136,29 @@ func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64
 }
 
 // C not a fill (an accumulation into a given C): the panels read their columns of C. At 512
-// bits the 8 columns left go through a scratch tile (the first half of the last panel, 16
-// wide) that starts from C's 8 tail columns.
+// bits the 40 columns go through a scratch tile (a 64-wide panel, B padded with zero
+// columns before its copy) that starts from C's columns.
+// AVX2-LABEL: func.func @accumulate
+// AVX2: scf.for {{.*}} iter_args(%[[ACC:.*]] = %arg2)
+// AVX2: %[[CS:.*]] = tensor.extract_slice %[[ACC]]
+// AVX2-NOT: linalg.fill
+// AVX2: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>) outs(%[[CS]] : tensor<64x16xf32>)
+// AVX2: } {infc.parallel}
 // AVX512-LABEL: func.func @accumulate
-// AVX512: scf.for {{.*}} iter_args(%[[ACC:.*]] = %arg2)
-// AVX512: %[[CS:.*]] = tensor.extract_slice %[[ACC]]
-// AVX512-NOT: linalg.fill
-// AVX512: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x32xf32>) outs(%[[CS]] : tensor<64x32xf32>)
-// AVX512: } {infc.parallel}
-// AVX512: %[[CT:.*]] = tensor.extract_slice %{{.*}}[0, 32] [64, 8] [1, 1]
+// AVX512: tensor.pad %arg1 low[0, 0] high[0, 24]
+// AVX512: %[[CT:.*]] = tensor.extract_slice %arg2[0, 0] [64, 40] [1, 1]
 // AVX512: %[[Z:.*]] = linalg.fill
-// AVX512: %[[S:.*]] = tensor.insert_slice %[[CT]] into %[[Z]][0, 0] [64, 8] [1, 1]
-// AVX512: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>) outs(%[[S]] : tensor<64x16xf32>)
+// AVX512: %[[S:.*]] = tensor.insert_slice %[[CT]] into %[[Z]][0, 0] [64, 40] [1, 1]
+// AVX512: %[[TM:.*]] = linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x64xf32>) outs(%[[S]] : tensor<64x64xf32>)
+// AVX512: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 40] [1, 1]
+// AVX512: tensor.insert_slice %[[V]] into %arg2[0, 0] [64, 40] [1, 1]
 func.func @accumulate(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>, %c: tensor<64x40xf32>) -> tensor<64x40xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x40xf32>) outs(%c : tensor<64x40xf32>) -> tensor<64x40xf32>
   return %r : tensor<64x40xf32>
 }
 
-// Wider than one vector but narrower than a panel (24 columns at 512 bits): one padded panel.
+// Wider than one vector but narrower than a panel (24 columns at 512 bits): one padded
+// panel of two vectors.
 // AVX512-LABEL: func.func @one_partial_panel
 // AVX512: arith.constant dense<{{.*}}> : tensor<1x4x32xf32>
 // AVX512-NOT: scf.for
@@ -166,31 +172,33 @@ func.func @one_partial_panel(%a: tensor<64x4xf32>) -> tensor<64x24xf32> {
   return %r : tensor<64x24xf32>
 }
 
-// All of the packed B fits L2 (2 x 96 x 32 floats) and M spans row blocks of 256 rows (about
-// 96 KiB of A at K = 96): the row blocks are the outer, parallel loop (2 of them, then the 88
-// rows left as a block of their own) with the full panel inside; the last 8 columns take the
-// first half of the last panel through a scratch tile, after the loop, over all rows.
+// All of the packed B fits L2 (96 x (64 + 16) floats) and M spans row blocks of 252 rows
+// (about 96 KiB of A at K = 96, a multiple of the 6-row register tile): the row blocks are
+// the outer, parallel loop (2 of them, then the 96 rows left as a block of their own) with
+// the full 64-wide panel inside; the last 8 columns take a 16-wide panel through a scratch
+// tile, after the loop, over all rows.
 // ROWS-LABEL: func.func @row_blocks
-// ROWS: %[[RL:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<600x40xf32>)
+// ROWS: %[[RL:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<600x72xf32>)
 // ROWS: %[[ROW:.*]] = arith.muli %[[I]], %{{.*}} : index
-// ROWS: %[[AR:.*]] = tensor.extract_slice %arg0[%[[ROW]], 0] [256, 96] [1, 1]
+// ROWS: %[[AR:.*]] = tensor.extract_slice %arg0[%[[ROW]], 0] [252, 96] [1, 1]
 // ROWS: scf.for
 // ROWS: linalg.fill
-// ROWS: linalg.matmul ins(%[[AR]], %{{.*}} : tensor<256x96xf32>, tensor<96x32xf32>)
-// ROWS: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [256, 40] [1, 1]
+// ROWS: linalg.matmul ins(%[[AR]], %{{.*}} : tensor<252x96xf32>, tensor<96x64xf32>)
+// ROWS: tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [252, 72] [1, 1]
 // ROWS: } {infc.parallel}
-// ROWS: tensor.extract_slice %arg0[512, 0] [88, 96] [1, 1]
-// ROWS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<88x96xf32>, tensor<96x32xf32>)
+// ROWS: tensor.extract_slice %arg0[504, 0] [96, 96] [1, 1]
+// ROWS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<96x96xf32>, tensor<96x64xf32>)
 // ROWS: linalg.matmul ins(%arg0, %{{.*}} : tensor<600x96xf32>, tensor<96x16xf32>) outs(%{{.*}} : tensor<600x16xf32>)
-// ROWS: tensor.insert_slice %{{.*}} into %{{.*}}[0, 32] [600, 8] [1, 1]
-func.func @row_blocks(%a: tensor<600x96xf32>) -> tensor<600x40xf32> {
-  %b = arith.constant dense<1.0> : tensor<96x40xf32>
+// ROWS: tensor.insert_slice %{{.*}} into %{{.*}}[0, 64] [600, 8] [1, 1]
+func.func @row_blocks(%a: tensor<600x96xf32>) -> tensor<600x72xf32> {
+  %b = arith.constant dense<1.0> : tensor<96x72xf32>
   %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<600x40xf32>
-  %c = linalg.fill ins(%z : f32) outs(%e : tensor<600x40xf32>) -> tensor<600x40xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<600x96xf32>, tensor<96x40xf32>) outs(%c : tensor<600x40xf32>) -> tensor<600x40xf32>
-  return %r : tensor<600x40xf32>
+  %e = tensor.empty() : tensor<600x72xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<600x72xf32>) -> tensor<600x72xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<600x96xf32>, tensor<96x72xf32>) outs(%c : tensor<600x72xf32>) -> tensor<600x72xf32>
+  return %r : tensor<600x72xf32>
 }
+
 
 // The matmul's elementwise consumer (bias add and relu on the product reshaped to NHWC,
 // plus a residual) is applied panel by panel: the product of each panel is a temporary
@@ -201,14 +209,14 @@ func.func @row_blocks(%a: tensor<600x96xf32>) -> tensor<600x40xf32> {
 // AVX512: %[[D:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x4x16x64xf32> into tensor<64x64xf32>
 // AVX512: %[[L:.*]] = scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[D]]) -> (tensor<64x64xf32>)
 // AVX512: %[[COL:.*]] = arith.muli %[[P]], %{{.*}} : index
-// AVX512: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x32xf32>)
-// AVX512: %[[MM:.*]] = linalg.matmul ins(%arg0, %{{.*}} : tensor<64x8xf32>, tensor<8x32xf32>) outs(%[[INIT]] : tensor<64x32xf32>)
-// AVX512: %[[R:.*]] = tensor.extract_slice %[[RES]][0, %[[COL]]] [64, 32] [1, 1]
-// AVX512: %[[B:.*]] = tensor.extract_slice %arg2[%[[COL]]] [32] [1]
-// AVX512: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]]] [64, 32] [1, 1]
-// AVX512: %[[E:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[R]], %[[B]] : tensor<64x32xf32>, tensor<64x32xf32>, tensor<32xf32>) outs(%[[OUT]] : tensor<64x32xf32>) attrs =  {infc.epilogue}
+// AVX512: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x64xf32>)
+// AVX512: %[[MM:.*]] = linalg.matmul ins(%arg0, %{{.*}} : tensor<64x8xf32>, tensor<8x64xf32>) outs(%[[INIT]] : tensor<64x64xf32>)
+// AVX512: %[[R:.*]] = tensor.extract_slice %[[RES]][0, %[[COL]]] [64, 64] [1, 1]
+// AVX512: %[[B:.*]] = tensor.extract_slice %arg2[%[[COL]]] [64] [1]
+// AVX512: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]]] [64, 64] [1, 1]
+// AVX512: %[[E:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[R]], %[[B]] : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>) outs(%[[OUT]] : tensor<64x64xf32>) attrs =  {infc.epilogue}
 // AVX512: arith.maximumf
-// AVX512: tensor.insert_slice %[[E]] into %[[ACC]][0, %[[COL]]] [64, 32] [1, 1]
+// AVX512: tensor.insert_slice %[[E]] into %[[ACC]][0, %[[COL]]] [64, 64] [1, 1]
 // AVX512: } {infc.parallel}
 // AVX512: %[[Y:.*]] = tensor.expand_shape %[[L]] {{\[}}[0, 1, 2], [3]] output_shape [1, 4, 16, 64]
 // AVX512-NOT: linalg.generic
@@ -254,31 +262,37 @@ func.func @epilogue_other_type(%a: tensor<64x8xf32>) -> tensor<64x64xf16> {
   return %y : tensor<64x64xf16>
 }
 
-// B larger than the budget (16 KiB here: 2 panels of 64 x 32 floats) and A larger than
-// twice that (128 KiB): the row blocks run per column block of 2 panels, a serial loop over
-// the 2 whole blocks, then the fifth panel as a block of its own, then the 8 columns left
-// over all rows.
+// B larger than the budget (32 KiB here: 2 panels of 64 x 64 floats) and A larger than
+// twice that (128 KiB): the row blocks (252 rows, a multiple of the 6-row tile, and the 8
+// rows left) run per column block of 2 panels, a serial loop over the 2 whole blocks, then
+// the fifth panel as a block of its own, then the 8 columns left (a 16-wide panel) over all
+// rows.
 // COLS-LABEL: func.func @column_blocks
-// COLS: %[[CL:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}}) -> (tensor<512x168xf32>)
+// COLS: arith.constant dense<1.000000e+00> : tensor<5x64x64xf32>
+// COLS: %[[CL:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}}) -> (tensor<512x328xf32>)
 // COLS: %[[P0:.*]] = arith.muli %[[J]], %{{.*}} : index
 // COLS: %[[P1:.*]] = arith.addi %[[P0]], %{{.*}} : index
 // COLS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // COLS: scf.for %{{.*}} = %[[P0]] to %[[P1]] step %{{.*}} iter_args
-// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x64xf32>, tensor<64x32xf32>)
+// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<252x64xf32>, tensor<64x64xf32>)
 // COLS: } {infc.parallel}
 // COLS: } {infc.parallel}
-// COLS-NEXT: scf.yield
+// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<64x64xf32>)
+// COLS: } {infc.parallel}
+// COLS: scf.yield
 // COLS-NEXT: }
 // COLS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x64xf32>, tensor<64x32xf32>)
+// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<252x64xf32>, tensor<64x64xf32>)
 // COLS: } {infc.parallel}
+// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<64x64xf32>)
 // COLS: linalg.matmul ins(%arg0, %{{.*}} : tensor<512x64xf32>, tensor<64x16xf32>) outs(%{{.*}} : tensor<512x16xf32>)
-// COLS: tensor.insert_slice %{{.*}} into %{{.*}}[0, 160] [512, 8] [1, 1]
-func.func @column_blocks(%a: tensor<512x64xf32>) -> tensor<512x168xf32> {
-  %b = arith.constant dense<1.0> : tensor<64x168xf32>
+// COLS: tensor.insert_slice %{{.*}} into %{{.*}}[0, 320] [512, 8] [1, 1]
+func.func @column_blocks(%a: tensor<512x64xf32>) -> tensor<512x328xf32> {
+  %b = arith.constant dense<1.0> : tensor<64x328xf32>
   %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<512x168xf32>
-  %c = linalg.fill ins(%z : f32) outs(%e : tensor<512x168xf32>) -> tensor<512x168xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x168xf32>) outs(%c : tensor<512x168xf32>) -> tensor<512x168xf32>
-  return %r : tensor<512x168xf32>
+  %e = tensor.empty() : tensor<512x328xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<512x328xf32>) -> tensor<512x328xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x328xf32>) outs(%c : tensor<512x328xf32>) -> tensor<512x328xf32>
+  return %r : tensor<512x328xf32>
 }
+

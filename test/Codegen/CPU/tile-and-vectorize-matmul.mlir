@@ -3,7 +3,7 @@
 // RUN: infc-opt %s -infc-tile-and-vectorize-matmul=vector-bits=512 | FileCheck %s --check-prefix=AVX512
 
 // Static f32 linalg.matmul [M, N, K] on tensors: register tiles mr x nr (6 x 16 at 256 bits,
-// 8 x 32 at 512), loops N, M, K with K in steps of one, the N loop marked infc.parallel, the
+// 6 x 64 at 512, see chooseRegisterTile), loops N, M, K with K in steps of one, the N loop marked infc.parallel, the
 // tile a vector.contract whose accumulator is read before the K loop, carried as a vector
 // iter_arg and written once after it. The N and M loops are peeled: a static edge tile
 // follows the full tiles.
@@ -39,22 +39,26 @@
 // AVX2: return %[[R]]
 
 // 64 x 128 divides into 8x32 tiles: no edge at 512 bits.
+// At 512 bits the tile is 6 x 64 (24 zmm accumulators): M = 64 = 10 x 6 + 4, so ten 6x64
+// tiles and a peeled 4x64 edge per 64 columns.
 // AVX512-LABEL: func.func @mm_64x128x96
 // AVX512-DAG: %[[C0:.*]] = arith.constant 0 : index
 // AVX512-DAG: %[[C1:.*]] = arith.constant 1 : index
-// AVX512-DAG: %[[C8:.*]] = arith.constant 8 : index
-// AVX512-DAG: %[[C32:.*]] = arith.constant 32 : index
+// AVX512-DAG: %[[C6:.*]] = arith.constant 6 : index
+// AVX512-DAG: %[[C60:.*]] = arith.constant 60 : index
 // AVX512-DAG: %[[C64:.*]] = arith.constant 64 : index
 // AVX512-DAG: %[[C96:.*]] = arith.constant 96 : index
 // AVX512-DAG: %[[C128:.*]] = arith.constant 128 : index
-// AVX512: scf.for %[[N:.*]] = %[[C0]] to %[[C128]] step %[[C32]] iter_args
-// AVX512: scf.for %[[M:.*]] = %[[C0]] to %[[C64]] step %[[C8]] iter_args
-// AVX512: tensor.extract_slice %{{.*}}[%[[M]], %[[N]]] [8, 32] [1, 1] : tensor<64x128xf32> to tensor<8x32xf32>
-// AVX512: %[[INIT:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
-// AVX512: %[[K:.*]] = scf.for %{{.*}} = %[[C0]] to %[[C96]] step %[[C1]] iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (vector<8x32xf32>)
-// AVX512: %[[SUM:.*]] = vector.contract {{.*}}, %[[ACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-// AVX512: scf.yield %[[SUM]] : vector<8x32xf32>
-// AVX512: vector.transfer_write %[[K]], {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// AVX512: scf.for %[[N:.*]] = %[[C0]] to %[[C128]] step %[[C64]] iter_args
+// AVX512: scf.for %[[M:.*]] = %[[C0]] to %[[C60]] step %[[C6]] iter_args
+// AVX512: tensor.extract_slice %{{.*}}[%[[M]], %[[N]]] [6, 64] [1, 1] : tensor<64x128xf32> to tensor<6x64xf32>
+// AVX512: %[[INIT:.*]] = vector.transfer_read {{.*}} : tensor<6x64xf32>, vector<6x64xf32>
+// AVX512: %[[K:.*]] = scf.for %{{.*}} = %[[C0]] to %[[C96]] step %[[C1]] iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (vector<6x64xf32>)
+// AVX512: %[[SUM:.*]] = vector.contract {{.*}}, %[[ACC]] : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+// AVX512: scf.yield %[[SUM]] : vector<6x64xf32>
+// AVX512: vector.transfer_write %[[K]], {{.*}} : vector<6x64xf32>, tensor<6x64xf32>
+// AVX512: tensor.extract_slice %{{.*}}[60, %[[N]]] [4, 64] [1, 1] : tensor<64x128xf32> to tensor<4x64xf32>
+// AVX512: vector.contract {{.*}} : vector<4x1xf32>, vector<1x64xf32> into vector<4x64xf32>
 // AVX512-NOT: vector.contract
 // AVX512: } {infc.parallel}
 // AVX512-NOT: linalg.matmul
@@ -78,18 +82,15 @@ func.func @mm_64x128x96(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tenso
 // AVX2-NOT: affine.min
 // AVX2: return
 
-// At 512 bits: one full 32-column tile and a static 8x17 edge (64 = 8 x 8, so the M loops
-// need no edge). The N loop of full tiles runs once and folds away, and with it the
-// infc.parallel mark: nothing in this matmul is parallel.
+// At 512 bits N = 49 is less than the 64-wide tile: a single column tile 49 wide (four
+// vectors a row once LLVM widens it), 6 rows, and a 4-row edge; the row-tile loop is the
+// parallel one.
 // AVX512-LABEL: func.func @mm_64x49x96
-// AVX512-NOT: infc.parallel
 // AVX512: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// AVX512: tensor.extract_slice %{{.*}}[%[[M]], 0] [8, 32] [1, 1] : tensor<64x49xf32> to tensor<8x32xf32>
-// AVX512: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-// AVX512: scf.for %[[M2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// AVX512: tensor.extract_slice %{{.*}}[%[[M2]], 32] [8, 17] [1, 1] : tensor<64x49xf32> to tensor<8x17xf32>
-// AVX512: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [1, 17] [1, 1] : tensor<96x17xf32> to tensor<1x17xf32>
-// AVX512: vector.contract {{.*}} : vector<8x1xf32>, vector<1x17xf32> into vector<8x17xf32>
+// AVX512: tensor.extract_slice %{{.*}}[%[[M]], 0] [6, 49] [1, 1] : tensor<64x49xf32> to tensor<6x49xf32>
+// AVX512: vector.contract {{.*}} : vector<6x1xf32>, vector<1x49xf32> into vector<6x49xf32>
+// AVX512: } {infc.parallel}
+// AVX512: vector.contract {{.*}} : vector<4x1xf32>, vector<1x49xf32> into vector<4x49xf32>
 // AVX512-NOT: infc.parallel
 // AVX512-NOT: linalg.matmul
 // AVX512: return
@@ -172,14 +173,13 @@ func.func @one_column_tile(%a: tensor<64x96xf32>, %b: tensor<96x16xf32>) -> tens
 // accumulators' start value, so the K loop starts from a constant vector, C is never read
 // and no whole-C fill is left.
 // AVX512-LABEL: func.func @filled_c
-// AVX512-DAG: %[[ONE:.*]] = arith.constant dense<1.500000e+00> : vector<8x32xf32>
+// AVX512-DAG: %[[ONE:.*]] = arith.constant dense<1.500000e+00> : vector<6x64xf32>
 // AVX512-NOT: linalg.fill
 // AVX512: scf.for
-// AVX512: scf.for
-// AVX512-NOT: vector.transfer_read {{.*}} : tensor<8x32xf32>
-// AVX512: scf.for {{.*}} iter_args(%{{.*}} = %[[ONE]]) -> (vector<8x32xf32>)
+// AVX512-NOT: vector.transfer_read {{.*}} : tensor<6x64xf32>
+// AVX512: scf.for {{.*}} iter_args(%{{.*}} = %[[ONE]]) -> (vector<6x64xf32>)
 // AVX512: vector.contract
-// AVX512: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// AVX512: vector.transfer_write {{.*}} : vector<6x64xf32>, tensor<6x64xf32>
 // AVX512-NOT: linalg.fill
 func.func @filled_c(%a: tensor<64x96xf32>, %b: tensor<96x64xf32>) -> tensor<64x64xf32> {
   %z = arith.constant 1.5 : f32
@@ -229,4 +229,16 @@ func.func @panel_epilogue(%a: tensor<64x8xf32>, %b: tensor<8x32xf32>, %bias: ten
     linalg.yield %1 : f32
   } -> tensor<64x32xf32>
   return %y : tensor<64x32xf32>
+}
+
+// M = 49 with a wider N: still 7-row tiles, two vectors wide (6 x 64 would leave a one-row
+// edge tile).
+// AVX512-LABEL: func.func @seven_rows_wide
+// AVX512: vector.contract {{.*}} : vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
+// AVX512-NOT: vector<1x1xf32>
+// AVX512-NOT: vector<6x1xf32>
+// AVX512: return
+func.func @seven_rows_wide(%d: tensor<49x64xf32>, %e: tensor<64x128xf32>, %f: tensor<49x128xf32>) -> tensor<49x128xf32> {
+  %s = linalg.matmul ins(%d, %e : tensor<49x64xf32>, tensor<64x128xf32>) outs(%f : tensor<49x128xf32>) -> tensor<49x128xf32>
+  return %s : tensor<49x128xf32>
 }

@@ -97,11 +97,12 @@ def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp">
     `min-rows-for-runtime-pack`. The last, partial panel is zero-padded and computed into
     a scratch tile. When A is larger than `k-block-min-bytes`, K is stepped in blocks of
     128-512 (a serial loop around the panel loop) so a block of A stays in L2. nr is the
-    register tile width of infc-tile-and-vectorize-matmul (two vectors).
+    register tile width of infc-tile-and-vectorize-matmul for this M (panelWidthFor); the
+    last N mod nr columns are a panel of their own, one, two or four vectors wide.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
-           "SIMD register width of the target (decides the panel width, two vectors)">,
+           "SIMD register width of the target (decides the panel width)">,
     Option<"minRowsForRuntimePack", "min-rows-for-runtime-pack", "int64_t",
            /*default=*/"16", "Smallest M for which a non-constant B is packed at run time">,
     Option<"kBlockMinBytes", "k-block-min-bytes", "int64_t", /*default=*/"4194305",
@@ -123,8 +124,9 @@ def InfcTileAndVectorizeMatmul : Pass<"infc-tile-and-vectorize-matmul", "mlir::f
     steps of one (loop order N, M, K, so a B panel stays in cache across M), vectorized,
     turned into `vector.contract`, and its accumulator is hoisted out of the K loop. After
     bufferization, `infc-lower-vectors` turns each contract into broadcast-FMAs. Tiles are
-    sized to the register file: 6 x 16 f32 (12 ymm accumulators) for AVX2, 8 x 32 (16 zmm)
-    for AVX-512; edge tiles are peeled off into static smaller tiles.
+    sized to the register file: 6 x 16 f32 (12 ymm accumulators) for AVX2, 6 x 64 (24 zmm)
+    for AVX-512, 7 x 32 there for M = 49 (chooseRegisterTile in TileUtils.cpp); edge tiles
+    are peeled off into static smaller tiles.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
