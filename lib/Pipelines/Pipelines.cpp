@@ -47,6 +47,7 @@
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
@@ -84,6 +85,9 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
   vector::registerSubsetOpInterfaceExternalModels(registry);
   tensor::registerSubsetOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  // memref.alloc as an AllocationOpInterface: buffer-results-to-out-params' hoisting of a
+  // returned static alloc into the out-parameter needs it.
+  memref::registerAllocationOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
@@ -138,6 +142,10 @@ static void addBufferization(OpPassManager &pm) {
   // that bufferization then copies again.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // A result computed by a loop (the panels of a matmul) is that loop's iter_arg buffer;
+  // canonicalization forwards it to the alloc, which hoist-static-allocs can then replace
+  // by the out-parameter, so the result is written in place instead of copied at the end.
+  pm.addPass(createCanonicalizerPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
   outParams.hoistStaticAllocs = true;
