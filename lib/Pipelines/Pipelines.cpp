@@ -202,6 +202,9 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
     vnni.amx = options.amx;
     pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(vnni));
   }
+  infc::InfcImplicitConvOptions implicitConv;
+  implicitConv.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcImplicitConv(implicitConv));
   infc::InfcPackMatmulPanelsOptions panels;
   panels.vectorBits = options.vectorBits;
   pm.addNestedPass<func::FuncOp>(infc::createInfcPackMatmulPanels(panels));

@@ -24,29 +24,6 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-/// Columns [col, col + panels * nr) of a constant B [K, N] as panels:
-/// Bp[p][k][j] = B[k][col + p * nr + j], zero past column N. Moves 32-bit words, so it
-/// serves the f32 and the i32 matmuls alike.
-DenseElementsAttr packConstant(DenseElementsAttr b, int64_t col, int64_t panels, int64_t nr) {
-  auto type = cast<RankedTensorType>(b.getType());
-  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  auto packedType = RankedTensorType::get({panels, k, nr}, type.getElementType());
-  if (b.isSplat() && col + panels * nr <= n)
-    return DenseElementsAttr::get(packedType, b.getSplatValue<Attribute>());
-  std::vector<uint32_t> words(k * n);
-  ArrayRef<char> raw = b.getRawData(); // one element when splat
-  for (int64_t i = 0; i < k * n; ++i)
-    memcpy(&words[i], raw.data() + (b.isSplat() ? 0 : 4 * i), 4);
-  std::vector<uint32_t> packed(panels * k * nr, 0);
-  for (int64_t p = 0; p < panels; ++p)
-    for (int64_t r = 0; r < k; ++r)
-      std::copy_n(words.begin() + r * n + col + p * nr, std::min(nr, n - col - p * nr),
-                  packed.begin() + (p * k + r) * nr);
-  return DenseElementsAttr::getFromRawBuffer(
-      packedType, ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
-                                 packed.size() * sizeof(uint32_t)));
-}
-
 /// The same panels of a B known only at run time, as a copy the vectorizer handles: the
 /// columns (padded with zero columns to whole panels) viewed as [K, panels, nr], transposed
 /// to [panels, K, nr].
@@ -172,7 +149,7 @@ struct InfcPackMatmulPanelsPass
     Location loc = op.getLoc();
     auto packColumns = [&](int64_t col, int64_t panels, int64_t width) -> Value {
       return isConstant ? (Value)arith::ConstantOp::create(
-                              b, loc, packConstant(constant, col, panels, width))
+                              b, loc, infc::packPanels(constant, col, panels, width))
                         : packAtRunTime(b, loc, bMatrix, col, panels, width);
     };
     Value packed = full ? packColumns(0, full, nr) : Value();

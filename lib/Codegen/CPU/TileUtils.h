@@ -32,6 +32,12 @@ int64_t panelWidthFor(int64_t m, int64_t vectorBits);
 /// number of vectors, like the register tiles.
 int64_t tailPanelWidth(int64_t tail, int64_t vectorBits);
 
+/// Columns [col, col + panels * nr) of a constant B [K, N] as contiguous panels,
+/// [panels, K, nr] with Bp[p][k][j] = B[k][col + p * nr + j], zero past column N (32-bit
+/// elements: the f32 and the i32 matmuls).
+mlir::DenseElementsAttr packPanels(mlir::DenseElementsAttr b, int64_t col, int64_t panels,
+                                   int64_t nr);
+
 /// Folds the peeled loops' bounds into the slices, so edge tiles get static shapes. `addOpPatterns`
 /// adds the canonicalizations of the tiled op kind.
 mlir::LogicalResult

@@ -270,6 +270,72 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
   return reshapeTensor(b, loc, y, resultType);
 }
 
+/// Whether a stride-1 NHWC convolution is better computed as an implicit GEMM than through
+/// im2col (convChannelsLastImplicit): a single image, constant weights, more than one tap,
+/// F a multiple of every register tile width (64), and few garbage columns: the wide
+/// output computes (KW - 1) extra columns per row, which costs about as much as the im2col
+/// copy saves once (KW - 1) * F reaches 18 * OW (measured: ResNet's 56x56 and 28x28
+/// stages gain, 14x14 would not).
+bool prefersImplicitConv(Value input, Value weight, ArrayRef<int64_t> strides,
+                         ArrayRef<int64_t> dilations, RankedTensorType resultType) {
+  auto it = cast<RankedTensorType>(input.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), f = resultType.getDimSize(3),
+          ow = resultType.getDimSize(2);
+  return it.getDimSize(0) == 1 && it.getElementType().isF32() && kh * kw > 1 &&
+         llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
+         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) && f % 64 == 0 &&
+         (kw - 1) * f < 18 * ow && matchPattern(weight, m_Constant());
+}
+
+/// A stride-1 convolution of a padded NHWC image X [1, Hp + 1, Wp, C] (one zero row more
+/// than the convolution's padding) as an implicit GEMM over a "wide" output that has Wp
+/// columns per row instead of OW:
+///   Y'[m, f] = sum_{t, c} X'[m + (t / KW) * Wp + t % KW, c] * W[t, c, f],  m < OH * Wp
+/// with X' = X as [(Hp + 1) * Wp, C] and W the weights as [KH * KW, C, F]. For row m =
+/// oh * Wp + ow each tap reads row m + i * Wp + j of X', which is X[oh + i, ow + j]: A is the
+/// input itself, shifted per tap, and no im2col matrix is built. Columns ow >= OW are
+/// garbage (their taps wrap into the next row) and are sliced off: Y = Y' as [1, OH, Wp, F],
+/// columns [0, OW). The extra zero row keeps the garbage columns of the last row in bounds.
+/// The generic is marked `infc.implicit_conv = [KH, KW, Wp]`; infc-implicit-conv (CPU)
+/// register-tiles it, and elsewhere it is a correct if slow loop nest.
+Value convChannelsLastImplicit(OpBuilder &b, Location loc, Value input, Value weight,
+                               RankedTensorType resultType) {
+  auto it = cast<RankedTensorType>(input.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  Type et = it.getElementType();
+  int64_t rows = it.getDimSize(1), wp = it.getDimSize(2), c = it.getDimSize(3),
+          f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
+          oh = resultType.getDimSize(1), ow = resultType.getDimSize(2), m = oh * wp;
+  Value x = reshapeTensor(b, loc, input, RankedTensorType::get({rows * wp, c}, et));
+  Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {2, 3, 1, 0}),
+                          RankedTensorType::get({kh * kw, c, f}, et));
+  MLIRContext *ctx = b.getContext();
+  AffineExpr dm = getAffineDimExpr(0, ctx), df = getAffineDimExpr(1, ctx),
+             dt = getAffineDimExpr(2, ctx), dc = getAffineDimExpr(3, ctx);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(4, 0, {dm + dt.floorDiv(kw) * wp + dt % kw, dc}, ctx),
+      AffineMap::get(4, 0, {dt, dc, df}, ctx), AffineMap::get(4, 0, {dm, df}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::reduction};
+  auto conv = linalg::GenericOp::create(
+      b, loc, TypeRange{RankedTensorType::get({m, f}, et)}, ValueRange{x, w},
+      ValueRange{zeros(b, loc, {m, f}, et)}, maps, iterators,
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
+        linalg::YieldOp::create(nb, nl, ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
+      });
+  conv->setAttr("infc.implicit_conv", b.getDenseI64ArrayAttr({kh, kw, wp}));
+  Value wide = reshapeTensor(b, loc, conv.getResult(0),
+                             RankedTensorType::get({1, oh, wp, f}, et));
+  auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  return tensor::ExtractSliceOp::create(
+      b, loc, resultType, wide, SmallVector<OpFoldResult>{idx(0), idx(0), idx(0), idx(0)},
+      SmallVector<OpFoldResult>{idx(1), idx(oh), idx(ow), idx(f)},
+      SmallVector<OpFoldResult>(4, idx(1)));
+}
+
 /// A depthwise convolution (one filter per channel) as a sum over the kernel taps of strided
 /// windows of the input times that tap's per-channel weight:
 ///   Y[n, c, oh, ow] = sum_{kh, kw} X[n, c, oh*sh + kh*dh, ow*sw + kw*dw] * W[c, kh, kw]
@@ -418,6 +484,19 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
                             "depthwise");
     ArrayRef<int64_t> pads = op.getPads();
     Value input = adaptor.getInput();
+    bool implicit = group == 1 && prefersImplicitConv(input, adaptor.getWeight(),
+                                                      op.getStrides(), op.getDilations(),
+                                                      resultType);
+    if (implicit) {
+      // (one more zero row at the bottom: see convChannelsLastImplicit)
+      input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
+                          {0, pads[2] + 1, pads[3], 0}, rewriter.getZeroAttr(et));
+      Value result = convChannelsLastImplicit(rewriter, loc, input, adaptor.getWeight(),
+                                              resultType);
+      rewriter.replaceOp(op,
+                         addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
+      return success();
+    }
     if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
       input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
                           {0, pads[2], pads[3], 0}, rewriter.getZeroAttr(et));

@@ -87,3 +87,45 @@ func.func @avg_pool(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32> {
   %y = infc.avg_pool %x {ceil_mode = false, channels_last, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>
   return %y : tensor<1x2x2x3xf32>
 }
+
+// -----
+
+// A stride-1 3x3 convolution with F = 64 on an 8-wide image: an implicit GEMM. The input is
+// padded by one more zero row at the bottom and viewed as [11 * 10, C]; the generic's output
+// is the wide [8 * 10, F] (10 columns a row, 2 of them garbage), whose first 8 columns are
+// the result. Tap t reads rows m + (t / 3) * 10 + t % 3.
+// CHECK: #[[MA:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 + (d2 floordiv 3) * 10 + d2 mod 3, d3)>
+// CHECK: #[[MB:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+// CHECK: #[[MC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-LABEL: func.func @implicit
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 2, 1, 0]
+// CHECK: } : tensor<1x8x8x2xf32> to tensor<1x11x10x2xf32>
+// CHECK: %[[X:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3]] : tensor<1x11x10x2xf32> into tensor<110x2xf32>
+// CHECK: %[[W4:.*]] = arith.constant dense<1.000000e+00> : tensor<3x3x2x64xf32>
+// CHECK: %[[W:.*]] = tensor.collapse_shape %[[W4]] {{\[}}[0, 1], [2], [3]] : tensor<3x3x2x64xf32> into tensor<9x2x64xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[MA]], #[[MB]], #[[MC]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[W]] : tensor<110x2xf32>, tensor<9x2x64xf32>) outs(%{{.*}} : tensor<80x64xf32>) attrs =  {infc.implicit_conv = array<i64: 3, 3, 10>}
+// CHECK: %[[Y4:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1, 2], [3]] output_shape [1, 8, 10, 64] : tensor<80x64xf32> into tensor<1x8x10x64xf32>
+// CHECK: tensor.extract_slice %[[Y4]][0, 0, 0, 0] [1, 8, 8, 64] [1, 1, 1, 1] : tensor<1x8x10x64xf32> to tensor<1x8x8x64xf32>
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: linalg.matmul
+func.func @implicit(%x: tensor<1x8x8x2xf32>) -> tensor<1x8x8x64xf32> {
+  %w = infc.constant dense<1.0> : tensor<64x2x3x3xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x2xf32>, tensor<64x2x3x3xf32>) -> tensor<1x8x8x64xf32>
+  return %y : tensor<1x8x8x64xf32>
+}
+
+// -----
+
+// The same on a 4-wide image: (3 - 1) x 64 garbage columns per 18 x 4 useful ones would cost
+// more than the im2col copies save: im2col and a matmul.
+// CHECK-LABEL: func.func @narrow_image
+// CHECK-NOT: infc.implicit_conv
+// CHECK: linalg.copy
+// CHECK: linalg.matmul
+func.func @narrow_image(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x64xf32> {
+  %w = infc.constant dense<1.0> : tensor<64x2x3x3xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<64x2x3x3xf32>) -> tensor<1x4x4x64xf32>
+  return %y : tensor<1x4x4x64xf32>
+}

@@ -87,6 +87,27 @@ def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
                            "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def InfcImplicitConv : Pass<"infc-implicit-conv", "mlir::func::FuncOp"> {
+  let summary = "Register-tile the implicit-GEMM convolutions (infc.implicit_conv generics)";
+  let description = [{
+    convert-infc-to-linalg writes a stride-1 NHWC convolution of one image as a
+    `linalg.generic` marked `infc.implicit_conv = [KH, KW, Wp]` over a wide output
+    Y'[OH * Wp, F] = sum over taps t and channels c of X[m + (t / KW) * Wp + t % KW, c] *
+    W[t, c, f]: each tap reads the padded input shifted by a row offset, no im2col copy.
+    This pass packs W into panels as wide as infc-tile-and-vectorize-matmul's register tile
+    (at compile time) and writes the kernel directly: a loop over the panels (or, with one
+    panel, over the row tiles) marked `infc.parallel`, mr x nr accumulators carried through
+    loops over the taps and the channels, each step a `vector.contract` of an mr x 1 column
+    of X and a 1 x nr panel row; a static edge tile for the rows left.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "SIMD register width of the target (decides the register tile)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
 def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp"> {
   let summary = "Pack the B operand of linalg.matmul into contiguous nr-wide column panels";
   let description = [{

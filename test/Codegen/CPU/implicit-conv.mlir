@@ -1,0 +1,87 @@
+// RUN: infc-opt %s -infc-implicit-conv=vector-bits=512 -cse -split-input-file | FileCheck %s --check-prefix=AVX512
+// RUN: infc-opt %s -infc-implicit-conv -cse -split-input-file | FileCheck %s --check-prefix=AVX2
+
+// The implicit-GEMM convolution convert-infc-to-linalg writes for a stride-1 3x3 conv of a
+// 6x6 image with C = 2, F = 64 (padded input [9 * 8, C] with Wp = 8, wide output [6 * 8,
+// F]). At 512 bits: the weights packed at compile time into one 64-wide panel [1, 18, 64]
+// (K = 9 taps x 2 channels); one panel, so the loop over the 8 full 6-row tiles carries the
+// threads; each tile's accumulators start from the fill value and run through a loop over
+// the taps (row offset (t / 3) * 8 + t % 3, weights from row 2t) and one over the channels,
+// a vector.contract of a 6 x 1 column of the input and a 1 x 64 panel row per step.
+// AVX512-LABEL: func.func @conv3x3
+// AVX512: %[[W:.*]] = arith.constant dense<5.000000e-01> : tensor<1x18x64xf32>
+// AVX512: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// AVX512: scf.for %[[R:.*]] = %{{.*}} to %[[C8:.*]] step %{{.*}} iter_args(%[[Y:.*]] = %{{.*}}) -> (tensor<48x64xf32>)
+// AVX512: %[[M0:.*]] = arith.muli %[[R]], %{{.*}} : index
+// AVX512: %[[ACC:.*]] = vector.broadcast %{{.*}} : f32 to vector<6x64xf32>
+// AVX512: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<6x64xf32>)
+// AVX512: %[[I:.*]] = arith.divui %[[T]], %[[C3:.*]] : index
+// AVX512: %[[J:.*]] = arith.remui %[[T]], %[[C3]] : index
+// AVX512: %[[IW:.*]] = arith.muli %[[I]], %[[C8]] : index
+// AVX512: %[[SHIFT:.*]] = arith.addi %[[IW]], %[[J]] : index
+// AVX512: %[[ROW:.*]] = arith.addi %[[M0]], %[[SHIFT]] : index
+// AVX512: %[[KB:.*]] = arith.muli %[[T]], %[[C2:.*]] : index
+// AVX512: scf.for %[[CH:.*]] = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<6x64xf32>)
+// AVX512: %[[XS:.*]] = tensor.extract_slice %arg0[%[[ROW]], %[[CH]]] [6, 1] [1, 1] : tensor<72x2xf32> to tensor<6x1xf32>
+// AVX512: %[[K:.*]] = arith.addi %[[KB]], %[[CH]] : index
+// AVX512: %[[WS:.*]] = tensor.extract_slice %[[W]][%[[P]], %[[K]], 0] [1, 1, 64] [1, 1, 1] : tensor<1x18x64xf32> to tensor<1x64xf32>
+// AVX512: %[[XV:.*]] = vector.transfer_read %[[XS]]
+// AVX512: %[[WV:.*]] = vector.transfer_read %[[WS]]
+// AVX512: vector.contract {{.*}} %[[XV]], %[[WV]], %[[A]] : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+// AVX512: vector.transfer_write %{{.*}}, %[[Y]][%[[M0]], %{{.*}}] {in_bounds = [true, true]} : vector<6x64xf32>, tensor<48x64xf32>
+// AVX512: } {infc.parallel}
+// AVX512-NOT: infc.parallel
+// AVX512-NOT: linalg.generic
+// 256 bits: 16-wide panels (4 of them, in parallel) and 6 x 16 tiles, no edge (48 = 8 x 6).
+// AVX2-LABEL: func.func @conv3x3
+// AVX2: arith.constant dense<{{.*}}> : tensor<4x18x16xf32>
+// AVX2: vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<6x16xf32>, tensor<48x64xf32>
+// AVX2-NEXT: scf.yield
+// AVX2-NEXT: }
+// AVX2-NEXT: scf.yield
+// AVX2-NEXT: } {infc.parallel}
+#a = affine_map<(d0, d1, d2, d3) -> (d0 + (d2 floordiv 3) * 8 + d2 mod 3, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @conv3x3(%x: tensor<72x2xf32>) -> tensor<48x64xf32> {
+  %w = arith.constant dense<0.5> : tensor<9x2x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48x64xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<48x64xf32>) -> tensor<48x64xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<72x2xf32>, tensor<9x2x64xf32>) outs(%acc : tensor<48x64xf32>) attrs = {infc.implicit_conv = array<i64: 3, 3, 8>} {
+  ^bb0(%in: f32, %in_w: f32, %out: f32):
+    %0 = arith.mulf %in, %in_w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<48x64xf32>
+  return %y : tensor<48x64xf32>
+}
+
+// -----
+
+// A wide output of 4 x 7 = 28 rows (Wp = 7): four 6-row tiles and a static 4-row edge tile
+// after the loop, in the same panel.
+// AVX512-LABEL: func.func @edge_rows
+// AVX512: scf.for
+// AVX512: vector.contract {{.*}} : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+// AVX512: } {infc.parallel}
+// AVX512: %[[E:.*]] = arith.constant 24 : index
+// AVX512: vector.contract {{.*}} : vector<4x1xf32>, vector<1x64xf32> into vector<4x64xf32>
+// AVX512: vector.transfer_write %{{.*}}, %{{.*}}[%[[E]], %{{.*}}] {in_bounds = [true, true]} : vector<4x64xf32>, tensor<28x64xf32>
+#a2 = affine_map<(d0, d1, d2, d3) -> (d0 + (d2 floordiv 3) * 7 + d2 mod 3, d3)>
+#b2 = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#c2 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @edge_rows(%x: tensor<49x4xf32>) -> tensor<28x64xf32> {
+  %w = arith.constant dense<0.5> : tensor<9x4x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<28x64xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<28x64xf32>) -> tensor<28x64xf32>
+  %y = linalg.generic {indexing_maps = [#a2, #b2, #c2], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<49x4xf32>, tensor<9x4x64xf32>) outs(%acc : tensor<28x64xf32>) attrs = {infc.implicit_conv = array<i64: 3, 3, 7>} {
+  ^bb0(%in: f32, %in_w: f32, %out: f32):
+    %0 = arith.mulf %in, %in_w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<28x64xf32>
+  return %y : tensor<28x64xf32>
+}
