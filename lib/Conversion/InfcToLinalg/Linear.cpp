@@ -272,7 +272,7 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
 
 /// Whether a stride-1 NHWC convolution is better computed as an implicit GEMM than through
 /// im2col (convChannelsLastImplicit): a single image, constant weights, more than one tap,
-/// F a multiple of every register tile width (64), and few garbage columns: the wide
+/// F a multiple of every register tile width (64, or 32: one 8 x 32 tile), and few garbage columns: the wide
 /// output computes (KW - 1) extra columns per row, which costs about as much as the im2col
 /// copy saves once (KW - 1) * F reaches 18 * OW (measured: ResNet's 56x56 and 28x28
 /// stages gain, 14x14 would not).
@@ -284,7 +284,7 @@ bool prefersImplicitConv(Value input, Value weight, ArrayRef<int64_t> strides,
           ow = resultType.getDimSize(2);
   return it.getDimSize(0) == 1 && it.getElementType().isF32() && kh * kw > 1 &&
          llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
-         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) && f % 64 == 0 &&
+         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) && (f % 64 == 0 || f == 32) &&
          (kw - 1) * f < 18 * ow && matchPattern(weight, m_Constant());
 }
 
@@ -334,6 +334,75 @@ Value convChannelsLastImplicit(OpBuilder &b, Location loc, Value input, Value we
       b, loc, resultType, wide, SmallVector<OpFoldResult>{idx(0), idx(0), idx(0), idx(0)},
       SmallVector<OpFoldResult>{idx(1), idx(oh), idx(ow), idx(f)},
       SmallVector<OpFoldResult>(4, idx(1)));
+}
+
+/// Whether a stride-2 NHWC convolution of few channels (a network's stem: 7x7 over RGB) is
+/// better computed as a stride-1 one after a space-to-depth (convSpaceToDepth): its im2col
+/// copies would move C floats at a time (3 for RGB, 49 copies for ResNet's stem, which
+/// took twice as long as the GEMM). A single image, constant weights, F = 32 or a multiple
+/// of 64.
+bool prefersSpaceToDepth(Value input, Value weight, ArrayRef<int64_t> strides,
+                         ArrayRef<int64_t> dilations, RankedTensorType resultType) {
+  auto it = cast<RankedTensorType>(input.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  return it.getDimSize(0) == 1 && it.getElementType().isF32() && it.getDimSize(3) <= 4 &&
+         wt.getDimSize(2) > 2 && wt.getDimSize(3) > 2 &&
+         llvm::all_of(strides, [](int64_t s) { return s == 2; }) &&
+         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
+         (resultType.getDimSize(3) % 64 == 0 || resultType.getDimSize(3) == 32) &&
+         matchPattern(weight, m_Constant());
+}
+
+/// A stride-2 convolution of an NHWC image X [1, H, W, C] (unpadded; pads = [top, left,
+/// bottom, right]) with constant weights W [F, C, KH, KW] as the stride-1 convolution of
+/// its 2x2 space-to-depth, through convChannelsLastImplicit:
+///   X2[h, w, (a * 2 + b) * C + c] = Xpad[2h + a, 2w + b, c]
+///   W2[f, (a * 2 + b) * C + c, i, j] = W[f, c, 2i + a, 2j + b]  (zero past KH, KW)
+/// so Y[oh, ow] = sum_{i, j} X2[oh + i, ow + j] . W2[:, :, i, j] with a ceil(KH / 2) x
+/// ceil(KW / 2) kernel over 4C channels. Xpad is X zero-padded to 2 (OH + KH2) rows (one more
+/// than the stride-1 kernel needs: the implicit GEMM's extra row) and 2 (OW + KW2 - 1)
+/// columns, which covers the convolution's own padding. The taps with zero weights read
+/// one row or column past the window (zeros, or inputs times zero).
+Value convSpaceToDepth(OpBuilder &b, Location loc, Value input, Value weight,
+                       ArrayRef<int64_t> pads, RankedTensorType resultType) {
+  auto it = cast<RankedTensorType>(input.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  Type et = it.getElementType();
+  int64_t h = it.getDimSize(1), w = it.getDimSize(2), c = it.getDimSize(3),
+          f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
+          oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+  int64_t kh2 = (kh + 1) / 2, kw2 = (kw + 1) / 2, hp = 2 * (oh + kh2),
+          wp = 2 * (ow + kw2 - 1);
+  Value padded = padConstant(b, loc, input, {0, pads[0], pads[1], 0},
+                             {0, hp - pads[0] - h, wp - pads[1] - w, 0},
+                             b.getZeroAttr(et));
+  Value split = reshapeTensor(b, loc, padded,
+                              RankedTensorType::get({1, hp / 2, 2, wp / 2, 2, c}, et));
+  Value init = tensor::EmptyOp::create(b, loc, {1, hp / 2, wp / 2, 2, 2, c}, et);
+  Value moved = linalg::TransposeOp::create(b, loc, split, init,
+                                            ArrayRef<int64_t>{0, 1, 3, 2, 4, 5})
+                    ->getResult(0);
+  Value x2 = reshapeTensor(b, loc, moved, RankedTensorType::get({1, hp / 2, wp / 2, 4 * c}, et));
+  DenseElementsAttr constant;
+  (void)matchPattern(weight, m_Constant(&constant));
+  std::vector<float> values(constant.getValues<float>().begin(),
+                            constant.getValues<float>().end());
+  std::vector<float> w2(f * 4 * c * kh2 * kw2, 0.0f);
+  for (int64_t o = 0; o < f; ++o)
+    for (int64_t a = 0; a < 2; ++a)
+      for (int64_t bb = 0; bb < 2; ++bb)
+        for (int64_t ch = 0; ch < c; ++ch)
+          for (int64_t i = 0; i < kh2; ++i)
+            for (int64_t j = 0; j < kw2; ++j) {
+              int64_t si = 2 * i + a, sj = 2 * j + bb;
+              if (si < kh && sj < kw)
+                w2[((o * 4 * c + (a * 2 + bb) * c + ch) * kh2 + i) * kw2 + j] =
+                    values[((o * c + ch) * kh + si) * kw + sj];
+            }
+  auto w2Type = RankedTensorType::get({f, 4 * c, kh2, kw2}, et);
+  Value weights2 =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(w2Type, ArrayRef<float>(w2)));
+  return convChannelsLastImplicit(b, loc, x2, weights2, resultType);
 }
 
 /// A depthwise convolution (one filter per channel) as a sum over the kernel taps of strided
@@ -487,6 +556,14 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     bool implicit = group == 1 && prefersImplicitConv(input, adaptor.getWeight(),
                                                       op.getStrides(), op.getDilations(),
                                                       resultType);
+    if (group == 1 && prefersSpaceToDepth(input, adaptor.getWeight(), op.getStrides(),
+                                          op.getDilations(), resultType)) {
+      Value result = convSpaceToDepth(rewriter, loc, input, adaptor.getWeight(), pads,
+                                      resultType);
+      rewriter.replaceOp(op,
+                         addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
+      return success();
+    }
     if (implicit) {
       // (one more zero row at the bottom: see convChannelsLastImplicit)
       input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},

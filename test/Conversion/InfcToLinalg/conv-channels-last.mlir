@@ -1,4 +1,4 @@
-// RUN: infc-opt %s -convert-infc-to-linalg -split-input-file | FileCheck %s
+// RUN: infc-opt %s -convert-infc-to-linalg -split-input-file -mlir-print-elementsattrs-with-hex-if-larger=100000 | FileCheck %s
 // RUN: infc-opt %s -convert-infc-to-linalg="direct-conv=true" -split-input-file -verify-diagnostics >/dev/null
 
 // channels_last (what infc-channels-last writes for the CPU): a plain convolution is the
@@ -128,4 +128,29 @@ func.func @narrow_image(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x64xf32> {
   // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<64x2x3x3xf32>) -> tensor<1x4x4x64xf32>
   return %y : tensor<1x4x4x64xf32>
+}
+
+// -----
+
+// A stride-2 convolution of 3 channels (a stem): the padded image, 2 (OH + 2) = 8 rows by
+// 2 (OW + 2 - 1) = 6 columns, goes through a 2x2 space-to-depth to [1, 4, 3, 12], then a
+// stride-1 implicit GEMM with a 2x2 kernel over 12 channels (the 3x3 kernel's taps spread
+// over four phases, zero where 2i + a or 2j + b passes 3). W[f][c][i][j] = 1 everywhere, so
+// W2[f][(a, b, c)][i][j] is 1 where 2i + a < 3 and 2j + b < 3, else 0.
+// CHECK-LABEL: func.func @stem
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 3, 1, 0]
+// CHECK: } : tensor<1x4x4x3xf32> to tensor<1x8x6x3xf32>
+// CHECK: %[[S:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2], [3, 4], [5]] output_shape [1, 4, 2, 3, 2, 3] : tensor<1x8x6x3xf32> into tensor<1x4x2x3x2x3xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[S]] : tensor<1x4x2x3x2x3xf32>) outs(%{{.*}} : tensor<1x4x3x2x2x3xf32>) permutation = [0, 1, 3, 2, 4, 5]
+// CHECK: %[[X2:.*]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2], [3, 4, 5]] : tensor<1x4x3x2x2x3xf32> into tensor<1x4x3x12xf32>
+// CHECK: arith.constant dense<{{\[\[\[\[}}1.000000e+00, 1.000000e+00], [1.000000e+00, 1.000000e+00]], {{\[\[}}1.000000e+00, 1.000000e+00], [1.000000e+00, 1.000000e+00]], {{\[\[}}1.000000e+00, 1.000000e+00], [1.000000e+00, 1.000000e+00]], {{\[\[}}1.000000e+00, 0.000000e+00], [1.000000e+00, 0.000000e+00]]
+// CHECK: tensor.collapse_shape %[[X2]] {{\[}}[0, 1, 2], [3]] : tensor<1x4x3x12xf32> into tensor<12x12xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<6x64xf32>) attrs =  {infc.implicit_conv = array<i64: 2, 2, 3>}
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 2, 2, 64] [1, 1, 1, 1] : tensor<1x2x3x64xf32> to tensor<1x2x2x64xf32>
+// CHECK-NOT: linalg.copy
+func.func @stem(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x64xf32> {
+  %w = infc.constant dense<1.0> : tensor<64x3x3x3xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>, tensor<64x3x3x3xf32>) -> tensor<1x2x2x64xf32>
+  return %y : tensor<1x2x2x64xf32>
 }
