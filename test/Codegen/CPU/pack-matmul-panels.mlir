@@ -296,3 +296,24 @@ func.func @column_blocks(%a: tensor<512x64xf32>) -> tensor<512x328xf32> {
   return %r : tensor<512x328xf32>
 }
 
+
+// A few rows (M = 8) against a B larger than twice the row-block budget (512 x 1152 floats,
+// 2.3 MiB): weights that come from memory. K is stepped in blocks of 256 so each block of a
+// panel is fetched once for all row tiles (the first block, from the fill, peeled).
+// AVX512-LABEL: func.func @few_rows_large_b
+// AVX512: %[[A0:.*]] = tensor.extract_slice %arg0[0, 0] [8, 256] [1, 1] : tensor<8x512xf32> to tensor<8x256xf32>
+// AVX512: linalg.matmul ins(%[[A0]], %{{.*}} : tensor<8x256xf32>, tensor<256x64xf32>)
+// AVX512: } {infc.parallel}
+// AVX512: scf.for
+// AVX512: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x256xf32>, tensor<256x64xf32>)
+// AVX512: } {infc.parallel}
+// AVX2-LABEL: func.func @few_rows_large_b
+// AVX2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x256xf32>, tensor<256x16xf32>)
+func.func @few_rows_large_b(%a: tensor<8x512xf32>) -> tensor<8x1152xf32> {
+  %b = arith.constant dense<1.0> : tensor<512x1152xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1152xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<8x1152xf32>) -> tensor<8x1152xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x512xf32>, tensor<512x1152xf32>) outs(%c : tensor<8x1152xf32>) -> tensor<8x1152xf32>
+  return %r : tensor<8x1152xf32>
+}
