@@ -219,6 +219,7 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addNestedPass<func::FuncOp>(infc::createInfcPadBorders());
   addBufferization(pm);
   pm.addPass(infc::createInfcMemoryPlan());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcPrefetchPanels());
   if (options.amx)
     pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());
   pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops());

@@ -108,6 +108,19 @@ def InfcImplicitConv : Pass<"infc-implicit-conv", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def InfcPrefetchPanels : Pass<"infc-prefetch-panels", "mlir::func::FuncOp"> {
+  let summary = "Prefetch the next panel's K block in the K loops of few-row matmuls";
+  let description = [{
+    After bufferization. A register tile's K loop that reads row k of a K block of a packed
+    panel (`memref.subview %W[%p, %kOff, 0] [1, kc, nr]` with kc < K, %p the induction
+    variable of the panel loop) and runs in at most 10 row tiles per block also prefetches
+    row %kOff + k of panel %p + 1 (`memref.prefetch`, one per cache line): weights that
+    stream from memory then arrive while the FMAs of the current block run. The K blocks
+    of few rows against weights larger than L2 are infc-pack-matmul-panels'.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp"> {
   let summary = "Pack the B operand of linalg.matmul into contiguous nr-wide column panels";
   let description = [{

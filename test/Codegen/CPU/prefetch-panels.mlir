@@ -1,0 +1,79 @@
+// RUN: infc-opt %s -infc-prefetch-panels -split-input-file | FileCheck %s
+
+// The K loop of a 7 x 32 register tile over a K block (rows [%koff, %koff + 128) of 4608)
+// of panel %p of packed weights [4, 4608, 32], 7 row tiles per block: each K step also
+// prefetches row %koff + %k of panel min(%p + 1, 3), one memref.prefetch per 64-byte line
+// (2 for 32 floats).
+// CHECK-LABEL: func.func @k_block
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
+// CHECK: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+func.func @k_block(%a: memref<49x128xf32>, %w: memref<4x4608x32xf32>, %c: memref<49x128xf32>, %koff: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %c49 = arith.constant 49 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<7x32xf32>
+  scf.for %p = %c0 to %c4 step %c1 {
+    %block = memref.subview %w[%p, %koff, 0] [1, 128, 32] [1, 1, 1] : memref<4x4608x32xf32> to memref<128x32xf32, strided<[32, 1], offset: ?>>
+    scf.for %r = %c0 to %c49 step %c7 {
+      %rows = memref.subview %a[%r, 0] [7, 128] [1, 1] : memref<49x128xf32> to memref<7x128xf32, strided<[128, 1], offset: ?>>
+      %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%t = %zero) -> (vector<7x32xf32>) {
+        %col = memref.subview %rows[0, %k] [7, 1] [1, 1] : memref<7x128xf32, strided<[128, 1], offset: ?>> to memref<7x1xf32, strided<[128, 1], offset: ?>>
+        %row = memref.subview %block[%k, 0] [1, 32] [1, 1] : memref<128x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+        %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<7x1xf32, strided<[128, 1], offset: ?>>, vector<7x1xf32>
+        %y = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+        %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %t : vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
+        scf.yield %s : vector<7x32xf32>
+      }
+      %out = memref.subview %c[%r, 0] [7, 32] [1, 1] : memref<49x128xf32> to memref<7x32xf32, strided<[128, 1], offset: ?>>
+      vector.transfer_write %acc, %out[%c0, %c0] {in_bounds = [true, true]} : vector<7x32xf32>, memref<7x32xf32, strided<[128, 1], offset: ?>>
+    }
+  }
+  return
+}
+
+// -----
+
+// All of K in the block (no K blocking: the panel is read by the row tiles from cache), or
+// more than 10 row tiles per block: no prefetch.
+// CHECK-LABEL: func.func @whole_k_or_many_rows
+// CHECK-NOT: memref.prefetch
+func.func @whole_k_or_many_rows(%a: memref<96x128xf32>, %w: memref<4x128x32xf32>, %w2: memref<4x4608x32xf32>, %koff: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c96 = arith.constant 96 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x32xf32>
+  scf.for %p = %c0 to %c4 step %c1 {
+    %block = memref.subview %w[%p, 0, 0] [1, 128, 32] [1, 1, 1] : memref<4x128x32xf32> to memref<128x32xf32, strided<[32, 1], offset: ?>>
+    %block2 = memref.subview %w2[%p, %koff, 0] [1, 128, 32] [1, 1, 1] : memref<4x4608x32xf32> to memref<128x32xf32, strided<[32, 1], offset: ?>>
+    scf.for %r = %c0 to %c96 step %c6 {
+      %rows = memref.subview %a[%r, 0] [6, 128] [1, 1] : memref<96x128xf32> to memref<6x128xf32, strided<[128, 1], offset: ?>>
+      %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%t = %zero) -> (vector<6x32xf32>) {
+        %col = memref.subview %rows[0, %k] [6, 1] [1, 1] : memref<6x128xf32, strided<[128, 1], offset: ?>> to memref<6x1xf32, strided<[128, 1], offset: ?>>
+        %row = memref.subview %block[%k, 0] [1, 32] [1, 1] : memref<128x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+        %row2 = memref.subview %block2[%k, 0] [1, 32] [1, 1] : memref<128x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+        %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<6x1xf32, strided<[128, 1], offset: ?>>, vector<6x1xf32>
+        %y = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+        %y2 = vector.transfer_read %row2[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+        %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %t : vector<6x1xf32>, vector<1x32xf32> into vector<6x32xf32>
+        %s2 = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y2, %s : vector<6x1xf32>, vector<1x32xf32> into vector<6x32xf32>
+        scf.yield %s2 : vector<6x32xf32>
+      }
+    }
+  }
+  return
+}
