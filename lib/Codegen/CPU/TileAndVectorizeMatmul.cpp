@@ -13,7 +13,9 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -31,6 +33,172 @@ namespace {
 /// The largest fill or epilogue vectorized as a fused C tile (elements): the biggest
 /// register tile (6 x 64, 16 x 16) with room to spare.
 constexpr int64_t kMaxFillTile = 1024;
+
+/// A read of a slice of a tensor that a splat vector wholly overwrote (a fused fill, once
+/// vectorized) is that splat: the one-vector column tiles of a split register tile start
+/// from their slices of the fill.
+struct FoldReadOfSplatWrite : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto slice = read.getBase().getDefiningOp<tensor::ExtractSliceOp>();
+    auto write = slice ? slice.getSource().getDefiningOp<vector::TransferWriteOp>()
+                       : vector::TransferWriteOp();
+    if (!write || read.getMask() || write.getMask() ||
+        write.getVectorType().getShape() != write.getShapedType().getShape() ||
+        !llvm::all_of(write.getIndices(), [](Value v) { return isZeroInteger(v); }))
+      return failure();
+    SplatElementsAttr splat;
+    Value scalar;
+    if (matchPattern(write.getVector(), m_Constant(&splat)))
+      scalar = arith::ConstantOp::create(rewriter, read.getLoc(), splat.getSplatValue<TypedAttr>());
+    else if (auto broadcast = write.getVector().getDefiningOp<vector::BroadcastOp>();
+             broadcast && !isa<VectorType>(broadcast.getSourceType()))
+      scalar = broadcast.getSource();
+    if (!scalar || scalar.getType() != read.getVectorType().getElementType())
+      return failure();
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(read, read.getVectorType(), scalar);
+    return success();
+  }
+};
+
+/// extract_slice(insert_slice(x into d), s) with static, unit-stride slices that do not
+/// overlap is extract_slice(d, s): an epilogue column tile of a split register tile then
+/// reads its own K-loop result instead of the product written back and reloaded.
+struct FoldExtractOfDisjointInsert : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp extract,
+                                PatternRewriter &rewriter) const override {
+    // Only within a chain of column writes (each insert's source a transfer_write, its
+    // dest another such insert): reading a loop-carried tensor's older value instead would
+    // make bufferization copy it.
+    auto isColumnWrite = [](tensor::InsertSliceOp op) {
+      return op && op.getSource().getDefiningOp<vector::TransferWriteOp>();
+    };
+    auto insert = extract.getSource().getDefiningOp<tensor::InsertSliceOp>();
+    if (!isColumnWrite(insert) ||
+        !isColumnWrite(insert.getDest().getDefiningOp<tensor::InsertSliceOp>()))
+      return failure();
+    if (!extract.hasUnitStride() || !insert.hasUnitStride() ||
+        ShapedType::isDynamicShape(extract.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(insert.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(extract.getStaticSizes()) ||
+        ShapedType::isDynamicShape(insert.getStaticSizes()) ||
+        insert.getStaticSizes().size() != extract.getStaticSizes().size())
+      return failure();
+    bool disjoint = false;
+    for (auto [eo, es, io, is] : llvm::zip(extract.getStaticOffsets(), extract.getStaticSizes(),
+                                           insert.getStaticOffsets(), insert.getStaticSizes()))
+      disjoint = disjoint || eo + es <= io || io + is <= eo;
+    if (!disjoint)
+      return failure();
+    rewriter.modifyOpInPlace(extract,
+                             [&] { extract.getSourceMutable().assign(insert.getDest()); });
+    return success();
+  }
+};
+
+/// The one-vector column tiles of a split register tile are contractions of the same A
+/// column (mr x 1) by their own B row (1 x lanes). Lowered one after the other, each would
+/// broadcast all mr A elements and keep them live across the others: 24 accumulators + 8
+/// broadcasts + a B vector spill AVX-512's 32 registers. Interleaved row by row instead:
+/// broadcast A[i] once, one FMA into each column tile's row i (24 + 3 + 1 registers).
+void interleaveColumnTiles(RewriterBase &rewriter, scf::ForOp loop) {
+  SmallVector<vector::ContractionOp> contracts(loop.getBody()->getOps<vector::ContractionOp>());
+  if (contracts.size() < 2)
+    return;
+  auto lhsSource = [](vector::ContractionOp c) -> std::pair<Value, ValueRange> {
+    auto read = c.getLhs().getDefiningOp<vector::TransferReadOp>();
+    return read ? std::make_pair(read.getBase(), ValueRange(read.getIndices()))
+                : std::make_pair(Value(), ValueRange());
+  };
+  MLIRContext *ctx = loop.getContext();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  SmallVector<AffineMap> standard = {AffineMap::get(3, 0, {m, k}, ctx),
+                                     AffineMap::get(3, 0, {k, n}, ctx),
+                                     AffineMap::get(3, 0, {m, n}, ctx)};
+  auto [base, indices] = lhsSource(contracts.front());
+  for (vector::ContractionOp c : contracts) {
+    auto [b, idx] = lhsSource(c);
+    auto lhsType = c.getLhsType(), rhsType = c.getRhsType();
+    if (!base || b != base || !llvm::equal(idx, indices) || c.getIndexingMapsArray() != standard ||
+        c.getKind() != vector::CombiningKind::ADD || lhsType.getRank() != 2 ||
+        lhsType.getDimSize(1) != 1 || rhsType.getDimSize(0) != 1 ||
+        !isa<VectorType>(c.getAccType()) || c->getBlock() != contracts.front()->getBlock())
+      return;
+  }
+  vector::ContractionOp last = contracts.back();
+  rewriter.setInsertionPoint(last);
+  Location loc = last.getLoc();
+  Value lhs = contracts.front().getLhs();
+  int64_t rows = contracts.front().getLhsType().getDimSize(0);
+  SmallVector<Value> accs, rhsRows;
+  for (vector::ContractionOp c : contracts) {
+    accs.push_back(c.getAcc());
+    rhsRows.push_back(vector::ExtractOp::create(rewriter, loc, c.getRhs(), ArrayRef<int64_t>{0}));
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    Value a = vector::ExtractOp::create(rewriter, loc, lhs, ArrayRef<int64_t>{i, 0});
+    for (auto [j, rhsRow] : llvm::enumerate(rhsRows)) {
+      auto rowType = cast<VectorType>(rhsRow.getType());
+      Value broadcast = vector::BroadcastOp::create(rewriter, loc, rowType, a);
+      Value row = vector::ExtractOp::create(rewriter, loc, accs[j], ArrayRef<int64_t>{i});
+      Value sum = vector::FMAOp::create(rewriter, loc, broadcast, rhsRow, row);
+      accs[j] = vector::InsertOp::create(rewriter, loc, sum, accs[j], ArrayRef<int64_t>{i});
+    }
+  }
+  for (auto [c, acc] : llvm::zip(contracts, accs))
+    rewriter.replaceOp(c, acc);
+}
+
+/// Tiles `op` by one vector along its last (column) dim and unrolls the loop.
+LogicalResult splitOneVectorColumns(RewriterBase &rewriter, TilingInterface op,
+                                    int64_t lanes) {
+  SmallVector<int64_t> sizes(op.getLoopIteratorTypes().size(), 0);
+  sizes[1] = lanes;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> split = scf::tileUsingSCF(rewriter, op, options);
+  if (failed(split))
+    return failure();
+  rewriter.replaceOp(op, split->replacements);
+  for (LoopLikeOpInterface loop : split->loops)
+    if (failed(loopUnrollFull(cast<scf::ForOp>(loop.getOperation()))))
+      return failure();
+  return success();
+}
+
+/// A tile three vectors wide (8 x 48, 7 x 48) as one vector a row would reach LLVM as
+/// <48 x float> rows, which it widens to 64 lanes: four registers a row, a quarter of the
+/// FMAs wasted and the accumulators spilled (8 x 48 ran 48x slower). So the K step's
+/// matmul is split into one-vector column tiles (unrolled), whose C subsets are hoisted out
+/// of the K loop as tensors of their own (each then starts from its own slice of the fill),
+/// and an epilogue tile likewise, so that each of its column tiles reads one K-loop result.
+LogicalResult splitColumns(RewriterBase &rewriter, LoopLikeOpInterface kLoop,
+                           Operation *epilogueTile, int64_t lanes) {
+  auto loop = cast<scf::ForOp>(kLoop.getOperation());
+  auto step = llvm::to_vector(loop.getBody()->getOps<linalg::MatmulOp>());
+  if (step.size() != 1 ||
+      failed(splitOneVectorColumns(rewriter, cast<TilingInterface>(step.front().getOperation()),
+                                   lanes)))
+    return loop.emitOpError("register tile not split into one-vector columns");
+  scf::ForOp hoisted = cast<scf::ForOp>(
+      hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()))
+          .getOperation());
+  MLIRContext *ctx = rewriter.getContext();
+  RewritePatternSet patterns(ctx);
+  linalg::populateSwapExtractSliceWithFillPatterns(patterns);
+  tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
+  if (failed(applyPatternsGreedily(hoisted->getParentOp(), std::move(patterns))))
+    return failure();
+  if (epilogueTile &&
+      failed(splitOneVectorColumns(rewriter, cast<TilingInterface>(epilogueTile), lanes)))
+    return epilogueTile->emitOpError("epilogue tile not split into one-vector columns");
+  return success();
+}
 
 struct InfcTileAndVectorizeMatmulPass
     : public infc::impl::InfcTileAndVectorizeMatmulBase<InfcTileAndVectorizeMatmulPass> {
@@ -81,6 +249,7 @@ struct InfcTileAndVectorizeMatmulPass
       auto outType = cast<ShapedType>(op.getDpsInits()[0].getType());
       infc::RegisterTile tile =
           infc::chooseRegisterTile(outType.getDimSize(0), outType.getDimSize(1), vectorBits);
+      int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
       auto tileable = dyn_cast<TilingInterface>(op.getOperation());
       if (!tileable) {
         op.emitOpError("has no TilingInterface (linalg's external models not registered)");
@@ -130,6 +299,11 @@ struct InfcTileAndVectorizeMatmulPass
         return signalPassFailure();
       }
       auto tiled = cast<TilingInterface>(*tiledMatmul);
+      Operation *epilogueTile = nullptr;
+      if (root != op)
+        for (Operation *t : outer->tiledAndFusedOps)
+          if (isa<linalg::GenericOp>(t) && t->hasAttr(infc::kEpilogueMarker))
+            epilogueTile = t;
       for (OpResult r : root->getResults())
         rewriter.replaceAllUsesWith(r, outer->replacements.lookup(r));
       rewriter.eraseOp(root);
@@ -148,6 +322,9 @@ struct InfcTileAndVectorizeMatmulPass
         return signalPassFailure();
       }
       rewriter.replaceOp(tiled, inner->replacements);
+      if (tile.cols > lanes && !llvm::isPowerOf2_64(tile.cols / lanes) &&
+          failed(splitColumns(rewriter, inner->loops.front(), epilogueTile, lanes)))
+        return signalPassFailure();
       std::optional<scf::SCFTilingResult> result = scf::SCFTilingResult{};
       result->loops = outer->loops;
       llvm::append_range(result->loops, inner->loops);
@@ -218,14 +395,42 @@ struct InfcTileAndVectorizeMatmulPass
 
     // The C tile: read once before the K loop, written once after it.
     infc::hoistLoopCarriedTiles(rewriter, func);
+    SmallVector<scf::ForOp> kLoops;
+    func.walk([&](scf::ForOp loop) { kLoops.push_back(loop); });
+    for (scf::ForOp loop : kLoops)
+      interleaveColumnTiles(rewriter, loop);
     // A fused fill's write then meets that read, which folds to the fill value; the write
     // is overwritten by the tile's own and goes too.
     RewritePatternSet cleanup(ctx);
     vector::TransferReadOp::getCanonicalizationPatterns(cleanup, ctx);
     vector::TransferWriteOp::getCanonicalizationPatterns(cleanup, ctx);
     scf::ForOp::getCanonicalizationPatterns(cleanup, ctx);
+    cleanup.add<FoldReadOfSplatWrite, FoldExtractOfDisjointInsert>(ctx);
+    tensor::ExtractSliceOp::getCanonicalizationPatterns(cleanup, ctx);
     if (failed(applyPatternsGreedily(func, std::move(cleanup))))
       return signalPassFailure();
+
+    // The column tiles of a split tile write disjoint slices of one C tile (or epilogue
+    // tile): through those slices one-shot bufferization would copy each of them; written
+    // straight into the tile, one after the other, they bufferize in place.
+    SmallVector<Operation *> columnWrites;
+    func.walk([&](tensor::InsertSliceOp insert) {
+      auto write = insert.getSource().getDefiningOp<vector::TransferWriteOp>();
+      auto slice = write ? write.getBase().getDefiningOp<tensor::ExtractSliceOp>()
+                         : tensor::ExtractSliceOp();
+      if (slice && llvm::count_if(slice.getSource().getUsers(), [](Operation *u) {
+                     return isa<tensor::ExtractSliceOp>(u);
+                   }) > 1)
+        columnWrites.push_back(insert);
+    });
+    if (!columnWrites.empty()) {
+      RewritePatternSet subsets(ctx);
+      tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(subsets);
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+      if (failed(applyOpPatternsGreedily(columnWrites, std::move(subsets), config)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

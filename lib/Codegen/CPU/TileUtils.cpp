@@ -22,14 +22,17 @@ bool infc::isRegisterTileable(linalg::LinalgOp op) {
 // Per K step the kernel holds rows x cols accumulators, cols / lanes B vectors and one
 // broadcast A element. With AVX-512's 32 registers the best tile, measured on this machine
 // (1 thread, packed B), is 6 x 64 (24 + 4 + 1): it loads 10 values per 24 FMAs where 8 x 32
-// loads 10 per 16 (1024^3: 206 against 188 GFLOP/s of a 247 peak); 7 x 64 spills. Tiles
-// are a power-of-two number of vectors: LLVM widens a <48 x float> row to 64 lanes, so an
-// 8 x 48 tile would take 32 registers and spill. A 7x7 map (M = 49) keeps 7 x 32 tiles,
-// which leave no partial row tile (6 rows would leave a one-row tile that streams all of
-// B for one row). With AVX2's 16 registers: 6 x 16.
-static bool prefersTwoVectors(int64_t m) {
-  return m % 7 == 0 && m % 8 != 0 && m % 6 >= 1 && m % 6 <= 3 && m / 7 <= m / 8 + 1;
+// loads 10 per 16 (1024^3: 206 against 188 GFLOP/s of a 247 peak); 7 x 64 spills. 8 x 48
+// and 7 x 48 (24 or 21 accumulators) are as good, read a quarter less of B per FMA, and
+// leave no partial row tile where 6 rows would leave one of one to three rows: M = 128
+// (BERT's sequence) and M = 49 (a 7x7 map). infc-tile-and-vectorize-matmul splits those
+// into one-vector columns (LLVM would widen a <48 x float> row to 64 lanes). With AVX2's
+// 16 registers: 6 x 16.
+static bool prefersThreeVectors(int64_t m) {
+  return m > 8 && m % 6 >= 1 && m % 6 <= 3 && (m % 8 == 0 || m % 7 == 0);
 }
+
+static int64_t rowsOfWideTile(int64_t m) { return m % 8 != 0 && m % 7 == 0 ? 7 : 8; }
 
 infc::RegisterTile infc::chooseRegisterTile(int64_t m, int64_t n, int64_t vectorBits) {
   int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
@@ -41,8 +44,13 @@ infc::RegisterTile infc::chooseRegisterTile(int64_t m, int64_t n, int64_t vector
   if (n <= lanes)
     return tile(16, 1);
   // 7 rows (M = 49) only when 8 would leave a partial tile and 7 no more tiles.
-  if (n <= 2 * lanes || prefersTwoVectors(m))
+  if (n <= 2 * lanes)
     return tile(m % 8 != 0 && m % 7 == 0 && m / 7 <= m / 8 + 1 ? 7 : 8, 2);
+  if (n <= 3 * lanes || (prefersThreeVectors(m) && n % (3 * lanes) == 0))
+    return tile(rowsOfWideTile(m), 3);
+  // (such an M with an N three vectors do not divide, a B not packed: two vectors)
+  if (prefersThreeVectors(m))
+    return tile(rowsOfWideTile(m), 2);
   return tile(6, 4);
 }
 
@@ -50,12 +58,12 @@ int64_t infc::panelWidthFor(int64_t m, int64_t vectorBits) {
   int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
   if (vectorBits < 512)
     return 2 * lanes;
-  return prefersTwoVectors(m) ? 2 * lanes : 4 * lanes;
+  return prefersThreeVectors(m) ? 3 * lanes : 4 * lanes;
 }
 
 int64_t infc::tailPanelWidth(int64_t tail, int64_t vectorBits) {
   int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
-  return static_cast<int64_t>(llvm::PowerOf2Ceil((tail + lanes - 1) / lanes)) * lanes;
+  return (tail + lanes - 1) / lanes * lanes;
 }
 
 // Columns [col, col + panels * nr) of a constant B [K, N] as panels:

@@ -28,8 +28,7 @@ RegisterTile chooseRegisterTile(int64_t m, int64_t n, int64_t vectorBits);
 /// chooseRegisterTile's columns for that M.
 int64_t panelWidthFor(int64_t m, int64_t vectorBits);
 
-/// The width of the panel of the last `tail` columns (fewer than a panel): a power-of-two
-/// number of vectors, like the register tiles.
+/// The width of the panel of the last `tail` columns (fewer than a panel): whole vectors.
 int64_t tailPanelWidth(int64_t tail, int64_t vectorBits);
 
 /// Columns [col, col + panels * nr) of a constant B [K, N] as contiguous panels,

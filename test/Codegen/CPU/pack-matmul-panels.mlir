@@ -11,8 +11,8 @@
 // panel of their own, [1, 3, 8]: a matmul against it, straight into C's last columns. C's
 // fill moves into the panels: each fills its own columns right before its matmul, so no
 // fill of the whole C is left. At 512 bits a panel is 64 wide (the 6 x 64 register tile):
-// no full panel, and the 40 columns are a panel of a power-of-two number of vectors, 64
-// wide (zero past column 40), computed into a filled scratch tile.
+// no full panel, and the 40 columns, rounded up to three vectors, are a 48-wide panel
+// (zero past column 40) computed into a filled scratch tile.
 // AVX2-LABEL: func.func @constant_b
 // AVX2-DAG: %[[P:.*]] = arith.constant dense<{{\[\[}}[0.000000e+00, 1.000000e+00, {{.*}}, 1.500000e+01], [4.000000e+01, {{.*}}, 5.500000e+01], [8.000000e+01, {{.*}}, 9.500000e+01]], {{\[}}[1.600000e+01, {{.*}}, 3.100000e+01], [5.600000e+01, {{.*}}, 7.100000e+01], [9.600000e+01, {{.*}}, 1.110000e+02]]]> : tensor<2x3x16xf32>
 // AVX2-DAG: %[[T:.*]] = arith.constant dense<{{\[\[}}[3.200000e+01, {{.*}}, 3.900000e+01], [7.200000e+01, {{.*}}, 7.900000e+01], [1.120000e+02, {{.*}}, 1.190000e+02]]]> : tensor<1x3x8xf32>
@@ -36,10 +36,10 @@
 // AVX2-NOT: linalg.matmul
 // AVX512-LABEL: func.func @constant_b
 // AVX512-NOT: scf.for
-// AVX512: %[[T:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x64xf32>
-// AVX512: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x64xf32>)
-// AVX512: %[[H:.*]] = tensor.extract_slice %[[T]][0, 0, 0] [1, 3, 64] [1, 1, 1] : tensor<1x3x64xf32> to tensor<3x64xf32>
-// AVX512: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[H]] : tensor<64x3xf32>, tensor<3x64xf32>) outs(%[[Z]] : tensor<64x64xf32>)
+// AVX512: %[[T:.*]] = arith.constant dense<{{.*}}> : tensor<1x3x48xf32>
+// AVX512: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x48xf32>)
+// AVX512: %[[H:.*]] = tensor.extract_slice %[[T]][0, 0, 0] [1, 3, 48] [1, 1, 1] : tensor<1x3x48xf32> to tensor<3x48xf32>
+// AVX512: %[[TM:.*]] = linalg.matmul ins(%arg0, %[[H]] : tensor<64x3xf32>, tensor<3x48xf32>) outs(%[[Z]] : tensor<64x48xf32>)
 // AVX512: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 40] [1, 1]
 // AVX512: tensor.insert_slice %[[V]] into %{{.*}}[0, 0] [64, 40] [1, 1]
 func.func @constant_b(%a: tensor<64x3xf32>) -> tensor<64x40xf32> {
@@ -136,7 +136,7 @@ func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64
 }
 
 // C not a fill (an accumulation into a given C): the panels read their columns of C. At 512
-// bits the 40 columns go through a scratch tile (a 64-wide panel, B padded with zero
+// bits the 40 columns go through a scratch tile (a 48-wide panel, B padded with zero
 // columns before its copy) that starts from C's columns.
 // AVX2-LABEL: func.func @accumulate
 // AVX2: scf.for {{.*}} iter_args(%[[ACC:.*]] = %arg2)
@@ -145,11 +145,11 @@ func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64
 // AVX2: linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x16xf32>) outs(%[[CS]] : tensor<64x16xf32>)
 // AVX2: } {infc.parallel}
 // AVX512-LABEL: func.func @accumulate
-// AVX512: tensor.pad %arg1 low[0, 0] high[0, 24]
+// AVX512: tensor.pad %arg1 low[0, 0] high[0, 8]
 // AVX512: %[[CT:.*]] = tensor.extract_slice %arg2[0, 0] [64, 40] [1, 1]
 // AVX512: %[[Z:.*]] = linalg.fill
 // AVX512: %[[S:.*]] = tensor.insert_slice %[[CT]] into %[[Z]][0, 0] [64, 40] [1, 1]
-// AVX512: %[[TM:.*]] = linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x64xf32>) outs(%[[S]] : tensor<64x64xf32>)
+// AVX512: %[[TM:.*]] = linalg.matmul ins(%arg0, %{{.*}} : tensor<64x96xf32>, tensor<96x48xf32>) outs(%[[S]] : tensor<64x48xf32>)
 // AVX512: %[[V:.*]] = tensor.extract_slice %[[TM]][0, 0] [64, 40] [1, 1]
 // AVX512: tensor.insert_slice %[[V]] into %arg2[0, 0] [64, 40] [1, 1]
 func.func @accumulate(%a: tensor<64x96xf32>, %b: tensor<96x40xf32>, %c: tensor<64x40xf32>) -> tensor<64x40xf32> {
@@ -262,38 +262,35 @@ func.func @epilogue_other_type(%a: tensor<64x8xf32>) -> tensor<64x64xf16> {
   return %y : tensor<64x64xf16>
 }
 
-// B larger than the budget (32 KiB here: 2 panels of 64 x 64 floats) and A larger than
-// twice that (128 KiB): the row blocks (252 rows, a multiple of the 6-row tile, and the 8
-// rows left) run per column block of 2 panels, a serial loop over the 2 whole blocks, then
-// the fifth panel as a block of its own, then the 8 columns left (a 16-wide panel) over all
-// rows.
+// M = 512 leaves two rows past 6-row tiles and none past 8: panels of 48 columns (8 x 48
+// register tiles). B larger than the budget (32 KiB here: 2 panels of 64 x 48 floats) and
+// A larger than twice that (128 KiB): the row blocks (256 rows) run per column block of 2
+// panels, a serial loop over the 2 whole blocks, then the fifth panel as a block of its
+// own, then the 8 columns left (a 16-wide panel) over all rows.
 // COLS-LABEL: func.func @column_blocks
-// COLS: arith.constant dense<1.000000e+00> : tensor<5x64x64xf32>
-// COLS: %[[CL:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}}) -> (tensor<512x328xf32>)
+// COLS: arith.constant dense<1.000000e+00> : tensor<5x64x48xf32>
+// COLS: %[[CL:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}}) -> (tensor<512x248xf32>)
 // COLS: %[[P0:.*]] = arith.muli %[[J]], %{{.*}} : index
 // COLS: %[[P1:.*]] = arith.addi %[[P0]], %{{.*}} : index
 // COLS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // COLS: scf.for %{{.*}} = %[[P0]] to %[[P1]] step %{{.*}} iter_args
-// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<252x64xf32>, tensor<64x64xf32>)
+// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x64xf32>, tensor<64x48xf32>)
 // COLS: } {infc.parallel}
 // COLS: } {infc.parallel}
-// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<64x64xf32>)
-// COLS: } {infc.parallel}
-// COLS: scf.yield
+// COLS-NEXT: scf.yield
 // COLS-NEXT: }
 // COLS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<252x64xf32>, tensor<64x64xf32>)
+// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x64xf32>, tensor<64x48xf32>)
 // COLS: } {infc.parallel}
-// COLS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<64x64xf32>)
 // COLS: linalg.matmul ins(%arg0, %{{.*}} : tensor<512x64xf32>, tensor<64x16xf32>) outs(%{{.*}} : tensor<512x16xf32>)
-// COLS: tensor.insert_slice %{{.*}} into %{{.*}}[0, 320] [512, 8] [1, 1]
-func.func @column_blocks(%a: tensor<512x64xf32>) -> tensor<512x328xf32> {
-  %b = arith.constant dense<1.0> : tensor<64x328xf32>
+// COLS: tensor.insert_slice %{{.*}} into %{{.*}}[0, 240] [512, 8] [1, 1]
+func.func @column_blocks(%a: tensor<512x64xf32>) -> tensor<512x248xf32> {
+  %b = arith.constant dense<1.0> : tensor<64x248xf32>
   %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<512x328xf32>
-  %c = linalg.fill ins(%z : f32) outs(%e : tensor<512x328xf32>) -> tensor<512x328xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x328xf32>) outs(%c : tensor<512x328xf32>) -> tensor<512x328xf32>
-  return %r : tensor<512x328xf32>
+  %e = tensor.empty() : tensor<512x248xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<512x248xf32>) -> tensor<512x248xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x248xf32>) outs(%c : tensor<512x248xf32>) -> tensor<512x248xf32>
+  return %r : tensor<512x248xf32>
 }
 
 

@@ -242,3 +242,24 @@ func.func @seven_rows_wide(%d: tensor<49x64xf32>, %e: tensor<64x128xf32>, %f: te
   %s = linalg.matmul ins(%d, %e : tensor<49x64xf32>, tensor<64x128xf32>) outs(%f : tensor<49x128xf32>) -> tensor<49x128xf32>
   return %s : tensor<49x128xf32>
 }
+
+// Three vectors (8 x 48) where 6 rows would leave a partial row tile and 8 none (M = 128,
+// BERT's sequence; N a multiple of 48): split into one-vector column tiles whose
+// accumulators are loop-carried vectors of their own, 8 x 16 each, and interleaved row by
+// row (one broadcast of A[i], an FMA into each column tile's row i): never a <48 x float>
+// row, which LLVM would widen to 64 lanes. M = 49 takes 7 x 48 tiles the same way.
+// AVX512-LABEL: func.func @three_vectors
+// AVX512: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8x16xf32>, vector<8x16xf32>, vector<8x16xf32>)
+// AVX512-COUNT-24: vector.fma {{.*}} : vector<16xf32>
+// AVX512-NOT: vector.contract
+// AVX512: scf.for {{.*}} -> (vector<7x16xf32>, vector<7x16xf32>, vector<7x16xf32>)
+// AVX512-COUNT-21: vector.fma {{.*}} : vector<16xf32>
+// AVX512-NOT: vector<8x48xf32>
+// AVX512-NOT: vector<7x48xf32>
+// AVX512: return
+func.func @three_vectors(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>, %c: tensor<128x96xf32>,
+                         %d: tensor<49x64xf32>, %e: tensor<64x48xf32>, %f: tensor<49x48xf32>) -> (tensor<128x96xf32>, tensor<49x48xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x96xf32>) outs(%c : tensor<128x96xf32>) -> tensor<128x96xf32>
+  %s = linalg.matmul ins(%d, %e : tensor<49x64xf32>, tensor<64x48xf32>) outs(%f : tensor<49x48xf32>) -> tensor<49x48xf32>
+  return %r, %s : tensor<128x96xf32>, tensor<49x48xf32>
+}
