@@ -159,8 +159,9 @@ def InfcTileAndVectorizeMatmul : Pass<"infc-tile-and-vectorize-matmul", "mlir::f
     turned into `vector.contract`, and its accumulator is hoisted out of the K loop. After
     bufferization, `infc-lower-vectors` turns each contract into broadcast-FMAs. Tiles are
     sized to the register file: 6 x 16 f32 (12 ymm accumulators) for AVX2, 6 x 64 (24 zmm)
-    for AVX-512, 7 x 32 there for M = 49 (chooseRegisterTile in TileUtils.cpp); edge tiles
-    are peeled off into static smaller tiles.
+    for AVX-512, 8 x 48 or 7 x 48 there for M = 128 or 49 (chooseRegisterTile in
+    TileUtils.cpp; a three-vector tile runs as one-vector column tiles, interleaved row by
+    row); edge tiles are peeled off into static smaller tiles.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
