@@ -146,6 +146,7 @@ static void addBufferization(OpPassManager &pm) {
   // canonicalization forwards it to the alloc, which hoist-static-allocs can then replace
   // by the out-parameter, so the result is written in place instead of copied at the end.
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcUniqueResults());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
   outParams.hoistStaticAllocs = true;

@@ -4,6 +4,18 @@
 
 include "mlir/Pass/PassBase.td"
 
+def InfcUniqueResults : Pass<"infc-unique-results", "mlir::func::FuncOp"> {
+  let summary = "Give each repeat of a returned buffer a copy of its own";
+  let description = [{
+    After one-shot bufferization, before buffer-results-to-out-params: a memref that a
+    `func.return` returns more than once (two graph outputs of one tensor) is returned
+    once; each repeat returns a new 64-byte-aligned `memref.alloc` with a `memref.copy` of
+    it. buffer-results-to-out-params' hoist-static-allocs replaces a returned alloc by the
+    out-parameter and erases it, which it cannot do twice.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
   let summary = "Place every static buffer of the entry function in one workspace arena";
   let description = [{
