@@ -42,7 +42,7 @@ struct ImplicitConv {
     Value acc = vector::BroadcastOp::create(b, loc, accType, fillValue);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value poison = arith::ConstantOp::create(b, loc, b.getZeroAttr(et)); // (in bounds: unused)
+    Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(et)); // (in bounds: unused)
     AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
                d2 = getAffineDimExpr(2, ctx);
     ArrayAttr maps = b.getAffineMapArrayAttr({AffineMap::get(3, 0, {d0, d2}, ctx),
@@ -82,10 +82,10 @@ struct ImplicitConv {
                 SmallVector<bool> inBounds(2, true);
                 Value a = vector::TransferReadOp::create(
                     cb, cl, VectorType::get({rows, 1}, et), aSlice, ValueRange{zero, zero},
-                    poison, inBounds);
+                    padding, inBounds);
                 Value bRow = vector::TransferReadOp::create(
                     cb, cl, VectorType::get({1, nr}, et), bSlice, ValueRange{zero, zero},
-                    poison, inBounds);
+                    padding, inBounds);
                 Value sum = vector::ContractionOp::create(cb, cl, a, bRow, chAcc[0], maps,
                                                           iterators);
                 scf::YieldOp::create(cb, cl, sum);

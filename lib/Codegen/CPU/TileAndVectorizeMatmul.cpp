@@ -172,10 +172,11 @@ LogicalResult splitOneVectorColumns(RewriterBase &rewriter, TilingInterface op,
 
 /// A tile three vectors wide (8 x 48, 7 x 48) as one vector a row would reach LLVM as
 /// <48 x float> rows, which it widens to 64 lanes: four registers a row, a quarter of the
-/// FMAs wasted and the accumulators spilled (8 x 48 ran 48x slower). So the K step's
-/// matmul is split into one-vector column tiles (unrolled), whose C subsets are hoisted out
-/// of the K loop as tensors of their own (each then starts from its own slice of the fill),
-/// and an epilogue tile likewise, so that each of its column tiles reads one K-loop result.
+/// FMAs wasted and the accumulators spilled (an 8 x 48 GEMM ran 40 times slower). So the
+/// K step's matmul is split into one-vector column tiles (unrolled), whose C subsets the
+/// hoisting after vectorization carries as accumulators of their own (each starting from
+/// its slice of the fill: FoldReadOfSplatWrite), and an epilogue tile likewise, so that
+/// each of its column tiles reads one K-loop result (FoldExtractOfDisjointInsert).
 LogicalResult splitColumns(RewriterBase &rewriter, LoopLikeOpInterface kLoop,
                            Operation *epilogueTile, int64_t lanes) {
   auto loop = cast<scf::ForOp>(kLoop.getOperation());
@@ -184,16 +185,6 @@ LogicalResult splitColumns(RewriterBase &rewriter, LoopLikeOpInterface kLoop,
       failed(splitOneVectorColumns(rewriter, cast<TilingInterface>(step.front().getOperation()),
                                    lanes)))
     return loop.emitOpError("register tile not split into one-vector columns");
-  scf::ForOp hoisted = cast<scf::ForOp>(
-      hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()))
-          .getOperation());
-  MLIRContext *ctx = rewriter.getContext();
-  RewritePatternSet patterns(ctx);
-  linalg::populateSwapExtractSliceWithFillPatterns(patterns);
-  tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
-  tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
-  if (failed(applyPatternsGreedily(hoisted->getParentOp(), std::move(patterns))))
-    return failure();
   if (epilogueTile &&
       failed(splitOneVectorColumns(rewriter, cast<TilingInterface>(epilogueTile), lanes)))
     return epilogueTile->emitOpError("epilogue tile not split into one-vector columns");
