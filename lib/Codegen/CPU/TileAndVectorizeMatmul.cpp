@@ -125,7 +125,8 @@ void interleaveColumnTiles(RewriterBase &rewriter, scf::ForOp loop) {
     if (!base || b != base || !llvm::equal(idx, indices) || c.getIndexingMapsArray() != standard ||
         c.getKind() != vector::CombiningKind::ADD || lhsType.getRank() != 2 ||
         lhsType.getDimSize(1) != 1 || rhsType.getDimSize(0) != 1 ||
-        !isa<VectorType>(c.getAccType()) || c->getBlock() != contracts.front()->getBlock())
+        !isa<VectorType>(c.getAccType()) || c->getBlock() != contracts.front()->getBlock() ||
+        !isa<FloatType>(lhsType.getElementType()))
       return;
   }
   vector::ContractionOp last = contracts.back();
