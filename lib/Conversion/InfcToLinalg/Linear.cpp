@@ -278,6 +278,8 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
 /// stages gain, 14x14 would not).
 bool prefersImplicitConv(Value input, Value weight, ArrayRef<int64_t> strides,
                          ArrayRef<int64_t> dilations, RankedTensorType resultType) {
+  // (dense elements: permuteWeights and infc-implicit-conv rearrange them at compile time)
+  DenseElementsAttr dense;
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), f = resultType.getDimSize(3),
@@ -285,7 +287,7 @@ bool prefersImplicitConv(Value input, Value weight, ArrayRef<int64_t> strides,
   return it.getDimSize(0) == 1 && it.getElementType().isF32() && kh * kw > 1 &&
          llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
          llvm::all_of(dilations, [](int64_t d) { return d == 1; }) && (f % 64 == 0 || f == 32) &&
-         (kw - 1) * f < 18 * ow && matchPattern(weight, m_Constant());
+         (kw - 1) * f < 18 * ow && matchPattern(weight, m_Constant(&dense));
 }
 
 /// A stride-1 convolution of a padded NHWC image X [1, Hp + 1, Wp, C] (one zero row more
@@ -343,6 +345,7 @@ Value convChannelsLastImplicit(OpBuilder &b, Location loc, Value input, Value we
 /// of 64.
 bool prefersSpaceToDepth(Value input, Value weight, ArrayRef<int64_t> strides,
                          ArrayRef<int64_t> dilations, RankedTensorType resultType) {
+  DenseElementsAttr dense;
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   return it.getDimSize(0) == 1 && it.getElementType().isF32() && it.getDimSize(3) <= 4 &&
@@ -350,7 +353,7 @@ bool prefersSpaceToDepth(Value input, Value weight, ArrayRef<int64_t> strides,
          llvm::all_of(strides, [](int64_t s) { return s == 2; }) &&
          llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
          (resultType.getDimSize(3) % 64 == 0 || resultType.getDimSize(3) == 32) &&
-         matchPattern(weight, m_Constant());
+         matchPattern(weight, m_Constant(&dense));
 }
 
 /// A stride-2 convolution of an NHWC image X [1, H, W, C] (unpadded; pads = [top, left,
