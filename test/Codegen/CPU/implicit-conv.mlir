@@ -85,3 +85,29 @@ func.func @edge_rows(%x: tensor<49x4xf32>) -> tensor<28x64xf32> {
   } -> tensor<28x64xf32>
   return %y : tensor<28x64xf32>
 }
+
+// -----
+
+// M = 80, F = 192 would be an 8 x 48 tile for a matmul (split into one-vector columns by
+// infc-tile-and-vectorize-matmul); the contractions here are not split, so the tile is
+// four vectors wide: 6 x 64 and a 2-row edge, never a 48-lane row.
+// AVX512-LABEL: func.func @three_vector_width
+// AVX512: vector.contract {{.*}} : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+// AVX512: vector.contract {{.*}} : vector<2x1xf32>, vector<1x64xf32> into vector<2x64xf32>
+// AVX512-NOT: x48xf32>
+#a3 = affine_map<(d0, d1, d2, d3) -> (d0 + (d2 floordiv 3) * 10 + d2 mod 3, d3)>
+#b3 = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#c3 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @three_vector_width(%x: tensor<130x2xf32>) -> tensor<80x192xf32> {
+  %w = arith.constant dense<0.5> : tensor<9x2x192xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<80x192xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<80x192xf32>) -> tensor<80x192xf32>
+  %y = linalg.generic {indexing_maps = [#a3, #b3, #c3], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<130x2xf32>, tensor<9x2x192xf32>) outs(%acc : tensor<80x192xf32>) attrs = {infc.implicit_conv = array<i64: 3, 3, 10>} {
+  ^bb0(%in: f32, %in_w: f32, %out: f32):
+    %0 = arith.mulf %in, %in_w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<80x192xf32>
+  return %y : tensor<80x192xf32>
+}
