@@ -169,7 +169,7 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     infc::RegisterTile tile = infc::chooseRegisterTile(conv.m, conv.f, vectorBits);
     // The contractions here are not split into one-vector columns: a three-vector tile
     // (8 x 48, which LLVM would widen and spill) becomes four or two vectors.
-    int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+    int64_t lanes = infc::f32Lanes(vectorBits);
     if (!llvm::isPowerOf2_64(tile.cols / lanes)) {
       bool four = conv.f % (4 * lanes) == 0;
       tile = {std::min<int64_t>(four ? 6 : 8, conv.m), (four ? 4 : 2) * lanes};

@@ -141,7 +141,7 @@ struct InfcPackMatmulPanelsPass
             n = bt.getDimSize(1);
     // Panels as wide as infc-tile-and-vectorize-matmul's register tile for this M; the
     // last, partial one (the tail) in a panel of its own, one, two or four vectors wide.
-    int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+    int64_t lanes = infc::f32Lanes(vectorBits);
     int64_t nr = infc::panelWidthFor(m, vectorBits), full = n / nr, tail = n - full * nr,
             tailWidth = tail ? infc::tailPanelWidth(tail, vectorBits) : 0;
     DenseElementsAttr constant;

@@ -241,7 +241,7 @@ struct InfcTileAndVectorizeMatmulPass
       auto outType = cast<ShapedType>(op.getDpsInits()[0].getType());
       infc::RegisterTile tile =
           infc::chooseRegisterTile(outType.getDimSize(0), outType.getDimSize(1), vectorBits);
-      int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+      int64_t lanes = infc::f32Lanes(vectorBits);
       auto tileable = dyn_cast<TilingInterface>(op.getOperation());
       if (!tileable) {
         op.emitOpError("has no TilingInterface (linalg's external models not registered)");

@@ -35,7 +35,7 @@ static bool prefersThreeVectors(int64_t m) {
 static int64_t rowsOfWideTile(int64_t m) { return m % 8 != 0 && m % 7 == 0 ? 7 : 8; }
 
 infc::RegisterTile infc::chooseRegisterTile(int64_t m, int64_t n, int64_t vectorBits) {
-  int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+  int64_t lanes = f32Lanes(vectorBits);
   auto tile = [&](int64_t rows, int64_t vectors) {
     return RegisterTile{std::min(rows, m), vectors * lanes};
   };
@@ -55,14 +55,14 @@ infc::RegisterTile infc::chooseRegisterTile(int64_t m, int64_t n, int64_t vector
 }
 
 int64_t infc::panelWidthFor(int64_t m, int64_t vectorBits) {
-  int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+  int64_t lanes = f32Lanes(vectorBits);
   if (vectorBits < 512)
     return 2 * lanes;
   return prefersThreeVectors(m) ? 3 * lanes : 4 * lanes;
 }
 
 int64_t infc::tailPanelWidth(int64_t tail, int64_t vectorBits) {
-  int64_t lanes = std::max<int64_t>(4, vectorBits / 32);
+  int64_t lanes = f32Lanes(vectorBits);
   return (tail + lanes - 1) / lanes * lanes;
 }
 

@@ -11,11 +11,16 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <algorithm>
+
 namespace infc {
 /// A static, tensor-semantics contraction (linalg.matmul / batch_matmul) whose operands are
 /// all f32 or all i32: the element types the register-tiled kernel handles (i32 is the
 /// accumulator of the integer matmuls; its outer products are vpmulld + vpaddd).
 bool isRegisterTileable(mlir::linalg::LinalgOp op);
+
+/// f32 lanes of a vector of `vectorBits` (at least 4: SSE).
+inline int64_t f32Lanes(int64_t vectorBits) { return std::max<int64_t>(4, vectorBits / 32); }
 
 /// The register tile of a matmul's [M, N] output: `rows` x `cols`, cols a whole number of
 /// vectors. infc-pack-matmul-panels packs B in panels of this width, so the two agree.

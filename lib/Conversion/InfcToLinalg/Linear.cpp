@@ -270,24 +270,31 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
   return reshapeTensor(b, loc, y, resultType);
 }
 
+/// What convChannelsLastImplicit takes: a single f32 image, no dilation, F a multiple of
+/// every register tile width (64, or 32: one 8 x 32 tile), and weights of dense elements
+/// (permuteWeights and infc-implicit-conv rearrange them at compile time).
+bool implicitGemmApplies(Value input, Value weight, ArrayRef<int64_t> dilations,
+                         RankedTensorType resultType) {
+  DenseElementsAttr dense;
+  auto it = cast<RankedTensorType>(input.getType());
+  int64_t f = resultType.getDimSize(3);
+  return it.getDimSize(0) == 1 && it.getElementType().isF32() &&
+         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
+         (f % 64 == 0 || f == 32) && matchPattern(weight, m_Constant(&dense));
+}
+
 /// Whether a stride-1 NHWC convolution is better computed as an implicit GEMM than through
-/// im2col (convChannelsLastImplicit): a single image, constant weights, more than one tap,
-/// F a multiple of every register tile width (64, or 32: one 8 x 32 tile), and few garbage columns: the wide
+/// im2col (convChannelsLastImplicit): more than one tap, and few garbage columns: the wide
 /// output computes (KW - 1) extra columns per row, which costs about as much as the im2col
 /// copy saves once (KW - 1) * F reaches 18 * OW (measured: ResNet's 56x56 and 28x28
 /// stages gain, 14x14 would not).
 bool prefersImplicitConv(Value input, Value weight, ArrayRef<int64_t> strides,
                          ArrayRef<int64_t> dilations, RankedTensorType resultType) {
-  // (dense elements: permuteWeights and infc-implicit-conv rearrange them at compile time)
-  DenseElementsAttr dense;
-  auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), f = resultType.getDimSize(3),
           ow = resultType.getDimSize(2);
-  return it.getDimSize(0) == 1 && it.getElementType().isF32() && kh * kw > 1 &&
-         llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
-         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) && (f % 64 == 0 || f == 32) &&
-         (kw - 1) * f < 18 * ow && matchPattern(weight, m_Constant(&dense));
+  return implicitGemmApplies(input, weight, dilations, resultType) && kh * kw > 1 &&
+         llvm::all_of(strides, [](int64_t s) { return s == 1; }) && (kw - 1) * f < 18 * ow;
 }
 
 /// A stride-1 convolution of a padded NHWC image X [1, Hp + 1, Wp, C] (one zero row more
@@ -341,19 +348,14 @@ Value convChannelsLastImplicit(OpBuilder &b, Location loc, Value input, Value we
 /// Whether a stride-2 NHWC convolution of few channels (a network's stem: 7x7 over RGB) is
 /// better computed as a stride-1 one after a space-to-depth (convSpaceToDepth): its im2col
 /// copies would move C floats at a time (3 for RGB, 49 copies for ResNet's stem, which
-/// took twice as long as the GEMM). A single image, constant weights, F = 32 or a multiple
-/// of 64.
+/// took twice as long as the GEMM). What implicitGemmApplies takes, at most 4 channels.
 bool prefersSpaceToDepth(Value input, Value weight, ArrayRef<int64_t> strides,
                          ArrayRef<int64_t> dilations, RankedTensorType resultType) {
-  DenseElementsAttr dense;
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
-  return it.getDimSize(0) == 1 && it.getElementType().isF32() && it.getDimSize(3) <= 4 &&
-         wt.getDimSize(2) > 2 && wt.getDimSize(3) > 2 &&
-         llvm::all_of(strides, [](int64_t s) { return s == 2; }) &&
-         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
-         (resultType.getDimSize(3) % 64 == 0 || resultType.getDimSize(3) == 32) &&
-         matchPattern(weight, m_Constant(&dense));
+  return implicitGemmApplies(input, weight, dilations, resultType) &&
+         it.getDimSize(3) <= 4 && wt.getDimSize(2) > 2 && wt.getDimSize(3) > 2 &&
+         llvm::all_of(strides, [](int64_t s) { return s == 2; });
 }
 
 /// A stride-2 convolution of an NHWC image X [1, H, W, C] (unpadded; pads = [top, left,
