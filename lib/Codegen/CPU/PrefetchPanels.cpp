@@ -48,12 +48,20 @@ struct InfcPrefetchPanelsPass
   /// A register tile's K loop reading row k of a K block of panel p:
   ///   %block = memref.subview %W[%p, %kOff, 0] [1, kc, nr]   (kc < K)
   ///   %row = memref.subview %block[%k, 0] [1, nr]; vector.transfer_read %row
-  /// with %p the induction variable of the panel loop around it (constant bounds).
+  /// with %p the induction variable of the panel loop around it (constant bounds). A tile
+  /// split into one-vector columns (infc-tile-and-vectorize-matmul's 3-vector tiles) reads
+  /// each column through one more subview of %row, with vector.fma where the others have a
+  /// vector.contract.
   void prefetchInto(scf::ForOp kLoop) {
-    if (kLoop.getBody()->getOps<vector::ContractionOp>().empty())
+    Block *body = kLoop.getBody();
+    if (body->getOps<vector::ContractionOp>().empty() && body->getOps<vector::FMAOp>().empty())
       return;
-    for (auto read : kLoop.getBody()->getOps<vector::TransferReadOp>()) {
+    for (auto read : body->getOps<vector::TransferReadOp>()) {
       auto row = read.getBase().getDefiningOp<memref::SubViewOp>();
+      if (row && row.getMixedOffsets().size() == 2 &&
+          row.getMixedOffsets()[0] != OpFoldResult(kLoop.getInductionVar()))
+        if (auto wholeRow = row.getSource().getDefiningOp<memref::SubViewOp>())
+          row = wholeRow;
       if (!row || row.getMixedOffsets().size() != 2 ||
           row.getMixedOffsets()[0] != OpFoldResult(kLoop.getInductionVar()))
         continue;

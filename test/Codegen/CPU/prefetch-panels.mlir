@@ -77,3 +77,47 @@ func.func @whole_k_or_many_rows(%a: memref<96x128xf32>, %w: memref<4x128x32xf32>
   }
   return
 }
+
+// -----
+
+// A 7 x 48 tile split into one-vector columns (vector.fma, each column read through a
+// subview of the K row): the row of the next panel is prefetched once, 3 lines for 48 floats.
+// CHECK-LABEL: func.func @split_columns
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-COUNT-3: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<10x4608x48xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.fma
+func.func @split_columns(%a: memref<49x256xf32>, %w: memref<10x4608x48xf32>, %koff: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c10 = arith.constant 10 : index
+  %c49 = arith.constant 49 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  scf.for %p = %c0 to %c10 step %c1 {
+    %block = memref.subview %w[%p, %koff, 0] [1, 256, 48] [1, 1, 1] : memref<10x4608x48xf32> to memref<256x48xf32, strided<[48, 1], offset: ?>>
+    scf.for %r = %c0 to %c49 step %c7 {
+      %acc:2 = scf.for %k = %c0 to %c256 step %c1 iter_args(%t0 = %zero, %t1 = %zero) -> (vector<16xf32>, vector<16xf32>) {
+        %x = memref.load %a[%r, %k] : memref<49x256xf32>
+        %xb = vector.broadcast %x : f32 to vector<16xf32>
+        %row = memref.subview %block[%k, 0] [1, 48] [1, 1] : memref<256x48xf32, strided<[48, 1], offset: ?>> to memref<1x48xf32, strided<[48, 1], offset: ?>>
+        %col0 = memref.subview %row[0, 0] [1, 16] [1, 1] : memref<1x48xf32, strided<[48, 1], offset: ?>> to memref<1x16xf32, strided<[48, 1], offset: ?>>
+        %col1 = memref.subview %row[0, 16] [1, 16] [1, 1] : memref<1x48xf32, strided<[48, 1], offset: ?>> to memref<1x16xf32, strided<[48, 1], offset: ?>>
+        %y0 = vector.transfer_read %col0[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x16xf32, strided<[48, 1], offset: ?>>, vector<1x16xf32>
+        %y1 = vector.transfer_read %col1[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x16xf32, strided<[48, 1], offset: ?>>, vector<1x16xf32>
+        %v0 = vector.extract %y0[0] : vector<16xf32> from vector<1x16xf32>
+        %v1 = vector.extract %y1[0] : vector<16xf32> from vector<1x16xf32>
+        %s0 = vector.fma %xb, %v0, %t0 : vector<16xf32>
+        %s1 = vector.fma %xb, %v1, %t1 : vector<16xf32>
+        scf.yield %s0, %s1 : vector<16xf32>, vector<16xf32>
+      }
+    }
+  }
+  return
+}
