@@ -202,7 +202,9 @@ func.func @seven_rows(%a: tensor<49x64xf32>, %b: tensor<64x32xf32>, %c: tensor<4
 
 // A panel's epilogue (marked by infc-pack-matmul-panels): the epilogue is what gets tiled,
 // with the fill and the matmul fused into each of its tiles, so the bias add and the relu
-// run on the accumulators and only their result is stored: no store of the product.
+// run on the accumulators and only their result is stored: no store of the product. The
+// epilogue then runs row by row (row i of the K loop's result, the bias row, the write of
+// row i), not on whole 8 x 32 tiles beside the accumulators.
 // AVX512-LABEL: func.func @panel_epilogue
 // AVX512-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // AVX512: scf.for
@@ -210,10 +212,17 @@ func.func @seven_rows(%a: tensor<49x64xf32>, %b: tensor<64x32xf32>, %c: tensor<4
 // AVX512: vector.contract
 // AVX512: }
 // AVX512-NOT: vector.transfer_write
-// AVX512: %[[B:.*]] = vector.broadcast %{{.*}} : vector<32xf32> to vector<8x32xf32>
-// AVX512: %[[S:.*]] = arith.addf %[[K]], %[[B]] : vector<8x32xf32>
-// AVX512: %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<8x32xf32>
-// AVX512: vector.transfer_write %[[R]]
+// AVX512: %[[B:.*]] = vector.transfer_read %arg2[%{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<32xf32>, vector<32xf32>
+// AVX512: %[[K0:.*]] = vector.extract %[[K]][0] : vector<32xf32> from vector<8x32xf32>
+// AVX512: %[[S0:.*]] = arith.addf %[[K0]], %[[B]] : vector<32xf32>
+// AVX512: %[[R0:.*]] = arith.maximumf %[[S0]], %{{.*}} : vector<32xf32>
+// AVX512: %[[W0:.*]] = vector.transfer_write %[[R0]], %{{.*}} {in_bounds = [true]} : vector<32xf32>, tensor<8x32xf32>
+// AVX512: %[[K1:.*]] = vector.extract %[[K]][1] : vector<32xf32> from vector<8x32xf32>
+// AVX512: %[[S1:.*]] = arith.addf %[[K1]], %[[B]] : vector<32xf32>
+// AVX512: %[[R1:.*]] = arith.maximumf %[[S1]], %{{.*}} : vector<32xf32>
+// AVX512: vector.transfer_write %[[R1]], %[[W0]][%{{.*}}, %{{.*}}] {in_bounds = [true]}
+// AVX512: vector.extract %[[K]][7] : vector<32xf32> from vector<8x32xf32>
+// AVX512-NOT: arith.addf {{.*}} : vector<8x32xf32>
 // AVX512-NOT: linalg.
 // AVX512: return
 func.func @panel_epilogue(%a: tensor<64x8xf32>, %b: tensor<8x32xf32>, %bias: tensor<32xf32>) -> tensor<64x32xf32> {
@@ -225,6 +234,35 @@ func.func @panel_epilogue(%a: tensor<64x8xf32>, %b: tensor<8x32xf32>, %bias: ten
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %bias : tensor<64x32xf32>, tensor<32xf32>) outs(%o : tensor<64x32xf32>) attrs = {infc.epilogue} {
   ^bb0(%x: f32, %bb: f32, %out: f32):
     %0 = arith.addf %x, %bb : f32
+    %1 = arith.maximumf %0, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<64x32xf32>
+  return %y : tensor<64x32xf32>
+}
+
+// A residual add in the epilogue: its tile is read row by row too, each row where it is
+// added (a whole 8 x 32 residual tile would sit beside the accumulators).
+// AVX512-LABEL: func.func @residual_epilogue
+// AVX512: %[[K:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
+// AVX512: }
+// AVX512-DAG: %[[K0:.*]] = vector.extract %[[K]][0] : vector<32xf32> from vector<8x32xf32>
+// AVX512-DAG: %[[X0:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<8x32xf32>, vector<32xf32>
+// AVX512: arith.addf %[[K0]], %[[X0]] : vector<32xf32>
+// AVX512: vector.transfer_write
+// AVX512-DAG: %[[K1:.*]] = vector.extract %[[K]][1] : vector<32xf32> from vector<8x32xf32>
+// AVX512-DAG: %[[X1:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<8x32xf32>, vector<32xf32>
+// AVX512: arith.addf %[[K1]], %[[X1]] : vector<32xf32>
+// AVX512-NOT: vector<8x32xf32>, vector<8x32xf32>
+// AVX512: return
+func.func @residual_epilogue(%a: tensor<64x8xf32>, %b: tensor<8x32xf32>, %res: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x8xf32>, tensor<8x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %o = tensor.empty() : tensor<64x32xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %res : tensor<64x32xf32>, tensor<64x32xf32>) outs(%o : tensor<64x32xf32>) attrs = {infc.epilogue} {
+  ^bb0(%x: f32, %s: f32, %out: f32):
+    %0 = arith.addf %x, %s : f32
     %1 = arith.maximumf %0, %z : f32
     linalg.yield %1 : f32
   } -> tensor<64x32xf32>
