@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 namespace infc {
@@ -29,10 +30,147 @@ namespace infc {
 using namespace mlir;
 
 namespace {
+/// The slice convert-infc-to-linalg takes of the wide output, [M, F] as [1, OH, Wp, F] and
+/// its columns [0, OW): with it, infc-implicit-conv stores each row of a tile (an output
+/// pixel) straight at its place in a [1, OH, OW, F] output and skips the garbage columns,
+/// so no copy drops those afterwards, and a pad after the convolution (the next conv's,
+/// a max pool's) gets the pixels written into its interior (empty-tensor elimination).
+tensor::ExtractSliceOp wideSliceOf(linalg::GenericOp conv, int64_t wp) {
+  Value result = conv.getResult(0);
+  auto expand = result.hasOneUse() ? dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin())
+                                   : tensor::ExpandShapeOp();
+  if (!expand || !expand->hasOneUse() || expand.getResultType().getRank() != 4 ||
+      expand.getResultType().getDimSize(2) != wp)
+    return {};
+  auto slice = dyn_cast<tensor::ExtractSliceOp>(*expand->getUsers().begin());
+  if (!slice || !slice.hasUnitStride() || !llvm::all_of(slice.getMixedOffsets(), isZeroInteger) ||
+      slice.getResultType().getRank() != 4 || !slice.getResultType().hasStaticShape())
+    return {};
+  return slice;
+}
+
+/// The elementwise op after the convolution that reads only its result (through the slice
+/// that drops the wide output's garbage columns) and per-channel values [F] (the bias):
+/// infc-implicit-conv runs it on each accumulator row before the row is stored, so the
+/// output is written once, not written, read back for the bias and activation and
+/// written again (ResNet-50's stem: a tenth of its time).
+struct ConvEpilogue {
+  linalg::GenericOp op;
+  /// The generic's inputs: the conv's slice (null here) or an [F] tensor.
+  SmallVector<Value> channelInputs;
+
+  static std::optional<ConvEpilogue> of(tensor::ExtractSliceOp slice) {
+    if (!slice->hasOneUse())
+      return std::nullopt;
+    auto op = dyn_cast<linalg::GenericOp>(*slice->getUsers().begin());
+    auto sliceType = slice.getResultType();
+    int64_t rank = sliceType.getRank();
+    if (!op || op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+        op.getNumParallelLoops() != op.getNumLoops() || op.getNumLoops() != rank ||
+        op.getResult(0).getType() != sliceType ||
+        !op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty())
+      return std::nullopt;
+    MLIRContext *ctx = op.getContext();
+    AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
+    ConvEpilogue epilogue{op, {}};
+    bool readsConv = false;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      auto type = dyn_cast<RankedTensorType>(input->get().getType());
+      if (input->get() == slice.getResult() && map.isIdentity() && !readsConv) {
+        readsConv = true;
+        epilogue.channelInputs.push_back(Value());
+      } else if (type && type.getRank() == 1 && map == channel &&
+                 type.getElementType() == sliceType.getElementType()) {
+        epilogue.channelInputs.push_back(input->get());
+      } else {
+        return std::nullopt;
+      }
+    }
+    // Scalar arithmetic only: each op then applies to whole rows as is.
+    for (Operation &bodyOp : op.getBody()->without_terminator())
+      if (bodyOp.getNumRegions() || bodyOp.getNumResults() != 1 ||
+          !OpTrait::hasElementwiseMappableTraits(&bodyOp) ||
+          !llvm::all_of(bodyOp.getOperandTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); }))
+        return std::nullopt;
+    if (!readsConv)
+      return std::nullopt;
+    return epilogue;
+  }
+
+  /// Row `v` (vector<nr>) of the accumulators through the body; `channels` are the
+  /// channel inputs' vectors of this panel.
+  Value applyToRow(OpBuilder &b, Location loc, Value v, ArrayRef<Value> channels) const {
+    auto rowType = cast<VectorType>(v.getType());
+    IRMapping map;
+    Block *body = linalg::GenericOp(op).getBody();
+    for (auto [arg, channel] : llvm::zip(body->getArguments(), channels))
+      map.map(arg, channel ? channel : v);
+    for (Operation &bodyOp : body->without_terminator()) {
+      for (Value operand : bodyOp.getOperands())
+        if (!map.contains(operand))
+          map.map(operand, vector::BroadcastOp::create(
+                               b, loc, VectorType::get(rowType.getShape(), operand.getType()),
+                               operand));
+      Operation *clone = b.clone(bodyOp, map);
+      clone->getResult(0).setType(
+          VectorType::get(rowType.getShape(), bodyOp.getResult(0).getType()));
+    }
+    Value yielded = map.lookupOrDefault(body->getTerminator()->getOperand(0));
+    if (!isa<VectorType>(yielded.getType())) // (a value from outside the body)
+      yielded = vector::BroadcastOp::create(b, loc, rowType, yielded);
+    return yielded;
+  }
+};
+
 struct ImplicitConv {
   int64_t kh, kw, wp, m, c, f, mr, nr;
   Value x, packed, fillValue;
   Type et;
+  /// The compact output's OH, OW (0: the wide output is stored as it is).
+  int64_t oh = 0, ow = 0;
+  std::optional<ConvEpilogue> epilogue;
+
+  /// Writes the [rows, nr] tile `acc` of wide rows [m0, m0 + rows) at `column` of `y`:
+  /// whole, or row by row (through the epilogue, if any), each at its pixel of the
+  /// [1, OH, OW, F] `y` when there is one.
+  Value store(OpBuilder &b, Location loc, Value acc, Value y, Value m0, Value column,
+              int64_t rows, ArrayRef<Value> channels) const {
+    if (!epilogue && !ow)
+      return vector::TransferWriteOp::create(b, loc, acc, y, ValueRange{m0, column},
+                                             ArrayRef<bool>{true, true})
+          .getResult();
+    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    for (int64_t i = 0; i < rows; ++i) {
+      Value v = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{i});
+      if (epilogue)
+        v = epilogue->applyToRow(b, loc, v, channels);
+      Value row = arith::AddIOp::create(b, loc, m0, constant(i));
+      if (!ow) {
+        y = vector::TransferWriteOp::create(b, loc, v, y, ValueRange{row, column},
+                                            ArrayRef<bool>{true})
+                .getResult();
+        continue;
+      }
+      // Wide row oh * Wp + c is pixel (oh, c) of the [1, OH, OW, F] output if c < OW, else
+      // a garbage column, not stored.
+      Value c = arith::RemUIOp::create(b, loc, row, constant(wp));
+      Value r = arith::DivUIOp::create(b, loc, row, constant(wp));
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, constant(ow));
+      auto ifOp = scf::IfOp::create(
+          b, loc, valid,
+          [&](OpBuilder &tb, Location tl) {
+            Value written = vector::TransferWriteOp::create(
+                                tb, tl, v, y, ValueRange{constant(0), r, c, column},
+                                ArrayRef<bool>{true})
+                                .getResult();
+            scf::YieldOp::create(tb, tl, written);
+          },
+          [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, y); });
+      y = ifOp.getResult(0);
+    }
+    return y;
+  }
 
   /// The [rows, nr] accumulator tile of output rows [m0, m0 + rows) and panel p.
   Value tile(OpBuilder &b, Location loc, Value m0, Value p, int64_t rows) const {
@@ -100,21 +238,29 @@ struct ImplicitConv {
     int64_t panels = f / nr, full = m / mr, edge = m % mr;
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    SmallVector<bool> inBounds(2, true);
     auto panelLoop = scf::ForOp::create(
         b, loc, zero, arith::ConstantIndexOp::create(b, loc, panels), one, ValueRange{init},
         [&](OpBuilder &pb, Location pl, Value p, ValueRange panelIter) {
           Value column = arith::MulIOp::create(pb, pl, p, arith::ConstantIndexOp::create(pb, pl, nr));
+          // The epilogue's per-channel vectors of this panel, read once for all its tiles.
+          SmallVector<Value> channels;
+          if (epilogue)
+            for (Value input : epilogue->channelInputs)
+              channels.push_back(
+                  input ? vector::TransferReadOp::create(
+                              pb, pl, VectorType::get({nr}, et), input, ValueRange{column},
+                              arith::ConstantOp::create(pb, pl, pb.getZeroAttr(et)),
+                              ArrayRef<bool>{true})
+                              .getResult()
+                        : Value());
           auto rowLoop = scf::ForOp::create(
               pb, pl, zero, arith::ConstantIndexOp::create(pb, pl, full), one, panelIter,
               [&](OpBuilder &rb, Location rl, Value r, ValueRange rowIter) {
                 Value m0 =
                     arith::MulIOp::create(rb, rl, r, arith::ConstantIndexOp::create(rb, rl, mr));
                 Value acc = tile(rb, rl, m0, p, mr);
-                Value y = vector::TransferWriteOp::create(rb, rl, acc, rowIter[0],
-                                                          ValueRange{m0, column}, inBounds)
-                              .getResult();
-                scf::YieldOp::create(rb, rl, y);
+                scf::YieldOp::create(rb, rl,
+                                     store(rb, rl, acc, rowIter[0], m0, column, mr, channels));
               });
           // One panel: the threads share out its row tiles instead.
           if (panels == 1)
@@ -123,8 +269,7 @@ struct ImplicitConv {
           if (edge) {
             Value m0 = arith::ConstantIndexOp::create(pb, pl, full * mr);
             Value acc = tile(pb, pl, m0, p, edge);
-            y = vector::TransferWriteOp::create(pb, pl, acc, y, ValueRange{m0, column}, inBounds)
-                    .getResult();
+            y = store(pb, pl, acc, y, m0, column, edge, channels);
           }
           scf::YieldOp::create(pb, pl, y);
         });
@@ -187,8 +332,36 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
         b, loc, infc::packPanels(weights.reshape(matrixType), 0, conv.f / conv.nr, conv.nr));
     conv.x = op.getDpsInputs()[0];
     conv.fillValue = fill.getInputs()[0];
-    Value result = conv.build(b, loc, fill.getOutputs()[0]);
-    op.getResult(0).replaceAllUsesWith(result);
+    tensor::ExtractSliceOp slice = wideSliceOf(op, conv.wp);
+    Value init = fill.getOutputs()[0];
+    if (slice) {
+      RankedTensorType sliceType = slice.getResultType();
+      conv.oh = sliceType.getDimSize(1);
+      conv.ow = sliceType.getDimSize(2);
+      conv.epilogue = ConvEpilogue::of(slice);
+      init = tensor::EmptyOp::create(b, loc, {1, conv.oh, conv.ow, conv.f}, conv.et);
+    }
+    Value image = conv.build(b, loc, init);
+    if (!slice) {
+      op.getResult(0).replaceAllUsesWith(image);
+      op.erase();
+      if (fill->use_empty())
+        fill.erase();
+      return success();
+    }
+    // The output pixels are the slice's [1, OH, OW, F] (or the epilogue's result).
+    Operation *expand = slice.getSource().getDefiningOp();
+    if (conv.epilogue) {
+      linalg::GenericOp epilogueOp = conv.epilogue->op;
+      epilogueOp.getResult(0).replaceAllUsesWith(image);
+      Value epilogueInit = epilogueOp.getDpsInits()[0];
+      epilogueOp.erase();
+      if (Operation *def = epilogueInit.getDefiningOp(); def && def->use_empty() && isPure(def))
+        def->erase();
+    }
+    slice.getResult().replaceAllUsesWith(image);
+    slice.erase();
+    expand->erase();
     op.erase();
     if (fill->use_empty())
       fill.erase();

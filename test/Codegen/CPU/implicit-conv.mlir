@@ -111,3 +111,56 @@ func.func @three_vector_width(%x: tensor<130x2xf32>) -> tensor<80x192xf32> {
   } -> tensor<80x192xf32>
   return %y : tensor<80x192xf32>
 }
+
+// -----
+
+// The wide output sliced to its 6 x 6 pixels, then a bias and a relu (what the seam writes
+// for a conv with a bias and a Relu): each tile row goes through the bias and relu and is
+// stored at its pixel (oh, c) of a [1, 6, 6, F] output (wide row m = oh * 8 + c), garbage
+// columns c >= 6 not at all; the epilogue generic and the slice of the wide output are
+// gone, the result is that output.
+// AVX512-LABEL: func.func @conv3x3_bias_relu
+// AVX512: %[[BIAS:.*]] = vector.transfer_read %arg1[%{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<64xf32>, vector<64xf32>
+// AVX512: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<1x6x6x64xf32>)
+// AVX512: %[[ACC:.*]] = scf.for {{.*}} -> (vector<6x64xf32>)
+// AVX512: %[[R0:.*]] = vector.extract %[[ACC]][0] : vector<64xf32> from vector<6x64xf32>
+// AVX512: %[[S0:.*]] = arith.addf %[[R0]], %[[BIAS]] : vector<64xf32>
+// AVX512: %[[Y0:.*]] = arith.maximumf %[[S0]], %{{.*}} : vector<64xf32>
+// AVX512: %[[COL:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// AVX512: %[[OH:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// AVX512: %[[VALID:.*]] = arith.cmpi ult, %[[COL]], %{{.*}} : index
+// AVX512: scf.if %[[VALID]] -> (tensor<1x6x6x64xf32>)
+// AVX512: vector.transfer_write %[[Y0]], %{{.*}}[%{{.*}}, %[[OH]], %[[COL]], %{{.*}}] {in_bounds = [true]} : vector<64xf32>, tensor<1x6x6x64xf32>
+// AVX512: } else {
+// AVX512: vector.extract %[[ACC]][5] : vector<64xf32> from vector<6x64xf32>
+// AVX512: } {infc.parallel}
+// AVX512-NOT: linalg.generic
+// AVX512-NOT: tensor.extract_slice %{{.*}} : tensor<1x6x8x64xf32>
+// AVX512: return %{{.*}} : tensor<1x6x6x64xf32>
+#a = affine_map<(d0, d1, d2, d3) -> (d0 + (d2 floordiv 3) * 8 + d2 mod 3, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @conv3x3_bias_relu(%x: tensor<72x2xf32>, %bias: tensor<64xf32>) -> tensor<1x6x6x64xf32> {
+  %w = arith.constant dense<0.5> : tensor<9x2x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48x64xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<48x64xf32>) -> tensor<48x64xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<72x2xf32>, tensor<9x2x64xf32>) outs(%acc : tensor<48x64xf32>) attrs = {infc.implicit_conv = array<i64: 3, 3, 8>} {
+  ^bb0(%in: f32, %in_w: f32, %out: f32):
+    %0 = arith.mulf %in, %in_w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<48x64xf32>
+  %wide = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [1, 6, 8, 64] : tensor<48x64xf32> into tensor<1x6x8x64xf32>
+  %s = tensor.extract_slice %wide[0, 0, 0, 0] [1, 6, 6, 64] [1, 1, 1, 1] : tensor<1x6x8x64xf32> to tensor<1x6x6x64xf32>
+  %o = tensor.empty() : tensor<1x6x6x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %bias : tensor<1x6x6x64xf32>, tensor<64xf32>) outs(%o : tensor<1x6x6x64xf32>) {
+  ^bb0(%v: f32, %bb: f32, %out: f32):
+    %0 = arith.addf %v, %bb : f32
+    %1 = arith.maximumf %0, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x6x6x64xf32>
+  return %r : tensor<1x6x6x64xf32>
+}

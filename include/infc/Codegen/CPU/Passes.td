@@ -110,7 +110,11 @@ def InfcImplicitConv : Pass<"infc-implicit-conv", "mlir::func::FuncOp"> {
     (at compile time) and writes the kernel directly: a loop over the panels (or, with one
     panel, over the row tiles) marked `infc.parallel`, mr x nr accumulators carried through
     loops over the taps and the channels, each step a `vector.contract` of an mr x 1 column
-    of X and a 1 x nr panel row; a static edge tile for the rows left.
+    of X and a 1 x nr panel row; a static edge tile for the rows left. When the wide output
+    is only read through the slice of its [1, OH, OW, F] pixels, each tile row (a pixel)
+    is stored at its place in such an output and the garbage columns are not stored; an
+    elementwise op on that slice reading nothing else but per-channel [F] vectors (the
+    bias, the activation) then runs on each row before its store, and is removed.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
