@@ -198,6 +198,7 @@ static void addHostLowering(OpPassManager &pm, const infc::InfcPipelineOptions &
 }
 
 static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(infc::createInfcPadPointwiseInput());
   if (options.vnni && options.vectorBits >= 512) {
     infc::InfcVnniMatmulOptions vnni;
     vnni.amx = options.amx;

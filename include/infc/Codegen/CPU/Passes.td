@@ -210,6 +210,20 @@ def InfcVectorizeElementwise : Pass<"infc-vectorize-elementwise", "mlir::func::F
                            "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def InfcPadPointwiseInput : Pass<"infc-pad-pointwise-input", "mlir::func::FuncOp"> {
+  let summary = "Pad a 1x1 convolution's input instead of its widened output";
+  let description = [{
+    A constant pad of dims 1 and 2 of E(expand(matmul(collapse(X), W))), X [1, H, W, K]
+    the NHWC input of a 1x1 convolution that widens K to F >= 2K channels and E its
+    elementwise epilogue (per-channel inputs only), becomes E(expand(matmul(collapse(
+    pad(X)), W))) over the padded pixels with its border then filled with the pad value:
+    the matmul cannot write into the padded buffer's interior (its rows are not contiguous
+    there), so the pad copied the whole widened tensor; now it copies the input.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcPadBorders : Pass<"infc-pad-borders", "mlir::func::FuncOp"> {
   let summary = "Write each constant tensor.pad as its input in an empty tensor plus border fills";
   let description = [{
