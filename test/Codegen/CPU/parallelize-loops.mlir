@@ -105,3 +105,43 @@ func.func @marked_swaps_buffers(%a: memref<16xf32>, %b: memref<16xf32>) {
   } {infc.parallel}
   return
 }
+
+// Three row blocks, each over two panels of 6-row tiles (infc-pack-matmul-panels' nest):
+// one three-dimensional scf.parallel, the views of the outer bodies moved into it and the
+// self-copy dropped, so the threads share all 3 x 2 x 4 iterations, not the 3 row blocks.
+// CHECK-LABEL: func.func @nested
+// CHECK: scf.parallel (%[[R:.*]], %[[P:.*]], %[[T:.*]]) = (%{{.*}}, %{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}}, %{{.*}}) step (%{{.*}}, %{{.*}}, %{{.*}}) {
+// CHECK: %[[ROW:.*]] = arith.muli %[[R]], %{{.*}} : index
+// CHECK: %[[BLOCK:.*]] = memref.subview %arg0[%[[ROW]], 0] [24, 128]
+// CHECK: %[[COL:.*]] = arith.muli %[[P]], %{{.*}} : index
+// CHECK: %[[PANEL:.*]] = memref.subview %[[BLOCK]][0, %[[COL]]] [24, 64]
+// CHECK: memref.subview %[[PANEL]][%[[T]], 0] [6, 64]
+// CHECK: linalg.fill
+// CHECK-NOT: memref.copy
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @nested(%c: memref<72x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c24 = arith.constant 24 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %r = %c0 to %c3 step %c1 {
+    %row = arith.muli %r, %c24 : index
+    %block = memref.subview %c[%row, 0] [24, 128] [1, 1] : memref<72x128xf32> to memref<24x128xf32, strided<[128, 1], offset: ?>>
+    scf.for %p = %c0 to %c2 step %c1 {
+      %col = arith.muli %p, %c64 : index
+      %panel = memref.subview %block[0, %col] [24, 64] [1, 1] : memref<24x128xf32, strided<[128, 1], offset: ?>> to memref<24x64xf32, strided<[128, 1], offset: ?>>
+      scf.for %t = %c0 to %c24 step %c6 {
+        %tile = memref.subview %panel[%t, 0] [6, 64] [1, 1] : memref<24x64xf32, strided<[128, 1], offset: ?>> to memref<6x64xf32, strided<[128, 1], offset: ?>>
+        linalg.fill ins(%one : f32) outs(%tile : memref<6x64xf32, strided<[128, 1], offset: ?>>)
+      } {infc.parallel}
+      memref.copy %panel, %panel : memref<24x64xf32, strided<[128, 1], offset: ?>> to memref<24x64xf32, strided<[128, 1], offset: ?>>
+    } {infc.parallel}
+  } {infc.parallel}
+  return
+}
