@@ -123,8 +123,18 @@ struct ConvEpilogue {
   }
 };
 
+/// A run of K rows with nonzero weights: channels [channel, channel + size) of one tap
+/// (its input row offset `shift`), rows [k, k + size) of the packed weights.
+struct KSegment {
+  int64_t shift, channel, size, k;
+};
+
 struct ImplicitConv {
   int64_t kh, kw, wp, m, c, f, mr, nr;
+  /// The K rows to run when some taps' channels have all-zero weights (a space-to-depth
+  /// stem's taps past the original kernel): only those with weights, packed in this
+  /// order. Empty: all KH * KW * C rows, in a loop over the taps.
+  SmallVector<KSegment> segments;
   Value x, packed, fillValue;
   Type et;
   /// The compact output's OH, OW (0: the wide output is stored as it is).
@@ -190,6 +200,39 @@ struct ImplicitConv {
         {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
          vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
          vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
+    // One K step: the rows x 1 column `ch` of X from row `row`, times row `k` of the panel.
+    auto step = [&](OpBuilder &cb, Location cl, Value row, Value ch, Value k, Value accIn) {
+      Value aSlice = tensor::ExtractSliceOp::create(
+          cb, cl, RankedTensorType::get({rows, 1}, et), x, SmallVector<OpFoldResult>{row, ch},
+          SmallVector<OpFoldResult>{idx(rows), idx(1)}, SmallVector<OpFoldResult>(2, idx(1)));
+      Value bSlice = tensor::ExtractSliceOp::create(
+          cb, cl, RankedTensorType::get({1, nr}, et), packed,
+          SmallVector<OpFoldResult>{p, k, idx(0)}, SmallVector<OpFoldResult>{idx(1), idx(1), idx(nr)},
+          SmallVector<OpFoldResult>(3, idx(1)));
+      SmallVector<bool> inBounds(2, true);
+      Value a = vector::TransferReadOp::create(cb, cl, VectorType::get({rows, 1}, et), aSlice,
+                                               ValueRange{zero, zero}, padding, inBounds);
+      Value bRow = vector::TransferReadOp::create(cb, cl, VectorType::get({1, nr}, et), bSlice,
+                                                  ValueRange{zero, zero}, padding, inBounds);
+      return vector::ContractionOp::create(cb, cl, a, bRow, accIn, maps, iterators).getResult();
+    };
+    if (!segments.empty()) {
+      // The runs one after the other, each a loop over its channels.
+      for (const KSegment &segment : segments) {
+        Value row = arith::AddIOp::create(b, loc, m0,
+                                          arith::ConstantIndexOp::create(b, loc, segment.shift));
+        Value first = arith::ConstantIndexOp::create(b, loc, segment.channel);
+        auto run = scf::ForOp::create(
+            b, loc, first, arith::ConstantIndexOp::create(b, loc, segment.channel + segment.size),
+            one, ValueRange{acc}, [&](OpBuilder &cb, Location cl, Value ch, ValueRange chAcc) {
+              Value k = arith::AddIOp::create(
+                  cb, cl, ch, arith::ConstantIndexOp::create(cb, cl, segment.k - segment.channel));
+              scf::YieldOp::create(cb, cl, step(cb, cl, row, ch, k, chAcc[0]));
+            });
+        acc = run.getResult(0);
+      }
+      return acc;
+    }
     // Taps in a loop, channels inside it: the innermost loop is the matmul's K step.
     auto taps = scf::ForOp::create(
         b, loc, zero, arith::ConstantIndexOp::create(b, loc, kh * kw), one, ValueRange{acc},
@@ -206,27 +249,8 @@ struct ImplicitConv {
           auto channels = scf::ForOp::create(
               tb, tl, zero, arith::ConstantIndexOp::create(tb, tl, c), one, tapAcc,
               [&](OpBuilder &cb, Location cl, Value ch, ValueRange chAcc) {
-                Value aSlice = tensor::ExtractSliceOp::create(
-                    cb, cl, RankedTensorType::get({rows, 1}, et), x,
-                    SmallVector<OpFoldResult>{row, ch},
-                    SmallVector<OpFoldResult>{idx(rows), idx(1)},
-                    SmallVector<OpFoldResult>(2, idx(1)));
                 Value k = arith::AddIOp::create(cb, cl, kBase, ch);
-                Value bSlice = tensor::ExtractSliceOp::create(
-                    cb, cl, RankedTensorType::get({1, nr}, et), packed,
-                    SmallVector<OpFoldResult>{p, k, idx(0)},
-                    SmallVector<OpFoldResult>{idx(1), idx(1), idx(nr)},
-                    SmallVector<OpFoldResult>(3, idx(1)));
-                SmallVector<bool> inBounds(2, true);
-                Value a = vector::TransferReadOp::create(
-                    cb, cl, VectorType::get({rows, 1}, et), aSlice, ValueRange{zero, zero},
-                    padding, inBounds);
-                Value bRow = vector::TransferReadOp::create(
-                    cb, cl, VectorType::get({1, nr}, et), bSlice, ValueRange{zero, zero},
-                    padding, inBounds);
-                Value sum = vector::ContractionOp::create(cb, cl, a, bRow, chAcc[0], maps,
-                                                          iterators);
-                scf::YieldOp::create(cb, cl, sum);
+                scf::YieldOp::create(cb, cl, step(cb, cl, row, ch, k, chAcc[0]));
               });
           scf::YieldOp::create(tb, tl, channels.getResult(0));
         });
@@ -293,6 +317,38 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
         return signalPassFailure();
   }
 
+  /// The rows of `matrix` [KH*KW*C, F] with a nonzero weight, as runs of channels per tap
+  /// in `conv.segments`, when at least an eighth of the rows are all zero (a 7x7 stem after
+  /// its space-to-depth: 4x4 taps of 12 channels, 147 of 192 rows); else `matrix`.
+  static DenseElementsAttr dropZeroRows(ImplicitConv &conv, DenseElementsAttr matrix) {
+    int64_t rows = conv.kh * conv.kw * conv.c, f = conv.f;
+    auto values = llvm::to_vector(matrix.getValues<float>());
+    SmallVector<bool> nonzero(rows);
+    for (int64_t r = 0; r < rows; ++r)
+      nonzero[r] = llvm::any_of(ArrayRef(values).slice(r * f, f), [](float v) { return v != 0; });
+    int64_t kept = llvm::count(nonzero, true);
+    if (kept == 0 || 8 * (rows - kept) < rows)
+      return matrix;
+    std::vector<float> compact;
+    compact.reserve(kept * f);
+    for (int64_t t = 0; t < conv.kh * conv.kw; ++t) {
+      int64_t shift = (t / conv.kw) * conv.wp + t % conv.kw;
+      for (int64_t ch = 0; ch < conv.c; ++ch) {
+        if (!nonzero[t * conv.c + ch])
+          continue;
+        int64_t k = compact.size() / f;
+        if (!conv.segments.empty() && conv.segments.back().shift == shift &&
+            conv.segments.back().channel + conv.segments.back().size == ch)
+          ++conv.segments.back().size;
+        else
+          conv.segments.push_back({shift, ch, 1, k});
+        llvm::append_range(compact, ArrayRef(values).slice((t * conv.c + ch) * f, f));
+      }
+    }
+    auto type = RankedTensorType::get({kept, f}, conv.et);
+    return DenseElementsAttr::get(type, ArrayRef<float>(compact));
+  }
+
   LogicalResult rewrite(linalg::GenericOp op) {
     auto taps = op->getAttrOfType<DenseI64ArrayAttr>("infc.implicit_conv");
     DenseElementsAttr weights;
@@ -326,10 +382,14 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
              << conv.f << " is not a multiple of the register tile width " << conv.nr;
     OpBuilder b(op);
     Location loc = op.getLoc();
-    // The weights [KH*KW, C, F] as [K, F], in panels of nr columns (at compile time).
+    // The weights [KH*KW, C, F] as [K, F], in panels of nr columns (at compile time);
+    // only the rows with a nonzero weight when those are fewer (see `segments`).
     auto matrixType = RankedTensorType::get({conv.kh * conv.kw * conv.c, conv.f}, conv.et);
+    DenseElementsAttr matrix = weights.reshape(matrixType);
+    if (!matrix.isSplat() && conv.et.isF32())
+      matrix = dropZeroRows(conv, matrix);
     conv.packed = arith::ConstantOp::create(
-        b, loc, infc::packPanels(weights.reshape(matrixType), 0, conv.f / conv.nr, conv.nr));
+        b, loc, infc::packPanels(matrix, 0, conv.f / conv.nr, conv.nr));
     conv.x = op.getDpsInputs()[0];
     conv.fillValue = fill.getInputs()[0];
     tensor::ExtractSliceOp slice = wideSliceOf(op, conv.wp);

@@ -22,8 +22,8 @@
 // AVX512: %[[ROW:.*]] = arith.addi %[[M0]], %[[SHIFT]] : index
 // AVX512: %[[KB:.*]] = arith.muli %[[T]], %[[C2:.*]] : index
 // AVX512: scf.for %[[CH:.*]] = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<6x64xf32>)
-// AVX512: %[[XS:.*]] = tensor.extract_slice %arg0[%[[ROW]], %[[CH]]] [6, 1] [1, 1] : tensor<72x2xf32> to tensor<6x1xf32>
 // AVX512: %[[K:.*]] = arith.addi %[[KB]], %[[CH]] : index
+// AVX512: %[[XS:.*]] = tensor.extract_slice %arg0[%[[ROW]], %[[CH]]] [6, 1] [1, 1] : tensor<72x2xf32> to tensor<6x1xf32>
 // AVX512: %[[WS:.*]] = tensor.extract_slice %[[W]][%[[P]], %[[K]], 0] [1, 1, 64] [1, 1, 1] : tensor<1x18x64xf32> to tensor<1x64xf32>
 // AVX512: %[[XV:.*]] = vector.transfer_read %[[XS]]
 // AVX512: %[[WV:.*]] = vector.transfer_read %[[WS]]
@@ -163,4 +163,39 @@ func.func @conv3x3_bias_relu(%x: tensor<72x2xf32>, %bias: tensor<64xf32>) -> ten
     linalg.yield %1 : f32
   } -> tensor<1x6x6x64xf32>
   return %r : tensor<1x6x6x64xf32>
+}
+
+// -----
+
+// Tap 3's channel 1 has all-zero weights (as a space-to-depth stem's taps past the original
+// kernel do): its K row is dropped from the packed weights (7 of 8 rows), and the taps run
+// one after the other, each a loop over its channels (2, 2, 2, then 1) with a constant row
+// offset (0, 1, 7, 8 for Wp = 7): no loop over the taps.
+// AVX512-LABEL: func.func @zero_rows
+// AVX512: arith.constant dense<5.000000e-01> : tensor<1x7x32xf32>
+// AVX512: scf.for {{.*}} -> (tensor<42x32xf32>)
+// AVX512: scf.for {{.*}} -> (tensor<42x32xf32>)
+// AVX512-NOT: arith.divui
+// AVX512: scf.for %{{.*}} = %{{.*}} to %[[C2:.*]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<7x32xf32>)
+// AVX512: vector.contract {{.*}} : vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
+// AVX512: scf.for %{{.*}} = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<7x32xf32>)
+// AVX512: scf.for %{{.*}} = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<7x32xf32>)
+// AVX512: scf.for %{{.*}} = %{{.*}} to %[[C1:.*]] step %[[C1]] iter_args(%{{.*}} = %{{.*}}) -> (vector<7x32xf32>)
+// AVX512-NOT: scf.for {{.*}} -> (vector<7x32xf32>)
+// AVX512: vector.transfer_write
+#a = affine_map<(d0, d1, d2, d3) -> (d0 + (d2 floordiv 2) * 7 + d2 mod 2, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @zero_rows(%x: tensor<56x2xf32>) -> tensor<42x32xf32> {
+  %w = arith.constant dense<[[[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]], [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]], [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]], [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]]> : tensor<4x2x32xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<42x32xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<42x32xf32>) -> tensor<42x32xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<56x2xf32>, tensor<4x2x32xf32>) outs(%acc : tensor<42x32xf32>) attrs = {infc.implicit_conv = array<i64: 2, 2, 7>} {
+  ^bb0(%in: f32, %in_w: f32, %out: f32):
+    %0 = arith.mulf %in, %in_w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<42x32xf32>
+  return %y : tensor<42x32xf32>
 }

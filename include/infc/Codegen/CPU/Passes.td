@@ -114,7 +114,10 @@ def InfcImplicitConv : Pass<"infc-implicit-conv", "mlir::func::FuncOp"> {
     is only read through the slice of its [1, OH, OW, F] pixels, each tile row (a pixel)
     is stored at its place in such an output and the garbage columns are not stored; an
     elementwise op on that slice reading nothing else but per-channel [F] vectors (the
-    bias, the activation) then runs on each row before its store, and is removed.
+    bias, the activation) then runs on each row before its store, and is removed. K rows
+    (tap, channel) whose weights are all zero (a space-to-depth stem's taps past the
+    original kernel), if an eighth or more, are dropped: the taps then run one after the
+    other, each a loop over its runs of channels.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
