@@ -222,6 +222,7 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   addBufferization(pm);
   pm.addPass(infc::createInfcMemoryPlan());
   pm.addNestedPass<func::FuncOp>(infc::createInfcPrefetchPanels());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcUnrollKLoops());
   if (options.amx)
     pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());
   pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops());

@@ -16,11 +16,12 @@
 // CHECK: omp.parallel {
 // CHECK-NEXT: omp.wsloop {
 // CHECK-NEXT: omp.loop_nest (%{{.*}}) : i64 = (%[[ZERO]]) to (%[[PANELS]]) step (%[[STEP]]) {
-// 256 bits: 6 FMAs per K step for the 6x16 tiles, 4 for the peeled 4x16 edge (M = 64).
-// AVX2-COUNT-10: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// 256 bits: 6 FMAs per K step for the 6x16 tiles, 4 for the peeled 4x16 edge (M = 64),
+// four K steps an iteration (infc-unroll-k-loops; K = 96, no remainder).
+// AVX2-COUNT-40: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // AVX2-NOT: llvm.intr.fmuladd
-// 512 bits: 6 FMAs for the 6x64 tiles, 4 for the 4x64 edge.
-// AVX512-COUNT-10: llvm.intr.fmuladd({{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
+// 512 bits: 6 FMAs for the 6x64 tiles, 4 for the 4x64 edge, four K steps an iteration.
+// AVX512-COUNT-40: llvm.intr.fmuladd({{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
 // AVX512-NOT: llvm.intr.fmuladd
 // CHECK: omp.yield
 // CHECK: omp.terminator

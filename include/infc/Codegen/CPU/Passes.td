@@ -127,6 +127,21 @@ def InfcImplicitConv : Pass<"infc-implicit-conv", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def InfcUnrollKLoops : Pass<"infc-unroll-k-loops", "mlir::func::FuncOp"> {
+  let summary = "Unroll the K loops of float register tiles";
+  let description = [{
+    An innermost `scf.for` that carries only vectors and runs `vector.contract` or
+    `vector.fma` ops (the K loop of a register tile of infc-tile-and-vectorize-matmul or
+    infc-implicit-conv) is unrolled by `factor` (a remainder loop takes the steps left):
+    the next steps' loads issue under the current step's FMAs and the loop overhead is
+    shared. Runs after infc-prefetch-panels, which matches one step an iteration.
+  }];
+  let options = [
+    Option<"factor", "factor", "uint64_t", /*default=*/"4", "K steps per iteration">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def InfcPrefetchPanels : Pass<"infc-prefetch-panels", "mlir::func::FuncOp"> {
   let summary = "Prefetch the next panel's K block in the K loops of few-row matmuls";
   let description = [{
