@@ -46,6 +46,11 @@ tensor::ExtractSliceOp wideSliceOf(linalg::GenericOp conv, int64_t wp) {
   if (!slice || !slice.hasUnitStride() || !llvm::all_of(slice.getMixedOffsets(), isZeroInteger) ||
       slice.getResultType().getRank() != 4 || !slice.getResultType().hasStaticShape())
     return {};
+  // Only columns cut: every wide row's pixels have their place in the slice.
+  ArrayRef<int64_t> wide = expand.getResultType().getShape(),
+                    pixels = slice.getResultType().getShape();
+  if (wide[0] != pixels[0] || wide[1] != pixels[1] || wide[3] != pixels[3])
+    return {};
   return slice;
 }
 

@@ -77,8 +77,15 @@ LogicalResult padInput(RewriterBase &rewriter, tensor::PadOp pad) {
   auto imageType = cast<RankedTensorType>(collapse.getSrc().getType());
   auto weightType = cast<RankedTensorType>(matmul.getInputs()[1].getType());
   auto resultType = cast<RankedTensorType>(epilogue.getResult(0).getType());
+  // The same pixels in and out: X [1, H, W, K] collapsed, the product expanded back to
+  // [1, H, W, F].
+  SmallVector<ReassociationIndices> pixelsAndChannels = {{0, 1, 2}, {3}};
   if (imageType.getRank() != 4 || !imageType.hasStaticShape() || imageType.getDimSize(0) != 1 ||
       expand.getResultType().getShape() != resultType.getShape() ||
+      imageType.getDimSize(1) != resultType.getDimSize(1) ||
+      imageType.getDimSize(2) != resultType.getDimSize(2) ||
+      collapse.getReassociationIndices() != pixelsAndChannels ||
+      expand.getReassociationIndices() != pixelsAndChannels ||
       weightType.getDimSize(1) < kMinWidening * weightType.getDimSize(0))
     return failure();
 

@@ -87,7 +87,9 @@ struct InfcParallelizeLoopsPass
           !loop->getParentOfType<scf::ParallelOp>())
         loops.push_back(loop);
     });
-    // Outermost first; a marked loop nested in one already parallel stays sequential.
+    // Innermost first (the walk is post-order), so marked loops at every depth become
+    // scf.parallel; the nests are merged below, and a parallel loop still nested in another
+    // runs as a nested region, which the runtime executes on the calling thread alone.
     for (scf::ForOp loop : loops) {
       if (loop->getParentOfType<scf::ParallelOp>())
         continue;
