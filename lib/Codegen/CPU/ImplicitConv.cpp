@@ -144,6 +144,10 @@ struct ImplicitConv {
   Type et;
   /// The compact output's OH, OW (0: the wide output is stored as it is).
   int64_t oh = 0, ow = 0;
+  /// Pixel rows (`infc.implicit_conv = [KH, KW, Wp, S, OW]`): output row m is pixel
+  /// (m / OW, m % OW), whose tap (0, 0) reads input row (m / OW) * S * Wp + (m % OW) * S;
+  /// each tile row broadcasts from its own pixel's row, so no garbage columns. 0: wide.
+  int64_t pixelW = 0, stride = 1;
   std::optional<ConvEpilogue> epilogue;
 
   /// Writes the [rows, nr] tile `acc` of wide rows [m0, m0 + rows) at `column` of `y`:
@@ -206,17 +210,40 @@ struct ImplicitConv {
          vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
          vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
     // One K step: the rows x 1 column `ch` of X from row `row`, times row `k` of the panel.
+    // Pixel rows: each tile row's input row for tap (0, 0).
+    SmallVector<Value> pixelRows;
+    for (int64_t i = 0; pixelW && i < rows; ++i) {
+      auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+      Value m = arith::AddIOp::create(b, loc, m0, constant(i));
+      Value r = arith::DivUIOp::create(b, loc, m, constant(pixelW));
+      Value c = arith::RemUIOp::create(b, loc, m, constant(pixelW));
+      pixelRows.push_back(arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, r, constant(stride * wp)),
+          arith::MulIOp::create(b, loc, c, constant(stride))));
+    }
+    auto rowOf = [&](OpBuilder &rb, Location rl, Value shift) -> Value {
+      return pixelW ? shift : arith::AddIOp::create(rb, rl, m0, shift).getResult();
+    };
     auto step = [&](OpBuilder &cb, Location cl, Value row, Value ch, Value k, Value accIn) {
-      Value aSlice = tensor::ExtractSliceOp::create(
+      Value a;
+      if (pixelW) {
+        SmallVector<Value> column;
+        for (Value pixel : pixelRows)
+          column.push_back(tensor::ExtractOp::create(
+              cb, cl, x, ValueRange{arith::AddIOp::create(cb, cl, pixel, row), ch}));
+        a = vector::FromElementsOp::create(cb, cl, VectorType::get({rows, 1}, et), column);
+      }
+      Value aSlice = pixelW ? Value() : tensor::ExtractSliceOp::create(
           cb, cl, RankedTensorType::get({rows, 1}, et), x, SmallVector<OpFoldResult>{row, ch},
-          SmallVector<OpFoldResult>{idx(rows), idx(1)}, SmallVector<OpFoldResult>(2, idx(1)));
+          SmallVector<OpFoldResult>{idx(rows), idx(1)}, SmallVector<OpFoldResult>(2, idx(1))).getResult();
       Value bSlice = tensor::ExtractSliceOp::create(
           cb, cl, RankedTensorType::get({1, nr}, et), packed,
           SmallVector<OpFoldResult>{p, k, idx(0)}, SmallVector<OpFoldResult>{idx(1), idx(1), idx(nr)},
           SmallVector<OpFoldResult>(3, idx(1)));
       SmallVector<bool> inBounds(2, true);
-      Value a = vector::TransferReadOp::create(cb, cl, VectorType::get({rows, 1}, et), aSlice,
-                                               ValueRange{zero, zero}, padding, inBounds);
+      if (!pixelW)
+        a = vector::TransferReadOp::create(cb, cl, VectorType::get({rows, 1}, et), aSlice,
+                                           ValueRange{zero, zero}, padding, inBounds);
       Value bRow = vector::TransferReadOp::create(cb, cl, VectorType::get({1, nr}, et), bSlice,
                                                   ValueRange{zero, zero}, padding, inBounds);
       return vector::ContractionOp::create(cb, cl, a, bRow, accIn, maps, iterators).getResult();
@@ -224,8 +251,7 @@ struct ImplicitConv {
     if (!segments.empty()) {
       // The runs one after the other, each a loop over its channels.
       for (const KSegment &segment : segments) {
-        Value row = arith::AddIOp::create(b, loc, m0,
-                                          arith::ConstantIndexOp::create(b, loc, segment.shift));
+        Value row = rowOf(b, loc, arith::ConstantIndexOp::create(b, loc, segment.shift));
         Value first = arith::ConstantIndexOp::create(b, loc, segment.channel);
         auto run = scf::ForOp::create(
             b, loc, first, arith::ConstantIndexOp::create(b, loc, segment.channel + segment.size),
@@ -248,7 +274,7 @@ struct ImplicitConv {
           Value shift = arith::AddIOp::create(
               tb, tl, arith::MulIOp::create(tb, tl, i, arith::ConstantIndexOp::create(tb, tl, wp)),
               j);
-          Value row = arith::AddIOp::create(tb, tl, m0, shift);
+          Value row = rowOf(tb, tl, shift);
           Value kBase =
               arith::MulIOp::create(tb, tl, t, arith::ConstantIndexOp::create(tb, tl, c));
           auto channels = scf::ForOp::create(
@@ -358,7 +384,7 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     auto taps = op->getAttrOfType<DenseI64ArrayAttr>("infc.implicit_conv");
     DenseElementsAttr weights;
     auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-    if (!taps || taps.size() != 3 || op.getNumDpsInputs() != 2 || !fill ||
+    if (!taps || (taps.size() != 3 && taps.size() != 5) || op.getNumDpsInputs() != 2 || !fill ||
         !matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
       return op.emitOpError("infc.implicit_conv needs [KH, KW, Wp], constant weights and a "
                             "filled output");
@@ -368,6 +394,10 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     conv.kh = taps[0];
     conv.kw = taps[1];
     conv.wp = taps[2];
+    if (taps.size() == 5) {
+      conv.stride = taps[3];
+      conv.pixelW = taps[4];
+    }
     conv.m = yt.getDimSize(0);
     conv.f = yt.getDimSize(1);
     conv.c = xt.getDimSize(1);
@@ -397,7 +427,8 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
         b, loc, infc::packPanels(matrix, 0, conv.f / conv.nr, conv.nr));
     conv.x = op.getDpsInputs()[0];
     conv.fillValue = fill.getInputs()[0];
-    tensor::ExtractSliceOp slice = wideSliceOf(op, conv.wp);
+    tensor::ExtractSliceOp slice =
+        conv.pixelW ? tensor::ExtractSliceOp() : wideSliceOf(op, conv.wp);
     Value init = fill.getOutputs()[0];
     if (slice) {
       RankedTensorType sliceType = slice.getResultType();

@@ -199,3 +199,39 @@ func.func @zero_rows(%x: tensor<56x2xf32>) -> tensor<42x32xf32> {
   } -> tensor<42x32xf32>
   return %y : tensor<42x32xf32>
 }
+
+// -----
+
+// Pixel rows (`[KH, KW, Wp, S, OW]` = [3, 3, 8, 1, 6]: a 6x6 output over an 8-wide padded
+// input, no garbage columns): each of a tile's 6 rows computes its pixel's input row once,
+// (m / 6) * 8 + m % 6, and each K step broadcasts from those rows plus the tap's offset
+// (six tensor.extract ops gathered into the 6 x 1 column), not from one strided slice.
+// AVX512-LABEL: func.func @pixel_rows
+// AVX512: scf.for {{.*}} -> (tensor<36x64xf32>)
+// AVX512: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<36x64xf32>)
+// AVX512: %[[M0:.*]] = arith.muli %[[R]], %{{.*}} : index
+// AVX512: %[[M:.*]] = arith.addi %[[M0]], %{{.*}} : index
+// AVX512: arith.divui %[[M]], %{{.*}} : index
+// AVX512: arith.remui %[[M]], %{{.*}} : index
+// AVX512: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<6x64xf32>)
+// AVX512: scf.for %[[CH:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<6x64xf32>)
+// AVX512-COUNT-6: tensor.extract %arg0[%{{.*}}, %[[CH]]] : tensor<64x2xf32>
+// AVX512: vector.from_elements {{.*}} : vector<6x1xf32>
+// AVX512: vector.contract {{.*}} : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+// AVX512-NOT: tensor.extract_slice %arg0
+#a = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 6) * 8 + d0 mod 6 + (d2 floordiv 3) * 8 + d2 mod 3, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @pixel_rows(%x: tensor<64x2xf32>) -> tensor<36x64xf32> {
+  %w = arith.constant dense<0.5> : tensor<9x2x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<36x64xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<36x64xf32>) -> tensor<36x64xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<64x2xf32>, tensor<9x2x64xf32>) outs(%acc : tensor<36x64xf32>) attrs = {infc.implicit_conv = array<i64: 3, 3, 8, 1, 6>} {
+  ^bb0(%in: f32, %in_w: f32, %out: f32):
+    %0 = arith.mulf %in, %in_w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<36x64xf32>
+  return %y : tensor<36x64xf32>
+}

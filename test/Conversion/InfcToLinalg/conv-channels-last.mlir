@@ -154,3 +154,41 @@ func.func @stem(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x64xf32> {
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>, tensor<64x3x3x3xf32>) -> tensor<1x2x2x64xf32>
   return %y : tensor<1x2x2x64xf32>
 }
+
+// -----
+
+// A 10x10 map with 128 filters: the wide output's (3 - 1) x 128 garbage columns per row
+// would cost more than they save, and with 100 pixels (more than 64) the implicit GEMM runs
+// over the pixel rows instead: output row m reads, per tap, input row (m / 10) * 12 + m % 10
+// of the padded image (Wp = 12) shifted by (t / 3) * 12 + t % 3, no garbage columns, no
+// im2col, the result [100, 128] is the image.
+// CHECK-LABEL: func.func @pixel_rows
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: } : tensor<1x10x10x2xf32> to tensor<1x12x12x2xf32>
+// CHECK: %[[X:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3]] : tensor<1x12x12x2xf32> into tensor<144x2xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[X]], %{{.*}} : tensor<144x2xf32>, tensor<9x2x128xf32>) outs(%{{.*}} : tensor<100x128xf32>) attrs =  {infc.implicit_conv = array<i64: 3, 3, 12, 1, 10>}
+// CHECK: tensor.expand_shape %[[Y]] {{\[}}[0, 1, 2], [3]] output_shape [1, 10, 10, 128] : tensor<100x128xf32> into tensor<1x10x10x128xf32>
+// CHECK-NOT: tensor.extract_slice
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: linalg.matmul
+func.func @pixel_rows(%x: tensor<1x10x10x2xf32>) -> tensor<1x10x10x128xf32> {
+  %w = infc.constant dense<1.0> : tensor<128x2x3x3xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x10x10x2xf32>, tensor<128x2x3x3xf32>) -> tensor<1x10x10x128xf32>
+  return %y : tensor<1x10x10x128xf32>
+}
+
+// -----
+
+// Stride 2 over pixel rows (8 channels: no space-to-depth): the padded 22x22 image, output
+// row m reading row (m / 10) * 44 + (m % 10) * 2 per tap.
+// CHECK: #[[PA:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 10) * 44 + (d0 mod 10) * 2 + (d2 floordiv 3) * 22 + d2 mod 3, d3)>
+// CHECK-LABEL: func.func @pixel_rows_stride2
+// CHECK: linalg.generic {indexing_maps = [#[[PA]], {{.*}}outs(%{{.*}} : tensor<100x64xf32>) attrs =  {infc.implicit_conv = array<i64: 3, 3, 22, 2, 10>}
+// CHECK-NOT: linalg.copy
+func.func @pixel_rows_stride2(%x: tensor<1x20x20x8xf32>) -> tensor<1x10x10x64xf32> {
+  %w = infc.constant dense<1.0> : tensor<64x8x3x3xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x20x20x8xf32>, tensor<64x8x3x3xf32>) -> tensor<1x10x10x64xf32>
+  return %y : tensor<1x10x10x64xf32>
+}

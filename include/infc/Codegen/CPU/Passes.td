@@ -117,7 +117,10 @@ def InfcImplicitConv : Pass<"infc-implicit-conv", "mlir::func::FuncOp"> {
     bias, the activation) then runs on each row before its store, and is removed. K rows
     (tap, channel) whose weights are all zero (a space-to-depth stem's taps past the
     original kernel), if an eighth or more, are dropped: the taps then run one after the
-    other, each a loop over its runs of channels.
+    other, each a loop over its runs of channels. A generic marked `[KH, KW, Wp, S, OW]`
+    (pixel rows: output row m reads input row (m / OW) * S * Wp + (m % OW) * S plus the
+    tap's offset) gets the same kernel, each tile row's input row computed once per tile
+    and each K step's A column gathered from those rows.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
