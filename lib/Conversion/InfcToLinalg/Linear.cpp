@@ -297,6 +297,42 @@ bool prefersImplicitConv(Value input, Value weight, ArrayRef<int64_t> strides,
          llvm::all_of(strides, [](int64_t s) { return s == 1; }) && (kw - 1) * f < 18 * ow;
 }
 
+/// The generic both implicit GEMMs are: over the padded NHWC image X [1, Hp', Wp, C] as
+/// X' [Hp' * Wp, C] and the weights as W [KH * KW, C, F],
+///   Y[m, f] = sum_{t, c} X'[row(m) + (t / KW) * Wp + t % KW, c] * W[t, c, f],  m < M,
+/// `row` giving the input row of output row m's tap (0, 0); marked
+/// `infc.implicit_conv = marker` for infc-implicit-conv.
+static Value implicitConvGeneric(OpBuilder &b, Location loc, Value input, Value weight,
+                                 int64_t m, function_ref<AffineExpr(AffineExpr)> row,
+                                 ArrayRef<int64_t> marker) {
+  auto it = cast<RankedTensorType>(input.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  Type et = it.getElementType();
+  int64_t rows = it.getDimSize(1), wp = it.getDimSize(2), c = it.getDimSize(3),
+          f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3);
+  Value x = reshapeTensor(b, loc, input, RankedTensorType::get({rows * wp, c}, et));
+  Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {2, 3, 1, 0}),
+                          RankedTensorType::get({kh * kw, c, f}, et));
+  MLIRContext *ctx = b.getContext();
+  AffineExpr dm = getAffineDimExpr(0, ctx), df = getAffineDimExpr(1, ctx),
+             dt = getAffineDimExpr(2, ctx), dc = getAffineDimExpr(3, ctx);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(4, 0, {row(dm) + dt.floorDiv(kw) * wp + dt % kw, dc}, ctx),
+      AffineMap::get(4, 0, {dt, dc, df}, ctx), AffineMap::get(4, 0, {dm, df}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::reduction};
+  auto conv = linalg::GenericOp::create(
+      b, loc, TypeRange{RankedTensorType::get({m, f}, et)}, ValueRange{x, w},
+      ValueRange{zeros(b, loc, {m, f}, et)}, maps, iterators,
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
+        linalg::YieldOp::create(nb, nl, ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
+      });
+  conv->setAttr("infc.implicit_conv", b.getDenseI64ArrayAttr(marker));
+  return conv.getResult(0);
+}
+
 /// A stride-1 convolution of a padded NHWC image X [1, Hp + 1, Wp, C] (one zero row more
 /// than the convolution's padding) as an implicit GEMM over a "wide" output that has Wp
 /// columns per row instead of OW:
@@ -313,31 +349,11 @@ Value convChannelsLastImplicit(OpBuilder &b, Location loc, Value input, Value we
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   Type et = it.getElementType();
-  int64_t rows = it.getDimSize(1), wp = it.getDimSize(2), c = it.getDimSize(3),
-          f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
-          oh = resultType.getDimSize(1), ow = resultType.getDimSize(2), m = oh * wp;
-  Value x = reshapeTensor(b, loc, input, RankedTensorType::get({rows * wp, c}, et));
-  Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {2, 3, 1, 0}),
-                          RankedTensorType::get({kh * kw, c, f}, et));
-  MLIRContext *ctx = b.getContext();
-  AffineExpr dm = getAffineDimExpr(0, ctx), df = getAffineDimExpr(1, ctx),
-             dt = getAffineDimExpr(2, ctx), dc = getAffineDimExpr(3, ctx);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(4, 0, {dm + dt.floorDiv(kw) * wp + dt % kw, dc}, ctx),
-      AffineMap::get(4, 0, {dt, dc, df}, ctx), AffineMap::get(4, 0, {dm, df}, ctx)};
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::reduction};
-  auto conv = linalg::GenericOp::create(
-      b, loc, TypeRange{RankedTensorType::get({m, f}, et)}, ValueRange{x, w},
-      ValueRange{zeros(b, loc, {m, f}, et)}, maps, iterators,
-      [](OpBuilder &nb, Location nl, ValueRange args) {
-        Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
-        linalg::YieldOp::create(nb, nl, ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
-      });
-  conv->setAttr("infc.implicit_conv", b.getDenseI64ArrayAttr({kh, kw, wp}));
-  Value wide = reshapeTensor(b, loc, conv.getResult(0),
-                             RankedTensorType::get({1, oh, wp, f}, et));
+  int64_t wp = it.getDimSize(2), f = wt.getDimSize(0), kh = wt.getDimSize(2),
+          kw = wt.getDimSize(3), oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+  Value y = implicitConvGeneric(b, loc, input, weight, oh * wp, [](AffineExpr m) { return m; },
+                                {kh, kw, wp});
+  Value wide = reshapeTensor(b, loc, y, RankedTensorType::get({1, oh, wp, f}, et));
   auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
   return tensor::ExtractSliceOp::create(
       b, loc, resultType, wide, SmallVector<OpFoldResult>{idx(0), idx(0), idx(0), idx(0)},
@@ -370,34 +386,14 @@ bool prefersPixelRows(Value input, Value weight, ArrayRef<int64_t> strides,
 /// (CPU) register-tiles it with each tile row broadcasting from its pixel's row.
 Value convChannelsLastPixelRows(OpBuilder &b, Location loc, Value input, Value weight,
                                 int64_t stride, RankedTensorType resultType) {
-  auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
-  Type et = it.getElementType();
-  int64_t rows = it.getDimSize(1), wp = it.getDimSize(2), c = it.getDimSize(3),
-          f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
-          oh = resultType.getDimSize(1), ow = resultType.getDimSize(2), m = oh * ow;
-  Value x = reshapeTensor(b, loc, input, RankedTensorType::get({rows * wp, c}, et));
-  Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {2, 3, 1, 0}),
-                          RankedTensorType::get({kh * kw, c, f}, et));
-  MLIRContext *ctx = b.getContext();
-  AffineExpr dm = getAffineDimExpr(0, ctx), df = getAffineDimExpr(1, ctx),
-             dt = getAffineDimExpr(2, ctx), dc = getAffineDimExpr(3, ctx);
-  AffineExpr pixel = dm.floorDiv(ow) * (stride * wp) + (dm % ow) * stride;
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(4, 0, {pixel + dt.floorDiv(kw) * wp + dt % kw, dc}, ctx),
-      AffineMap::get(4, 0, {dt, dc, df}, ctx), AffineMap::get(4, 0, {dm, df}, ctx)};
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::reduction};
-  auto conv = linalg::GenericOp::create(
-      b, loc, TypeRange{RankedTensorType::get({m, f}, et)}, ValueRange{x, w},
-      ValueRange{zeros(b, loc, {m, f}, et)}, maps, iterators,
-      [](OpBuilder &nb, Location nl, ValueRange args) {
-        Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
-        linalg::YieldOp::create(nb, nl, ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
-      });
-  conv->setAttr("infc.implicit_conv", b.getDenseI64ArrayAttr({kh, kw, wp, stride, ow}));
-  return reshapeTensor(b, loc, conv.getResult(0), resultType);
+  int64_t wp = cast<RankedTensorType>(input.getType()).getDimSize(2), kh = wt.getDimSize(2),
+          kw = wt.getDimSize(3), oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+  Value y = implicitConvGeneric(
+      b, loc, input, weight, oh * ow,
+      [&](AffineExpr m) { return m.floorDiv(ow) * (stride * wp) + (m % ow) * stride; },
+      {kh, kw, wp, stride, ow});
+  return reshapeTensor(b, loc, y, resultType);
 }
 
 /// Whether a stride-2 NHWC convolution of few channels (a network's stem: 7x7 over RGB) is
