@@ -209,11 +209,10 @@ struct ImplicitConv {
         {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
          vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
          vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
-    // One K step: the rows x 1 column `ch` of X from row `row`, times row `k` of the panel.
     // Pixel rows: each tile row's input row for tap (0, 0).
+    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     SmallVector<Value> pixelRows;
     for (int64_t i = 0; pixelW && i < rows; ++i) {
-      auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
       Value m = arith::AddIOp::create(b, loc, m0, constant(i));
       Value r = arith::DivUIOp::create(b, loc, m, constant(pixelW));
       Value c = arith::RemUIOp::create(b, loc, m, constant(pixelW));
@@ -221,29 +220,34 @@ struct ImplicitConv {
           b, loc, arith::MulIOp::create(b, loc, r, constant(stride * wp)),
           arith::MulIOp::create(b, loc, c, constant(stride))));
     }
+    // The input row of a tap's offset `shift`: of the tile's first row (wide), or added to
+    // each pixel row.
     auto rowOf = [&](OpBuilder &rb, Location rl, Value shift) -> Value {
       return pixelW ? shift : arith::AddIOp::create(rb, rl, m0, shift).getResult();
     };
+    // One K step: the rows x 1 column `ch` of X from row `row` (one strided slice, or one
+    // element per pixel row), times row `k` of the panel.
+    SmallVector<bool> inBounds(2, true);
     auto step = [&](OpBuilder &cb, Location cl, Value row, Value ch, Value k, Value accIn) {
+      auto columnType = VectorType::get({rows, 1}, et);
       Value a;
       if (pixelW) {
         SmallVector<Value> column;
         for (Value pixel : pixelRows)
           column.push_back(tensor::ExtractOp::create(
               cb, cl, x, ValueRange{arith::AddIOp::create(cb, cl, pixel, row), ch}));
-        a = vector::FromElementsOp::create(cb, cl, VectorType::get({rows, 1}, et), column);
+        a = vector::FromElementsOp::create(cb, cl, columnType, column);
+      } else {
+        Value aSlice = tensor::ExtractSliceOp::create(
+            cb, cl, RankedTensorType::get({rows, 1}, et), x, SmallVector<OpFoldResult>{row, ch},
+            SmallVector<OpFoldResult>{idx(rows), idx(1)}, SmallVector<OpFoldResult>(2, idx(1)));
+        a = vector::TransferReadOp::create(cb, cl, columnType, aSlice, ValueRange{zero, zero},
+                                           padding, inBounds);
       }
-      Value aSlice = pixelW ? Value() : tensor::ExtractSliceOp::create(
-          cb, cl, RankedTensorType::get({rows, 1}, et), x, SmallVector<OpFoldResult>{row, ch},
-          SmallVector<OpFoldResult>{idx(rows), idx(1)}, SmallVector<OpFoldResult>(2, idx(1))).getResult();
       Value bSlice = tensor::ExtractSliceOp::create(
           cb, cl, RankedTensorType::get({1, nr}, et), packed,
           SmallVector<OpFoldResult>{p, k, idx(0)}, SmallVector<OpFoldResult>{idx(1), idx(1), idx(nr)},
           SmallVector<OpFoldResult>(3, idx(1)));
-      SmallVector<bool> inBounds(2, true);
-      if (!pixelW)
-        a = vector::TransferReadOp::create(cb, cl, VectorType::get({rows, 1}, et), aSlice,
-                                           ValueRange{zero, zero}, padding, inBounds);
       Value bRow = vector::TransferReadOp::create(cb, cl, VectorType::get({1, nr}, et), bSlice,
                                                   ValueRange{zero, zero}, padding, inBounds);
       return vector::ContractionOp::create(cb, cl, a, bRow, accIn, maps, iterators).getResult();
@@ -251,10 +255,9 @@ struct ImplicitConv {
     if (!segments.empty()) {
       // The runs one after the other, each a loop over its channels.
       for (const KSegment &segment : segments) {
-        Value row = rowOf(b, loc, arith::ConstantIndexOp::create(b, loc, segment.shift));
-        Value first = arith::ConstantIndexOp::create(b, loc, segment.channel);
+        Value row = rowOf(b, loc, constant(segment.shift));
         auto run = scf::ForOp::create(
-            b, loc, first, arith::ConstantIndexOp::create(b, loc, segment.channel + segment.size),
+            b, loc, constant(segment.channel), constant(segment.channel + segment.size),
             one, ValueRange{acc}, [&](OpBuilder &cb, Location cl, Value ch, ValueRange chAcc) {
               Value k = arith::AddIOp::create(
                   cb, cl, ch, arith::ConstantIndexOp::create(cb, cl, segment.k - segment.channel));
@@ -386,8 +389,8 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
     if (!taps || (taps.size() != 3 && taps.size() != 5) || op.getNumDpsInputs() != 2 || !fill ||
         !matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
-      return op.emitOpError("infc.implicit_conv needs [KH, KW, Wp], constant weights and a "
-                            "filled output");
+      return op.emitOpError("infc.implicit_conv needs [KH, KW, Wp] or [KH, KW, Wp, S, OW], "
+                            "constant weights and a filled output");
     auto xt = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
     auto yt = cast<RankedTensorType>(op.getResult(0).getType());
     ImplicitConv conv;
@@ -438,26 +441,23 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
       init = tensor::EmptyOp::create(b, loc, {1, conv.oh, conv.ow, conv.f}, conv.et);
     }
     Value image = conv.build(b, loc, init);
-    if (!slice) {
+    if (slice) {
+      // The output pixels are the slice's [1, OH, OW, F] (or the epilogue's result).
+      Operation *expand = slice.getSource().getDefiningOp();
+      if (conv.epilogue) {
+        linalg::GenericOp epilogueOp = conv.epilogue->op;
+        epilogueOp.getResult(0).replaceAllUsesWith(image);
+        Value epilogueInit = epilogueOp.getDpsInits()[0];
+        epilogueOp.erase();
+        if (Operation *def = epilogueInit.getDefiningOp(); def && def->use_empty() && isPure(def))
+          def->erase();
+      }
+      slice.getResult().replaceAllUsesWith(image);
+      slice.erase();
+      expand->erase();
+    } else {
       op.getResult(0).replaceAllUsesWith(image);
-      op.erase();
-      if (fill->use_empty())
-        fill.erase();
-      return success();
     }
-    // The output pixels are the slice's [1, OH, OW, F] (or the epilogue's result).
-    Operation *expand = slice.getSource().getDefiningOp();
-    if (conv.epilogue) {
-      linalg::GenericOp epilogueOp = conv.epilogue->op;
-      epilogueOp.getResult(0).replaceAllUsesWith(image);
-      Value epilogueInit = epilogueOp.getDpsInits()[0];
-      epilogueOp.erase();
-      if (Operation *def = epilogueInit.getDefiningOp(); def && def->use_empty() && isPure(def))
-        def->erase();
-    }
-    slice.getResult().replaceAllUsesWith(image);
-    slice.erase();
-    expand->erase();
     op.erase();
     if (fill->use_empty())
       fill.erase();

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "Borders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -43,39 +44,49 @@ struct PadAsBorders : OpRewritePattern<tensor::PadOp> {
     if (padValue.getParentRegion() == &op.getRegion())
       return rewriter.notifyMatchFailure(op, "pad value defined in the region");
     Location loc = op.getLoc();
-    int64_t rank = type.getRank();
-    ArrayRef<int64_t> outer = type.getShape(), inner = sourceType.getShape();
     auto attrs = [&](ArrayRef<int64_t> v) { return getAsIndexOpFoldResult(getContext(), v); };
-    SmallVector<int64_t> ones(rank, 1);
-    Value result = tensor::EmptyOp::create(rewriter, loc, outer, type.getElementType());
+    ArrayRef<int64_t> inner = sourceType.getShape();
+    Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
     result = tensor::InsertSliceOp::create(rewriter, loc, op.getSource(), result, attrs(*low),
-                                           attrs(inner), attrs(ones));
-    // Dim by dim, the slabs before and after the interior: the dims before d span only the
-    // interior (their borders are slabs of their own), the dims after d everything.
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t high = outer[d] - inner[d] - (*low)[d];
-      for (auto [begin, size] : {std::pair{int64_t(0), (*low)[d]},
-                                 std::pair{(*low)[d] + inner[d], high}}) {
-        if (size == 0)
-          continue;
-        SmallVector<int64_t> offsets(rank, 0), sizes(outer);
-        for (int64_t e = 0; e < d; ++e) {
-          offsets[e] = (*low)[e];
-          sizes[e] = inner[e];
-        }
-        offsets[d] = begin;
-        sizes[d] = size;
-        Value slab = tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
-        slab = linalg::FillOp::create(rewriter, loc, padValue, slab).getResult(0);
-        result = tensor::InsertSliceOp::create(rewriter, loc, slab, result, attrs(offsets),
-                                               attrs(sizes), attrs(ones));
-      }
-    }
+                                           attrs(inner),
+                                           attrs(SmallVector<int64_t>(type.getRank(), 1)));
+    result = infc::fillBorder(rewriter, loc, result, padValue, *low, inner);
     rewriter.replaceOp(op, result);
     return success();
   }
 };
 
+} // namespace
+
+Value infc::fillBorder(OpBuilder &b, Location loc, Value padded, Value padValue,
+                       ArrayRef<int64_t> low, ArrayRef<int64_t> inner) {
+  auto type = cast<RankedTensorType>(padded.getType());
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> outer = type.getShape();
+  auto attrs = [&](ArrayRef<int64_t> v) { return getAsIndexOpFoldResult(b.getContext(), v); };
+  SmallVector<int64_t> ones(rank, 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t high = outer[d] - inner[d] - low[d];
+    for (auto [begin, size] : {std::pair{int64_t(0), low[d]}, std::pair{low[d] + inner[d], high}}) {
+      if (size == 0)
+        continue;
+      SmallVector<int64_t> offsets(rank, 0), sizes(outer);
+      for (int64_t e = 0; e < d; ++e) {
+        offsets[e] = low[e];
+        sizes[e] = inner[e];
+      }
+      offsets[d] = begin;
+      sizes[d] = size;
+      Value slab = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+      slab = linalg::FillOp::create(b, loc, padValue, slab).getResult(0);
+      padded = tensor::InsertSliceOp::create(b, loc, slab, padded, attrs(offsets), attrs(sizes),
+                                             attrs(ones));
+    }
+  }
+  return padded;
+}
+
+namespace {
 struct InfcPadBordersPass : public infc::impl::InfcPadBordersBase<InfcPadBordersPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());

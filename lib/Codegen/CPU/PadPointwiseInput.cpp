@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "Borders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -120,23 +121,9 @@ LogicalResult padInput(RewriterBase &rewriter, tensor::PadOp pad) {
       epilogue.getIndexingMapsArray(), epilogue.getIteratorTypesArray());
   rewriter.cloneRegionBefore(epilogue.getRegion(), widened.getRegion(),
                              widened.getRegion().end());
-  // The border: rows above and below over the whole width, then columns left and right
-  // of the interior rows.
-  Value result = widened.getResult(0);
-  int64_t top = (*low)[1], left = (*low)[2];
-  SmallVector<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>> slabs = {
-      {{0, 0, 0, 0}, {1, top, wp, f}},
-      {{0, top + h, 0, 0}, {1, hp - top - h, wp, f}},
-      {{0, top, 0, 0}, {1, h, left, f}},
-      {{0, top, left + w, 0}, {1, h, wp - left - w, f}}};
-  for (auto &[offsets, sizes] : slabs) {
-    if (llvm::is_contained(sizes, 0))
-      continue;
-    Value slab = tensor::EmptyOp::create(rewriter, loc, sizes, et);
-    slab = linalg::FillOp::create(rewriter, loc, padValue, slab).getResult(0);
-    result = tensor::InsertSliceOp::create(rewriter, loc, slab, result, attrs(offsets),
-                                           attrs(sizes), attrs({1, 1, 1, 1}));
-  }
+  // The border, filled over the widened result.
+  Value result = infc::fillBorder(rewriter, loc, widened.getResult(0), padValue, *low,
+                                  {1, h, w, f});
   rewriter.replaceOp(pad, result);
   rewriter.eraseOp(epilogue);
   rewriter.eraseOp(expand);

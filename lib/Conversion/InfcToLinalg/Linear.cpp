@@ -608,47 +608,34 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       return op.emitOpError("channels_last is lowered for float convolutions, plain or "
                             "depthwise");
     ArrayRef<int64_t> pads = op.getPads();
-    Value input = adaptor.getInput();
-    bool implicit = group == 1 && prefersImplicitConv(input, adaptor.getWeight(),
-                                                      op.getStrides(), op.getDilations(),
-                                                      resultType);
-    if (group == 1 && prefersSpaceToDepth(input, adaptor.getWeight(), op.getStrides(),
-                                          op.getDilations(), resultType)) {
-      Value result = convSpaceToDepth(rewriter, loc, input, adaptor.getWeight(), pads,
-                                      resultType);
-      rewriter.replaceOp(op,
-                         addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
-      return success();
-    }
-    if (!implicit && group == 1 && prefersPixelRows(input, adaptor.getWeight(), op.getStrides(),
-                                                     op.getDilations(), resultType)) {
-      input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
-                          {0, pads[2], pads[3], 0}, rewriter.getZeroAttr(et));
-      Value result = convChannelsLastPixelRows(rewriter, loc, input, adaptor.getWeight(),
-                                               op.getStrides()[0], resultType);
-      rewriter.replaceOp(op,
-                         addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
-      return success();
-    }
-    if (implicit) {
+    Value input = adaptor.getInput(), weight = adaptor.getWeight();
+    bool implicit = group == 1 && prefersImplicitConv(input, weight, op.getStrides(),
+                                                      op.getDilations(), resultType);
+    Value result;
+    if (group == 1 && prefersSpaceToDepth(input, weight, op.getStrides(), op.getDilations(),
+                                          resultType)) {
+      result = convSpaceToDepth(rewriter, loc, input, weight, pads, resultType);
+    } else if (implicit) {
       // (one more zero row at the bottom: see convChannelsLastImplicit)
       input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
                           {0, pads[2] + 1, pads[3], 0}, rewriter.getZeroAttr(et));
-      Value result = convChannelsLastImplicit(rewriter, loc, input, adaptor.getWeight(),
-                                              resultType);
-      rewriter.replaceOp(op,
-                         addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
-      return success();
+      result = convChannelsLastImplicit(rewriter, loc, input, weight, resultType);
+    } else {
+      bool pixelRows = group == 1 && prefersPixelRows(input, weight, op.getStrides(),
+                                                      op.getDilations(), resultType);
+      if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+        input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
+                            {0, pads[2], pads[3], 0}, rewriter.getZeroAttr(et));
+      if (pixelRows)
+        result = convChannelsLastPixelRows(rewriter, loc, input, weight, op.getStrides()[0],
+                                           resultType);
+      else if (group == 1)
+        result = convChannelsLastAsMatmul(rewriter, loc, input, weight, op.getStrides(),
+                                          op.getDilations(), resultType);
+      else
+        result = depthwiseAsTapSum(rewriter, loc, input, weight, op.getStrides(),
+                                   op.getDilations(), resultType, /*channelsLast=*/true);
     }
-    if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
-      input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
-                          {0, pads[2], pads[3], 0}, rewriter.getZeroAttr(et));
-    Value result = group == 1
-                       ? convChannelsLastAsMatmul(rewriter, loc, input, adaptor.getWeight(),
-                                                  op.getStrides(), op.getDilations(), resultType)
-                       : depthwiseAsTapSum(rewriter, loc, input, adaptor.getWeight(),
-                                           op.getStrides(), op.getDilations(), resultType,
-                                           /*channelsLast=*/true);
     rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
     return success();
   }

@@ -9,7 +9,7 @@ func.func @runtime_weights(%x: tensor<72x2xf32>, %w: tensor<9x2x64xf32>) -> tens
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<48x64xf32>
   %acc = linalg.fill ins(%z : f32) outs(%e : tensor<48x64xf32>) -> tensor<48x64xf32>
-  // expected-error @+1 {{infc.implicit_conv needs [KH, KW, Wp], constant weights and a filled output}}
+  // expected-error @+1 {{infc.implicit_conv needs [KH, KW, Wp] or [KH, KW, Wp, S, OW], constant weights and a filled output}}
   %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<72x2xf32>, tensor<9x2x64xf32>) outs(%acc : tensor<48x64xf32>) attrs = {infc.implicit_conv = array<i64: 3, 3, 8>} {
   ^bb0(%in: f32, %in_w: f32, %out: f32):
     %0 = arith.mulf %in, %in_w : f32

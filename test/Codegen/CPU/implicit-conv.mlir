@@ -24,8 +24,8 @@
 // AVX512: scf.for %[[CH:.*]] = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<6x64xf32>)
 // AVX512: %[[K:.*]] = arith.addi %[[KB]], %[[CH]] : index
 // AVX512: %[[XS:.*]] = tensor.extract_slice %arg0[%[[ROW]], %[[CH]]] [6, 1] [1, 1] : tensor<72x2xf32> to tensor<6x1xf32>
-// AVX512: %[[WS:.*]] = tensor.extract_slice %[[W]][%[[P]], %[[K]], 0] [1, 1, 64] [1, 1, 1] : tensor<1x18x64xf32> to tensor<1x64xf32>
 // AVX512: %[[XV:.*]] = vector.transfer_read %[[XS]]
+// AVX512: %[[WS:.*]] = tensor.extract_slice %[[W]][%[[P]], %[[K]], 0] [1, 1, 64] [1, 1, 1] : tensor<1x18x64xf32> to tensor<1x64xf32>
 // AVX512: %[[WV:.*]] = vector.transfer_read %[[WS]]
 // AVX512: vector.contract {{.*}} %[[XV]], %[[WV]], %[[A]] : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
 // AVX512: vector.transfer_write %{{.*}}, %[[Y]][%[[M0]], %{{.*}}] {in_bounds = [true, true]} : vector<6x64xf32>, tensor<48x64xf32>
