@@ -341,6 +341,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> precision{*this, "precision",
                                 llvm::cl::desc("CUDA: fp32 (default), fp16 or bf16"),
                                 llvm::cl::init("fp32")};
+  Option<bool> skipGraphPasses{
+      *this, "skip-graph-passes",
+      llvm::cl::desc("the input is `infc compile --emit=infc` output: run the passes after "
+                     "the graph passes only (as `infc compile` does after --emit=infc)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -359,6 +364,7 @@ void infc::registerInfcPipelines() {
           options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
         options.cudaPath = cl.cudaPath;
         options.precision = cl.precision;
+        options.skipGraphPasses = cl.skipGraphPasses;
         if (cl.stopAfter == "infc")
           options.stopAfter = PipelineStage::Infc;
         else if (cl.stopAfter == "linalg")

@@ -8,6 +8,54 @@
 using namespace mlir;
 using namespace infc;
 
+/// The index of an elementwise input of `g` that can hold its result: a residual whose
+/// buffer nothing reads or writes after `g` (every other user of it, and of its reshapes,
+/// comes before `g` in `g`'s block). -1 if there is none, or if `g`'s result already has a
+/// place (its init is no tensor.empty, or an insert_slice takes it: a padded interior).
+static int64_t findInPlaceInput(linalg::GenericOp g, ArrayRef<bool> elementwise) {
+  Value init = g.getDpsInits()[0];
+  if (!init.getDefiningOp<tensor::EmptyOp>())
+    return -1;
+  for (Operation *user : g.getResult(0).getUsers())
+    if (isa<tensor::InsertSliceOp>(user))
+      return -1;
+  auto usedOnlyBefore = [&](Value root) {
+    SmallVector<Value> aliases = {root};
+    while (!aliases.empty()) {
+      Value v = aliases.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (user == g)
+          continue;
+        if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp>(user)) {
+          aliases.push_back(user->getResult(0));
+          continue;
+        }
+        Operation *ancestor = g->getBlock()->findAncestorOpInBlock(*user);
+        if (!ancestor || !ancestor->isBeforeInBlock(g))
+          return false;
+      }
+    }
+    return true;
+  };
+  for (auto [i, operand] : llvm::enumerate(g.getDpsInputs())) {
+    if (!elementwise[i] || operand.getType() != g.getResult(0).getType() ||
+        llvm::count(g->getOperands(), operand) != 1)
+      continue;
+    Value root = operand;
+    while (Operation *def = root.getDefiningOp()) {
+      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+        break;
+      root = def->getOperand(0);
+    }
+    // A function argument or a constant is not ours to write.
+    if (isa<BlockArgument>(root) || root.getDefiningOp<arith::ConstantOp>())
+      continue;
+    if (usedOnlyBefore(root))
+      return i;
+  }
+  return -1;
+}
+
 std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul) {
   Value product = matmul.getResult(0);
   if (!product.hasOneUse())
@@ -66,6 +114,10 @@ std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul) {
   if (!seenProduct)
     return std::nullopt;
   e.consumer = g;
+  SmallVector<bool> elementwise;
+  for (Access how : e.access)
+    elementwise.push_back(how == Access::Element);
+  e.inPlace = findInPlaceInput(g, elementwise);
   return e;
 }
 
@@ -78,8 +130,11 @@ Value MatmulEpilogue::resultInit(OpBuilder &b, Location loc) {
       v = tensor::CollapseShapeOp::create(b, loc, in, expand.getReassociationIndices());
     inputs2d.push_back(v);
   }
-  // The consumer's own init (a tensor.empty, which empty-tensor elimination may turn into
-  // the slice of a padded buffer that its user inserts into), viewed as [M, N].
+  // The residual that holds the result in place, or the consumer's own init (a
+  // tensor.empty, which empty-tensor elimination may turn into the slice of a padded
+  // buffer that its user inserts into), viewed as [M, N].
+  if (inPlace >= 0)
+    return inputs2d[inPlace];
   Value init = consumer.getDpsInits()[0];
   if (expand)
     return tensor::CollapseShapeOp::create(b, loc, init, expand.getReassociationIndices());
@@ -93,15 +148,21 @@ Value MatmulEpilogue::apply(OpBuilder &b, Location loc, Value product, Value des
   SmallVector<OpFoldResult> unit(2, b.getIndexAttr(1));
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows), b.getIndexAttr(width)};
   AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<OpFoldResult> at = {destRow, col};
+  Value init = tensor::ExtractSliceOp::create(b, loc, dest, at, sizes, unit);
   SmallVector<Value> operands;
   SmallVector<AffineMap> maps;
-  for (auto [v, how] : llvm::zip(inputs2d, access)) {
+  for (auto [i, v, how] : llvm::enumerate(inputs2d, access)) {
     switch (how) {
     case Access::Product:
       operands.push_back(product);
       maps.push_back(identity);
       break;
     case Access::Element:
+      // The in-place residual is the tile's own init (below): the destination the loops
+      // carry, whose tiles hold it until they are written.
+      if (static_cast<int64_t>(i) == inPlace)
+        break;
       operands.push_back(tensor::ExtractSliceOp::create(
           b, loc, v, SmallVector<OpFoldResult>{row, col}, sizes, unit));
       maps.push_back(identity);
@@ -120,14 +181,22 @@ Value MatmulEpilogue::apply(OpBuilder &b, Location loc, Value product, Value des
     }
   }
   maps.push_back(identity);
-  SmallVector<OpFoldResult> at = {destRow, col};
-  Value init = tensor::ExtractSliceOp::create(b, loc, dest, at, sizes, unit);
   SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
-  auto tile = linalg::GenericOp::create(b, loc, TypeRange{init.getType()}, operands,
-                                        ValueRange{init}, maps, iterators);
-  IRMapping mapping;
+  // The consumer's body, its in-place input read as the tile's output element (so that,
+  // once tiled further, each register tile reads the residual from what it overwrites).
   linalg::GenericOp source = consumer; // ops are handles; the region is not changed
-  source.getRegion().cloneInto(&tile.getRegion(), mapping);
+  Block &body = source.getRegion().front();
+  auto tile = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, operands, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location, ValueRange args) {
+        IRMapping mapping;
+        unsigned next = 0;
+        for (auto [i, arg] : llvm::enumerate(body.getArguments().drop_back()))
+          mapping.map(arg, static_cast<int64_t>(i) == inPlace ? args.back() : args[next++]);
+        mapping.map(body.getArguments().back(), args.back());
+        for (Operation &op : body)
+          nb.clone(op, mapping);
+      });
   tile->setAttr(kEpilogueMarker, b.getUnitAttr());
   return tensor::InsertSliceOp::create(b, loc, tile.getResult(0), dest, at, sizes, unit);
 }

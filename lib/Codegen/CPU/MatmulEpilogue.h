@@ -18,7 +18,9 @@ namespace infc {
 /// The elementwise consumer of a matmul's [M, N] product, seen as an op over [M, N]: the
 /// product may reach it through an expand_shape that splits M ([P, F] -> [1, OH, OW, F]);
 /// its other inputs are read elementwise (identity map, same shape), per column (a map to
-/// the last dim: a bias) or are scalars.
+/// the last dim: a bias) or are scalars. A residual input that dies at the consumer holds
+/// the result in place (as ORT's convs accumulate into their Sum input): each tile is read
+/// and written back, and no fresh buffer is write-allocated.
 class MatmulEpilogue {
 public:
   /// The epilogue of `matmul`'s result, if it has exactly one such consumer.
@@ -47,6 +49,7 @@ private:
   mlir::tensor::ExpandShapeOp expand; // null when the consumer reads the product directly
   llvm::SmallVector<Access> access;   // per consumer input
   llvm::SmallVector<mlir::Value> inputs2d; // per input, collapsed to [M, N] for Element
+  int64_t inPlace = -1; // the Element input whose buffer takes the result, if any
   int64_t m = 0, n = 0;
 };
 

@@ -78,6 +78,13 @@ struct FoldExtractOfDisjointInsert : OpRewritePattern<tensor::ExtractSliceOp> {
       return op && op.getSource().getDefiningOp<vector::TransferWriteOp>();
     };
     auto insert = extract.getSource().getDefiningOp<tensor::InsertSliceOp>();
+    // Nor for a slice that is written too (the output tile of an epilogue that holds a
+    // residual in place): it must come from the newest value.
+    if (llvm::any_of(extract->getUsers(), [&](Operation *user) {
+          auto write = dyn_cast<vector::TransferWriteOp>(user);
+          return write && write.getBase() == extract.getResult();
+        }))
+      return failure();
     if (!isColumnWrite(insert) ||
         !isColumnWrite(insert.getDest().getDefiningOp<tensor::InsertSliceOp>()))
       return failure();
@@ -242,8 +249,12 @@ LogicalResult splitEpilogueRows(RewriterBase &rewriter, vector::TransferWriteOp 
     for (Operation *op : ordered) {
       Value row;
       if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
+        // A tile read from the tensor it is written into (a residual held in place) reads
+        // row i after the rows before it are written: from the last write's result, so that
+        // bufferization sees one tensor updated in place.
+        Value base = read.getBase() == write.getBase() ? dest : read.getBase();
         row = vector::TransferReadOp::create(rewriter, loc, rowType(read.getVectorType()),
-                                             read.getBase(), shifted(read.getIndices(), i),
+                                             base, shifted(read.getIndices(), i),
                                              read.getPadding(), ArrayRef<bool>{true});
       } else if (auto broadcast = dyn_cast<vector::BroadcastOp>(op)) {
         Value source = broadcast.getSource();
@@ -553,6 +564,12 @@ struct InfcTileAndVectorizeMatmulPass
       config.setStrictness(GreedyRewriteStrictness::ExistingOps);
       if (failed(applyOpPatternsGreedily(columnWrites, std::move(subsets), config)))
         return signalPassFailure();
+      // The column writes into their slices, now unused (their epilogue chains must have
+      // one user each to be split into rows below).
+      func.walk([&](vector::TransferWriteOp write) {
+        if (write->getNumResults() && write->use_empty())
+          rewriter.eraseOp(write);
+      });
     }
     // Last, once the epilogues read the K loops' results (the folds above).
     SmallVector<vector::TransferWriteOp> tileWrites;

@@ -201,7 +201,7 @@ func.func @row_blocks(%a: tensor<600x96xf32>) -> tensor<600x72xf32> {
 
 
 // The matmul's elementwise consumer (bias add and relu on the product reshaped to NHWC,
-// plus a residual) is applied panel by panel: the product of each panel is a temporary
+// plus a residual: a function argument, not the function's to write) is applied panel by panel: the product of each panel is a temporary
 // [M, nr] tensor, and the panel loop carries the consumer's result, viewed as [M, N]. The
 // residual is read at the panel's columns, the bias per column.
 // AVX512-LABEL: func.func @epilogue
@@ -211,9 +211,9 @@ func.func @row_blocks(%a: tensor<600x96xf32>) -> tensor<600x72xf32> {
 // AVX512: %[[COL:.*]] = arith.muli %[[P]], %{{.*}} : index
 // AVX512: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x64xf32>)
 // AVX512: %[[MM:.*]] = linalg.matmul ins(%arg0, %{{.*}} : tensor<64x8xf32>, tensor<8x64xf32>) outs(%[[INIT]] : tensor<64x64xf32>)
+// AVX512: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]]] [64, 64] [1, 1]
 // AVX512: %[[R:.*]] = tensor.extract_slice %[[RES]][0, %[[COL]]] [64, 64] [1, 1]
 // AVX512: %[[B:.*]] = tensor.extract_slice %arg2[%[[COL]]] [64] [1]
-// AVX512: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %[[COL]]] [64, 64] [1, 1]
 // AVX512: %[[E:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[R]], %[[B]] : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>) outs(%[[OUT]] : tensor<64x64xf32>) attrs =  {infc.epilogue}
 // AVX512: arith.maximumf
 // AVX512: tensor.insert_slice %[[E]] into %[[ACC]][0, %[[COL]]] [64, 64] [1, 1]
@@ -239,6 +239,72 @@ func.func @epilogue(%a: tensor<64x8xf32>, %res: tensor<1x4x16x64xf32>, %bias: te
     linalg.yield %2 : f32
   } -> tensor<1x4x16x64xf32>
   return %y : tensor<1x4x16x64xf32>
+}
+
+// A residual computed in the function and read last by the consumer holds the result in
+// place: the panel loop carries it (viewed as [M, N]) and each panel's epilogue reads it as
+// its own output tile, so no fresh buffer is written.
+// AVX512-LABEL: func.func @epilogue_in_place
+// AVX512: %[[RES:.*]] = linalg.generic
+// AVX512: arith.maximumf
+// AVX512: %[[D:.*]] = tensor.collapse_shape %[[RES]] {{\[}}[0, 1, 2], [3]] : tensor<1x4x16x64xf32> into tensor<64x64xf32>
+// AVX512: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[D]]) -> (tensor<64x64xf32>)
+// AVX512: %[[MM:.*]] = linalg.matmul
+// AVX512: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, %{{.*}}] [64, 64] [1, 1]
+// AVX512: %[[B:.*]] = tensor.extract_slice %arg2
+// AVX512: linalg.generic {{.*}} ins(%[[MM]], %[[B]] : tensor<64x64xf32>, tensor<64xf32>) outs(%[[OUT]] : tensor<64x64xf32>) attrs =  {infc.epilogue}
+// AVX512-NEXT: ^bb0(%[[P:.*]]: f32, %[[BV:.*]]: f32, %[[O:.*]]: f32):
+// AVX512-NEXT: %[[S:.*]] = arith.addf %[[P]], %[[BV]] : f32
+// AVX512-NEXT: arith.addf %[[S]], %[[O]] : f32
+func.func @epilogue_in_place(%a: tensor<64x8xf32>, %x: tensor<1x4x16x64xf32>, %bias: tensor<64xf32>) -> tensor<1x4x16x64xf32> {
+  %w = arith.constant dense<0.25> : tensor<8x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e4 = tensor.empty() : tensor<1x4x16x64xf32>
+  %res = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x4x16x64xf32>) outs(%e4 : tensor<1x4x16x64xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.maximumf %v, %z : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x4x16x64xf32>
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<64x8xf32>, tensor<8x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r4 = tensor.expand_shape %r [[0, 1, 2], [3]] output_shape [1, 4, 16, 64] : tensor<64x64xf32> into tensor<1x4x16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r4, %res, %bias : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<64xf32>) outs(%e4 : tensor<1x4x16x64xf32>) {
+  ^bb0(%v: f32, %s: f32, %b: f32, %out: f32):
+    %0 = arith.addf %v, %b : f32
+    %1 = arith.addf %0, %s : f32
+    %2 = arith.maximumf %1, %z : f32
+    linalg.yield %2 : f32
+  } -> tensor<1x4x16x64xf32>
+  return %y : tensor<1x4x16x64xf32>
+}
+
+// The same residual read again after the consumer (here: returned too) keeps its buffer:
+// the result goes into the consumer's own init.
+// AVX512-LABEL: func.func @epilogue_residual_live
+// AVX512: %[[E:.*]] = tensor.empty() : tensor<1x4x16x64xf32>
+// AVX512: %[[D:.*]] = tensor.collapse_shape %[[E]]
+// AVX512: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[D]]) -> (tensor<64x64xf32>)
+func.func @epilogue_residual_live(%a: tensor<64x8xf32>, %x: tensor<1x4x16x64xf32>, %bias: tensor<64xf32>) -> (tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>) {
+  %w = arith.constant dense<0.25> : tensor<8x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e4 = tensor.empty() : tensor<1x4x16x64xf32>
+  %res = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x4x16x64xf32>) outs(%e4 : tensor<1x4x16x64xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.maximumf %v, %z : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x4x16x64xf32>
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<64x8xf32>, tensor<8x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r4 = tensor.expand_shape %r [[0, 1, 2], [3]] output_shape [1, 4, 16, 64] : tensor<64x64xf32> into tensor<1x4x16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r4, %res, %bias : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<64xf32>) outs(%e4 : tensor<1x4x16x64xf32>) {
+  ^bb0(%v: f32, %s: f32, %b: f32, %out: f32):
+    %0 = arith.addf %v, %b : f32
+    %1 = arith.addf %0, %s : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x4x16x64xf32>
+  return %y, %res : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>
 }
 
 // A consumer whose result is not f32 (a cast to f16 merged into it) is not taken as the

@@ -269,6 +269,60 @@ func.func @residual_epilogue(%a: tensor<64x8xf32>, %b: tensor<8x32xf32>, %res: t
   return %y : tensor<64x32xf32>
 }
 
+// A residual held in place: the epilogue reads its output tile (the residual, which the
+// loop carries). Row i is read from the tile as written up to row i - 1, so that each row
+// is read and written back in one tensor and bufferization needs no copy of the tile.
+// AVX512-LABEL: func.func @in_place_residual_epilogue
+// AVX512: scf.for {{.*}} iter_args(%[[D:.*]] = %arg2) -> (tensor<64x32xf32>)
+// AVX512: scf.for {{.*}} -> (vector<8x32xf32>)
+// AVX512: %[[T:.*]] = tensor.extract_slice %[[D]]
+// AVX512: %[[X0:.*]] = vector.transfer_read %[[T]][%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<8x32xf32>, vector<32xf32>
+// AVX512: %[[W0:.*]] = vector.transfer_write %{{.*}}, %[[T]]
+// AVX512: %[[X1:.*]] = vector.transfer_read %[[W0]][%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<8x32xf32>, vector<32xf32>
+// AVX512: %[[W1:.*]] = vector.transfer_write %{{.*}}, %[[W0]]
+// AVX512: vector.transfer_read %[[W1]]
+// AVX512: return
+func.func @in_place_residual_epilogue(%a: tensor<64x8xf32>, %b: tensor<8x32xf32>, %res: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x8xf32>, tensor<8x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<64x32xf32>) outs(%res : tensor<64x32xf32>) attrs = {infc.epilogue} {
+  ^bb0(%x: f32, %out: f32):
+    %0 = arith.addf %x, %out : f32
+    %1 = arith.maximumf %0, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<64x32xf32>
+  return %y : tensor<64x32xf32>
+}
+
+// The same on an 8 x 48 tile split into one-vector columns: each column's output slice
+// comes from the tile as the column before left it (not the older tile, which
+// bufferization would copy), and every column's epilogue runs row by row.
+// AVX512-LABEL: func.func @in_place_residual_split_columns
+// AVX512: %[[T:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, 0] [8, 48] [1, 1]
+// AVX512: %[[C0:.*]] = tensor.extract_slice %[[T]][0, 0] [8, 16] [1, 1]
+// AVX512: %[[I0:.*]] = tensor.insert_slice %{{.*}} into %[[T]][0, 0] [8, 16] [1, 1]
+// AVX512: %[[C1:.*]] = tensor.extract_slice %[[I0]][0, 16] [8, 16] [1, 1]
+// AVX512: vector.transfer_read %[[C1]][%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<8x16xf32>, vector<16xf32>
+// AVX512: %[[I1:.*]] = tensor.insert_slice %{{.*}} into %[[I0]][0, 16] [8, 16] [1, 1]
+// AVX512: %[[C2:.*]] = tensor.extract_slice %[[I1]][0, 32] [8, 16] [1, 1]
+// AVX512-NOT: vector<8x16xf32>, tensor<8x16xf32>
+// AVX512: tensor.insert_slice %{{.*}} into %[[I1]][0, 32] [8, 16] [1, 1]
+func.func @in_place_residual_split_columns(%a: tensor<64x8xf32>, %b: tensor<8x48xf32>, %res: tensor<64x48xf32>) -> tensor<64x48xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x48xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x8xf32>, tensor<8x48xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<64x48xf32>) outs(%res : tensor<64x48xf32>) attrs = {infc.epilogue} {
+  ^bb0(%x: f32, %out: f32):
+    %0 = arith.addf %x, %out : f32
+    %1 = arith.maximumf %0, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<64x48xf32>
+  return %y : tensor<64x48xf32>
+}
+
 // M = 49 with a wider N: still 7-row tiles, two vectors wide (6 x 64 would leave a one-row
 // edge tile).
 // AVX512-LABEL: func.func @seven_rows_wide
