@@ -235,3 +235,95 @@ func.func @pixel_rows(%x: tensor<64x2xf32>) -> tensor<36x64xf32> {
   } -> tensor<36x64xf32>
   return %y : tensor<36x64xf32>
 }
+
+// -----
+
+// Pixel rows reshaped to [1, OH, OW, F] and a bias + relu on them: each accumulator row
+// goes through the epilogue and is stored at its pixel (m / OW, m % OW), so the bias and
+// relu are no pass of their own and a pad after them can take the pixels into its interior.
+// AVX512-LABEL: func.func @pixel_rows_epilogue
+// AVX512: %[[E:.*]] = tensor.empty() : tensor<1x6x6x64xf32>
+// AVX512: scf.for {{.*}} iter_args(%{{.*}} = %[[E]]) -> (tensor<1x6x6x64xf32>)
+// AVX512: %[[BIAS:.*]] = vector.transfer_read %arg1[%{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<64xf32>, vector<64xf32>
+// AVX512: %[[H0:.*]] = arith.divui %[[M0:.*]], %c6 : index
+// AVX512-NEXT: %[[W0:.*]] = arith.remui %[[M0]], %c6 : index
+// AVX512: vector.contract {{.*}} : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+// AVX512: %[[A0:.*]] = vector.extract %{{.*}}[0] : vector<64xf32> from vector<6x64xf32>
+// AVX512: %[[S0:.*]] = arith.addf %[[A0]], %[[BIAS]] : vector<64xf32>
+// AVX512: %[[R0:.*]] = arith.maximumf %[[S0]], %{{.*}} : vector<64xf32>
+// AVX512: vector.transfer_write %[[R0]], %{{.*}}[%{{.*}}, %[[H0]], %[[W0]], %{{.*}}] {in_bounds = [true]} : vector<64xf32>, tensor<1x6x6x64xf32>
+// AVX512-NOT: linalg.generic
+// AVX512: return
+#a = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 6) * 8 + d0 mod 6 + (d2 floordiv 3) * 8 + d2 mod 3, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+#bias4 = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @pixel_rows_epilogue(%x: tensor<64x2xf32>, %bias: tensor<64xf32>) -> tensor<1x6x6x64xf32> {
+  %w = arith.constant dense<0.5> : tensor<9x2x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<36x64xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<36x64xf32>) -> tensor<36x64xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<64x2xf32>, tensor<9x2x64xf32>) outs(%acc : tensor<36x64xf32>) attrs = {infc.implicit_conv = array<i64: 3, 3, 8, 1, 6>} {
+  ^bb0(%in: f32, %in_w: f32, %out: f32):
+    %0 = arith.mulf %in, %in_w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<36x64xf32>
+  %y4 = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [1, 6, 6, 64] : tensor<36x64xf32> into tensor<1x6x6x64xf32>
+  %e4 = tensor.empty() : tensor<1x6x6x64xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #bias4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y4, %bias : tensor<1x6x6x64xf32>, tensor<64xf32>) outs(%e4 : tensor<1x6x6x64xf32>) {
+  ^bb0(%v: f32, %b: f32, %out: f32):
+    %0 = arith.addf %v, %b : f32
+    %1 = arith.maximumf %0, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x6x6x64xf32>
+  return %r : tensor<1x6x6x64xf32>
+}
+
+// -----
+
+// A 1x1 convolution (a filled matmul of constant weights, its product reshaped to
+// [1, OH, OW, F]) of more than 64 pixels whose relu'd result is padded: run as 1x1 pixel
+// rows, each tile row stored at its pixel (so the pad can take them into its interior), the
+// relu applied per row. Without the pad it stays a matmul (infc-pack-matmul-panels').
+// AVX512-LABEL: func.func @padded_pointwise
+// AVX512-NOT: linalg.matmul
+// AVX512: %[[E:.*]] = tensor.empty() : tensor<1x9x8x64xf32>
+// AVX512: %[[Y:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]]) -> (tensor<1x9x8x64xf32>)
+// AVX512: %[[H:.*]] = arith.divui %{{.*}}, %c8 : index
+// AVX512: vector.contract {{.*}} : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+// AVX512: arith.maximumf {{.*}} : vector<64xf32>
+// AVX512: vector.transfer_write {{.*}}[%{{.*}}, %[[H]], %{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<64xf32>, tensor<1x9x8x64xf32>
+// AVX512: tensor.pad %[[Y]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// AVX512-LABEL: func.func @unpadded_pointwise
+// AVX512: linalg.matmul
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @padded_pointwise(%x: tensor<72x16xf32>) -> tensor<1x11x10x64xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<72x64xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<72x64xf32>) -> tensor<72x64xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<72x16xf32>, tensor<16x64xf32>) outs(%acc : tensor<72x64xf32>) -> tensor<72x64xf32>
+  %y4 = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [1, 9, 8, 64] : tensor<72x64xf32> into tensor<1x9x8x64xf32>
+  %e4 = tensor.empty() : tensor<1x9x8x64xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y4 : tensor<1x9x8x64xf32>) outs(%e4 : tensor<1x9x8x64xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.maximumf %v, %z : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x9x8x64xf32>
+  %p = tensor.pad %r low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<1x9x8x64xf32> to tensor<1x11x10x64xf32>
+  return %p : tensor<1x11x10x64xf32>
+}
+func.func @unpadded_pointwise(%x: tensor<72x16xf32>) -> tensor<1x9x8x64xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<72x64xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<72x64xf32>) -> tensor<72x64xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<72x16xf32>, tensor<16x64xf32>) outs(%acc : tensor<72x64xf32>) -> tensor<72x64xf32>
+  %y4 = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [1, 9, 8, 64] : tensor<72x64xf32> into tensor<1x9x8x64xf32>
+  return %y4 : tensor<1x9x8x64xf32>
+}

@@ -120,7 +120,11 @@ def InfcImplicitConv : Pass<"infc-implicit-conv", "mlir::func::FuncOp"> {
     other, each a loop over its runs of channels. A generic marked `[KH, KW, Wp, S, OW]`
     (pixel rows: output row m reads input row (m / OW) * S * Wp + (m % OW) * S plus the
     tap's offset) gets the same kernel, each tile row's input row computed once per tile
-    and each K step's A column gathered from those rows.
+    and each K step's A column gathered from those rows; when its result is only reshaped
+    to [1, OH, OW, F], each row is stored at its pixel (through a per-channel epilogue as
+    above). A 1x1 convolution of more than 64 pixels (a filled matmul of constant weights
+    reshaped to [1, OH, OW, F]) whose result or per-channel epilogue is padded is first
+    written as such pixel rows, so that its rows land in the pad's interior.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
