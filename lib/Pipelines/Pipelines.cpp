@@ -228,6 +228,9 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
   pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeCopies());
+  infc::InfcVectorizeCopiesOptions copies;
+  copies.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcVectorizeCopies(copies));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors());
   pm.addPass(createCanonicalizerPass());

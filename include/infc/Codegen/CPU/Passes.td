@@ -295,6 +295,23 @@ def InfcParallelizeCopies : Pass<"infc-parallelize-copies", "mlir::func::FuncOp"
                            "mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect"];
 }
 
+def InfcVectorizeCopies : Pass<"infc-vectorize-copies", "mlir::func::FuncOp"> {
+  let summary = "Copy buffers whose rows are contiguous in whole vectors";
+  let description = [{
+    After infc-lower-copies and infc-parallelize-copies, on the CPU. A `linalg.copy` of
+    static buffers whose innermost dimension has unit stride on both sides (and at least a
+    vector's elements) becomes loops over its outer dimensions around its row copied as
+    `vector-bits`-wide transfers, the rest of the row as one shorter transfer. As scalar
+    loops LLVM would not vectorize them: both sides are views of the one workspace.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "SIMD width of the target (256 or 512)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcLowerVectors : Pass<"infc-lower-vectors", "mlir::func::FuncOp"> {
   let summary = "Lower vector.contract and transfers to FMAs, loads and stores";
   let description = [{
