@@ -56,7 +56,7 @@ static int64_t findInPlaceInput(linalg::GenericOp g, ArrayRef<bool> elementwise)
   return -1;
 }
 
-std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul) {
+std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul, bool allowInPlace) {
   Value product = matmul.getResult(0);
   if (!product.hasOneUse())
     return std::nullopt;
@@ -117,7 +117,7 @@ std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul) {
   SmallVector<bool> elementwise;
   for (Access how : e.access)
     elementwise.push_back(how == Access::Element);
-  e.inPlace = findInPlaceInput(g, elementwise);
+  e.inPlace = allowInPlace ? findInPlaceInput(g, elementwise) : -1;
   return e;
 }
 
@@ -143,7 +143,7 @@ Value MatmulEpilogue::resultInit(OpBuilder &b, Location loc) {
 
 Value MatmulEpilogue::apply(OpBuilder &b, Location loc, Value product, Value dest,
                             OpFoldResult row, int64_t rows, OpFoldResult col, int64_t width,
-                            OpFoldResult destRow) const {
+                            OpFoldResult destRow, bool addDest) const {
   MLIRContext *ctx = b.getContext();
   SmallVector<OpFoldResult> unit(2, b.getIndexAttr(1));
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows), b.getIndexAttr(width)};
@@ -191,8 +191,18 @@ Value MatmulEpilogue::apply(OpBuilder &b, Location loc, Value product, Value des
       [&](OpBuilder &nb, Location, ValueRange args) {
         IRMapping mapping;
         unsigned next = 0;
-        for (auto [i, arg] : llvm::enumerate(body.getArguments().drop_back()))
-          mapping.map(arg, static_cast<int64_t>(i) == inPlace ? args.back() : args[next++]);
+        for (auto [i, arg] : llvm::enumerate(body.getArguments().drop_back())) {
+          if (static_cast<int64_t>(i) == inPlace) {
+            mapping.map(arg, args.back());
+            continue;
+          }
+          Value v = args[next++];
+          // The whole product: the earlier K blocks' partial sums (the tile's output
+          // element) plus this block's.
+          if (addDest && access[i] == Access::Product)
+            v = arith::AddFOp::create(nb, loc, v, args.back());
+          mapping.map(arg, v);
+        }
         mapping.map(body.getArguments().back(), args.back());
         for (Operation &op : body)
           nb.clone(op, mapping);

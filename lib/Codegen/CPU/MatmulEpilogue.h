@@ -23,15 +23,20 @@ namespace infc {
 /// and written back, and no fresh buffer is write-allocated.
 class MatmulEpilogue {
 public:
-  /// The epilogue of `matmul`'s result, if it has exactly one such consumer.
-  static std::optional<MatmulEpilogue> of(mlir::linalg::MatmulOp matmul);
+  /// The epilogue of `matmul`'s result, if it has exactly one such consumer. Without
+  /// `allowInPlace` no residual holds the result (the result buffer holds partial sums).
+  static std::optional<MatmulEpilogue> of(mlir::linalg::MatmulOp matmul,
+                                          bool allowInPlace = true);
 
   /// The epilogue over rows [row, row + rows) and columns [col, col + width) of the product,
   /// given that block of it (`product`), inserted into `dest` (the [M, N] result, or a
-  /// block of it starting at row `destRow`).
+  /// block of it starting at row `destRow`). With `addDest`, `dest` holds the partial sums
+  /// of the K blocks before and `product` is the last block's: the epilogue then reads
+  /// their sum (each tile adds what it overwrites).
   mlir::Value apply(mlir::OpBuilder &b, mlir::Location loc, mlir::Value product,
                     mlir::Value dest, mlir::OpFoldResult row, int64_t rows,
-                    mlir::OpFoldResult col, int64_t width, mlir::OpFoldResult destRow) const;
+                    mlir::OpFoldResult col, int64_t width, mlir::OpFoldResult destRow,
+                    bool addDest = false) const;
 
   /// The [M, N] tensor the results go into (the consumer's init, viewed as [M, N]; this
   /// also collapses its elementwise inputs for apply), and the replacement of the consumer

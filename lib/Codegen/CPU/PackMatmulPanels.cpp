@@ -61,7 +61,8 @@ Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t col, int64
 /// those columns (rows from `row` on, in the whole product) goes into C.
 Value matmulIntoColumns(OpBuilder &b, Location loc, Value a, Value bSlice, Value c,
                         OpFoldResult offset, int64_t width, Value fillValue,
-                        const infc::MatmulEpilogue *epilogue, OpFoldResult row) {
+                        const infc::MatmulEpilogue *epilogue, OpFoldResult row,
+                        bool addDest = false) {
   auto ct = cast<RankedTensorType>(c.getType());
   int64_t rows = ct.getDimSize(0);
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), offset};
@@ -69,12 +70,16 @@ Value matmulIntoColumns(OpBuilder &b, Location loc, Value a, Value bSlice, Value
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
   if (epilogue) {
     // The product's own element type (the matmul's), not C's (the epilogue's result).
+    // (The last K block's product starts from zero: C's partial sums have the fill.)
     Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, width},
                                          fillValue.getType());
-    init = linalg::FillOp::create(b, loc, fillValue, init).getResult(0);
+    Value start = addDest ? arith::ConstantOp::create(b, loc, b.getZeroAttr(fillValue.getType()))
+                          : fillValue;
+    init = linalg::FillOp::create(b, loc, start, init).getResult(0);
     Value product =
         linalg::MatmulOp::create(b, loc, ValueRange{a, bSlice}, ValueRange{init}).getResult(0);
-    return epilogue->apply(b, loc, product, c, row, rows, offset, width, b.getIndexAttr(0));
+    return epilogue->apply(b, loc, product, c, row, rows, offset, width, b.getIndexAttr(0),
+                           addDest);
   }
   Value cSlice = tensor::ExtractSliceOp::create(b, loc, c, offsets, sizes, strides);
   if (fillValue)
@@ -161,7 +166,7 @@ struct InfcPackMatmulPanelsPass
     Value tailPacked = tail ? packColumns(full * nr, 1, tailWidth) : Value();
 
     // The elementwise consumer (bias, activation, residual) applied panel by panel, when C
-    // starts from a fill and K is not stepped in blocks (the last block alone would apply it).
+    // starts from a fill (with K in blocks, by the last block: see below).
     int64_t kc = kBlockFor(m, k, n),
             mb = rowBlockFor(k, infc::chooseRegisterTile(m, nr, vectorBits).rows);
     bool fitsL2 = (full * nr + tailWidth) * k * 4 <= rowBlockMaxBBytes;
@@ -172,9 +177,16 @@ struct InfcPackMatmulPanelsPass
     int64_t blockPanels = std::max<int64_t>(1, rowBlockMaxBBytes / (nr * k * 4));
     bool columnBlocks = !fitsL2 && m * k * 4 > 2 * rowBlockMaxBBytes && full > blockPanels;
     bool rowBlocks = (fitsL2 || columnBlocks) && m >= 2 * mb;
+    // With K in blocks (and no row blocks) the blocks before the last accumulate into the
+    // result buffer, and the last block's tiles add their product to it under the epilogue:
+    // no residual can hold that buffer then.
+    bool kBlocks = !rowBlocks && kc < k;
     std::optional<infc::MatmulEpilogue> epilogue;
-    if (fuseEpilogues && fillValue && (rowBlocks || kc == k))
-      epilogue = infc::MatmulEpilogue::of(op);
+    if (fuseEpilogues && fillValue)
+      epilogue = infc::MatmulEpilogue::of(op, /*allowInPlace=*/!kBlocks);
+    // Which panels the epilogue applies to (panelsInto): all but the K blocks before the
+    // last; to the last one adding the partial sums.
+    enum class EpilogueUse { None, Apply, AddToPartialSums } use = EpilogueUse::Apply;
     if (epilogue) {
       b.setInsertionPoint(epilogue->consumerOp());
       c = epilogue->resultInit(b, loc);
@@ -190,7 +202,11 @@ struct InfcPackMatmulPanelsPass
                           int64_t kSize, Value c, bool fullPanels, bool lastPanel, bool fill,
                           int64_t rows, OpFoldResult row) -> Value {
       Value init = fill ? fillValue : Value();
-      const infc::MatmulEpilogue *fused = epilogue ? &*epilogue : nullptr;
+      const infc::MatmulEpilogue *fused =
+          epilogue && use != EpilogueUse::None ? &*epilogue : nullptr;
+      bool addDest = use == EpilogueUse::AddToPartialSums;
+      if (addDest)
+        init = fillValue; // (the epilogue's product: a fill of its own, from zero)
       auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
       // Panel p of `panels` ([P, K, width]), rows [kOffset, kOffset + kSize).
       auto panelAt = [&](OpBuilder &pb, Location pl, Value panels, OpFoldResult p,
@@ -214,7 +230,7 @@ struct InfcPackMatmulPanelsPass
               Value column = arith::MulIOp::create(lb, ll, p, width);
               Value next =
                   matmulIntoColumns(lb, ll, a, panelAt(lb, ll, packed, p, nr), iterArgs[0], column,
-                                    nr, init, fused, row);
+                                    nr, init, fused, row, addDest);
               scf::YieldOp::create(lb, ll, next);
             });
         // Panels are independent column blocks of C: the session's threads share them out.
@@ -341,29 +357,43 @@ struct InfcPackMatmulPanelsPass
             SmallVector<OpFoldResult>{lb.getIndexAttr(m), lb.getIndexAttr(kc)},
             SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
       };
-      int64_t firstBlock = 0;
+      // With an epilogue the last block is peeled off too: it applies the epilogue to the
+      // partial sums plus its own product.
+      int64_t firstBlock = 0, endBlock = k / kc - (epilogue ? 1 : 0);
+      if (epilogue)
+        use = EpilogueUse::None;
       if (fillValue) {
         c = panelsInto(b, loc, aColumns(b, loc, b.getIndexAttr(0)), b.getIndexAttr(0), kc, c,
                        true, false, true, m, b.getIndexAttr(0));
         firstBlock = 1;
       }
-      Value zero = arith::ConstantIndexOp::create(b, loc, firstBlock);
-      Value blocks = arith::ConstantIndexOp::create(b, loc, k / kc);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value step = arith::ConstantIndexOp::create(b, loc, kc);
-      auto kLoop = scf::ForOp::create(
-          b, loc, zero, blocks, one, ValueRange{c},
-          [&](OpBuilder &lb, Location ll, Value kb, ValueRange iterArgs) {
-            Value offset = arith::MulIOp::create(lb, ll, kb, step);
-            scf::YieldOp::create(lb, ll,
-                                 panelsInto(lb, ll, aColumns(lb, ll, offset), offset, kc,
-                                            iterArgs[0], true, false, false, m,
-                                            lb.getIndexAttr(0)));
-          });
+      if (endBlock > firstBlock) {
+        Value zero = arith::ConstantIndexOp::create(b, loc, firstBlock);
+        Value blocks = arith::ConstantIndexOp::create(b, loc, endBlock);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value step = arith::ConstantIndexOp::create(b, loc, kc);
+        auto kLoop = scf::ForOp::create(
+            b, loc, zero, blocks, one, ValueRange{c},
+            [&](OpBuilder &lb, Location ll, Value kb, ValueRange iterArgs) {
+              Value offset = arith::MulIOp::create(lb, ll, kb, step);
+              scf::YieldOp::create(lb, ll,
+                                   panelsInto(lb, ll, aColumns(lb, ll, offset), offset, kc,
+                                              iterArgs[0], true, false, false, m,
+                                              lb.getIndexAttr(0)));
+            });
+        c = kLoop.getResult(0);
+      }
+      if (epilogue) {
+        use = EpilogueUse::AddToPartialSums;
+        OpFoldResult last = b.getIndexAttr(k - kc);
+        c = panelsInto(b, loc, aColumns(b, loc, last), last, kc, c, true, false, false, m,
+                       b.getIndexAttr(0));
+        use = EpilogueUse::Apply;
+      }
       // The last panel over all of K, after the blocks: its scratch tile stays outside any
       // loop (the memory plan only places buffers of the function body).
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, kLoop.getResult(0), false, true,
-                          true, m, b.getIndexAttr(0));
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, false, true, true, m,
+                          b.getIndexAttr(0));
     }
     if (epilogue) {
       epilogue->replaceConsumer(b, loc, result);

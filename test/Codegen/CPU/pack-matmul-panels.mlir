@@ -135,6 +135,48 @@ func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64
   return %r : tensor<64x32xf32>
 }
 
+// K in blocks with an elementwise consumer (bias, residual, relu): the blocks before the
+// last accumulate into the consumer's own result buffer (a residual cannot hold it, even
+// one that dies here), and the last block, peeled off the loop too, applies the epilogue
+// to each panel's product from zero plus the partial sums (its tile's output element).
+// KBLOCK-LABEL: func.func @k_blocks_epilogue
+// KBLOCK: linalg.transpose
+// KBLOCK-NEXT: %[[E:.*]] = tensor.empty() : tensor<64x32xf32>
+// KBLOCK-NEXT: tensor.extract_slice %arg0[0, 0] [64, 256]
+// KBLOCK: %[[FIRST:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]]) -> (tensor<64x32xf32>)
+// KBLOCK-NOT: infc.epilogue
+// KBLOCK: } {infc.parallel}
+// KBLOCK: %[[A1:.*]] = tensor.extract_slice %arg0[0, 256] [64, 256] [1, 1] : tensor<64x512xf32> to tensor<64x256xf32>
+// KBLOCK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[FIRST]]) -> (tensor<64x32xf32>)
+// KBLOCK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x16xf32>)
+// KBLOCK: %[[MM:.*]] = linalg.matmul ins(%[[A1]], %{{.*}} : tensor<64x256xf32>, tensor<256x16xf32>) outs(%[[Z]] : tensor<64x16xf32>)
+// KBLOCK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]]
+// KBLOCK: linalg.generic {{.*}} ins(%[[MM]], %{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<64x16xf32>, tensor<16xf32>) outs(%[[OUT]] : tensor<64x16xf32>) attrs =  {infc.epilogue}
+// KBLOCK-NEXT: ^bb0(%[[P:.*]]: f32, %[[R:.*]]: f32, %[[BV:.*]]: f32, %[[O:.*]]: f32):
+// KBLOCK-NEXT: %[[SUM:.*]] = arith.addf %[[P]], %[[O]] : f32
+// KBLOCK-NEXT: arith.addf %[[SUM]], %[[BV]] : f32
+func.func @k_blocks_epilogue(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>, %x: tensor<64x32xf32>, %bias: tensor<32xf32>) -> tensor<64x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<64x32xf32>
+  %res = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x32xf32>) outs(%e0 : tensor<64x32xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.maximumf %v, %z : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x32xf32>
+  %e = tensor.empty() : tensor<64x32xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %e2 = tensor.empty() : tensor<64x32xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %res, %bias : tensor<64x32xf32>, tensor<64x32xf32>, tensor<32xf32>) outs(%e2 : tensor<64x32xf32>) {
+  ^bb0(%p: f32, %s: f32, %bb: f32, %out: f32):
+    %0 = arith.addf %p, %bb : f32
+    %1 = arith.addf %0, %s : f32
+    %2 = arith.maximumf %1, %z : f32
+    linalg.yield %2 : f32
+  } -> tensor<64x32xf32>
+  return %y : tensor<64x32xf32>
+}
+
 // C not a fill (an accumulation into a given C): the panels read their columns of C. At 512
 // bits the 40 columns go through a scratch tile (a 48-wide panel, B padded with zero
 // columns before its copy) that starts from C's columns.
