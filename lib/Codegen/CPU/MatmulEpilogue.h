@@ -60,6 +60,10 @@ private:
 
 /// A linalg.generic marked by infc-pack-matmul-panels as a matmul tile's epilogue.
 constexpr llvm::StringLiteral kEpilogueMarker = "infc.epilogue";
+
+/// A panel loop of infc-pack-matmul-panels that steps through each panel's K blocks (of
+/// this many rows) inside it, for infc-prefetch-panels.
+constexpr llvm::StringLiteral kPanelKBlocks = "infc.panel_k_blocks";
 } // namespace infc
 
 #endif // INFC_LIB_CODEGEN_CPU_MATMULEPILOGUE_H

@@ -347,6 +347,76 @@ struct InfcPackMatmulPanelsPass
     } else if (kc == k) {
       result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true, true, m,
                           b.getIndexAttr(0));
+    } else if (m * k * 4 <= kBlockMinBytes && fillValue) {
+      // A few rows against weights from memory (A fits L2): each thread takes whole panels
+      // and steps through a panel's K blocks in order, so each block is fetched once for
+      // all row tiles, a thread streams its panels sequentially, and the threads meet once
+      // (K blocks around a parallel panel loop met after every block: 18 barriers a 7x7
+      // conv, a tenth of ResNet-50's 7x7 stage at 2 threads). The first block starts from
+      // the fill, the last applies the epilogue (if any) to the partial sums.
+      auto kSlice = [&](OpBuilder &lb, Location ll, Value t, OpFoldResult row,
+                        OpFoldResult col, ArrayRef<int64_t> shape) -> Value {
+        return tensor::ExtractSliceOp::create(
+            lb, ll, RankedTensorType::get(shape, cast<RankedTensorType>(t.getType()).getElementType()),
+            t, SmallVector<OpFoldResult>{row, col},
+            SmallVector<OpFoldResult>{lb.getIndexAttr(shape[0]), lb.getIndexAttr(shape[1])},
+            SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
+      };
+      if (full > 0) {
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value width = arith::ConstantIndexOp::create(b, loc, nr);
+        auto panelLoop = scf::ForOp::create(
+            b, loc, zero, arith::ConstantIndexOp::create(b, loc, full), one, ValueRange{c},
+            [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
+              Value column = arith::MulIOp::create(lb, ll, p, width);
+              // Rows [kOffset, kOffset + kc) of panel p, and A's columns likewise.
+              auto block = [&](OpBuilder &bb, Location bl, OpFoldResult kOffset) {
+                Value panel = tensor::ExtractSliceOp::create(
+                    bb, bl, RankedTensorType::get({kc, nr}, bt.getElementType()), packed,
+                    SmallVector<OpFoldResult>{p, kOffset, bb.getIndexAttr(0)},
+                    SmallVector<OpFoldResult>{bb.getIndexAttr(1), bb.getIndexAttr(kc),
+                                              bb.getIndexAttr(nr)},
+                    SmallVector<OpFoldResult>(3, bb.getIndexAttr(1)));
+                return std::make_pair(kSlice(bb, bl, a, bb.getIndexAttr(0), kOffset, {m, kc}),
+                                      panel);
+              };
+              auto [a0, b0] = block(lb, ll, lb.getIndexAttr(0));
+              Value acc = matmulIntoColumns(lb, ll, a0, b0, iterArgs[0], column, nr, fillValue,
+                                            nullptr, lb.getIndexAttr(0));
+              int64_t blocks = k / kc;
+              if (blocks > 2) {
+                Value step = arith::ConstantIndexOp::create(lb, ll, kc);
+                auto kLoop = scf::ForOp::create(
+                    lb, ll, arith::ConstantIndexOp::create(lb, ll, 1),
+                    arith::ConstantIndexOp::create(lb, ll, blocks - 1),
+                    arith::ConstantIndexOp::create(lb, ll, 1), ValueRange{acc},
+                    [&](OpBuilder &kb, Location kl, Value i, ValueRange kIter) {
+                      Value offset = arith::MulIOp::create(kb, kl, i, step);
+                      auto [ai, bi] = block(kb, kl, offset);
+                      scf::YieldOp::create(
+                          kb, kl,
+                          matmulIntoColumns(kb, kl, ai, bi, kIter[0], column, nr, Value(),
+                                            nullptr, kb.getIndexAttr(0)));
+                    });
+                acc = kLoop.getResult(0);
+              }
+              auto [al, bl] = block(lb, ll, lb.getIndexAttr(k - kc));
+              acc = epilogue ? matmulIntoColumns(lb, ll, al, bl, acc, column, nr, fillValue,
+                                                 &*epilogue, lb.getIndexAttr(0),
+                                                 /*addDest=*/true)
+                             : matmulIntoColumns(lb, ll, al, bl, acc, column, nr, Value(),
+                                                 nullptr, lb.getIndexAttr(0));
+              scf::YieldOp::create(lb, ll, acc);
+            });
+        panelLoop->setAttr("infc.parallel", b.getUnitAttr());
+        // (for infc-prefetch-panels: the next block to fetch is this panel's next one)
+        panelLoop->setAttr(infc::kPanelKBlocks, b.getI64IntegerAttr(kc));
+        c = panelLoop.getResult(0);
+      }
+      // The tail panel over all of K (its scratch tile outside any loop).
+      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, false, true, true, m,
+                          b.getIndexAttr(0));
     } else {
       // A larger than L2 would stream from memory once per panel: step K in blocks of kc
       // (serially), so each block of A stays in L2 while all panels pass over it. The first

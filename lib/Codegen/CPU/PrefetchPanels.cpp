@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "MatmulEpilogue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -80,26 +81,32 @@ struct InfcPrefetchPanelsPass
       if (!panelLoop || panelLoop.getInductionVar() != panelArg ||
           !getConstantIntValue(panelLoop.getUpperBound()))
         continue;
-      // Row tiles between the panel loop and the K loop: a handful only (a loop of
-      // unknown trip count counts as too many).
+      // A panel loop that steps through its panels' K blocks inside (kPanelKBlocks): its
+      // row tiles are those of one block.
+      auto blocksInside = panelLoop->getAttrOfType<IntegerAttr>(infc::kPanelKBlocks);
+      // Row tiles between the block and the K loop (or the panel loop and the K loop): a
+      // handful only (a loop of unknown trip count counts as too many).
+      Operation *outer = panelLoop;
+      if (blocksInside)
+        outer = block->getParentOp();
       int64_t tiles = 1;
-      for (Operation *p = kLoop->getParentOp(); p != panelLoop; p = p->getParentOp())
+      for (Operation *p = kLoop->getParentOp(); p && p != outer; p = p->getParentOp())
         if (auto loop = dyn_cast<scf::ForOp>(p)) {
           int64_t n = tripCount(loop);
           tiles = n < 0 ? kMaxRowTiles + 1 : tiles * n;
         }
       if (tiles > kMaxRowTiles)
         continue;
-      // The next panel (the last one prefetches itself: already in cache).
       OpBuilder b(kLoop.getBody(), kLoop.getBody()->begin());
       Location loc = kLoop.getLoc();
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value last = arith::ConstantIndexOp::create(
-          b, loc, *getConstantIntValue(panelLoop.getUpperBound()) - 1);
-      Value next = arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, panelArg, one),
-                                          last);
+      int64_t panels = *getConstantIntValue(panelLoop.getUpperBound());
+      Value last = arith::ConstantIndexOp::create(b, loc, panels - 1);
       Value kOff = getValueOrCreateConstantIndexOp(b, loc, block.getMixedOffsets()[1]);
       Value k = arith::AddIOp::create(b, loc, kOff, kLoop.getInductionVar());
+      // The next panel (the last one prefetches itself: already in cache).
+      Value next = arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, panelArg, one),
+                                          last);
       int64_t width = weights.getDimSize(2), lineFloats = 64 / 4;
       for (int64_t j = 0; j < width; j += lineFloats)
         memref::PrefetchOp::create(b, loc, block.getSource(),

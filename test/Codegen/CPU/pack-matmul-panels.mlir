@@ -410,14 +410,20 @@ func.func @column_blocks(%a: tensor<512x64xf32>) -> tensor<512x248xf32> {
 
 // A few rows (M = 8) against a B larger than twice the row-block budget (512 x 1152 floats,
 // 2.3 MiB): weights that come from memory. K is stepped in blocks of 256 so each block of a
-// panel is fetched once for all row tiles (the first block, from the fill, peeled).
+// panel is fetched once for all row tiles, inside the parallel panel loop (a thread takes
+// whole panels, streams through their blocks in order, and the threads meet once): the
+// first block from the fill, the last (here the second) accumulating.
 // AVX512-LABEL: func.func @few_rows_large_b
+// AVX512: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// AVX512: %[[B0:.*]] = tensor.extract_slice %{{.*}}[%[[P]], 0, 0] [1, 256, 64] [1, 1, 1] : tensor<18x512x64xf32> to tensor<256x64xf32>
 // AVX512: %[[A0:.*]] = tensor.extract_slice %arg0[0, 0] [8, 256] [1, 1] : tensor<8x512xf32> to tensor<8x256xf32>
-// AVX512: linalg.matmul ins(%[[A0]], %{{.*}} : tensor<8x256xf32>, tensor<256x64xf32>)
-// AVX512: } {infc.parallel}
-// AVX512: scf.for
-// AVX512: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x256xf32>, tensor<256x64xf32>)
-// AVX512: } {infc.parallel}
+// AVX512: linalg.fill
+// AVX512: linalg.matmul ins(%[[A0]], %[[B0]] : tensor<8x256xf32>, tensor<256x64xf32>)
+// AVX512: %[[B1:.*]] = tensor.extract_slice %{{.*}}[%[[P]], 256, 0] [1, 256, 64] [1, 1, 1] : tensor<18x512x64xf32> to tensor<256x64xf32>
+// AVX512: %[[A1:.*]] = tensor.extract_slice %arg0[0, 256] [8, 256] [1, 1] : tensor<8x512xf32> to tensor<8x256xf32>
+// AVX512-NOT: linalg.fill
+// AVX512: linalg.matmul ins(%[[A1]], %[[B1]] : tensor<8x256xf32>, tensor<256x64xf32>)
+// AVX512: } {infc.panel_k_blocks = 256 : i64, infc.parallel}
 // AVX2-LABEL: func.func @few_rows_large_b
 // AVX2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x256xf32>, tensor<256x16xf32>)
 func.func @few_rows_large_b(%a: tensor<8x512xf32>) -> tensor<8x1152xf32> {

@@ -7,9 +7,9 @@
 // CHECK-LABEL: func.func @k_block
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
-// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-DAG: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-DAG: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK-DAG: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
 // CHECK: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
 // CHECK: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
 // CHECK-NOT: memref.prefetch
@@ -85,9 +85,9 @@ func.func @whole_k_or_many_rows(%a: memref<96x128xf32>, %w: memref<4x128x32xf32>
 // CHECK-LABEL: func.func @split_columns
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
-// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-DAG: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-DAG: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK-DAG: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
 // CHECK-COUNT-3: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<10x4608x48xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.fma
@@ -119,5 +119,53 @@ func.func @split_columns(%a: memref<49x256xf32>, %w: memref<10x4608x48xf32>, %ko
       }
     }
   }
+  return
+}
+
+// -----
+
+// A panel loop that steps through each panel's K blocks inside it (infc.panel_k_blocks,
+// infc-pack-matmul-panels' form for few rows against weights from memory): the row tiles
+// counted are those of one block (7 here, not 7 per block times the blocks), and each K
+// step prefetches its row of the next panel.
+// CHECK-LABEL: func.func @k_blocks_inside_panels
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-DAG: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-DAG: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK-DAG: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK-COUNT-2: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+func.func @k_blocks_inside_panels(%a: memref<49x4608xf32>, %w: memref<4x4608x32xf32>, %c: memref<49x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %c36 = arith.constant 36 : index
+  %c49 = arith.constant 49 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<7x32xf32>
+  scf.for %p = %c0 to %c4 step %c1 {
+    scf.for %kb = %c0 to %c36 step %c1 {
+      %koff = arith.muli %kb, %c128 : index
+      %block = memref.subview %w[%p, %koff, 0] [1, 128, 32] [1, 1, 1] : memref<4x4608x32xf32> to memref<128x32xf32, strided<[32, 1], offset: ?>>
+      scf.for %r = %c0 to %c49 step %c7 {
+        %rows = memref.subview %a[%r, %koff] [7, 128] [1, 1] : memref<49x4608xf32> to memref<7x128xf32, strided<[4608, 1], offset: ?>>
+        %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%t = %zero) -> (vector<7x32xf32>) {
+          %col = memref.subview %rows[0, %k] [7, 1] [1, 1] : memref<7x128xf32, strided<[4608, 1], offset: ?>> to memref<7x1xf32, strided<[4608, 1], offset: ?>>
+          %row = memref.subview %block[%k, 0] [1, 32] [1, 1] : memref<128x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+          %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<7x1xf32, strided<[4608, 1], offset: ?>>, vector<7x1xf32>
+          %y = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+          %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %t : vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
+          scf.yield %s : vector<7x32xf32>
+        }
+        %out = memref.subview %c[%r, 0] [7, 32] [1, 1] : memref<49x128xf32> to memref<7x32xf32, strided<[128, 1], offset: ?>>
+        vector.transfer_write %acc, %out[%c0, %c0] {in_bounds = [true, true]} : vector<7x32xf32>, memref<7x32xf32, strided<[128, 1], offset: ?>>
+      }
+    }
+  } {infc.panel_k_blocks = 128 : i64}
   return
 }

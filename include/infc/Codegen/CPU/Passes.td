@@ -157,7 +157,9 @@ def InfcPrefetchPanels : Pass<"infc-prefetch-panels", "mlir::func::FuncOp"> {
     variable of the panel loop) and runs in at most 10 row tiles per block also prefetches
     row %kOff + k of panel %p + 1 (`memref.prefetch`, one per cache line): weights that
     stream from memory then arrive while the FMAs of the current block run. The K blocks
-    of few rows against weights larger than L2 are infc-pack-matmul-panels'.
+    of few rows against weights larger than L2 are infc-pack-matmul-panels': a panel loop
+    marked `infc.panel_k_blocks` steps through its panels' blocks inside it, and the row
+    tiles counted are then those between the block and the K loop.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
@@ -171,7 +173,9 @@ def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp">
     packed weight replaces it); another B is packed by a run-time copy when M is at least
     `min-rows-for-runtime-pack`. The last, partial panel is zero-padded and computed into
     a scratch tile. When A is larger than `k-block-min-bytes`, K is stepped in blocks of
-    128-512 (a serial loop around the panel loop) so a block of A stays in L2. nr is the
+    128-512 (a serial loop around the panel loop) so a block of A stays in L2; for a few
+    rows (M <= 64) against a B over twice `row-block-max-b-bytes`, the blocks are stepped
+    inside the parallel panel loop (marked `infc.panel_k_blocks`), each panel's in order. nr is the
     register tile width of infc-tile-and-vectorize-matmul for this M (panelWidthFor); the
     last N mod nr columns are a panel of their own, one, two or four vectors wide.
   }];
