@@ -22,6 +22,9 @@ Models (all static shapes; the transformer sizes are flags):
   mlp_ext      the mlp with its weights in external data (mlp_ext.onnx + mlp_ext.data)
   lenet        input [2,1,28,28]             Conv (pads, dilation), MaxPool with pads, Sigmoid,
                                              AveragePool, branch Concat, view() reshape chain
+  bottlenecks  input [1,64,28,28]            ResNet-50-style bottleneck blocks down to 7x7, one per
+                                             conv code path (1x1 into a pad, residuals held in
+                                             place or not, strided 1x1, K-blocked 7x7 conv)
   resnet18     input [1,3,224,224]           torchvision ResNet-18; stem..layer2 Conv+BN unfused,
                                              layer3..4 with BN folded into the Conv bias
   mobilenetv2  input [1,3,224,224]           torchvision MobileNetV2 (full depth, width 1.0),
@@ -342,6 +345,59 @@ def make_lenet(name="lenet"):
                  g.param("fc3.bias", small(rng, 10)), gemm=True, out_names=["logits"])
     g.output("logits", F32)
     inputs = {"input": model_rng(name, "inputs").standard_normal((2, 1, 28, 28))
+              .astype(np.float32)}
+    return g.build(), inputs
+
+
+def make_bottlenecks(name="bottlenecks"):
+    """ResNet-50-style bottleneck blocks at small sizes, one per code path of its convs: 1x1
+    reductions into a padded 3x3 (run as pixel rows), one whose width (96) the register tile
+    does not divide (a matmul and a pad copy), residual adds whose residual dies there (held
+    in place) or is read again after (a Concat), a stride-2 1x1 downsample (a strided
+    subsample copy), and a 7x7 3x3 conv with 2.3 MB of weights (K blocks inside the panel
+    loop, the bias, residual and relu after its last block)."""
+    g = GraphBuilder(name, model_rng(name))
+    rng = g.rng
+
+    def conv(x, scope, cin, cout, k, stride=1, relu=True):
+        with g.scope(scope):
+            w = g.param(f"{scope}.weight", he_conv(rng, cout, cin, k))
+            b = g.param(f"{scope}.bias", small(rng, cout))
+            y = g.op("Conv", [x, w, b], dilations=[1, 1], group=1, kernel_shape=[k, k],
+                     pads=[k // 2] * 4, strides=[stride, stride])
+            return g.op("Relu", [y]) if relu else y
+
+    def add_relu(scope, a, b):
+        with g.scope(scope):
+            return g.op("Relu", [g.op("Add", [a, b])])
+
+    x = g.input("input", F32, [1, 64, 28, 28])
+    h = conv(x, "a.conv1", 64, 32, 1)                 # 1x1 into a pad: pixel rows
+    h = conv(h, "a.conv2", 32, 32, 3)
+    h = conv(h, "a.conv3", 32, 64, 1, relu=False)
+    a = add_relu("a.add", h, x)                        # x dies here: in place
+    h = conv(a, "b.conv1", 64, 96, 1)                  # F = 96: a matmul, the pad copies
+    h = conv(h, "b.conv2", 96, 64, 3)
+    h = conv(h, "b.conv3", 64, 64, 1, relu=False)
+    b = add_relu("b.add", h, a)                        # a is read again below
+    with g.scope("keep"):
+        both = g.op("Concat", [b, a], axis=1)          # 1x128x28x28
+    d = conv(both, "c.downsample", 128, 128, 1, stride=2, relu=False)   # 14x14
+    h = conv(both, "c.conv1", 128, 64, 1)
+    h = conv(h, "c.conv2", 64, 128, 3, stride=2)
+    h = conv(h, "c.conv3", 128, 128, 1, relu=False)
+    c = add_relu("c.add", h, d)
+    h = conv(c, "d.conv1", 128, 256, 3, stride=2)      # 7x7
+    h7 = conv(h, "d.conv2", 256, 256, 3, relu=False)   # K = 2304, 2.3 MB of weights
+    e = add_relu("d.add", h7, h)
+    with g.scope("pool"):
+        p = g.op("GlobalAveragePool", [e])
+    p = g.view(p, [g.dim(p, 0), -1])
+    with g.scope("fc"):
+        g.linear(p, g.param("fc.weight", linear_weight(rng, 10, 256)),
+                 g.param("fc.bias", small(rng, 10)), gemm=True, out_names=["logits"])
+    g.output("logits", F32)
+    inputs = {"input": model_rng(name, "inputs").standard_normal((1, 64, 28, 28))
               .astype(np.float32)}
     return g.build(), inputs
 
@@ -1004,6 +1060,7 @@ MODELS = collections.OrderedDict([
     ("mlp", lambda args: make_mlp("mlp")),
     ("mlp_ext", lambda args: make_mlp("mlp_ext")),
     ("lenet", lambda args: make_lenet()),
+    ("bottlenecks", lambda args: make_bottlenecks()),
     ("decoder", lambda args: make_decoder()),
     ("seq_encoder", lambda args: make_seq_encoder()),
     ("qlinear_cnn", lambda args: make_qlinear_cnn()),

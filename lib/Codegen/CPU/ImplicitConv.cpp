@@ -367,17 +367,32 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
         return signalPassFailure();
   }
 
+  /// The register tile of an implicit conv's [M, F] output. Its contractions are not split
+  /// into one-vector columns: a three-vector tile (8 x 48, which LLVM would widen and
+  /// spill) becomes four or two vectors. F must be a multiple of its width.
+  infc::RegisterTile registerTile(int64_t m, int64_t f) const {
+    infc::RegisterTile tile = infc::chooseRegisterTile(m, f, vectorBits);
+    int64_t lanes = infc::f32Lanes(vectorBits);
+    if (!llvm::isPowerOf2_64(tile.cols / lanes)) {
+      bool four = f % (4 * lanes) == 0;
+      tile = {std::min<int64_t>(four ? 6 : 8, m), (four ? 4 : 2) * lanes};
+    }
+    return tile;
+  }
+
   /// A 1x1 convolution (a filled f32 matmul of constant weights [K, F] whose product is
-  /// reshaped to [1, OH, OW, F]) of more than 64 pixels whose result, or that of its
+  /// reshaped to [1, OH, OW, F], F a multiple of the register tile) of more than 64
+  /// pixels whose result, or that of its
   /// per-channel epilogue (bias, activation), is padded: infc-pack-matmul-panels would write
   /// it as [OH * OW, F] rows, which are not the padded buffer's, and the pad would copy
   /// them (ResNet's 1x1 reductions before each 3x3 conv: 0.3 ms of ResNet-50). As pixel
   /// rows of a 1x1 implicit GEMM each tile row is stored at its pixel, in the pad's interior.
-  static bool isPaddedPointwiseConv(linalg::MatmulOp op) {
+  bool isPaddedPointwiseConv(linalg::MatmulOp op) const {
     auto yt = cast<RankedTensorType>(op.getResult(0).getType());
     DenseElementsAttr weights;
     if (!yt.getElementType().isF32() || !yt.hasStaticShape() || yt.getDimSize(0) <= 64 ||
-        yt.getDimSize(1) % 32 || !op.getDpsInits()[0].getDefiningOp<linalg::FillOp>() ||
+        yt.getDimSize(1) % registerTile(yt.getDimSize(0), yt.getDimSize(1)).cols ||
+        !op.getDpsInits()[0].getDefiningOp<linalg::FillOp>() ||
         !matchPattern(op.getDpsInputs()[1], m_Constant(&weights)) ||
         !op.getResult(0).hasOneUse())
       return false;
@@ -482,14 +497,7 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     conv.f = yt.getDimSize(1);
     conv.c = xt.getDimSize(1);
     conv.et = yt.getElementType();
-    infc::RegisterTile tile = infc::chooseRegisterTile(conv.m, conv.f, vectorBits);
-    // The contractions here are not split into one-vector columns: a three-vector tile
-    // (8 x 48, which LLVM would widen and spill) becomes four or two vectors.
-    int64_t lanes = infc::f32Lanes(vectorBits);
-    if (!llvm::isPowerOf2_64(tile.cols / lanes)) {
-      bool four = conv.f % (4 * lanes) == 0;
-      tile = {std::min<int64_t>(four ? 6 : 8, conv.m), (four ? 4 : 2) * lanes};
-    }
+    infc::RegisterTile tile = registerTile(conv.m, conv.f);
     conv.mr = tile.rows;
     conv.nr = tile.cols;
     if (conv.f % conv.nr)

@@ -286,7 +286,8 @@ func.func @pixel_rows_epilogue(%x: tensor<64x2xf32>, %bias: tensor<64xf32>) -> t
 // A 1x1 convolution (a filled matmul of constant weights, its product reshaped to
 // [1, OH, OW, F]) of more than 64 pixels whose relu'd result is padded: run as 1x1 pixel
 // rows, each tile row stored at its pixel (so the pad can take them into its interior), the
-// relu applied per row. Without the pad it stays a matmul (infc-pack-matmul-panels').
+// relu applied per row. Without the pad it stays a matmul (infc-pack-matmul-panels'), and
+// so does one whose F (96) the register tile (6 x 64 at 512 bits) does not divide.
 // AVX512-LABEL: func.func @padded_pointwise
 // AVX512-NOT: linalg.matmul
 // AVX512: %[[E:.*]] = tensor.empty() : tensor<1x9x8x64xf32>
@@ -297,6 +298,8 @@ func.func @pixel_rows_epilogue(%x: tensor<64x2xf32>, %bias: tensor<64xf32>) -> t
 // AVX512: vector.transfer_write {{.*}}[%{{.*}}, %[[H]], %{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<64xf32>, tensor<1x9x8x64xf32>
 // AVX512: tensor.pad %[[Y]] low[0, 1, 1, 0] high[0, 1, 1, 0]
 // AVX512-LABEL: func.func @unpadded_pointwise
+// AVX512: linalg.matmul
+// AVX512-LABEL: func.func @padded_pointwise_f96
 // AVX512: linalg.matmul
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 func.func @padded_pointwise(%x: tensor<72x16xf32>) -> tensor<1x11x10x64xf32> {
@@ -326,4 +329,17 @@ func.func @unpadded_pointwise(%x: tensor<72x16xf32>) -> tensor<1x9x8x64xf32> {
   %y = linalg.matmul ins(%x, %w : tensor<72x16xf32>, tensor<16x64xf32>) outs(%acc : tensor<72x64xf32>) -> tensor<72x64xf32>
   %y4 = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [1, 9, 8, 64] : tensor<72x64xf32> into tensor<1x9x8x64xf32>
   return %y4 : tensor<1x9x8x64xf32>
+}
+func.func @padded_pointwise_f96(%x: tensor<72x16xf32>) -> tensor<1x11x10x96xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x96xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<72x96xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<72x96xf32>) -> tensor<72x96xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<72x16xf32>, tensor<16x96xf32>) outs(%acc : tensor<72x96xf32>) -> tensor<72x96xf32>
+  %y4 = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [1, 9, 8, 96] : tensor<72x96xf32> into tensor<1x9x8x96xf32>
+  %p = tensor.pad %y4 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<1x9x8x96xf32> to tensor<1x11x10x96xf32>
+  return %p : tensor<1x11x10x96xf32>
 }
