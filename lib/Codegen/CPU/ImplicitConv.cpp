@@ -367,6 +367,15 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
         return signalPassFailure();
   }
 
+  /// Whether `expand` reshapes an [M, F] output into its [1, OH, OW, F] image.
+  static bool isPixelImage(tensor::ExpandShapeOp expand, int64_t ow, int64_t f) {
+    RankedTensorType t = expand.getResultType();
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+    return t.getRank() == 4 && t.getDimSize(0) == 1 && t.getDimSize(2) == ow &&
+           t.getDimSize(3) == f && groups.size() == 2 &&
+           groups[0] == ReassociationIndices{0, 1, 2} && groups[1] == ReassociationIndices{3};
+  }
+
   /// The register tile of an implicit conv's [M, F] output. Its contractions are not split
   /// into one-vector columns: a three-vector tile (8 x 48, which LLVM would widen and
   /// spill) becomes four or two vectors. F must be a multiple of its width.
@@ -390,7 +399,10 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
   bool isPaddedPointwiseConv(linalg::MatmulOp op) const {
     auto yt = cast<RankedTensorType>(op.getResult(0).getType());
     DenseElementsAttr weights;
-    if (!yt.getElementType().isF32() || !yt.hasStaticShape() || yt.getDimSize(0) <= 64 ||
+    auto f32 = [](Value v) { return getElementTypeOrSelf(v.getType()).isF32(); };
+    if (!f32(op.getResult(0)) || !f32(op.getDpsInputs()[0]) || !f32(op.getDpsInputs()[1]) ||
+        op.getIndexingMapsArray() != op.getDefaultIndexingMaps(op.getContext()) ||
+        !yt.hasStaticShape() || yt.getDimSize(0) <= 64 ||
         yt.getDimSize(1) % registerTile(yt.getDimSize(0), yt.getDimSize(1)).cols ||
         !op.getDpsInits()[0].getDefiningOp<linalg::FillOp>() ||
         !matchPattern(op.getDpsInputs()[1], m_Constant(&weights)) ||
@@ -398,7 +410,7 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
       return false;
     auto expand = dyn_cast<tensor::ExpandShapeOp>(*op.getResult(0).getUsers().begin());
     if (!expand || expand.getResultType().getRank() != 4 ||
-        expand.getResultType().getDimSize(0) != 1)
+        !isPixelImage(expand, expand.getResultType().getDimSize(2), yt.getDimSize(1)))
       return false;
     Value pixels = expand.getResult();
     if (std::optional<ConvEpilogue> epilogue = ConvEpilogue::of(pixels))
@@ -524,8 +536,7 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
       auto expand = result.hasOneUse()
                         ? dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin())
                         : tensor::ExpandShapeOp();
-      if (expand && expand.getResultType().getRank() == 4 &&
-          expand.getResultType().getDimSize(2) == conv.pixelW) {
+      if (expand && isPixelImage(expand, conv.pixelW, conv.f)) {
         pixels = expand.getResult();
         views.push_back(expand);
       }

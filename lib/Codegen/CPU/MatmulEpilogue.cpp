@@ -12,26 +12,37 @@ using namespace infc;
 /// buffer nothing reads or writes after `g` (every other user of it, and of its reshapes,
 /// comes before `g` in `g`'s block). -1 if there is none, or if `g`'s result already has a
 /// place (its init is no tensor.empty, or an insert_slice takes it: a padded interior).
-static int64_t findInPlaceInput(linalg::GenericOp g, ArrayRef<bool> elementwise) {
+/// Not a residual the matmul reads (y = x + conv1x1(x): the fused loops, built at `g`,
+/// would read it while writing it) or that `g` reads through another operand too.
+static int64_t findInPlaceInput(linalg::GenericOp g, linalg::MatmulOp matmul,
+                                ArrayRef<bool> elementwise) {
   Value init = g.getDpsInits()[0];
   if (!init.getDefiningOp<tensor::EmptyOp>())
     return -1;
   for (Operation *user : g.getResult(0).getUsers())
     if (isa<tensor::InsertSliceOp>(user))
       return -1;
-  auto usedOnlyBefore = [&](Value root) {
+  auto isView = [](Operation *op) {
+    return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp,
+               tensor::CastOp, tensor::ReshapeOp>(op);
+  };
+  auto usedOnlyBefore = [&](Value root, Value operand) {
     SmallVector<Value> aliases = {root};
     while (!aliases.empty()) {
       Value v = aliases.pop_back_val();
-      for (Operation *user : v.getUsers()) {
-        if (user == g)
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (user == g) {
+          if (v != operand)
+            return false;
           continue;
-        if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp>(user)) {
+        }
+        if (isView(user) && use.getOperandNumber() == 0) {
           aliases.push_back(user->getResult(0));
           continue;
         }
         Operation *ancestor = g->getBlock()->findAncestorOpInBlock(*user);
-        if (!ancestor || !ancestor->isBeforeInBlock(g))
+        if (user == matmul || !ancestor || !ancestor->isBeforeInBlock(g))
           return false;
       }
     }
@@ -41,16 +52,17 @@ static int64_t findInPlaceInput(linalg::GenericOp g, ArrayRef<bool> elementwise)
     if (!elementwise[i] || operand.getType() != g.getResult(0).getType() ||
         llvm::count(g->getOperands(), operand) != 1)
       continue;
+    // The buffer behind every view (a slice, a reshape or a cast of a function argument
+    // is the caller's, a constant's is read-only: neither is ours to write).
     Value root = operand;
     while (Operation *def = root.getDefiningOp()) {
-      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      if (!isView(def))
         break;
       root = def->getOperand(0);
     }
-    // A function argument or a constant is not ours to write.
     if (isa<BlockArgument>(root) || root.getDefiningOp<arith::ConstantOp>())
       continue;
-    if (usedOnlyBefore(root))
+    if (usedOnlyBefore(root, operand))
       return i;
   }
   return -1;
@@ -117,7 +129,7 @@ std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul, bool a
   SmallVector<bool> elementwise;
   for (Access how : e.access)
     elementwise.push_back(how == Access::Element);
-  e.inPlace = allowInPlace ? findInPlaceInput(g, elementwise) : -1;
+  e.inPlace = allowInPlace ? findInPlaceInput(g, matmul, elementwise) : -1;
   return e;
 }
 

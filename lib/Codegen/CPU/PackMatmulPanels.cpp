@@ -410,7 +410,8 @@ struct InfcPackMatmulPanelsPass
               scf::YieldOp::create(lb, ll, acc);
             });
         panelLoop->setAttr("infc.parallel", b.getUnitAttr());
-        // (for infc-prefetch-panels: the next block to fetch is this panel's next one)
+        // (for infc-prefetch-panels: the row tiles of one block are those of this loop's
+        // blocks, each of kc rows; it prefetches the next panel's rows as elsewhere)
         panelLoop->setAttr(infc::kPanelKBlocks, b.getI64IntegerAttr(kc));
         c = panelLoop.getResult(0);
       }

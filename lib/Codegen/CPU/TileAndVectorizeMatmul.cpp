@@ -200,6 +200,10 @@ LogicalResult splitEpilogueRows(RewriterBase &rewriter, vector::TransferWriteOp 
       if (read.getMask() || !read.getPermutationMap().isMinorIdentity() ||
           !llvm::all_of(read.getInBoundsValues(), [](bool b) { return b; }))
         return failure();
+      // A read of the written tensor (an in-place residual) only at the tile written: its
+      // rows are then read from the rows written before them (below).
+      if (read.getBase() == write.getBase() && read.getIndices() != write.getIndices())
+        return failure();
     } else if (auto broadcast = dyn_cast<vector::BroadcastOp>(def)) {
       auto source = dyn_cast<VectorType>(broadcast.getSourceType());
       if (source && (source.getShape().back() != shape[1] || source.getNumElements() != shape[1]))

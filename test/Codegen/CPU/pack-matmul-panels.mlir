@@ -139,16 +139,20 @@ func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64
 // last accumulate into the consumer's own result buffer (a residual cannot hold it, even
 // one that dies here), and the last block, peeled off the loop too, applies the epilogue
 // to each panel's product from zero plus the partial sums (its tile's output element).
+// A fill of 1.5: the first block starts from it, the last block's product from zero.
 // KBLOCK-LABEL: func.func @k_blocks_epilogue
+// KBLOCK: %[[FILL:.*]] = arith.constant 1.500000e+00 : f32
 // KBLOCK: linalg.transpose
 // KBLOCK-NEXT: %[[E:.*]] = tensor.empty() : tensor<64x32xf32>
 // KBLOCK-NEXT: tensor.extract_slice %arg0[0, 0] [64, 256]
 // KBLOCK: %[[FIRST:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]]) -> (tensor<64x32xf32>)
+// KBLOCK: linalg.fill ins(%[[FILL]] : f32)
 // KBLOCK-NOT: infc.epilogue
 // KBLOCK: } {infc.parallel}
 // KBLOCK: %[[A1:.*]] = tensor.extract_slice %arg0[0, 256] [64, 256] [1, 1] : tensor<64x512xf32> to tensor<64x256xf32>
 // KBLOCK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[FIRST]]) -> (tensor<64x32xf32>)
-// KBLOCK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x16xf32>)
+// KBLOCK: %[[Z0:.*]] = arith.constant 0.000000e+00 : f32
+// KBLOCK-NEXT: %[[Z:.*]] = linalg.fill ins(%[[Z0]] : f32) outs(%{{.*}} : tensor<64x16xf32>)
 // KBLOCK: %[[MM:.*]] = linalg.matmul ins(%[[A1]], %{{.*}} : tensor<64x256xf32>, tensor<256x16xf32>) outs(%[[Z]] : tensor<64x16xf32>)
 // KBLOCK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]]
 // KBLOCK: linalg.generic {{.*}} ins(%[[MM]], %{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<64x16xf32>, tensor<16xf32>) outs(%[[OUT]] : tensor<64x16xf32>) attrs =  {infc.epilogue}
@@ -157,6 +161,7 @@ func.func @k_blocks(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>) -> tensor<64
 // KBLOCK-NEXT: arith.addf %[[SUM]], %[[BV]] : f32
 func.func @k_blocks_epilogue(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>, %x: tensor<64x32xf32>, %bias: tensor<32xf32>) -> tensor<64x32xf32> {
   %z = arith.constant 0.0 : f32
+  %f = arith.constant 1.5 : f32
   %e0 = tensor.empty() : tensor<64x32xf32>
   %res = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x32xf32>) outs(%e0 : tensor<64x32xf32>) {
   ^bb0(%v: f32, %out: f32):
@@ -164,7 +169,7 @@ func.func @k_blocks_epilogue(%a: tensor<64x512xf32>, %b: tensor<512x32xf32>, %x:
     linalg.yield %0 : f32
   } -> tensor<64x32xf32>
   %e = tensor.empty() : tensor<64x32xf32>
-  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %c = linalg.fill ins(%f : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
   %e2 = tensor.empty() : tensor<64x32xf32>
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %res, %bias : tensor<64x32xf32>, tensor<64x32xf32>, tensor<32xf32>) outs(%e2 : tensor<64x32xf32>) {
@@ -347,6 +352,59 @@ func.func @epilogue_residual_live(%a: tensor<64x8xf32>, %x: tensor<1x4x16x64xf32
     linalg.yield %1 : f32
   } -> tensor<1x4x16x64xf32>
   return %y, %res : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>
+}
+
+// A residual the matmul itself reads (y = relu(x) + conv1x1(relu(x))), or a slice of a
+// function argument: neither holds the result (the fused loops would read the first while
+// writing it; the second is the caller's).
+// AVX512-LABEL: func.func @epilogue_residual_read_by_matmul
+// AVX512: tensor.empty() : tensor<64x64xf32>
+// AVX512: %[[E:.*]] = tensor.empty() : tensor<1x4x16x64xf32>
+// AVX512: %[[D:.*]] = tensor.collapse_shape %[[E]]
+// AVX512: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[D]]) -> (tensor<64x64xf32>)
+// AVX512-LABEL: func.func @epilogue_residual_argument_slice
+// AVX512: %[[E:.*]] = tensor.empty() : tensor<1x4x16x64xf32>
+// AVX512: %[[D:.*]] = tensor.collapse_shape %[[E]]
+// AVX512: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[D]]) -> (tensor<64x64xf32>)
+func.func @epilogue_residual_read_by_matmul(%x: tensor<1x4x16x64xf32>, %bias: tensor<64xf32>) -> tensor<1x4x16x64xf32> {
+  %w = arith.constant dense<0.25> : tensor<64x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x4x16x64xf32>
+  %res = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x4x16x64xf32>) outs(%e0 : tensor<1x4x16x64xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %0 = arith.maximumf %v, %z : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x4x16x64xf32>
+  %a = tensor.collapse_shape %res [[0, 1, 2], [3]] : tensor<1x4x16x64xf32> into tensor<64x64xf32>
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r4 = tensor.expand_shape %r [[0, 1, 2], [3]] output_shape [1, 4, 16, 64] : tensor<64x64xf32> into tensor<1x4x16x64xf32>
+  %e4 = tensor.empty() : tensor<1x4x16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r4, %res, %bias : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<64xf32>) outs(%e4 : tensor<1x4x16x64xf32>) {
+  ^bb0(%v: f32, %s: f32, %b: f32, %out: f32):
+    %0 = arith.addf %v, %b : f32
+    %1 = arith.addf %0, %s : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x4x16x64xf32>
+  return %y : tensor<1x4x16x64xf32>
+}
+func.func @epilogue_residual_argument_slice(%a: tensor<64x8xf32>, %x: tensor<2x4x16x64xf32>, %bias: tensor<64xf32>) -> tensor<1x4x16x64xf32> {
+  %w = arith.constant dense<0.25> : tensor<8x64xf32>
+  %z = arith.constant 0.0 : f32
+  %res = tensor.extract_slice %x[1, 0, 0, 0] [1, 4, 16, 64] [1, 1, 1, 1] : tensor<2x4x16x64xf32> to tensor<1x4x16x64xf32>
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<64x8xf32>, tensor<8x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r4 = tensor.expand_shape %r [[0, 1, 2], [3]] output_shape [1, 4, 16, 64] : tensor<64x64xf32> into tensor<1x4x16x64xf32>
+  %e4 = tensor.empty() : tensor<1x4x16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r4, %res, %bias : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<64xf32>) outs(%e4 : tensor<1x4x16x64xf32>) {
+  ^bb0(%v: f32, %s: f32, %b: f32, %out: f32):
+    %0 = arith.addf %v, %b : f32
+    %1 = arith.addf %0, %s : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x4x16x64xf32>
+  return %y : tensor<1x4x16x64xf32>
 }
 
 // A consumer whose result is not f32 (a cast to f16 merged into it) is not taken as the
