@@ -257,6 +257,15 @@ def conv_bn(g, x, prefix, cin, cout, k, *, stride=1, pad=0, group=1, dilation=1,
                     epsilon=1e-5, momentum=0.9)
 
 
+def conv_bias(g, x, scope, cin, cout, k, *, pad=0, stride=1, dilation=1):
+    """Conv2d(bias=True) in module `scope`: He-initialised weights, a small bias."""
+    with g.scope(scope):
+        w = g.param(f"{scope}.weight", he_conv(g.rng, cout, cin, k))
+        b = g.param(f"{scope}.bias", small(g.rng, cout))
+        return g.op("Conv", [x, w, b], dilations=[dilation, dilation], group=1,
+                    kernel_shape=[k, k], pads=[pad] * 4, strides=[stride, stride])
+
+
 # --- models -----------------------------------------------------------------------------
 def make_mlp(name="mlp", seed_name="mlp"):
     """A small MLP with a classifier head and a Gaussian (mu, sigma) head. mlp_ext uses the
@@ -304,32 +313,23 @@ def make_lenet(name="lenet"):
     g = GraphBuilder(name, model_rng(name))
     rng = g.rng
 
-    def conv(x, scope, cin, cout, k, **attrs):
-        with g.scope(scope):
-            w = g.param(f"{scope}.weight", he_conv(rng, cout, cin, k))
-            b = g.param(f"{scope}.bias", small(rng, cout))
-            a = dict(dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[0] * 4,
-                     strides=[1, 1])
-            a.update(attrs)
-            return g.op("Conv", [x, w, b], **a)
-
     x = g.input("input", F32, [2, 1, 28, 28])
-    h = conv(x, "conv1", 1, 6, 5, pads=[2] * 4)                          # 2x6x28x28
+    h = conv_bias(g, x, "conv1", 1, 6, 5, pad=2)                          # 2x6x28x28
     with g.scope("relu1"):
         h = g.op("Relu", [h])
     with g.scope("pool1"):
         h = g.op("MaxPool", [h], ceil_mode=0, kernel_shape=[3, 3], pads=[1] * 4,
                  strides=[2, 2])                                          # 2x6x14x14
-    h = conv(h, "conv2", 6, 16, 5)                                        # 2x16x10x10
+    h = conv_bias(g, h, "conv2", 6, 16, 5)                                # 2x16x10x10
     with g.scope("act2"):
         h = g.op("Sigmoid", [h])
     with g.scope("pool2"):
         h = g.op("AveragePool", [h], ceil_mode=0, kernel_shape=[2, 2], pads=[0] * 4,
                  strides=[2, 2])                                          # 2x16x5x5
-    a = conv(h, "branch_dilated", 16, 8, 3, dilations=[2, 2], pads=[2] * 4)
+    a = conv_bias(g, h, "branch_dilated", 16, 8, 3, dilation=2, pad=2)
     with g.scope("relu_a"):
         a = g.op("Relu", [a])
-    b = conv(h, "branch_1x1", 16, 8, 1)
+    b = conv_bias(g, h, "branch_1x1", 16, 8, 1)
     with g.scope("relu_b"):
         b = g.op("Relu", [b])
     h = g.op("Concat", [a, b], axis=1)                                    # 2x16x5x5
@@ -360,12 +360,11 @@ def make_bottlenecks(name="bottlenecks"):
     rng = g.rng
 
     def conv(x, scope, cin, cout, k, stride=1, relu=True):
+        y = conv_bias(g, x, scope, cin, cout, k, pad=k // 2, stride=stride)
+        if not relu:
+            return y
         with g.scope(scope):
-            w = g.param(f"{scope}.weight", he_conv(rng, cout, cin, k))
-            b = g.param(f"{scope}.bias", small(rng, cout))
-            y = g.op("Conv", [x, w, b], dilations=[1, 1], group=1, kernel_shape=[k, k],
-                     pads=[k // 2] * 4, strides=[stride, stride])
-            return g.op("Relu", [y]) if relu else y
+            return g.op("Relu", [y])
 
     def add_relu(scope, a, b):
         with g.scope(scope):

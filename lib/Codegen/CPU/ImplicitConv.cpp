@@ -367,13 +367,22 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
         return signalPassFailure();
   }
 
-  /// Whether `expand` reshapes an [M, F] output into its [1, OH, OW, F] image.
-  static bool isPixelImage(tensor::ExpandShapeOp expand, int64_t ow, int64_t f) {
+  /// The only user of an [M, F] output when it reshapes it into its [1, OH, OW, F] image
+  /// (with this OW, unless `ow` is 0); else null.
+  static tensor::ExpandShapeOp pixelImageOf(Value output, int64_t ow = 0) {
+    if (!output.hasOneUse())
+      return {};
+    auto expand = dyn_cast<tensor::ExpandShapeOp>(*output.getUsers().begin());
+    if (!expand)
+      return {};
     RankedTensorType t = expand.getResultType();
     SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
-    return t.getRank() == 4 && t.getDimSize(0) == 1 && t.getDimSize(2) == ow &&
-           t.getDimSize(3) == f && groups.size() == 2 &&
-           groups[0] == ReassociationIndices{0, 1, 2} && groups[1] == ReassociationIndices{3};
+    int64_t f = cast<RankedTensorType>(output.getType()).getDimSize(1);
+    if (t.getRank() != 4 || t.getDimSize(0) != 1 || (ow && t.getDimSize(2) != ow) ||
+        t.getDimSize(3) != f || groups.size() != 2 ||
+        groups[0] != ReassociationIndices{0, 1, 2} || groups[1] != ReassociationIndices{3})
+      return {};
+    return expand;
   }
 
   /// The register tile of an implicit conv's [M, F] output. Its contractions are not split
@@ -405,12 +414,10 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
         !yt.hasStaticShape() || yt.getDimSize(0) <= 64 ||
         yt.getDimSize(1) % registerTile(yt.getDimSize(0), yt.getDimSize(1)).cols ||
         !op.getDpsInits()[0].getDefiningOp<linalg::FillOp>() ||
-        !matchPattern(op.getDpsInputs()[1], m_Constant(&weights)) ||
-        !op.getResult(0).hasOneUse())
+        !matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
       return false;
-    auto expand = dyn_cast<tensor::ExpandShapeOp>(*op.getResult(0).getUsers().begin());
-    if (!expand || expand.getResultType().getRank() != 4 ||
-        !isPixelImage(expand, expand.getResultType().getDimSize(2), yt.getDimSize(1)))
+    tensor::ExpandShapeOp expand = pixelImageOf(op.getResult(0));
+    if (!expand)
       return false;
     Value pixels = expand.getResult();
     if (std::optional<ConvEpilogue> epilogue = ConvEpilogue::of(pixels))
@@ -424,8 +431,7 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
   static void asPixelRows(linalg::MatmulOp op) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    auto expand = cast<tensor::ExpandShapeOp>(*op.getResult(0).getUsers().begin());
-    int64_t ow = expand.getResultType().getDimSize(2);
+    int64_t ow = pixelImageOf(op.getResult(0)).getResultType().getDimSize(2);
     DenseElementsAttr weights;
     (void)matchPattern(op.getDpsInputs()[1], m_Constant(&weights));
     auto wt = cast<RankedTensorType>(weights.getType());
@@ -532,11 +538,7 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     Value pixels;
     SmallVector<Operation *> views; // (erased once the image replaces `pixels`)
     if (conv.pixelW) {
-      Value result = op.getResult(0);
-      auto expand = result.hasOneUse()
-                        ? dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin())
-                        : tensor::ExpandShapeOp();
-      if (expand && isPixelImage(expand, conv.pixelW, conv.f)) {
+      if (tensor::ExpandShapeOp expand = pixelImageOf(op.getResult(0), conv.pixelW)) {
         pixels = expand.getResult();
         views.push_back(expand);
       }

@@ -99,14 +99,14 @@ struct InfcPrefetchPanelsPass
         continue;
       OpBuilder b(kLoop.getBody(), kLoop.getBody()->begin());
       Location loc = kLoop.getLoc();
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      int64_t panels = *getConstantIntValue(panelLoop.getUpperBound());
-      Value last = arith::ConstantIndexOp::create(b, loc, panels - 1);
-      Value kOff = getValueOrCreateConstantIndexOp(b, loc, block.getMixedOffsets()[1]);
-      Value k = arith::AddIOp::create(b, loc, kOff, kLoop.getInductionVar());
       // The next panel (the last one prefetches itself: already in cache).
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value last = arith::ConstantIndexOp::create(
+          b, loc, *getConstantIntValue(panelLoop.getUpperBound()) - 1);
       Value next = arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, panelArg, one),
                                           last);
+      Value kOff = getValueOrCreateConstantIndexOp(b, loc, block.getMixedOffsets()[1]);
+      Value k = arith::AddIOp::create(b, loc, kOff, kLoop.getInductionVar());
       int64_t width = weights.getDimSize(2), lineFloats = 64 / 4;
       for (int64_t j = 0; j < width; j += lineFloats)
         memref::PrefetchOp::create(b, loc, block.getSource(),

@@ -7,9 +7,9 @@
 // CHECK-LABEL: func.func @k_block
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK-DAG: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK-DAG: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
-// CHECK-DAG: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
 // CHECK: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
 // CHECK: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
 // CHECK-NOT: memref.prefetch
@@ -85,9 +85,9 @@ func.func @whole_k_or_many_rows(%a: memref<96x128xf32>, %w: memref<4x128x32xf32>
 // CHECK-LABEL: func.func @split_columns
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK-DAG: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK-DAG: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
-// CHECK-DAG: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
 // CHECK-COUNT-3: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<10x4608x48xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.fma
@@ -132,9 +132,9 @@ func.func @split_columns(%a: memref<49x256xf32>, %w: memref<10x4608x48xf32>, %ko
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK-DAG: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK-DAG: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
-// CHECK-DAG: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
 // CHECK-COUNT-2: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.contract
