@@ -1,17 +1,39 @@
 // RUN: infc-opt %s -infc-prefetch-panels -split-input-file | FileCheck %s
 
 // The K loop of a 7 x 32 register tile over a K block (rows [%koff, %koff + 128) of 4608)
-// of panel %p of packed weights [4, 4608, 32], 7 row tiles per block: each K step also
-// prefetches row %koff + %k of panel min(%p + 1, 3), one memref.prefetch per 64-byte line
-// (2 for 32 floats).
+// of panel %p of packed weights [4, 4608, 32], 7 row tiles per block, panels inside the K
+// blocks: the next block is the same rows of panel %p + 1, 4608 * 32 floats on. Its 128
+// rows of 2 lines are spread over the 7 x 128 K steps of the row tiles: step
+// s = r * 128 + k (r = %r / 7) prefetches line s * 2 / 7 of it, one prefetch a step, into
+// L2, no further than the weights' last float.
 // CHECK-LABEL: func.func @k_block
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %[[C7:[^ ]*]]
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
-// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
-// CHECK: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
+// CHECK: %[[RS:.*]] = arith.subi %[[R]], %{{.*}} : index
+// CHECK: %[[RI:.*]] = arith.divui %[[RS]], %[[C7]] : index
+// CHECK: %[[TILE:.*]] = arith.addi %{{.*}}, %[[RI]] : index
+// CHECK: %[[KC:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[TS:.*]] = arith.muli %[[TILE]], %[[KC]] : index
+// CHECK: %[[S:.*]] = arith.addi %[[TS]], %[[K]] : index
+// CHECK: %[[LPR:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
+// CHECK: %[[TILES:.*]] = arith.constant 7 : index
+// CHECK-NEXT: %[[LINE:.*]] = arith.divui %[[SL]], %[[TILES]] : index
+// CHECK: %[[PANEL:.*]] = arith.constant 147456 : index
+// CHECK-NEXT: %[[PO:.*]] = arith.muli %[[P]], %[[PANEL]] : index
+// CHECK: %[[NR:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[KO:.*]] = arith.muli %arg3, %[[NR]] : index
+// CHECK: %[[START:.*]] = arith.addi %[[PO]], %[[KO]] : index
+// CHECK: %[[DIST:.*]] = arith.constant 147456 : index
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[START]], %[[DIST]] : index
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2]] : memref<4x4608x32xf32> into memref<589824xf32>
+// CHECK: %[[L:.*]] = arith.addi %[[LINE]], %{{.*}} : index
+// CHECK: %[[LF:.*]] = arith.muli %[[L]], %{{.*}} : index
+// CHECK: %[[AT:.*]] = arith.addi %[[NEXT]], %[[LF]] : index
+// CHECK: %[[LAST:.*]] = arith.constant 589823 : index
+// CHECK-NEXT: %[[CLAMPED:.*]] = arith.minui %[[AT]], %[[LAST]] : index
+// CHECK: memref.prefetch %[[FLAT]][%[[CLAMPED]]], read, locality<2>, data : memref<589824xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.contract
 func.func @k_block(%a: memref<49x128xf32>, %w: memref<4x4608x32xf32>, %c: memref<49x128xf32>, %koff: index) {
@@ -44,11 +66,26 @@ func.func @k_block(%a: memref<49x128xf32>, %w: memref<4x4608x32xf32>, %c: memref
 
 // -----
 
-// All of K in the block (no K blocking: the panel is read by the row tiles from cache), or
-// more than 10 row tiles per block: no prefetch.
-// CHECK-LABEL: func.func @whole_k_or_many_rows
+// All of K in the panel, 16 row tiles: the next panel (128 * 32 floats on) is prefetched
+// while this one is computed, one line every 16 / 2 steps of the 16 x 128 (one prefetch a
+// step). The first read that matches decides: the K block of %w2 gets none.
+// CHECK-LABEL: func.func @whole_k_many_rows
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[S:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-NEXT: %[[LPR:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
+// CHECK-NEXT: %[[TILES:.*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[LINE:.*]] = arith.divui %[[SL]], %[[TILES]] : index
+// CHECK: %[[PANEL:.*]] = arith.constant 4096 : index
+// CHECK-NEXT: arith.muli %[[P]], %[[PANEL]] : index
+// CHECK: %[[DIST:.*]] = arith.constant 4096 : index
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2]] : memref<4x128x32xf32> into memref<16384xf32>
+// CHECK: memref.prefetch %[[FLAT]][%{{.*}}], read, locality<2>, data : memref<16384xf32>
 // CHECK-NOT: memref.prefetch
-func.func @whole_k_or_many_rows(%a: memref<96x128xf32>, %w: memref<4x128x32xf32>, %w2: memref<4x4608x32xf32>, %koff: index) {
+// CHECK: vector.contract
+func.func @whole_k_many_rows(%a: memref<96x128xf32>, %w: memref<4x128x32xf32>, %w2: memref<4x4608x32xf32>, %koff: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -79,16 +116,60 @@ func.func @whole_k_or_many_rows(%a: memref<96x128xf32>, %w: memref<4x128x32xf32>
 }
 
 // -----
+// One tile over all of K in each panel (a remainder tile after the row tiles that read
+// the panel first): no prefetch. Nor under a row loop of unknown trip count.
+// CHECK-LABEL: func.func @one_tile_or_unknown_rows
+// CHECK-NOT: memref.prefetch
+func.func @one_tile_or_unknown_rows(%a: memref<4x128xf32>, %w: memref<4x128x32xf32>, %w2: memref<4x4608x32xf32>, %koff: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<4x32xf32>
+  scf.for %p = %c0 to %c4 step %c1 {
+    %block = memref.subview %w[%p, 0, 0] [1, 128, 32] [1, 1, 1] : memref<4x128x32xf32> to memref<128x32xf32, strided<[32, 1], offset: ?>>
+    %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%t = %zero) -> (vector<4x32xf32>) {
+      %col = memref.subview %a[0, %k] [4, 1] [1, 1] : memref<4x128xf32> to memref<4x1xf32, strided<[128, 1], offset: ?>>
+      %row = memref.subview %block[%k, 0] [1, 32] [1, 1] : memref<128x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+      %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x1xf32, strided<[128, 1], offset: ?>>, vector<4x1xf32>
+      %y = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+      %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %t : vector<4x1xf32>, vector<1x32xf32> into vector<4x32xf32>
+      scf.yield %s : vector<4x32xf32>
+    }
+    %block2 = memref.subview %w2[%p, %koff, 0] [1, 128, 32] [1, 1, 1] : memref<4x4608x32xf32> to memref<128x32xf32, strided<[32, 1], offset: ?>>
+    scf.for %r = %c0 to %m step %c4 {
+      %acc2 = scf.for %k = %c0 to %c128 step %c1 iter_args(%t = %zero) -> (vector<4x32xf32>) {
+        %col = memref.subview %a[0, %k] [4, 1] [1, 1] : memref<4x128xf32> to memref<4x1xf32, strided<[128, 1], offset: ?>>
+        %row = memref.subview %block2[%k, 0] [1, 32] [1, 1] : memref<128x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+        %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x1xf32, strided<[128, 1], offset: ?>>, vector<4x1xf32>
+        %y = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+        %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %t : vector<4x1xf32>, vector<1x32xf32> into vector<4x32xf32>
+        scf.yield %s : vector<4x32xf32>
+      }
+    }
+  }
+  return
+}
+
+// -----
 
 // A 7 x 48 tile split into one-vector columns (vector.fma, each column read through a
-// subview of the K row): the row of the next panel is prefetched once, 3 lines for 48 floats.
+// subview of the K row): 3 lines a row, one prefetch a step at line s * 3 / 7 of the next
+// panel's block.
 // CHECK-LABEL: func.func @split_columns
-// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
-// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK-COUNT-3: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<10x4608x48xf32>
+// CHECK: %[[S:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-NEXT: %[[LPR:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
+// CHECK-NEXT: %[[TILES:.*]] = arith.constant 7 : index
+// CHECK-NEXT: arith.divui %[[SL]], %[[TILES]] : index
+// CHECK: %[[PANEL:.*]] = arith.constant 221184 : index
+// CHECK-NEXT: arith.muli %arg3, %[[PANEL]] : index
+// CHECK: %[[DIST:.*]] = arith.constant 221184 : index
+// CHECK-NEXT: arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2]] : memref<10x4608x48xf32> into memref<2211840xf32>
+// CHECK: memref.prefetch %[[FLAT]][%{{.*}}], read, locality<2>, data : memref<2211840xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.fma
 func.func @split_columns(%a: memref<49x256xf32>, %w: memref<10x4608x48xf32>, %koff: index) {
@@ -125,17 +206,26 @@ func.func @split_columns(%a: memref<49x256xf32>, %w: memref<10x4608x48xf32>, %ko
 // -----
 
 // A panel loop that steps through each panel's K blocks inside it (infc.panel_k_blocks,
-// infc-pack-matmul-panels' form for few rows against weights from memory): the row tiles
-// counted are those of one block (7 here, not 7 per block times the blocks), and each K
-// step prefetches its row of the next panel.
+// infc-pack-matmul-panels' form for few rows against weights from memory) reads them in
+// memory order: the next block is the one right after this (128 * 32 floats on; the last
+// block's next is the next panel's first), and the row tiles counted are those of one
+// block (7 here, not 7 per block times the blocks).
 // CHECK-LABEL: func.func @k_blocks_inside_panels
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[KOFF:.*]] = arith.muli %[[KB]], %{{.*}} : index
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[N:.*]] = arith.addi %[[P]], %{{.*}} : index
-// CHECK: %[[NEXT:.*]] = arith.minui %[[N]], %{{.*}} : index
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK-COUNT-2: memref.prefetch %arg1[%[[NEXT]], %[[ROW]], %{{.*}}], read, locality<3>, data : memref<4x4608x32xf32>
+// CHECK: %[[S:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK-NEXT: %[[LPR:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
+// CHECK-NEXT: %[[TILES:.*]] = arith.constant 7 : index
+// CHECK-NEXT: arith.divui %[[SL]], %[[TILES]] : index
+// CHECK: %[[PO:.*]] = arith.muli %[[P]], %{{.*}} : index
+// CHECK: %[[KO:.*]] = arith.muli %[[KOFF]], %{{.*}} : index
+// CHECK: %[[START:.*]] = arith.addi %[[PO]], %[[KO]] : index
+// CHECK: %[[DIST:.*]] = arith.constant 4096 : index
+// CHECK-NEXT: arith.addi %[[START]], %[[DIST]] : index
+// CHECK: memref.prefetch %{{.*}}[%{{.*}}], read, locality<2>, data : memref<589824xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.contract
 func.func @k_blocks_inside_panels(%a: memref<49x4608xf32>, %w: memref<4x4608x32xf32>, %c: memref<49x128xf32>) {

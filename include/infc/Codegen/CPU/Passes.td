@@ -150,16 +150,19 @@ def InfcUnrollKLoops : Pass<"infc-unroll-k-loops", "mlir::func::FuncOp"> {
 }
 
 def InfcPrefetchPanels : Pass<"infc-prefetch-panels", "mlir::func::FuncOp"> {
-  let summary = "Prefetch the next panel's K block in the K loops of few-row matmuls";
+  let summary = "Prefetch the next block of packed weights, spread over the row tiles";
   let description = [{
-    After bufferization. A register tile's K loop that reads row k of a K block of a packed
-    panel (`memref.subview %W[%p, %kOff, 0] [1, kc, nr]` with kc < K, %p the induction
-    variable of the panel loop) and runs in at most 10 row tiles per block also prefetches
-    row %kOff + k of panel %p + 1 (`memref.prefetch`, one per cache line): weights that
-    stream from memory then arrive while the FMAs of the current block run. The K blocks
-    of few rows against weights larger than L2 are infc-pack-matmul-panels': a panel loop
-    marked `infc.panel_k_blocks` steps through its panels' blocks inside it, and the row
-    tiles counted are then those between the block and the K loop.
+    After bufferization. A register tile's K loop that reads row k of a block of a packed
+    panel (`memref.subview %W[%p, %kOff, 0] [1, kc, nr]`, kc <= K, %p the induction
+    variable of the panel loop) under row loops of constant trip counts (T row tiles in
+    all) also prefetches (`memref.prefetch`, locality 2: into L2) a share of the next
+    block: in step s = r * kc + k of row tile r, lines floor(s * lpr / T) + j of it (lpr
+    64-byte lines a block row, j < ceil(lpr / T)), so the T * kc steps fetch it once, at
+    an even rate. The next block is that of panel %p + 1, or, when the panel loop steps
+    through its panels' K blocks inside it (`infc.panel_k_blocks`, infc-pack-matmul-panels'
+    form for few rows against weights from memory), the one after it in memory; the row
+    tiles are then those between the block and the K loop. A single tile over all of K (a
+    remainder tile, a one-tile stream) gets none.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
