@@ -6,9 +6,9 @@
 // hide. Here each row tile's K step also prefetches a share of the next block of weights
 // (the next K block of the panel, or the next panel), spread evenly over all the K steps
 // of all the row tiles that read the current one, so the next block streams in at a steady
-// rate while the current one is computed. Measured on this machine (ResNet-50 at 1
-// thread): its 7x7 stage (49 rows against 4608 x 512 weights in K blocks) -14%, BERT-base
-// -15%; prefetching the whole next block in each row tile instead, as this pass first did,
+// rate while the current one is computed. Measured on this machine (1 thread):
+// ResNet-50's 7x7 stage (49 rows against 4608 x 512 weights in K blocks) -14%, its 14x14
+// stage -3%, -9% with the pixel rows' convs, BERT-base -15%; prefetching the whole next block in each row tile instead, as this pass first did,
 // gained a third of that: the first tile's prefetches queued behind each other and held
 // the fill buffers the other loads need.
 //
@@ -46,83 +46,140 @@ struct InfcPrefetchPanelsPass
     getOperation().walk([&](scf::ForOp kLoop) { prefetchInto(kLoop); });
   }
 
-  /// A register tile's K loop reading row k of a block of panel p:
+  /// What a K loop reads of a panel: `panel` of the weights `W` [P, K, nr] (the panel
+  /// loop's induction variable), rows [kOff, kOff + kc), `row` in [0, kc) in this K step.
+  struct PanelRead {
+    Value weights, panel;
+    OpFoldResult kOff;
+    int64_t kc;
+    Value row;
+    scf::ForOp panelLoop;
+    Operation *blockScope; // where the block's subview is
+  };
+
+  /// W [P, K, nr]: static, contiguous.
+  static bool isPackedWeights(Value w) {
+    auto type = dyn_cast<MemRefType>(w.getType());
+    return type && type.getRank() == 3 && type.hasStaticShape() && type.getLayout().isIdentity();
+  }
+
+  static scf::ForOp panelLoopOf(OpFoldResult panel) {
+    auto arg = dyn_cast_if_present<BlockArgument>(dyn_cast<Value>(panel));
+    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+    if (!loop || loop.getInductionVar() != arg || !getConstantIntValue(loop.getUpperBound()))
+      return {};
+    return loop;
+  }
+
+  /// Whether `v` is computed from `iv` (within `scope`).
+  static bool dependsOn(Value v, Value iv, Operation *scope) {
+    if (v == iv)
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || !scope->isProperAncestor(def))
+      return false;
+    return llvm::any_of(def->getOperands(),
+                        [&](Value operand) { return dependsOn(operand, iv, scope); });
+  }
+
+  /// The register tiles' reads of packed panels:
   ///   %block = memref.subview %W[%p, %kOff, 0] [1, kc, nr]   (kc <= K)
   ///   %row = memref.subview %block[%k, 0] [1, nr]; vector.transfer_read %row
-  /// with %p the induction variable of the panel loop around it (constant bounds). A tile
-  /// split into one-vector columns (infc-tile-and-vectorize-matmul's 3-vector tiles) reads
-  /// each column through one more subview of %row, with vector.fma where the others have a
-  /// vector.contract.
+  /// (a tile split into one-vector columns, infc-tile-and-vectorize-matmul's 3-vector
+  /// tiles, reads each column through one more subview of %row, with vector.fma where the
+  /// others have a vector.contract), and infc-implicit-conv's pixel rows, which read row
+  /// %r of the whole panel, %r a function of the K loop's and the taps loops' variables:
+  ///   %row = memref.subview %W[%p, %r, 0] [1, 1, nr]; vector.transfer_read %row
+  static std::optional<PanelRead> panelReadOf(vector::TransferReadOp read, scf::ForOp kLoop) {
+    Value k = kLoop.getInductionVar();
+    auto row = read.getBase().getDefiningOp<memref::SubViewOp>();
+    if (!row)
+      return std::nullopt;
+    if (row.getMixedOffsets().size() == 3 && isPackedWeights(row.getSource())) {
+      auto type = cast<MemRefType>(row.getSource().getType());
+      auto r = dyn_cast<Value>(row.getMixedOffsets()[1]);
+      scf::ForOp panelLoop = panelLoopOf(row.getMixedOffsets()[0]);
+      if (!r || !panelLoop || !isConstantIntValue(row.getMixedOffsets()[2], 0) ||
+          row.getStaticSizes() != ArrayRef<int64_t>{1, 1, type.getDimSize(2)} ||
+          !dependsOn(r, k, panelLoop))
+        return std::nullopt;
+      OpFoldResult zero = OpBuilder(read).getIndexAttr(0);
+      return PanelRead{row.getSource(), panelLoop.getInductionVar(), zero, type.getDimSize(1),
+                       r, panelLoop, panelLoop};
+    }
+    if (row.getMixedOffsets().size() == 2 && row.getMixedOffsets()[0] != OpFoldResult(k))
+      if (auto wholeRow = row.getSource().getDefiningOp<memref::SubViewOp>())
+        row = wholeRow;
+    if (row.getMixedOffsets().size() != 2 || row.getMixedOffsets()[0] != OpFoldResult(k))
+      return std::nullopt;
+    auto block = row.getSource().getDefiningOp<memref::SubViewOp>();
+    if (!block || !isPackedWeights(block.getSource()))
+      return std::nullopt;
+    auto type = cast<MemRefType>(block.getSource().getType());
+    ArrayRef<int64_t> sizes = block.getStaticSizes();
+    scf::ForOp panelLoop = panelLoopOf(block.getMixedOffsets()[0]);
+    if (sizes.size() != 3 || sizes[0] != 1 || ShapedType::isDynamic(sizes[1]) ||
+        sizes[2] != type.getDimSize(2) || !panelLoop)
+      return std::nullopt;
+    return PanelRead{block.getSource(), panelLoop.getInductionVar(), block.getMixedOffsets()[1],
+                     sizes[1], k, panelLoop, block->getParentOp()};
+  }
+
   void prefetchInto(scf::ForOp kLoop) {
     Block *body = kLoop.getBody();
     if (body->getOps<vector::ContractionOp>().empty() && body->getOps<vector::FMAOp>().empty())
       return;
     for (auto read : body->getOps<vector::TransferReadOp>()) {
-      auto row = read.getBase().getDefiningOp<memref::SubViewOp>();
-      if (row && row.getMixedOffsets().size() == 2 &&
-          row.getMixedOffsets()[0] != OpFoldResult(kLoop.getInductionVar()))
-        if (auto wholeRow = row.getSource().getDefiningOp<memref::SubViewOp>())
-          row = wholeRow;
-      if (!row || row.getMixedOffsets().size() != 2 ||
-          row.getMixedOffsets()[0] != OpFoldResult(kLoop.getInductionVar()))
+      std::optional<PanelRead> panel = panelReadOf(read, kLoop);
+      if (!panel)
         continue;
-      auto block = row.getSource().getDefiningOp<memref::SubViewOp>();
-      if (!block)
-        continue;
-      auto weights = cast<MemRefType>(block.getSource().getType());
-      ArrayRef<int64_t> sizes = block.getStaticSizes();
-      if (weights.getRank() != 3 || !weights.hasStaticShape() ||
-          !weights.getLayout().isIdentity() || sizes.size() != 3 || sizes[0] != 1 ||
-          ShapedType::isDynamic(sizes[1]) || sizes[2] != weights.getDimSize(2))
-        continue;
-      auto panel = dyn_cast<Value>(block.getMixedOffsets()[0]);
-      auto panelArg = panel ? dyn_cast<BlockArgument>(panel) : BlockArgument();
-      auto panelLoop = panelArg ? dyn_cast<scf::ForOp>(panelArg.getOwner()->getParentOp())
-                                : scf::ForOp();
-      if (!panelLoop || panelLoop.getInductionVar() != panelArg ||
-          !getConstantIntValue(panelLoop.getUpperBound()))
-        continue;
+      auto weights = cast<MemRefType>(panel->weights.getType());
+      int64_t panels = weights.getDimSize(0), k = weights.getDimSize(1),
+              nr = weights.getDimSize(2);
       // A panel loop that steps through its panels' K blocks inside (kPanelKBlocks) reads
       // them in memory order: the next block is the one after this, the row tiles those
       // between the block and the K loop. Otherwise the next block is that of the next
-      // panel, and the row tiles those between the panel loop and the K loop.
-      bool blocksInside = panelLoop->hasAttr(infc::kPanelKBlocks);
-      Operation *outer = blocksInside ? block->getParentOp() : panelLoop.getOperation();
+      // panel, and the row tiles those between the panel loop and the K loop (but for the
+      // taps loops of pixel rows, which step through the panel's rows).
+      bool blocksInside = panel->panelLoop->hasAttr(infc::kPanelKBlocks) && panel->kc < k;
+      Operation *outer = blocksInside ? panel->blockScope : panel->panelLoop.getOperation();
       SmallVector<scf::ForOp> rowLoops; // outermost first
       int64_t tiles = 1;
-      for (Operation *p = kLoop->getParentOp(); p && p != outer; p = p->getParentOp())
-        if (auto loop = dyn_cast<scf::ForOp>(p)) {
-          int64_t n = tripCount(loop);
-          if (n <= 0)
-            return;
-          tiles *= n;
-          rowLoops.insert(rowLoops.begin(), loop);
-        }
-      int64_t panels = weights.getDimSize(0), k = weights.getDimSize(1),
-              nr = weights.getDimSize(2), kc = sizes[1];
+      for (Operation *p = kLoop->getParentOp(); p && p != outer; p = p->getParentOp()) {
+        auto loop = dyn_cast<scf::ForOp>(p);
+        if (!loop || dependsOn(panel->row, loop.getInductionVar(), panel->panelLoop))
+          continue;
+        int64_t n = tripCount(loop);
+        if (n <= 0)
+          return;
+        tiles *= n;
+        rowLoops.insert(rowLoops.begin(), loop);
+      }
       // One tile over all of K per panel: a remainder tile after the row tiles that read
       // the panel first, or a panel that streams through one tile only (the hardware
       // prefetcher's case).
-      if (tiles == 1 && kc == k)
+      if (tiles == 1 && panel->kc == k)
         continue;
-      insertPrefetches(kLoop, block, panelArg, rowLoops, tiles, blocksInside ? kc * nr : k * nr,
-                       panels * k * nr);
+      insertPrefetches(kLoop, *panel, rowLoops, tiles,
+                       blocksInside ? panel->kc * nr : k * nr, panels * k * nr);
       return;
     }
   }
 
-  /// In K step %k of row tile r (of `tiles`, numbered from the row loops' induction
-  /// variables), step s = r * kc + k of tiles * kc: lines floor(s * lpr / tiles) + j of the
-  /// block `distance` floats past this one (lpr lines a block row, j < ceil(lpr / tiles)),
-  /// as prefetches into L2 (the row tiles after the first read the block from there).
-  void insertPrefetches(scf::ForOp kLoop, memref::SubViewOp block, Value panel,
-                        ArrayRef<scf::ForOp> rowLoops, int64_t tiles, int64_t distance,
-                        int64_t size) {
+  /// In K step `row` of row tile r (of `tiles`, numbered from the row loops' induction
+  /// variables), step s = r * kc + row of tiles * kc: lines floor(s * lpr / tiles) + j of
+  /// the block `distance` floats past this one (lpr lines a block row,
+  /// j < ceil(lpr / tiles)), as prefetches into L2 (the row tiles after the first read the
+  /// block from there).
+  void insertPrefetches(scf::ForOp kLoop, const PanelRead &panel, ArrayRef<scf::ForOp> rowLoops,
+                        int64_t tiles, int64_t distance, int64_t size) {
     OpBuilder b(kLoop.getBody(), kLoop.getBody()->begin());
+    if (Operation *def = panel.row.getDefiningOp(); def && def->getBlock() == kLoop.getBody())
+      b.setInsertionPointAfter(def);
     Location loc = kLoop.getLoc();
     auto cst = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
-    auto weights = cast<MemRefType>(block.getSource().getType());
-    int64_t k = weights.getDimSize(1), nr = weights.getDimSize(2), kc = block.getStaticSizes()[1];
+    auto weights = cast<MemRefType>(panel.weights.getType());
+    int64_t k = weights.getDimSize(1), nr = weights.getDimSize(2);
     constexpr int64_t lineFloats = 64 / 4;
     int64_t linesPerRow = (nr + lineFloats - 1) / lineFloats;
     Value tile = cst(0);
@@ -133,16 +190,16 @@ struct InfcPrefetchPanelsPass
       tile = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tile, cst(tripCount(loop))),
                                    i);
     }
-    Value step = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tile, cst(kc)),
-                                       kLoop.getInductionVar());
+    Value step = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tile, cst(panel.kc)),
+                                       panel.row);
     Value line = arith::DivUIOp::create(
         b, loc, arith::MulIOp::create(b, loc, step, cst(linesPerRow)), cst(tiles));
     // The block's first float: panel * K * nr + kOff * nr (W is contiguous).
-    Value kOff = getValueOrCreateConstantIndexOp(b, loc, block.getMixedOffsets()[1]);
-    Value start = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, panel, cst(k * nr)),
+    Value kOff = getValueOrCreateConstantIndexOp(b, loc, panel.kOff);
+    Value start = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, panel.panel, cst(k * nr)),
                                         arith::MulIOp::create(b, loc, kOff, cst(nr)));
     Value next = arith::AddIOp::create(b, loc, start, cst(distance));
-    Value flat = memref::CollapseShapeOp::create(b, loc, block.getSource(),
+    Value flat = memref::CollapseShapeOp::create(b, loc, panel.weights,
                                                  SmallVector<ReassociationIndices>{{0, 1, 2}});
     for (int64_t j = 0, n = (linesPerRow + tiles - 1) / tiles; j < n; ++j) {
       Value at = arith::AddIOp::create(

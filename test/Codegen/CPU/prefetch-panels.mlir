@@ -259,3 +259,65 @@ func.func @k_blocks_inside_panels(%a: memref<49x4608xf32>, %w: memref<4x4608x32x
   } {infc.panel_k_blocks = 128 : i64}
   return
 }
+
+// -----
+
+// infc-implicit-conv's pixel rows: each of 32 row tiles reads all 9 x 256 rows of panel
+// %p, row %t * 256 + %k, straight from the weights. The taps loop steps through the
+// panel's rows, so it counts as no row tile: step s = r * 2304 + row of the 32 x 2304
+// (r = %r / 1) prefetches line s * 4 / 32 of the next panel, 2304 * 64 floats on.
+// CHECK-LABEL: func.func @pixel_rows
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %[[STEP:[^ ]*]] iter_args
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK: %[[RS:.*]] = arith.subi %[[R]], %{{.*}} : index
+// CHECK-NEXT: %[[RI:.*]] = arith.divui %[[RS]], %[[STEP]] : index
+// CHECK-NEXT: %[[TRIP:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[TS0:.*]] = arith.muli %{{.*}}, %[[TRIP]] : index
+// CHECK-NEXT: %[[TILE:.*]] = arith.addi %[[TS0]], %[[RI]] : index
+// CHECK-NEXT: %[[KC:.*]] = arith.constant 2304 : index
+// CHECK-NEXT: %[[TS:.*]] = arith.muli %[[TILE]], %[[KC]] : index
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[TS]], %[[ROW]] : index
+// CHECK-NEXT: %[[LPR:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
+// CHECK-NEXT: %[[TILES:.*]] = arith.constant 32 : index
+// CHECK-NEXT: arith.divui %[[SL]], %[[TILES]] : index
+// CHECK: %[[PANEL:.*]] = arith.constant 147456 : index
+// CHECK-NEXT: arith.muli %[[P]], %[[PANEL]] : index
+// CHECK: %[[DIST:.*]] = arith.constant 147456 : index
+// CHECK-NEXT: arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK: memref.prefetch %{{.*}}[%{{.*}}], read, locality<2>, data : memref<589824xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+func.func @pixel_rows(%a: memref<192x256xf32>, %w: memref<4x2304x64xf32>) -> vector<6x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c9 = arith.constant 9 : index
+  %c32 = arith.constant 32 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x64xf32>
+  %res = scf.for %p = %c0 to %c4 step %c1 iter_args(%u = %zero) -> (vector<6x64xf32>) {
+    %byRow = scf.for %r = %c0 to %c32 step %c1 iter_args(%v = %u) -> (vector<6x64xf32>) {
+      %byTap = scf.for %t = %c0 to %c9 step %c1 iter_args(%w0 = %v) -> (vector<6x64xf32>) {
+        %tapRow = arith.muli %t, %c256 : index
+        %acc = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc0 = %w0) -> (vector<6x64xf32>) {
+          %row = arith.addi %tapRow, %k : index
+          %col = memref.subview %a[%r, %k] [6, 1] [1, 1] : memref<192x256xf32> to memref<6x1xf32, strided<[256, 1], offset: ?>>
+          %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<6x1xf32, strided<[256, 1], offset: ?>>, vector<6x1xf32>
+          %wrow = memref.subview %w[%p, %row, 0] [1, 1, 64] [1, 1, 1] : memref<4x2304x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+          %y = vector.transfer_read %wrow[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x64xf32, strided<[64, 1], offset: ?>>, vector<1x64xf32>
+          %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc0 : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+          scf.yield %s : vector<6x64xf32>
+        }
+        scf.yield %acc : vector<6x64xf32>
+      }
+      scf.yield %byTap : vector<6x64xf32>
+    }
+    scf.yield %byRow : vector<6x64xf32>
+  }
+  return %res : vector<6x64xf32>
+}

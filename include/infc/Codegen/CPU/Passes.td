@@ -161,8 +161,11 @@ def InfcPrefetchPanels : Pass<"infc-prefetch-panels", "mlir::func::FuncOp"> {
     an even rate. The next block is that of panel %p + 1, or, when the panel loop steps
     through its panels' K blocks inside it (`infc.panel_k_blocks`, infc-pack-matmul-panels'
     form for few rows against weights from memory), the one after it in memory; the row
-    tiles are then those between the block and the K loop. A single tile over all of K (a
-    remainder tile, a one-tile stream) gets none.
+    tiles are then those between the block and the K loop. infc-implicit-conv's pixel rows
+    read row %r of the whole panel (`memref.subview %W[%p, %r, 0] [1, 1, nr]`, %r a
+    function of the K loop's and the taps loops' variables): kc is K, the step the row
+    %r, and the taps loops count as no row tiles. A single tile over all of K (a remainder
+    tile, a one-tile stream) gets none.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
