@@ -2,38 +2,36 @@
 
 // The K loop of a 7 x 32 register tile over a K block (rows [%koff, %koff + 128) of 4608)
 // of panel %p of packed weights [4, 4608, 32], 7 row tiles per block, panels inside the K
-// blocks: the next block is the same rows of panel %p + 1, 4608 * 32 floats on. Its 128
-// rows of 2 lines are spread over the 7 x 128 K steps of the row tiles: step
-// s = r * 128 + k (r = %r / 7) prefetches line s * 2 / 7 of it, one prefetch a step, into
-// L2, no further than the weights' last float.
+// blocks: the next block is the same rows of panel %p + 1, 4608 * 32 floats on. The row
+// tiles share it out, 32 / 7 = 4 floats a K step: row tile r = %r / 7 prefetches floats
+// [r * 512, r * 512 + 512) of it, float 4 * %k in step %k, one prefetch a step, into L2;
+// its share clamped so that the last step stays within the weights (589824 - 1 - 127 * 4).
 // CHECK-LABEL: func.func @k_block
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %[[C7:[^ ]*]]
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK: %[[RS:.*]] = arith.subi %[[R]], %{{.*}} : index
-// CHECK: %[[RI:.*]] = arith.divui %[[RS]], %[[C7]] : index
+// CHECK-NEXT: %[[RI:.*]] = arith.divui %[[RS]], %[[C7]] : index
 // CHECK: %[[TILE:.*]] = arith.addi %{{.*}}, %[[RI]] : index
-// CHECK: %[[KC:.*]] = arith.constant 128 : index
-// CHECK-NEXT: %[[TS:.*]] = arith.muli %[[TILE]], %[[KC]] : index
-// CHECK: %[[S:.*]] = arith.addi %[[TS]], %[[K]] : index
-// CHECK: %[[LPR:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
-// CHECK: %[[TILES:.*]] = arith.constant 7 : index
-// CHECK-NEXT: %[[LINE:.*]] = arith.divui %[[SL]], %[[TILES]] : index
-// CHECK: %[[PANEL:.*]] = arith.constant 147456 : index
+// CHECK-NEXT: %[[PANEL:.*]] = arith.constant 147456 : index
 // CHECK-NEXT: %[[PO:.*]] = arith.muli %[[P]], %[[PANEL]] : index
-// CHECK: %[[NR:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[NR:.*]] = arith.constant 32 : index
 // CHECK-NEXT: %[[KO:.*]] = arith.muli %arg3, %[[NR]] : index
-// CHECK: %[[START:.*]] = arith.addi %[[PO]], %[[KO]] : index
-// CHECK: %[[DIST:.*]] = arith.constant 147456 : index
+// CHECK-NEXT: %[[START:.*]] = arith.addi %[[PO]], %[[KO]] : index
+// CHECK-NEXT: %[[DIST:.*]] = arith.constant 147456 : index
 // CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[START]], %[[DIST]] : index
-// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2]] : memref<4x4608x32xf32> into memref<589824xf32>
-// CHECK: %[[L:.*]] = arith.addi %[[LINE]], %{{.*}} : index
-// CHECK: %[[LF:.*]] = arith.muli %[[L]], %{{.*}} : index
-// CHECK: %[[AT:.*]] = arith.addi %[[NEXT]], %[[LF]] : index
-// CHECK: %[[LAST:.*]] = arith.constant 589823 : index
-// CHECK-NEXT: %[[CLAMPED:.*]] = arith.minui %[[AT]], %[[LAST]] : index
-// CHECK: memref.prefetch %[[FLAT]][%[[CLAMPED]]], read, locality<2>, data : memref<589824xf32>
+// CHECK-NEXT: %[[SHARE:.*]] = arith.constant 512 : index
+// CHECK-NEXT: %[[TO:.*]] = arith.muli %[[TILE]], %[[SHARE]] : index
+// CHECK-NEXT: %[[BASE:.*]] = arith.addi %[[NEXT]], %[[TO]] : index
+// CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 589315 : index
+// CHECK-NEXT: %[[CLAMPED:.*]] = arith.minui %[[BASE]], %[[LIMIT]] : index
+// CHECK-NEXT: %[[D:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[KD:.*]] = arith.muli %[[K]], %[[D]] : index
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[CLAMPED]], %[[KD]] : index
+// CHECK-NEXT: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2]] : memref<4x4608x32xf32> into memref<589824xf32>
+// CHECK-NEXT: %[[J:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[AT0:.*]] = arith.addi %[[AT]], %[[J]] : index
+// CHECK-NEXT: memref.prefetch %[[FLAT]][%[[AT0]]], read, locality<2>, data : memref<589824xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.contract
 func.func @k_block(%a: memref<49x128xf32>, %w: memref<4x4608x32xf32>, %c: memref<49x128xf32>, %koff: index) {
@@ -66,21 +64,20 @@ func.func @k_block(%a: memref<49x128xf32>, %w: memref<4x4608x32xf32>, %c: memref
 
 // -----
 
-// All of K in the panel, 16 row tiles: the next panel (128 * 32 floats on) is prefetched
-// while this one is computed, one line every 16 / 2 steps of the 16 x 128 (one prefetch a
-// step). The first read that matches decides: the K block of %w2 gets none.
+// All of K in the panel, 16 row tiles: the next panel (128 * 32 floats on) is shared out
+// over the tiles while this one is computed, 32 / 16 = 2 floats a step. The first read
+// that matches decides: the K block of %w2 gets none.
 // CHECK-LABEL: func.func @whole_k_many_rows
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[S:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK-NEXT: %[[LPR:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
-// CHECK-NEXT: %[[TILES:.*]] = arith.constant 16 : index
-// CHECK-NEXT: %[[LINE:.*]] = arith.divui %[[SL]], %[[TILES]] : index
 // CHECK: %[[PANEL:.*]] = arith.constant 4096 : index
 // CHECK-NEXT: arith.muli %[[P]], %[[PANEL]] : index
 // CHECK: %[[DIST:.*]] = arith.constant 4096 : index
-// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK-NEXT: arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK-NEXT: %[[SHARE:.*]] = arith.constant 256 : index
+// CHECK: %[[LIMIT:.*]] = arith.constant 16129 : index
+// CHECK: %[[D:.*]] = arith.constant 2 : index
+// CHECK-NEXT: arith.muli %[[K]], %[[D]] : index
 // CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2]] : memref<4x128x32xf32> into memref<16384xf32>
 // CHECK: memref.prefetch %[[FLAT]][%{{.*}}], read, locality<2>, data : memref<16384xf32>
 // CHECK-NOT: memref.prefetch
@@ -155,19 +152,18 @@ func.func @one_tile_or_unknown_rows(%a: memref<4x128xf32>, %w: memref<4x128x32xf
 // -----
 
 // A 7 x 48 tile split into one-vector columns (vector.fma, each column read through a
-// subview of the K row): 3 lines a row, one prefetch a step at line s * 3 / 7 of the next
-// panel's block.
+// subview of the K row): 48 / 7 = 6 floats a step, shares of 256 * 6 of the next panel's
+// block.
 // CHECK-LABEL: func.func @split_columns
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[S:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK-NEXT: %[[LPR:.*]] = arith.constant 3 : index
-// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
-// CHECK-NEXT: %[[TILES:.*]] = arith.constant 7 : index
-// CHECK-NEXT: arith.divui %[[SL]], %[[TILES]] : index
 // CHECK: %[[PANEL:.*]] = arith.constant 221184 : index
 // CHECK-NEXT: arith.muli %arg3, %[[PANEL]] : index
 // CHECK: %[[DIST:.*]] = arith.constant 221184 : index
 // CHECK-NEXT: arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK-NEXT: %[[SHARE:.*]] = arith.constant 1536 : index
+// CHECK: %[[LIMIT:.*]] = arith.constant 2210309 : index
+// CHECK: %[[D:.*]] = arith.constant 6 : index
+// CHECK-NEXT: arith.muli %[[K]], %[[D]] : index
 // CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2]] : memref<10x4608x48xf32> into memref<2211840xf32>
 // CHECK: memref.prefetch %[[FLAT]][%{{.*}}], read, locality<2>, data : memref<2211840xf32>
 // CHECK-NOT: memref.prefetch
@@ -215,16 +211,12 @@ func.func @split_columns(%a: memref<49x256xf32>, %w: memref<10x4608x48xf32>, %ko
 // CHECK: scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[KOFF:.*]] = arith.muli %[[KB]], %{{.*}} : index
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[S:.*]] = arith.addi %{{.*}}, %[[K]] : index
-// CHECK-NEXT: %[[LPR:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
-// CHECK-NEXT: %[[TILES:.*]] = arith.constant 7 : index
-// CHECK-NEXT: arith.divui %[[SL]], %[[TILES]] : index
 // CHECK: %[[PO:.*]] = arith.muli %[[P]], %{{.*}} : index
 // CHECK: %[[KO:.*]] = arith.muli %[[KOFF]], %{{.*}} : index
-// CHECK: %[[START:.*]] = arith.addi %[[PO]], %[[KO]] : index
-// CHECK: %[[DIST:.*]] = arith.constant 4096 : index
+// CHECK-NEXT: %[[START:.*]] = arith.addi %[[PO]], %[[KO]] : index
+// CHECK-NEXT: %[[DIST:.*]] = arith.constant 4096 : index
 // CHECK-NEXT: arith.addi %[[START]], %[[DIST]] : index
+// CHECK-NEXT: %[[SHARE:.*]] = arith.constant 512 : index
 // CHECK: memref.prefetch %{{.*}}[%{{.*}}], read, locality<2>, data : memref<589824xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.contract
@@ -264,8 +256,9 @@ func.func @k_blocks_inside_panels(%a: memref<49x4608xf32>, %w: memref<4x4608x32x
 
 // infc-implicit-conv's pixel rows: each of 32 row tiles reads all 9 x 256 rows of panel
 // %p, row %t * 256 + %k, straight from the weights. The taps loop steps through the
-// panel's rows, so it counts as no row tile: step s = r * 2304 + row of the 32 x 2304
-// (r = %r / 1) prefetches line s * 4 / 32 of the next panel, 2304 * 64 floats on.
+// panel's rows, so it counts as no row tile: 64 / 32 = 2 floats a step, row tile r = %r
+// prefetches floats [r * 2304 * 2, ...) of the next panel (2304 * 64 floats on), float
+// 2 * row in the step that reads row `row`.
 // CHECK-LABEL: func.func @pixel_rows
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %[[STEP:[^ ]*]] iter_args
@@ -277,17 +270,18 @@ func.func @k_blocks_inside_panels(%a: memref<49x4608xf32>, %w: memref<4x4608x32x
 // CHECK-NEXT: %[[TRIP:.*]] = arith.constant 32 : index
 // CHECK-NEXT: %[[TS0:.*]] = arith.muli %{{.*}}, %[[TRIP]] : index
 // CHECK-NEXT: %[[TILE:.*]] = arith.addi %[[TS0]], %[[RI]] : index
-// CHECK-NEXT: %[[KC:.*]] = arith.constant 2304 : index
-// CHECK-NEXT: %[[TS:.*]] = arith.muli %[[TILE]], %[[KC]] : index
-// CHECK-NEXT: %[[S:.*]] = arith.addi %[[TS]], %[[ROW]] : index
-// CHECK-NEXT: %[[LPR:.*]] = arith.constant 4 : index
-// CHECK-NEXT: %[[SL:.*]] = arith.muli %[[S]], %[[LPR]] : index
-// CHECK-NEXT: %[[TILES:.*]] = arith.constant 32 : index
-// CHECK-NEXT: arith.divui %[[SL]], %[[TILES]] : index
 // CHECK: %[[PANEL:.*]] = arith.constant 147456 : index
 // CHECK-NEXT: arith.muli %[[P]], %[[PANEL]] : index
 // CHECK: %[[DIST:.*]] = arith.constant 147456 : index
-// CHECK-NEXT: arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK-NEXT: %[[SHARE:.*]] = arith.constant 4608 : index
+// CHECK-NEXT: %[[TO:.*]] = arith.muli %[[TILE]], %[[SHARE]] : index
+// CHECK-NEXT: %[[BASE:.*]] = arith.addi %[[NEXT]], %[[TO]] : index
+// CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 585217 : index
+// CHECK-NEXT: %[[CLAMPED:.*]] = arith.minui %[[BASE]], %[[LIMIT]] : index
+// CHECK-NEXT: %[[D:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[RD:.*]] = arith.muli %[[ROW]], %[[D]] : index
+// CHECK-NEXT: arith.addi %[[CLAMPED]], %[[RD]] : index
 // CHECK: memref.prefetch %{{.*}}[%{{.*}}], read, locality<2>, data : memref<589824xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.contract
@@ -320,4 +314,50 @@ func.func @pixel_rows(%a: memref<192x256xf32>, %w: memref<4x2304x64xf32>) -> vec
     scf.yield %byRow : vector<6x64xf32>
   }
   return %res : vector<6x64xf32>
+}
+
+// -----
+
+// Two row tiles of a 64-wide panel: 32 floats (two lines) a step, so two prefetches a
+// step, 16 floats apart.
+// CHECK-LABEL: func.func @two_lines_a_step
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[D:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[KD:.*]] = arith.muli %[[K]], %[[D]] : index
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %{{.*}}, %[[KD]] : index
+// CHECK-NEXT: %[[FLAT:.*]] = memref.collapse_shape
+// CHECK-NEXT: %[[J0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[AT0:.*]] = arith.addi %[[AT]], %[[J0]] : index
+// CHECK-NEXT: memref.prefetch %[[FLAT]][%[[AT0]]], read, locality<2>, data : memref<589824xf32>
+// CHECK-NEXT: %[[J1:.*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[AT1:.*]] = arith.addi %[[AT]], %[[J1]] : index
+// CHECK-NEXT: memref.prefetch %[[FLAT]][%[[AT1]]], read, locality<2>, data : memref<589824xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+func.func @two_lines_a_step(%a: memref<12x128xf32>, %w: memref<2x4608x64xf32>, %c: memref<12x128xf32>, %koff: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c6 = arith.constant 6 : index
+  %c12 = arith.constant 12 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x64xf32>
+  scf.for %p = %c0 to %c2 step %c1 {
+    %block = memref.subview %w[%p, %koff, 0] [1, 128, 64] [1, 1, 1] : memref<2x4608x64xf32> to memref<128x64xf32, strided<[64, 1], offset: ?>>
+    scf.for %r = %c0 to %c12 step %c6 {
+      %rows = memref.subview %a[%r, 0] [6, 128] [1, 1] : memref<12x128xf32> to memref<6x128xf32, strided<[128, 1], offset: ?>>
+      %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%t = %zero) -> (vector<6x64xf32>) {
+        %col = memref.subview %rows[0, %k] [6, 1] [1, 1] : memref<6x128xf32, strided<[128, 1], offset: ?>> to memref<6x1xf32, strided<[128, 1], offset: ?>>
+        %row = memref.subview %block[%k, 0] [1, 64] [1, 1] : memref<128x64xf32, strided<[64, 1], offset: ?>> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+        %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<6x1xf32, strided<[128, 1], offset: ?>>, vector<6x1xf32>
+        %y = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x64xf32, strided<[64, 1], offset: ?>>, vector<1x64xf32>
+        %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %t : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+        scf.yield %s : vector<6x64xf32>
+      }
+      %out = memref.subview %c[%r, 0] [6, 64] [1, 1] : memref<12x128xf32> to memref<6x64xf32, strided<[128, 1], offset: ?>>
+      vector.transfer_write %acc, %out[%c0, %c0] {in_bounds = [true, true]} : vector<6x64xf32>, memref<6x64xf32, strided<[128, 1], offset: ?>>
+    }
+  }
+  return
 }

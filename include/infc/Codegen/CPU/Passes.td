@@ -155,10 +155,10 @@ def InfcPrefetchPanels : Pass<"infc-prefetch-panels", "mlir::func::FuncOp"> {
     After bufferization. A register tile's K loop that reads row k of a block of a packed
     panel (`memref.subview %W[%p, %kOff, 0] [1, kc, nr]`, kc <= K, %p the induction
     variable of the panel loop) under row loops of constant trip counts (T row tiles in
-    all) also prefetches (`memref.prefetch`, locality 2: into L2) a share of the next
-    block: in step s = r * kc + k of row tile r, lines floor(s * lpr / T) + j of it (lpr
-    64-byte lines a block row, j < ceil(lpr / T)), so the T * kc steps fetch it once, at
-    an even rate. The next block is that of panel %p + 1, or, when the panel loop steps
+    all) also prefetches (`memref.prefetch`, locality 2: into L2) its share of the next
+    block: row tile r fetches floats [r * kc * d, (r + 1) * kc * d) of it, d = max(1,
+    nr / T) floats in each K step (one prefetch per 16), at an address affine in the step,
+    so the T * kc steps fetch the block once, at an even rate. The next block is that of panel %p + 1, or, when the panel loop steps
     through its panels' K blocks inside it (`infc.panel_k_blocks`, infc-pack-matmul-panels'
     form for few rows against weights from memory), the one after it in memory; the row
     tiles are then those between the block and the K loop. infc-implicit-conv's pixel rows
