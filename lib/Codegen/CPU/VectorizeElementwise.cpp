@@ -223,10 +223,23 @@ struct InfcVectorizeElementwisePass
       target = result->tiledOps.front();
       loopNest = result->loops;
       // The outermost loop over a parallel dim carries the threads when the op is large.
+      // One of a few iterations that 4 do not divide (a 7x7 map's 7 rows: 4 : 3 on 2
+      // threads) takes the next loop along if that is over a parallel dim too:
+      // infc-parallelize-loops merges the two, and the threads share out their product.
+      SmallVector<int64_t> tiledDims;
+      for (auto [d, size] : llvm::enumerate(outerSizes))
+        if (size != 0)
+          tiledDims.push_back(d);
       if (elements >= parallelMinElements && !loopNest.empty() &&
-          iterators[llvm::find_if(outerSizes, [](int64_t s) { return s != 0; }) -
-                    outerSizes.begin()] == utils::IteratorType::parallel)
+          iterators[tiledDims.front()] == utils::IteratorType::parallel) {
         loopNest.front()->setAttr("infc.parallel", rewriter.getUnitAttr());
+        int64_t d0 = tiledDims.front(),
+                trips = (ranges[d0] + outerSizes[d0] - 1) / outerSizes[d0];
+        constexpr int64_t kFewIterations = 32;
+        if (trips < kFewIterations && trips % 4 != 0 && loopNest.size() > 1 &&
+            iterators[tiledDims[1]] == utils::IteratorType::parallel)
+          loopNest[1]->setAttr("infc.parallel", rewriter.getUnitAttr());
+      }
     }
     if (!innerReduction) {
       target->setAttr(kVectorizeMarker, rewriter.getUnitAttr());

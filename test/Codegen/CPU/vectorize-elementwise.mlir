@@ -139,3 +139,29 @@ func.func @int4_source(%x: tensor<4x64xi4>) -> tensor<4x64xf32> {
   } -> tensor<4x64xf32>
   return %r : tensor<4x64xf32>
 }
+
+// A 7x7 map: the 7 rows alone would share out 4 : 3 over 2 threads, so the loop over the
+// columns is marked too (infc-parallelize-loops merges the two into one over 49 pixels);
+// the loop over the channels is not.
+// AVX512-LABEL: func.func @few_rows
+// AVX512: scf.for %{{.*}} = %c0 to %c7 step %c1
+// AVX512: scf.for %{{.*}} = %c0 to %c7 step %c1
+// AVX512: scf.for %{{.*}} = %c0 to %c960 step %c16
+// AVX512: arith.maximumf {{.*}} : vector<1x1x1x16xf32>
+// AVX512: scf.yield
+// AVX512-NEXT: }
+// AVX512-NEXT: scf.yield
+// AVX512-NEXT: } {infc.parallel}
+// AVX512-NEXT: scf.yield
+// AVX512-NEXT: } {infc.parallel}
+// AVX512-NEXT: return
+func.func @few_rows(%x: tensor<1x7x7x960xf32>) -> tensor<1x7x7x960xf32> {
+  %e = tensor.empty() : tensor<1x7x7x960xf32>
+  %z = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x7x7x960xf32>) outs(%e : tensor<1x7x7x960xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.maximumf %a, %z : f32
+    linalg.yield %n : f32
+  } -> tensor<1x7x7x960xf32>
+  return %r : tensor<1x7x7x960xf32>
+}

@@ -108,7 +108,9 @@ def InfcImplicitConv : Pass<"infc-implicit-conv", "mlir::func::FuncOp"> {
     W[t, c, f]: each tap reads the padded input shifted by a row offset, no im2col copy.
     This pass packs W into panels as wide as infc-tile-and-vectorize-matmul's register tile
     (at compile time) and writes the kernel directly: a loop over the panels (or, with one
-    panel, over the row tiles) marked `infc.parallel`, mr x nr accumulators carried through
+    panel, over the row tiles) marked `infc.parallel`, or a parallel loop over the row
+    tiles, each over the panels, where those share out more evenly over 2 and 4 threads
+    and all the weights fit in 512 KiB, mr x nr accumulators carried through
     loops over the taps and the channels, each step a `vector.contract` of an mr x 1 column
     of X and a 1 x nr panel row; a static edge tile for the rows left. When the wide output
     is only read through the slice of its [1, OH, OW, F] pixels, each tile row (a pixel)
@@ -231,7 +233,9 @@ def InfcVectorizeElementwise : Pass<"infc-vectorize-elementwise", "mlir::func::F
     its one innermost dimension becomes a partial reduction (lanes-wide accumulators, one
     horizontal merge per row), and reductions over outer dims step those dims one at a time.
     The tiles are vectorized on tensors. Ops of at least `parallel-min-elements` iterations
-    get their outermost tiled parallel loop marked `infc.parallel`. Ops the vectorizer cannot
+    get their outermost tiled parallel loop marked `infc.parallel`, and the next one too
+    when that is over a parallel dim and the outermost has fewer than 32 iterations that 4
+    does not divide (infc-parallelize-loops merges the two). Ops the vectorizer cannot
     handle (gathers through tensor.extract, non-permutation maps such as im2col) are left
     for the scalar loop lowering.
   }];
