@@ -8,9 +8,10 @@
 // of all the row tiles that read the current one, so the next block streams in at a steady
 // rate while the current one is computed. Measured on this machine (1 thread):
 // ResNet-50's 7x7 stage (49 rows against 4608 x 512 weights in K blocks) -14%, its 14x14
-// stage -3%, -9% with the pixel rows' convs, BERT-base -15%; prefetching the whole next block in each row tile instead, as this pass first did,
-// gained a third of that: the first tile's prefetches queued behind each other and held
-// the fill buffers the other loads need.
+// stage -3%, -9% with the pixel rows' convs, BERT-base -15%. Prefetching the whole next
+// block in each row tile instead, as this pass first did, gained a third of that: the
+// first tile's prefetches queued behind each other and held the fill buffers the other
+// loads need.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
@@ -142,6 +143,9 @@ struct InfcPrefetchPanelsPass
       // panel, and the row tiles those between the panel loop and the K loop (but for the
       // taps loops of pixel rows, which step through the panel's rows).
       bool blocksInside = panel->panelLoop->hasAttr(infc::kPanelKBlocks) && panel->kc < k;
+      // One panel, read whole: there is no next block.
+      if (!blocksInside && tripCount(panel->panelLoop) < 2)
+        continue;
       Operation *outer = blocksInside ? panel->blockScope : panel->panelLoop.getOperation();
       SmallVector<scf::ForOp> rowLoops; // outermost first
       int64_t tiles = 1;
@@ -171,7 +175,8 @@ struct InfcPrefetchPanelsPass
   /// d = max(1, nr / tiles) floats a K step (`row`), in ceil(d / 16) prefetches into L2
   /// (the row tiles after the first read the block from there): the tiles share out the
   /// block's kc * nr floats (all but kc * (nr mod tiles) of them, which the hardware
-  /// prefetcher fills in). The address is affine in the K step, so the per-step cost is
+  /// prefetcher fills in; with more tiles than nr, the shares run on into the block after).
+  /// The address is affine in the K step, so the per-step cost is
   /// an add: a line index computed per step (s * lpr / tiles) had cost BERT-base's GEMMs
   /// 3-8% where the weights were in cache.
   void insertPrefetches(scf::ForOp kLoop, const PanelRead &panel, ArrayRef<scf::ForOp> rowLoops,

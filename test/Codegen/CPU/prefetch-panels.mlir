@@ -114,10 +114,11 @@ func.func @whole_k_many_rows(%a: memref<96x128xf32>, %w: memref<4x128x32xf32>, %
 
 // -----
 // One tile over all of K in each panel (a remainder tile after the row tiles that read
-// the panel first): no prefetch. Nor under a row loop of unknown trip count.
+// the panel first): no prefetch. Nor under a row loop of unknown trip count, nor in a
+// loop over one panel read whole (no next panel).
 // CHECK-LABEL: func.func @one_tile_or_unknown_rows
 // CHECK-NOT: memref.prefetch
-func.func @one_tile_or_unknown_rows(%a: memref<4x128xf32>, %w: memref<4x128x32xf32>, %w2: memref<4x4608x32xf32>, %koff: index, %m: index) {
+func.func @one_tile_or_unknown_rows(%a: memref<4x128xf32>, %w: memref<4x128x32xf32>, %w2: memref<4x4608x32xf32>, %koff: index, %m: index, %w3: memref<1x128x32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -139,6 +140,21 @@ func.func @one_tile_or_unknown_rows(%a: memref<4x128xf32>, %w: memref<4x128x32xf
       %acc2 = scf.for %k = %c0 to %c128 step %c1 iter_args(%t = %zero) -> (vector<4x32xf32>) {
         %col = memref.subview %a[0, %k] [4, 1] [1, 1] : memref<4x128xf32> to memref<4x1xf32, strided<[128, 1], offset: ?>>
         %row = memref.subview %block2[%k, 0] [1, 32] [1, 1] : memref<128x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+        %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x1xf32, strided<[128, 1], offset: ?>>, vector<4x1xf32>
+        %y = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+        %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %t : vector<4x1xf32>, vector<1x32xf32> into vector<4x32xf32>
+        scf.yield %s : vector<4x32xf32>
+      }
+    }
+  }
+  %c16 = arith.constant 16 : index
+  %zero4 = arith.constant dense<0.0> : vector<4x32xf32>
+  scf.for %q = %c0 to %c1 step %c1 {
+    %block3 = memref.subview %w3[%q, 0, 0] [1, 128, 32] [1, 1, 1] : memref<1x128x32xf32> to memref<128x32xf32, strided<[32, 1], offset: ?>>
+    scf.for %r = %c0 to %c16 step %c4 {
+      %acc3 = scf.for %k = %c0 to %c128 step %c1 iter_args(%t = %zero4) -> (vector<4x32xf32>) {
+        %col = memref.subview %a[0, %k] [4, 1] [1, 1] : memref<4x128xf32> to memref<4x1xf32, strided<[128, 1], offset: ?>>
+        %row = memref.subview %block3[%k, 0] [1, 32] [1, 1] : memref<128x32xf32, strided<[32, 1], offset: ?>> to memref<1x32xf32, strided<[32, 1], offset: ?>>
         %x = vector.transfer_read %col[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x1xf32, strided<[128, 1], offset: ?>>, vector<4x1xf32>
         %y = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
         %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %t : vector<4x1xf32>, vector<1x32xf32> into vector<4x32xf32>
