@@ -167,7 +167,7 @@ def InfcPrefetchPanels : Pass<"infc-prefetch-panels", "mlir::func::FuncOp"> {
     read row %r of the whole panel (`memref.subview %W[%p, %r, 0] [1, 1, nr]`, %r a
     function of the K loop's and the taps loops' variables): kc is K, the step the row
     %r, and the taps loops count as no row tiles. A single tile over all of K (a remainder
-    tile, a one-tile stream) gets none.
+    tile, a one-tile stream) gets none, nor a loop over one panel read whole.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
