@@ -114,7 +114,8 @@ struct InfcPrefetchPanelsPass
     if (row.getMixedOffsets().size() != 2 || row.getMixedOffsets()[0] != OpFoldResult(k))
       return std::nullopt;
     auto block = row.getSource().getDefiningOp<memref::SubViewOp>();
-    if (!block || !isPackedWeights(block.getSource()))
+    // (a block taken inside the K loop would not dominate the prefetches at its start)
+    if (!block || !isPackedWeights(block.getSource()) || kLoop->isAncestor(block))
       return std::nullopt;
     auto type = cast<MemRefType>(block.getSource().getType());
     ArrayRef<int64_t> sizes = block.getStaticSizes();

@@ -346,32 +346,43 @@ func.func @padded_pointwise_f96(%x: tensor<72x16xf32>) -> tensor<1x11x10x96xf32>
 
 // -----
 
-// Three panels of 64 (F = 192) and 12 row tiles: the panels would share out 2 : 1 over 2
-// threads, the row tiles evenly, and the weights are small (16 x 192), so the parallel
-// loop is over the row tiles, each a serial loop over the panels.
+// Three panels of 64 (F = 192) and 13 row tiles of 80 pixels: the panels would share out
+// 2 : 1 over 2 threads, the row tiles 7 : 6, and the weights are small (16 x 192), so the
+// parallel loop is over the row tiles, each a serial loop over the panels that reads the
+// panel's bias and stores its 6 rows through the epilogue; then the edge tile (2 rows) of
+// every panel, bias and all.
 // AVX512-LABEL: func.func @rows_outside_panels
-// AVX512: %[[Y:.*]] = scf.for %{{.*}} = %c0 to %c12 step %c1 iter_args
-// AVX512: scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args
+// AVX512: %[[ROWS:.*]] = scf.for %{{.*}} = %c0 to %c13 step %c1 iter_args
+// AVX512: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
+// AVX512: %[[B:.*]] = vector.transfer_read %arg1[%{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<192xf32>, vector<64xf32>
 // AVX512: vector.contract {{.*}} : vector<6x1xf32>, vector<1x64xf32> into vector<6x64xf32>
+// AVX512-COUNT-6: arith.addf %{{.*}}, %[[B]] : vector<64xf32>
 // AVX512: } {infc.parallel}
+// AVX512: %[[Y:.*]] = scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(%{{.*}} = %[[ROWS]])
+// AVX512: %[[EB:.*]] = vector.transfer_read %arg1[%{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<192xf32>, vector<64xf32>
+// AVX512: vector.contract {{.*}} : vector<2x1xf32>, vector<1x64xf32> into vector<2x64xf32>
+// AVX512-COUNT-2: arith.addf %{{.*}}, %[[EB]] : vector<64xf32>
+// AVX512-NOT: infc.parallel
 // AVX512: tensor.pad %[[Y]] low[0, 1, 1, 0] high[0, 1, 1, 0]
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-func.func @rows_outside_panels(%x: tensor<72x16xf32>) -> tensor<1x11x10x192xf32> {
+#ch4 = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @rows_outside_panels(%x: tensor<80x16xf32>, %bias: tensor<192xf32>) -> tensor<1x12x10x192xf32> {
   %w = arith.constant dense<0.5> : tensor<16x192xf32>
   %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<72x192xf32>
-  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<72x192xf32>) -> tensor<72x192xf32>
-  %y = linalg.matmul ins(%x, %w : tensor<72x16xf32>, tensor<16x192xf32>) outs(%acc : tensor<72x192xf32>) -> tensor<72x192xf32>
-  %y4 = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [1, 9, 8, 192] : tensor<72x192xf32> into tensor<1x9x8x192xf32>
-  %e4 = tensor.empty() : tensor<1x9x8x192xf32>
-  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y4 : tensor<1x9x8x192xf32>) outs(%e4 : tensor<1x9x8x192xf32>) {
-  ^bb0(%v: f32, %out: f32):
-    %0 = arith.maximumf %v, %z : f32
-    linalg.yield %0 : f32
-  } -> tensor<1x9x8x192xf32>
+  %e = tensor.empty() : tensor<80x192xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<80x192xf32>) -> tensor<80x192xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<80x16xf32>, tensor<16x192xf32>) outs(%acc : tensor<80x192xf32>) -> tensor<80x192xf32>
+  %y4 = tensor.expand_shape %y [[0, 1, 2], [3]] output_shape [1, 10, 8, 192] : tensor<80x192xf32> into tensor<1x10x8x192xf32>
+  %e4 = tensor.empty() : tensor<1x10x8x192xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y4, %bias : tensor<1x10x8x192xf32>, tensor<192xf32>) outs(%e4 : tensor<1x10x8x192xf32>) {
+  ^bb0(%v: f32, %b: f32, %out: f32):
+    %0 = arith.addf %v, %b : f32
+    %1 = arith.maximumf %0, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x10x8x192xf32>
   %p = tensor.pad %r low[0, 1, 1, 0] high[0, 1, 1, 0] {
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %z : f32
-  } : tensor<1x9x8x192xf32> to tensor<1x11x10x192xf32>
-  return %p : tensor<1x11x10x192xf32>
+  } : tensor<1x10x8x192xf32> to tensor<1x12x10x192xf32>
+  return %p : tensor<1x12x10x192xf32>
 }

@@ -70,6 +70,8 @@ func.func @k_block(%a: memref<49x128xf32>, %w: memref<4x4608x32xf32>, %c: memref
 // CHECK-LABEL: func.func @whole_k_many_rows
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-NOT: 147456
+// CHECK-NOT: memref.prefetch
 // CHECK: %[[PANEL:.*]] = arith.constant 4096 : index
 // CHECK-NEXT: arith.muli %[[P]], %[[PANEL]] : index
 // CHECK: %[[DIST:.*]] = arith.constant 4096 : index
