@@ -266,6 +266,21 @@ def conv_bias(g, x, scope, cin, cout, k, *, pad=0, stride=1, dilation=1):
                     kernel_shape=[k, k], pads=[pad] * 4, strides=[stride, stride])
 
 
+def classifier_output(g, h, module, fin, classes, *, gain=1.0, scopes=None):
+    """The classifier's Linear (Gemm) in module `module` (scopes: its g.scope names, if not
+    just the module), its result the graph output "logits"."""
+    with g.scope(*(scopes or (module,))):
+        g.linear(h, g.param(f"{module}.weight", linear_weight(g.rng, classes, fin, gain)),
+                 g.param(f"{module}.bias", small(g.rng, classes)), gemm=True,
+                 out_names=["logits"])
+    g.output("logits", F32)
+
+
+def image_inputs(name, shape):
+    """The seeded N(0, 1) "input" batch of an image model."""
+    return {"input": model_rng(name, "inputs").standard_normal(shape).astype(np.float32)}
+
+
 # --- models -----------------------------------------------------------------------------
 def make_mlp(name="mlp", seed_name="mlp"):
     """A small MLP with a classifier head and a Gaussian (mu, sigma) head. mlp_ext uses the
@@ -340,13 +355,8 @@ def make_lenet(name="lenet"):
                          g.param(f"fc{i}.bias", small(rng, fout)), gemm=True)
         with g.scope(f"relu_fc{i}"):
             h = g.op("Relu", [h])
-    with g.scope("fc3"):
-        g.linear(h, g.param("fc3.weight", linear_weight(rng, 10, 84)),
-                 g.param("fc3.bias", small(rng, 10)), gemm=True, out_names=["logits"])
-    g.output("logits", F32)
-    inputs = {"input": model_rng(name, "inputs").standard_normal((2, 1, 28, 28))
-              .astype(np.float32)}
-    return g.build(), inputs
+    classifier_output(g, h, "fc3", 84, 10)
+    return g.build(), image_inputs(name, (2, 1, 28, 28))
 
 
 def make_bottlenecks(name="bottlenecks"):
@@ -357,7 +367,6 @@ def make_bottlenecks(name="bottlenecks"):
     subsample copy), and a 7x7 3x3 conv with 2.3 MB of weights (K blocks inside the panel
     loop, the bias, residual and relu after its last block)."""
     g = GraphBuilder(name, model_rng(name))
-    rng = g.rng
 
     def conv(x, scope, cin, cout, k, stride=1, relu=True):
         y = conv_bias(g, x, scope, cin, cout, k, pad=k // 2, stride=stride)
@@ -392,13 +401,8 @@ def make_bottlenecks(name="bottlenecks"):
     with g.scope("pool"):
         p = g.op("GlobalAveragePool", [e])
     p = g.view(p, [g.dim(p, 0), -1])
-    with g.scope("fc"):
-        g.linear(p, g.param("fc.weight", linear_weight(rng, 10, 256)),
-                 g.param("fc.bias", small(rng, 10)), gemm=True, out_names=["logits"])
-    g.output("logits", F32)
-    inputs = {"input": model_rng(name, "inputs").standard_normal((1, 64, 28, 28))
-              .astype(np.float32)}
-    return g.build(), inputs
+    classifier_output(g, p, "fc", 256, 10)
+    return g.build(), image_inputs(name, (1, 64, 28, 28))
 
 
 def make_decoder(name="decoder"):
@@ -525,7 +529,6 @@ def make_resnet18(name="resnet18", image_size=224, num_classes=1000):
     """torchvision resnet18: layers up to layer2 keep Conv+BatchNormalization separate, layer3
     and layer4 have BN folded into the conv bias (both forms occur in real exports)."""
     g = GraphBuilder(name, model_rng(name))
-    rng = g.rng
     x = g.input("input", F32, [1, 3, image_size, image_size])
     h = conv_bn(g, x, "", 3, 64, 7, stride=2, pad=3, fold=False, conv_name="conv1",
                 bn_name="bn1")
@@ -564,14 +567,8 @@ def make_resnet18(name="resnet18", image_size=224, num_classes=1000):
     with g.scope("avgpool"):
         h = g.op("GlobalAveragePool", [h])
     h = g.op("Flatten", [h], axis=1)
-    with g.scope("fc"):
-        g.linear(h, g.param("fc.weight", linear_weight(rng, num_classes, 512)),
-                 g.param("fc.bias", small(rng, num_classes)), gemm=True,
-                 out_names=["logits"])
-    g.output("logits", F32)
-    inputs = {"input": model_rng(name, "inputs").standard_normal((1, 3, image_size, image_size))
-              .astype(np.float32)}
-    return g.build(), inputs
+    classifier_output(g, h, "fc", 512, num_classes)
+    return g.build(), image_inputs(name, (1, 3, image_size, image_size))
 
 
 def make_resnet50(name="resnet50", image_size=224, num_classes=1000):
@@ -580,7 +577,6 @@ def make_resnet50(name="resnet50", image_size=224, num_classes=1000):
     Conv+BatchNormalization separate, layer3 and layer4 have BN folded into the conv bias. The
     block's three ReLUs are one module, so their nodes are /relu/Relu, /relu/Relu_1, ..."""
     g = GraphBuilder(name, model_rng(name))
-    rng = g.rng
     x = g.input("input", F32, [1, 3, image_size, image_size])
     h = conv_bn(g, x, "", 3, 64, 7, stride=2, pad=3, fold=False, conv_name="conv1",
                 bn_name="bn1")
@@ -625,14 +621,8 @@ def make_resnet50(name="resnet50", image_size=224, num_classes=1000):
     with g.scope("avgpool"):
         h = g.op("GlobalAveragePool", [h])
     h = g.op("Flatten", [h], axis=1)
-    with g.scope("fc"):
-        g.linear(h, g.param("fc.weight", linear_weight(rng, num_classes, 2048)),
-                 g.param("fc.bias", small(rng, num_classes)), gemm=True,
-                 out_names=["logits"])
-    g.output("logits", F32)
-    inputs = {"input": model_rng(name, "inputs").standard_normal((1, 3, image_size, image_size))
-              .astype(np.float32)}
-    return g.build(), inputs
+    classifier_output(g, h, "fc", 2048, num_classes)
+    return g.build(), image_inputs(name, (1, 3, image_size, image_size))
 
 
 MOBILENETV2_SETTINGS = [  # t (expansion), c (channels), n (repeats), s (first stride)
@@ -647,7 +637,6 @@ def make_mobilenetv2(name="mobilenetv2", image_size=224, num_classes=1000):
     the head flattens with x.view(x.size(0), -1) instead of torch.flatten, and the eval-mode
     Dropout appears as an Identity."""
     g = GraphBuilder(name, model_rng(name))
-    rng = g.rng
     x = g.input("input", F32, [1, 3, image_size, image_size])
     idx = 0
     with g.scope("features", f"features.{idx}"):
@@ -691,14 +680,9 @@ def make_mobilenetv2(name="mobilenetv2", image_size=224, num_classes=1000):
     h = g.view(h, [g.dim(h, 0), -1])
     with g.scope("classifier", "classifier.0"):
         h = g.op("Identity", [h])
-    with g.scope("classifier", "classifier.1"):
-        g.linear(h, g.param("classifier.1.weight", linear_weight(rng, num_classes, 1280, 2.0)),
-                 g.param("classifier.1.bias", small(rng, num_classes)), gemm=True,
-                 out_names=["logits"])
-    g.output("logits", F32)
-    inputs = {"input": model_rng(name, "inputs").standard_normal((1, 3, image_size, image_size))
-              .astype(np.float32)}
-    return g.build(), inputs
+    classifier_output(g, h, "classifier.1", 1280, num_classes, gain=2.0,
+                      scopes=("classifier", "classifier.1"))
+    return g.build(), image_inputs(name, (1, 3, image_size, image_size))
 
 
 BERT_LAYER = dict(seq=32, hidden=256, heads=4, ffn=1024, layers=1, vocab=1000)
