@@ -203,8 +203,10 @@ class GraphBuilder:
 
 # --- weights ----------------------------------------------------------------------------
 def he_conv(rng, cout, cin_per_group, k, gain=1.0):
-    fan_in = cin_per_group * k * k
-    return (rng.standard_normal((cout, cin_per_group, k, k)) * gain *
+    """[cout, cin_per_group, kh, kw] He-initialised; k is kh = kw or a (kh, kw) pair."""
+    kh, kw = k if isinstance(k, tuple) else (k, k)
+    fan_in = cin_per_group * kh * kw
+    return (rng.standard_normal((cout, cin_per_group, kh, kw)) * gain *
             math.sqrt(2.0 / fan_in)).astype(np.float32)
 
 
@@ -407,16 +409,18 @@ def make_bottlenecks(name="bottlenecks"):
 
 def make_decoder(name="decoder"):
     """A DCGAN-style encoder-decoder: strided Conv down, ConvTranspose up (bias, pads,
-    output_padding, groups), as torch.nn.ConvTranspose2d exports it."""
+    output_padding, groups; last a kernel as large as its stride, 2 x 3, the sub-pixel
+    upsampling of U-Nets and DB text detectors), as torch.nn.ConvTranspose2d exports it."""
     g = GraphBuilder(name, model_rng(name))
     rng = g.rng
 
     def deconv(x, scope, cin, cout, k, group=1, **attrs):
         with g.scope(scope):
-            # torch's ConvTranspose2d weight: [Cin, Cout / group, k, k].
+            # torch's ConvTranspose2d weight: [Cin, Cout / group, kh, kw].
+            kh, kw = k if isinstance(k, tuple) else (k, k)
             w = g.param(f"{scope}.weight", he_conv(rng, cin, cout // group, k))
             b = g.param(f"{scope}.bias", small(rng, cout))
-            a = dict(dilations=[1, 1], group=group, kernel_shape=[k, k], pads=[0] * 4,
+            a = dict(dilations=[1, 1], group=group, kernel_shape=[kh, kw], pads=[0] * 4,
                      strides=[1, 1])
             a.update(attrs)
             return g.op("ConvTranspose", [x, w, b], **a)
@@ -433,6 +437,9 @@ def make_decoder(name="decoder"):
         h = g.op("Relu", [h])
     h = deconv(h, "up2", 8, 4, 3, group=2, pads=[1] * 4, strides=[2, 2],
                output_padding=[1, 1])                                      # 2x4x32x32
+    with g.scope("relu3"):
+        h = g.op("Relu", [h])
+    h = deconv(h, "up3", 4, 2, (2, 3), strides=[2, 3])                    # 2x2x64x96
     with g.scope("act"):
         g.op("Sigmoid", [h], out_names=["image"])
     g.output("image", F32)

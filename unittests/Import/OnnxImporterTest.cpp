@@ -203,6 +203,53 @@ TEST_F(OnnxImporterTest, SymbolicDimNeedsInputShape) {
   EXPECT_NE(errors[0].find("graph fixes it to 4"), std::string::npos) << errors[0];
 }
 
+TEST_F(OnnxImporterTest, NegativeDimValueIsDynamic) {
+  // paddle2onnx writes dim_value -1 for a dynamic dim; onnxruntime reads it as one.
+  addInput("x", onnx::TensorProto::FLOAT, {2, 4});
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
+      ->mutable_shape()->mutable_dim(0)->set_dim_value(-1);
+  addNode("Relu", {"x"}, {"y"});
+  addOutput("y");
+  EXPECT_FALSE(import());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("symbolic dim ? (dim 0)"), std::string::npos) << errors[0];
+
+  infc::OnnxImportOptions options;
+  options.inputShapes["x"] = {1, 4};
+  auto m = import(options);
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  EXPECT_EQ(mainOf(*m).getFunctionType().getInput(0),
+            RankedTensorType::get({1, 4}, Float32Type::get(&context)));
+}
+
+TEST_F(OnnxImporterTest, ConvTransposeWithKernelAsLargeAsStrideIsOneMatmul) {
+  // Each output pixel takes one kernel tap: a matmul scattered to the 2 x 3 pixels of each
+  // input pixel, no zero-inserted convolution.
+  addInput("x", onnx::TensorProto::FLOAT, {1, 2, 3, 4});
+  addInitializer("w", {2, 5, 2, 3}, std::vector<float>(60, 0.5f));
+  addInitializer("b", {5}, {1, 2, 3, 4, 5});
+  auto *node = addNode("ConvTranspose", {"x", "w", "b"}, {"y"});
+  auto *strides = node->add_attribute();
+  strides->set_name("strides");
+  strides->set_type(onnx::AttributeProto::INTS);
+  strides->add_ints(2);
+  strides->add_ints(3);
+  addOutput("y");
+  auto m = import();
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  int matmuls = 0, convs = 0, pads = 0;
+  mainOf(*m).walk([&](Operation *op) {
+    matmuls += isa<infc::MatMulOp>(op);
+    convs += isa<infc::ConvOp>(op);
+    pads += isa<infc::PadOp>(op);
+  });
+  EXPECT_EQ(matmuls, 1);
+  EXPECT_EQ(convs, 0);
+  EXPECT_EQ(pads, 0);
+  EXPECT_EQ(mainOf(*m).getFunctionType().getResult(0),
+            RankedTensorType::get({1, 5, 6, 12}, Float32Type::get(&context)));
+}
+
 TEST_F(OnnxImporterTest, ExternalDataIsReadAndEscapesAreRefused) {
   addInput("x", onnx::TensorProto::FLOAT, {2});
   auto *w = model.mutable_graph()->add_initializer();

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
 
+#include <numeric>
+
 namespace infc {
 #define GEN_PASS_DEF_INFCPACKMATMULPANELS
 #include "infc/Codegen/CPU/Passes.h.inc"
@@ -167,8 +169,16 @@ struct InfcPackMatmulPanelsPass
 
     // The elementwise consumer (bias, activation, residual) applied panel by panel, when C
     // starts from a fill (with K in blocks, by the last block: see below).
-    int64_t kc = kBlockFor(m, k, n),
-            mb = rowBlockFor(k, infc::chooseRegisterTile(m, nr, vectorBits).rows);
+    // Row blocks hold whole register tiles of the full panels and of a three-vector tail
+    // alike (6 and 8 rows for panels of 64 and a tail of 48: blocks of 24k rows): a tail
+    // tile split into one-vector columns (infc-tile-and-vectorize-matmul) with an edge tile
+    // inside the row loop kept its product in a buffer of its own there, which the memory
+    // plan cannot place (a 960 x 240 x 240 conv of PP-OCR's text recognizer).
+    int64_t tileRows = infc::chooseRegisterTile(m, nr, vectorBits).rows;
+    if (infc::RegisterTile tailTile = infc::chooseRegisterTile(m, tailWidth, vectorBits);
+        tail && tailTile.cols == 3 * lanes)
+      tileRows = std::lcm(tileRows, tailTile.rows);
+    int64_t kc = kBlockFor(m, k, n), mb = rowBlockFor(k, tileRows);
     bool fitsL2 = (full * nr + tailWidth) * k * 4 <= rowBlockMaxBBytes;
     // B larger than that and an A larger than L2 (twice the budget), which would stream
     // from memory once per panel: the same order per column block of B (as many panels as

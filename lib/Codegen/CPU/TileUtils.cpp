@@ -48,6 +48,12 @@ infc::RegisterTile infc::chooseRegisterTile(int64_t m, int64_t n, int64_t vector
   // 7 rows (M = 49) only when 8 would leave a partial tile and 7 no more tiles.
   if (n <= 2 * lanes)
     return tile(m % 8 != 0 && m % 7 == 0 && m / 7 <= m / 8 + 1 ? 7 : 8, 2);
+  // Three vectors only when N fills them (a packed panel always does): a three-vector
+  // tile is split into one-vector column tiles, which a B of 40 columns (an attention
+  // score matmul of 40 tokens, its B not packed) would leave ragged; two vectors and a
+  // peeled edge tile then.
+  if (n < 3 * lanes && n % lanes != 0)
+    return tile(rowsOfWideTile(m), 2);
   if (n <= 3 * lanes || (prefersThreeVectors(m) && n % (3 * lanes) == 0))
     return tile(rowsOfWideTile(m), 3);
   // (such an M with an N three vectors do not divide, a B not packed: two vectors)

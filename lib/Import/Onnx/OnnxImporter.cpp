@@ -138,6 +138,12 @@ bool infc::isSupportedOnnxOp(StringRef opType) { return importRegistry().count(o
 /// 28; the ops imported here have not changed meaning since their opset-18 forms).
 constexpr int64_t kNewestOpset = 28;
 
+/// A dimension with a value that is not negative: exporters such as paddle2onnx write
+/// dim_value -1 for a dynamic dimension (onnxruntime reads it as one too).
+static bool isFixedDim(const onnx::TensorShapeProto::Dimension &dim) {
+  return dim.has_dim_value() && dim.dim_value() >= 0;
+}
+
 static bool isDefaultDomain(const std::string &domain) {
   return domain.empty() || domain == "ai.onnx";
 }
@@ -601,7 +607,7 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
   }
   SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto::Dimension &d : tt.shape().dim())
-    shape.push_back(d.has_dim_value() ? d.dim_value() : ShapedType::kDynamic);
+    shape.push_back(isFixedDim(d) ? d.dim_value() : ShapedType::kDynamic);
   if (given) {
     ArrayRef<int64_t> g = *given;
     if (g.size() != shape.size()) {
@@ -913,7 +919,7 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
       const auto &tt = out.type().tensor_type();
       Type declared = onnxElementType(&ctx, tt.elem_type());
       bool shapeKnown = tt.has_shape() && llvm::all_of(tt.shape().dim(), [](const auto &d) {
-                          return d.has_dim_value();
+                          return isFixedDim(d);
                         });
       SmallVector<int64_t> shape;
       for (const auto &d : tt.shape().dim())
@@ -958,7 +964,7 @@ static std::string describeType(const onnx::TypeProto &type) {
   std::string s = "[";
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto &dim = tt.shape().dim(d);
-    s += (d ? "x" : "") + (dim.has_dim_value() ? std::to_string(dim.dim_value())
+    s += (d ? "x" : "") + (isFixedDim(dim) ? std::to_string(dim.dim_value())
                            : dim.has_dim_param() ? dim.dim_param()
                                                  : std::string("?"));
   }

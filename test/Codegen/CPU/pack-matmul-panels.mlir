@@ -247,6 +247,27 @@ func.func @row_blocks(%a: tensor<600x96xf32>) -> tensor<600x72xf32> {
 }
 
 
+// A tail panel 48 wide takes 8 x 48 register tiles (split into one-vector columns): the
+// row blocks are multiples of both its 8 rows and the 6 rows of the full panels' tiles.
+// At K = 240 about 96 KiB of A would be 102 rows; 96 it is, ten blocks of 960 rows (102
+// rows left an 8 x 48 edge tile in the row loop, whose product kept a buffer there).
+// ROWS-LABEL: func.func @row_blocks_three_vector_tail
+// ROWS: scf.for %{{.*}} = %c0 to %c10 step %c1 iter_args(%{{.*}}) -> (tensor<960x112xf32>)
+// ROWS: tensor.extract_slice %arg0[%{{.*}}, 0] [96, 240] [1, 1]
+// ROWS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<96x240xf32>, tensor<240x64xf32>)
+// ROWS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<96x240xf32>, tensor<240x48xf32>)
+// ROWS: } {infc.parallel}
+// ROWS-NOT: linalg.matmul
+// ROWS: return
+func.func @row_blocks_three_vector_tail(%a: tensor<960x240xf32>) -> tensor<960x112xf32> {
+  %b = arith.constant dense<1.0> : tensor<240x112xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<960x112xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<960x112xf32>) -> tensor<960x112xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<960x240xf32>, tensor<240x112xf32>) outs(%c : tensor<960x112xf32>) -> tensor<960x112xf32>
+  return %r : tensor<960x112xf32>
+}
+
 // The matmul's elementwise consumer (bias add and relu on the product reshaped to NHWC,
 // plus a residual: a function argument, not the function's to write) is applied panel by panel: the product of each panel is a temporary
 // [M, nr] tensor, and the panel loop carries the consumer's result, viewed as [M, N]. The

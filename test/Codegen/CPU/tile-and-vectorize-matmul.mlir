@@ -355,3 +355,18 @@ func.func @three_vectors(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>, %c: tens
   %s = linalg.matmul ins(%d, %e : tensor<49x64xf32>, tensor<64x48xf32>) outs(%f : tensor<49x48xf32>) -> tensor<49x48xf32>
   return %r, %s : tensor<128x96xf32>, tensor<49x48xf32>
 }
+
+// N = 40, B not packed (an attention score matmul of 40 tokens): not three vectors, which
+// would split into one-vector columns that 40 leaves ragged (this failed to compile), but
+// 8 x 32 tiles and a peeled 8 x 8 edge tile.
+// AVX512-LABEL: func.func @ragged_three_vectors
+// AVX512: scf.for {{.*}} -> (vector<8x32xf32>)
+// AVX512: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// AVX512: scf.for {{.*}} -> (vector<8x8xf32>)
+// AVX512: vector.contract {{.*}} : vector<8x1xf32>, vector<1x8xf32> into vector<8x8xf32>
+// AVX512-NOT: linalg.matmul
+// AVX512: return
+func.func @ragged_three_vectors(%a: tensor<40x15xf32>, %b: tensor<15x40xf32>, %c: tensor<40x40xf32>) -> tensor<40x40xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<40x15xf32>, tensor<15x40xf32>) outs(%c : tensor<40x40xf32>) -> tensor<40x40xf32>
+  return %r : tensor<40x40xf32>
+}
