@@ -268,6 +268,20 @@ def conv_bias(g, x, scope, cin, cout, k, *, pad=0, stride=1, dilation=1):
                     kernel_shape=[k, k], pads=[pad] * 4, strides=[stride, stride])
 
 
+def conv_transpose(g, x, scope, cin, cout, k, *, group=1, **attrs):
+    """ConvTranspose2d(bias=True) in module `scope` (k: kh = kw, or a (kh, kw) pair); attrs
+    override the exporter's defaults (stride 1, no pads)."""
+    kh, kw = k if isinstance(k, tuple) else (k, k)
+    with g.scope(scope):
+        # torch's ConvTranspose2d weight: [Cin, Cout / group, kh, kw].
+        w = g.param(f"{scope}.weight", he_conv(g.rng, cin, cout // group, k))
+        b = g.param(f"{scope}.bias", small(g.rng, cout))
+        a = dict(dilations=[1, 1], group=group, kernel_shape=[kh, kw], pads=[0] * 4,
+                 strides=[1, 1])
+        a.update(attrs)
+        return g.op("ConvTranspose", [x, w, b], **a)
+
+
 def classifier_output(g, h, module, fin, classes, *, gain=1.0, scopes=None):
     """The classifier's Linear (Gemm) in module `module` (scopes: its g.scope names, if not
     just the module), its result the graph output "logits"."""
@@ -415,15 +429,7 @@ def make_decoder(name="decoder"):
     rng = g.rng
 
     def deconv(x, scope, cin, cout, k, group=1, **attrs):
-        with g.scope(scope):
-            # torch's ConvTranspose2d weight: [Cin, Cout / group, kh, kw].
-            kh, kw = k if isinstance(k, tuple) else (k, k)
-            w = g.param(f"{scope}.weight", he_conv(rng, cin, cout // group, k))
-            b = g.param(f"{scope}.bias", small(rng, cout))
-            a = dict(dilations=[1, 1], group=group, kernel_shape=[kh, kw], pads=[0] * 4,
-                     strides=[1, 1])
-            a.update(attrs)
-            return g.op("ConvTranspose", [x, w, b], **a)
+        return conv_transpose(g, x, scope, cin, cout, k, group=group, **attrs)
 
     x = g.input("input", F32, [2, 3, 16, 16])
     with g.scope("down"):
@@ -446,6 +452,52 @@ def make_decoder(name="decoder"):
     inputs = {"input": model_rng(name, "inputs").standard_normal((2, 3, 16, 16))
               .astype(np.float32)}
     return g.build(), inputs
+
+
+def make_text_detector(name="text_detector"):
+    """A DB text detector in small (PaddleOCR's det models, as paddle2onnx exports them):
+    convolutions of 16, 24 and 48 filters (no multiple of 64: computed with zero filters
+    appended), hard-swish as HardSigmoid times x, an FPN with a nearest 2x Resize, and a
+    head that upsamples by two 2x2 / stride-2 ConvTransposes (BN between) to a probability
+    map."""
+    g = GraphBuilder(name, model_rng(name))
+
+    def hard_swish(x, scope):
+        with g.scope(scope):
+            return g.op("Mul", [x, g.op("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)])
+
+    def relu(x, scope):
+        with g.scope(scope):
+            return g.op("Relu", [x])
+
+    x = g.input("input", F32, [1, 3, 96, 96])
+    c1 = hard_swish(conv_bn(g, x, "stem.", 3, 16, 3, stride=2, pad=1, fold=True,
+                            conv_name="stem"), "stem_act")                      # 16 x 48 x 48
+    c2 = relu(conv_bn(g, c1, "b1.", 16, 24, 3, pad=1, fold=True, conv_name="b1"), "b1_act")
+    c3 = relu(conv_bn(g, c2, "b2.", 24, 48, 3, stride=2, pad=1, fold=True, conv_name="b2"),
+              "b2_act")                                                         # 48 x 24 x 24
+    with g.scope("fpn"):
+        up = g.op("Resize", [c3, "", g.const([1.0, 1.0, 2.0, 2.0])], mode="nearest",
+                  coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    lat = conv_bias(g, up, "fpn.lateral", 48, 24, 1)
+    with g.scope("fpn"):
+        f = g.op("Add", [lat, c2])                                              # 24 x 48 x 48
+    h = relu(conv_bn(g, f, "head.", 24, 24, 3, pad=1, fold=False, conv_name="conv1",
+                     bn_name="bn1"), "head_act1")
+    h = conv_transpose(g, h, "head.up1", 24, 24, 2, strides=[2, 2])            # 24 x 96 x 96
+    with g.scope("head.bn2"):
+        gamma, beta, mean, var = bn_stats(g.rng, 24)
+        h = g.op("BatchNormalization", [h, g.param("head.bn2.weight", gamma),
+                                        g.param("head.bn2.bias", beta),
+                                        g.param("head.bn2.running_mean", mean),
+                                        g.param("head.bn2.running_var", var)],
+                 epsilon=1e-5, momentum=0.9)
+    h = relu(h, "head_act2")
+    h = conv_transpose(g, h, "head.up2", 24, 1, 2, strides=[2, 2])             # 1 x 192 x 192
+    with g.scope("head"):
+        g.op("Sigmoid", [h], out_names=["probability_map"])
+    g.output("probability_map", F32)
+    return g.build(), image_inputs(name, (1, 3, 96, 96))
 
 
 def make_seq_encoder(name="seq_encoder"):
@@ -1053,6 +1105,7 @@ MODELS = collections.OrderedDict([
     ("bottlenecks", lambda args: make_bottlenecks()),
     ("decoder", lambda args: make_decoder()),
     ("seq_encoder", lambda args: make_seq_encoder()),
+    ("text_detector", lambda args: make_text_detector()),
     ("qlinear_cnn", lambda args: make_qlinear_cnn()),
     ("resnet18", lambda args: make_resnet18()),
     ("mobilenetv2", lambda args: make_mobilenetv2()),

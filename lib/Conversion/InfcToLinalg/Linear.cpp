@@ -607,37 +607,92 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     if (!isa<FloatType>(et) || (group != 1 && !(group == c && f == c)))
       return op.emitOpError("channels_last is lowered for float convolutions, plain or "
                             "depthwise");
-    ArrayRef<int64_t> pads = op.getPads();
     Value input = adaptor.getInput(), weight = adaptor.getWeight();
-    bool implicit = group == 1 && prefersImplicitConv(input, weight, op.getStrides(),
-                                                      op.getDilations(), resultType);
     Value result;
-    if (group == 1 && prefersSpaceToDepth(input, weight, op.getStrides(), op.getDilations(),
-                                          resultType)) {
-      result = convSpaceToDepth(rewriter, loc, input, weight, pads, resultType);
-    } else if (implicit) {
-      // (one more zero row at the bottom: see convChannelsLastImplicit)
-      input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
-                          {0, pads[2] + 1, pads[3], 0}, rewriter.getZeroAttr(et));
-      result = convChannelsLastImplicit(rewriter, loc, input, weight, resultType);
+    // F below 64 and not 32 (24 filters of a DB text detector's 3x3 convs at 160x160, the
+    // 16 of a stride-2 stem over 640x640) does not fit the implicit GEMMs' register tiles,
+    // and im2col over a large map is memory-bound (the 25600 x 864 matrix of such a conv:
+    // 88 MB, 3.4 times ORT's time). Computed with zero filters appended up to 32 or 64
+    // instead, when that takes an implicit GEMM, and the first F channels kept. (From 16
+    // on: at most twice the products; fewer filters are a small share of a model's work.)
+    int64_t padded = f < 32 ? 32 : 64;
+    auto paddedType = RankedTensorType::get(
+        {resultType.getDimSize(0), resultType.getDimSize(1), resultType.getDimSize(2), padded},
+        et);
+    // (the predicates read F from the result type, the kernel size from the weights)
+    if (group == 1 && f >= 16 && f < 64 && f != 32 &&
+        prefersImplicitGemm(input, weight, op.getStrides(), op.getDilations(), paddedType)) {
+      Value y = convChannelsLast(rewriter, loc, input,
+                                 appendZeroFilters(rewriter, loc, weight, padded), op,
+                                 paddedType);
+      result = tensor::ExtractSliceOp::create(
+          rewriter, loc, resultType, y, SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(0)),
+          getAsIndexOpFoldResult(rewriter.getContext(), resultType.getShape()),
+          SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(1)));
     } else {
-      bool pixelRows = group == 1 && prefersPixelRows(input, weight, op.getStrides(),
-                                                      op.getDilations(), resultType);
-      if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
-        input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
-                            {0, pads[2], pads[3], 0}, rewriter.getZeroAttr(et));
-      if (pixelRows)
-        result = convChannelsLastPixelRows(rewriter, loc, input, weight, op.getStrides()[0],
-                                           resultType);
-      else if (group == 1)
-        result = convChannelsLastAsMatmul(rewriter, loc, input, weight, op.getStrides(),
-                                          op.getDilations(), resultType);
-      else
-        result = depthwiseAsTapSum(rewriter, loc, input, weight, op.getStrides(),
-                                   op.getDilations(), resultType, /*channelsLast=*/true);
+      result = convChannelsLast(rewriter, loc, input, weight, op, resultType);
     }
     rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
     return success();
+  }
+
+  /// Whether an NHWC convolution takes one of the implicit GEMMs (space-to-depth stem, wide
+  /// implicit, pixel rows) rather than im2col.
+  static bool prefersImplicitGemm(Value input, Value weight, ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> dilations, RankedTensorType resultType) {
+    return prefersSpaceToDepth(input, weight, strides, dilations, resultType) ||
+           prefersImplicitConv(input, weight, strides, dilations, resultType) ||
+           prefersPixelRows(input, weight, strides, dilations, resultType);
+  }
+
+  /// `weight` [F, C, KH, KW], a dense constant, with zero filters appended up to `filters`.
+  static Value appendZeroFilters(OpBuilder &b, Location loc, Value weight, int64_t filters) {
+    DenseElementsAttr constant;
+    if (!matchPattern(weight, m_Constant(&constant)))
+      llvm_unreachable("implicitGemmApplies takes constant weights only");
+    auto type = cast<RankedTensorType>(weight.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    int64_t bytes = type.getElementTypeBitWidth() / 8, count = type.getNumElements();
+    shape[0] = filters;
+    std::vector<char> out(count / type.getDimSize(0) * filters * bytes, 0);
+    ArrayRef<char> raw = constant.getRawData();
+    for (int64_t i = 0; i < count; ++i) // (a splat's raw data is its one element)
+      memcpy(out.data() + i * bytes, raw.data() + (constant.isSplat() ? 0 : i * bytes), bytes);
+    auto paddedType = RankedTensorType::get(shape, type.getElementType());
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::getFromRawBuffer(paddedType, out));
+  }
+
+  /// The NHWC convolution of `input` (unpadded) by `weight` [F, C, KH, KW] into
+  /// `resultType`, without bias: an implicit GEMM where one applies, else im2col (or the
+  /// depthwise tap sum).
+  static Value convChannelsLast(ConversionPatternRewriter &rewriter, Location loc, Value input,
+                                Value weight, ConvOp op, RankedTensorType resultType) {
+    Type et = resultType.getElementType();
+    int64_t group = op.getGroup();
+    ArrayRef<int64_t> pads = op.getPads();
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
+    TypedAttr zero = rewriter.getZeroAttr(et);
+    if (group == 1 && prefersSpaceToDepth(input, weight, strides, dilations, resultType))
+      return convSpaceToDepth(rewriter, loc, input, weight, pads, resultType);
+    if (group == 1 && prefersImplicitConv(input, weight, strides, dilations, resultType)) {
+      // (one more zero row at the bottom: see convChannelsLastImplicit)
+      input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
+                          {0, pads[2] + 1, pads[3], 0}, zero);
+      return convChannelsLastImplicit(rewriter, loc, input, weight, resultType);
+    }
+    bool pixelRows =
+        group == 1 && prefersPixelRows(input, weight, strides, dilations, resultType);
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+      input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
+                          {0, pads[2], pads[3], 0}, zero);
+    if (pixelRows)
+      return convChannelsLastPixelRows(rewriter, loc, input, weight, strides[0], resultType);
+    if (group == 1)
+      return convChannelsLastAsMatmul(rewriter, loc, input, weight, strides, dilations,
+                                      resultType);
+    return depthwiseAsTapSum(rewriter, loc, input, weight, strides, dilations, resultType,
+                             /*channelsLast=*/true);
   }
 
   /// result + bias [F] along the channel dim: dim 1 of [N, F, OH, OW], or the last of NHWC.

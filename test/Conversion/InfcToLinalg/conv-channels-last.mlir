@@ -192,3 +192,26 @@ func.func @pixel_rows_stride2(%x: tensor<1x20x20x8xf32>) -> tensor<1x10x10x64xf3
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x20x20x8xf32>, tensor<64x8x3x3xf32>) -> tensor<1x10x10x64xf32>
   return %y : tensor<1x10x10x64xf32>
 }
+
+// -----
+
+// 24 filters (neither 32 nor a multiple of 64: no implicit GEMM's register tile fits) over
+// a 10x10 map: zero filters appended up to 32, the wide implicit GEMM over [1, 10, 10, 32],
+// the first 24 channels kept, the bias added to them. W[f][0][i][j] = 10f + 2i + j + 1 for
+// the first three filters, so W' [KH, KW, C, 32] holds W'[i][j][0] = [2i + j + 1,
+// 11 + 2i + j, 21 + 2i + j, (21 more filters), 0, ..., 0].
+// CHECK-LABEL: func.func @few_filters
+// CHECK: arith.constant dense<{{\[\[\[\[}}1.000000e+00, 1.100000e+01, 2.100000e+01, 5.000000e-01, {{(5.000000e-01, )+}}0.000000e+00, {{(0\.000000e\+00, )+}}0.000000e+00]], {{\[\[}}2.000000e+00, 1.200000e+01, 2.200000e+01, 5.000000e-01, {{.*}} : tensor<2x2x1x32xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<110x32xf32>) attrs =  {infc.implicit_conv = array<i64: 2, 2, 11>}
+// CHECK: %[[Y4:.*]] = tensor.expand_shape %[[Y]] {{.*}} output_shape [1, 10, 11, 32]
+// CHECK: %[[V:.*]] = tensor.extract_slice %[[Y4]][0, 0, 0, 0] [1, 10, 10, 32] [1, 1, 1, 1]
+// CHECK: %[[F:.*]] = tensor.extract_slice %[[V]][0, 0, 0, 0] [1, 10, 10, 24] [1, 1, 1, 1] : tensor<1x10x10x32xf32> to tensor<1x10x10x24xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[F]], %arg1 : tensor<1x10x10x24xf32>, tensor<24xf32>)
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: linalg.matmul
+func.func @few_filters(%x: tensor<1x10x10x1xf32>, %b: tensor<24xf32>) -> tensor<1x10x10x24xf32> {
+  %w = infc.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]], [[[11.0, 12.0], [13.0, 14.0]]], [[[21.0, 22.0], [23.0, 24.0]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]]]> : tensor<24x1x2x2xf32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %x, %w, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x10x10x1xf32>, tensor<24x1x2x2xf32>, tensor<24xf32>) -> tensor<1x10x10x24xf32>
+  return %y : tensor<1x10x10x24xf32>
+}
