@@ -226,9 +226,12 @@ static Value subPixelConvTranspose(NodeImporter &n, Value x, Value w, Value bias
   // [Cin, Cout, kh, kw] -> [Cin, kh, kw, Cout]: a row's columns are its output pixels'.
   Value taps = n.create<TransposeOp>(w, n.b.getDenseI64ArrayAttr({0, 2, 3, 1}));
   taps = n.reshape(taps, {cin, kh * kw * cout});
+  // [N, H, W, kh, kw, Cout] -> [N, H, kh, W, kw, Cout]: the NHWC image, then to NCHW by the
+  // transpose infc-channels-last moves on to the next convolution (where the two cancel).
   Value y = n.reshape(n.matmul(rows, taps), {batch, h, wd, kh, kw, cout});
-  y = n.create<TransposeOp>(y, n.b.getDenseI64ArrayAttr({0, 5, 1, 3, 2, 4}));
-  y = n.reshape(y, {batch, cout, h * kh, wd * kw});
+  y = n.create<TransposeOp>(y, n.b.getDenseI64ArrayAttr({0, 1, 3, 2, 4, 5}));
+  y = n.reshape(y, {batch, h * kh, wd * kw, cout});
+  y = n.create<TransposeOp>(y, n.b.getDenseI64ArrayAttr({0, 3, 1, 2}));
   if (bias)
     y = n.create<AddOp>(y, n.reshape(bias, {1, cout, 1, 1}));
   return y;

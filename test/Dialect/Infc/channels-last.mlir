@@ -85,3 +85,32 @@ func.func @foreign_transpose(%x: tensor<1x4x8x16xf32>, %y: tensor<1x4x8x16xf32>)
   %1 = infc.relu %0 : tensor<1x8x4x16xf32>
   return %c, %1 : tensor<1x4x8x16xf32>, tensor<1x8x4x16xf32>
 }
+
+// -----
+
+// An FPN: two feature maps, the coarse one upsampled by a nearest Resize (a gather of rows,
+// then of columns: axes 2 and 3 of NCHW are 1 and 2 of NHWC), concatenated along the
+// channels (axis 1 of NCHW, 3 of NHWC) and convolved: no transpose between the convs.
+// CHECK-LABEL: func.func @fpn
+// CHECK: %[[A:.*]] = infc.conv {{.*}} -> tensor<1x8x8x4xf32>
+// CHECK-NOT: infc.transpose
+// CHECK: %[[B:.*]] = infc.conv {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK-NEXT: %[[R:.*]] = infc.gather %[[B]], %{{.*}} {axis = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<8xi64>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT: %[[RC:.*]] = infc.gather %[[R]], %{{.*}} {axis = 2 : i64} : (tensor<1x8x4x4xf32>, tensor<8xi64>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT: %[[CAT:.*]] = infc.concat %[[A]], %[[RC]] {axis = 3 : i64} : (tensor<1x8x8x4xf32>, tensor<1x8x8x4xf32>) -> tensor<1x8x8x8xf32>
+// CHECK-NEXT: %[[Y:.*]] = infc.conv %[[CAT]], {{.*}}channels_last{{.*}} -> tensor<1x8x8x2xf32>
+// CHECK-NEXT: %[[OUT:.*]] = infc.transpose %[[Y]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT: return %[[OUT]]
+func.func @fpn(%x: tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %w1 = infc.constant dense<0.1> : tensor<4x1x3x3xf32>
+  %w2 = infc.constant dense<0.2> : tensor<4x1x3x3xf32>
+  %w3 = infc.constant dense<0.3> : tensor<2x8x1x1xf32>
+  %up = infc.constant dense<[0, 0, 1, 1, 2, 2, 3, 3]> : tensor<8xi64>
+  %0 = infc.conv %x, %w1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %1 = infc.conv %x, %w2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %2 = infc.gather %1, %up {axis = 2 : i64} : (tensor<1x4x4x4xf32>, tensor<8xi64>) -> tensor<1x4x8x4xf32>
+  %3 = infc.gather %2, %up {axis = 3 : i64} : (tensor<1x4x8x4xf32>, tensor<8xi64>) -> tensor<1x4x8x8xf32>
+  %4 = infc.concat %0, %3 {axis = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %5 = infc.conv %4, %w3 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<2x8x1x1xf32>) -> tensor<1x2x8x8xf32>
+  return %5 : tensor<1x2x8x8xf32>
+}

@@ -197,6 +197,45 @@ template <typename ReduceOp> struct SinkThroughReduce : OpRewritePattern<ReduceO
   }
 };
 
+/// gather(transpose(x, P), indices [n], axis a) -> transpose(gather(x, indices, P[a]), P):
+/// a nearest Resize (a gather of rows, then of columns) in the FPN of a detector.
+struct SinkThroughGather : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
+    TransposeOp t = toNCHWTranspose(op.getData());
+    if (!t || cast<RankedTensorType>(op.getIndices().getType()).getRank() != 1)
+      return failure();
+    int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    moveBelow(rewriter, op, t, "axis", rewriter.getI64IntegerAttr(t.getPerm()[axis]));
+    return success();
+  }
+};
+
+/// concat(transpose(a, P), transpose(b, P), ..., axis a) -> transpose(concat(a, b, ...,
+/// P[a]), P): the feature maps of an FPN joined along the channels.
+struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op, PatternRewriter &rewriter) const override {
+    SmallVector<Value> inputs;
+    for (Value v : op.getInputs()) {
+      TransposeOp t = toNCHWTranspose(v);
+      if (!t)
+        return failure();
+      inputs.push_back(t.getInput());
+    }
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+    Location loc = op.getLoc();
+    auto moved = ConcatOp::create(
+        rewriter, loc,
+        RankedTensorType::get(permuted(type.getShape(), kToNHWC), type.getElementType()),
+        inputs, rewriter.getI64IntegerAttr(kToNCHW[axis]));
+    rewriter.replaceOp(op, transpose(rewriter, loc, moved, kToNCHW));
+    return success();
+  }
+};
+
 /// transpose(transpose(x, P1), P2) -> transpose(x, P1 o P2) (the folder drops an identity).
 struct ComposeTransposes : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -246,7 +285,8 @@ struct InfcChannelsLastPass : public infc::impl::InfcChannelsLastBase<InfcChanne
                  SinkThroughPool<MaxPoolOp>, SinkThroughPool<AvgPoolOp>,
                  SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
                  SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
-                 SinkThroughReduce<ReduceProdOp>, ComposeTransposes,
+                 SinkThroughReduce<ReduceProdOp>, SinkThroughGather, SinkThroughConcat,
+                 ComposeTransposes,
                  TransposeOfUnitDimsToReshape>(ctx);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       signalPassFailure();
