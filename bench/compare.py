@@ -354,12 +354,13 @@ def write_markdown(path, models, sg, args, meta):
         with open(status) as f:
             L.append(f.read().rstrip())
         L.append("")
-    int8 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "int8.md")
-    if os.path.exists(int8):
-        # The last bench/int8.py run (its own method section is in the text).
-        with open(int8) as f:
-            L.append(f.read().rstrip())
-        L.append("")
+    # The last bench/int8.py and bench/ppocr.py runs (their method sections are in the text).
+    for section in ("int8.md", "ppocr.md"):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), section)
+        if os.path.exists(path):
+            with open(path) as f:
+                L.append(f.read().rstrip())
+            L.append("")
     L.append("## Compile time and memory")
     L.append("")
     L.append("| model | .onnx (+ data) MiB | compile s | compiler peak RSS MiB | .so MiB | "

