@@ -157,10 +157,13 @@ struct DequantizeLowering : public OpConversionPattern<DequantizeOp> {
             if (zp)
               v = arith::SubFOp::create(b, l, v, toFloat(b, l, zp, q, f));
           } else {
-            // Integer difference, exact in i64 for every integer type.
-            Type i64 = b.getI64Type();
-            Value d = arith::SubIOp::create(b, l, castScalar(b, l, x, isUnsigned(q), i64, false),
-                                            castScalar(b, l, zp, isUnsigned(q), i64, false));
+            // Integer difference, exact in i32 up to 16 bits (and then in f32 too) and in
+            // i64 for wider types. (Through i64, LLVM widens each vector of 16 bytes to two
+            // of 8 quadwords and back: the fake-quant chains of a QDQ model's elementwise
+            // ops ran at half speed.)
+            Type wide = q.getIntOrFloatBitWidth() <= 16 ? b.getI32Type() : b.getI64Type();
+            Value d = arith::SubIOp::create(b, l, castScalar(b, l, x, isUnsigned(q), wide, false),
+                                            castScalar(b, l, zp, isUnsigned(q), wide, false));
             v = castScalar(b, l, d, false, f, false);
           }
           v = arith::MulFOp::create(b, l, v, castScalar(b, l, scale, false, f, false));

@@ -38,14 +38,29 @@ func.func @quantize_per_axis_int4(%x: tensor<2x4xf32>, %s: tensor<4xf32>) -> ten
 // CHECK-DAG: #[[$BLOCK:.*]] = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
 // CHECK-LABEL: func @dequantize_blocked_int8
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$BLOCK]], #[[$BLOCK]], #{{.*}}]
-// CHECK: %[[X:.*]] = arith.extsi %{{.*}} : i8 to i64
-// CHECK: %[[Z:.*]] = arith.extsi %{{.*}} : i8 to i64
-// CHECK: %[[D:.*]] = arith.subi %[[X]], %[[Z]] : i64
-// CHECK: %[[F:.*]] = arith.sitofp %[[D]] : i64 to f32
+// The difference of two 8-bit values is exact in i32 (and in f32): no i64, which LLVM
+// would widen each vector to.
+// CHECK: %[[X:.*]] = arith.extsi %{{.*}} : i8 to i32
+// CHECK: %[[Z:.*]] = arith.extsi %{{.*}} : i8 to i32
+// CHECK: %[[D:.*]] = arith.subi %[[X]], %[[Z]] : i32
+// CHECK: %[[F:.*]] = arith.sitofp %[[D]] : i32 to f32
 // CHECK: arith.mulf %[[F]], %{{.*}} : f32
 func.func @dequantize_blocked_int8(%x: tensor<2x4xi8>, %s: tensor<2x2xf32>, %z: tensor<2x2xi8>) -> tensor<2x4xf32> {
   %0 = infc.dequantize %x, %s, %z {axis = 1 : i64, block_size = 2 : i64} : (tensor<2x4xi8>, tensor<2x2xf32>, tensor<2x2xi8>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// 32-bit values (a bias) subtract in i64, where the difference is exact.
+// CHECK-LABEL: func @dequantize_int32
+// CHECK: %[[X:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: %[[Z:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: %[[D:.*]] = arith.subi %[[X]], %[[Z]] : i64
+// CHECK: arith.sitofp %[[D]] : i64 to f32
+func.func @dequantize_int32(%x: tensor<4xi32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4xf32> {
+  %0 = infc.dequantize %x, %s, %z {axis = 0 : i64, block_size = 0 : i64} : (tensor<4xi32>, tensor<f32>, tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----
