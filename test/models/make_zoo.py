@@ -457,9 +457,9 @@ def make_decoder(name="decoder"):
 def make_text_detector(name="text_detector"):
     """A DB text detector in small (PaddleOCR's det models, as paddle2onnx exports them):
     convolutions of 16, 24 and 48 filters (no multiple of 64: computed with zero filters
-    appended), hard-swish as HardSigmoid times x, an FPN with a nearest 2x Resize, and a
-    head that upsamples by two 2x2 / stride-2 ConvTransposes (BN between) to a probability
-    map."""
+    appended), hard-swish as HardSigmoid times x, a YOLO-style C2f block (Split, Concat),
+    an FPN with a nearest 2x Resize, and a head that upsamples by two 2x2 / stride-2
+    ConvTransposes (BN between) to a probability map."""
     g = GraphBuilder(name, model_rng(name))
 
     def hard_swish(x, scope):
@@ -474,6 +474,14 @@ def make_text_detector(name="text_detector"):
     c1 = hard_swish(conv_bn(g, x, "stem.", 3, 16, 3, stride=2, pad=1, fold=True,
                             conv_name="stem"), "stem_act")                      # 16 x 48 x 48
     c2 = relu(conv_bn(g, c1, "b1.", 16, 24, 3, pad=1, fold=True, conv_name="b1"), "b1_act")
+    # A YOLO-style C2f block: the channels split in two halves, one convolved again, the
+    # three joined and mixed by a 1x1 conv.
+    with g.scope("c2f"):
+        lo, hi = g.op("Split", [c2, g.const([12, 12], np.int64)], outputs=2, axis=1)
+    mid = relu(conv_bias(g, hi, "c2f.m", 12, 12, 3, pad=1), "c2f_act")
+    with g.scope("c2f"):
+        joined = g.op("Concat", [lo, hi, mid], axis=1)
+    c2 = relu(conv_bias(g, joined, "c2f.cv2", 36, 24, 1), "c2f_act2")
     c3 = relu(conv_bn(g, c2, "b2.", 24, 48, 3, stride=2, pad=1, fold=True, conv_name="b2"),
               "b2_act")                                                         # 48 x 24 x 24
     with g.scope("fpn"):

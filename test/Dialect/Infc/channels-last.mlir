@@ -114,3 +114,29 @@ func.func @fpn(%x: tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> {
   %5 = infc.conv %4, %w3 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<2x8x1x1xf32>) -> tensor<1x2x8x8xf32>
   return %5 : tensor<1x2x8x8xf32>
 }
+
+// -----
+
+// A C2f block's Split: slices along the channels (dim 1 of NCHW, 3 of NHWC, offsets, sizes
+// and steps moved with it), one half convolved again, both concatenated: no transpose
+// between the first conv and the last.
+// CHECK-LABEL: func.func @split_channels
+// CHECK: %[[A:.*]] = infc.conv {{.*}} -> tensor<1x8x8x8xf32>
+// CHECK-NEXT: %[[LO:.*]] = infc.slice %[[A]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 8, 8, 4>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT: %[[HI:.*]] = infc.slice %[[A]] {offsets = array<i64: 0, 0, 0, 4>, sizes = array<i64: 1, 8, 8, 4>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT: %[[B:.*]] = infc.conv %[[HI]], {{.*}}channels_last{{.*}} -> tensor<1x8x8x4xf32>
+// CHECK-NEXT: %[[CAT:.*]] = infc.concat %[[LO]], %[[B]] {axis = 3 : i64}
+// CHECK-NEXT: %[[Y:.*]] = infc.conv %[[CAT]], {{.*}}channels_last{{.*}} -> tensor<1x8x8x2xf32>
+// CHECK-NEXT: infc.transpose %[[Y]] {perm = array<i64: 0, 3, 1, 2>}
+func.func @split_channels(%x: tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %w1 = infc.constant dense<0.1> : tensor<8x1x3x3xf32>
+  %w2 = infc.constant dense<0.2> : tensor<4x4x3x3xf32>
+  %w3 = infc.constant dense<0.3> : tensor<2x8x1x1xf32>
+  %0 = infc.conv %x, %w1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %1 = infc.slice %0 {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 8, 8>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %2 = infc.slice %0 {offsets = array<i64: 0, 4, 0, 0>, sizes = array<i64: 1, 4, 8, 8>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %3 = infc.conv %2, %w2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %4 = infc.concat %1, %3 {axis = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %5 = infc.conv %4, %w3 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<2x8x1x1xf32>) -> tensor<1x2x8x8xf32>
+  return %5 : tensor<1x2x8x8xf32>
+}

@@ -212,6 +212,33 @@ struct SinkThroughGather : OpRewritePattern<GatherOp> {
   }
 };
 
+/// slice(transpose(x, P)) -> transpose(slice(x), P), the slice's offsets, sizes and steps
+/// of dim i moved to dim P[i]: a Split along the channels (YOLO's C2f blocks).
+struct SinkThroughSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
+    TransposeOp t = toNCHWTranspose(op.getInput());
+    if (!t)
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    auto permute = [&](ArrayRef<int64_t> values) {
+      SmallVector<int64_t> out(values.size());
+      for (size_t i = 0; i < values.size(); ++i)
+        out[perm[i]] = values[i];
+      return rewriter.getDenseI64ArrayAttr(out);
+    };
+    auto type = cast<RankedTensorType>(op.getType());
+    Location loc = op.getLoc();
+    Value moved = SliceOp::create(
+        rewriter, loc,
+        RankedTensorType::get(permuted(type.getShape(), inverse(perm)), type.getElementType()),
+        t.getInput(), permute(op.getOffsets()), permute(op.getSizes()),
+        permute(op.getSteps()));
+    rewriter.replaceOp(op, transpose(rewriter, loc, moved, perm));
+    return success();
+  }
+};
+
 /// concat(transpose(a, P), transpose(b, P), ..., axis a) -> transpose(concat(a, b, ...,
 /// P[a]), P): the feature maps of an FPN joined along the channels.
 struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
@@ -285,7 +312,8 @@ struct InfcChannelsLastPass : public infc::impl::InfcChannelsLastBase<InfcChanne
                  SinkThroughPool<MaxPoolOp>, SinkThroughPool<AvgPoolOp>,
                  SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
                  SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
-                 SinkThroughReduce<ReduceProdOp>, SinkThroughGather, SinkThroughConcat,
+                 SinkThroughReduce<ReduceProdOp>, SinkThroughGather, SinkThroughSlice,
+                 SinkThroughConcat,
                  ComposeTransposes,
                  TransposeOfUnitDimsToReshape>(ctx);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
