@@ -356,9 +356,9 @@ def write_markdown(path, models, sg, args, meta):
         L.append("")
     # The last bench/int8.py and bench/ppocr.py runs (their method sections are in the text).
     for section in ("int8.md", "ppocr.md"):
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), section)
-        if os.path.exists(path):
-            with open(path) as f:
+        section_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), section)
+        if os.path.exists(section_path):
+            with open(section_path) as f:
                 L.append(f.read().rstrip())
             L.append("")
     L.append("## Compile time and memory")

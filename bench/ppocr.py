@@ -4,8 +4,8 @@
     python3 bench/ppocr.py --infc build/bin/infc [--threads 1,2] [--runs 5] [--seconds 1]
         [--calib 16] [--held-out 100] [--det-side 640] [--out FILE.md]
 
-The zoo's models carry seeded weights; these are trained (test/models/ppocr.py: the models
-of the rapidocr-onnxruntime wheel, text rendered here with Pillow's font):
+The zoo's models carry seeded weights; these are trained (test/models/ppocr_models.py:
+the models of the rapidocr-onnxruntime wheel, text rendered here with Pillow's font):
   1. fp32: each model compiled with its input fixed (det 1x3xSxS with S = --det-side, cls
      1x3x48x192, rec 1x3x48x320); infc and ORT (ORT_ENABLE_ALL, the same intra-op threads)
      alternate round by round (--runs rounds of ~--seconds each, medians of the per-round

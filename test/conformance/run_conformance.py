@@ -620,7 +620,8 @@ def input_shape_args(model, feeds_list):
         if vi.name in init_names or vi.type.WhichOneof("value") != "tensor_type":
             continue
         t = vi.type.tensor_type
-        dynamic = not t.HasField("shape") or any(not d.HasField("dim_value")
+        # (a negative dim_value is dynamic too: paddle2onnx writes -1, infc reads it so)
+        dynamic = not t.HasField("shape") or any(not d.HasField("dim_value") or d.dim_value < 0
                                                  for d in t.shape.dim)
         if not dynamic or j >= len(feeds_list):
             continue

@@ -13,13 +13,15 @@ text rendered with Pillow's font. Checks:
   - the recognizer's text (greedy CTC over its 6625 classes) is onnxruntime's on those lines;
   - int8: the recognizer quantized by infc (`--quantize int8 --calibration-method
     percentile`, 8 calibration lines) keeps the fp32 model's top-1 class in at least 98% of
-    the 40 steps of 16 held-out lines (bench/ppocr.py measures 99.3-99.8% on 100), and it
-    differs from the fp32 model (it really is quantized).
-Exits 77 (CTest: skipped) when rapidocr-onnxruntime is not installed; tools/scripts/setup.sh
-installs it. Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
+    the 40 steps of 16 held-out lines (bench/ppocr.py measured 99.15% on 100), and its
+    probabilities are off the fp32 model's by a relative L2 error above 1e-3 (it really is
+    quantized: infc's fp32 is within 1e-4 of ORT's).
+Exits 77 (CTest: skipped) when rapidocr-onnxruntime or Pillow is not installed;
+tools/scripts/setup.sh installs both. Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
 import argparse
+import importlib.util
 import os
 import shutil
 import sys
@@ -42,8 +44,12 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--python-dir", default=os.path.join(HERE, "..", "..", "python"))
     args = ap.parse_args()
-    if ppocr.models_dir() is None:
-        print("SKIP: rapidocr-onnxruntime is not installed (tools/scripts/setup.sh installs it)")
+    missing = [name for name, found in (("rapidocr-onnxruntime", ppocr.models_dir()),
+                                        ("Pillow", importlib.util.find_spec("PIL")))
+               if not found]
+    if missing:
+        print(f"SKIP: {' and '.join(missing)} not installed (tools/scripts/setup.sh installs "
+              "them)")
         return SKIP
     infc = harness.import_infc(args.python_dir)
     shutil.rmtree(args.work, ignore_errors=True)
@@ -101,16 +107,20 @@ def main():
         else:
             model = infc.load(so)
             same = total = 0
-            differs = False
+            gots, refs_held = [], []
             for x in held:
                 ref = list(harness.ort_reference(paths["rec"], {"x": x}).values())[0]
                 got = list(model(x=x).values())[0]
                 same += int((got.argmax(-1) == ref.argmax(-1)).sum())
                 total += ref[..., 0].size
-                differs |= not np.array_equal(got, ref)
-            report(same >= 0.98 * total and differs,
+                gots.append(got)
+                refs_held.append(ref)
+            g, r = np.stack(gots).astype(np.float64), np.stack(refs_held).astype(np.float64)
+            rel = float(np.linalg.norm(g - r) / np.linalg.norm(r))
+            report(same >= 0.98 * total and rel > 1e-3,
                    f"rec int8 (percentile): top-1 = fp32 on {same}/{total} steps "
-                   f"({100 * same / total:.2f}%, at least 98%); differs from fp32: {differs}")
+                   f"({100 * same / total:.2f}%, at least 98%); relative L2 error against "
+                   f"fp32 {rel:.3e} (above 1e-3: quantized)")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -113,7 +113,7 @@ def _mock_compile(model_path, out_path, shape_specs):
             d.dim_value = v
     for v in graph_inputs.values():
         for d in v.type.tensor_type.shape.dim:
-            if not d.HasField("dim_value"):
+            if not d.HasField("dim_value") or d.dim_value < 0:
                 raise Error(f"input '{v.name}' has a symbolic dimension '{d.dim_param}'; give "
                             f"its shape with --input-shape {v.name}=...")
     for v in m.graph.output:  # outputs get static shapes from inference below
