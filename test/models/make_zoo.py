@@ -508,6 +508,31 @@ def make_text_detector(name="text_detector"):
     return g.build(), image_inputs(name, (1, 3, 96, 96))
 
 
+def make_upsampler_1d(name="upsampler_1d"):
+    """A 1-D upsampler (a vocoder's shape): Conv1d, then ConvTranspose1d with kernels as large
+    as their strides (2, then 4: one matmul scattered to the samples each), as
+    torch.nn.ConvTranspose1d exports them."""
+    g = GraphBuilder(name, model_rng(name))
+    x = g.input("input", F32, [1, 8, 50])
+    with g.scope("conv"):
+        w = (g.rng.standard_normal((16, 8, 3)) * np.sqrt(2.0 / 24)).astype(np.float32)
+        h = g.op("Conv", [x, g.param("conv.weight", w), g.param("conv.bias", small(g.rng, 16))],
+                 dilations=[1], group=1, kernel_shape=[3], pads=[1, 1], strides=[1])
+    for scope, cin, cout, k in (("up1", 16, 8, 2), ("up2", 8, 4, 4)):
+        with g.scope(scope + "_act"):
+            h = g.op("Relu", [h])
+        with g.scope(scope):
+            w = (g.rng.standard_normal((cin, cout, k)) * np.sqrt(2.0 / (cout * k))).astype(
+                np.float32)
+            h = g.op("ConvTranspose", [h, g.param(f"{scope}.weight", w),
+                                       g.param(f"{scope}.bias", small(g.rng, cout))],
+                     dilations=[1], group=1, kernel_shape=[k], pads=[0, 0], strides=[k],
+                     out_names=["samples"] if scope == "up2" else None)
+    g.output("samples", F32)                                                    # 1 x 4 x 400
+    return g.build(), {"input": model_rng(name, "inputs").standard_normal((1, 8, 50))
+                       .astype(np.float32)}
+
+
 def make_seq_encoder(name="seq_encoder"):
     """A padded-batch sequence encoder: a bidirectional LSTM and a GRU (torch's gate layout,
     linear_before_reset=1) that both honour per-example sequence_lens, then the GRU's final
@@ -1114,6 +1139,7 @@ MODELS = collections.OrderedDict([
     ("decoder", lambda args: make_decoder()),
     ("seq_encoder", lambda args: make_seq_encoder()),
     ("text_detector", lambda args: make_text_detector()),
+    ("upsampler_1d", lambda args: make_upsampler_1d()),
     ("qlinear_cnn", lambda args: make_qlinear_cnn()),
     ("resnet18", lambda args: make_resnet18()),
     ("mobilenetv2", lambda args: make_mobilenetv2()),
