@@ -171,21 +171,27 @@ def accuracy(ref_outs, outs, is_cnn):
     return f"cosine min {min(cos):.4f}, mean {np.mean(cos):.4f}"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_common_args(ap, name, held_out):
+    """The options this script shares with bench/ppocr.py (`name`: the section's file and
+    cache folder)."""
     ap.add_argument("--infc", required=True)
-    ap.add_argument("--models", default="resnet50,bert_base")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=1.0, help="length of a timing round")
     ap.add_argument("--calib", type=int, default=16)
-    ap.add_argument("--held-out", type=int, default=32)
-    ap.add_argument("--work", default=os.path.join(HERE, ".cache", "int8"))
-    ap.add_argument("--out", help="write the markdown section here (default bench/int8.md)")
+    ap.add_argument("--held-out", type=int, default=held_out)
+    ap.add_argument("--work", default=os.path.join(HERE, ".cache", name))
+    ap.add_argument("--out", help=f"write the markdown section here (default bench/{name}.md)")
     ap.add_argument("--doc", default=os.path.join(REPO, "docs", "benchmarks.md"),
                     help="splice the section into this page ('' to skip)")
     ap.add_argument("--note", help="a line on the conditions for the report")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_args(ap, "int8", held_out=32)
+    ap.add_argument("--models", default="resnet50,bert_base")
     ap.add_argument("--accuracy-only", action="store_true",
                     help="compile and measure accuracy only: no timing, no report written")
     ap.add_argument("--no-condition", action="store_true",

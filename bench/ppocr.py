@@ -39,7 +39,8 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, os.path.join(REPO, "test", "models"))
 sys.path.insert(0, HERE)
 import ppocr_models as ppocr  # noqa: E402
-from int8 import infc_session, log, ort_session, run, splice, time_round  # noqa: E402
+from int8 import (add_common_args, infc_session, log, ort_session, run, splice,  # noqa: E402
+                  time_round)
 
 HEADING = "## Trained models (PP-OCR)"
 
@@ -79,18 +80,8 @@ def cls_accuracy(outs, refs, labels):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--infc", required=True)
-    ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--seconds", type=float, default=1.0, help="length of a timing round")
-    ap.add_argument("--calib", type=int, default=16)
-    ap.add_argument("--held-out", type=int, default=100)
+    add_common_args(ap, "ppocr", held_out=100)
     ap.add_argument("--det-side", type=int, default=640)
-    ap.add_argument("--work", default=os.path.join(HERE, ".cache", "ppocr"))
-    ap.add_argument("--out", help="write the markdown section here (default bench/ppocr.md)")
-    ap.add_argument("--doc", default=os.path.join(REPO, "docs", "benchmarks.md"),
-                    help="splice the section into this page ('' to skip)")
-    ap.add_argument("--note", help="a line on the conditions for the report")
     args = ap.parse_args()
     if ppocr.models_dir() is None:
         sys.exit("bench/ppocr.py: rapidocr-onnxruntime is not installed "
