@@ -8,7 +8,8 @@ For each model of the zoo (test/models/make_zoo.py, seeded weights):
   1. calibration samples: --calib seeded inputs (images N(0, 1); token ids uniform over the
      vocabulary, attention mask all ones), written as DIR/<sample>/<input>.npy;
   2. infc fp32:  infc compile model.onnx
-     infc int8:  infc compile model.onnx --quantize int8 --calibration DIR (minmax)
+     infc int8:  infc compile model.onnx --quantize int8 --calibration DIR
+                 (--calibration-method, default minmax)
      ORT int8:   onnxruntime.quantization.quantize_static on the same samples (QDQ, per-channel
                  int8 weights, uint8 activations, after quant_pre_process), run in ORT
      infc on ORT's model: infc compile ort_int8.onnx (its Q/DQ folded to integer kernels)
@@ -192,6 +193,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_args(ap, "int8", held_out=32)
     ap.add_argument("--models", default="resnet50,bert_base")
+    ap.add_argument("--calibration-method", default="minmax",
+                    help="infc's --calibration-method (minmax, percentile[=P])")
     ap.add_argument("--accuracy-only", action="store_true",
                     help="compile and measure accuracy only: no timing, no report written")
     ap.add_argument("--no-condition", action="store_true",
@@ -245,7 +248,8 @@ def main():
         compile_s = {}
         compile_s["fp32"], _ = run([args.infc, "compile", f32, "-o", so["fp32"]])
         compile_s["int8"], rep = run([args.infc, "compile", f32, "-o", so["int8"], "--quantize",
-                                      "int8", "--calibration", cdir, "--report"])
+                                      "int8", "--calibration", cdir, "--calibration-method",
+                                      args.calibration_method, "--report"])
         compile_s["ort_qdq"], _ = run([args.infc, "compile", ort_q, "-o", so["ort_qdq"]])
         summary = [l for l in rep.stdout.splitlines() if "run on int8" in l]
         log(f"{name}: compiled ({', '.join(f'{k} {v:.1f} s' for k, v in compile_s.items())})")
