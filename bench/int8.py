@@ -9,7 +9,7 @@ For each model of the zoo (test/models/make_zoo.py, seeded weights):
      vocabulary, attention mask all ones), written as DIR/<sample>/<input>.npy;
   2. infc fp32:  infc compile model.onnx
      infc int8:  infc compile model.onnx --quantize int8 --calibration DIR
-                 (--calibration-method, default minmax)
+                 (--calibration-method, default percentile, as infc)
      ORT int8:   onnxruntime.quantization.quantize_static on the same samples (QDQ, per-channel
                  int8 weights, uint8 activations, after quant_pre_process), run in ORT
      infc on ORT's model: infc compile ort_int8.onnx (its Q/DQ folded to integer kernels)
@@ -193,7 +193,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_args(ap, "int8", held_out=32)
     ap.add_argument("--models", default="resnet50,bert_base")
-    ap.add_argument("--calibration-method", default="minmax",
+    ap.add_argument("--calibration-method", default="percentile",
                     help="infc's --calibration-method (minmax, percentile[=P])")
     ap.add_argument("--accuracy-only", action="store_true",
                     help="compile and measure accuracy only: no timing, no report written")

@@ -13,8 +13,10 @@
 namespace infc {
 struct QuantizeOptions {
   std::string calibrationDir;
-  /// minmax: the whole range seen; percentile: the central `percentile` % of the values.
-  std::string method = "minmax";
+  /// minmax: the whole range seen; percentile: the central `percentile` % of the values
+  /// (the default: on a trained text recognizer it kept the fp32 top-1 on 99.15% of the
+  /// steps against minmax's 98.30%, and it was as good on the seeded ResNet-50 and BERT).
+  std::string method = "percentile";
   double percentile = 99.99;
   /// Node names or ONNX op types to keep in float.
   std::vector<std::string> keepFloat;
