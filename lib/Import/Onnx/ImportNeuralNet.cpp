@@ -221,6 +221,11 @@ static Value subPixelConvTranspose(NodeImporter &n, Value x, Value w, Value bias
   ArrayRef<int64_t> xs = shapeOf(x);
   int64_t batch = xs[0], cin = xs[1], h = xs[2], wd = xs[3], cout = shapeOf(w)[1];
   int64_t kh = kernel[0], kw = kernel[1];
+  // f16 / bf16 in f32 throughout, the bias included, rounded once (as conv2d does).
+  Type et = cast<RankedTensorType>(x.getType()).getElementType();
+  Type acc = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+  x = n.castElements(x, acc);
+  w = n.castElements(w, acc);
   Value rows = n.create<TransposeOp>(x, n.b.getDenseI64ArrayAttr({0, 2, 3, 1}));
   rows = n.reshape(rows, {batch * h * wd, cin});
   // [Cin, Cout, kh, kw] -> [Cin, kh, kw, Cout]: a row's columns are its output pixels'.
@@ -233,8 +238,8 @@ static Value subPixelConvTranspose(NodeImporter &n, Value x, Value w, Value bias
   y = n.reshape(y, {batch, h * kh, wd * kw, cout});
   y = n.create<TransposeOp>(y, n.b.getDenseI64ArrayAttr({0, 3, 1, 2}));
   if (bias)
-    y = n.create<AddOp>(y, n.reshape(bias, {1, cout, 1, 1}));
-  return y;
+    y = n.create<AddOp>(y, n.reshape(n.castElements(bias, acc), {1, cout, 1, 1}));
+  return n.castElements(y, et);
 }
 
 /// ConvTranspose as the direct convolution it equals: the input with stride - 1 zeros
