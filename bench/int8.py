@@ -105,6 +105,17 @@ def time_round(fn, feed, seconds):
     return statistics.median(ts) * 1e3
 
 
+def time_engines(engines, feed, threads, runs, seconds):
+    """{label: median ms} of engines (label -> (threads -> fn)) alternating round by round,
+    each round's figure the median of ~`seconds` of runs (time_round)."""
+    fns = {label: make(threads) for label, make in engines.items()}
+    rounds = {label: [] for label in fns}
+    for _ in range(runs):
+        for label, fn in fns.items():
+            rounds[label].append(time_round(fn, feed, seconds))
+    return {label: statistics.median(v) for label, v in rounds.items()}
+
+
 def condition_cnn(src, dst, samples):
     """A copy of the seeded CNN whose predicted class depends on the input: each
     BatchNormalization's mean and variance set, in graph order, to the statistics of its
@@ -285,19 +296,12 @@ def main():
                      "| infc int8 / infc fp32 | infc int8 / ORT int8 |")
         lines.append("|---|---|---|---|---|---|---|")
         for t in threads:
-            fns = {label: make(t) for label, make in engines.items()}
-            feed = held[0]
-            rounds = {label: [] for label in fns}
-            for _ in range(args.runs):
-                for label, fn in fns.items():
-                    rounds[label].append(time_round(fn, feed, args.seconds))
-            med = {label: statistics.median(v) for label, v in rounds.items()}
+            med = time_engines(engines, held[0], t, args.runs, args.seconds)
             log(f"{name} threads {t}: " + ", ".join(f"{k} {v:.2f} ms" for k, v in med.items()))
             lines.append(f"| {t} | {med['infc fp32']:.2f} | {med['infc int8']:.2f} | "
                          f"{med['infc int8 (ORT' + chr(39) + 's QDQ model)']:.2f} | "
                          f"{med['ORT int8']:.2f} | {med['infc int8'] / med['infc fp32']:.2f} | "
                          f"{med['infc int8'] / med['ORT int8']:.2f} |")
-            del fns
         lines.append("")
     head = ["## int8", "",
             "Written by `python3 bench/int8.py --infc build/bin/infc` "

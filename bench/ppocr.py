@@ -26,7 +26,6 @@ Not a test: test/e2e/check_ppocr.py is the test.
 import argparse
 import os
 import shutil
-import statistics
 import sys
 
 import numpy as np
@@ -39,25 +38,11 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, os.path.join(REPO, "test", "models"))
 sys.path.insert(0, HERE)
 import ppocr_models as ppocr  # noqa: E402
+import benchlib  # noqa: E402
 from int8 import (add_common_args, infc_session, log, ort_session, run, splice,  # noqa: E402
-                  time_round)
+                  time_engines)
 
 HEADING = "## Trained models (PP-OCR)"
-
-
-def compare(got, ref, rtol=1e-3, atol=1e-4):
-    return all(np.all(np.abs(np.asarray(g) - r) <= atol + rtol * np.abs(r))
-               for g, r in zip(got.values(), ref.values()))
-
-
-def time_engines(engines, feed, threads, runs, seconds):
-    """{label: median ms} of engines (label -> (threads -> fn)) alternating round by round."""
-    fns = {label: make(threads) for label, make in engines.items()}
-    rounds = {label: [] for label in fns}
-    for _ in range(runs):
-        for label, fn in fns.items():
-            rounds[label].append(time_round(fn, feed, seconds))
-    return {label: statistics.median(v) for label, v in rounds.items()}
 
 
 def rec_accuracy(outs, refs, texts, chars):
@@ -114,7 +99,8 @@ def main():
         so = os.path.join(args.work, f"ppocr_{name}.so")
         secs, _ = run([args.infc, "compile", path, "-o", so])
         log(f"{name}: compiled in {secs:.1f} s")
-        ok = compare(infc_session(so, 0)(feeds[name]), ort_session(path, 0)(feeds[name]))
+        ok = benchlib.compare_outputs(infc_session(so, 0)(feeds[name]),
+                                      ort_session(path, 0)(feeds[name]), rtol=1e-3, atol=1e-4)[0]
         engines = {"infc": lambda t, so=so: infc_session(so, t),
                    "ORT": lambda t, path=path: ort_session(path, t)}
         for t in threads:

@@ -297,6 +297,16 @@ bool prefersImplicitConv(Value input, Value weight, ArrayRef<int64_t> strides,
          llvm::all_of(strides, [](int64_t s) { return s == 1; }) && (kw - 1) * f < 18 * ow;
 }
 
+/// The first resultType.getShape() entries of `source` along every dim (a unit-stride
+/// slice from the origin): the valid part of a wide or padded result.
+static Value leadingSlice(OpBuilder &b, Location loc, Value source, RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  return tensor::ExtractSliceOp::create(
+      b, loc, resultType, source, SmallVector<OpFoldResult>(rank, b.getIndexAttr(0)),
+      getAsIndexOpFoldResult(b.getContext(), resultType.getShape()),
+      SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
+}
+
 /// The generic both implicit GEMMs are: over the padded NHWC image X [1, Hp', Wp, C] as
 /// X' [Hp' * Wp, C] and the weights as W [KH * KW, C, F],
 ///   Y[m, f] = sum_{t, c} X'[row(m) + (t / KW) * Wp + t % KW, c] * W[t, c, f],  m < M,
@@ -350,15 +360,11 @@ Value convChannelsLastImplicit(OpBuilder &b, Location loc, Value input, Value we
   auto wt = cast<RankedTensorType>(weight.getType());
   Type et = it.getElementType();
   int64_t wp = it.getDimSize(2), f = wt.getDimSize(0), kh = wt.getDimSize(2),
-          kw = wt.getDimSize(3), oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+          kw = wt.getDimSize(3), oh = resultType.getDimSize(1);
   Value y = implicitConvGeneric(b, loc, input, weight, oh * wp, [](AffineExpr m) { return m; },
                                 {kh, kw, wp});
   Value wide = reshapeTensor(b, loc, y, RankedTensorType::get({1, oh, wp, f}, et));
-  auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-  return tensor::ExtractSliceOp::create(
-      b, loc, resultType, wide, SmallVector<OpFoldResult>{idx(0), idx(0), idx(0), idx(0)},
-      SmallVector<OpFoldResult>{idx(1), idx(oh), idx(ow), idx(f)},
-      SmallVector<OpFoldResult>(4, idx(1)));
+  return leadingSlice(b, loc, wide, resultType);
 }
 
 /// Whether a convolution the wide implicit GEMM does not take (small maps, stride 2) is
@@ -625,10 +631,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       Value y = convChannelsLast(rewriter, loc, input,
                                  appendZeroFilters(rewriter, loc, weight, padded), op,
                                  paddedType);
-      result = tensor::ExtractSliceOp::create(
-          rewriter, loc, resultType, y, SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(0)),
-          getAsIndexOpFoldResult(rewriter.getContext(), resultType.getShape()),
-          SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(1)));
+      result = leadingSlice(rewriter, loc, y, resultType);
     } else {
       result = convChannelsLast(rewriter, loc, input, weight, op, resultType);
     }

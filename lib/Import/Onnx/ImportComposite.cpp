@@ -39,7 +39,7 @@ template <typename Fn> ImportFn activation(Fn fn) {
       return failure();
     Ops o{n};
     Type et = elementTypeOf(n.input(0));
-    Type compute = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+    Type compute = n.computeType(et);
     n.setResult(0, n.castElements(fn(n, o, n.castElements(n.input(0), compute)), et));
     return success();
   };
@@ -315,7 +315,7 @@ LogicalResult importSwiGLU(NodeImporter &n) {
                      << n.inputType(1);
   Ops o{n};
   Type et = elementTypeOf(n.input(0));
-  Type compute = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+  Type compute = n.computeType(et);
   Value a = n.castElements(n.input(0), compute), b = n.castElements(n.input(1), compute);
   Value gate = o.mul(a, n.create<SigmoidOp>(o.mul(a, o.k(a, n.getFloat("alpha", 1.0)))));
   n.setResult(0, n.castElements(o.mul(gate, b), et));

@@ -143,7 +143,7 @@ LogicalResult importGridSample(NodeImporter &n) {
   for (int64_t d = dims - 1; d >= 0; --d)
     strides[d] = volume, volume *= xt.getDimSize(2 + d);
   // Computed in f32 for half types, as one kernel would.
-  Type compute = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+  Type compute = n.computeType(et);
   Value grid = n.reshape(n.castElements(n.input(1), compute), {batch, points, dims});
   // The grid's last dim is (x, y[, z]): the innermost spatial dim first.
   SmallVector<Taps> perDim;

@@ -101,7 +101,7 @@ Value insertUnitH(NodeImporter &n, Value v) {
 Value conv2d(NodeImporter &n, Value x, Value w, Value bias, ArrayRef<int64_t> strides,
              ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, int64_t group) {
   Type et = cast<RankedTensorType>(x.getType()).getElementType();
-  Type acc = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+  Type acc = n.computeType(et);
   Value y = n.create<ConvOp>(n.castElements(x, acc), n.castElements(w, acc),
                              bias ? n.castElements(bias, acc) : nullptr,
                              n.b.getDenseI64ArrayAttr(strides), n.b.getDenseI64ArrayAttr(pads),
@@ -223,7 +223,7 @@ static Value subPixelConvTranspose(NodeImporter &n, Value x, Value w, Value bias
   int64_t kh = kernel[0], kw = kernel[1];
   // f16 / bf16 in f32 throughout, the bias included, rounded once (as conv2d does).
   Type et = cast<RankedTensorType>(x.getType()).getElementType();
-  Type acc = et.isF16() || et.isBF16() ? n.b.getF32Type() : et;
+  Type acc = n.computeType(et);
   x = n.castElements(x, acc);
   w = n.castElements(w, acc);
   Value rows = n.create<TransposeOp>(x, n.b.getDenseI64ArrayAttr({0, 2, 3, 1}));

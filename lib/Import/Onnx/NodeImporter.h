@@ -79,6 +79,9 @@ public:
   mlir::Value matmul(mlir::Value lhs, mlir::Value rhs);
   /// `v` with its elements cast to `elementType` (`v` itself when they already are).
   mlir::Value castElements(mlir::Value v, mlir::Type elementType);
+  /// What a computation on `et` values runs in: f32 for f16 and bf16 (cast back, rounded
+  /// once, at the end, as ORT and numpy do), else `et` itself.
+  mlir::Type computeType(mlir::Type et);
 
   /// Normalizes a possibly negative axis; emits an error and returns nullopt if out of range.
   std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

@@ -300,12 +300,15 @@ Value NodeImporter::castElements(Value v, Type elementType) {
   return create<CastOp>(type.clone(elementType), v);
 }
 
+Type NodeImporter::computeType(Type et) {
+  return et.isF16() || et.isBF16() ? b.getF32Type() : et;
+}
+
 Value NodeImporter::matmul(Value lhs, Value rhs) {
-  Type et = cast<RankedTensorType>(lhs.getType()).getElementType();
-  if (!et.isF16() && !et.isBF16())
+  Type et = cast<RankedTensorType>(lhs.getType()).getElementType(), wide = computeType(et);
+  if (wide == et)
     return create<MatMulOp>(lhs, rhs);
-  Type f32 = b.getF32Type();
-  return castElements(create<MatMulOp>(castElements(lhs, f32), castElements(rhs, f32)), et);
+  return castElements(create<MatMulOp>(castElements(lhs, wide), castElements(rhs, wide)), et);
 }
 
 std::optional<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {

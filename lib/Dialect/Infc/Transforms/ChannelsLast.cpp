@@ -63,14 +63,14 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value input, ArrayRef<i
 }
 
 /// Replaces op(transpose(x, P)) (one operand, one result) by transpose(op'(x), P): op' is a
-/// clone reading x, with `attr` set (if named) and its result permuted back by P.
-void moveBelow(PatternRewriter &rewriter, Operation *op, TransposeOp t, StringRef attrName = {},
-               Attribute attr = {}) {
+/// clone reading x, with `attrs` set and its result permuted back by P.
+void moveBelow(PatternRewriter &rewriter, Operation *op, TransposeOp t,
+               ArrayRef<NamedAttribute> attrs = {}) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   Operation *moved = rewriter.clone(*op);
   moved->setOperand(0, t.getInput());
-  if (!attrName.empty())
-    moved->setAttr(attrName, attr);
+  for (NamedAttribute attr : attrs)
+    moved->setAttr(attr.getName(), attr.getValue());
   moved->getResult(0).setType(RankedTensorType::get(
       permuted(type.getShape(), inverse(t.getPerm())), type.getElementType()));
   rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), t.getPerm()));
@@ -175,7 +175,7 @@ template <typename PoolOp> struct SinkThroughPool : OpRewritePattern<PoolOp> {
     TransposeOp t = toNCHWTranspose(op.getInput());
     if (op.getChannelsLast() || !t)
       return failure();
-    moveBelow(rewriter, op, t, "channels_last", rewriter.getUnitAttr());
+    moveBelow(rewriter, op, t, rewriter.getNamedAttr("channels_last", rewriter.getUnitAttr()));
     return success();
   }
 };
@@ -192,7 +192,8 @@ template <typename ReduceOp> struct SinkThroughReduce : OpRewritePattern<ReduceO
     for (int64_t a : op.getAxes())
       axes.push_back(perm[a]); // the verifier keeps axes in [0, rank)
     llvm::sort(axes);
-    moveBelow(rewriter, op, t, "axes", rewriter.getDenseI64ArrayAttr(axes));
+    moveBelow(rewriter, op, t,
+              rewriter.getNamedAttr("axes", rewriter.getDenseI64ArrayAttr(axes)));
     return success();
   }
 };
@@ -207,7 +208,8 @@ struct SinkThroughGather : OpRewritePattern<GatherOp> {
       return failure();
     int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
     int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
-    moveBelow(rewriter, op, t, "axis", rewriter.getI64IntegerAttr(t.getPerm()[axis]));
+    moveBelow(rewriter, op, t,
+              rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(t.getPerm()[axis])));
     return success();
   }
 };
@@ -220,21 +222,13 @@ struct SinkThroughSlice : OpRewritePattern<SliceOp> {
     TransposeOp t = toNCHWTranspose(op.getInput());
     if (!t)
       return failure();
-    ArrayRef<int64_t> perm = t.getPerm();
-    auto permute = [&](ArrayRef<int64_t> values) {
-      SmallVector<int64_t> out(values.size());
-      for (size_t i = 0; i < values.size(); ++i)
-        out[perm[i]] = values[i];
-      return rewriter.getDenseI64ArrayAttr(out);
+    auto permute = [&](StringRef name, ArrayRef<int64_t> values) {
+      return rewriter.getNamedAttr(
+          name, rewriter.getDenseI64ArrayAttr(permuted(values, inverse(t.getPerm()))));
     };
-    auto type = cast<RankedTensorType>(op.getType());
-    Location loc = op.getLoc();
-    Value moved = SliceOp::create(
-        rewriter, loc,
-        RankedTensorType::get(permuted(type.getShape(), inverse(perm)), type.getElementType()),
-        t.getInput(), permute(op.getOffsets()), permute(op.getSizes()),
-        permute(op.getSteps()));
-    rewriter.replaceOp(op, transpose(rewriter, loc, moved, perm));
+    moveBelow(rewriter, op, t,
+              {permute("offsets", op.getOffsets()), permute("sizes", op.getSizes()),
+               permute("steps", op.getSteps())});
     return success();
   }
 };
