@@ -88,6 +88,9 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     OpBuilder cb = OpBuilder::atBlockBegin(cols.getBody());
     Value panel0 = mul(cb, cols.getInductionVar(), colBlock);
     auto rows = scf::ForOp::create(cb, loc, idx(cb, 0), idx(cb, rowTiles / rowBlock), idx(cb, 1));
+    // And so are its row blocks: infc-parallelize-loops merges the two loops, so that an
+    // NHWC convolution's few column blocks (32 filters: one) still share out the pixels.
+    rows->setAttr("infc.parallel", b.getUnitAttr());
     OpBuilder rb = OpBuilder::atBlockBegin(rows.getBody());
     Value row0 = mul(rb, rows.getInductionVar(), rowBlock * kRows);
     SmallVector<Value> acc;

@@ -54,8 +54,10 @@ struct InfcVectorizeCopiesPass
     int64_t bits = et.getIntOrFloatBitWidth();
     if (bits % 8 || vectorBits % bits)
       return;
+    // A row shorter than a vector is still one move (the 32 channels of a pixel in an int8
+    // model's NHWC im2col: 32 bytes; scalar, a byte per instruction).
     int64_t lanes = vectorBits / bits, row = from.getShape().back();
-    if (row < lanes)
+    if (row < 2)
       return;
     OpBuilder b(copy);
     Location loc = copy.getLoc();
@@ -80,11 +82,12 @@ struct InfcVectorizeCopiesPass
                                       ArrayRef<bool>{true});
     };
     int64_t full = row / lanes * lanes;
-    scf::ForOp::create(b, loc, zero, constant(full), constant(lanes), ValueRange{},
-                       [&](OpBuilder &lb, Location ll, Value j, ValueRange) {
-                         move(lb, ll, j, lanes);
-                         scf::YieldOp::create(lb, ll);
-                       });
+    if (full > 0)
+      scf::ForOp::create(b, loc, zero, constant(full), constant(lanes), ValueRange{},
+                         [&](OpBuilder &lb, Location ll, Value j, ValueRange) {
+                           move(lb, ll, j, lanes);
+                           scf::YieldOp::create(lb, ll);
+                         });
     if (row > full)
       move(b, loc, constant(full), row - full);
     copy.erase();

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -107,6 +108,19 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> pads
   return padConstant(b, loc, input, low, high, padValue);
 }
 
+/// The bytes of an i32 convolution's im2col matrix (or input) widened to `et`: moved as
+/// bytes, widened only here, where infc-vnni-matmul finds the extension and multiplies the
+/// bytes themselves.
+Value widenBytes(OpBuilder &b, Location loc, Value bytes, Type et, bool unsignedInput) {
+  auto type = cast<RankedTensorType>(bytes.getType());
+  return elementwise(b, loc, RankedTensorType::get(type.getShape(), et), ValueRange{bytes},
+                     [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                       if (unsignedInput)
+                         return arith::ExtUIOp::create(nb, l, et, args[0]);
+                       return arith::ExtSIOp::create(nb, l, et, args[0]);
+                     });
+}
+
 /// A plain convolution as one matmul, so it shares the matmul code generation:
 ///   Y[F, N*OH*OW] = W[F, C*KH*KW] x Col[C*KH*KW, N*OH*OW]
 /// Col is the input itself for 1x1 stride-1 convolutions of one image, else built by one
@@ -164,18 +178,9 @@ Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
     }
     col = reshapeTensor(b, loc, col6, RankedTensorType::get({k, cols}, et));
   }
-  Type resultEt = resultType.getElementType();
-  if (et != resultEt) {
-    // An 8-bit input to an i32 convolution: im2col moved bytes, widened only here, where
-    // infc-vnni-matmul finds the extension and multiplies the bytes themselves.
-    auto wide = RankedTensorType::get({k, cols}, resultEt);
-    col = elementwise(b, loc, wide, ValueRange{col},
-                      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                        if (unsignedInput)
-                          return arith::ExtUIOp::create(nb, l, resultEt, args[0]);
-                        return arith::ExtSIOp::create(nb, l, resultEt, args[0]);
-                      });
-    et = resultEt;
+  if (et != resultType.getElementType()) {
+    col = widenBytes(b, loc, col, resultType.getElementType(), unsignedInput);
+    et = resultType.getElementType();
   }
   Value w = reshapeTensor(b, loc, weight, RankedTensorType::get({f, k}, et));
   Value acc = zeros(b, loc, {f, cols}, et);
@@ -232,7 +237,7 @@ Value permuteWeights(OpBuilder &b, Location loc, Value weight, ArrayRef<int64_t>
 /// both sides.
 Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
                                ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                               RankedTensorType resultType) {
+                               RankedTensorType resultType, bool unsignedInput = false) {
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   Type et = it.getElementType();
@@ -244,24 +249,63 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
   if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
     col = reshapeTensor(b, loc, input, RankedTensorType::get({rows, k}, et));
   } else {
+    // Col[n, r, ow, i, j, c] = X[n, r*sh + i*dh, ow*sw + j*dw, c], in one loop over the
+    // output rows r and taps (i, j), marked infc.parallel, each iteration one row of one tap:
+    // one parallel region per im2col, not one per tap (the 49 of a 7x7 stem, each too short
+    // to share out well; an int8 ResNet-50 ran about 190 of them). (All taps unrolled in the
+    // loop body, the stem's 49 copies of 112 pixels took LLVM's scheduler 10 s.)
     auto colType = RankedTensorType::get({n, oh, ow, kh, kw, c}, et);
     Value col6 = tensor::EmptyOp::create(b, loc, colType.getShape(), et);
-    SmallVector<Value> windows = tapWindows(b, loc, input, {kh, kw}, strides, dilations,
-                                            /*channelsLast=*/true, {n, oh, ow, c});
     auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-    auto tapType = RankedTensorType::get({n, oh, ow, c}, et);
-    for (int64_t i = 0; i < kh; ++i) {
-      for (int64_t j = 0; j < kw; ++j) {
-        SmallVector<OpFoldResult> offsets = {idx(0), idx(0), idx(0), idx(i), idx(j), idx(0)};
-        SmallVector<OpFoldResult> sizes = {idx(n), idx(oh), idx(ow), idx(1), idx(1), idx(c)};
-        SmallVector<OpFoldResult> unit(6, idx(1));
-        Value dest =
-            tensor::ExtractSliceOp::create(b, loc, tapType, col6, offsets, sizes, unit);
-        Value tap = linalg::CopyOp::create(b, loc, windows[i * kw + j], dest).getResult(0);
-        col6 = tensor::InsertSliceOp::create(b, loc, tap, col6, offsets, sizes, unit);
-      }
-    }
-    col = reshapeTensor(b, loc, col6, RankedTensorType::get({rows, k}, et));
+    auto tapType = RankedTensorType::get({n, 1, ow, c}, et);
+    auto cst = [&](OpBuilder &cb, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(cb, loc, v);
+    };
+    auto loop = scf::ForOp::create(
+        b, loc, cst(b, 0), cst(b, oh * kh * kw), cst(b, 1), ValueRange{col6},
+        [&](OpBuilder &lb, Location ll, Value step, ValueRange iters) {
+          auto div = [&](Value x, int64_t by) -> Value {
+            return by == 1 ? x : arith::DivUIOp::create(lb, ll, x, cst(lb, by)).getResult();
+          };
+          auto rem = [&](Value x, int64_t by) -> Value {
+            return by == 1 ? cst(lb, 0)
+                           : arith::RemUIOp::create(lb, ll, x, cst(lb, by)).getResult();
+          };
+          auto mulAdd = [&](Value x, int64_t by, Value plus) -> Value {
+            Value product =
+                by == 1 ? x : arith::MulIOp::create(lb, ll, x, cst(lb, by)).getResult();
+            return plus ? arith::AddIOp::create(lb, ll, product, plus).getResult() : product;
+          };
+          Value r = div(step, kh * kw), tap = rem(step, kh * kw);
+          Value i = div(tap, kw), j = rem(tap, kw);
+          Value row = mulAdd(r, strides[0], mulAdd(i, dilations[0], Value()));
+          Value column = mulAdd(j, dilations[1], Value());
+          Value window = tensor::ExtractSliceOp::create(
+              lb, ll, tapType, input, SmallVector<OpFoldResult>{idx(0), row, column, idx(0)},
+              SmallVector<OpFoldResult>{idx(n), idx(1), idx(ow), idx(c)},
+              SmallVector<OpFoldResult>{idx(1), idx(1), idx(strides[1]), idx(1)});
+          // Both sides [n, 1, ow, 1, 1, c]: a rank-reduced slice of these unit dims is
+          // ambiguous, and the canonicalizer, resolving it otherwise, moved the offsets.
+          auto rowType = RankedTensorType::get({n, 1, ow, 1, 1, c}, et);
+          window = tensor::ExpandShapeOp::create(
+              lb, ll, rowType, window, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4, 5}});
+          SmallVector<OpFoldResult> offsets = {idx(0), r, idx(0), i, j, idx(0)};
+          SmallVector<OpFoldResult> sizes = {idx(n), idx(1), idx(ow), idx(1), idx(1), idx(c)};
+          SmallVector<OpFoldResult> unit(6, idx(1));
+          Value dest =
+              tensor::ExtractSliceOp::create(lb, ll, rowType, iters[0], offsets, sizes, unit);
+          Value copied = linalg::CopyOp::create(lb, ll, window, dest).getResult(0);
+          scf::YieldOp::create(lb, ll,
+                               tensor::InsertSliceOp::create(lb, ll, copied, iters[0], offsets,
+                                                             sizes, unit)
+                                   .getResult());
+        });
+    loop->setAttr("infc.parallel", b.getUnitAttr());
+    col = reshapeTensor(b, loc, loop.getResult(0), RankedTensorType::get({rows, k}, et));
+  }
+  if (et != resultType.getElementType()) { // bytes of an i32 convolution
+    col = widenBytes(b, loc, col, resultType.getElementType(), unsignedInput);
+    et = resultType.getElementType();
   }
   Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {2, 3, 1, 0}),
                           RankedTensorType::get({k, f}, et));
@@ -609,12 +653,27 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     Type et = resultType.getElementType();
     int64_t group = op.getGroup(), f = resultType.getDimSize(3),
             c = cast<RankedTensorType>(op.getInput().getType()).getDimSize(3);
+    Value input = adaptor.getInput(), weight = adaptor.getWeight();
+    Value result;
+    if (CastOp fromBytes = castFromBytes(op); fromBytes && group == 1) {
+      // An int8 model's convolution: im2col of the bytes, rows of pixels, their K
+      // channels contiguous (a 1x1 one reads its input as is), times the weights.
+      Value bytes = rewriter.getRemappedValue(fromBytes.getInput());
+      ArrayRef<int64_t> pads = op.getPads();
+      if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+        bytes = padConstant(rewriter, loc, bytes, {0, pads[0], pads[1], 0},
+                            {0, pads[2], pads[3], 0},
+                            rewriter.getZeroAttr(getElementTypeOrSelf(bytes.getType())));
+      result = convChannelsLastAsMatmul(rewriter, loc, bytes, weight, op.getStrides(),
+                                        op.getDilations(), resultType,
+                                        isUnsigned(fromBytes.getInput().getType()));
+      rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
+      return success();
+    }
     // infc-channels-last writes only these (and for the CPU: the pass refuses directConv).
     if (!isa<FloatType>(et) || (group != 1 && !(group == c && f == c)))
       return op.emitOpError("channels_last is lowered for float convolutions, plain or "
-                            "depthwise");
-    Value input = adaptor.getInput(), weight = adaptor.getWeight();
-    Value result;
+                            "depthwise, and i32 convolutions of bytes");
     // F below 64 and not 32 (24 filters of a DB text detector's 3x3 convs at 160x160, the
     // 16 of a stride-2 stem over 640x640) does not fit the implicit GEMMs' register tiles,
     // and im2col over a large map is memory-bound (the 25600 x 864 matrix of such a conv:

@@ -1,8 +1,9 @@
 // RUN: infc-opt %s -infc-amx-tiles -split-input-file | FileCheck %s
 
 // C [32, 2, 16] += A [32, 32, 4] (u8) x B [2, 32, 16, 4] (s8): 2 x 2 tiles of 16x16 i32, K of
-// 128 bytes in two unrolled steps of 64. The outer loop over column blocks is parallel; the
-// A tiles come from rows 16 apart, the B tiles from panels side by side; zero-extension on
+// 128 bytes in two unrolled steps of 64. The loops over column blocks and, inside, row
+// blocks are both parallel (infc-parallelize-loops merges them); the A tiles come from rows
+// 16 apart, the B tiles from panels side by side; zero-extension on
 // the unsigned side only.
 // CHECK-LABEL: func @amx_product
 // CHECK: %[[A:.*]] = memref.collapse_shape %arg0 {{\[}}[0], [1, 2]] : memref<32x32x4xi8> into memref<32x128xi8>
@@ -18,6 +19,7 @@
 // CHECK-COUNT-2: amx.tile_load %[[B]]
 // CHECK-COUNT-4: amx.tile_muli
 // CHECK-COUNT-4: amx.tile_store %[[C]]
+// CHECK: } {infc.parallel}
 // CHECK: } {infc.parallel}
 // CHECK-NOT: linalg.generic
 #a = affine_map<(m, p, j, q, t) -> (m, q, t)>

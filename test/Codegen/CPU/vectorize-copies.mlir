@@ -19,17 +19,30 @@ func.func @subsample(%x: memref<1x4x6x40xf32>, %y: memref<1x2x3x40xf32>) {
   return
 }
 
-// Rows not contiguous (a stride of 2 innermost), or shorter than a vector: left alone.
+// Rows not contiguous (a stride of 2 innermost), or of one element: left alone.
 // CHECK-LABEL: func.func @strided_rows
 // CHECK: linalg.copy
-// CHECK-LABEL: func.func @short_rows
+// CHECK-LABEL: func.func @single_elements
 // CHECK: linalg.copy
 func.func @strided_rows(%x: memref<4x64xf32>, %y: memref<4x32xf32>) {
   %s = memref.subview %x[0, 0] [4, 32] [1, 2] : memref<4x64xf32> to memref<4x32xf32, strided<[64, 2]>>
   linalg.copy ins(%s : memref<4x32xf32, strided<[64, 2]>>) outs(%y : memref<4x32xf32>)
   return
 }
-func.func @short_rows(%x: memref<4x3xf32>, %y: memref<4x3xf32>) {
-  linalg.copy ins(%x : memref<4x3xf32>) outs(%y : memref<4x3xf32>)
+func.func @single_elements(%x: memref<4x1xf32>, %y: memref<4x1xf32>) {
+  linalg.copy ins(%x : memref<4x1xf32>) outs(%y : memref<4x1xf32>)
+  return
+}
+
+// A row shorter than a vector (the 32 channels of a pixel in an int8 model's im2col) is
+// one move of its length.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %c4 step %c1
+// CHECK-NOT: scf.for
+// CHECK: %[[V:.*]] = vector.transfer_read %arg0[%[[I]], %c0], %{{.*}} {in_bounds = [true]} : memref<4x32xi8>, vector<32xi8>
+// CHECK: vector.transfer_write %[[V]], %arg1[%[[I]], %c0] {in_bounds = [true]} : vector<32xi8>, memref<4x32xi8>
+// CHECK-NOT: linalg.copy
+func.func @short_rows(%x: memref<4x32xi8>, %y: memref<4x32xi8>) {
+  linalg.copy ins(%x : memref<4x32xi8>) outs(%y : memref<4x32xi8>)
   return
 }

@@ -5,15 +5,29 @@
 // matmul of the linear layers, activation rows [N*OH*OW, KH*KW*C] times the weights as a
 // constant [KH*KW*C, F] permuted at compile time. W[f][c][i][j] = 1000f + 100c + 10i + j,
 // so W' [KH, KW, C, F] holds W'[i][j][c] = [100c + 10i + j, 1000 + 100c + 10i + j].
-// The padding pads H and W, the im2col copies take one strided NHWC window per tap (C
-// contiguous), and the bias adds along the last dim.
+// The padding pads H and W; im2col is one loop over the 3 output rows x 4 taps, marked
+// infc.parallel, each step copying one tap's row (a strided NHWC window, C contiguous) to
+// Col[0, r, :, i, j, :] (step s: r = s / 4, i = s % 4 / 2, j = s % 2; input row 2r + i,
+// column j); the bias adds along the last dim.
 // CHECK-LABEL: func.func @plain
 // CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
 // CHECK: } : tensor<1x4x4x2xf32> to tensor<1x6x6x2xf32>
-// CHECK: tensor.extract_slice %[[P]][0, 0, 0, 0] [1, 3, 3, 2] [1, 2, 2, 1] : tensor<1x6x6x2xf32> to tensor<1x3x3x2xf32>
-// CHECK: tensor.extract_slice %[[P]][0, 1, 1, 0] [1, 3, 3, 2] [1, 2, 2, 1] : tensor<1x6x6x2xf32> to tensor<1x3x3x2xf32>
-// CHECK: linalg.copy
-// CHECK: %[[COL:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x3x3x2x2x2xf32> into tensor<9x8xf32>
+// CHECK: %[[C12:.*]] = arith.constant 12 : index
+// CHECK: %[[LOOP:.*]] = scf.for %[[S:.*]] = %{{.*}} to %[[C12]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x3x3x2x2x2xf32>) {
+// CHECK: %[[R:.*]] = arith.divui %[[S]], %c4
+// CHECK: %[[TAP:.*]] = arith.remui %[[S]], %c4
+// CHECK: %[[I:.*]] = arith.divui %[[TAP]], %c2
+// CHECK: %[[J:.*]] = arith.remui %[[TAP]], %c2
+// CHECK: %[[R2:.*]] = arith.muli %[[R]], %c2
+// CHECK: %[[ROW:.*]] = arith.addi %[[R2]], %[[I]]
+// CHECK: %[[WIN:.*]] = tensor.extract_slice %[[P]][0, %[[ROW]], %[[J]], 0] [1, 1, 3, 2] [1, 1, 2, 1] : tensor<1x6x6x2xf32> to tensor<1x1x3x2xf32>
+// CHECK: %[[WIN6:.*]] = tensor.expand_shape %[[WIN]] {{\[}}[0], [1], [2], [3, 4, 5]]
+// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[ACC]][0, %[[R]], 0, %[[I]], %[[J]], 0] [1, 1, 3, 1, 1, 2] [1, 1, 1, 1, 1, 1]
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%[[WIN6]] : tensor<1x1x3x1x1x2xf32>) outs(%[[DEST]] : tensor<1x1x3x1x1x2xf32>)
+// CHECK: %[[INS:.*]] = tensor.insert_slice %[[COPY]] into %[[ACC]][0, %[[R]], 0, %[[I]], %[[J]], 0]
+// CHECK: scf.yield %[[INS]]
+// CHECK: } {infc.parallel}
+// CHECK: %[[COL:.*]] = tensor.collapse_shape %[[LOOP]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x3x3x2x2x2xf32> into tensor<9x8xf32>
 // CHECK: %[[W4:.*]] = arith.constant dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+03], [1.000000e+02, 1.100000e+03]], {{\[\[}}1.000000e+00, 1.001000e+03], [1.010000e+02, 1.101000e+03]]], {{\[\[\[}}1.000000e+01, 1.010000e+03], [1.100000e+02, 1.110000e+03]], {{\[\[}}1.100000e+01, 1.011000e+03], [1.110000e+02, 1.111000e+03]]]]> : tensor<2x2x2x2xf32>
 // CHECK: %[[W:.*]] = tensor.collapse_shape %[[W4]] {{\[}}[0, 1, 2], [3]] : tensor<2x2x2x2xf32> into tensor<8x2xf32>
 // CHECK: %[[Y:.*]] = linalg.matmul ins(%[[COL]], %[[W]] : tensor<9x8xf32>, tensor<8x2xf32>)
@@ -214,4 +228,45 @@ func.func @few_filters(%x: tensor<1x10x10x1xf32>, %b: tensor<24xf32>) -> tensor<
   // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x10x10x1xf32>, tensor<24x1x2x2xf32>, tensor<24xf32>) -> tensor<1x10x10x24xf32>
   return %y : tensor<1x10x10x24xf32>
+}
+
+// -----
+
+// An int8 model's convolution (i32 over bytes widened by a cast): the bytes are padded with
+// zero and copied by the im2col loop as bytes, widened after, and multiplied by the weights
+// [KH*KW*C, F] (i32 of s8 values): the C = ext(A) x B form infc-vnni-matmul takes.
+// CHECK-LABEL: func.func @bytes
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: } : tensor<1x4x4x8xi8> to tensor<1x6x6x8xi8>
+// CHECK: %[[LOOP:.*]] = scf.for {{.*}} -> (tensor<1x4x4x3x3x8xi8>) {
+// CHECK: tensor.extract_slice %[[P]]
+// CHECK: linalg.copy ins(%{{.*}} : tensor<1x1x4x1x1x8xi8>)
+// CHECK: } {infc.parallel}
+// CHECK: %[[COL:.*]] = tensor.collapse_shape %[[LOOP]] {{.*}} into tensor<16x72xi8>
+// CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[COL]] : tensor<16x72xi8>) outs(%{{.*}} : tensor<16x72xi32>)
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: linalg.matmul ins(%[[WIDE]], %{{.*}} : tensor<16x72xi32>, tensor<72x16xi32>)
+func.func @bytes(%x: tensor<1x4x4x8xui8>) -> tensor<1x4x4x16xi32> {
+  %w = infc.constant dense<3> : tensor<16x8x3x3xi32>
+  %c = infc.cast %x : tensor<1x4x4x8xui8> -> tensor<1x4x4x8xi32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %c, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x8xi32>, tensor<16x8x3x3xi32>) -> tensor<1x4x4x16xi32>
+  return %y : tensor<1x4x4x16xi32>
+}
+
+// -----
+
+// A 1x1 one reads its bytes in place: [OH*OW, C] widened, no im2col.
+// CHECK-LABEL: func.func @bytes_pointwise
+// CHECK: %[[A:.*]] = tensor.collapse_shape %arg0 {{.*}} : tensor<1x4x4x8xi8> into tensor<16x8xi8>
+// CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<16x8xi8>)
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: linalg.matmul ins(%[[WIDE]], %{{.*}} : tensor<16x8xi32>, tensor<8x16xi32>)
+// CHECK-NOT: linalg.copy
+func.func @bytes_pointwise(%x: tensor<1x4x4x8xi8>) -> tensor<1x4x4x16xi32> {
+  %w = infc.constant dense<3> : tensor<16x8x1x1xi32>
+  %c = infc.cast %x : tensor<1x4x4x8xi8> -> tensor<1x4x4x8xi32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %c, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x8xi32>, tensor<16x8x1x1xi32>) -> tensor<1x4x4x16xi32>
+  return %y : tensor<1x4x4x16xi32>
 }

@@ -60,16 +60,62 @@ func.func @depthwise_then_grouped(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32
 
 // -----
 
-// An integer convolution (an int8 model): the function is left as it is.
-// CHECK-LABEL: func.func @integer_model
+// An int8 model: each i32 convolution of bytes becomes channels_last, its bytes transposed
+// before the widening cast; the transpose after the first one moves down through the
+// zero-point subtraction (its [F, 1, 1] constant transposed), the casts, the requantizing
+// mul, relu and quantize (per tensor) and the pad of the second one's bytes (its pads
+// moved to H and W), where it cancels with that conv's; a per-axis dequantize takes axis
+// 3. One transpose is left at each end: the first conv's padded bytes in, the result out.
+// CHECK-LABEL: func.func @int8_chain
+// CHECK: %[[Q:.*]] = infc.quantize %arg0, {{.*}} -> tensor<1x4x8x8xui8>
+// CHECK: %[[P:.*]] = infc.pad %[[Q]], {{.*}} -> tensor<1x4x10x10xui8>
+// CHECK: %[[PT:.*]] = infc.transpose %[[P]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x10x10xui8>) -> tensor<1x10x10x4xui8>
+// CHECK: %[[C:.*]] = infc.cast %[[PT]] : tensor<1x10x10x4xui8> -> tensor<1x10x10x4xi32>
+// CHECK: %[[Y:.*]] = infc.conv %[[C]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x10x10x4xi32>, tensor<8x4x3x3xi32>) -> tensor<1x8x8x8xi32>
+// CHECK: %[[D:.*]] = infc.sub %[[Y]], %{{.*}} : (tensor<1x8x8x8xi32>, tensor<1x1x1x8xi32>) -> tensor<1x8x8x8xi32>
+// CHECK: %[[F:.*]] = infc.cast %[[D]] : tensor<1x8x8x8xi32> -> tensor<1x8x8x8xf32>
+// CHECK: infc.relu
+// CHECK: %[[Q2:.*]] = infc.quantize %{{.*}} : (tensor<1x8x8x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x8x8xui8>
+// CHECK: %[[P2:.*]] = infc.pad %[[Q2]], %{{.*}} {high = array<i64: 0, 1, 1, 0>, low = array<i64: 0, 1, 1, 0>, mode = "constant"} : (tensor<1x8x8x8xui8>, tensor<ui8>) -> tensor<1x10x10x8xui8>
+// CHECK: %[[C2:.*]] = infc.cast %[[P2]] : tensor<1x10x10x8xui8> -> tensor<1x10x10x8xi32>
+// CHECK: %[[Y2:.*]] = infc.conv %[[C2]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x10x10x8xi32>, tensor<8x8x3x3xi32>) -> tensor<1x8x8x8xi32>
+// CHECK: %[[DQ:.*]] = infc.dequantize %[[Y2]], %{{.*}} {axis = 3 : i64, block_size = 0 : i64} : (tensor<1x8x8x8xi32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+// CHECK: %[[OUT:.*]] = infc.transpose %[[DQ]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: return %[[OUT]]
+// CHECK-NOT: infc.transpose
+func.func @int8_chain(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %s = infc.constant dense<0.05> : tensor<f32>
+  %z = infc.constant dense<3> : tensor<ui8>
+  %w1 = infc.constant dense<1> : tensor<8x4x3x3xi32>
+  %w2 = infc.constant dense<1> : tensor<8x8x3x3xi32>
+  %zp = infc.constant dense<2> : tensor<8x1x1xi32>
+  %m = infc.constant dense<0.01> : tensor<8x1x1xf32>
+  %ds = infc.constant dense<0.5> : tensor<8xf32>
+  %q = infc.quantize %x, %s, %z {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x8x8xui8>
+  %p = infc.pad %q, %z {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>, mode = "constant"} : (tensor<1x4x8x8xui8>, tensor<ui8>) -> tensor<1x4x10x10xui8>
+  %c = infc.cast %p : tensor<1x4x10x10xui8> -> tensor<1x4x10x10xi32>
+  %y = infc.conv %c, %w1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x10x10xi32>, tensor<8x4x3x3xi32>) -> tensor<1x8x8x8xi32>
+  %d = infc.sub %y, %zp : (tensor<1x8x8x8xi32>, tensor<8x1x1xi32>) -> tensor<1x8x8x8xi32>
+  %f = infc.cast %d : tensor<1x8x8x8xi32> -> tensor<1x8x8x8xf32>
+  %g = infc.mul %f, %m : (tensor<1x8x8x8xf32>, tensor<8x1x1xf32>) -> tensor<1x8x8x8xf32>
+  %r = infc.relu %g : tensor<1x8x8x8xf32>
+  %q2 = infc.quantize %r, %s, %z {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x8x8x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x8x8xui8>
+  %p2 = infc.pad %q2, %z {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>, mode = "constant"} : (tensor<1x8x8x8xui8>, tensor<ui8>) -> tensor<1x8x10x10xui8>
+  %c2 = infc.cast %p2 : tensor<1x8x10x10xui8> -> tensor<1x8x10x10xi32>
+  %y2 = infc.conv %c2, %w2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x10x10xi32>, tensor<8x8x3x3xi32>) -> tensor<1x8x8x8xi32>
+  %dq = infc.dequantize %y2, %ds {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x8x8x8xi32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  return %dq : tensor<1x8x8x8xf32>
+}
+
+// An i32 convolution of i32 values (not widened bytes) keeps NCHW: only byte inputs have
+// a channels_last lowering.
+// CHECK-LABEL: func.func @i32_conv
 // CHECK-NOT: channels_last
 // CHECK-NOT: infc.transpose
-func.func @integer_model(%x: tensor<1x4x8x8xf32>, %q: tensor<1x4x8x8xi32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xi32>) {
-  %w = infc.constant dense<0.1> : tensor<4x4x1x1xf32>
+func.func @i32_conv(%q: tensor<1x4x8x8xi32>) -> tensor<1x4x8x8xi32> {
   %wi = infc.constant dense<1> : tensor<4x4x1x1xi32>
-  %0 = infc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
   %1 = infc.conv %q, %wi {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xi32>, tensor<4x4x1x1xi32>) -> tensor<1x4x8x8xi32>
-  return %0, %1 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xi32>
+  return %1 : tensor<1x4x8x8xi32>
 }
 
 // -----

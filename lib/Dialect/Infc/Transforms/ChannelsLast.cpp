@@ -76,19 +76,41 @@ void moveBelow(PatternRewriter &rewriter, Operation *op, TransposeOp t,
   rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), t.getPerm()));
 }
 
-/// Plain (group 1) and depthwise float convolutions of one NCHW image batch.
+/// The cast from 8-bit integers that an i32 convolution reads (the integer convolutions of
+/// int8 models), or null.
+CastOp castFromBytes(ConvOp op) {
+  auto cast = op.getInput().getDefiningOp<CastOp>();
+  if (!cast || !getElementTypeOrSelf(op.getType()).isInteger(32) ||
+      !getElementTypeOrSelf(cast.getInput().getType()).isInteger(8))
+    return nullptr;
+  return cast;
+}
+
+/// Plain (group 1) and depthwise float convolutions of one NCHW image batch, and plain i32
+/// convolutions of bytes: those then read their bytes transposed, widened after (so the
+/// transposes move bytes, and the lowering finds the cast it multiplies the bytes of).
 struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
     auto it = cast<RankedTensorType>(op.getInput().getType());
     auto wt = cast<RankedTensorType>(op.getWeight().getType());
-    if (op.getChannelsLast() || !isa<FloatType>(it.getElementType()))
-      return rewriter.notifyMatchFailure(op, "not a float NCHW convolution");
+    CastOp fromBytes = castFromBytes(op);
+    if (op.getChannelsLast() || (!isa<FloatType>(it.getElementType()) && !fromBytes))
+      return rewriter.notifyMatchFailure(op, "not a float or byte NCHW convolution");
     int64_t group = op.getGroup(), c = it.getDimSize(1), f = wt.getDimSize(0);
-    if (group != 1 && !(group == c && f == c))
+    if (group != 1 && (fromBytes || !(group == c && f == c)))
       return rewriter.notifyMatchFailure(op, "grouped, not depthwise");
     Location loc = op.getLoc();
-    Value x = transpose(rewriter, loc, op.getInput(), kToNHWC);
+    Value x;
+    if (fromBytes) {
+      Value bytes = transpose(rewriter, loc, fromBytes.getInput(), kToNHWC);
+      x = CastOp::create(rewriter, loc,
+                         RankedTensorType::get(permuted(it.getShape(), kToNHWC),
+                                               it.getElementType()),
+                         bytes, fromBytes.getSaturateAttr());
+    } else {
+      x = transpose(rewriter, loc, op.getInput(), kToNHWC);
+    }
     auto resultType = cast<RankedTensorType>(op.getType());
     auto lastType = RankedTensorType::get(permuted(resultType.getShape(), kToNHWC),
                                           resultType.getElementType());
@@ -164,6 +186,57 @@ struct SinkThroughBinary : RewritePattern {
                          op->getAttrs());
     Operation *moved = rewriter.create(state);
     rewriter.replaceOp(op, transpose(rewriter, loc, moved->getResult(0), perm));
+    return success();
+  }
+};
+
+/// cast(transpose(x, to NCHW)) -> transpose(cast(x), to NCHW): the widening of an int8
+/// model's bytes, and its i32 sums converted to float.
+struct SinkThroughCast : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op, PatternRewriter &rewriter) const override {
+    TransposeOp t = toNCHWTranspose(op.getInput());
+    if (!t)
+      return failure();
+    moveBelow(rewriter, op, t);
+    return success();
+  }
+};
+
+/// quantize / dequantize(transpose(x, P)) -> transpose(op(x), P): per tensor as is, per
+/// axis along P(axis). (Blocked quantization stays.)
+template <typename QuantOp> struct SinkThroughQuant : OpRewritePattern<QuantOp> {
+  using OpRewritePattern<QuantOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantOp op, PatternRewriter &rewriter) const override {
+    TransposeOp t = toNCHWTranspose(op.getInput());
+    int64_t scaleRank = cast<RankedTensorType>(op.getScale().getType()).getRank();
+    if (!t || op.getBlockSize() != 0 || scaleRank > 1)
+      return failure();
+    if (scaleRank == 0) {
+      moveBelow(rewriter, op, t);
+      return success();
+    }
+    int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    moveBelow(rewriter, op, t,
+              rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(t.getPerm()[axis])));
+    return success();
+  }
+};
+
+/// pad(transpose(x, P)) -> transpose(pad(x), P), the pads of dim i moved to dim P[i]: the
+/// zero-point border of an int8 convolution's bytes.
+struct SinkThroughPad : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op, PatternRewriter &rewriter) const override {
+    TransposeOp t = toNCHWTranspose(op.getInput());
+    if (!t)
+      return failure();
+    auto permute = [&](StringRef name, ArrayRef<int64_t> values) {
+      return rewriter.getNamedAttr(
+          name, rewriter.getDenseI64ArrayAttr(permuted(values, inverse(t.getPerm()))));
+    };
+    moveBelow(rewriter, op, t, {permute("low", op.getLow()), permute("high", op.getHigh())});
     return success();
   }
 };
@@ -293,12 +366,9 @@ struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
 struct InfcChannelsLastPass : public infc::impl::InfcChannelsLastBase<InfcChannelsLastPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    // Integer convolutions (int8 models) keep NCHW: their kernels are built for it.
-    bool integerConvs = false, floatConvs = false;
-    func.walk([&](ConvOp op) {
-      (isa<IntegerType>(getElementTypeOrSelf(op.getType())) ? integerConvs : floatConvs) = true;
-    });
-    if (integerConvs || !floatConvs)
+    bool convs = false;
+    func.walk([&](ConvOp) { convs = true; });
+    if (!convs)
       return;
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
@@ -307,8 +377,8 @@ struct InfcChannelsLastPass : public infc::impl::InfcChannelsLastBase<InfcChanne
                  SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
                  SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
                  SinkThroughReduce<ReduceProdOp>, SinkThroughGather, SinkThroughSlice,
-                 SinkThroughConcat,
-                 ComposeTransposes,
+                 SinkThroughConcat, SinkThroughCast, SinkThroughQuant<QuantizeOp>,
+                 SinkThroughQuant<DequantizeOp>, SinkThroughPad, ComposeTransposes,
                  TransposeOfUnitDimsToReshape>(ctx);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       signalPassFailure();

@@ -65,7 +65,9 @@ def InfcChannelsLast : Pass<"infc-channels-last", "mlir::func::FuncOp"> {
     through elementwise ops (a constant operand is transposed at compile time), max and
     average pooling (which become channels_last too) and keepdims reductions, until they meet
     the next convolution's transpose and cancel, or, moving only unit dims, become reshapes.
-    A function with an integer convolution (an int8 model) is left alone.
+    The i32 convolutions of bytes (int8 models) become channels_last too, their bytes
+    transposed before the widening cast; the transposes then also move through casts,
+    quantize / dequantize (per tensor or per axis) and pads.
   }];
   let dependentDialects = ["infc::InfcDialect"];
 }
