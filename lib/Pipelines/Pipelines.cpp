@@ -120,6 +120,9 @@ static void addGraphPasses(OpPassManager &pm) {
 static void addLinalgPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
   infc::ConvertInfcToLinalgOptions seam;
   seam.directConv = options.device == infc::Device::CUDA;
+  // AMX tiles take K in steps of 64 bytes (infc-vnni-matmul pads A to them otherwise).
+  if (!seam.directConv && options.vnni && options.amx && options.vectorBits >= 512)
+    seam.byteRowMultiple = 64;
   if (!seam.directConv) {
     pm.addNestedPass<func::FuncOp>(infc::createInfcChannelsLast());
     pm.addPass(createCanonicalizerPass());

@@ -19,7 +19,8 @@ namespace infc {
 #include "infc/Conversion/Passes.h.inc"
 
 /// All infc-to-linalg patterns (the pass uses exactly these).
-void populateInfcToLinalgPatterns(mlir::RewritePatternSet &patterns, bool directConv = false);
+void populateInfcToLinalgPatterns(mlir::RewritePatternSet &patterns, bool directConv = false,
+                                  int64_t byteRowMultiple = 1);
 } // namespace infc
 
 #endif // INFC_CONVERSION_PASSES_H

@@ -16,6 +16,9 @@ def ConvertInfcToLinalg : Pass<"convert-infc-to-linalg", "mlir::func::FuncOp"> {
     Option<"directConv", "direct-conv", "bool", /*default=*/"false",
            "Convolutions as linalg convolution ops (one loop nest each: the GPU's choice) "
            "instead of im2col + linalg.matmul (the CPU's register-tiled matmul)">,
+    Option<"byteRowMultiple", "byte-row-multiple", "int64_t", /*default=*/"1",
+           "Rows of an int8 convolution's im2col matrix zero-padded to a multiple of this "
+           "many bytes, the weights given zero rows (64 for AMX, whose K steps are 64 bytes)">,
   ];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",

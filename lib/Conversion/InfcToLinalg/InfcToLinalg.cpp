@@ -218,9 +218,10 @@ bool lowering::isHalfFloat(Type type) {
   return et.isF16() || et.isBF16();
 }
 
-void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns, bool directConv) {
+void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns, bool directConv,
+                                        int64_t byteRowMultiple) {
   populateElementwisePatterns(patterns);
-  populateLinearPatterns(patterns, directConv);
+  populateLinearPatterns(patterns, directConv, byteRowMultiple);
   populatePoolingPatterns(patterns);
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
@@ -317,7 +318,7 @@ struct ConvertInfcToLinalgPass
     target.addDynamicallyLegalOp<func::ReturnOp>(
         [&](func::ReturnOp op) { return signlessTypes.isLegal(op.getOperandTypes()); });
     RewritePatternSet patterns(ctx);
-    populateInfcToLinalgPatterns(patterns, directConv);
+    populateInfcToLinalgPatterns(patterns, directConv, byteRowMultiple);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signlessTypes);
     populateReturnOpTypeConversionPattern(patterns, signlessTypes);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

@@ -237,7 +237,8 @@ Value permuteWeights(OpBuilder &b, Location loc, Value weight, ArrayRef<int64_t>
 /// both sides.
 Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
                                ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                               RankedTensorType resultType, bool unsignedInput = false) {
+                               RankedTensorType resultType, bool unsignedInput = false,
+                               int64_t byteRowMultiple = 1) {
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   Type et = it.getElementType();
@@ -245,24 +246,53 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
           kh = wt.getDimSize(2), kw = wt.getDimSize(3), oh = resultType.getDimSize(1),
           ow = resultType.getDimSize(2);
   int64_t k = kh * kw * c, rows = n * oh * ow;
+  bool bytes = et != resultType.getElementType();
+  Value permuted = permuteWeights(b, loc, weight, {2, 3, 1, 0}); // [KH, KW, C, F]
+  Value w = reshapeTensor(b, loc, permuted,
+                          RankedTensorType::get({k, f}, resultType.getElementType()));
   Value col;
   if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
     col = reshapeTensor(b, loc, input, RankedTensorType::get({rows, k}, et));
   } else {
-    // Col[n, r, ow, i, j, c] = X[n, r*sh + i*dh, ow*sw + j*dw, c], in one loop over the
-    // output rows r and taps (i, j), marked infc.parallel, each iteration one row of one tap:
-    // one parallel region per im2col, not one per tap (the 49 of a 7x7 stem, each too short
-    // to share out well; an int8 ResNet-50 ran about 190 of them). (All taps unrolled in the
-    // loop body, the stem's 49 copies of 112 pixels took LLVM's scheduler 10 s.)
-    auto colType = RankedTensorType::get({n, oh, ow, kh, kw, c}, et);
-    Value col6 = tensor::EmptyOp::create(b, loc, colType.getShape(), et);
+    // Bytes with rows of whole `byteRowMultiple`s (AMX takes K in 64-byte steps): im2col
+    // writes the zero tail itself, a strided fill of a few bytes a row, where padding the
+    // matrix after would copy all of it once more (an int8 3x3 conv of 32 channels: 288
+    // bytes a row, 320 padded), and the weights get zero rows at compile time.
+    DenseElementsAttr dense;
+    int64_t kp = k;
+    if (bytes && byteRowMultiple > 1 && k % byteRowMultiple &&
+        matchPattern(permuted, m_Constant(&dense)) && dense.getElementType().isInteger(32))
+      kp = (k + byteRowMultiple - 1) / byteRowMultiple * byteRowMultiple;
+    // Col[n, r, ow, (i*KW + j)*C + c] = X[n, r*sh + i*dh, ow*sw + j*dw, c], in one loop over
+    // the output rows r and taps (i, j), marked infc.parallel, each iteration one row of one
+    // tap: one parallel region per im2col, not one per tap (the 49 of a 7x7 stem, each too
+    // short to share out well; an int8 ResNet-50 ran about 190 of them). (All taps unrolled
+    // in the loop body, the stem's 49 copies of 112 pixels took LLVM's scheduler 10 s.)
     auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+    Value col4 = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, oh, ow, kp}, et);
+    if (kp > k) {
+      SmallVector<OpFoldResult> offsets = {idx(0), idx(0), idx(0), idx(k)};
+      SmallVector<OpFoldResult> sizes = {idx(n), idx(oh), idx(ow), idx(kp - k)};
+      SmallVector<OpFoldResult> unit(4, idx(1));
+      Value tail = tensor::ExtractSliceOp::create(b, loc, col4, offsets, sizes, unit);
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
+      tail = linalg::FillOp::create(b, loc, zero, tail).getResult(0);
+      col4 = tensor::InsertSliceOp::create(b, loc, tail, col4, offsets, sizes, unit);
+      std::vector<char> padded(kp * f * 4, 0);
+      ArrayRef<char> raw = dense.getRawData();
+      for (int64_t i = 0; i < k * f; ++i) // (a splat's raw data is its one element)
+        memcpy(padded.data() + 4 * i, raw.data() + (dense.isSplat() ? 0 : 4 * i), 4);
+      w = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::getFromRawBuffer(
+              RankedTensorType::get({kp, f}, dense.getElementType()), padded));
+    }
     auto tapType = RankedTensorType::get({n, 1, ow, c}, et);
     auto cst = [&](OpBuilder &cb, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(cb, loc, v);
     };
     auto loop = scf::ForOp::create(
-        b, loc, cst(b, 0), cst(b, oh * kh * kw), cst(b, 1), ValueRange{col6},
+        b, loc, cst(b, 0), cst(b, oh * kh * kw), cst(b, 1), ValueRange{col4},
         [&](OpBuilder &lb, Location ll, Value step, ValueRange iters) {
           auto div = [&](Value x, int64_t by) -> Value {
             return by == 1 ? x : arith::DivUIOp::create(lb, ll, x, cst(lb, by)).getResult();
@@ -284,16 +314,11 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
               lb, ll, tapType, input, SmallVector<OpFoldResult>{idx(0), row, column, idx(0)},
               SmallVector<OpFoldResult>{idx(n), idx(1), idx(ow), idx(c)},
               SmallVector<OpFoldResult>{idx(1), idx(1), idx(strides[1]), idx(1)});
-          // Both sides [n, 1, ow, 1, 1, c]: a rank-reduced slice of these unit dims is
-          // ambiguous, and the canonicalizer, resolving it otherwise, moved the offsets.
-          auto rowType = RankedTensorType::get({n, 1, ow, 1, 1, c}, et);
-          window = tensor::ExpandShapeOp::create(
-              lb, ll, rowType, window, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4, 5}});
-          SmallVector<OpFoldResult> offsets = {idx(0), r, idx(0), i, j, idx(0)};
-          SmallVector<OpFoldResult> sizes = {idx(n), idx(1), idx(ow), idx(1), idx(1), idx(c)};
-          SmallVector<OpFoldResult> unit(6, idx(1));
+          SmallVector<OpFoldResult> offsets = {idx(0), r, idx(0), mulAdd(tap, c, Value())};
+          SmallVector<OpFoldResult> sizes = {idx(n), idx(1), idx(ow), idx(c)};
+          SmallVector<OpFoldResult> unit(4, idx(1));
           Value dest =
-              tensor::ExtractSliceOp::create(lb, ll, rowType, iters[0], offsets, sizes, unit);
+              tensor::ExtractSliceOp::create(lb, ll, tapType, iters[0], offsets, sizes, unit);
           Value copied = linalg::CopyOp::create(lb, ll, window, dest).getResult(0);
           scf::YieldOp::create(lb, ll,
                                tensor::InsertSliceOp::create(lb, ll, copied, iters[0], offsets,
@@ -301,14 +326,12 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
                                    .getResult());
         });
     loop->setAttr("infc.parallel", b.getUnitAttr());
-    col = reshapeTensor(b, loc, loop.getResult(0), RankedTensorType::get({rows, k}, et));
+    col = reshapeTensor(b, loc, loop.getResult(0), RankedTensorType::get({rows, kp}, et));
   }
-  if (et != resultType.getElementType()) { // bytes of an i32 convolution
+  if (bytes) { // of an i32 convolution
     col = widenBytes(b, loc, col, resultType.getElementType(), unsignedInput);
     et = resultType.getElementType();
   }
-  Value w = reshapeTensor(b, loc, permuteWeights(b, loc, weight, {2, 3, 1, 0}),
-                          RankedTensorType::get({k, f}, et));
   Value acc = zeros(b, loc, {rows, f}, et);
   Value y = linalg::MatmulOp::create(b, loc, ValueRange{col, w}, ValueRange{acc}).getResult(0);
   return reshapeTensor(b, loc, y, resultType);
@@ -578,9 +601,10 @@ CastOp castFromBytes(ConvOp op) {
 /// directConv (the GPU), plain and depthwise convs are linalg.conv_2d_nchw_fchw and
 /// linalg.depthwise_conv_2d_nchw_chw: one loop nest each, no im2col buffer.
 struct ConvLowering : public OpConversionPattern<ConvOp> {
-  ConvLowering(MLIRContext *ctx, bool directConv)
-      : OpConversionPattern(ctx), directConv(directConv) {}
+  ConvLowering(MLIRContext *ctx, bool directConv, int64_t byteRowMultiple)
+      : OpConversionPattern(ctx), directConv(directConv), byteRowMultiple(byteRowMultiple) {}
   bool directConv;
+  int64_t byteRowMultiple;
   LogicalResult matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -666,7 +690,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
                             rewriter.getZeroAttr(getElementTypeOrSelf(bytes.getType())));
       result = convChannelsLastAsMatmul(rewriter, loc, bytes, weight, op.getStrides(),
                                         op.getDilations(), resultType,
-                                        isUnsigned(fromBytes.getInput().getType()));
+                                        isUnsigned(fromBytes.getInput().getType()),
+                                        byteRowMultiple);
       rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
       return success();
     }
@@ -776,7 +801,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
 };
 } // namespace
 
-void infc::populateLinearPatterns(RewritePatternSet &patterns, bool directConv) {
+void infc::populateLinearPatterns(RewritePatternSet &patterns, bool directConv,
+                                  int64_t byteRowMultiple) {
   patterns.add<MatMulLowering>(patterns.getContext());
-  patterns.add<ConvLowering>(patterns.getContext(), directConv);
+  patterns.add<ConvLowering>(patterns.getContext(), directConv, byteRowMultiple);
 }

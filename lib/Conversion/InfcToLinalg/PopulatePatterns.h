@@ -12,7 +12,8 @@
 
 namespace infc {
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
-void populateLinearPatterns(mlir::RewritePatternSet &patterns, bool directConv);
+void populateLinearPatterns(mlir::RewritePatternSet &patterns, bool directConv,
+                            int64_t byteRowMultiple);
 void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);

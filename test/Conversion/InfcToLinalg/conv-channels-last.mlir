@@ -1,5 +1,6 @@
 // RUN: infc-opt %s -convert-infc-to-linalg -split-input-file -mlir-print-elementsattrs-with-hex-if-larger=100000 | FileCheck %s
 // RUN: infc-opt %s -convert-infc-to-linalg="direct-conv=true" -split-input-file -verify-diagnostics >/dev/null
+// RUN: infc-opt %s -convert-infc-to-linalg="byte-row-multiple=64" -split-input-file -mlir-print-elementsattrs-with-hex-if-larger=100000 | FileCheck %s --check-prefix=AMX
 
 // channels_last (what infc-channels-last writes for the CPU): a plain convolution is the
 // matmul of the linear layers, activation rows [N*OH*OW, KH*KW*C] times the weights as a
@@ -7,13 +8,15 @@
 // so W' [KH, KW, C, F] holds W'[i][j][c] = [100c + 10i + j, 1000 + 100c + 10i + j].
 // The padding pads H and W; im2col is one loop over the 3 output rows x 4 taps, marked
 // infc.parallel, each step copying one tap's row (a strided NHWC window, C contiguous) to
-// Col[0, r, :, i, j, :] (step s: r = s / 4, i = s % 4 / 2, j = s % 2; input row 2r + i,
-// column j); the bias adds along the last dim.
+// Col[0, r, :, 2 * tap : 2 * tap + 2] (step s: r = s / 4, tap = s % 4 = 2i + j; input row
+// 2r + i, column j); the bias adds along the last dim.
 // CHECK-LABEL: func.func @plain
 // CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
 // CHECK: } : tensor<1x4x4x2xf32> to tensor<1x6x6x2xf32>
+// CHECK: %[[W4:.*]] = arith.constant dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+03], [1.000000e+02, 1.100000e+03]], {{\[\[}}1.000000e+00, 1.001000e+03], [1.010000e+02, 1.101000e+03]]], {{\[\[\[}}1.000000e+01, 1.010000e+03], [1.100000e+02, 1.110000e+03]], {{\[\[}}1.100000e+01, 1.011000e+03], [1.110000e+02, 1.111000e+03]]]]> : tensor<2x2x2x2xf32>
+// CHECK: %[[W:.*]] = tensor.collapse_shape %[[W4]] {{\[}}[0, 1, 2], [3]] : tensor<2x2x2x2xf32> into tensor<8x2xf32>
 // CHECK: %[[C12:.*]] = arith.constant 12 : index
-// CHECK: %[[LOOP:.*]] = scf.for %[[S:.*]] = %{{.*}} to %[[C12]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x3x3x2x2x2xf32>) {
+// CHECK: %[[LOOP:.*]] = scf.for %[[S:.*]] = %{{.*}} to %[[C12]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x3x3x8xf32>) {
 // CHECK: %[[R:.*]] = arith.divui %[[S]], %c4
 // CHECK: %[[TAP:.*]] = arith.remui %[[S]], %c4
 // CHECK: %[[I:.*]] = arith.divui %[[TAP]], %c2
@@ -21,15 +24,13 @@
 // CHECK: %[[R2:.*]] = arith.muli %[[R]], %c2
 // CHECK: %[[ROW:.*]] = arith.addi %[[R2]], %[[I]]
 // CHECK: %[[WIN:.*]] = tensor.extract_slice %[[P]][0, %[[ROW]], %[[J]], 0] [1, 1, 3, 2] [1, 1, 2, 1] : tensor<1x6x6x2xf32> to tensor<1x1x3x2xf32>
-// CHECK: %[[WIN6:.*]] = tensor.expand_shape %[[WIN]] {{\[}}[0], [1], [2], [3, 4, 5]]
-// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[ACC]][0, %[[R]], 0, %[[I]], %[[J]], 0] [1, 1, 3, 1, 1, 2] [1, 1, 1, 1, 1, 1]
-// CHECK: %[[COPY:.*]] = linalg.copy ins(%[[WIN6]] : tensor<1x1x3x1x1x2xf32>) outs(%[[DEST]] : tensor<1x1x3x1x1x2xf32>)
-// CHECK: %[[INS:.*]] = tensor.insert_slice %[[COPY]] into %[[ACC]][0, %[[R]], 0, %[[I]], %[[J]], 0]
+// CHECK: %[[AT:.*]] = arith.muli %[[TAP]], %c2
+// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[ACC]][0, %[[R]], 0, %[[AT]]] [1, 1, 3, 2] [1, 1, 1, 1]
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%[[WIN]] : tensor<1x1x3x2xf32>) outs(%[[DEST]] : tensor<1x1x3x2xf32>)
+// CHECK: %[[INS:.*]] = tensor.insert_slice %[[COPY]] into %[[ACC]][0, %[[R]], 0, %[[AT]]]
 // CHECK: scf.yield %[[INS]]
 // CHECK: } {infc.parallel}
-// CHECK: %[[COL:.*]] = tensor.collapse_shape %[[LOOP]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x3x3x2x2x2xf32> into tensor<9x8xf32>
-// CHECK: %[[W4:.*]] = arith.constant dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+03], [1.000000e+02, 1.100000e+03]], {{\[\[}}1.000000e+00, 1.001000e+03], [1.010000e+02, 1.101000e+03]]], {{\[\[\[}}1.000000e+01, 1.010000e+03], [1.100000e+02, 1.110000e+03]], {{\[\[}}1.100000e+01, 1.011000e+03], [1.110000e+02, 1.111000e+03]]]]> : tensor<2x2x2x2xf32>
-// CHECK: %[[W:.*]] = tensor.collapse_shape %[[W4]] {{\[}}[0, 1, 2], [3]] : tensor<2x2x2x2xf32> into tensor<8x2xf32>
+// CHECK: %[[COL:.*]] = tensor.collapse_shape %[[LOOP]] {{\[}}[0, 1, 2], [3]] : tensor<1x3x3x8xf32> into tensor<9x8xf32>
 // CHECK: %[[Y:.*]] = linalg.matmul ins(%[[COL]], %[[W]] : tensor<9x8xf32>, tensor<8x2xf32>)
 // CHECK: %[[Y4:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1, 2], [3]] output_shape [1, 3, 3, 2] : tensor<9x2xf32> into tensor<1x3x3x2xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[Y4]], %arg1 : tensor<1x3x3x2xf32>, tensor<2xf32>)
@@ -238,14 +239,27 @@ func.func @few_filters(%x: tensor<1x10x10x1xf32>, %b: tensor<24xf32>) -> tensor<
 // CHECK-LABEL: func.func @bytes
 // CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
 // CHECK: } : tensor<1x4x4x8xi8> to tensor<1x6x6x8xi8>
-// CHECK: %[[LOOP:.*]] = scf.for {{.*}} -> (tensor<1x4x4x3x3x8xi8>) {
+// CHECK: %[[LOOP:.*]] = scf.for {{.*}} -> (tensor<1x4x4x72xi8>) {
 // CHECK: tensor.extract_slice %[[P]]
-// CHECK: linalg.copy ins(%{{.*}} : tensor<1x1x4x1x1x8xi8>)
+// CHECK: linalg.copy ins(%{{.*}} : tensor<1x1x4x8xi8>)
 // CHECK: } {infc.parallel}
 // CHECK: %[[COL:.*]] = tensor.collapse_shape %[[LOOP]] {{.*}} into tensor<16x72xi8>
 // CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[COL]] : tensor<16x72xi8>) outs(%{{.*}} : tensor<16x72xi32>)
 // CHECK: arith.extui %{{.*}} : i8 to i32
 // CHECK: linalg.matmul ins(%[[WIDE]], %{{.*}} : tensor<16x72xi32>, tensor<72x16xi32>)
+// With byte-row-multiple=64 (AMX), the 72-byte rows take 128: im2col zero-fills the tail
+// columns [72, 128) (a strided fill of the empty matrix, before the loop writes the taps),
+// and the weights get 56 zero rows at compile time.
+// AMX-LABEL: func.func @bytes
+// AMX: %[[E:.*]] = tensor.empty() : tensor<1x4x4x128xi8>
+// AMX: %[[T:.*]] = tensor.extract_slice %[[E]][0, 0, 0, 72] [1, 4, 4, 56] [1, 1, 1, 1]
+// AMX: %[[Z:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%[[T]] : tensor<1x4x4x56xi8>)
+// AMX: %[[I:.*]] = tensor.insert_slice %[[Z]] into %[[E]][0, 0, 0, 72] [1, 4, 4, 56]
+// AMX: %[[W:.*]] = arith.constant dense<{{\[\[}}3, {{.*}}, 3], [0, {{.*}}, 0]]> : tensor<128x16xi32>
+// AMX: scf.for {{.*}} iter_args(%{{.*}} = %[[I]]) -> (tensor<1x4x4x128xi8>)
+// AMX: } {infc.parallel}
+// AMX: tensor.collapse_shape {{.*}} into tensor<16x128xi8>
+// AMX: linalg.matmul ins(%{{.*}}, %[[W]] : tensor<16x128xi32>, tensor<128x16xi32>)
 func.func @bytes(%x: tensor<1x4x4x8xui8>) -> tensor<1x4x4x16xi32> {
   %w = infc.constant dense<3> : tensor<16x8x3x3xi32>
   %c = infc.cast %x : tensor<1x4x4x8xui8> -> tensor<1x4x4x8xi32>
