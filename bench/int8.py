@@ -30,6 +30,7 @@ Not a test; nothing here runs in CI.
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -211,9 +212,6 @@ def main():
     ap.add_argument("--no-condition", action="store_true",
                     help="keep the CNNs' seeded BatchNorm statistics (see condition_cnn)")
     args = ap.parse_args()
-    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
-                                          quantize_static)
-    from onnxruntime.quantization.shape_inference import quant_pre_process
     os.makedirs(args.work, exist_ok=True)
     threads = [int(t) for t in args.threads.split(",")]
     lines = []
@@ -236,25 +234,12 @@ def main():
                 condition_cnn(f32, conditioned, calib)
             f32 = conditioned
         cdir = os.path.join(d, "calib")
-        for i, s in enumerate(calib):
-            os.makedirs(os.path.join(cdir, f"{i:03d}"), exist_ok=True)
-            for k, v in s.items():
-                np.save(os.path.join(cdir, f"{i:03d}", k + ".npy"), v)
+        write_calibration(cdir, calib)
         ort_q = os.path.join(d, os.path.basename(f32)[:-5] + ".ort_int8.onnx")
         if not os.path.exists(ort_q):
             log(f"{name}: quantize_static")
-
-            class Reader(CalibrationDataReader):
-                def __init__(self):
-                    self.it = iter(calib)
-
-                def get_next(self):
-                    return next(self.it, None)
-            pre = os.path.join(d, os.path.basename(f32)[:-5] + ".pre.onnx")
-            quant_pre_process(f32, pre, skip_symbolic_shape=True)
-            quantize_static(pre, ort_q, Reader(), quant_format=QuantFormat.QDQ,
-                            per_channel=True, activation_type=QuantType.QUInt8,
-                            weight_type=QuantType.QInt8)
+            ort_quantize_static(f32, os.path.join(d, os.path.basename(f32)[:-5] + ".pre.onnx"),
+                                ort_q, calib)
         so = {k: os.path.join(d, f"{name}.{k}.so") for k in ("fp32", "int8", "ort_qdq")}
         compile_s = {}
         compile_s["fp32"], _ = run([args.infc, "compile", f32, "-o", so["fp32"]])
@@ -323,6 +308,33 @@ def main():
     if args.doc:
         splice(args.doc, text)
 
+
+
+def write_calibration(cdir, samples):
+    """infc's --calibration layout: DIR/<sample>/<input>.npy, one folder per feed dict."""
+    shutil.rmtree(cdir, ignore_errors=True)
+    for i, feeds in enumerate(samples):
+        os.makedirs(os.path.join(cdir, f"{i:03d}"))
+        for k, v in feeds.items():
+            np.save(os.path.join(cdir, f"{i:03d}", k + ".npy"), v)
+
+
+def ort_quantize_static(f32, pre, out, samples):
+    """ORT's own int8 of `f32`: quant_pre_process to `pre`, then quantize_static to `out`
+    (QDQ, per-channel int8 weights, uint8 activations) calibrated on the feed dicts."""
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(samples)
+
+        def get_next(self):
+            return next(self.it, None)
+    quant_pre_process(f32, pre, skip_symbolic_shape=True)
+    quantize_static(pre, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
 
 def splice(path, section, heading="## int8"):
     """Replace the `heading` section of `path` (up to the next '## ') or append it."""

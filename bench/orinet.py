@@ -24,7 +24,6 @@ Not a test: test/e2e/check_orinet.py is the test.
 
 import argparse
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -36,8 +35,8 @@ sys.path.insert(0, os.path.join(REPO, "test", "models"))
 sys.path.insert(0, HERE)
 import orinet_models as orinet  # noqa: E402
 import benchlib  # noqa: E402
-from int8 import (add_common_args, infc_session, log, ort_session, run, splice,  # noqa: E402
-                  time_engines)
+from int8 import (add_common_args, infc_session, log, ort_quantize_static,  # noqa: E402
+                  ort_session, run, splice, time_engines, write_calibration)
 
 HEADING = "## Trained models (OriNet)"
 
@@ -60,9 +59,6 @@ def main():
     if orinet.model_path() is None:
         sys.exit("bench/orinet.py: occular-deskew is not installed "
                  "(tools/scripts/setup.sh installs it)")
-    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
-                                          quantize_static)
-    from onnxruntime.quantization.shape_inference import quant_pre_process
     os.makedirs(args.work, exist_ok=True)
     threads = [int(t) for t in args.threads.split(",")]
     f32 = orinet.static_model(args.work)
@@ -70,22 +66,10 @@ def main():
     calib, _ = orinet.samples(rng, args.calib)
     held, labels = orinet.samples(rng, args.held_out)
     cdir = os.path.join(args.work, "calib")
-    shutil.rmtree(cdir, ignore_errors=True)
-    for i, x in enumerate(calib):
-        os.makedirs(os.path.join(cdir, f"{i:03d}"))
-        np.save(os.path.join(cdir, f"{i:03d}", "x.npy"), x)
-
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.it = iter({"x": x} for x in calib)
-
-        def get_next(self):
-            return next(self.it, None)
-    pre, ort_q = os.path.join(args.work, "orinet.pre.onnx"), os.path.join(args.work,
-                                                                          "orinet.ort_int8.onnx")
-    quant_pre_process(f32, pre, skip_symbolic_shape=True)
-    quantize_static(pre, ort_q, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    write_calibration(cdir, [{"x": x} for x in calib])
+    ort_q = os.path.join(args.work, "orinet.ort_int8.onnx")
+    ort_quantize_static(f32, os.path.join(args.work, "orinet.pre.onnx"), ort_q,
+                        [{"x": x} for x in calib])
     so = {k: os.path.join(args.work, f"orinet.{k}.so")
           for k in ("fp32", "percentile", "minmax", "ort_qdq")}
     secs, _ = run([args.infc, "compile", f32, "-o", so["fp32"]])

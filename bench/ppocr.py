@@ -25,7 +25,6 @@ Not a test: test/e2e/check_ppocr.py is the test.
 
 import argparse
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -39,8 +38,8 @@ sys.path.insert(0, os.path.join(REPO, "test", "models"))
 sys.path.insert(0, HERE)
 import ppocr_models as ppocr  # noqa: E402
 import benchlib  # noqa: E402
-from int8 import (add_common_args, infc_session, log, ort_session, run, splice,  # noqa: E402
-                  time_engines)
+from int8 import (add_common_args, infc_session, log, ort_quantize_static,  # noqa: E402
+                  ort_session, run, splice, time_engines, write_calibration)
 
 HEADING = "## Trained models (PP-OCR)"
 
@@ -71,9 +70,6 @@ def main():
     if ppocr.models_dir() is None:
         sys.exit("bench/ppocr.py: rapidocr-onnxruntime is not installed "
                  "(tools/scripts/setup.sh installs it)")
-    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
-                                          quantize_static)
-    from onnxruntime.quantization.shape_inference import quant_pre_process
     os.makedirs(args.work, exist_ok=True)
     threads = [int(t) for t in args.threads.split(",")]
     ppocr.MODELS["det"] = (ppocr.MODELS["det"][0], [1, 3, args.det_side, args.det_side])
@@ -121,24 +117,13 @@ def main():
         _, calib, _ = ppocr.line_samples(rng, args.calib, width, flip)
         texts, held, labels = ppocr.line_samples(rng, args.held_out, width, flip)
         cdir = os.path.join(d, "calib")
-        shutil.rmtree(cdir, ignore_errors=True)
-        for i, x in enumerate(calib):
-            os.makedirs(os.path.join(cdir, f"{i:03d}"))
-            np.save(os.path.join(cdir, f"{i:03d}", "x.npy"), x)
+        write_calibration(cdir, [{"x": x} for x in calib])
         f32 = paths[name]
         opset17 = os.path.join(d, f"{name}.opset17.onnx")
         onnx.save(onnx.version_converter.convert_version(onnx.load(f32), 17), opset17)
-
-        class Reader(CalibrationDataReader):
-            def __init__(self):
-                self.it = iter({"x": x} for x in calib)
-
-            def get_next(self):
-                return next(self.it, None)
-        pre, ort_q = os.path.join(d, f"{name}.pre.onnx"), os.path.join(d, f"{name}.ort_int8.onnx")
-        quant_pre_process(opset17, pre, skip_symbolic_shape=True)
-        quantize_static(pre, ort_q, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+        ort_q = os.path.join(d, f"{name}.ort_int8.onnx")
+        ort_quantize_static(opset17, os.path.join(d, f"{name}.pre.onnx"), ort_q,
+                            [{"x": x} for x in calib])
         so = {k: os.path.join(d, f"{name}.{k}.so")
               for k in ("fp32", "percentile", "minmax", "ort_qdq")}
         run([args.infc, "compile", f32, "-o", so["fp32"]])

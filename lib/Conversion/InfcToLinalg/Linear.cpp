@@ -587,15 +587,6 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
       .getResult(0);
 }
 
-/// The cast from 8-bit integers an i32 convolution's input is, or null.
-CastOp castFromBytes(ConvOp op) {
-  auto cast = op.getInput().getDefiningOp<CastOp>();
-  if (!cast || !getElementTypeOrSelf(op.getType()).isInteger(32) ||
-      !getElementTypeOrSelf(cast.getInput().getType()).isInteger(8))
-    return nullptr;
-  return cast;
-}
-
 /// conv: plain -> im2col + linalg.matmul (convAsMatmul), float depthwise (one filter per
 /// channel) -> depthwiseAsTapSum, other groups -> linalg.conv_2d_ngchw_gfchw. With
 /// directConv (the GPU), plain and depthwise convs are linalg.conv_2d_nchw_fchw and
@@ -612,7 +603,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
-    CastOp fromBytes = op.getGroup() == 1 ? castFromBytes(op) : nullptr;
+    CastOp fromBytes = op.getGroup() == 1 ? op.getCastFromBytes() : nullptr;
     Value narrow = fromBytes ? rewriter.getRemappedValue(fromBytes.getInput()) : Value();
     // An 8-bit input is padded as bytes (0 widens to 0).
     Value input = narrow ? padSpatial(rewriter, loc, narrow, op.getPads(),
@@ -679,7 +670,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
             c = cast<RankedTensorType>(op.getInput().getType()).getDimSize(3);
     Value input = adaptor.getInput(), weight = adaptor.getWeight();
     Value result;
-    if (CastOp fromBytes = castFromBytes(op); fromBytes && group == 1) {
+    if (CastOp fromBytes = op.getCastFromBytes(); fromBytes && group == 1) {
       // An int8 model's convolution: im2col of the bytes, rows of pixels, their K
       // channels contiguous (a 1x1 one reads its input as is), times the weights.
       Value bytes = rewriter.getRemappedValue(fromBytes.getInput());

@@ -4,6 +4,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -202,6 +203,14 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
     shape.push_back(wt.getDimSize(0));
   types.push_back(RankedTensorType::get(shape, it.getElementType()));
   return success();
+}
+
+CastOp ConvOp::getCastFromBytes() {
+  auto cast = getInput().getDefiningOp<CastOp>();
+  if (!cast || !getElementTypeOrSelf(getType()).isInteger(32) ||
+      !getElementTypeOrSelf(cast.getInput().getType()).isInteger(8))
+    return nullptr;
+  return cast;
 }
 
 LogicalResult ConvOp::verify() {

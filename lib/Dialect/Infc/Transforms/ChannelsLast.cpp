@@ -62,6 +62,22 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value input, ArrayRef<i
                              rewriter.getDenseI64ArrayAttr(perm));
 }
 
+/// Attribute `name` holding one value per dim of an op moved below transpose `t`: the
+/// value of dim i goes to dim P[i] (a slice's offsets, a pad's pads).
+NamedAttribute perDimAttr(PatternRewriter &rewriter, StringRef name, ArrayRef<int64_t> values,
+                          TransposeOp t) {
+  return rewriter.getNamedAttr(
+      name, rewriter.getDenseI64ArrayAttr(permuted(values, inverse(t.getPerm()))));
+}
+
+/// The `axis` attribute of `op` (one result; a negative axis counts from the end) moved
+/// below transpose `t`: dim a becomes dim P[a].
+NamedAttribute axisAttr(PatternRewriter &rewriter, Operation *op, int64_t axis, TransposeOp t) {
+  int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+  return rewriter.getNamedAttr(
+      "axis", rewriter.getI64IntegerAttr(t.getPerm()[axis < 0 ? axis + rank : axis]));
+}
+
 /// Replaces op(transpose(x, P)) (one operand, one result) by transpose(op'(x), P): op' is a
 /// clone reading x, with `attrs` set and its result permuted back by P.
 void moveBelow(PatternRewriter &rewriter, Operation *op, TransposeOp t,
@@ -76,16 +92,6 @@ void moveBelow(PatternRewriter &rewriter, Operation *op, TransposeOp t,
   rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), t.getPerm()));
 }
 
-/// The cast from 8-bit integers that an i32 convolution reads (the integer convolutions of
-/// int8 models), or null.
-CastOp castFromBytes(ConvOp op) {
-  auto cast = op.getInput().getDefiningOp<CastOp>();
-  if (!cast || !getElementTypeOrSelf(op.getType()).isInteger(32) ||
-      !getElementTypeOrSelf(cast.getInput().getType()).isInteger(8))
-    return nullptr;
-  return cast;
-}
-
 /// Plain (group 1) and depthwise float convolutions of one NCHW image batch, and plain i32
 /// convolutions of bytes: those then read their bytes transposed, widened after (so the
 /// transposes move bytes, and the lowering finds the cast it multiplies the bytes of).
@@ -94,7 +100,7 @@ struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
   LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
     auto it = cast<RankedTensorType>(op.getInput().getType());
     auto wt = cast<RankedTensorType>(op.getWeight().getType());
-    CastOp fromBytes = castFromBytes(op);
+    CastOp fromBytes = op.getCastFromBytes();
     if (op.getChannelsLast() || (!isa<FloatType>(it.getElementType()) && !fromBytes))
       return rewriter.notifyMatchFailure(op, "not a float or byte NCHW convolution");
     int64_t group = op.getGroup(), c = it.getDimSize(1), f = wt.getDimSize(0);
@@ -216,10 +222,7 @@ template <typename QuantOp> struct SinkThroughQuant : OpRewritePattern<QuantOp> 
       moveBelow(rewriter, op, t);
       return success();
     }
-    int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
-    moveBelow(rewriter, op, t,
-              rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(t.getPerm()[axis])));
+    moveBelow(rewriter, op, t, axisAttr(rewriter, op, op.getAxis(), t));
     return success();
   }
 };
@@ -232,11 +235,9 @@ struct SinkThroughPad : OpRewritePattern<PadOp> {
     TransposeOp t = toNCHWTranspose(op.getInput());
     if (!t)
       return failure();
-    auto permute = [&](StringRef name, ArrayRef<int64_t> values) {
-      return rewriter.getNamedAttr(
-          name, rewriter.getDenseI64ArrayAttr(permuted(values, inverse(t.getPerm()))));
-    };
-    moveBelow(rewriter, op, t, {permute("low", op.getLow()), permute("high", op.getHigh())});
+    moveBelow(rewriter, op, t,
+              {perDimAttr(rewriter, "low", op.getLow(), t),
+               perDimAttr(rewriter, "high", op.getHigh(), t)});
     return success();
   }
 };
@@ -279,10 +280,7 @@ struct SinkThroughGather : OpRewritePattern<GatherOp> {
     TransposeOp t = toNCHWTranspose(op.getData());
     if (!t || cast<RankedTensorType>(op.getIndices().getType()).getRank() != 1)
       return failure();
-    int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
-    moveBelow(rewriter, op, t,
-              rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(t.getPerm()[axis])));
+    moveBelow(rewriter, op, t, axisAttr(rewriter, op, op.getAxis(), t));
     return success();
   }
 };
@@ -295,13 +293,10 @@ struct SinkThroughSlice : OpRewritePattern<SliceOp> {
     TransposeOp t = toNCHWTranspose(op.getInput());
     if (!t)
       return failure();
-    auto permute = [&](StringRef name, ArrayRef<int64_t> values) {
-      return rewriter.getNamedAttr(
-          name, rewriter.getDenseI64ArrayAttr(permuted(values, inverse(t.getPerm()))));
-    };
     moveBelow(rewriter, op, t,
-              {permute("offsets", op.getOffsets()), permute("sizes", op.getSizes()),
-               permute("steps", op.getSteps())});
+              {perDimAttr(rewriter, "offsets", op.getOffsets(), t),
+               perDimAttr(rewriter, "sizes", op.getSizes(), t),
+               perDimAttr(rewriter, "steps", op.getSteps(), t)});
     return success();
   }
 };

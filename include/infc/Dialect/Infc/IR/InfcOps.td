@@ -206,6 +206,11 @@ def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
+  let extraClassDeclaration = [{
+    /// The cast from 8-bit integers that an i32 convolution reads (an int8 model's
+    /// integer convolution, its bytes widened), or null.
+    CastOp getCastFromBytes();
+  }];
   let hasVerifier = 1;
 }
 
