@@ -82,12 +82,15 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     auto add = [&](OpBuilder &ib, Value x, int64_t v) -> Value {
       return arith::AddIOp::create(ib, loc, x, idx(ib, v));
     };
-    auto cols = scf::ForOp::create(b, loc, idx(b, 0), idx(b, panels / colBlock), idx(b, 1));
+    // The rows loop's bounds outside the cols loop: infc-parallelize-loops merges only a
+    // nested loop whose operands come from outside the outer one.
+    Value zero = idx(b, 0), one = idx(b, 1), rowBlocks = idx(b, rowTiles / rowBlock);
+    auto cols = scf::ForOp::create(b, loc, zero, idx(b, panels / colBlock), one);
     // Column blocks of C are independent: the session's threads share them out.
     cols->setAttr("infc.parallel", b.getUnitAttr());
     OpBuilder cb = OpBuilder::atBlockBegin(cols.getBody());
     Value panel0 = mul(cb, cols.getInductionVar(), colBlock);
-    auto rows = scf::ForOp::create(cb, loc, idx(cb, 0), idx(cb, rowTiles / rowBlock), idx(cb, 1));
+    auto rows = scf::ForOp::create(cb, loc, zero, rowBlocks, one);
     // And so are its row blocks: infc-parallelize-loops merges the two loops, so that an
     // NHWC convolution's few column blocks (32 filters: one) still share out the pixels.
     rows->setAttr("infc.parallel", b.getUnitAttr());

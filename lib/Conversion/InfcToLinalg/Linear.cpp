@@ -257,7 +257,8 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
     // Bytes with rows of whole `byteRowMultiple`s (AMX takes K in 64-byte steps): im2col
     // writes the zero tail itself, a strided fill of a few bytes a row, where padding the
     // matrix after would copy all of it once more (an int8 3x3 conv of 32 channels: 288
-    // bytes a row, 320 padded), and the weights get zero rows at compile time.
+    // bytes a row, 320 padded), and the weights get zero rows at compile time. (A 1x1 conv
+    // read in place, and rows not a multiple of 16, are still padded by infc-vnni-matmul.)
     DenseElementsAttr dense;
     int64_t kp = k;
     if (bytes && byteRowMultiple > 1 && k % byteRowMultiple &&
@@ -683,6 +684,18 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
                                         op.getDilations(), resultType,
                                         isUnsigned(fromBytes.getInput().getType()),
                                         byteRowMultiple);
+      rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
+      return success();
+    }
+    if (isa<IntegerType>(et) && group == 1) {
+      // An i32 convolution whose bytes' cast folded away after infc-channels-last: im2col
+      // of the i32 values.
+      ArrayRef<int64_t> pads = op.getPads();
+      if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+        input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
+                            {0, pads[2], pads[3], 0}, rewriter.getZeroAttr(et));
+      result = convChannelsLastAsMatmul(rewriter, loc, input, weight, op.getStrides(),
+                                        op.getDilations(), resultType);
       rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
       return success();
     }

@@ -1,4 +1,5 @@
 // RUN: infc-opt %s -infc-amx-tiles -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-amx-tiles -infc-parallelize-loops -split-input-file | FileCheck %s --check-prefix=MERGED
 
 // C [32, 2, 16] += A [32, 32, 4] (u8) x B [2, 32, 16, 4] (s8): 2 x 2 tiles of 16x16 i32, K of
 // 128 bytes in two unrolled steps of 64. The loops over column blocks and, inside, row
@@ -6,6 +7,13 @@
 // 16 apart, the B tiles from panels side by side; zero-extension on
 // the unsigned side only.
 // CHECK-LABEL: func @amx_product
+// With infc-parallelize-loops the two loops are one 2-D parallel loop (the rows loop's
+// bounds come from outside the cols loop): the threads share out column x row blocks.
+// MERGED-LABEL: func @amx_product
+// MERGED: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}})
+// MERGED-NOT: scf.parallel
+// MERGED-NOT: scf.for
+// MERGED: amx.tile_store
 // CHECK: %[[A:.*]] = memref.collapse_shape %arg0 {{\[}}[0], [1, 2]] : memref<32x32x4xi8> into memref<32x128xi8>
 // CHECK: %[[B:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1], [2, 3]] : memref<2x32x16x4xi8> into memref<2x32x64xi8>
 // CHECK: %[[C:.*]] = memref.collapse_shape %arg2 {{\[}}[0], [1, 2]] : memref<32x2x16xi32> into memref<32x32xi32>

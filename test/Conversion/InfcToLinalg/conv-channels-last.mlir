@@ -284,3 +284,33 @@ func.func @bytes_pointwise(%x: tensor<1x4x4x8xi8>) -> tensor<1x4x4x16xi32> {
   %y = infc.conv %c, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x8xi32>, tensor<16x8x1x1xi32>) -> tensor<1x4x4x16xi32>
   return %y : tensor<1x4x4x16xi32>
 }
+
+// -----
+
+// A strided, dilated int8 convolution with K = 36 (3x3 taps x 4 channels) and distinct
+// weights W[f][c][i][j] = 36f + 9c + 3i + j + 1: the loop reads input row 2r + 2i, column
+// 2j, every other pixel; with byte-row-multiple=64 the weights [KH, KW, C, F] -> [36, 2]
+// get 28 zero rows: rows (i, j, c) = (0, 0, 0..3) are [1, 37], [10, 46], [19, 55], [28, 64],
+// then (0, 1, 0) is [2, 38].
+// CHECK-LABEL: func.func @bytes_strided_dilated
+// CHECK: scf.for %[[S:.*]] = %{{.*}} to %c27 step %{{.*}} iter_args(%{{.*}}) -> (tensor<1x3x3x36xi8>) {
+// CHECK: %[[R:.*]] = arith.divui %[[S]], %c9
+// CHECK: %[[TAP:.*]] = arith.remui %[[S]], %c9
+// CHECK: %[[I:.*]] = arith.divui %[[TAP]], %c3
+// CHECK: %[[J:.*]] = arith.remui %[[TAP]], %c3
+// CHECK: %[[I2:.*]] = arith.muli %[[I]], %c2
+// CHECK: %[[R2:.*]] = arith.muli %[[R]], %c2
+// CHECK: %[[ROW:.*]] = arith.addi %[[R2]], %[[I2]]
+// CHECK: %[[COL:.*]] = arith.muli %[[J]], %c2
+// CHECK: tensor.extract_slice %arg0[0, %[[ROW]], %[[COL]], 0] [1, 1, 3, 4] [1, 1, 2, 1] : tensor<1x9x9x4xi8> to tensor<1x1x3x4xi8>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<9x36xi32>, tensor<36x2xi32>)
+// AMX-LABEL: func.func @bytes_strided_dilated
+// AMX: arith.constant dense<{{\[\[}}1, 37], [10, 46], [19, 55], [28, 64], [2, 38], {{.*}}, [36, 72], [0, 0], {{.*}}, [0, 0]]> : tensor<64x2xi32>
+// AMX: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<9x64xi32>, tensor<64x2xi32>)
+func.func @bytes_strided_dilated(%x: tensor<1x9x9x4xi8>) -> tensor<1x3x3x2xi32> {
+  %w = infc.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[10, 11, 12], [13, 14, 15], [16, 17, 18]], [[19, 20, 21], [22, 23, 24], [25, 26, 27]], [[28, 29, 30], [31, 32, 33], [34, 35, 36]]], [[[37, 38, 39], [40, 41, 42], [43, 44, 45]], [[46, 47, 48], [49, 50, 51], [52, 53, 54]], [[55, 56, 57], [58, 59, 60], [61, 62, 63]], [[64, 65, 66], [67, 68, 69], [70, 71, 72]]]]> : tensor<2x4x3x3xi32>
+  %c = infc.cast %x : tensor<1x9x9x4xi8> -> tensor<1x9x9x4xi32>
+  // expected-error @+1 {{channels_last is lowered for the CPU only}}
+  %y = infc.conv %c, %w {channels_last, dilations = array<i64: 2, 2>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x9x9x4xi32>, tensor<2x4x3x3xi32>) -> tensor<1x3x3x2xi32>
+  return %y : tensor<1x3x3x2xi32>
+}

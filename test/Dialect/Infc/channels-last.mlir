@@ -70,16 +70,27 @@ func.func @depthwise_then_grouped(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32
 // CHECK: %[[Q:.*]] = infc.quantize %arg0, {{.*}} -> tensor<1x4x8x8xui8>
 // CHECK: %[[P:.*]] = infc.pad %[[Q]], {{.*}} -> tensor<1x4x10x10xui8>
 // CHECK: %[[PT:.*]] = infc.transpose %[[P]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x10x10xui8>) -> tensor<1x10x10x4xui8>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[C:.*]] = infc.cast %[[PT]] : tensor<1x10x10x4xui8> -> tensor<1x10x10x4xi32>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[Y:.*]] = infc.conv %[[C]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x10x10x4xi32>, tensor<8x4x3x3xi32>) -> tensor<1x8x8x8xi32>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[D:.*]] = infc.sub %[[Y]], %{{.*}} : (tensor<1x8x8x8xi32>, tensor<1x1x1x8xi32>) -> tensor<1x8x8x8xi32>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[F:.*]] = infc.cast %[[D]] : tensor<1x8x8x8xi32> -> tensor<1x8x8x8xf32>
+// CHECK-NOT: infc.transpose
 // CHECK: infc.relu
+// CHECK-NOT: infc.transpose
 // CHECK: %[[Q2:.*]] = infc.quantize %{{.*}} : (tensor<1x8x8x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x8x8xui8>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[P2:.*]] = infc.pad %[[Q2]], %{{.*}} {high = array<i64: 0, 1, 1, 0>, low = array<i64: 0, 1, 1, 0>, mode = "constant"} : (tensor<1x8x8x8xui8>, tensor<ui8>) -> tensor<1x10x10x8xui8>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[C2:.*]] = infc.cast %[[P2]] : tensor<1x10x10x8xui8> -> tensor<1x10x10x8xi32>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[Y2:.*]] = infc.conv %[[C2]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x10x10x8xi32>, tensor<8x8x3x3xi32>) -> tensor<1x8x8x8xi32>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[DQ:.*]] = infc.dequantize %[[Y2]], %{{.*}} {axis = 3 : i64, block_size = 0 : i64} : (tensor<1x8x8x8xi32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+// CHECK-NOT: infc.transpose
 // CHECK: %[[OUT:.*]] = infc.transpose %[[DQ]] {perm = array<i64: 0, 3, 1, 2>}
 // CHECK: return %[[OUT]]
 // CHECK-NOT: infc.transpose
@@ -105,6 +116,35 @@ func.func @int8_chain(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %y2 = infc.conv %c2, %w2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x10x10xi32>, tensor<8x8x3x3xi32>) -> tensor<1x8x8x8xi32>
   %dq = infc.dequantize %y2, %ds {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x8x8x8xi32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
   return %dq : tensor<1x8x8x8xf32>
+}
+
+// What stays: a grouped i32 convolution of bytes (no channels_last lowering) keeps NCHW,
+// the transpose stopping before its widening cast (it moves bytes, not i32); a per-axis
+// quantize moves with its axis permuted (1 -> 3); a blocked quantize (block_size 2) stays,
+// behind the transpose.
+// CHECK-LABEL: func.func @int8_what_stays
+// CHECK: infc.conv %{{.*}} {channels_last, {{.*}}} : (tensor<1x4x4x4xi32>, tensor<4x4x1x1xi32>) -> tensor<1x4x4x4xi32>
+// CHECK: %[[F:.*]] = infc.cast %{{.*}} : tensor<1x4x4x4xi32> -> tensor<1x4x4x4xf32>
+// CHECK: %[[FT:.*]] = infc.transpose %[[F]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: %[[QA:.*]] = infc.quantize %[[F]], %{{.*}} {axis = 3 : i64, block_size = 0 : i64} : (tensor<1x4x4x4xf32>, tensor<4xf32>, tensor<4xui8>) -> tensor<1x4x4x4xui8>
+// CHECK: %[[T:.*]] = infc.transpose %[[QA]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x4xui8>) -> tensor<1x4x4x4xui8>
+// CHECK: %[[W:.*]] = infc.cast %[[T]] : tensor<1x4x4x4xui8> -> tensor<1x4x4x4xi32>
+// CHECK: infc.conv %[[W]], %{{.*}} {dilations = array<i64: 1, 1>, group = 4 : i64, {{.*}}} : (tensor<1x4x4x4xi32>, tensor<4x1x3x3xi32>)
+// CHECK: infc.quantize %[[FT]], %{{.*}} {axis = 1 : i64, block_size = 2 : i64}
+func.func @int8_what_stays(%x: tensor<1x4x4x4xui8>) -> (tensor<1x4x2x2xi32>, tensor<1x4x4x4xui8>) {
+  %w = infc.constant dense<1> : tensor<4x4x1x1xi32>
+  %dw = infc.constant dense<1> : tensor<4x1x3x3xi32>
+  %sa = infc.constant dense<0.5> : tensor<4xf32>
+  %za = infc.constant dense<1> : tensor<4xui8>
+  %sb = infc.constant dense<0.5> : tensor<1x2x4x4xf32>
+  %c = infc.cast %x : tensor<1x4x4x4xui8> -> tensor<1x4x4x4xi32>
+  %y = infc.conv %c, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xi32>, tensor<4x4x1x1xi32>) -> tensor<1x4x4x4xi32>
+  %f = infc.cast %y : tensor<1x4x4x4xi32> -> tensor<1x4x4x4xf32>
+  %qa = infc.quantize %f, %sa, %za {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x4x4xf32>, tensor<4xf32>, tensor<4xui8>) -> tensor<1x4x4x4xui8>
+  %wa = infc.cast %qa : tensor<1x4x4x4xui8> -> tensor<1x4x4x4xi32>
+  %d = infc.conv %wa, %dw {dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xi32>, tensor<4x1x3x3xi32>) -> tensor<1x4x2x2xi32>
+  %qb = infc.quantize %f, %sb {axis = 1 : i64, block_size = 2 : i64} : (tensor<1x4x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xui8>
+  return %d, %qb : tensor<1x4x2x2xi32>, tensor<1x4x4x4xui8>
 }
 
 // An i32 convolution of i32 values (not widened bytes) keeps NCHW: only byte inputs have

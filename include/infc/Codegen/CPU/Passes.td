@@ -313,9 +313,10 @@ def InfcVectorizeCopies : Pass<"infc-vectorize-copies", "mlir::func::FuncOp"> {
   let summary = "Copy buffers whose rows are contiguous in whole vectors";
   let description = [{
     After infc-lower-copies and infc-parallelize-copies, on the CPU. A `linalg.copy` of
-    static buffers whose innermost dimension has unit stride on both sides (and at least a
-    vector's elements) becomes loops over its outer dimensions around its row copied as
-    `vector-bits`-wide transfers, the rest of the row as one shorter transfer. As scalar
+    static buffers whose innermost dimension has unit stride on both sides (and at least two
+    elements) becomes loops over its outer dimensions around its row copied as
+    `vector-bits`-wide transfers, the rest of the row (or a row shorter than a vector: the 32
+    channels of a pixel in an int8 NHWC im2col) as one shorter transfer. As scalar
     loops LLVM would not vectorize them: both sides are views of the one workspace.
   }];
   let options = [

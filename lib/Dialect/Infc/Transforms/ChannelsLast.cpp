@@ -7,11 +7,13 @@
 // its input in place: the GEMM kernel of the linear layers, with nothing done at run time
 // but the product.
 //
-// So every float convolution (plain or depthwise) becomes transpose(conv{channels_last}(
-// transpose(x))), and the transposes then move through what follows (elementwise ops,
-// max and average pooling, keepdims reductions) until two meet and cancel, or a transpose
-// that moves only unit dims becomes a reshape. What is left is one transpose at each edge of the
-// network (the image in, the pooled features out) and wherever an op would need NCHW.
+// So every float convolution (plain or depthwise), and every plain i32 convolution of
+// widened bytes (an int8 model's), becomes transpose(conv{channels_last}(transpose(x))),
+// and the transposes then move through what follows (elementwise ops, casts, quantize /
+// dequantize, pads, max and average pooling, keepdims reductions, gathers, slices, concats)
+// until two meet and cancel, or a transpose that moves only unit dims becomes a reshape.
+// What is left is one transpose at each edge of the network (the image in, the pooled
+// features out) and wherever an op would need NCHW.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Dialect/Infc/IR/InfcOps.h"
@@ -197,12 +199,16 @@ struct SinkThroughBinary : RewritePattern {
 };
 
 /// cast(transpose(x, to NCHW)) -> transpose(cast(x), to NCHW): the widening of an int8
-/// model's bytes, and its i32 sums converted to float.
+/// model's bytes, and its i32 sums converted to float. Not into a grouped integer
+/// convolution, which keeps NCHW: its transpose then moves bytes, not the widened values.
 struct SinkThroughCast : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op, PatternRewriter &rewriter) const override {
     TransposeOp t = toNCHWTranspose(op.getInput());
-    if (!t)
+    if (!t || llvm::any_of(op->getUsers(), [](Operation *user) {
+          auto conv = dyn_cast<ConvOp>(user);
+          return conv && !conv.getChannelsLast() && conv.getGroup() != 1;
+        }))
       return failure();
     moveBelow(rewriter, op, t);
     return success();
