@@ -99,13 +99,17 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
   }
 };
 
-/// Zero padding of the two spatial dims of an NCHW tensor.
+/// Padding by `padValue` of the two spatial dims of an NCHW tensor (NHWC with
+/// `channelsLast`); pads [top, left, bottom, right].
 Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> pads,
-                 TypedAttr padValue) {
+                 TypedAttr padValue, bool channelsLast = false) {
   if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
     return input;
-  SmallVector<int64_t> low = {0, 0, pads[0], pads[1]}, high = {0, 0, pads[2], pads[3]};
-  return padConstant(b, loc, input, low, high, padValue);
+  if (channelsLast)
+    return padConstant(b, loc, input, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], 0},
+                       padValue);
+  return padConstant(b, loc, input, {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]},
+                     padValue);
 }
 
 /// The bytes of an i32 convolution's im2col matrix (or input) widened to `et`: moved as
@@ -671,31 +675,18 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
             c = cast<RankedTensorType>(op.getInput().getType()).getDimSize(3);
     Value input = adaptor.getInput(), weight = adaptor.getWeight();
     Value result;
-    if (CastOp fromBytes = op.getCastFromBytes(); fromBytes && group == 1) {
-      // An int8 model's convolution: im2col of the bytes, rows of pixels, their K
-      // channels contiguous (a 1x1 one reads its input as is), times the weights.
-      Value bytes = rewriter.getRemappedValue(fromBytes.getInput());
-      ArrayRef<int64_t> pads = op.getPads();
-      if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
-        bytes = padConstant(rewriter, loc, bytes, {0, pads[0], pads[1], 0},
-                            {0, pads[2], pads[3], 0},
-                            rewriter.getZeroAttr(getElementTypeOrSelf(bytes.getType())));
-      result = convChannelsLastAsMatmul(rewriter, loc, bytes, weight, op.getStrides(),
-                                        op.getDilations(), resultType,
-                                        isUnsigned(fromBytes.getInput().getType()),
-                                        byteRowMultiple);
-      rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
-      return success();
-    }
     if (isa<IntegerType>(et) && group == 1) {
-      // An i32 convolution whose bytes' cast folded away after infc-channels-last: im2col
-      // of the i32 values.
-      ArrayRef<int64_t> pads = op.getPads();
-      if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
-        input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
-                            {0, pads[2], pads[3], 0}, rewriter.getZeroAttr(et));
-      result = convChannelsLastAsMatmul(rewriter, loc, input, weight, op.getStrides(),
-                                        op.getDilations(), resultType);
+      // An int8 model's convolution: im2col of its bytes, rows of pixels, their K channels
+      // contiguous (a 1x1 one reads its input as is), widened after, times the weights.
+      // (Of the i32 values when the bytes' cast folded away after infc-channels-last.)
+      CastOp fromBytes = op.getCastFromBytes();
+      Value x = fromBytes ? rewriter.getRemappedValue(fromBytes.getInput()) : input;
+      x = padSpatial(rewriter, loc, x, op.getPads(),
+                     rewriter.getZeroAttr(getElementTypeOrSelf(x.getType())),
+                     /*channelsLast=*/true);
+      result = convChannelsLastAsMatmul(
+          rewriter, loc, x, weight, op.getStrides(), op.getDilations(), resultType,
+          fromBytes && isUnsigned(fromBytes.getInput().getType()), byteRowMultiple);
       rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
       return success();
     }
@@ -774,9 +765,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     }
     bool pixelRows =
         group == 1 && prefersPixelRows(input, weight, strides, dilations, resultType);
-    if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
-      input = padConstant(rewriter, loc, input, {0, pads[0], pads[1], 0},
-                          {0, pads[2], pads[3], 0}, zero);
+    input = padSpatial(rewriter, loc, input, pads, zero, /*channelsLast=*/true);
     if (pixelRows)
       return convChannelsLastPixelRows(rewriter, loc, input, weight, strides[0], resultType);
     if (group == 1)
