@@ -336,6 +336,47 @@ def ort_quantize_static(f32, pre, out, samples):
     quantize_static(pre, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
 
+
+def compile_int8_variants(infc, f32, ort_q, cdir, stem, what):
+    """Compiles `f32` as stem.fp32.so, infc's own int8 calibrated on `cdir` (percentile and
+    minmax, with --report) as stem.percentile.so / stem.minmax.so, and ORT's QDQ model
+    `ort_q` as stem.ort_qdq.so. Returns (paths by kind, the --report summary by method)."""
+    so = {k: f"{stem}.{k}.so" for k in ("fp32", "percentile", "minmax", "ort_qdq")}
+    secs, _ = run([infc, "compile", f32, "-o", so["fp32"]])
+    log(f"{what} fp32: compiled in {secs:.1f} s")
+    report = {}
+    for method in ("percentile", "minmax"):
+        secs, rep = run([infc, "compile", f32, "-o", so[method], "--quantize", "int8",
+                         "--calibration", cdir, "--calibration-method", method, "--report"])
+        report[method] = next((l for l in rep.stdout.splitlines() if "run on int8" in l), "?")
+        log(f"{what} {method}: {secs:.1f} s; {report[method]}")
+    run([infc, "compile", ort_q, "-o", so["ort_qdq"]])
+    return so, report
+
+
+def int8_engines(so, ort_q, f32):
+    """The engines the trained-model benchmarks compare (label -> (threads -> fn))."""
+    return {"infc int8 (percentile)": lambda t: infc_session(so["percentile"], t),
+            "infc int8 (minmax)": lambda t: infc_session(so["minmax"], t),
+            "infc int8 (ORT's QDQ model)": lambda t: infc_session(so["ort_qdq"], t),
+            "ORT int8": lambda t: ort_session(ort_q, t),
+            "infc fp32": lambda t: infc_session(so["fp32"], t),
+            "ORT fp32": lambda t: ort_session(f32, t)}
+
+
+def timing_table(engines, feed, threads, args, ratios, what):
+    """Markdown rows: per thread count, every engine's median ms (time_engines) and the
+    `ratios`, (header, numerator label, denominator label) each."""
+    lines = ["| threads | " + " | ".join(f"{k} ms" for k in engines) + " | " +
+             " | ".join(h for h, _, _ in ratios) + " |",
+             "|---" * (len(engines) + len(ratios) + 1) + "|"]
+    for t in threads:
+        med = time_engines(engines, feed, t, args.runs, args.seconds)
+        log(f"{what} threads {t}: {med}")
+        lines.append(f"| {t} | " + " | ".join(f"{v:.2f}" for v in med.values()) + " | " +
+                     " | ".join(f"{med[a] / med[b]:.2f}" for _, a, b in ratios) + " |")
+    return lines
+
 def splice(path, section, heading="## int8"):
     """Replace the `heading` section of `path` (up to the next '## ') or append it."""
     text = open(path).read() if os.path.exists(path) else ""

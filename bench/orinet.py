@@ -35,8 +35,9 @@ sys.path.insert(0, os.path.join(REPO, "test", "models"))
 sys.path.insert(0, HERE)
 import orinet_models as orinet  # noqa: E402
 import benchlib  # noqa: E402
-from int8 import (add_common_args, infc_session, log, ort_quantize_static,  # noqa: E402
-                  ort_session, run, splice, time_engines, write_calibration)
+from int8 import (add_common_args, compile_int8_variants, infc_session,  # noqa: E402
+                  int8_engines, log, ort_quantize_static, ort_session, splice, timing_table,
+                  write_calibration)
 
 HEADING = "## Trained models (OriNet)"
 
@@ -70,28 +71,14 @@ def main():
     ort_q = os.path.join(args.work, "orinet.ort_int8.onnx")
     ort_quantize_static(f32, os.path.join(args.work, "orinet.pre.onnx"), ort_q,
                         [{"x": x} for x in calib])
-    so = {k: os.path.join(args.work, f"orinet.{k}.so")
-          for k in ("fp32", "percentile", "minmax", "ort_qdq")}
-    secs, _ = run([args.infc, "compile", f32, "-o", so["fp32"]])
-    log(f"fp32: compiled in {secs:.1f} s")
-    report = {}
-    for method in ("percentile", "minmax"):
-        secs, rep = run([args.infc, "compile", f32, "-o", so[method], "--quantize", "int8",
-                         "--calibration", cdir, "--calibration-method", method, "--report"])
-        report[method] = next((l for l in rep.stdout.splitlines() if "run on int8" in l), "?")
-        log(f"{method}: {secs:.1f} s; {report[method]}")
-    run([args.infc, "compile", ort_q, "-o", so["ort_qdq"]])
+    so, report = compile_int8_variants(args.infc, f32, ort_q, cdir,
+                                       os.path.join(args.work, "orinet"), "orinet")
 
     ref = ort_session(f32, 0)
     refs = [ref({"x": x})["logits"] for x in held]
     ok = benchlib.compare_outputs(infc_session(so["fp32"], 0)({"x": held[0]}),
                                   ref({"x": held[0]}), rtol=1e-3, atol=1e-4)[0]
-    engines = {"infc int8 (percentile)": lambda t: infc_session(so["percentile"], t),
-               "infc int8 (minmax)": lambda t: infc_session(so["minmax"], t),
-               "infc int8 (ORT's QDQ model)": lambda t: infc_session(so["ort_qdq"], t),
-               "ORT int8": lambda t: ort_session(ort_q, t),
-               "infc fp32": lambda t: infc_session(so["fp32"], t),
-               "ORT fp32": lambda t: ort_session(f32, t)}
+    engines = int8_engines(so, ort_q, f32)
     lines = [HEADING, "",
              f"Written by `python3 bench/orinet.py --infc build/bin/infc` (threads "
              f"{args.threads}, {args.runs} alternating rounds of ~{args.seconds:g} s; "
@@ -110,16 +97,11 @@ def main():
         acc = accuracy(outs, refs, labels)
         log(f"{label}: {acc}")
         lines.append(f"- {label}: {acc}")
-    lines += ["", "| threads | " + " | ".join(f"{k} ms" for k in engines) +
-              " | infc int8 / infc fp32 | infc int8 / ORT int8 | infc fp32 / ORT fp32 |",
-              "|---" * (len(engines) + 4) + "|"]
-    for t in threads:
-        med = time_engines(engines, {"x": held[0]}, t, args.runs, args.seconds)
-        log(f"threads {t}: {med}")
-        q = med["infc int8 (percentile)"]
-        lines.append(f"| {t} | " + " | ".join(f"{v:.2f}" for v in med.values()) +
-                     f" | {q / med['infc fp32']:.2f} | {q / med['ORT int8']:.2f} | "
-                     f"{med['infc fp32'] / med['ORT fp32']:.2f} |")
+    q = "infc int8 (percentile)"
+    lines += [""] + timing_table(engines, {"x": held[0]}, threads, args,
+                                 [("infc int8 / infc fp32", q, "infc fp32"),
+                                  ("infc int8 / ORT int8", q, "ORT int8"),
+                                  ("infc fp32 / ORT fp32", "infc fp32", "ORT fp32")], "orinet")
     lines.append("")
     text = "\n".join(lines)
     print(text)

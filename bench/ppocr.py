@@ -38,8 +38,9 @@ sys.path.insert(0, os.path.join(REPO, "test", "models"))
 sys.path.insert(0, HERE)
 import ppocr_models as ppocr  # noqa: E402
 import benchlib  # noqa: E402
-from int8 import (add_common_args, infc_session, log, ort_quantize_static,  # noqa: E402
-                  ort_session, run, splice, time_engines, write_calibration)
+from int8 import (add_common_args, compile_int8_variants, infc_session,  # noqa: E402
+                  int8_engines, log, ort_quantize_static, ort_session, run, splice,
+                  time_engines, timing_table, write_calibration)
 
 HEADING = "## Trained models (PP-OCR)"
 
@@ -124,24 +125,11 @@ def main():
         ort_q = os.path.join(d, f"{name}.ort_int8.onnx")
         ort_quantize_static(opset17, os.path.join(d, f"{name}.pre.onnx"), ort_q,
                             [{"x": x} for x in calib])
-        so = {k: os.path.join(d, f"{name}.{k}.so")
-              for k in ("fp32", "percentile", "minmax", "ort_qdq")}
-        run([args.infc, "compile", f32, "-o", so["fp32"]])
-        report = {}
-        for method in ("percentile", "minmax"):
-            secs, rep = run([args.infc, "compile", f32, "-o", so[method], "--quantize", "int8",
-                             "--calibration", cdir, "--calibration-method", method, "--report"])
-            report[method] = next((l for l in rep.stdout.splitlines() if "run on int8" in l), "?")
-            log(f"{name} {method}: {secs:.1f} s; {report[method]}")
-        run([args.infc, "compile", ort_q, "-o", so["ort_qdq"]])
+        so, report = compile_int8_variants(args.infc, f32, ort_q, cdir,
+                                           os.path.join(d, name), name)
         ref = ort_session(f32, 0)
         refs = [list(ref({"x": x}).values())[0] for x in held]
-        engines = {"infc int8 (percentile)": lambda t: infc_session(so["percentile"], t),
-                   "infc int8 (minmax)": lambda t: infc_session(so["minmax"], t),
-                   "infc int8 (ORT's QDQ model)": lambda t: infc_session(so["ort_qdq"], t),
-                   "ORT int8": lambda t: ort_session(ort_q, t),
-                   "infc fp32": lambda t: infc_session(so["fp32"], t),
-                   "ORT fp32": lambda t: ort_session(f32, t)}
+        engines = int8_engines(so, ort_q, f32)
         lines.append(f"**{name}** (`--report`, percentile: {report['percentile']}). Accuracy "
                      f"on {args.held_out} held-out lines against the fp32 model (ORT):")
         lines.append("")
@@ -156,15 +144,10 @@ def main():
             lines.append(f"- {label}: {acc}")
         if name == "rec":
             lines.append(f"- ORT fp32: {rec_accuracy(refs, refs, texts, chars)}")
-        lines += ["", "| threads | " + " | ".join(f"{k} ms" for k in engines) +
-                  " | infc int8 (percentile) / infc fp32 | infc int8 (percentile) / ORT int8 |",
-                  "|---" * (len(engines) + 3) + "|"]
-        for t in threads:
-            med = time_engines(engines, {"x": held[0]}, t, args.runs, args.seconds)
-            log(f"{name} int8 threads {t}: {med}")
-            q = med["infc int8 (percentile)"]
-            lines.append(f"| {t} | " + " | ".join(f"{v:.2f}" for v in med.values()) +
-                         f" | {q / med['infc fp32']:.2f} | {q / med['ORT int8']:.2f} |")
+        q = "infc int8 (percentile)"
+        lines += [""] + timing_table(engines, {"x": held[0]}, threads, args,
+                                     [(f"{q} / infc fp32", q, "infc fp32"),
+                                      (f"{q} / ORT int8", q, "ORT int8")], f"{name} int8")
         lines.append("")
     text = "\n".join(lines)
     print(text)

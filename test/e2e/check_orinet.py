@@ -44,31 +44,22 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--python-dir", default=os.path.join(HERE, "..", "..", "python"))
     args = ap.parse_args()
-    missing = [name for name, found in (("occular-deskew", orinet.model_path()),
-                                        ("Pillow", importlib.util.find_spec("PIL")))
-               if not found]
-    if missing:
-        print(f"SKIP: {' and '.join(missing)} not installed (tools/scripts/setup.sh installs "
-              "them)")
+    if harness.missing({"occular-deskew": orinet.model_path(),
+                        "Pillow": importlib.util.find_spec("PIL")}):
         return SKIP
     infc = harness.import_infc(args.python_dir)
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     rng = np.random.default_rng(3)
-    passed = failed = 0
-
-    def report(ok, what):
-        nonlocal passed, failed
-        print(("PASS " if ok else "FAIL ") + what, flush=True)
-        passed, failed = passed + ok, failed + (not ok)
+    tally = harness.Tally()
+    report = tally.report
 
     path = orinet.static_model(args.work)
     so = os.path.join(args.work, "orinet.so")
     r = harness.run_tool([args.infc, "compile", path, "-o", so], timeout=600)
     if r.returncode != 0:
         report(False, f"fp32: infc compile: {r.stderr.strip()[-2000:]}")
-        print(f"{passed} passed, {failed} failed")
-        return 1
+        return tally.finish()
     model = infc.load(so)
     pages, labels = orinet.samples(rng, 16)
     right = 0
@@ -84,9 +75,7 @@ def main():
     calib, _ = orinet.samples(rng, 8)
     held, _ = orinet.samples(rng, 24)
     cdir = os.path.join(args.work, "calib")
-    for i, x in enumerate(calib):
-        os.makedirs(os.path.join(cdir, f"{i:03d}"))
-        np.save(os.path.join(cdir, f"{i:03d}", "x.npy"), x)
+    harness.write_calibration(cdir, calib)
     so8 = os.path.join(args.work, "orinet_int8.so")
     r = harness.run_tool([args.infc, "compile", path, "-o", so8, "--quantize", "int8",
                           "--calibration", cdir, "--report"], timeout=900)
@@ -109,8 +98,7 @@ def main():
         report(same >= 23 and rel > 1e-3,
                f"int8: top-1 = fp32 on {same}/24 held-out pages (at least 23); relative L2 "
                f"error of the logits against fp32 {rel:.3e} (above 1e-3: quantized)")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

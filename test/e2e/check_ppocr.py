@@ -44,12 +44,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--python-dir", default=os.path.join(HERE, "..", "..", "python"))
     args = ap.parse_args()
-    missing = [name for name, found in (("rapidocr-onnxruntime", ppocr.models_dir()),
-                                        ("Pillow", importlib.util.find_spec("PIL")))
-               if not found]
-    if missing:
-        print(f"SKIP: {' and '.join(missing)} not installed (tools/scripts/setup.sh installs "
-              "them)")
+    if harness.missing({"rapidocr-onnxruntime": ppocr.models_dir(),
+                        "Pillow": importlib.util.find_spec("PIL")}):
         return SKIP
     infc = harness.import_infc(args.python_dir)
     shutil.rmtree(args.work, ignore_errors=True)
@@ -60,12 +56,8 @@ def main():
         "cls": ppocr.line_samples(rng, 4, 192, flip=True)[1],
         "rec": ppocr.line_samples(rng, 4, 320)[1],
     }
-    passed = failed = 0
-
-    def report(ok, what):
-        nonlocal passed, failed
-        print(("PASS " if ok else "FAIL ") + what, flush=True)
-        passed, failed = passed + ok, failed + (not ok)
+    tally = harness.Tally()
+    report = tally.report
 
     paths, outs, refs = {}, {}, {}
     for name in ppocr.MODELS:
@@ -95,9 +87,7 @@ def main():
         calib = ppocr.line_samples(rng, 8, 320)[1]
         _, held, _ = ppocr.line_samples(rng, 16, 320)
         cdir = os.path.join(args.work, "calib")
-        for i, x in enumerate(calib):
-            os.makedirs(os.path.join(cdir, f"{i:03d}"))
-            np.save(os.path.join(cdir, f"{i:03d}", "x.npy"), x)
+        harness.write_calibration(cdir, calib)
         so = os.path.join(args.work, "rec_int8.so")
         r = harness.run_tool([args.infc, "compile", paths["rec"], "-o", so, "--quantize", "int8",
                               "--calibration", cdir, "--calibration-method", "percentile"],
@@ -121,8 +111,7 @@ def main():
                    f"rec int8 (percentile): top-1 = fp32 on {same}/{total} steps "
                    f"({100 * same / total:.2f}%, at least 98%); relative L2 error against "
                    f"fp32 {rel:.3e} (above 1e-3: quantized)")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -111,6 +111,40 @@ def import_infc(python_dir):
     return importlib.import_module("infc")
 
 
+
+def missing(requirements):
+    """The names in `requirements` (name -> what was found: falsy when absent) not found;
+    prints the SKIP line when any is missing."""
+    names = [name for name, found in requirements.items() if not found]
+    if names:
+        print(f"SKIP: {' and '.join(names)} not installed (tools/scripts/setup.sh installs "
+              "them)")
+    return names
+
+
+class Tally:
+    """Cases of a check script: a PASS / FAIL line each, then 'N passed, M failed'."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def report(self, ok, what):
+        print(("PASS " if ok else "FAIL ") + what, flush=True)
+        self.passed, self.failed = self.passed + bool(ok), self.failed + (not ok)
+
+    def finish(self):
+        """Prints the summary; the exit status (1 on any failure)."""
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed else 0
+
+
+def write_calibration(cdir, inputs, name="x"):
+    """infc's --calibration layout for one input `name`: cdir/<sample>/<name>.npy."""
+    for i, x in enumerate(inputs):
+        os.makedirs(os.path.join(cdir, f"{i:03d}"))
+        np.save(os.path.join(cdir, f"{i:03d}", name + ".npy"), x)
+
+
 def compare_rel_l2(got, ref, limit):
     """For reduced precision, where single elements near zero have no meaningful relative
     error: ||got - ref|| / ||ref|| (L2) at most limit, every value finite."""
