@@ -693,7 +693,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     // infc-channels-last writes only these (and for the CPU: the pass refuses directConv).
     if (!isa<FloatType>(et) || (group != 1 && !(group == c && f == c)))
       return op.emitOpError("channels_last is lowered for float convolutions, plain or "
-                            "depthwise, and i32 convolutions of bytes");
+                            "depthwise, and plain integer convolutions");
     // F below 64 and not 32 (24 filters of a DB text detector's 3x3 convs at 160x160, the
     // 16 of a stride-2 stem over 640x640) does not fit the implicit GEMMs' register tiles,
     // and im2col over a large map is memory-bound (the 25600 x 864 matrix of such a conv:

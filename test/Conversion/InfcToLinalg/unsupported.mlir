@@ -54,3 +54,15 @@ func.func @exp_int(%x: tensor<3xi64>) -> tensor<3xi64> {
   %0 = infc.exp %x : tensor<3xi64>
   return %0 : tensor<3xi64>
 }
+
+// -----
+
+// channels_last has lowerings for float convs (plain or depthwise) and plain integer convs
+// only: a grouped integer one (which infc-channels-last never writes) is refused.
+func.func @channels_last_grouped_int(%x: tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32> {
+  %w = infc.constant dense<1> : tensor<4x2x1x1xi32>
+  // expected-error @+2 {{'infc.conv' op channels_last is lowered for float convolutions, plain or depthwise, and plain integer convolutions}}
+  // expected-error @+1 {{failed to legalize operation 'infc.conv'}}
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xi32>, tensor<4x2x1x1xi32>) -> tensor<1x4x4x4xi32>
+  return %y : tensor<1x4x4x4xi32>
+}
