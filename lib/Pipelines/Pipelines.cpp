@@ -206,6 +206,11 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
     infc::InfcVnniMatmulOptions vnni;
     vnni.amx = options.amx;
     pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(vnni));
+  } else if (!options.int8Kernel.empty()) {
+    infc::InfcVnniMatmulOptions kernel;
+    kernel.kernel = options.int8Kernel;
+    kernel.vectorBits = options.int8KernelBits;
+    pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(kernel));
   }
   infc::InfcImplicitConvOptions implicitConv;
   implicitConv.vectorBits = options.vectorBits;
@@ -338,6 +343,12 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                     llvm::cl::init(false)};
   Option<bool> amx{*this, "amx", llvm::cl::desc("the target has AMX-INT8"),
                    llvm::cl::init(false)};
+  Option<std::string> int8Kernel{
+      *this, "int8-kernel",
+      llvm::cl::desc("without vnni: vpdpbusd (AVX-VNNI) or vpmaddwd (AVX2, AVX-512BW)")};
+  Option<int64_t> int8KernelBits{*this, "int8-kernel-bits",
+                                 llvm::cl::desc("int8-kernel's width (256 or 512)"),
+                                 llvm::cl::init(256)};
   Option<std::string> target{*this, "target", llvm::cl::desc("cpu (default) | cuda | cuda-emulator"),
                              llvm::cl::init("cpu")};
   ListOption<std::string> gpu{*this, "gpu",
@@ -363,6 +374,8 @@ void infc::registerInfcPipelines() {
         options.vectorBits = cl.vectorBits;
         options.vnni = cl.vnni;
         options.amx = cl.amx;
+        options.int8Kernel = cl.int8Kernel;
+        options.int8KernelBits = cl.int8KernelBits;
         if (cl.target == "cuda" || cl.target == "cuda-emulator")
           options.device = Device::CUDA;
         options.emulateGpu = cl.target == "cuda-emulator";

@@ -63,6 +63,21 @@ bool infc::targetHasAmxInt8(const TargetOptions &options) {
   return tm && tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-int8");
 }
 
+infc::Int8Kernel infc::targetInt8KernelWithoutAvx512Vnni(const TargetOptions &options) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  if (!tm)
+    return {};
+  const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
+  if (sti->checkFeatures("+avxvnni"))
+    return {"vpdpbusd", 256};
+  if (sti->checkFeatures("+avx512bw"))
+    return {"vpmaddwd", 512};
+  if (sti->checkFeatures("+avx2"))
+    return {"vpmaddwd", 256};
+  return {};
+}
+
 int64_t infc::targetVectorBits(const TargetOptions &options, std::string &error) {
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
   if (!tm)

@@ -5,9 +5,10 @@ per-tensor zero points only).
     check_integer_matmul.py --infc BUILD/bin/infc --work DIR [--python-dir DIR]
 
 MatMulInteger with constant int8/uint8 weights takes AMX tiles on a CPU with AMX-INT8,
-infc-vnni-matmul's vpdpbusd kernel on one with AVX-512 VNNI (each case also runs compiled
-with --cpu icelake-server when this machine has VNNI) and the i32 register-tiled kernel
-elsewhere; all must give exactly
+infc-vnni-matmul's vpdpbusd kernel on one with AVX-512 VNNI or AVX-VNNI, its vpmaddwd
+kernel on AVX-512BW or AVX2 (each case also runs compiled for each of these CPUs that this
+machine can run: harness.cpu_variants) and the i32 register-tiled kernel for widths no
+panel divides; all must give exactly
 (A - a_zero) @ (B - b_zero) in int32. The shapes cover whole and partial 8-row tiles,
 K not a multiple of 4, several 16-column panels, a width no 16 divides (the fallback),
 signed and unsigned A, scalar and per-row zero points, and extreme values (-128, 255).
@@ -24,9 +25,8 @@ from onnx import TensorProto, helper, numpy_helper
 sys.dont_write_bytecode = True
 import harness  # noqa: E402
 
-# Each case for this machine (AMX tiles where it has AMX-INT8) and for icelake-server
-# (AVX-512 VNNI without AMX: the vpdpbusd kernel), which this machine can run when it has
-# VNNI; elsewhere that variant is skipped.
+# Each case for this machine (AMX tiles where it has AMX-INT8) and for the other kernels'
+# CPUs where this machine can run them (harness.cpu_variants).
 CPUS = harness.cpu_variants()
 
 CASES = [  # name, M, K, N, A dtype, B dtype, a_zero (None / scalar / "row"), b_zero
@@ -35,12 +35,15 @@ CASES = [  # name, M, K, N, A dtype, B dtype, a_zero (None / scalar / "row"), b_
     ("u8_row_zero", 19, 30, 32, np.uint8, np.int8, "row", 0),
     ("u8_u8_weights", 8, 64, 16, np.uint8, np.uint8, 128, 128),
     ("extremes", 9, 7, 16, np.int8, np.int8, None, 0),
+    # 255 x -128 twice overflows an i16 pair sum (vpmaddubsw would saturate); 24 columns
+    # are three 8-lane panels on ymm and no whole 16-lane one.
+    ("u8_extremes", 9, 33, 24, np.uint8, np.int8, None, 0),
     ("no_panel_fit", 12, 20, 10, np.int8, np.int8, 1, 0),
 ]
 
 
 def build(name, m, k, n, adt, bdt, azp, bzp, rng):
-    if name == "extremes":
+    if name.endswith("extremes"):
         b = np.where(rng.random((k, n)) < 0.5, -128, 127).astype(bdt)
     else:
         b = rng.integers(np.iinfo(bdt).min, np.iinfo(bdt).max + 1, (k, n)).astype(bdt)
@@ -62,7 +65,7 @@ def build(name, m, k, n, adt, bdt, azp, bzp, rng):
                           [helper.make_tensor_value_info("y", TensorProto.INT32, [m, n])], inits)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
-    if name == "extremes":
+    if name.endswith("extremes"):
         lo, hi = np.iinfo(adt).min, np.iinfo(adt).max
         a = np.where(rng.random((m, k)) < 0.5, lo, hi).astype(adt)
     else:

@@ -202,11 +202,16 @@ def npz_inputs(path):
 
 
 def cpu_variants():
-    """The --cpu values a kernel test compiles each case for: this machine's (None; AMX tiles
-    where it has AMX-INT8), and icelake-server (AVX-512 VNNI without AMX: the vpdpbusd
-    kernel) where this machine can run that."""
+    """The --cpu values a kernel test compiles each case for, those this machine can run:
+    its own (None; AMX tiles where it has AMX-INT8), icelake-server (AVX-512 VNNI without
+    AMX: the vpdpbusd kernel), alderlake (AVX-VNNI: vpdpbusd on ymm), skylake-avx512
+    (AVX-512BW without VNNI: vpmaddwd on zmm) and haswell (AVX2: vpmaddwd on ymm)."""
     with open("/proc/cpuinfo") as f:
-        return [None] + (["icelake-server"] if "avx512_vnni" in f.read() else [])
+        flags = set(next((line.split(":", 1)[1].split() for line in f
+                          if line.startswith("flags")), []))
+    wanted = [("icelake-server", "avx512_vnni"), ("alderlake", "avx_vnni"),
+              ("skylake-avx512", "avx512bw"), ("haswell", "avx2")]
+    return [None] + [cpu for cpu, flag in wanted if flag in flags]
 
 
 def kernel_test_args():

@@ -309,6 +309,11 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   pipeline.vectorBits = targetVectorBits(target, targetError);
   pipeline.vnni = targetHasAvx512Vnni(target);
   pipeline.amx = pipeline.vnni && targetHasAmxInt8(target);
+  if (!pipeline.vnni) {
+    Int8Kernel kernel = targetInt8KernelWithoutAvx512Vnni(target);
+    pipeline.int8Kernel = kernel.instruction;
+    pipeline.int8KernelBits = kernel.bits;
+  }
   if (o.device != "cpu") {
     pipeline.device = Device::CUDA;
     pipeline.emulateGpu = o.device == "cuda-emulator";

@@ -30,6 +30,11 @@ struct InfcPipelineOptions {
   bool vnni = false;
   /// The target has AMX-INT8: those matmuls run on AMX tiles instead (infc-amx-tiles).
   bool amx = false;
+  /// Without AVX-512 VNNI, the i8 matmuls' register kernel (infc-vnni-matmul's kernel and
+  /// vector-bits): vpdpbusd on ymm (AVX-VNNI), vpmaddwd on zmm (AVX-512BW) or ymm (AVX2);
+  /// empty: the i32 kernel.
+  std::string int8Kernel;
+  int64_t int8KernelBits = 0;
   /// The module has been through the graph passes already (`infc compile` runs them
   /// first when it calibrates or reports): start at the seam.
   bool skipGraphPasses = false;

@@ -1,4 +1,4 @@
-//===- VnniMatmul.cpp - i8 matmuls on AVX-512 VNNI (vpdpbusd) -------------===//
+//===- VnniMatmul.cpp - i8 matmuls on VNNI (vpdpbusd), or vpmaddwd ---------===//
 //
 // vpdpbusd adds to each of 16 i32 lanes the dot product of four unsigned bytes of one
 // operand with four signed bytes of the other: 64 multiply-adds per instruction, four times
@@ -7,6 +7,11 @@
 // values are s8: B is packed at compile time into words of four K-consecutive bytes per
 // column, A at run time into words of four K-consecutive u8 (a signed A offset by 128, the
 // offset taken back by starting each accumulator from -128 x its column's sum of B).
+//
+// Without VNNI (AVX2, or AVX-512BW), the same kernel runs on vpmaddwd: words of two
+// K-consecutive bytes extended to i16, two exact multiply-adds per i32 lane and a vpaddd.
+// vpmaddubsw would take the bytes as they are, but it saturates its i16 pair sums
+// (255 x 127 x 2 > 32767), so results would stop being exact; i16 pairs never overflow.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
@@ -23,9 +28,8 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-constexpr int64_t kLanes = 16; // i32 lanes of a zmm register: the columns of one panel
-constexpr int64_t kRows = 8;   // rows of a register tile
-constexpr int64_t kPanelsPerTile = 2; // 8 x 2 accumulators + 2 B vectors + 1 A broadcast
+constexpr int64_t kLanes = 16; // i32 lanes of a zmm register: the columns of an AMX panel
+constexpr int64_t kPanelsPerTile = 2; // rows x 2 accumulators + 2 B vectors + 1 A broadcast
 constexpr int64_t kAmxRows = 16;      // rows of an AMX tile
 constexpr int64_t kAmxBytes = 64;     // bytes of an AMX tile row: the K step
 constexpr int64_t kAmxMaxSteps = 256; // K steps the unrolled AMX kernel takes (K <= 16384)
@@ -85,8 +89,18 @@ std::optional<std::vector<int64_t>> s8Values(DenseElementsAttr weights) {
   return out;
 }
 
-/// What one vpdpbusd kernel multiplies: per K word, `rows` broadcast words times 16-lane
-/// panel vectors. One operand is u8 (run time activations), the other s8 (the weights).
+/// The register kernel's multiply-add instruction and the shapes that follow from it.
+struct Madd {
+  bool vnni = true;   // vpdpbusd: four u8 x s8 per i32 lane; else vpmaddwd: two i16 x i16
+  int64_t lanes = 16; // i32 lanes of a vector: the columns of one panel
+  int64_t rows = 8;   // rows of a register tile: rows x 2 accumulators
+  /// Operand values per i32 word (and K steps per instruction).
+  int64_t perWord() const { return vnni ? 4 : 2; }
+};
+
+/// What one register kernel multiplies: per K word, `rows` broadcast words times panel
+/// vectors of `lanes` words. For vpdpbusd one operand is u8 (run time activations), the
+/// other s8 (the weights); for vpmaddwd both are i16 pairs, signed or not alike.
 struct KernelOperands {
   Value broadcast;   // [rows, words] i32
   Value panels;      // [panels, words, 16] i32
@@ -98,7 +112,23 @@ struct KernelOperands {
 
 struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmulPass> {
   using InfcVnniMatmulBase::InfcVnniMatmulBase;
+  Madd madd;
   void runOnOperation() override {
+    if (kernel != "vpdpbusd" && kernel != "vpmaddwd") {
+      getOperation().emitError("infc-vnni-matmul: kernel must be vpdpbusd or vpmaddwd, not '")
+          << kernel << "'";
+      return signalPassFailure();
+    }
+    madd.vnni = kernel == "vpdpbusd";
+    if (vectorBits != 256 && vectorBits != 512) {
+      getOperation().emitError("infc-vnni-matmul: vector-bits must be 256 or 512, not ")
+          << static_cast<int64_t>(vectorBits);
+      return signalPassFailure();
+    }
+    madd.lanes = vectorBits / 32;
+    // 16 zmm accumulators of 32 registers; 12 ymm of 16 (2 B vectors, a broadcast and
+    // vpmaddwd's product take the rest).
+    madd.rows = madd.lanes == 16 ? 8 : 6;
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
@@ -138,21 +168,22 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
         replace(builder, op, c, ct);
         return;
       }
-      if (n % kLanes)
+      if (n % madd.lanes)
         return; // the i32 kernel takes widths no panel divides
-      int64_t panels = n / kLanes, words = (k + 3) / 4;
+      int64_t panels = n / madd.lanes, words = ceilDiv(k, madd.perWord());
       KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, false, m, panels, words};
-      kernel.panels = constant(builder, loc, {panels, words, kLanes},
+      kernel.panels = constant(builder, loc, {panels, words, madd.lanes},
                                packPanels(*b, k, n, words));
-      std::vector<int32_t> start(n, 0);
-      if (isSigned)
+      if (madd.vnni && isSigned) {
+        std::vector<int32_t> start(n, 0);
         for (int64_t c = 0; c < n; ++c) {
           int64_t sum = 0;
           for (int64_t r = 0; r < k; ++r)
             sum += (*b)[r * n + c];
           start[c] = (int32_t)(-128 * sum);
         }
-      kernel.columnStart = constant(builder, loc, {panels, kLanes}, start);
+        kernel.columnStart = constant(builder, loc, {panels, madd.lanes}, start);
+      }
       kernel.broadcast = packA(builder, loc, a, m, k, words, isSigned);
       replace(builder, op, emitKernel(builder, loc, kernel), ct);
       return;
@@ -168,45 +199,60 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       if (!rhs || !a || m == 0 || k == 0 || n == 0)
         return;
       auto [bIn, isSigned] = *rhs;
-      int64_t panels = roundUp(n, kLanes) / kLanes, words = (k + 3) / 4;
       if (amx && amxFits(k)) {
         int64_t mp = roundUp(m, kAmxRows), kp = roundUp(k, kAmxBytes);
+        int64_t panels = roundUp(n, kLanes) / kLanes;
         std::vector<int8_t> rows(mp * kp, 0);
         for (int64_t r = 0; r < m; ++r)
           for (int64_t q = 0; q < k; ++q)
             rows[r * kp + q] = (int8_t)(*a)[r * k + q];
         Value c = amxProduct(builder, loc, byteConstant(builder, loc, {mp, kp}, rows),
                              /*aUnsigned=*/false,
-                             packColumns(builder, loc, bIn, k, n, panels, kp / 4,
+                             packColumns(builder, loc, bIn, k, n, kLanes, panels, kp / 4,
                                          /*flipSign=*/false, /*asBytes=*/true),
                              !isSigned);
         replace(builder, op, c, ct);
         return;
       }
+      int64_t per = madd.perWord();
+      int64_t panels = ceilDiv(n, madd.lanes), words = ceilDiv(k, per);
       KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, true, m, panels, words};
       std::vector<int32_t> aWords(m * words, 0), start(m, 0);
       for (int64_t r = 0; r < m; ++r) {
         int64_t sum = 0;
         for (int64_t q = 0; q < words; ++q) {
-          uint32_t word = 0;
-          for (int64_t t = 0; t < 4 && 4 * q + t < k; ++t) {
-            int64_t v = (*a)[r * k + 4 * q + t];
+          std::vector<int64_t> values;
+          for (int64_t t = 0; t < per && per * q + t < k; ++t)
+            values.push_back((*a)[r * k + per * q + t]);
+          aWords[r * words + q] = packWord(values);
+          for (int64_t v : values)
             sum += v;
-            word |= (uint32_t)(uint8_t)(int8_t)v << (8 * t);
-          }
-          aWords[r * words + q] = (int32_t)word;
         }
         start[r] = isSigned ? (int32_t)(-128 * sum) : 0;
       }
       kernel.broadcast = constant(builder, loc, {m, words}, aWords);
-      if (isSigned)
+      if (madd.vnni && isSigned)
         kernel.rowStart = constant(builder, loc, {m}, start);
-      kernel.panels = packColumns(builder, loc, bIn, k, n, panels, words, isSigned, false);
+      kernel.panels =
+          madd.vnni ? packColumns(builder, loc, bIn, k, n, madd.lanes, panels, words, isSigned,
+                                  false)
+                    : packColumnPairs(builder, loc, bIn, k, n, panels, words, isSigned);
       replace(builder, op, emitKernel(builder, loc, kernel), ct);
     }
   }
 
   static int64_t roundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+  static int64_t ceilDiv(int64_t x, int64_t by) { return (x + by - 1) / by; }
+
+  /// One kernel word of K-consecutive s8 values (fewer past K: zero), little-endian: bytes
+  /// for vpdpbusd, i16 halves for vpmaddwd.
+  int32_t packWord(ArrayRef<int64_t> values) const {
+    unsigned bits = 32 / madd.perWord();
+    uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1, word = 0;
+    for (auto [t, v] : llvm::enumerate(values))
+      word |= ((uint32_t)v & mask) << (bits * t);
+    return (int32_t)word;
+  }
 
   /// AMX runs K in tiles of 64 bytes, unrolled (a K loop would carry tiles through a phi).
   static bool amxFits(int64_t k) { return roundUp(k, kAmxBytes) / kAmxBytes <= kAmxMaxSteps; }
@@ -314,30 +360,55 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     return denseConstant(b, loc, RankedTensorType::get(shape, b.getI32Type()), values);
   }
 
-  /// Bp[p][q][j]: bytes B[4q .. 4q+3][16p + j] (zero past K), little-endian.
-  static std::vector<int32_t> packPanels(ArrayRef<int64_t> b, int64_t k, int64_t n,
-                                         int64_t words) {
-    int64_t panels = n / kLanes;
-    std::vector<int32_t> packed(panels * words * kLanes);
+  /// Bp[p][q][j]: the word of B[w q .. w q + w-1][L p + j] (w values a word, L lanes).
+  std::vector<int32_t> packPanels(ArrayRef<int64_t> b, int64_t k, int64_t n,
+                                  int64_t words) const {
+    int64_t lanes = madd.lanes, per = madd.perWord(), panels = n / lanes;
+    std::vector<int32_t> packed(panels * words * lanes);
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t q = 0; q < words; ++q)
-        for (int64_t j = 0; j < kLanes; ++j) {
-          uint32_t word = 0;
-          for (int64_t t = 0; t < 4 && 4 * q + t < k; ++t)
-            word |= (uint32_t)(uint8_t)(int8_t)b[(4 * q + t) * n + p * kLanes + j] << (8 * t);
-          packed[(p * words + q) * kLanes + j] = (int32_t)word;
+        for (int64_t j = 0; j < lanes; ++j) {
+          std::vector<int64_t> values;
+          for (int64_t t = 0; t < per && per * q + t < k; ++t)
+            values.push_back(b[(per * q + t) * n + p * lanes + j]);
+          packed[(p * words + q) * lanes + j] = packWord(values);
         }
     return packed;
   }
 
-  /// The tiles: a parallel loop over pairs of panels, 8-row x 2-panel register tiles (16
-  /// accumulators; then single rows), per K word 2 panel loads and 8 broadcasts feeding 16
-  /// vpdpbusd. Returns C [rows, panels * 16].
+  /// acc + the products of one K word: vpdpbusd(acc, u8, s8), or acc + vpmaddwd(a, b).
+  Value multiplyAdd(OpBuilder &b, Location loc, Value acc, Value u8, Value s8) const {
+    auto vecType = cast<VectorType>(acc.getType());
+    // The intrinsics take their narrow operands as vectors of them.
+    Type narrow = madd.vnni ? b.getI8Type() : b.getI16Type();
+    auto narrowType = VectorType::get({madd.perWord() * madd.lanes}, narrow);
+    auto view = [&](Value v) {
+      return vector::BitCastOp::create(b, loc, narrowType, v).getResult();
+    };
+    // The 256-bit vpdpbusd is AVX512-VL's or AVX-VNNI's (VEX) encoding, as the target has.
+    if (madd.vnni)
+      return LLVM::CallIntrinsicOp::create(
+                 b, loc, vecType,
+                 b.getStringAttr(madd.lanes == 16 ? "llvm.x86.avx512.vpdpbusd.512"
+                                                  : "llvm.x86.avx512.vpdpbusd.256"),
+                 ValueRange{acc, view(u8), view(s8)})
+          .getResult(0);
+    StringRef name =
+        madd.lanes == 16 ? "llvm.x86.avx512.pmaddw.d.512" : "llvm.x86.avx2.pmadd.wd";
+    Value products = LLVM::CallIntrinsicOp::create(b, loc, vecType, b.getStringAttr(name),
+                                                   ValueRange{view(u8), view(s8)})
+                         .getResult(0);
+    return arith::AddIOp::create(b, loc, acc, products);
+  }
+
+  /// The tiles: a parallel loop over pairs of panels, `rows` x 2-panel register tiles (then
+  /// single rows), per K word 2 panel loads and `rows` broadcasts feeding 2 x `rows`
+  /// multiply-adds. Returns C [rows, panels * lanes].
   Value emitKernel(OpBuilder &builder, Location loc, const KernelOperands &kernel) {
     Type i32 = builder.getI32Type();
     int64_t m = kernel.rows, panels = kernel.numPanels, words = kernel.words;
-    auto vecType = VectorType::get({kLanes}, i32);
-    auto byteVecType = VectorType::get({4 * kLanes}, builder.getI8Type());
+    int64_t lanes = madd.lanes;
+    auto vecType = VectorType::get({lanes}, i32);
     auto idx = [&](OpBuilder &b, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -355,7 +426,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       SmallVector<Value> panel, column, init;
       for (int64_t j = 0; j < width; ++j) {
         panel.push_back(arith::AddIOp::create(b, loc, p, idx(b, j)));
-        column.push_back(arith::MulIOp::create(b, loc, panel[j], idx(b, kLanes)));
+        column.push_back(arith::MulIOp::create(b, loc, panel[j], idx(b, lanes)));
         init.push_back(kernel.columnStart ? read(b, kernel.columnStart, {panel[j], idx(b, 0)})
                                           : zeroVec);
       }
@@ -375,27 +446,19 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
             auto kLoop = scf::ForOp::create(
                 lb, loc, idx(lb, 0), idx(lb, words), idx(lb, 1), accs,
                 [&](OpBuilder &kb, Location, Value q, ValueRange accIn) {
-                  // The intrinsic takes its byte operands as <64 x i8>.
-                  auto bytes = [&](Value v) {
-                    return vector::BitCastOp::create(kb, loc, byteVecType, v).getResult();
-                  };
                   SmallVector<Value> panelVecs;
                   for (int64_t j = 0; j < width; ++j)
-                    panelVecs.push_back(bytes(read(kb, kernel.panels, {panel[j], q, idx(kb, 0)})));
+                    panelVecs.push_back(read(kb, kernel.panels, {panel[j], q, idx(kb, 0)}));
                   SmallVector<Value> next;
                   for (int64_t r = 0; r < rows; ++r) {
                     Value rIdx = arith::AddIOp::create(kb, loc, row, idx(kb, r));
                     Value word =
                         tensor::ExtractOp::create(kb, loc, kernel.broadcast, ValueRange{rIdx, q});
-                    Value wordVec = bytes(vector::BroadcastOp::create(kb, loc, vecType, word));
+                    Value wordVec = vector::BroadcastOp::create(kb, loc, vecType, word);
                     for (int64_t j = 0; j < width; ++j) {
                       Value u8 = kernel.panelsAreUnsigned ? panelVecs[j] : wordVec;
                       Value s8 = kernel.panelsAreUnsigned ? wordVec : panelVecs[j];
-                      next.push_back(LLVM::CallIntrinsicOp::create(
-                                         kb, loc, vecType,
-                                         kb.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
-                                         ValueRange{accIn[r * width + j], u8, s8})
-                                         .getResult(0));
+                      next.push_back(multiplyAdd(kb, loc, accIn[r * width + j], u8, s8));
                     }
                   }
                   scf::YieldOp::create(kb, loc, next);
@@ -413,14 +476,14 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
           });
       return loop.getResult(0);
     };
-    int64_t full = m / kRows * kRows;
+    int64_t full = m / madd.rows * madd.rows;
     auto allRows = [&](OpBuilder &b, Value p, Value c, int64_t width) {
-      c = rowTiles(b, p, c, 0, full, kRows, width);
+      c = rowTiles(b, p, c, 0, full, madd.rows, width);
       return rowTiles(b, p, c, full, m, 1, width);
     };
 
-    // Pairs of panels (16 accumulators of 8 x 32), in parallel; an odd last panel alone.
-    Value c = tensor::EmptyOp::create(builder, loc, {m, panels * kLanes}, i32);
+    // Pairs of panels (2 x rows accumulators), in parallel; an odd last panel alone.
+    Value c = tensor::EmptyOp::create(builder, loc, {m, panels * lanes}, i32);
     if (int64_t pairs = panels / kPanelsPerTile) {
       auto pairLoop = scf::ForOp::create(
           builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
@@ -442,38 +505,39 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   /// Per word row: four 16-byte row loads interleaved by two byte shuffles into one 64-byte
   /// store, in a loop over the panels that the session's threads share.
   Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
-                    int64_t panels, int64_t words, bool isSigned, bool asBytes) {
+                    int64_t lanes, int64_t panels, int64_t words, bool isSigned,
+                    bool asBytes) {
     Type i8 = b.getI8Type(), i32 = b.getI32Type();
-    if (words * 4 != k || panels * kLanes != n) {
-      auto padded = RankedTensorType::get({words * 4, panels * kLanes}, i8);
+    if (words * 4 != k || panels * lanes != n) {
+      auto padded = RankedTensorType::get({words * 4, panels * lanes}, i8);
       SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
       SmallVector<OpFoldResult> high = {b.getIndexAttr(words * 4 - k),
-                                        b.getIndexAttr(panels * kLanes - n)};
+                                        b.getIndexAttr(panels * lanes - n)};
       // A signed pad of -128 packs to u8 0: padded columns and K bytes contribute nothing.
       Value pad = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(isSigned ? -128 : 0));
       in = tensor::PadOp::create(b, loc, padded, in, low, high, pad);
     }
-    auto rowType = VectorType::get({kLanes}, i8);
-    auto pairType = VectorType::get({2 * kLanes}, i8);
-    auto wordType = VectorType::get({4 * kLanes}, i8);
+    auto rowType = VectorType::get({lanes}, i8);
+    auto pairType = VectorType::get({2 * lanes}, i8);
+    auto wordType = VectorType::get({4 * lanes}, i8);
     // (r0, r1) -> r0[0] r1[0] r0[1] r1[1] ...; then two such pairs (a, b) -> a[0..1] b[0..1]
     // a[2..3] b[2..3] ...: the bytes of column j's word in order t = 0..3.
     SmallVector<int64_t> bytePairs, wordQuads;
-    for (int64_t j = 0; j < kLanes; ++j) {
-      bytePairs.append({j, kLanes + j});
-      wordQuads.append({2 * j, 2 * j + 1, 2 * kLanes + 2 * j, 2 * kLanes + 2 * j + 1});
+    for (int64_t j = 0; j < lanes; ++j) {
+      bytePairs.append({j, lanes + j});
+      wordQuads.append({2 * j, 2 * j + 1, 2 * lanes + 2 * j, 2 * lanes + 2 * j + 1});
     }
     auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(ib, loc, v);
     };
     Value flip = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(wordType, b.getI8IntegerAttr(-128)));
-    Value out = asBytes ? tensor::EmptyOp::create(b, loc, {panels, words, 4 * kLanes}, i8)
-                        : tensor::EmptyOp::create(b, loc, {panels, words, kLanes}, i32);
+    Value out = asBytes ? tensor::EmptyOp::create(b, loc, {panels, words, 4 * lanes}, i8)
+                        : tensor::EmptyOp::create(b, loc, {panels, words, lanes}, i32);
     auto panelLoop = scf::ForOp::create(
         b, loc, idx(b, 0), idx(b, panels), idx(b, 1), ValueRange{out},
         [&](OpBuilder &pb, Location, Value p, ValueRange outIn) {
-          Value column = arith::MulIOp::create(pb, loc, p, idx(pb, kLanes));
+          Value column = arith::MulIOp::create(pb, loc, p, idx(pb, lanes));
           auto wordLoop = scf::ForOp::create(
               pb, loc, idx(pb, 0), idx(pb, words), idx(pb, 1), outIn,
               [&](OpBuilder &qb, Location, Value q, ValueRange acc) {
@@ -494,7 +558,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
                   word = arith::XOrIOp::create(qb, loc, word, flip);
                 Value packed = asBytes ? word
                                        : vector::BitCastOp::create(
-                                             qb, loc, VectorType::get({kLanes}, i32), word)
+                                             qb, loc, VectorType::get({lanes}, i32), word)
                                              .getResult();
                 Value next = vector::TransferWriteOp::create(qb, loc, packed, acc[0],
                                                              ValueRange{p, q, idx(qb, 0)},
@@ -508,52 +572,123 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     return panelLoop.getResult(0);
   }
 
-  /// word | (byte as u8 << 8 x the index of loop `dim`), the byte offset by 128 if signed.
-  static Value placeByte(OpBuilder &nb, Location l, Value byte, Value word, unsigned dim,
-                         bool isSigned) {
-    Type i32 = nb.getI32Type();
-    if (isSigned)
-      byte = arith::XOrIOp::create(nb, l, byte,
-                                   arith::ConstantOp::create(nb, l, nb.getI8IntegerAttr(-128)));
-    Value wide = arith::ExtUIOp::create(nb, l, i32, byte);
-    Value t = arith::IndexCastOp::create(nb, l, i32, linalg::IndexOp::create(nb, l, dim));
-    Value shift =
-        arith::MulIOp::create(nb, l, t, arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(8)));
-    return arith::OrIOp::create(nb, l, word, arith::ShLIOp::create(nb, l, wide, shift));
+  /// B [K, N] i8 as vpmaddwd panels [ceil(N/L), ceil(K/2), L] of i32 words, each two
+  /// K-consecutive values of one column extended to i16; zero past K and N. Per word row:
+  /// two L-byte row loads, extended and interleaved into one store, in a loop over the
+  /// panels that the session's threads share.
+  Value packColumnPairs(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
+                        int64_t panels, int64_t words, bool isSigned) {
+    Type i8 = b.getI8Type(), i16 = b.getI16Type(), i32 = b.getI32Type();
+    int64_t lanes = madd.lanes;
+    if (words * 2 != k || panels * lanes != n) {
+      auto padded = RankedTensorType::get({words * 2, panels * lanes}, i8);
+      SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> high = {b.getIndexAttr(words * 2 - k),
+                                        b.getIndexAttr(panels * lanes - n)};
+      Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+      in = tensor::PadOp::create(b, loc, padded, in, low, high, zero);
+    }
+    auto rowType = VectorType::get({lanes}, i8);
+    auto halfType = VectorType::get({lanes}, i16);
+    SmallVector<int64_t> interleave; // (r0, r1) -> r0[0] r1[0] r0[1] r1[1] ...
+    for (int64_t j = 0; j < lanes; ++j)
+      interleave.append({j, lanes + j});
+    auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(ib, loc, v);
+    };
+    Value out = tensor::EmptyOp::create(b, loc, {panels, words, lanes}, i32);
+    auto panelLoop = scf::ForOp::create(
+        b, loc, idx(b, 0), idx(b, panels), idx(b, 1), ValueRange{out},
+        [&](OpBuilder &pb, Location, Value p, ValueRange outIn) {
+          Value column = arith::MulIOp::create(pb, loc, p, idx(pb, lanes));
+          auto wordLoop = scf::ForOp::create(
+              pb, loc, idx(pb, 0), idx(pb, words), idx(pb, 1), outIn,
+              [&](OpBuilder &qb, Location, Value q, ValueRange acc) {
+                Value row = arith::MulIOp::create(qb, loc, q, idx(qb, 2));
+                SmallVector<Value> halves;
+                for (int64_t t = 0; t < 2; ++t) {
+                  Value r = arith::AddIOp::create(qb, loc, row, idx(qb, t));
+                  Value bytes = vector::TransferReadOp::create(
+                      qb, loc, rowType, in, ValueRange{r, column}, std::optional<Value>(),
+                      ArrayRef<bool>{true});
+                  halves.push_back(
+                      isSigned ? arith::ExtSIOp::create(qb, loc, halfType, bytes).getResult()
+                               : arith::ExtUIOp::create(qb, loc, halfType, bytes).getResult());
+                }
+                Value pairs = vector::ShuffleOp::create(
+                    qb, loc, VectorType::get({2 * lanes}, i16), halves[0], halves[1],
+                    interleave);
+                Value packed = vector::BitCastOp::create(
+                    qb, loc, VectorType::get({lanes}, i32), pairs);
+                Value next = vector::TransferWriteOp::create(qb, loc, packed, acc[0],
+                                                             ValueRange{p, q, idx(qb, 0)},
+                                                             ArrayRef<bool>{true})
+                                 .getResult();
+                scf::YieldOp::create(qb, loc, next);
+              });
+          scf::YieldOp::create(pb, loc, wordLoop.getResult(0));
+        });
+    panelLoop->setAttr("infc.parallel", b.getUnitAttr());
+    return panelLoop.getResult(0);
   }
 
-  /// A [M, K] i8 as [M, ceil(K/4)] i32 words of four K-consecutive bytes, as u8 (a signed A
-  /// offset by 128: the byte xor 0x80); bytes past K are zero (they meet zero weights).
+  /// A [M, K] i8 as [M, ceil(K/w)] i32 words of w K-consecutive values: w = 4 bytes as u8
+  /// (a signed A offset by 128: the byte xor 0x80), or w = 2 bytes extended to i16. Bytes
+  /// past K read as zero (they meet zero weights anyway). Little-endian, either word is the
+  /// row's (converted) bytes themselves: per row, vectors of `lanes` words are one load, an
+  /// xor or an extension and one store, in a loop over the rows that the threads share.
   Value packA(OpBuilder &b, Location loc, Value a, int64_t m, int64_t k, int64_t words,
               bool isSigned) {
     Type i8 = b.getI8Type(), i32 = b.getI32Type();
-    if (words * 4 != k) {
-      auto padded = RankedTensorType::get({m, words * 4}, i8);
-      SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(words * 4 - k)};
-      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(i8));
-      a = tensor::PadOp::create(b, loc, padded, a, low, high, zero);
-    }
-    auto grouped = RankedTensorType::get({m, words, 4}, i8);
-    a = tensor::ExpandShapeOp::create(b, loc, grouped, a,
-                                      SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    Value init = tensor::EmptyOp::create(b, loc, {m, words}, i32);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(i32));
-    init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
-    MLIRContext *ctx = b.getContext();
-    AffineMap in = AffineMap::getMultiDimIdentityMap(3, ctx);
-    AffineMap out = AffineMap::get(3, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)},
-                                   ctx);
-    SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel,
-                                                  utils::IteratorType::parallel,
-                                                  utils::IteratorType::reduction};
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{init.getType()}, ValueRange{a}, ValueRange{init},
-               SmallVector<AffineMap>{in, out}, iterators,
-               [&](OpBuilder &nb, Location l, ValueRange args) {
-                 linalg::YieldOp::create(nb, l, placeByte(nb, l, args[0], args[1], 2, isSigned));
-               })
-        .getResult(0);
+    int64_t per = madd.perWord(), lanes = madd.lanes;
+    auto bytesType = VectorType::get({per * lanes}, i8);
+    auto wordsType = VectorType::get({lanes}, i32);
+    auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(ib, loc, v);
+    };
+    Value zeroByte = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+    Value flip = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(-128)));
+    // The vector of `lanes` words at word q of row r, into `acc`. Masked (zeros past K) only
+    // for the last vector of a row: AVX2 has no masked byte loads, so they are scalar.
+    auto vectorAt = [&](OpBuilder &cb, Value r, Value q, Value acc, bool inBounds) -> Value {
+      Value byteCol = arith::MulIOp::create(cb, loc, q, idx(cb, per));
+      Value bytes = vector::TransferReadOp::create(cb, loc, bytesType, a, ValueRange{r, byteCol},
+                                                   zeroByte, ArrayRef<bool>{inBounds});
+      Value packed;
+      if (madd.vnni) {
+        if (isSigned)
+          bytes = arith::XOrIOp::create(cb, loc, bytes, flip);
+        packed = vector::BitCastOp::create(cb, loc, wordsType, bytes);
+      } else {
+        auto halfType = VectorType::get({per * lanes}, b.getI16Type());
+        Value halves = isSigned ? arith::ExtSIOp::create(cb, loc, halfType, bytes).getResult()
+                                : arith::ExtUIOp::create(cb, loc, halfType, bytes).getResult();
+        packed = vector::BitCastOp::create(cb, loc, wordsType, halves);
+      }
+      return vector::TransferWriteOp::create(cb, loc, packed, acc, ValueRange{r, q},
+                                             ArrayRef<bool>{inBounds})
+          .getResult();
+    };
+    int64_t whole = k / (per * lanes) * lanes; // words in vectors that end before K
+    Value out = tensor::EmptyOp::create(b, loc, {m, words}, i32);
+    auto rowLoop = scf::ForOp::create(
+        b, loc, idx(b, 0), idx(b, m), idx(b, 1), ValueRange{out},
+        [&](OpBuilder &rb, Location, Value r, ValueRange outIn) {
+          Value rowOut = outIn[0];
+          if (whole)
+            rowOut = scf::ForOp::create(
+                         rb, loc, idx(rb, 0), idx(rb, whole), idx(rb, lanes), ValueRange{rowOut},
+                         [&](OpBuilder &cb, Location, Value q, ValueRange acc) {
+                           scf::YieldOp::create(cb, loc, vectorAt(cb, r, q, acc[0], true));
+                         })
+                         .getResult(0);
+          if (whole < words)
+            rowOut = vectorAt(rb, r, idx(rb, whole), rowOut, false);
+          scf::YieldOp::create(rb, loc, rowOut);
+        });
+    rowLoop->setAttr("infc.parallel", b.getUnitAttr());
+    return rowLoop.getResult(0);
   }
 };
 } // namespace

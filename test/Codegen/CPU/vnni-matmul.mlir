@@ -2,17 +2,20 @@
 
 // An i32 matmul of sign-extended i8 activations by s8-range constant weights runs on
 // vpdpbusd: B packed into [panels, K/4, 16] words, A into [M, K/4] words of u8 (the signed
-// bytes offset by 128), the accumulators starting from -128 x the column sums of B, a
-// parallel loop over pairs of 16-column panels, 8-row x 2-panel tiles (16 accumulators)
-// then single rows.
+// bytes offset by 128: per row a 64-byte read, zeros past K, an xor and one write, in a
+// parallel loop over the rows), the accumulators starting from -128 x the column sums of
+// B, a parallel loop over pairs of 16-column panels, 8-row x 2-panel tiles (16
+// accumulators) then single rows.
 // CHECK-LABEL: func @s8_matmul
 // CHECK-DAG: %[[BP:.*]] = arith.constant dense<{{.*}}> : tensor<2x2x16xi32>
 // CHECK-DAG: %[[ACC0:.*]] = arith.constant dense<{{.*}}> : tensor<2x16xi32>
-// CHECK: tensor.pad %{{.*}} low[0, 0] high[0, 1]
-// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [10, 2, 4] : tensor<10x8xi8> into tensor<10x2x4xi8>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK: arith.xori %{{.*}}, %{{.*}} : i8
-// CHECK: arith.shli
+// CHECK: scf.for
+// CHECK-NOT: scf.for
+// CHECK: vector.transfer_read %{{.*}}, %{{.*}} : tensor<10x7xi8>, vector<64xi8>
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<64xi8>
+// CHECK: vector.bitcast %{{.*}} : vector<64xi8> to vector<16xi32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}} : vector<16xi32>, tensor<10x2xi32>
+// CHECK: } {infc.parallel}
 // CHECK: scf.for
 // CHECK-COUNT-2: vector.transfer_read %[[ACC0]]
 // CHECK: scf.for
@@ -45,6 +48,8 @@ func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
 
 // An odd panel count: the pairs in the parallel loop, the last panel after it, alone.
 // CHECK-LABEL: func @odd_panels
+// CHECK: vector.bitcast %{{.*}} : vector<64xi8> to vector<16xi32>
+// CHECK: } {infc.parallel}
 // CHECK: %[[PAIRS:.*]] = scf.for
 // CHECK: } {infc.parallel}
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[PAIRS]])

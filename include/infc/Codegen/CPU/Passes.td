@@ -56,7 +56,7 @@ def InfcFuseElementwise : Pass<"infc-fuse-elementwise", "mlir::func::FuncOp"> {
 }
 
 def InfcVnniMatmul : Pass<"infc-vnni-matmul", "mlir::func::FuncOp"> {
-  let summary = "Run i8 x i8 -> i32 matmuls on AVX-512 VNNI (vpdpbusd)";
+  let summary = "Run i8 x i8 -> i32 matmuls on AVX-512 VNNI (vpdpbusd), AMX or vpmaddwd";
   let description = [{
     Matches `linalg.matmul` on i32 whose A is an i8 tensor sign- or zero-extended by an
     elementwise `linalg.generic` and whose B is a constant with every value in the s8 range
@@ -75,10 +75,23 @@ def InfcVnniMatmul : Pass<"infc-vnni-matmul", "mlir::func::FuncOp"> {
     instead: A as [M, K] bytes and B as tiles of [K/4][16 x 4] bytes, M padded to 16 rows
     and K to 64 bytes, no offsets (tdpbusd, tdpbsud and tdpbssd take either signedness), in a
     `linalg.generic` marked `infc.amx` that infc-amx-tiles lowers after bufferization.
+
+    With `kernel=vpmaddwd` (a target without VNNI: AVX2 at `vector-bits=256`, AVX-512BW at
+    512), the same register kernel multiplies words of two K-consecutive values extended
+    to i16 (vpmaddwd: two exact products per i32 lane, then a vpaddd), with no offsets.
+    (vpmaddubsw would take bytes but saturates its i16 pair sums.) At `vector-bits=256`
+    either kernel runs on ymm (vpdpbusd: AVX-VNNI, e.g. Alder Lake): tiles of 6 rows x 2
+    panels of 8 lanes (12 accumulators of 16 registers) instead of 8 x 2 of 16.
   }];
   let options = [
     Option<"amx", "amx", "bool", /*default=*/"false",
-           "emit AMX tile products (lowered by infc-amx-tiles) instead of vpdpbusd">
+           "emit AMX tile products (lowered by infc-amx-tiles) instead of vpdpbusd">,
+    Option<"kernel", "kernel", "std::string", /*default=*/"\"vpdpbusd\"",
+           "the register kernel's instruction: vpdpbusd (AVX-512 VNNI) or vpmaddwd (AVX2, "
+           "AVX-512BW)">,
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "the register kernel's width: 512 (zmm), or 256 (ymm: AVX2's vpmaddwd, "
+           "AVX-VNNI's vpdpbusd)">
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
