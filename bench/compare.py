@@ -354,9 +354,9 @@ def write_markdown(path, models, sg, args, meta):
         with open(status) as f:
             L.append(f.read().rstrip())
         L.append("")
-    # The last bench/int8.py, ppocr.py and orinet.py runs (their method sections are in the
-    # text).
-    for section in ("int8.md", "ppocr.md", "orinet.md"):
+    # The last bench/int8.py, int8_cpus.py, ppocr.py and orinet.py runs (their method
+    # sections are in the text).
+    for section in ("int8.md", "int8_cpus.md", "ppocr.md", "orinet.md"):
         section_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), section)
         if os.path.exists(section_path):
             with open(section_path) as f:

@@ -370,6 +370,12 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     // infc-fold-qdq turns the new Q/DQ pairs into integer kernels.
     if (!runPipeline(*module, PipelineStage::Infc, false))
       return fail(o.input + ": compilation failed in the pass pipeline (see above)");
+    // Without an 8-bit dot product, int8 buys memory, not speed (bench/int8_cpus.py).
+    if (!pipeline.vnni && pipeline.int8Kernel != "vpdpbusd")
+      llvm::errs() << "infc: note: the target CPU has no VNNI (8-bit dot products): its int8 "
+                      "matmuls run on "
+                   << (pipeline.int8Kernel.empty() ? "i32 multiplies" : "vpmaddwd")
+                   << ", exact, but about as fast as fp32 there\n";
     llvm::errs() << llvm::format(
         "infc: calibrated on %s (%s) in %.2f s\n", o.quantization.calibrationDir.c_str(),
         o.quantization.method.c_str(),
