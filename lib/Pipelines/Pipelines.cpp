@@ -348,7 +348,7 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       llvm::cl::desc("without vnni: vpdpbusd (AVX-VNNI) or vpmaddwd (AVX2, AVX-512BW)")};
   Option<int64_t> int8KernelBits{*this, "int8-kernel-bits",
                                  llvm::cl::desc("int8-kernel's width (256 or 512)"),
-                                 llvm::cl::init(256)};
+                                 llvm::cl::init(512)};
   Option<std::string> target{*this, "target", llvm::cl::desc("cpu (default) | cuda | cuda-emulator"),
                              llvm::cl::init("cpu")};
   ListOption<std::string> gpu{*this, "gpu",

@@ -35,9 +35,11 @@ CASES = [  # name, M, K, N, A dtype, B dtype, a_zero (None / scalar / "row"), b_
     ("u8_row_zero", 19, 30, 32, np.uint8, np.int8, "row", 0),
     ("u8_u8_weights", 8, 64, 16, np.uint8, np.uint8, 128, 128),
     ("extremes", 9, 7, 16, np.int8, np.int8, None, 0),
-    # 255 x -128 twice overflows an i16 pair sum (vpmaddubsw would saturate); 24 columns
-    # are three 8-lane panels on ymm and no whole 16-lane one.
-    ("u8_extremes", 9, 33, 24, np.uint8, np.int8, None, 0),
+    # 255 x -128 twice overflows an i16 pair sum (vpmaddubsw would saturate); 48 columns:
+    # six 8-lane panels on ymm, three 16-lane ones (an odd last panel) on zmm and AMX.
+    ("u8_extremes", 9, 33, 48, np.uint8, np.int8, None, 0),
+    # 24 columns: three 8-lane panels on ymm, no whole 16-lane one (i32 there, AMX pads).
+    ("ymm_panels", 13, 40, 24, np.uint8, np.int8, 7, 0),
     ("no_panel_fit", 12, 20, 10, np.int8, np.int8, 1, 0),
 ]
 

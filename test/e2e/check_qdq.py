@@ -27,8 +27,8 @@ from onnx import TensorProto, helper, numpy_helper
 sys.dont_write_bytecode = True
 import harness  # noqa: E402
 
-# This machine's kernels (AMX tiles where it has AMX-INT8), and icelake-server's (AVX-512
-# VNNI, no AMX) where this machine can run them.
+# This machine's kernels (AMX tiles where it has AMX-INT8), and those of the other int8
+# kernels' CPUs where this machine can run them (harness.cpu_variants).
 CPUS = harness.cpu_variants()
 
 CONFIGS = [  # name, per_channel, activation type, weight type

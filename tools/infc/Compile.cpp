@@ -374,8 +374,10 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     if (!pipeline.vnni && pipeline.int8Kernel != "vpdpbusd")
       llvm::errs() << "infc: note: the target CPU has no VNNI (8-bit dot products): its int8 "
                       "matmuls run on "
-                   << (pipeline.int8Kernel.empty() ? "i32 multiplies" : "vpmaddwd")
-                   << ", exact, but about as fast as fp32 there\n";
+                   << (pipeline.int8Kernel.empty()
+                           ? "i32 multiplies (no AVX2), several times slower than fp32"
+                           : "vpmaddwd, exact, but about as fast as fp32 there")
+                   << "\n";
     llvm::errs() << llvm::format(
         "infc: calibrated on %s (%s) in %.2f s\n", o.quantization.calibrationDir.c_str(),
         o.quantization.method.c_str(),

@@ -103,8 +103,8 @@ struct Madd {
 /// other s8 (the weights); for vpmaddwd both are i16 pairs, signed or not alike.
 struct KernelOperands {
   Value broadcast;   // [rows, words] i32
-  Value panels;      // [panels, words, 16] i32
-  Value columnStart; // [panels, 16] i32: accumulator start per column, or null
+  Value panels;      // [panels, words, lanes] i32
+  Value columnStart; // [panels, lanes] i32: accumulator start per column, or null
   Value rowStart;    // [rows] i32: accumulator start per row, or null
   bool panelsAreUnsigned; // the u8 operand: the panels, else the broadcast words
   int64_t rows, numPanels, words;
@@ -123,6 +123,11 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     if (vectorBits != 256 && vectorBits != 512) {
       getOperation().emitError("infc-vnni-matmul: vector-bits must be 256 or 512, not ")
           << static_cast<int64_t>(vectorBits);
+      return signalPassFailure();
+    }
+    if (amx && (!madd.vnni || vectorBits != 512)) {
+      getOperation().emitError("infc-vnni-matmul: amx takes kernel=vpdpbusd vector-bits=512 "
+                               "(its fallback for long K)");
       return signalPassFailure();
     }
     madd.lanes = vectorBits / 32;
@@ -500,9 +505,9 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     return c;
   }
 
-  /// B [K, N] i8 as panels [ceil(N/16), ceil(K/4), 16] of i32 words, each four
+  /// B [K, N] i8 as panels [ceil(N/L), ceil(K/4), L] of i32 words (L = `lanes`), each four
   /// K-consecutive bytes of one column as u8 (a signed B offset by 128); zero past K and N.
-  /// Per word row: four 16-byte row loads interleaved by two byte shuffles into one 64-byte
+  /// Per word row: four L-byte row loads interleaved by two byte shuffles into one 4L-byte
   /// store, in a loop over the panels that the session's threads share.
   Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
                     int64_t lanes, int64_t panels, int64_t words, bool isSigned,

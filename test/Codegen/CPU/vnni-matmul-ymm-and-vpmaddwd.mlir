@@ -3,6 +3,7 @@
 // RUN: infc-opt %s -infc-vnni-matmul="kernel=vpdpbusd vector-bits=256" -split-input-file | FileCheck %s --check-prefix=DP256
 // RUN: not infc-opt %s -infc-vnni-matmul="kernel=vpmaddubsw" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not infc-opt %s -infc-vnni-matmul="vector-bits=128" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BITS
+// RUN: not infc-opt %s -infc-vnni-matmul="amx=true kernel=vpmaddwd" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-AMX
 
 // The register kernel without AVX-512 VNNI. vpmaddwd (AVX2 on ymm, AVX-512BW on zmm)
 // takes words of two K-consecutive values extended to i16, exactly, with no offsets:
@@ -15,11 +16,13 @@
 // accumulators from -128 x the column sums) in the 6 x 2 tiles of 8 lanes.
 // WD256-LABEL: func @s8_matmul
 // WD256-DAG: arith.constant dense<"0xFDFFFDFF{{.*}}FDFF0000"> : tensor<4x4x8xi32>
+// The only vector of a row (K = 7 < 16 bytes) reads and writes masked (no in_bounds).
 // WD256: scf.for
-// WD256: vector.transfer_read %{{.*}}, %{{.*}} : tensor<10x7xi8>, vector<16xi8>
-// WD256-NEXT: arith.extsi %{{.*}} : vector<16xi8> to vector<16xi16>
+// WD256: vector.transfer_read %{{[a-z0-9_]*}}[%{{[^]]*}}], %{{[a-z0-9_]*}} : tensor<10x7xi8>, vector<16xi8>
+// WD256-NOT: arith.xori
+// WD256: arith.extsi %{{.*}} : vector<16xi8> to vector<16xi16>
 // WD256-NEXT: vector.bitcast %{{.*}} : vector<16xi16> to vector<8xi32>
-// WD256-NEXT: vector.transfer_write %{{.*}}, %{{.*}} : vector<8xi32>, tensor<10x4xi32>
+// WD256-NEXT: vector.transfer_write %{{[a-z0-9_]*}}, %{{[a-z0-9_]*}}[%{{[^]]*}}] : vector<8xi32>, tensor<10x4xi32>
 // WD256: } {infc.parallel}
 // WD256: %{{.*}}:12 = scf.for
 // WD256-COUNT-2: vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<4x4x8xi32>, vector<8xi32>
@@ -61,6 +64,7 @@
 
 // BAD: error: infc-vnni-matmul: kernel must be vpdpbusd or vpmaddwd, not 'vpmaddubsw'
 // BAD-BITS: error: infc-vnni-matmul: vector-bits must be 256 or 512, not 128
+// BAD-AMX: error: infc-vnni-matmul: amx takes kernel=vpdpbusd vector-bits=512
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
   %w = arith.constant dense<-3> : tensor<7x32xi32>
@@ -142,4 +146,34 @@ func.func @constant_lhs(%b: tensor<9x20xi8>) -> tensor<8x20xi32> {
   %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x20xi32>) -> tensor<8x20xi32>
   %y = linalg.matmul ins(%w, %x : tensor<8x9xi32>, tensor<9x20xi32>) outs(%f : tensor<8x20xi32>) -> tensor<8x20xi32>
   return %y : tensor<8x20xi32>
+}
+
+// -----
+
+// K = 40: two whole 16-byte vectors a row in an in-bounds loop (words 0..15), then the one
+// reaching past K, masked, after it (words 16..19).
+// WD256-LABEL: func @long_k
+// WD256: scf.for
+// WD256: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// WD256: vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<6x40xi8>, vector<16xi8>
+// WD256: vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<8xi32>, tensor<6x20xi32>
+// WD256: scf.yield
+// WD256: vector.transfer_read %{{[a-z0-9_]*}}[%{{[^]]*}}], %{{[a-z0-9_]*}} : tensor<6x40xi8>, vector<16xi8>
+// WD256: vector.transfer_write %{{[a-z0-9_]*}}, %{{[a-z0-9_]*}}[%{{[^]]*}}] : vector<8xi32>, tensor<6x20xi32>
+// WD256: } {infc.parallel}
+// WD256: %{{.*}}:12 = scf.for %{{.*}} = %{{.*}} to %c20
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @long_k(%a: tensor<6x40xi8>) -> tensor<6x16xi32> {
+  %w = arith.constant dense<2> : tensor<40x16xi32>
+  %e = tensor.empty() : tensor<6x40xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<6x40xi8>) outs(%e : tensor<6x40xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extui %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<6x40xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<6x16xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<6x16xi32>) -> tensor<6x16xi32>
+  %y = linalg.matmul ins(%x, %w : tensor<6x40xi32>, tensor<40x16xi32>) outs(%f : tensor<6x16xi32>) -> tensor<6x16xi32>
+  return %y : tensor<6x16xi32>
 }
