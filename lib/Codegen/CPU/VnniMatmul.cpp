@@ -505,40 +505,27 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     return c;
   }
 
-  /// B [K, N] i8 as panels [ceil(N/L), ceil(K/4), L] of i32 words (L = `lanes`), each four
-  /// K-consecutive bytes of one column as u8 (a signed B offset by 128); zero past K and N.
-  /// Per word row: four L-byte row loads interleaved by two byte shuffles into one 4L-byte
-  /// store, in a loop over the panels that the session's threads share.
-  Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
-                    int64_t lanes, int64_t panels, int64_t words, bool isSigned,
-                    bool asBytes) {
-    Type i8 = b.getI8Type(), i32 = b.getI32Type();
-    if (words * 4 != k || panels * lanes != n) {
-      auto padded = RankedTensorType::get({words * 4, panels * lanes}, i8);
+  /// The run-time packing of B [K, N] i8 into panels of words of `per` K-consecutive values:
+  /// B padded with `pad` to [words x per, panels x lanes], then per panel p (a loop the
+  /// session's threads share) and word row q, the `per` rows of `lanes` bytes at
+  /// (per q + t, lanes p), which `combine` turns into the vector stored at out[p, q].
+  Value packRunTimePanels(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
+                          int64_t lanes, int64_t panels, int64_t words, int64_t per,
+                          int8_t pad, Value out,
+                          function_ref<Value(OpBuilder &, ArrayRef<Value>)> combine) {
+    Type i8 = b.getI8Type();
+    if (words * per != k || panels * lanes != n) {
+      auto padded = RankedTensorType::get({words * per, panels * lanes}, i8);
       SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> high = {b.getIndexAttr(words * 4 - k),
+      SmallVector<OpFoldResult> high = {b.getIndexAttr(words * per - k),
                                         b.getIndexAttr(panels * lanes - n)};
-      // A signed pad of -128 packs to u8 0: padded columns and K bytes contribute nothing.
-      Value pad = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(isSigned ? -128 : 0));
-      in = tensor::PadOp::create(b, loc, padded, in, low, high, pad);
+      Value padValue = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(pad));
+      in = tensor::PadOp::create(b, loc, padded, in, low, high, padValue);
     }
     auto rowType = VectorType::get({lanes}, i8);
-    auto pairType = VectorType::get({2 * lanes}, i8);
-    auto wordType = VectorType::get({4 * lanes}, i8);
-    // (r0, r1) -> r0[0] r1[0] r0[1] r1[1] ...; then two such pairs (a, b) -> a[0..1] b[0..1]
-    // a[2..3] b[2..3] ...: the bytes of column j's word in order t = 0..3.
-    SmallVector<int64_t> bytePairs, wordQuads;
-    for (int64_t j = 0; j < lanes; ++j) {
-      bytePairs.append({j, lanes + j});
-      wordQuads.append({2 * j, 2 * j + 1, 2 * lanes + 2 * j, 2 * lanes + 2 * j + 1});
-    }
     auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(ib, loc, v);
     };
-    Value flip = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(wordType, b.getI8IntegerAttr(-128)));
-    Value out = asBytes ? tensor::EmptyOp::create(b, loc, {panels, words, 4 * lanes}, i8)
-                        : tensor::EmptyOp::create(b, loc, {panels, words, lanes}, i32);
     auto panelLoop = scf::ForOp::create(
         b, loc, idx(b, 0), idx(b, panels), idx(b, 1), ValueRange{out},
         [&](OpBuilder &pb, Location, Value p, ValueRange outIn) {
@@ -546,26 +533,15 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
           auto wordLoop = scf::ForOp::create(
               pb, loc, idx(pb, 0), idx(pb, words), idx(pb, 1), outIn,
               [&](OpBuilder &qb, Location, Value q, ValueRange acc) {
-                Value row = arith::MulIOp::create(qb, loc, q, idx(qb, 4));
+                Value row = arith::MulIOp::create(qb, loc, q, idx(qb, per));
                 SmallVector<Value> rows;
-                for (int64_t t = 0; t < 4; ++t) {
+                for (int64_t t = 0; t < per; ++t) {
                   Value r = arith::AddIOp::create(qb, loc, row, idx(qb, t));
                   rows.push_back(vector::TransferReadOp::create(
                       qb, loc, rowType, in, ValueRange{r, column}, std::optional<Value>(),
                       ArrayRef<bool>{true}));
                 }
-                Value lo = vector::ShuffleOp::create(qb, loc, pairType, rows[0], rows[1],
-                                                     bytePairs);
-                Value hi = vector::ShuffleOp::create(qb, loc, pairType, rows[2], rows[3],
-                                                     bytePairs);
-                Value word = vector::ShuffleOp::create(qb, loc, wordType, lo, hi, wordQuads);
-                if (isSigned)
-                  word = arith::XOrIOp::create(qb, loc, word, flip);
-                Value packed = asBytes ? word
-                                       : vector::BitCastOp::create(
-                                             qb, loc, VectorType::get({lanes}, i32), word)
-                                             .getResult();
-                Value next = vector::TransferWriteOp::create(qb, loc, packed, acc[0],
+                Value next = vector::TransferWriteOp::create(qb, loc, combine(qb, rows), acc[0],
                                                              ValueRange{p, q, idx(qb, 0)},
                                                              ArrayRef<bool>{true})
                                  .getResult();
@@ -577,64 +553,66 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     return panelLoop.getResult(0);
   }
 
+  /// B [K, N] i8 as panels [ceil(N/L), ceil(K/4), L] of i32 words (L = `lanes`; or of 4L
+  /// bytes `asBytes`), each four K-consecutive bytes of one column as u8 (a signed B offset
+  /// by 128); zero past K and N. Per word row: four L-byte row loads interleaved by two byte
+  /// shuffles into one 4L-byte store.
+  Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
+                    int64_t lanes, int64_t panels, int64_t words, bool isSigned,
+                    bool asBytes) {
+    Type i8 = b.getI8Type(), i32 = b.getI32Type();
+    auto pairType = VectorType::get({2 * lanes}, i8);
+    auto wordType = VectorType::get({4 * lanes}, i8);
+    // (r0, r1) -> r0[0] r1[0] r0[1] r1[1] ...; then two such pairs (a, b) -> a[0..1] b[0..1]
+    // a[2..3] b[2..3] ...: the bytes of column j's word in order t = 0..3.
+    SmallVector<int64_t> bytePairs, wordQuads;
+    for (int64_t j = 0; j < lanes; ++j) {
+      bytePairs.append({j, lanes + j});
+      wordQuads.append({2 * j, 2 * j + 1, 2 * lanes + 2 * j, 2 * lanes + 2 * j + 1});
+    }
+    Value flip = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(wordType, b.getI8IntegerAttr(-128)));
+    Value out = asBytes ? tensor::EmptyOp::create(b, loc, {panels, words, 4 * lanes}, i8)
+                        : tensor::EmptyOp::create(b, loc, {panels, words, lanes}, i32);
+    // A signed pad of -128 packs to u8 0: padded columns and K bytes contribute nothing.
+    return packRunTimePanels(
+        b, loc, in, k, n, lanes, panels, words, 4, isSigned ? -128 : 0, out,
+        [&](OpBuilder &qb, ArrayRef<Value> rows) -> Value {
+          Value lo = vector::ShuffleOp::create(qb, loc, pairType, rows[0], rows[1], bytePairs);
+          Value hi = vector::ShuffleOp::create(qb, loc, pairType, rows[2], rows[3], bytePairs);
+          Value word = vector::ShuffleOp::create(qb, loc, wordType, lo, hi, wordQuads);
+          if (isSigned)
+            word = arith::XOrIOp::create(qb, loc, word, flip);
+          if (asBytes)
+            return word;
+          return vector::BitCastOp::create(qb, loc, VectorType::get({lanes}, i32), word);
+        });
+  }
+
   /// B [K, N] i8 as vpmaddwd panels [ceil(N/L), ceil(K/2), L] of i32 words, each two
   /// K-consecutive values of one column extended to i16; zero past K and N. Per word row:
-  /// two L-byte row loads, extended and interleaved into one store, in a loop over the
-  /// panels that the session's threads share.
+  /// two L-byte row loads, extended and interleaved into one store.
   Value packColumnPairs(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
                         int64_t panels, int64_t words, bool isSigned) {
-    Type i8 = b.getI8Type(), i16 = b.getI16Type(), i32 = b.getI32Type();
+    Type i16 = b.getI16Type(), i32 = b.getI32Type();
     int64_t lanes = madd.lanes;
-    if (words * 2 != k || panels * lanes != n) {
-      auto padded = RankedTensorType::get({words * 2, panels * lanes}, i8);
-      SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> high = {b.getIndexAttr(words * 2 - k),
-                                        b.getIndexAttr(panels * lanes - n)};
-      Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
-      in = tensor::PadOp::create(b, loc, padded, in, low, high, zero);
-    }
-    auto rowType = VectorType::get({lanes}, i8);
     auto halfType = VectorType::get({lanes}, i16);
     SmallVector<int64_t> interleave; // (r0, r1) -> r0[0] r1[0] r0[1] r1[1] ...
     for (int64_t j = 0; j < lanes; ++j)
       interleave.append({j, lanes + j});
-    auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(ib, loc, v);
-    };
     Value out = tensor::EmptyOp::create(b, loc, {panels, words, lanes}, i32);
-    auto panelLoop = scf::ForOp::create(
-        b, loc, idx(b, 0), idx(b, panels), idx(b, 1), ValueRange{out},
-        [&](OpBuilder &pb, Location, Value p, ValueRange outIn) {
-          Value column = arith::MulIOp::create(pb, loc, p, idx(pb, lanes));
-          auto wordLoop = scf::ForOp::create(
-              pb, loc, idx(pb, 0), idx(pb, words), idx(pb, 1), outIn,
-              [&](OpBuilder &qb, Location, Value q, ValueRange acc) {
-                Value row = arith::MulIOp::create(qb, loc, q, idx(qb, 2));
-                SmallVector<Value> halves;
-                for (int64_t t = 0; t < 2; ++t) {
-                  Value r = arith::AddIOp::create(qb, loc, row, idx(qb, t));
-                  Value bytes = vector::TransferReadOp::create(
-                      qb, loc, rowType, in, ValueRange{r, column}, std::optional<Value>(),
-                      ArrayRef<bool>{true});
-                  halves.push_back(
-                      isSigned ? arith::ExtSIOp::create(qb, loc, halfType, bytes).getResult()
-                               : arith::ExtUIOp::create(qb, loc, halfType, bytes).getResult());
-                }
-                Value pairs = vector::ShuffleOp::create(
-                    qb, loc, VectorType::get({2 * lanes}, i16), halves[0], halves[1],
-                    interleave);
-                Value packed = vector::BitCastOp::create(
-                    qb, loc, VectorType::get({lanes}, i32), pairs);
-                Value next = vector::TransferWriteOp::create(qb, loc, packed, acc[0],
-                                                             ValueRange{p, q, idx(qb, 0)},
-                                                             ArrayRef<bool>{true})
-                                 .getResult();
-                scf::YieldOp::create(qb, loc, next);
-              });
-          scf::YieldOp::create(pb, loc, wordLoop.getResult(0));
+    return packRunTimePanels(
+        b, loc, in, k, n, lanes, panels, words, 2, 0, out,
+        [&](OpBuilder &qb, ArrayRef<Value> rows) -> Value {
+          SmallVector<Value> halves;
+          for (Value bytes : rows)
+            halves.push_back(
+                isSigned ? arith::ExtSIOp::create(qb, loc, halfType, bytes).getResult()
+                         : arith::ExtUIOp::create(qb, loc, halfType, bytes).getResult());
+          Value pairs = vector::ShuffleOp::create(qb, loc, VectorType::get({2 * lanes}, i16),
+                                                  halves[0], halves[1], interleave);
+          return vector::BitCastOp::create(qb, loc, VectorType::get({lanes}, i32), pairs);
         });
-    panelLoop->setAttr("infc.parallel", b.getUnitAttr());
-    return panelLoop.getResult(0);
   }
 
   /// A [M, K] i8 as [M, ceil(K/w)] i32 words of w K-consecutive values: w = 4 bytes as u8
