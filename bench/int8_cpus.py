@@ -30,15 +30,18 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "test", "e2e"))
+import harness  # noqa: E402
 from int8 import infc_session, log, run, time_engines  # noqa: E402
 
-# --cpu value -> (the /proc/cpuinfo flag it needs, the int8 kernel infc gives it)
+# --cpu value -> the int8 kernel infc gives it (which of them this machine runs:
+# harness.cpu_variants, as the kernel tests take them)
 CPUS = {
-    "native": (None, "this machine's (AMX tiles where it has AMX-INT8)"),
-    "icelake-server": ("avx512_vnni", "vpdpbusd, zmm (AVX-512 VNNI)"),
-    "alderlake": ("avx_vnni", "vpdpbusd, ymm (AVX-VNNI)"),
-    "skylake-avx512": ("avx512bw", "vpmaddwd, zmm (AVX-512BW)"),
-    "haswell": ("avx2", "vpmaddwd, ymm (AVX2)"),
+    "native": "this machine's (AMX tiles where it has AMX-INT8)",
+    "icelake-server": "vpdpbusd, zmm (AVX-512 VNNI)",
+    "alderlake": "vpdpbusd, ymm (AVX-VNNI)",
+    "skylake-avx512": "vpmaddwd, zmm (AVX-512BW)",
+    "haswell": "vpmaddwd, ymm (AVX2)",
 }
 
 
@@ -71,9 +74,8 @@ def main():
     ap.add_argument("--work", default=os.path.join(HERE, ".cache", "int8_cpus"))
     ap.add_argument("--out", help="the markdown section (default bench/int8_cpus.md)")
     args = ap.parse_args()
-    with open("/proc/cpuinfo") as f:
-        flags = set(next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), []))
-    cpus = [c for c in args.cpus.split(",") if CPUS[c][0] is None or CPUS[c][0] in flags]
+    runnable = ["native" if c is None else c for c in harness.cpu_variants()]
+    cpus = [c for c in args.cpus.split(",") if c in runnable]
     found = models(os.path.join(HERE, ".cache"))
     wanted = [m for m in args.models.split(",") if m in found]
     if not wanted:
@@ -101,7 +103,7 @@ def main():
             for t in threads:
                 med = time_engines(engines, feed, t, args.runs, args.seconds)
                 log(f"{name} {cpu} threads {t}: {med}")
-                lines.append(f"| {name} | {cpu} | {CPUS[cpu][1]} | {t} | {med['fp32']:.2f} | "
+                lines.append(f"| {name} | {cpu} | {CPUS[cpu]} | {t} | {med['fp32']:.2f} | "
                              f"{med['int8']:.2f} | {med['int8'] / med['fp32']:.2f} |")
     text = "\n".join(lines)
     print(text)

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCVNNIMATMUL
@@ -175,7 +176,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       }
       if (n % madd.lanes)
         return; // the i32 kernel takes widths no panel divides
-      int64_t panels = n / madd.lanes, words = ceilDiv(k, madd.perWord());
+      int64_t panels = n / madd.lanes, words = llvm::divideCeil(k, madd.perWord());
       KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, false, m, panels, words};
       kernel.panels = constant(builder, loc, {panels, words, madd.lanes},
                                packPanels(*b, k, n, words));
@@ -220,7 +221,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
         return;
       }
       int64_t per = madd.perWord();
-      int64_t panels = ceilDiv(n, madd.lanes), words = ceilDiv(k, per);
+      int64_t panels = llvm::divideCeil(n, madd.lanes), words = llvm::divideCeil(k, per);
       KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, true, m, panels, words};
       std::vector<int32_t> aWords(m * words, 0), start(m, 0);
       for (int64_t r = 0; r < m; ++r) {
@@ -247,7 +248,6 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   }
 
   static int64_t roundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
-  static int64_t ceilDiv(int64_t x, int64_t by) { return (x + by - 1) / by; }
 
   /// One kernel word of K-consecutive s8 values (fewer past K: zero), little-endian: bytes
   /// for vpdpbusd, i16 halves for vpmaddwd.
