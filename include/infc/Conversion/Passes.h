@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -20,7 +21,8 @@ namespace infc {
 
 /// All infc-to-linalg patterns (the pass uses exactly these).
 void populateInfcToLinalgPatterns(mlir::RewritePatternSet &patterns, bool directConv = false,
-                                  int64_t byteRowMultiple = 1);
+                                  int64_t byteRowMultiple = 1,
+                                  int64_t winogradMinChannels = 64);
 } // namespace infc
 
 #endif // INFC_CONVERSION_PASSES_H

@@ -19,10 +19,14 @@ def ConvertInfcToLinalg : Pass<"convert-infc-to-linalg", "mlir::func::FuncOp"> {
     Option<"byteRowMultiple", "byte-row-multiple", "int64_t", /*default=*/"1",
            "Rows of an int8 convolution's im2col matrix zero-padded to a multiple of this "
            "many bytes, the weights given zero rows (64 for AMX, whose K steps are 64 bytes)">,
+    Option<"winogradMinChannels", "winograd-min-channels", "int64_t", /*default=*/"64",
+           "NHWC 3x3 stride-1 f32 convolutions of at least this many input and output "
+           "channels (both multiples of 16) by Winograd F(2x2, 3x3); 0 turns it off">,
   ];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
-    "mlir::arith::ArithDialect", "mlir::math::MathDialect", "mlir::scf::SCFDialect"
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect"
   ];
 }
 

@@ -14,6 +14,8 @@
 #include "TileUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
 #include <numeric>
@@ -57,6 +59,36 @@ Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t col, int64
       ->getResult(0);
 }
 
+/// Panels [col, col + panels * nr) of every matrix of a constant batch [batch, K, N],
+/// packed at compile time as [batch, panels, K, nr], and matrix `index` of them: the
+/// [panels, K, nr] that packColumns gives for a single B.
+Value packBatch(OpBuilder &b, Location loc, DenseElementsAttr batch, OpFoldResult index,
+                int64_t col, int64_t panels, int64_t nr) {
+  auto type = cast<RankedTensorType>(batch.getType());
+  int64_t count = type.getDimSize(0), k = type.getDimSize(1), n = type.getDimSize(2);
+  Type et = type.getElementType();
+  int64_t bytes = et.getIntOrFloatBitWidth() / 8;
+  auto matrixType = RankedTensorType::get({k, n}, et);
+  ArrayRef<char> raw = batch.getRawData();
+  std::vector<char> packed;
+  for (int64_t i = 0; i < count; ++i) {
+    auto matrix = batch.isSplat() ? DenseElementsAttr::get(matrixType, batch.getSplatValue<Attribute>())
+                                  : DenseElementsAttr::getFromRawBuffer(
+                                        matrixType, raw.slice(i * k * n * bytes, k * n * bytes));
+    ArrayRef<char> panel = infc::packPanels(matrix, col, panels, nr).getRawData();
+    packed.insert(packed.end(), panel.begin(), panel.end());
+  }
+  auto allType = RankedTensorType::get({count, panels, k, nr}, et);
+  Value all = arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(allType, packed));
+  SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(panels), b.getIndexAttr(k),
+                                     b.getIndexAttr(nr)};
+  return tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get({panels, k, nr}, et), all,
+                                        offsets, sizes,
+                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+}
+
 /// C[:, off : off + width] = A x bSlice + C[:, off : off + width], on tensors; with a
 /// `fillValue`, A x bSlice + fillValue (C's columns are not read). With an `epilogue` (and
 /// a fill value), C is the epilogue's result and the product a temporary: the epilogue of
@@ -98,13 +130,35 @@ struct InfcPackMatmulPanelsPass
   void runOnOperation() override {
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
-      // Matmuls already inside loops (this pass's own panels, tiles) are left alone.
-      if (infc::isRegisterTileable(op) && !op->getParentOfType<LoopLikeOpInterface>() &&
+      // Matmuls already inside loops (this pass's own panels, tiles) are left alone, but
+      // for one of a batch of weights in its loop over the batch.
+      auto loop = op->getParentOfType<LoopLikeOpInterface>();
+      if (infc::isRegisterTileable(op) && (!loop || batchOfWeights(op)) &&
           op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp op : matmuls)
       pack(op);
+  }
+
+  /// A matmul directly in a loop marked `infc.weight_batch` (Winograd's positions) whose B
+  /// is slice `iv` [K, N] of a constant [batch, K, N], iv that loop's index: the slice.
+  static tensor::ExtractSliceOp batchOfWeights(linalg::MatmulOp op) {
+    auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+    auto slice = op.getInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
+    if (!loop || !loop->hasAttr("infc.weight_batch") || !slice ||
+        slice->getParentOp() != loop.getOperation() || !slice.hasUnitStride() ||
+        !matchPattern(slice.getSource(), m_Constant()))
+      return {};
+    auto source = cast<RankedTensorType>(slice.getSource().getType());
+    auto offsets = slice.getMixedOffsets();
+    auto result = slice.getResultType();
+    if (source.getRank() != 3 || result.getRank() != 2 ||
+        result.getShape() != source.getShape().drop_front() ||
+        dyn_cast_if_present<Value>(offsets[0]) != loop.getInductionVar() ||
+        !isZeroInteger(offsets[1]) || !isZeroInteger(offsets[2]))
+      return {};
+    return slice;
   }
 
   /// The K block: all of K while A [M, K] fits in L2, else the divisor of K in [128, 512]
@@ -153,6 +207,13 @@ struct InfcPackMatmulPanelsPass
             tailWidth = tail ? infc::tailPanelWidth(tail, vectorBits) : 0;
     DenseElementsAttr constant;
     bool isConstant = matchPattern(bMatrix, m_Constant(&constant));
+    // Or slice iv of a constant batch: all of it packed, [batch, panels, K, nr], and
+    // slice iv of that taken in the loop.
+    tensor::ExtractSliceOp batchSlice = batchOfWeights(op);
+    if (batchSlice) {
+      isConstant = matchPattern(batchSlice.getSource(), m_Constant(&constant));
+      bMatrix = batchSlice.getResult();
+    }
     // A run-time copy of B pays off once several register tiles of A reuse each panel.
     // One vector wide or less: B's rows are already contiguous vectors.
     if (n <= lanes || (!isConstant && m < minRowsForRuntimePack))
@@ -160,6 +221,8 @@ struct InfcPackMatmulPanelsPass
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto packColumns = [&](int64_t col, int64_t panels, int64_t width) -> Value {
+      if (batchSlice)
+        return packBatch(b, loc, constant, batchSlice.getMixedOffsets()[0], col, panels, width);
       return isConstant ? (Value)arith::ConstantOp::create(
                               b, loc, infc::packPanels(constant, col, panels, width))
                         : packAtRunTime(b, loc, bMatrix, col, panels, width);

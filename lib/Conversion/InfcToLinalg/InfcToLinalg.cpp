@@ -9,6 +9,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -219,9 +220,9 @@ bool lowering::isHalfFloat(Type type) {
 }
 
 void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns, bool directConv,
-                                        int64_t byteRowMultiple) {
+                                        int64_t byteRowMultiple, int64_t winogradMinChannels) {
   populateElementwisePatterns(patterns);
-  populateLinearPatterns(patterns, directConv, byteRowMultiple);
+  populateLinearPatterns(patterns, directConv, byteRowMultiple, winogradMinChannels);
   populatePoolingPatterns(patterns);
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
@@ -306,7 +307,8 @@ struct ConvertInfcToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<InfcDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
-                           math::MathDialect, func::FuncDialect, scf::SCFDialect>();
+                           math::MathDialect, func::FuncDialect, scf::SCFDialect,
+                           vector::VectorDialect>();
     // The function signature and returns lose the signedness of unsigned integer types;
     // the infc patterns build signless types themselves.
     TypeConverter signlessTypes;
@@ -318,7 +320,7 @@ struct ConvertInfcToLinalgPass
     target.addDynamicallyLegalOp<func::ReturnOp>(
         [&](func::ReturnOp op) { return signlessTypes.isLegal(op.getOperandTypes()); });
     RewritePatternSet patterns(ctx);
-    populateInfcToLinalgPatterns(patterns, directConv, byteRowMultiple);
+    populateInfcToLinalgPatterns(patterns, directConv, byteRowMultiple, winogradMinChannels);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signlessTypes);
     populateReturnOpTypeConversionPattern(patterns, signlessTypes);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

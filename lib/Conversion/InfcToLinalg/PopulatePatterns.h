@@ -13,7 +13,7 @@
 namespace infc {
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateLinearPatterns(mlir::RewritePatternSet &patterns, bool directConv,
-                            int64_t byteRowMultiple);
+                            int64_t byteRowMultiple, int64_t winogradMinChannels);
 void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
@@ -65,6 +65,19 @@ llvm::SmallVector<mlir::Value> tapWindows(mlir::OpBuilder &b, mlir::Location loc
                                           llvm::ArrayRef<int64_t> dilations, bool channelsLast,
                                           llvm::ArrayRef<int64_t> outShape);
 
+/// Whether an NHWC convolution (`input` unpadded, `weight` [F, C, KH, KW]) can be computed
+/// by Winograd F(2x2, 3x3) (convChannelsLastWinograd): one f32 image, a constant 3x3 kernel,
+/// stride and dilation 1, at least `minChannels` input and output channels, F a multiple
+/// of 16.
+bool winogradApplies(mlir::Value input, mlir::Value weight, llvm::ArrayRef<int64_t> strides,
+                     llvm::ArrayRef<int64_t> dilations, mlir::RankedTensorType resultType,
+                     int64_t minChannels);
+/// That convolution (pads [top, left, bottom, right]) into `resultType` [1, OH, OW, F],
+/// without bias: the input transform, 16 matmuls against weights transformed at compile
+/// time, the output transform (Winograd.cpp).
+mlir::Value convChannelsLastWinograd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                                     mlir::Value weight, llvm::ArrayRef<int64_t> pads,
+                                     mlir::RankedTensorType resultType);
 /// A scalar constant of `type` (float or integer), saturated to the integer range (the
 /// unsigned one with `isUnsigned`).
 mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value,
