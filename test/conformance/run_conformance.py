@@ -131,7 +131,10 @@ def generate_node_data(dest):
     import onnx
     from onnx import TensorProto, numpy_helper
 
-    stamp = {"onnx": onnx.__version__, "numpy": np.__version__, "seed": 0, "format": 1}
+    import ml_dtypes  # (onnx's dependency: its casts make the expected outputs of int4/int2)
+
+    stamp = {"onnx": onnx.__version__, "numpy": np.__version__,
+             "ml_dtypes": ml_dtypes.__version__, "seed": 0, "format": 1}
     stamp_path = os.path.join(dest, "GENERATED.json")
     if os.path.exists(stamp_path):
         with open(stamp_path) as f:
