@@ -28,7 +28,7 @@
 // CHECK: %[[UX:.*]] = tensor.extract_slice %[[U]][%[[XI]], 0, 0] [1, 16, 32] [1, 1, 1]
 // CHECK: %[[MM:.*]] = linalg.matmul ins(%[[VX]], %[[UX]] : tensor<9x16xf32>, tensor<16x32xf32>) outs(%[[ZERO]] : tensor<9x32xf32>)
 // CHECK: tensor.insert_slice %[[MM]] into %[[ACC]][%[[XI]], 0, 0] [1, 9, 32] [1, 1, 1]
-// CHECK: } {infc.weight_batch}
+// CHECK: } {infc.parallel, infc.weight_batch}
 // CHECK: %[[Y:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x2x3x2x32xf32>)
 // CHECK-COUNT-2: linalg.index
 // CHECK: tensor.collapse_shape %[[Y]] {{\[}}[0, 1], [2, 3], [4]] : tensor<3x2x3x2x32xf32> into tensor<6x6x32xf32>
