@@ -31,6 +31,9 @@ using namespace mlir;
 namespace {
 constexpr int64_t kLanes = 16; // i32 lanes of a zmm register: the columns of an AMX panel
 constexpr int64_t kPanelsPerTile = 2; // rows x 2 accumulators + 2 B vectors + 1 A broadcast
+/// Fewer pairs of panels than this and the threads share out row tiles instead of pairs
+/// (3 pairs on 2 threads would split 2 : 1).
+constexpr int64_t kMinParallelPairs = 4;
 constexpr int64_t kAmxRows = 16;      // rows of an AMX tile
 constexpr int64_t kAmxBytes = 64;     // bytes of an AMX tile row: the K step
 constexpr int64_t kAmxMaxSteps = 256; // K steps the unrolled AMX kernel takes (K <= 16384)
@@ -425,7 +428,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
                                                               vecType, builder.getI32IntegerAttr(0)));
     // Rows [begin, end) in tiles of `rows` x `width` panels from panel p on, into C.
     auto rowTiles = [&](OpBuilder &b, Value p, Value c, int64_t begin, int64_t end,
-                        int64_t rows, int64_t width) -> Value {
+                        int64_t rows, int64_t width, bool parallel) -> Value {
       if (begin >= end)
         return c;
       SmallVector<Value> panel, column, init;
@@ -479,29 +482,39 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
             }
             scf::YieldOp::create(lb, loc, out);
           });
+      if (parallel)
+        loop->setAttr("infc.parallel", b.getUnitAttr());
       return loop.getResult(0);
     };
     int64_t full = m / madd.rows * madd.rows;
-    auto allRows = [&](OpBuilder &b, Value p, Value c, int64_t width) {
-      c = rowTiles(b, p, c, 0, full, madd.rows, width);
-      return rowTiles(b, p, c, full, m, 1, width);
+    // (`parallel`: the row tiles shared out over the threads, the rows left after them not)
+    auto allRows = [&](OpBuilder &b, Value p, Value c, int64_t width, bool parallel) {
+      c = rowTiles(b, p, c, 0, full, madd.rows, width, parallel);
+      return rowTiles(b, p, c, full, m, 1, width, false);
     };
 
-    // Pairs of panels (2 x rows accumulators), in parallel; an odd last panel alone.
+    // Pairs of panels (2 x rows accumulators); an odd last panel alone. Column blocks of C
+    // are independent: the session's threads share out the pairs when there are enough of
+    // them, else the row tiles of each pair (one pair, 32 columns, had left OriNet's
+    // 25600 x 288 x 32 int8 conv on one thread, a fifth of the model's time at 2 threads).
     Value c = tensor::EmptyOp::create(builder, loc, {m, panels * lanes}, i32);
-    if (int64_t pairs = panels / kPanelsPerTile) {
+    int64_t pairs = panels / kPanelsPerTile;
+    bool rowsInParallel = pairs < kMinParallelPairs;
+    if (pairs) {
       auto pairLoop = scf::ForOp::create(
           builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
           [&](OpBuilder &pb, Location, Value pair, ValueRange cIn) {
             Value p = arith::MulIOp::create(pb, loc, pair, idx(pb, kPanelsPerTile));
-            scf::YieldOp::create(pb, loc, allRows(pb, p, cIn[0], kPanelsPerTile));
+            scf::YieldOp::create(pb, loc,
+                                 allRows(pb, p, cIn[0], kPanelsPerTile, rowsInParallel));
           });
-      // Column blocks of C are independent: the session's threads share them out.
-      pairLoop->setAttr("infc.parallel", builder.getUnitAttr());
+      if (!rowsInParallel)
+        pairLoop->setAttr("infc.parallel", builder.getUnitAttr());
       c = pairLoop.getResult(0);
     }
-    for (int64_t p = panels / kPanelsPerTile * kPanelsPerTile; p < panels; ++p)
-      c = allRows(builder, idx(builder, p), c, 1);
+    // The odd panel over all rows, outside the pair loop: its row tiles in parallel.
+    for (int64_t p = pairs * kPanelsPerTile; p < panels; ++p)
+      c = allRows(builder, idx(builder, p), c, 1, /*parallel=*/true);
     return c;
   }
 

@@ -4,8 +4,9 @@
 // vpdpbusd: B packed into [panels, K/4, 16] words, A into [M, K/4] words of u8 (the signed
 // bytes offset by 128: per row a 64-byte read, zeros past K, an xor and one write, in a
 // parallel loop over the rows), the accumulators starting from -128 x the column sums of
-// B, a parallel loop over pairs of 16-column panels, 8-row x 2-panel tiles (16
-// accumulators) then single rows.
+// B, a loop over pairs of 16-column panels (one here: its 8-row x 2-panel tiles, 16
+// accumulators, in parallel; fewer than four pairs share out row tiles, see @many_pairs)
+// then single rows.
 // CHECK-LABEL: func @s8_matmul
 // CHECK-DAG: %[[BP:.*]] = arith.constant dense<{{.*}}> : tensor<2x2x16xi32>
 // CHECK-DAG: %[[ACC0:.*]] = arith.constant dense<{{.*}}> : tensor<2x16xi32>
@@ -24,9 +25,10 @@
 // CHECK: vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
 // CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-COUNT-16: vector.transfer_write
+// CHECK: } {infc.parallel}
 // CHECK: %{{.*}}:2 = scf.for
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK: } {infc.parallel}
+// CHECK-NOT: infc.parallel
 // CHECK-NOT: linalg.matmul
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
@@ -46,15 +48,20 @@ func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
 
 // -----
 
-// An odd panel count: the pairs in the parallel loop, the last panel after it, alone.
+// An odd panel count: the pair in its loop (its row tiles in parallel), the last panel
+// after it, alone, its row tiles in parallel too.
 // CHECK-LABEL: func @odd_panels
 // CHECK: vector.bitcast %{{.*}} : vector<64xi8> to vector<16xi32>
 // CHECK: } {infc.parallel}
 // CHECK: %[[PAIRS:.*]] = scf.for
 // CHECK: } {infc.parallel}
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
+// CHECK-NOT: infc.parallel
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[PAIRS]])
 // CHECK: %{{.*}}:8 = scf.for
 // CHECK-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: } {infc.parallel}
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @odd_panels(%a: tensor<8x8xi8>) -> tensor<8x48xi32> {
   %w = arith.constant dense<1> : tensor<8x48xi32>
@@ -69,6 +76,35 @@ func.func @odd_panels(%a: tensor<8x8xi8>) -> tensor<8x48xi32> {
   %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x48xi32>) -> tensor<8x48xi32>
   %y = linalg.matmul ins(%x, %w : tensor<8x8xi32>, tensor<8x48xi32>) outs(%f : tensor<8x48xi32>) -> tensor<8x48xi32>
   return %y : tensor<8x48xi32>
+}
+
+// -----
+
+// Four pairs of panels (128 columns): the threads share out the pairs, the row tiles of
+// each run in order.
+// CHECK-LABEL: func @many_pairs
+// CHECK: } {infc.parallel}
+// CHECK: scf.for
+// CHECK: %{{.*}}:16 = scf.for
+// CHECK-COUNT-16: vector.transfer_write
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } {infc.parallel}
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @many_pairs(%a: tensor<8x8xi8>) -> tensor<8x128xi32> {
+  %w = arith.constant dense<1> : tensor<8x128xi32>
+  %e = tensor.empty() : tensor<8x8xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x8xi8>) outs(%e : tensor<8x8xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<8x8xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<8x128xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x128xi32>) -> tensor<8x128xi32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x8xi32>, tensor<8x128xi32>) outs(%f : tensor<8x128xi32>) -> tensor<8x128xi32>
+  return %y : tensor<8x128xi32>
 }
 
 // -----
