@@ -6,7 +6,8 @@
 convert-infc-to-linalg computes NHWC 3x3 stride-1 f32 convolutions of 64 channels and more
 by Winograd (lib/Conversion/InfcToLinalg/Winograd.cpp): an input transform, 16 matmuls
 against weights transformed at compile time, an output transform. Each case is a model of
-such convolutions (bias, Relu, a residual add after, as ResNet has them), seeded weights
+such convolutions (bias, Relu, a residual add after, as ResNet has them; one with a tap zero
+in every filter, whose transformed weights hold a uniform matrix), seeded weights
 and inputs, compiled for this machine and, where it can run it, for haswell (AVX2: the
 16-lane vectors of the transforms as two ymm each). The outputs must match onnxruntime
 (graph optimizations off) within |infc - ORT| <= 1e-5 + 1e-4 |ORT| (Winograd's rounding
@@ -39,6 +40,9 @@ CASES = [
     # ResNet's 14x14 stage: two convs, the residual added to the second
     ("resnet_block", 128, 14, 14, [(128, (1, 1, 1, 1)), (128, (1, 1, 1, 1))], True, True),
     ("one_pixel", 64, 1, 1, [(64, (1, 1, 1, 1))], False, True),
+    # the corner tap zero in every filter (a masked conv): U[15] = g[2][2] is all zeros, a
+    # uniform matrix among the 16 that infc-pack-matmul-panels packs
+    ("masked_corner", 64, 8, 8, [(64, (1, 1, 1, 1))], False, True),
     # 32 channels: below the threshold, the implicit GEMM
     ("below_threshold", 32, 8, 8, [(32, (1, 1, 1, 1))], False, False),
 ]
@@ -50,6 +54,8 @@ def build(name, c, h, w, convs, residual, rng):
     oh, ow = h, w
     for i, (f, pads) in enumerate(convs):
         wt = (rng.standard_normal((f, channels, 3, 3)) / np.sqrt(9 * channels)).astype(np.float32)
+        if name == "masked_corner":
+            wt[:, :, 2, 2] = 0
         bias = (0.1 * rng.standard_normal(f)).astype(np.float32)
         inits += [numpy_helper.from_array(wt, f"w{i}"), numpy_helper.from_array(bias, f"b{i}")]
         nodes.append(helper.make_node("Conv", [x, f"w{i}", f"b{i}"], [f"conv{i}"],

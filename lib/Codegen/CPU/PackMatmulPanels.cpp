@@ -6,7 +6,9 @@
 // A constant B (weights) is packed here at compile time; any other B by a copy at run time,
 // worth it once M spans a few register tiles. The matmul becomes a loop over panels, each
 // a [M, K] x [K, nr] matmul that infc-tile-and-vectorize-matmul then register-tiles; the
-// last, partial panel is zero-padded and computed into a scratch tile.
+// last, partial panel is zero-padded and computed into a scratch tile. A batch of constant
+// weights sliced by a loop marked infc.weight_batch (Winograd's 16 positions) is packed
+// whole, one [batch, panels, K, nr] constant, and sliced in the loop.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
@@ -59,27 +61,26 @@ Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t col, int64
       ->getResult(0);
 }
 
-/// Panels [col, col + panels * nr) of every matrix of a constant batch [batch, K, N],
-/// packed at compile time as [batch, panels, K, nr], and matrix `index` of them: the
-/// [panels, K, nr] that packColumns gives for a single B.
+/// Panels [col, col + panels * nr) of every matrix of a constant batch [batch, K, N] of
+/// 4-byte elements, packed at compile time as [batch, panels, K, nr] (straight from the raw
+/// data: no attribute per matrix, which MLIR would keep for the whole compile), and matrix
+/// `index` of them: the [panels, K, nr] that packColumns gives for a single B.
 Value packBatch(OpBuilder &b, Location loc, DenseElementsAttr batch, OpFoldResult index,
                 int64_t col, int64_t panels, int64_t nr) {
   auto type = cast<RankedTensorType>(batch.getType());
   int64_t count = type.getDimSize(0), k = type.getDimSize(1), n = type.getDimSize(2);
   Type et = type.getElementType();
-  int64_t bytes = et.getIntOrFloatBitWidth() / 8;
-  auto matrixType = RankedTensorType::get({k, n}, et);
-  ArrayRef<char> raw = batch.getRawData();
-  std::vector<char> packed;
-  for (int64_t i = 0; i < count; ++i) {
-    auto matrix = batch.isSplat() ? DenseElementsAttr::get(matrixType, batch.getSplatValue<Attribute>())
-                                  : DenseElementsAttr::getFromRawBuffer(
-                                        matrixType, raw.slice(i * k * n * bytes, k * n * bytes));
-    ArrayRef<char> panel = infc::packPanels(matrix, col, panels, nr).getRawData();
-    packed.insert(packed.end(), panel.begin(), panel.end());
-  }
+  ArrayRef<char> raw = batch.getRawData(); // (one element when splat)
+  std::vector<uint32_t> packed;
+  for (int64_t i = 0; i < count; ++i)
+    infc::appendPanels(batch.isSplat() ? raw : raw.slice(i * k * n * 4, k * n * 4),
+                       batch.isSplat(), k, n, col, panels, nr, packed);
   auto allType = RankedTensorType::get({count, panels, k, nr}, et);
-  Value all = arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(allType, packed));
+  Value all = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::getFromRawBuffer(
+          allType, ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
+                                  packed.size() * sizeof(uint32_t))));
   SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0), b.getIndexAttr(0),
                                        b.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(panels), b.getIndexAttr(k),
@@ -145,10 +146,12 @@ struct InfcPackMatmulPanelsPass
   /// is slice `iv` [K, N] of a constant [batch, K, N], iv that loop's index: the slice.
   static tensor::ExtractSliceOp batchOfWeights(linalg::MatmulOp op) {
     auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+    DenseElementsAttr weights;
     auto slice = op.getInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
     if (!loop || !loop->hasAttr("infc.weight_batch") || !slice ||
         slice->getParentOp() != loop.getOperation() || !slice.hasUnitStride() ||
-        !matchPattern(slice.getSource(), m_Constant()))
+        !matchPattern(slice.getSource(), m_Constant(&weights)) ||
+        weights.getElementType().getIntOrFloatBitWidth() != 32)
       return {};
     auto source = cast<RankedTensorType>(slice.getSource().getType());
     auto offsets = slice.getMixedOffsets();

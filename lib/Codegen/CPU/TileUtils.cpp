@@ -77,21 +77,25 @@ int64_t infc::tailPanelWidth(int64_t tail, int64_t vectorBits) {
 // Columns [col, col + panels * nr) of a constant B [K, N] as panels:
 // Bp[p][k][j] = B[k][col + p * nr + j], zero past column N. Moves 32-bit words, so it
 // serves the f32 and the i32 matmuls alike.
+void infc::appendPanels(ArrayRef<char> raw, bool splat, int64_t k, int64_t n, int64_t col,
+                        int64_t panels, int64_t nr, std::vector<uint32_t> &out) {
+  size_t start = out.size();
+  out.resize(start + panels * k * nr, 0);
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t j = 0, e = std::min(nr, n - col - p * nr); j < e; ++j)
+        memcpy(&out[start + (p * k + r) * nr + j],
+               raw.data() + (splat ? 0 : 4 * (r * n + col + p * nr + j)), 4);
+}
+
 DenseElementsAttr infc::packPanels(DenseElementsAttr b, int64_t col, int64_t panels, int64_t nr) {
   auto type = cast<RankedTensorType>(b.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   auto packedType = RankedTensorType::get({panels, k, nr}, type.getElementType());
   if (b.isSplat() && col + panels * nr <= n)
     return DenseElementsAttr::get(packedType, b.getSplatValue<Attribute>());
-  std::vector<uint32_t> words(k * n);
-  ArrayRef<char> raw = b.getRawData(); // one element when splat
-  for (int64_t i = 0; i < k * n; ++i)
-    memcpy(&words[i], raw.data() + (b.isSplat() ? 0 : 4 * i), 4);
-  std::vector<uint32_t> packed(panels * k * nr, 0);
-  for (int64_t p = 0; p < panels; ++p)
-    for (int64_t r = 0; r < k; ++r)
-      std::copy_n(words.begin() + r * n + col + p * nr, std::min(nr, n - col - p * nr),
-                  packed.begin() + (p * k + r) * nr);
+  std::vector<uint32_t> packed;
+  appendPanels(b.getRawData(), b.isSplat(), k, n, col, panels, nr, packed);
   return DenseElementsAttr::getFromRawBuffer(
       packedType, ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
                                  packed.size() * sizeof(uint32_t)));

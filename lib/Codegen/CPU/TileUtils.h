@@ -12,6 +12,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace infc {
 /// A static, tensor-semantics contraction (linalg.matmul / batch_matmul) whose operands are
@@ -41,6 +42,11 @@ int64_t tailPanelWidth(int64_t tail, int64_t vectorBits);
 /// elements: the f32 and the i32 matmuls).
 mlir::DenseElementsAttr packPanels(mlir::DenseElementsAttr b, int64_t col, int64_t panels,
                                    int64_t nr);
+/// The same panels of the [K, N] matrix of 4-byte elements in `raw` (one element when
+/// `splat`) appended to `out` as [panels, K, nr] words: for a batch of matrices packed
+/// into one buffer without an attribute per matrix.
+void appendPanels(llvm::ArrayRef<char> raw, bool splat, int64_t k, int64_t n, int64_t col,
+                  int64_t panels, int64_t nr, std::vector<uint32_t> &out);
 
 /// Folds the peeled loops' bounds into the slices, so edge tiles get static shapes. `addOpPatterns`
 /// adds the canonicalizations of the tiled op kind.

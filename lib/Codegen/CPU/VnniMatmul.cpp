@@ -31,8 +31,8 @@ using namespace mlir;
 namespace {
 constexpr int64_t kLanes = 16; // i32 lanes of a zmm register: the columns of an AMX panel
 constexpr int64_t kPanelsPerTile = 2; // rows x 2 accumulators + 2 B vectors + 1 A broadcast
-/// Fewer pairs of panels than this and the threads share out row tiles instead of pairs
-/// (3 pairs on 2 threads would split 2 : 1).
+/// Fewer pairs of panels than this (and more row tiles than pairs) and the threads share
+/// out row tiles instead of pairs (3 pairs on 2 threads would split 2 : 1).
 constexpr int64_t kMinParallelPairs = 4;
 constexpr int64_t kAmxRows = 16;      // rows of an AMX tile
 constexpr int64_t kAmxBytes = 64;     // bytes of an AMX tile row: the K step
@@ -409,9 +409,10 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     return arith::AddIOp::create(b, loc, acc, products);
   }
 
-  /// The tiles: a parallel loop over pairs of panels, `rows` x 2-panel register tiles (then
-  /// single rows), per K word 2 panel loads and `rows` broadcasts feeding 2 x `rows`
-  /// multiply-adds. Returns C [rows, panels * lanes].
+  /// The tiles: a loop over pairs of panels (the pairs or the row tiles of each in
+  /// parallel: below), `rows` x 2-panel register tiles (then single rows), per K word 2
+  /// panel loads and `rows` broadcasts feeding 2 x `rows` multiply-adds. Returns C
+  /// [rows, panels * lanes].
   Value emitKernel(OpBuilder &builder, Location loc, const KernelOperands &kernel) {
     Type i32 = builder.getI32Type();
     int64_t m = kernel.rows, panels = kernel.numPanels, words = kernel.words;
@@ -495,11 +496,12 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
 
     // Pairs of panels (2 x rows accumulators); an odd last panel alone. Column blocks of C
     // are independent: the session's threads share out the pairs when there are enough of
-    // them, else the row tiles of each pair (one pair, 32 columns, had left OriNet's
-    // 25600 x 288 x 32 int8 conv on one thread, a fifth of the model's time at 2 threads).
+    // them, else the row tiles of each pair if there are more of those (one pair, 32
+    // columns, had left OriNet's 25600 x 288 x 32 int8 conv on one thread, a fifth of the
+    // model's time at 2 threads; a few rows keep the pairs).
     Value c = tensor::EmptyOp::create(builder, loc, {m, panels * lanes}, i32);
     int64_t pairs = panels / kPanelsPerTile;
-    bool rowsInParallel = pairs < kMinParallelPairs;
+    bool rowsInParallel = pairs < kMinParallelPairs && full / madd.rows > pairs;
     if (pairs) {
       auto pairLoop = scf::ForOp::create(
           builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
@@ -512,9 +514,10 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
         pairLoop->setAttr("infc.parallel", builder.getUnitAttr());
       c = pairLoop.getResult(0);
     }
-    // The odd panel over all rows, outside the pair loop: its row tiles in parallel.
+    // The odd panel over all rows, outside the pair loop: its row tiles in parallel (when
+    // there are two or more).
     for (int64_t p = pairs * kPanelsPerTile; p < panels; ++p)
-      c = allRows(builder, idx(builder, p), c, 1, /*parallel=*/true);
+      c = allRows(builder, idx(builder, p), c, 1, /*parallel=*/full / madd.rows > 1);
     return c;
   }
 

@@ -603,7 +603,9 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
         winogradMinChannels(winogradMinChannels) {}
   bool directConv;
   int64_t byteRowMultiple;
-  /// Winograd for 3x3 convolutions from this many input and output channels on (0: never).
+  /// Winograd for 3x3 convolutions from this many input and output channels on (0: never);
+  /// the output channels as computed, after the zero filters that take 33 to 63 filters
+  /// to 64 (whose products the implicit GEMM would do all the same).
   /// The pass's default, 64, as measured against the implicit GEMMs at 1 thread: 64 -> 64
   /// channels over 56x56 and 80x80 maps take 0.74 and 0.73 of their time, 128 over 28x28
   /// 0.54, 256 over 14x14 0.56, 512 over 7x7 0.7-0.8; 32 over 160x160 1.2 times (its V and
@@ -754,8 +756,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
   }
 
   /// The NHWC convolution of `input` (unpadded) by `weight` [F, C, KH, KW] into
-  /// `resultType`, without bias: an implicit GEMM where one applies, else im2col (or the
-  /// depthwise tap sum).
+  /// `resultType`, without bias: Winograd where it applies, else an implicit GEMM where one
+  /// does, else im2col (or the depthwise tap sum).
   Value convChannelsLast(ConversionPatternRewriter &rewriter, Location loc, Value input,
                          Value weight, ConvOp op, RankedTensorType resultType) const {
     Type et = resultType.getElementType();

@@ -67,7 +67,7 @@ llvm::SmallVector<mlir::Value> tapWindows(mlir::OpBuilder &b, mlir::Location loc
 
 /// Whether an NHWC convolution (`input` unpadded, `weight` [F, C, KH, KW]) can be computed
 /// by Winograd F(2x2, 3x3) (convChannelsLastWinograd): one f32 image, a constant 3x3 kernel,
-/// stride and dilation 1, at least `minChannels` input and output channels, F a multiple
+/// stride and dilation 1, at least `minChannels` input and output channels, both multiples
 /// of 16.
 bool winogradApplies(mlir::Value input, mlir::Value weight, llvm::ArrayRef<int64_t> strides,
                      llvm::ArrayRef<int64_t> dilations, mlir::RankedTensorType resultType,

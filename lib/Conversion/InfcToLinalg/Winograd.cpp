@@ -36,6 +36,10 @@ using namespace infc::lowering;
 namespace {
 constexpr int64_t kPositions = 16; // of the 4x4 input and product blocks
 constexpr int64_t kLanes = 16;     // channels a vector of the input transform
+/// Output channels a multiple of this: whole panels of infc-pack-matmul-panels (64 or 16
+/// wide on AVX-512; 16 on AVX2), no tail panel computed into a scratch tile, which it would
+/// place inside the loop over the positions, where the memory plan cannot place buffers.
+constexpr int64_t kFilterMultiple = 16;
 
 /// U [16, C, F]: U[4 a + b][c][f] = (G g_fc G^T)[a][b], from the weights [F, C, 3, 3].
 DenseElementsAttr transformWeights(DenseElementsAttr weights) {
@@ -62,7 +66,7 @@ DenseElementsAttr transformWeights(DenseElementsAttr weights) {
                                 ArrayRef<float>(u));
 }
 
-/// Slice `xi` [rows, cols] of a [16, rows, cols] tensor (`xi` a static or loop index).
+/// Slice `xi` [shape] of a [16, shape] tensor (`xi` a static or a loop index).
 tensor::ExtractSliceOp positionSlice(OpBuilder &b, Location loc, Value batch, OpFoldResult xi,
                                      ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(batch.getType());
@@ -105,7 +109,7 @@ bool infc::lowering::winogradApplies(Value input, Value weight, ArrayRef<int64_t
          llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
          llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
          it.getDimSize(3) >= minChannels && resultType.getDimSize(3) >= minChannels &&
-         it.getDimSize(3) % kLanes == 0 && resultType.getDimSize(3) % 16 == 0 &&
+         it.getDimSize(3) % kLanes == 0 && resultType.getDimSize(3) % kFilterMultiple == 0 &&
          matchPattern(weight, m_Constant(&dense));
 }
 
@@ -244,8 +248,8 @@ Value infc::lowering::convChannelsLastWinograd(OpBuilder &b, Location loc, Value
                 })
                 .getResult(0);
   auto wholeTiles = RankedTensorType::get({1, 2 * th, 2 * tw, f}, et);
-  y = reshapeTensor(b, loc, reshapeTensor(b, loc, y, RankedTensorType::get({2 * th, 2 * tw, f}, et)),
-                    wholeTiles);
+  y = reshapeTensor(b, loc, y, RankedTensorType::get({2 * th, 2 * tw, f}, et));
+  y = reshapeTensor(b, loc, y, wholeTiles);
   if (2 * th == oh && 2 * tw == ow)
     return y;
   // An odd output height or width: the last tile's second row or column is dropped.

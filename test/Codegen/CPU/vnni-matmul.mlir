@@ -4,9 +4,9 @@
 // vpdpbusd: B packed into [panels, K/4, 16] words, A into [M, K/4] words of u8 (the signed
 // bytes offset by 128: per row a 64-byte read, zeros past K, an xor and one write, in a
 // parallel loop over the rows), the accumulators starting from -128 x the column sums of
-// B, a loop over pairs of 16-column panels (one here: its 8-row x 2-panel tiles, 16
-// accumulators, in parallel; fewer than four pairs share out row tiles, see @many_pairs)
-// then single rows.
+// B, a parallel loop over pairs of 16-column panels (one row tile here, so the pairs are
+// what the threads share out; see @row_tiles_in_parallel), 8-row x 2-panel tiles (16
+// accumulators) then single rows.
 // CHECK-LABEL: func @s8_matmul
 // CHECK-DAG: %[[BP:.*]] = arith.constant dense<{{.*}}> : tensor<2x2x16xi32>
 // CHECK-DAG: %[[ACC0:.*]] = arith.constant dense<{{.*}}> : tensor<2x16xi32>
@@ -25,10 +25,10 @@
 // CHECK: vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
 // CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-COUNT-16: vector.transfer_write
-// CHECK: } {infc.parallel}
+// CHECK-NOT: infc.parallel
 // CHECK: %{{.*}}:2 = scf.for
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK-NOT: infc.parallel
+// CHECK: } {infc.parallel}
 // CHECK-NOT: linalg.matmul
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
@@ -48,20 +48,20 @@ func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
 
 // -----
 
-// An odd panel count: the pair in its loop (its row tiles in parallel), the last panel
-// after it, alone, its row tiles in parallel too.
+// An odd panel count: the pairs in the parallel loop, the last panel after it, alone.
 // CHECK-LABEL: func @odd_panels
 // CHECK: vector.bitcast %{{.*}} : vector<64xi8> to vector<16xi32>
 // CHECK: } {infc.parallel}
 // CHECK: %[[PAIRS:.*]] = scf.for
-// CHECK: } {infc.parallel}
+// CHECK-COUNT-16: vector.transfer_write
 // CHECK-NEXT: scf.yield
-// CHECK-NEXT: }
-// CHECK-NOT: infc.parallel
+// CHECK-NEXT: }{{$}}
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } {infc.parallel}
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[PAIRS]])
 // CHECK: %{{.*}}:8 = scf.for
 // CHECK-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK: } {infc.parallel}
+// CHECK-NOT: infc.parallel
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @odd_panels(%a: tensor<8x8xi8>) -> tensor<8x48xi32> {
   %w = arith.constant dense<1> : tensor<8x48xi32>
@@ -76,6 +76,42 @@ func.func @odd_panels(%a: tensor<8x8xi8>) -> tensor<8x48xi32> {
   %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x48xi32>) -> tensor<8x48xi32>
   %y = linalg.matmul ins(%x, %w : tensor<8x8xi32>, tensor<8x48xi32>) outs(%f : tensor<8x48xi32>) -> tensor<8x48xi32>
   return %y : tensor<8x48xi32>
+}
+
+// -----
+
+// Fewer than four pairs (one, and an odd panel) and more row tiles (3 of 8 rows) than
+// pairs: the threads share out the row tiles, of the pair and of the odd panel alike (one
+// pair had left a 25600-row int8 conv of 32 channels on one thread); the pair loop runs
+// in order.
+// CHECK-LABEL: func @row_tiles_in_parallel
+// CHECK: } {infc.parallel}
+// CHECK: %[[PAIRS:.*]] = scf.for
+// CHECK: %{{.*}}:16 = scf.for
+// CHECK-COUNT-16: vector.transfer_write
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } {infc.parallel}
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }{{$}}
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[PAIRS]])
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK-COUNT-8: vector.transfer_write
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } {infc.parallel}
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @row_tiles_in_parallel(%a: tensor<24x8xi8>) -> tensor<24x48xi32> {
+  %w = arith.constant dense<1> : tensor<8x48xi32>
+  %e = tensor.empty() : tensor<24x8xi32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<24x8xi8>) outs(%e : tensor<24x8xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<24x8xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<24x48xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<24x48xi32>) -> tensor<24x48xi32>
+  %y = linalg.matmul ins(%x, %w : tensor<24x8xi32>, tensor<8x48xi32>) outs(%f : tensor<24x48xi32>) -> tensor<24x48xi32>
+  return %y : tensor<24x48xi32>
 }
 
 // -----

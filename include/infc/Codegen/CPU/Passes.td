@@ -65,8 +65,9 @@ def InfcVnniMatmul : Pass<"infc-vnni-matmul", "mlir::func::FuncOp"> {
     each i32 lane: B is packed at compile time into 16-column panels of [K/4][16] i32 words
     (four s8 of one column each, K zero-padded), A at run time into words of four u8 along
     K (a signed A is offset by 128, and the accumulators start from -128 x the column sums
-    of B, so the result is unchanged). The kernel: a parallel loop over pairs of panels,
-    tiles of 8 rows x 2 panels (16 accumulators; then single rows), a K loop of 16
+    of B, so the result is unchanged). The kernel: a loop over pairs of panels (parallel
+    from four pairs on, or when there are no more row tiles than pairs; else its row tiles
+    are), tiles of 8 rows x 2 panels (16 accumulators; then single rows), a K loop of 16
     vpdpbusd (the LLVM intrinsic, called from the vector code) against two 16-lane loads of
     B and 8 broadcasts of A; an odd last panel runs alone after the loop. Other matmuls are
     left alone.
@@ -198,7 +199,11 @@ def InfcPackMatmulPanels : Pass<"infc-pack-matmul-panels", "mlir::func::FuncOp">
     rows (M <= 64) against a B over twice `row-block-max-b-bytes`, the blocks are stepped
     inside the parallel panel loop (marked `infc.panel_k_blocks`), each panel's in order. nr is the
     register tile width of infc-tile-and-vectorize-matmul for this M (panelWidthFor); the
-    last N mod nr columns are a panel of their own, one, two or four vectors wide.
+    last N mod nr columns are a panel of their own, one, two or four vectors wide. A matmul
+    directly in an `scf.for` marked `infc.weight_batch` whose B is slice `iv` of a constant
+    [batch, K, N] (`iv` the loop's index: Winograd's 16 positions) is packed too: every
+    matrix of the batch at compile time into one [batch, panels, K, nr] constant, sliced
+    at `iv` in the loop.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
