@@ -89,8 +89,7 @@ def main():
         path = os.path.join(args.work, name + ".onnx")
         onnx.save(model, path)
         so = os.path.join(args.work, name + ".so")
-        cpu_args = [] if cpu is None else ["--cpu", cpu]
-        r = harness.run_tool([args.infc, "compile", path, "-o", so] + cpu_args, 300)
+        r = harness.compile_for_cpu(args.infc, path, so, cpu)
         if r.returncode != 0:
             print(f"FAIL {name}: compile failed\n{r.describe()}")
             failed += 1

@@ -124,8 +124,7 @@ def main():
             else:
                 case += "_" + cpu
             so = os.path.join(args.work, case + ".so")
-            cpu_args = [] if cpu is None else ["--cpu", cpu]
-            r = harness.run_tool([args.infc, "compile", path, "-o", so] + cpu_args, 300)
+            r = harness.compile_for_cpu(args.infc, path, so, cpu)
             ir = harness.run_tool([args.infc, "compile", path, "--emit", "infc", "-o", "-"], 300)
             if r.returncode != 0 or ir.returncode != 0:
                 print(f"FAIL {case}: compile failed\n{r.describe()}\n{ir.describe()}")

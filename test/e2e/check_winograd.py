@@ -90,11 +90,9 @@ def main():
         path = os.path.join(args.work, name + ".onnx")
         onnx.save(model, path)
         so = os.path.join(args.work, name + ".so")
-        cpu_args = [] if cpu is None else ["--cpu", cpu]
-        r = harness.run_tool([args.infc, "compile", path, "-o", so] + cpu_args, 300)
+        r = harness.compile_for_cpu(args.infc, path, so, cpu)
         linalg = os.path.join(args.work, name + ".linalg.mlir")
-        r2 = harness.run_tool([args.infc, "compile", path, "--emit=linalg", "-o", linalg]
-                              + cpu_args, 300)
+        r2 = harness.compile_for_cpu(args.infc, path, linalg, cpu, extra=["--emit=linalg"])
         if r.returncode != 0 or r2.returncode != 0:
             print(f"FAIL {name}: compile failed\n{(r if r.returncode else r2).describe()}")
             failed += 1

@@ -214,6 +214,13 @@ def cpu_variants():
     return [None] + [cpu for cpu, flag in wanted if flag in flags]
 
 
+def compile_for_cpu(infc, model, out, cpu, extra=(), timeout=300):
+    """`infc compile model -o out [extra]` for one of cpu_variants() (None: this machine's
+    own CPU); returns run_tool's result."""
+    cpu_args = [] if cpu is None else ["--cpu", cpu]
+    return run_tool([infc, "compile", model, "-o", out] + list(extra) + cpu_args, timeout)
+
+
 def kernel_test_args():
     """--infc, --work (created) and --python-dir: the arguments of the kernel and
     quantization checks (check_integer_matmul.py, check_qdq.py, check_quantize.py)."""

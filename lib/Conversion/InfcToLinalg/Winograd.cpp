@@ -66,18 +66,27 @@ DenseElementsAttr transformWeights(DenseElementsAttr weights) {
                                 ArrayRef<float>(u));
 }
 
-/// Slice `xi` [shape] of a [16, shape] tensor (`xi` a static or a loop index).
+/// Slice `xi` [shape] of a [16, shape] tensor (`xi` a static or a loop index): its
+/// offsets, sizes and strides.
+struct PositionSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  PositionSlice(OpBuilder &b, OpFoldResult xi, ArrayRef<int64_t> shape)
+      : offsets{xi}, sizes{b.getIndexAttr(1)}, strides(shape.size() + 1, b.getIndexAttr(1)) {
+    for (int64_t d : shape) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(d));
+    }
+  }
+};
+
+/// Slice `xi` [shape] of a [16, shape] tensor, read.
 tensor::ExtractSliceOp positionSlice(OpBuilder &b, Location loc, Value batch, OpFoldResult xi,
                                      ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(batch.getType());
-  SmallVector<OpFoldResult> offsets = {xi}, sizes = {b.getIndexAttr(1)};
-  for (int64_t d : shape) {
-    offsets.push_back(b.getIndexAttr(0));
-    sizes.push_back(b.getIndexAttr(d));
-  }
-  return tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), batch, offsets, sizes,
-      SmallVector<OpFoldResult>(shape.size() + 1, b.getIndexAttr(1)));
+  PositionSlice slice(b, xi, shape);
+  return tensor::ExtractSliceOp::create(b, loc,
+                                        RankedTensorType::get(shape, type.getElementType()),
+                                        batch, slice.offsets, slice.sizes, slice.strides);
 }
 
 /// The 4-vector B^T x of the input transform (B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
@@ -188,9 +197,7 @@ Value infc::lowering::convChannelsLastWinograd(OpBuilder &b, Location loc, Value
   Value u = arith::ConstantOp::create(b, loc, transformWeights(weights));
   Value products = tensor::EmptyOp::create(b, loc, {kPositions, tiles, f}, et);
   auto positions = scf::ForOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-      arith::ConstantIndexOp::create(b, loc, kPositions),
-      arith::ConstantIndexOp::create(b, loc, 1), ValueRange{products},
+      b, loc, index(b, 0), index(b, kPositions), index(b, 1), ValueRange{products},
       [&](OpBuilder &lb, Location ll, Value xi, ValueRange iterArgs) {
         Value slot = positionSlice(lb, ll, iterArgs[0], xi, {tiles, f});
         Value init = linalg::FillOp::create(lb, ll, zero, slot).getResult(0);
@@ -199,13 +206,10 @@ Value infc::lowering::convChannelsLastWinograd(OpBuilder &b, Location loc, Value
                                                       positionSlice(lb, ll, u, xi, {c, f})},
                                            ValueRange{init})
                       .getResult(0);
-        SmallVector<OpFoldResult> offsets = {xi, lb.getIndexAttr(0), lb.getIndexAttr(0)};
-        SmallVector<OpFoldResult> sizes = {lb.getIndexAttr(1), lb.getIndexAttr(tiles),
-                                           lb.getIndexAttr(f)};
+        PositionSlice into(lb, xi, {tiles, f});
         scf::YieldOp::create(lb, ll,
-                             tensor::InsertSliceOp::create(
-                                 lb, ll, m, iterArgs[0], offsets, sizes,
-                                 SmallVector<OpFoldResult>(3, lb.getIndexAttr(1)))
+                             tensor::InsertSliceOp::create(lb, ll, m, iterArgs[0], into.offsets,
+                                                           into.sizes, into.strides)
                                  .getResult());
       });
   // (for infc-pack-matmul-panels: the matmul's B is slice xi of a constant batch) The
