@@ -274,6 +274,10 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     return;
   }
   pm.addPass(createCanonicalizerPass());
+  // The canonicalizer hoists the kernels' constants into the host function; without
+  // sinking them back, every tile size and loop bound would be a kernel argument (a
+  // division by one a real division, a private array indexed by it kept in memory).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -311,6 +315,8 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   binary.compilationTarget = "isa";
   binary.toolkitPath = options.cudaPath; // libdevice, for the math functions
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (options.stopAfter == infc::PipelineStage::Kernels)
+    return;
   infc::InfcCudaFatbinOptions fatbin;
   fatbin.archs.assign(options.gpuArchs.begin(), options.gpuArchs.end());
   fatbin.toolkit = options.cudaPath;

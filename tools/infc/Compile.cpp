@@ -263,9 +263,11 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   if (o.device != "cpu" && !o.quantize.empty())
     return fail("--quantize int8 runs on the CPU only for now; drop --target cuda or "
                 "--quantize");
-  static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm"};
+  static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
-    return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm or asm)");
+    return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm or ptx)");
+  if (o.emit == "ptx" && o.device != "cuda")
+    return fail("--emit=ptx needs --target cuda");
   auto started = std::chrono::steady_clock::now();
 
   DialectRegistry registry;
@@ -388,11 +390,21 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     printQuantizationReport(*module, layers, o.output == "-" ? llvm::errs() : llvm::outs());
   if (o.emit == "infc")
     return writeOutput(o.output, printIR);
-  if (!runPipeline(*module, o.emit == "linalg" ? PipelineStage::Linalg : PipelineStage::LLVM,
-                   true))
+  PipelineStage stage = o.emit == "linalg" ? PipelineStage::Linalg
+                        : o.emit == "ptx"  ? PipelineStage::Kernels
+                                           : PipelineStage::LLVM;
+  if (!runPipeline(*module, stage, true))
     return fail(o.input + ": compilation failed in the pass pipeline (see above)");
   if (o.emit == "linalg")
     return writeOutput(o.output, printIR);
+  if (o.emit == "ptx") // the kernels as LLVM's NVPTX back end wrote them, before ptxas
+    return writeOutput(o.output, [&](llvm::raw_ostream &os, std::string &) {
+      module->walk([&](gpu::BinaryOp binary) {
+        for (Attribute object : binary.getObjects())
+          os << cast<gpu::ObjectAttr>(object).getObject().getValue();
+      });
+      return true;
+    });
 
   if (o.emit == "llvm" || o.emit == "asm") {
     prepareForEmission(*module, interface);

@@ -16,8 +16,9 @@
 namespace infc {
 
 /// Where the pipeline stops: after the graph passes (infc dialect), after lowering to
-/// linalg on tensors, or in the LLVM dialect ready for translation.
-enum class PipelineStage { Infc, Linalg, LLVM };
+/// linalg on tensors, with a CUDA model's kernels as PTX (gpu.binary, before the fatbin),
+/// or in the LLVM dialect ready for translation.
+enum class PipelineStage { Infc, Linalg, Kernels, LLVM };
 
 /// What runs the model's code: the host CPU, or an NVIDIA GPU through the CUDA driver.
 enum class Device { CPU, CUDA };

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
 
+#include "TiledContraction.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -179,6 +181,20 @@ struct Lowering {
     }
   }
 
+  /// Stores `result`, the value at loop dimensions `at` (a point of the parallel ones),
+  /// and runs the epilogue there (the tiled kernel's store).
+  void storeResult(OpBuilder &b, ArrayRef<Value> at, Value result) {
+    dims.assign(at.begin(), at.end());
+    OpOperand *output = op.getDpsInitOperand(0);
+    SmallVector<Value> outputPoint = indices(b, op.getMatchingIndexingMap(output));
+    memref::StoreOp::create(b, loc, result, output->get(), outputPoint);
+    if (epilogue) {
+      epilogue->known[output->get()] = result;
+      epilogue->dims.assign(outputPoint.begin(), outputPoint.end());
+      epilogue->point(b);
+    }
+  }
+
   /// Whether this lowering applies: static loop ranges, buffers, outputs that depend on the
   /// parallel dimensions only.
   bool matches() {
@@ -250,9 +266,18 @@ struct Lowering {
     return reads;
   }
 
-  void run() {
+  void run(int64_t tileMinBlocks) {
     OpBuilder b(op);
     dims.assign(ranges.size(), Value());
+    if (std::optional<infc::ContractionTiling> tiling =
+            tileMinBlocks > 0 ? infc::planTiledContraction(op, tileMinBlocks) : std::nullopt) {
+      infc::emitTiledContraction(b, op, *tiling, initialValue,
+                                 [&](OpBuilder &inner, ArrayRef<Value> at, Value result) {
+                                   storeResult(inner, at, result);
+                                 });
+      op->erase();
+      return;
+    }
     // A full reduction still gets a (one-point) parallel loop: infc-map-to-gpu makes every
     // top-level loop one kernel, and the loads and stores around the reduction belong to it.
     SmallVector<Value> lbs, ubs, steps;
@@ -296,6 +321,8 @@ linalg::FillOp fillToFold(linalg::LinalgOp op) {
 
 struct InfcLinalgToGpuLoopsPass
     : public infc::impl::InfcLinalgToGpuLoopsBase<InfcLinalgToGpuLoopsPass> {
+  using InfcLinalgToGpuLoopsBase::InfcLinalgToGpuLoopsBase;
+
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops; // fills last: the reductions may absorb them
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -334,7 +361,7 @@ struct InfcLinalgToGpuLoopsPass
           epilogue.reset();
         }
       }
-      lowering.run();
+      lowering.run(tileMinBlocks);
       if (lowering.initialValue)
         fill->erase();
       if (lowering.epilogue) {
@@ -346,7 +373,7 @@ struct InfcLinalgToGpuLoopsPass
     getOperation().walk([&](linalg::FillOp fill) {
       Lowering lowering(fill);
       if (lowering.matches())
-        lowering.run();
+        lowering.run(/*tileMinBlocks=*/0);
     });
   }
 };

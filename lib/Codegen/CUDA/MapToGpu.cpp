@@ -166,7 +166,13 @@ struct InfcMapToGpuPass : public infc::impl::InfcMapToGpuBase<InfcMapToGpuPass> 
     unsigned index = 0;
     for (Block &block : func.getBody())
       for (Operation &op : llvm::make_early_inc_range(block)) {
-        if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::LaunchOp>(op) ||
+        if (auto launch = dyn_cast<gpu::LaunchOp>(op)) {
+          // A kernel written before (a tiled contraction): named like the others.
+          launch.setFunctionAttr(
+              FlatSymbolRefAttr::get(op.getContext(), kernelName(launch, index++)));
+          continue;
+        }
+        if (op.hasTrait<OpTrait::IsTerminator>() ||
             (isMemoryEffectFree(&op) && op.getNumRegions() == 0))
           continue;
         LogicalResult mapped = isa<scf::ParallelOp>(op)

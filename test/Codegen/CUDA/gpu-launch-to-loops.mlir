@@ -35,13 +35,123 @@ func.func @main(%a: memref<512xf32>) {
 
 // -----
 
-func.func @main(%a: memref<256xf32>) {
+// Barriers split the kernel: every thread stages its element into shared memory before any
+// reads its neighbour's; in a loop with a barrier, the loop runs at block level and each
+// piece between barriers over the threads. The thread's index (pure) is computed again
+// after the barrier; private memory is the thread's slice of one buffer.
+// CHECK-LABEL: func.func @barriers
+// CHECK-SAME: (%[[A:.*]]: memref<64xf32>, %[[B:.*]]: memref<64xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[SHARED:.*]] = memref.alloca() : memref<64xf32>
+// CHECK: %[[PRIVATE:.*]] = memref.alloc(%{{.*}}) : memref<?x1xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %[[STEP:.*]] = %[[C0]] to %[[C4]] step %[[C1]] {
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %[[T1:.*]] = %[[C0]] to %[[C64]] step %[[C1]] {
+// CHECK-NOT: memref.subview
+// CHECK: %[[X:.*]] = memref.load %[[A]][%[[T1]]]
+// CHECK: memref.store %[[X]], %[[SHARED]][%[[T1]]]
+// CHECK: }
+// CHECK: }
+// CHECK: }
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %[[T2:.*]] = %[[C0]] to %[[C64]] step %[[C1]] {
+// CHECK: %[[MINE:.*]] = memref.subview %[[PRIVATE]][%{{.*}}, 0] [1, 1] [1, 1]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[T2]], %[[C1]] : index
+// CHECK: %[[WRAP:.*]] = arith.remui %[[NEXT]], %[[C64]] : index
+// CHECK: %[[Y:.*]] = memref.load %[[SHARED]][%[[WRAP]]]
+// CHECK: memref.store %[[Y]], %[[MINE]][%[[C0]]]
+// CHECK: }
+// CHECK: }
+// CHECK: }
+// CHECK: }
+// CHECK: scf.for %[[T3:.*]] = %[[C0]] to %[[C64]] step %[[C1]] {
+// CHECK: %[[MINE3:.*]] = memref.subview %[[PRIVATE]][%{{.*}}, 0] [1, 1] [1, 1]
+// CHECK: %[[Z:.*]] = memref.load %[[MINE3]][%[[C0]]]
+// CHECK: memref.store %[[Z]], %[[B]][%[[T3]]]
+// CHECK: memref.dealloc %[[PRIVATE]]
+// CHECK-NOT: gpu.
+func.func @barriers(%a: memref<64xf32>, %b: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c256 = arith.constant 256 : index
-  // expected-error @+1 {{infc-gpu-launch-to-loops: a kernel with barriers cannot run as loops}}
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
-             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%shared : memref<64xf32, #gpu.address_space<workgroup>>)
+             private(%mine : memref<1xf32, #gpu.address_space<private>>) {
+    %next = arith.addi %tx, %c1 : index
+    %wrap = arith.remui %next, %c64 : index
+    scf.for %step = %c0 to %c4 step %c1 {
+      %x = memref.load %a[%tx] : memref<64xf32>
+      memref.store %x, %shared[%tx] : memref<64xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %y = memref.load %shared[%wrap] : memref<64xf32, #gpu.address_space<workgroup>>
+      memref.store %y, %mine[%c0] : memref<1xf32, #gpu.address_space<private>>
+      gpu.barrier
+    }
+    %z = memref.load %mine[%c0] : memref<1xf32, #gpu.address_space<private>>
+    memref.store %z, %b[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A value loaded before a barrier cannot be recomputed after it.
+func.func @crosses(%a: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  // expected-error @+1 {{infc-gpu-launch-to-loops: a value crosses a barrier}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<64xf32>
     gpu.barrier
+    memref.store %x, %a[%c0] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A loop bound that differs between threads: a barrier in it could not be reached by all.
+func.func @divergent_loop(%a: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  // expected-error @+1 {{a thread id is used where all threads must agree}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    scf.for %i = %c0 to %tx step %c1 {
+      gpu.barrier
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A barrier under a condition.
+func.func @conditional_barrier(%a: memref<64xf32>, %p: i1) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{infc-gpu-launch-to-loops: a barrier inside 'scf.if'}}
+    scf.if %p {
+      gpu.barrier
+    }
     gpu.terminator
   }
   return

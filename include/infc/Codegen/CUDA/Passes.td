@@ -72,9 +72,22 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     the value it just computed (the output is still stored), unless its output may share
     bytes with the reduction's inputs. Ops it does not match (dynamic shapes) are left for
     upstream's lowering.
+
+    A contraction (two inputs, a payload `out + a * b`: matmul, batch matmul, a convolution
+    as an implicit GEMM) of at least 32 rows and columns and a reduction of at least 16
+    becomes one `gpu.launch` instead (`TiledContraction.cpp`): square output tiles of 128,
+    64 or 32 per block of 16 x 16 threads (the largest that still gives `tile-min-blocks`
+    blocks), both inputs staged through shared memory a reduction step at a time, each
+    thread's piece of the tile accumulated in private memory (registers), the fill and
+    epilogue folded in as above. `tile-min-blocks=0` turns it off.
   }];
+  let options = [
+    Option<"tileMinBlocks", "tile-min-blocks", "int64_t", /*default=*/"132",
+           "Blocks a tiled contraction's grid should reach (the GPU's SMs); 0: no tiling">,
+  ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
-                           "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];
+                           "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect"];
 }
 
 def InfcMapToGpu : Pass<"infc-map-to-gpu", "mlir::func::FuncOp"> {
@@ -122,11 +135,16 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
   let description = [{
     `infc compile --target cuda-emulator`: the kernels exactly as `infc-map-to-gpu` wrote
     them, run on the CPU, so the GPU lowering is tested against onnxruntime on machines
-    without a GPU. Each launch becomes six nested `scf.for` (block z, y, x, thread z, y, x)
-    around its body. Kernels that synchronize threads (barriers) or use shared memory cannot
-    run this way and are an error.
+    without a GPU. Each launch becomes nested `scf.for` over its blocks (z, y, x) and, inside,
+    over its threads (z, y, x) around its body. A kernel with barriers (`gpu.barrier` in its
+    body, or in an `scf.for` there without loop values) is split at them: every thread runs
+    the code up to a barrier before any runs past it. Pure values computed before a barrier
+    are recomputed after it; any other value crossing a barrier, or a barrier elsewhere, is
+    an error. Workgroup (shared) memory becomes one buffer the blocks use in turn, private
+    memory one slice per thread of a buffer.
   }];
-  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 #endif // INFC_CODEGEN_CUDA_PASSES_TD

@@ -1,0 +1,386 @@
+//===- TiledContraction.cpp - a contraction as one shared-memory tiled kernel --===//
+//
+// The kernel of a matmul-like op, written as one gpu.launch (the classic SGEMM blocking):
+//   - a block computes a tile x tile piece of the output (of one batch element);
+//   - per step of the reduction it stages tileDepth x tile of each input in shared memory,
+//     1024 elements an input, four per thread, neighbouring threads on neighbouring
+//     addresses of the input (coalesced); out-of-range elements are staged as 0;
+//   - its 16 x 16 threads each accumulate a threadTile x threadTile piece in registers
+//     (private memory indexed by constants, which LLVM keeps in registers), rows ty + 16 i
+//     and columns tx + 16 j: the shared-memory reads of a warp are broadcasts or
+//     consecutive (no bank conflicts), and so are the output stores (coalesced).
+// The rows and columns are each a flattened group of loop dimensions, so a convolution
+// runs as an implicit GEMM: filters x output pixels, reduced over channels x window, its
+// input addresses computed from the loop dimensions by the op's indexing maps.
+//
+//===----------------------------------------------------------------------===//
+#include "TiledContraction.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using infc::ContractionTiling;
+
+namespace {
+/// Whether the payload is `out + a * b`, each input read once, optionally widened.
+bool isMultiplyAdd(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || body->getNumArguments() != 3)
+    return false;
+  for (Operation &inner : body->without_terminator())
+    if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
+      return false;
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  if (!add)
+    return false;
+  Value out = body->getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!mul)
+    return false;
+  auto strip = [](Value v) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      return ext.getIn();
+    return v;
+  };
+  Value x = strip(mul.getLhs()), y = strip(mul.getRhs());
+  Value a = body->getArgument(0), b = body->getArgument(1);
+  return (x == a && y == b) || (x == b && y == a);
+}
+
+struct KernelBuilder {
+  OpBuilder &b;
+  linalg::LinalgOp op;
+  const ContractionTiling &t;
+  Location loc;
+  int64_t threads;
+
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, c(y)) : x; }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : arith::MulIOp::create(b, loc, x, c(y)); }
+  Value div(Value x, int64_t y) { return y == 1 ? x : arith::DivUIOp::create(b, loc, x, c(y)); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, c(y)); }
+  Value below(Value x, int64_t bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c(bound));
+  }
+
+  /// `flat` split into the loop dimensions `group` (outermost first) of `dims`.
+  void delinearize(Value flat, ArrayRef<unsigned> group, SmallVectorImpl<Value> &dims) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    for (int64_t g = (int64_t)group.size() - 1; g >= 0; --g) {
+      int64_t range = ranges[group[g]];
+      dims[group[g]] = g == 0 ? flat : rem(flat, range);
+      if (g > 0)
+        flat = div(flat, range);
+    }
+  }
+
+  SmallVector<Value> indices(AffineMap map, ArrayRef<Value> dims) {
+    SmallVector<Value> result;
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        result.push_back(dims[dim.getPosition()]);
+        continue;
+      }
+      AffineMap single = AffineMap::get(map.getNumDims(), 0, expr);
+      result.push_back(affine::AffineApplyOp::create(b, loc, single, dims));
+    }
+    return result;
+  }
+
+  /// `cond ? then() : zero of type`, the value computed only where cond holds.
+  Value guarded(Value cond, Type type, function_ref<Value()> then) {
+    if (!cond)
+      return then();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, cond, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, then());
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+      scf::YieldOp::create(b, loc, zero);
+    }
+    return ifOp.getResult(0);
+  }
+
+  Value both(Value x, Value y) {
+    if (!x || !y)
+      return x ? x : y;
+    return arith::AndIOp::create(b, loc, x, y);
+  }
+
+  /// Stages the reduction step at `k0` of input `input` (whose own dimensions are `side`,
+  /// `extent` of them, this block's from `start`) into `shared` [tileDepth][pitch].
+  void stage(unsigned input, ArrayRef<unsigned> side, int64_t extent, Value start, Value k0,
+             Value tid, ArrayRef<Value> batchDims, Value shared) {
+    OpOperand *operand = op.getDpsInputOperand(input);
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    Type element = cast<MemRefType>(operand->get().getType()).getElementType();
+    // Neighbouring threads read neighbouring addresses: along the reduction if the
+    // innermost index moves with it (a row-major A), else along the tile (B, a conv input).
+    bool depthFastest = false;
+    if (map.getNumResults())
+      for (unsigned r : t.reductionDims)
+        depthFastest |= map.getResults().back().isFunctionOfDim(r);
+    int64_t perThread = t.tile * t.tileDepth / threads;
+    for (int64_t l = 0; l < perThread; ++l) {
+      Value e = add(tid, l * threads);
+      Value kk = depthFastest ? rem(e, t.tileDepth) : div(e, t.tile);
+      Value ii = depthFastest ? div(e, t.tileDepth) : rem(e, t.tile);
+      Value i = add(start, ii), k = add(k0, kk);
+      Value inside = both(extent % t.tile ? below(i, extent) : Value(),
+                          t.depth % t.tileDepth ? below(k, t.depth) : Value());
+      Value v = guarded(inside, element, [&] {
+        SmallVector<Value> dims(op.getNumLoops(), Value());
+        for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
+          dims[d] = value;
+        delinearize(i, side, dims);
+        delinearize(k, t.reductionDims, dims);
+        for (Value &d : dims)
+          if (!d)
+            d = c(0); // the other input's dimensions: not in this map
+        return memref::LoadOp::create(b, loc, operand->get(), indices(map, dims)).getResult();
+      });
+      memref::StoreOp::create(b, loc, v, shared, ValueRange{kk, ii});
+    }
+  }
+
+  /// The payload on (a, b, accumulator).
+  Value payload(Value rowValue, Value colValue, Value acc) {
+    Block *body = op.getBlock();
+    IRMapping mapping;
+    mapping.map(body->getArgument(t.rowInput), rowValue);
+    mapping.map(body->getArgument(t.colInput), colValue);
+    mapping.map(body->getArgument(2), acc);
+    // The multiply and the add may fuse into one FMA (one rounding instead of two, half
+    // the instructions), as cuBLAS's kernels do.
+    auto contract = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract);
+    for (Operation &inner : body->without_terminator()) {
+      Operation *copy = b.clone(inner, mapping);
+      if (isa<arith::MulFOp, arith::AddFOp>(copy))
+        copy->setAttr("fastmath", contract);
+    }
+    return mapping.lookup(body->getTerminator()->getOperand(0));
+  }
+
+  void build(Value initialValue,
+             function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    MLIRContext *ctx = b.getContext();
+    int64_t T = t.threadTile, side = ContractionTiling::kThreadsPerSide;
+    int64_t pitch = t.tile + 4; // a depth-fastest staging store hits 32 banks
+    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto privateSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Private);
+    auto inputType = [&](unsigned input) {
+      return cast<MemRefType>(op.getDpsInputOperand(input)->get().getType()).getElementType();
+    };
+    auto outType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
+    Type accType = outType.getElementType();
+    Type rowShared = MemRefType::get({t.tileDepth, pitch}, inputType(t.rowInput),
+                                     MemRefLayoutAttrInterface(), workgroup);
+    Type colShared = MemRefType::get({t.tileDepth, pitch}, inputType(t.colInput),
+                                     MemRefLayoutAttrInterface(), workgroup);
+    Type accumulators = MemRefType::get({T * T}, accType, MemRefLayoutAttrInterface(),
+                                        privateSpace);
+    Value one = c(1);
+    auto launch = gpu::LaunchOp::create(
+        b, loc, c(llvm::divideCeil(t.cols, t.tile)), c(llvm::divideCeil(t.rows, t.tile)),
+        c(t.batch), c(threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
+        /*asyncTokenType=*/nullptr, ValueRange{}, TypeRange{rowShared, colShared},
+        TypeRange{accumulators}, nullptr, nullptr, nullptr,
+        FlatSymbolRefAttr::get(ctx, "infc_kernels"), FlatSymbolRefAttr::get(ctx, "kernel"));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value rowTile = launch.getWorkgroupAttributions()[0];
+    Value colTile = launch.getWorkgroupAttributions()[1];
+    Value acc = launch.getPrivateAttributions()[0];
+
+    Value tid = launch.getThreadIds().x;
+    Value tx = rem(tid, side), ty = div(tid, side);
+    Value rowStart = mul(launch.getBlockIds().y, t.tile);
+    Value colStart = mul(launch.getBlockIds().x, t.tile);
+    SmallVector<Value> batchDims;
+    {
+      SmallVector<Value> dims(op.getNumLoops(), Value());
+      delinearize(launch.getBlockIds().z, t.batchDims, dims);
+      for (unsigned d : t.batchDims)
+        batchDims.push_back(dims[d]);
+    }
+    // The loop dimensions at the output element (i, j) of this thread's tile, and whether
+    // it is inside the output.
+    auto elementDims = [&](int64_t i, int64_t j, Value &inside) {
+      Value row = add(add(rowStart, ty), side * i), col = add(add(colStart, tx), side * j);
+      inside = both(t.rows % t.tile ? below(row, t.rows) : Value(),
+                    t.cols % t.tile ? below(col, t.cols) : Value());
+      return std::make_pair(row, col);
+    };
+    auto dimsAt = [&](Value row, Value col) {
+      SmallVector<Value> dims(op.getNumLoops(), Value());
+      for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
+        dims[d] = value;
+      delinearize(row, t.rowDims, dims);
+      delinearize(col, t.colDims, dims);
+      for (unsigned d : t.reductionDims)
+        dims[d] = c(0);
+      return dims;
+    };
+
+    // The accumulators start from the fill value or the output.
+    OpOperand *out = op.getDpsInitOperand(0);
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t j = 0; j < T; ++j) {
+        Value start = initialValue;
+        if (!start) {
+          Value inside;
+          auto [row, col] = elementDims(i, j, inside);
+          start = guarded(inside, accType, [&] {
+            SmallVector<Value> dims = dimsAt(row, col);
+            return memref::LoadOp::create(b, loc, out->get(),
+                                          indices(op.getMatchingIndexingMap(out), dims))
+                .getResult();
+          });
+        }
+        memref::StoreOp::create(b, loc, start, acc, ValueRange{c(i * T + j)});
+      }
+
+    // The reduction, a tile of both inputs at a time.
+    auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(t.tileDepth));
+    {
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPoint(steps.getBody()->getTerminator());
+      Value k0 = steps.getInductionVar();
+      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, tid, batchDims, rowTile);
+      stage(t.colInput, t.colDims, t.cols, colStart, k0, tid, batchDims, colTile);
+      gpu::BarrierOp::create(b, loc);
+      auto depth = scf::ForOp::create(b, loc, c(0), c(t.tileDepth), c(1));
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(depth.getBody()->getTerminator());
+        Value kk = depth.getInductionVar();
+        SmallVector<Value> rowValues, colValues;
+        for (int64_t i = 0; i < T; ++i) {
+          rowValues.push_back(
+              memref::LoadOp::create(b, loc, rowTile, ValueRange{kk, add(ty, side * i)}));
+          colValues.push_back(
+              memref::LoadOp::create(b, loc, colTile, ValueRange{kk, add(tx, side * i)}));
+        }
+        for (int64_t i = 0; i < T; ++i)
+          for (int64_t j = 0; j < T; ++j) {
+            Value slot = c(i * T + j);
+            Value sum = payload(rowValues[i], colValues[j],
+                                memref::LoadOp::create(b, loc, acc, ValueRange{slot}));
+            memref::StoreOp::create(b, loc, sum, acc, ValueRange{slot});
+          }
+      }
+      gpu::BarrierOp::create(b, loc); // the tiles are overwritten next step
+    }
+
+    // Each result stored (with the caller's epilogue) where it is inside the output.
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t j = 0; j < T; ++j) {
+        Value inside;
+        auto [row, col] = elementDims(i, j, inside);
+        auto emit = [&] {
+          SmallVector<Value> dims = dimsAt(row, col);
+          Value result = memref::LoadOp::create(b, loc, acc, ValueRange{c(i * T + j)});
+          store(b, dims, result);
+        };
+        if (!inside) {
+          emit();
+          continue;
+        }
+        auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard inIf(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        emit();
+      }
+  }
+};
+} // namespace
+
+std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
+                                                            int64_t minBlocks) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
+      op.hasDynamicShape() || op.getNumReductionLoops() == 0 || !isMultiplyAdd(op))
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands())
+    if (!isa<MemRefType>(operand.get().getType()))
+      return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  AffineMap maps[2] = {op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
+                       op.getMatchingIndexingMap(op.getDpsInputOperand(1))};
+  if (!outMap.isProjectedPermutation() || outMap.getNumResults() == 0)
+    return std::nullopt;
+  ContractionTiling t;
+  // The column input owns the output's innermost dimension (coalesced stores).
+  unsigned innermost = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+  if (maps[0].isFunctionOfDim(innermost) && !maps[1].isFunctionOfDim(innermost)) {
+    t.colInput = 0;
+    t.rowInput = 1;
+  }
+  // Parallel dimensions in the output's order, the reduction's in loop order.
+  for (AffineExpr expr : outMap.getResults()) {
+    unsigned d = cast<AffineDimExpr>(expr).getPosition();
+    bool inRow = maps[t.rowInput].isFunctionOfDim(d), inCol = maps[t.colInput].isFunctionOfDim(d);
+    if (inRow && inCol)
+      t.batchDims.push_back(d);
+    else if (inRow)
+      t.rowDims.push_back(d);
+    else if (inCol)
+      t.colDims.push_back(d);
+    else
+      return std::nullopt; // an output dimension neither input reads (a broadcast)
+  }
+  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::reduction) {
+      if (outMap.isFunctionOfDim(d))
+        return std::nullopt;
+      t.reductionDims.push_back(d);
+    }
+  if (t.rowDims.size() + t.colDims.size() + t.batchDims.size() + t.reductionDims.size() !=
+      op.getNumLoops())
+    return std::nullopt;
+  auto product = [&](ArrayRef<unsigned> dims) {
+    int64_t p = 1;
+    for (unsigned d : dims)
+      p *= ranges[d];
+    return p;
+  };
+  t.rows = product(t.rowDims);
+  t.cols = product(t.colDims);
+  t.batch = product(t.batchDims);
+  t.depth = product(t.reductionDims);
+  if (t.rowDims.empty() || t.colDims.empty() || t.rows < 32 || t.cols < 32 || t.depth < 16 ||
+      t.batch > 65535)
+    return std::nullopt;
+  for (int64_t tile : {128, 64, 32}) {
+    t.tile = tile;
+    if (llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch >= minBlocks)
+      break;
+  }
+  if (llvm::divideCeil(t.rows, t.tile) > 65535)
+    return std::nullopt;
+  int64_t threads = ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide;
+  t.tileDepth = 4 * threads / t.tile; // four staged elements an input a thread
+  t.threadTile = t.tile / ContractionTiling::kThreadsPerSide;
+  return t;
+}
+
+void infc::emitTiledContraction(
+    OpBuilder &b, linalg::LinalgOp op, const ContractionTiling &tiling, Value initialValue,
+    function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+  KernelBuilder builder{b, op, tiling, op.getLoc(),
+                        ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide};
+  builder.build(initialValue, store);
+}

@@ -1,0 +1,52 @@
+//===- TiledContraction.h - a contraction as one shared-memory tiled kernel -===//
+//
+// infc-linalg-to-gpu-loops runs a matmul-like linalg op (a multiply-add payload over two
+// inputs: matmul, batch matmul, convolution as an implicit GEMM) as one gpu.launch that
+// stages tiles of both operands in shared memory and gives each thread a register tile of
+// the output. The fill fold and the epilogue fusion of the loop lowering stay the caller's:
+// it passes the starting value and a callback that stores one result.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INFC_LIB_CODEGEN_CUDA_TILEDCONTRACTION_H
+#define INFC_LIB_CODEGEN_CUDA_TILEDCONTRACTION_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace infc {
+
+/// How a contraction maps onto a tiled kernel: the loop dimensions by role, and the tile.
+struct ContractionTiling {
+  /// The input whose dimensions run along the tile's rows, and the one along its columns
+  /// (neighbouring threads take neighbouring columns: the output's innermost dimension).
+  unsigned rowInput = 0, colInput = 1;
+  /// Loop dimensions, outermost first: rows (only the row input reads them), columns (only
+  /// the column input), batch (both inputs), reduction.
+  llvm::SmallVector<unsigned> rowDims, colDims, batchDims, reductionDims;
+  int64_t rows = 1, cols = 1, batch = 1, depth = 1; // the products of their ranges
+  /// Block tile rows x cols (square), depth step, and each thread's tile (16 x 16 threads).
+  int64_t tile = 0, tileDepth = 0, threadTile = 0;
+
+  static constexpr int64_t kThreadsPerSide = 16;
+};
+
+/// The tiling of `op` if it is a contraction worth a tiled kernel: two inputs, one output,
+/// a payload `out + a * b` (the inputs optionally widened by arith.extf), static ranges,
+/// rows and columns of at least 32 and a reduction of at least 16. `minBlocks`: the tile
+/// shrinks (128, 64, 32) until the grid has that many blocks or it is the smallest.
+std::optional<ContractionTiling> planTiledContraction(mlir::linalg::LinalgOp op,
+                                                      int64_t minBlocks);
+
+/// Writes the kernel before `op` (which the caller erases). `initialValue`, if set, starts
+/// every output element (a folded fill); otherwise the output is read. `store` writes one
+/// result at the given loop dimensions (reduction dimensions 0), inside the kernel.
+void emitTiledContraction(
+    mlir::OpBuilder &b, mlir::linalg::LinalgOp op, const ContractionTiling &tiling,
+    mlir::Value initialValue,
+    llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<mlir::Value>, mlir::Value)>
+        store);
+
+} // namespace infc
+
+#endif // INFC_LIB_CODEGEN_CUDA_TILEDCONTRACTION_H

@@ -1,0 +1,133 @@
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops -cse -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="tile-min-blocks=0" -split-input-file | FileCheck %s --check-prefix=OFF
+
+// A matmul of 100 x 70 over 40: 4 x 3 blocks of 32 x 32 (fewer than 132 blocks of any
+// larger tile), 256 threads, both inputs staged a 32-deep step at a time into shared memory
+// (pitch 36), four accumulators a thread in private memory, started from the fill's value
+// (the fill and the output's read are gone); the reduction steps around two barriers; FMAs
+// allowed; each result stored where it is inside the output (100 and 70 are not multiples
+// of 32).
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: memref<100x40xf32>, %[[B:.*]]: memref<40x70xf32>, %[[C:.*]]: memref<100x70xf32>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[C3]], %{{.*}} = %[[C4]], %{{.*}} = %[[C1]]) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<32x36xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x36xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: private(%[[ACC:.*]] : memref<4xf32, #gpu.address_space<private>>)
+// CHECK-NOT: memref.load %[[C]]
+// CHECK: memref.store %[[ZERO]], %[[ACC]]
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: memref.load %[[A]]
+// CHECK: } else {
+// CHECK: scf.yield %[[ZERO]] : f32
+// CHECK: memref.store %{{.*}}, %[[AS]]
+// CHECK: memref.load %[[B]]
+// CHECK: memref.store %{{.*}}, %[[BS]]
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: memref.load %[[AS]]
+// CHECK: memref.load %[[BS]]
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.addf %{{.*}}, %[[P]] fastmath<contract> : f32
+// CHECK: memref.store %{{.*}}, %[[ACC]]
+// CHECK: gpu.barrier
+// CHECK: }
+// CHECK: scf.if
+// CHECK: %[[R:.*]] = memref.load %[[ACC]]
+// CHECK: memref.store %[[R]], %[[C]]
+// CHECK-NOT: linalg.
+// OFF-LABEL: func.func @matmul
+// OFF-NOT: gpu.launch
+// OFF: scf.parallel
+func.func @matmul(%a: memref<100x40xf32>, %b: memref<40x70xf32>, %c: memref<100x70xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<100x70xf32>)
+  linalg.matmul ins(%a, %b : memref<100x40xf32>, memref<40x70xf32>) outs(%c : memref<100x70xf32>)
+  return
+}
+
+// -----
+
+// 12 x 13 blocks of 128 x 128 reach 132: the 128 tile, 8 deep (pitch 132), 64 accumulators
+// a thread; the output read first (no fill); 1536 rows need no guard on the rows.
+// CHECK-LABEL: func.func @large
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c13, %{{.*}} = %c12, %{{.*}} = %c1)
+// CHECK-SAME: workgroup(%{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: private(%{{.*}} : memref<64xf32, #gpu.address_space<private>>)
+// CHECK: memref.load %{{.*}} : memref<1536x1600xf32>
+func.func @large(%a: memref<1536x64xf32>, %b: memref<64x1600xf32>, %c: memref<1536x1600xf32>) {
+  linalg.matmul ins(%a, %b : memref<1536x64xf32>, memref<64x1600xf32>) outs(%c : memref<1536x1600xf32>)
+  return
+}
+
+// -----
+
+// A convolution as an implicit GEMM: rows the 40 filters, columns the 17 x 18 output
+// pixels (the output's innermost dimension), reduced over 24 channels x 3 x 3: the
+// filter staged with the reduction fastest, the input with the pixels fastest, its address
+// from the op's map (the window's affine.apply). The bias add after it runs in the same
+// thread on the value just computed.
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: (%[[X:.*]]: memref<1x24x35x37xf32>, %[[W:.*]]: memref<40x24x3x3xf32>, %[[BIAS:.*]]: memref<40xf32>, %[[Y:.*]]: memref<1x40x17x18xf32>, %[[Z:.*]]: memref<1x40x17x18xf32>)
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%{{.*}} : memref<32x36xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x36xf32, #gpu.address_space<workgroup>>)
+// CHECK: memref.load %[[W]]
+// CHECK: affine.apply
+// CHECK: memref.load %[[X]]
+// CHECK: gpu.barrier
+// CHECK: memref.store %[[V:.*]], %[[Y]]
+// CHECK: %[[BV:.*]] = memref.load %[[BIAS]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[V]], %[[BV]] : f32
+// CHECK: memref.store %[[SUM]], %[[Z]]
+// CHECK-NOT: linalg.
+#id = affine_map<(n, f, h, w) -> (n, f, h, w)>
+#channel = affine_map<(n, f, h, w) -> (f)>
+func.func @conv(%x: memref<1x24x35x37xf32>, %w: memref<40x24x3x3xf32>, %bias: memref<40xf32>,
+                %y: memref<1x40x17x18xf32>, %z: memref<1x40x17x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x40x17x18xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<1x24x35x37xf32>, memref<40x24x3x3xf32>) outs(%y : memref<1x40x17x18xf32>)
+  linalg.generic {indexing_maps = [#id, #channel, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %bias : memref<1x40x17x18xf32>, memref<40xf32>) outs(%z : memref<1x40x17x18xf32>) {
+  ^bb0(%v: f32, %bv: f32, %out: f32):
+    %s = arith.addf %v, %bv : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Not tiled: 16 columns (a narrow output keeps one thread per element); a payload that is
+// not a multiply-add (a max of products: zeros staged outside the tile would change it).
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT: gpu.launch
+// CHECK: scf.parallel
+func.func @narrow(%a: memref<64x64xf32>, %b: memref<64x16xf32>, %c: memref<64x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @max_of_products
+// CHECK-NOT: gpu.launch
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+func.func @max_of_products(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<64x64xf32>, memref<64x64xf32>) outs(%z : memref<64x64xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %u, %v : f32
+    %m = arith.maximumf %acc, %p : f32
+    linalg.yield %m : f32
+  }
+  return
+}

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""The CUDA path's tiled contraction kernels against onnxruntime, without a GPU.
+
+    check_cuda_tiled.py --infc BUILD/bin/infc --work DIR [--python-dir DIR]
+
+infc-linalg-to-gpu-loops runs matmuls, batch matmuls and convolutions (an implicit GEMM) of
+at least 32 rows and columns as one kernel each that stages tiles of both inputs in shared
+memory (lib/Codegen/CUDA/TiledContraction.cpp). Each case is a model built to take one
+tile size (128, 64, 32: the kernel picks the largest that still gives 132 blocks) with
+sizes that are not multiples of the tile or of the reduction step, a fused epilogue (bias,
+Relu) where ONNX has one. For each case and precision (fp32, fp16, bf16):
+  - compiled --target cuda-emulator (the kernels' IR, barriers and shared memory included,
+    run on the CPU) its output matches onnxruntime: fp32 within 1e-4 + 1e-4 |ORT|, the half
+    types within a relative L2 error of 5e-3 (fp16) and 3e-2 (bf16);
+  - compiled --target cuda --emit=ptx, ptxas (sm_80 and sm_90) reports the expected number of
+    kernels with a barrier, each with the shared memory of the expected tile and no local
+    memory (the accumulators stay in registers).
+Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
+"""
+
+import os
+import re
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.dont_write_bytecode = True
+import harness  # noqa: E402
+
+PTXAS = os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"), "bin", "ptxas")
+PRECISIONS = {"fp32": None, "fp16": 5e-3, "bf16": 3e-2}
+ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+
+
+def matmul_case(name, a_shape, b_shape, bias=False, relu=False, trans_b=False):
+    """(name, model, inputs): A (an input) x B (a weight), the epilogue after."""
+    def build(rng):
+        b = (rng.standard_normal(b_shape) / np.sqrt(a_shape[-1])).astype(np.float32)
+        inits, nodes = [numpy_helper.from_array(b, "b")], []
+        if trans_b:  # Gemm with transB: B stored [N, K]
+            c = (0.1 * rng.standard_normal(b_shape[0])).astype(np.float32)
+            inits.append(numpy_helper.from_array(c, "c"))
+            nodes.append(helper.make_node("Gemm", ["a", "b", "c"], ["mm"], transB=1, name="gemm"))
+            out = [a_shape[0], b_shape[0]]
+        else:
+            nodes.append(helper.make_node("MatMul", ["a", "b"], ["mm"], name="matmul"))
+            out = list(a_shape[:-1]) + [b_shape[-1]]
+        last = "mm"
+        if bias:
+            c = (0.1 * rng.standard_normal(out[-1])).astype(np.float32)
+            inits.append(numpy_helper.from_array(c, "bias"))
+            nodes.append(helper.make_node("Add", [last, "bias"], ["biased"]))
+            last = "biased"
+        if relu:
+            nodes.append(helper.make_node("Relu", [last], ["relu"]))
+            last = "relu"
+        nodes.append(helper.make_node("Identity", [last], ["y"]))
+        graph = helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape))],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)], inits)
+        return graph, {"a": rng.standard_normal(a_shape).astype(np.float32)}
+    return name, build
+
+
+def batch_matmul_case(name, a_shape, b_shape):
+    """Both operands inputs (attention's Q K^T)."""
+    def build(rng):
+        node = helper.make_node("MatMul", ["a", "b"], ["y"], name="batch_matmul")
+        out = list(a_shape[:-1]) + [b_shape[-1]]
+        graph = helper.make_graph(
+            [node], name,
+            [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape)),
+             helper.make_tensor_value_info("b", TensorProto.FLOAT, list(b_shape))],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)])
+        return graph, {"a": rng.standard_normal(a_shape).astype(np.float32),
+                       "b": rng.standard_normal(b_shape).astype(np.float32)}
+    return name, build
+
+
+def conv_case(name, x_shape, filters, kernel, strides=(1, 1), pads=(0, 0, 0, 0),
+              dilations=(1, 1)):
+    """Conv + bias + Relu: the implicit GEMM, filters x output pixels."""
+    def build(rng):
+        c = x_shape[1]
+        w = (rng.standard_normal((filters, c) + kernel) / np.sqrt(c * kernel[0] * kernel[1]))
+        bias = 0.1 * rng.standard_normal(filters)
+        inits = [numpy_helper.from_array(w.astype(np.float32), "w"),
+                 numpy_helper.from_array(bias.astype(np.float32), "bias")]
+        conv = helper.make_node("Conv", ["x", "w", "bias"], ["conv"], kernel_shape=list(kernel),
+                                strides=list(strides), pads=list(pads),
+                                dilations=list(dilations), name="conv")
+        relu = helper.make_node("Relu", ["conv"], ["y"])
+        size = [(x_shape[2 + i] + pads[i] + pads[i + 2] - dilations[i] * (kernel[i] - 1) - 1)
+                // strides[i] + 1 for i in range(2)]
+        graph = helper.make_graph(
+            [conv, relu], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                           [x_shape[0], filters] + size)], inits)
+        return graph, {"x": rng.standard_normal(x_shape).astype(np.float32)}
+    return name, build
+
+
+# (case, tiled kernels, tile): 132 blocks decide the tile (12 x 13 tiles of 128; 16 x 16 of
+# 64; below that 32).
+CASES = [
+    (matmul_case("matmul_tile128", (1536, 40), (40, 1600), bias=True, relu=True), 1, 128),
+    (matmul_case("matmul_tile64", (1000, 48), (48, 1000)), 1, 64),
+    (matmul_case("gemm_transb_tile32", (100, 72), (70, 72), trans_b=True), 1, 32),
+    (batch_matmul_case("batch_matmul", (12, 64, 40), (12, 40, 72)), 1, 32),
+    (conv_case("conv3x3_stride2", (1, 24, 33, 35), 40, (3, 3), strides=(2, 2),
+               pads=(1, 1, 1, 1)), 1, 32),
+    (conv_case("conv3x3_dilated_batch2", (2, 20, 19, 21), 36, (3, 3), dilations=(2, 2)), 1, 32),
+    (conv_case("conv1x1", (1, 64, 28, 28), 96, (1, 1)), 1, 32),
+    # too small to tile (16 columns): the loop kernels
+    (matmul_case("matmul_narrow", (64, 64), (64, 16)), 0, None),
+]
+
+
+def ptxas_kernels(ptx_path, arch):
+    """{kernel: (shared bytes, stack frame bytes, barriers)} from ptxas -v."""
+    r = harness.run_tool([PTXAS, f"-arch={arch}", "-O3", "-v", ptx_path, "-o", os.devnull], 300)
+    if r.returncode:
+        raise RuntimeError(r.describe())
+    kernels, name = {}, None
+    for line in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            name = m.group(1)
+            kernels[name] = [0, 0, 0]
+        m = re.search(r"(\d+) bytes stack frame", line)
+        if m and name:
+            kernels[name][1] = int(m.group(1))
+        m = re.search(r"used (\d+) barriers", line)
+        if m and name:
+            kernels[name][2] = int(m.group(1))
+        m = re.search(r"(\d+) bytes smem", line)
+        if m and name:
+            kernels[name][0] = int(m.group(1))
+    return kernels
+
+
+def shared_bytes(tile, precision):
+    depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
+    return 2 * depth * (tile + 4) * ELEMENT_BYTES[precision]
+
+
+def main():
+    args = harness.kernel_test_args()
+    sys.path.insert(0, args.python_dir)
+    import infc
+    tally = harness.Tally()
+    for (name, build), tiled, tile in CASES:
+        rng = np.random.default_rng(sum(map(ord, name)))
+        graph, inputs = build(rng)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        onnx.checker.check_model(model, full_check=True)
+        path = os.path.join(args.work, name + ".onnx")
+        onnx.save(model, path)
+        ref = harness.ort_reference(path, inputs)["y"]
+        for precision, rel_l2 in PRECISIONS.items():
+            what = f"{name} {precision}"
+            so = os.path.join(args.work, f"{name}_{precision}.so")
+            ptx = os.path.join(args.work, f"{name}_{precision}.ptx")
+            r = harness.run_tool([args.infc, "compile", path, "-o", so, "--target=cuda-emulator",
+                                  f"--precision={precision}"], 300)
+            r2 = harness.run_tool([args.infc, "compile", path, "-o", ptx, "--target=cuda",
+                                   "--emit=ptx", f"--precision={precision}"], 300)
+            if r.returncode or r2.returncode:
+                tally.report(False, f"{what}: compile failed\n{(r if r.returncode else r2).describe()}")
+                continue
+            got = infc.load(so)(**inputs)["y"]
+            if rel_l2 is None:
+                ok, summary = harness.compare(got, ref, rtol=1e-4, atol=1e-4)
+            else:
+                ok, summary = harness.compare_rel_l2(got, ref, rel_l2)
+            problems = []
+            for arch in ("sm_80", "sm_90"):
+                kernels = ptxas_kernels(ptx, arch)
+                with_barrier = {k: v for k, v in kernels.items() if v[2]}
+                if len(with_barrier) != tiled:
+                    problems.append(f"{arch}: {len(with_barrier)} tiled kernels, expected {tiled}")
+                for k, (smem, stack, _) in with_barrier.items():
+                    if smem != shared_bytes(tile, precision):
+                        problems.append(f"{arch} {k}: {smem} bytes of shared memory, expected "
+                                        f"{shared_bytes(tile, precision)} (tile {tile})")
+                    if stack:
+                        problems.append(f"{arch} {k}: {stack} bytes of local memory")
+            detail = "; ".join(problems) or (f"{tiled} tiled kernel(s), tile {tile}" if tiled
+                                              else "no tiled kernel")
+            tally.report(ok and not problems, f"{what}: {summary}; {detail}")
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
