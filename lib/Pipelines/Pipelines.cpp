@@ -269,6 +269,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addNestedPass<func::FuncOp>(infc::createInfcMapToGpu());
   if (options.emulateGpu) {
     pm.addNestedPass<func::FuncOp>(infc::createInfcGpuLaunchToLoops());
+    pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors()); // emulated WMMA
     pm.addPass(createCanonicalizerPass());
     addHostLowering(pm, options);
     return;
@@ -301,6 +302,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   nvvm.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(infc::createInfcAlignSharedMemory());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

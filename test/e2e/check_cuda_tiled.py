@@ -8,13 +8,15 @@ at least 32 rows and columns as one kernel each that stages tiles of both inputs
 memory (lib/Codegen/CUDA/TiledContraction.cpp). Each case is a model built to take one
 tile size (128, 64, 32: the kernel picks the largest that still gives 132 blocks) with
 sizes that are not multiples of the tile or of the reduction step, a fused epilogue (bias,
-Relu) where ONNX has one. For each case and precision (fp32, fp16, bf16):
+Relu) where ONNX has one; with --precision fp16 the kernel runs on tensor cores instead
+(WMMA, 64 x 64 tiles). For each case and precision (fp32, fp16, bf16):
   - compiled --target cuda-emulator (the kernels' IR, barriers and shared memory included,
     run on the CPU) its output matches onnxruntime: fp32 within 1e-4 + 1e-4 |ORT|, the half
     types within a relative L2 error of 5e-3 (fp16) and 3e-2 (bf16);
   - compiled --target cuda --emit=ptx, ptxas (sm_80 and sm_90) reports the expected number of
     kernels with a barrier, each with the shared memory of the expected tile and no local
-    memory (the accumulators stay in registers).
+    memory (the accumulators stay in registers), and the PTX has the tensor-core kernel's
+    wmma.mma instructions (fp16) or none.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -143,6 +145,8 @@ def ptxas_kernels(ptx_path, arch):
 
 
 def shared_bytes(tile, precision):
+    if precision == "fp16":  # tensor cores: A 64 x (32 + 8), B 32 x (64 + 8) halves, C 64 x 68
+        return 64 * 40 * 2 + 32 * 72 * 2 + 64 * 68 * 4
     depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
     return 2 * depth * (tile + 4) * ELEMENT_BYTES[precision]
 
@@ -178,6 +182,12 @@ def main():
             else:
                 ok, summary = harness.compare_rel_l2(got, ref, rel_l2)
             problems = []
+            with open(ptx) as f:
+                mma = len(re.findall(r"wmma\.mma\.sync", f.read()))
+            # fp16: the tensor-core kernel, 2 x 2 fragments x 2 steps of 16 a reduction step
+            expected_mma = 8 * tiled if precision == "fp16" else 0
+            if mma != expected_mma:
+                problems.append(f"{mma} wmma.mma instructions, expected {expected_mma}")
             for arch in ("sm_80", "sm_90"):
                 kernels = ptxas_kernels(ptx, arch)
                 with_barrier = {k: v for k, v in kernels.items() if v[2]}
@@ -189,7 +199,8 @@ def main():
                                         f"{shared_bytes(tile, precision)} (tile {tile})")
                     if stack:
                         problems.append(f"{arch} {k}: {stack} bytes of local memory")
-            detail = "; ".join(problems) or (f"{tiled} tiled kernel(s), tile {tile}" if tiled
+            kind = "tensor cores" if precision == "fp16" else f"tile {tile}"
+            detail = "; ".join(problems) or (f"{tiled} tiled kernel(s), {kind}" if tiled
                                               else "no tiled kernel")
             tally.report(ok and not problems, f"{what}: {summary}; {detail}")
     return tally.finish()

@@ -8,14 +8,19 @@
 // A barrier may sit in the kernel's body or in an scf.for there (the tiled contraction's
 // reduction steps), whose bounds must then be the same in every thread. A value computed
 // before a barrier and used after it is recomputed if it is pure (index arithmetic on the
-// thread and block ids); anything else crossing a barrier is refused. Shared memory is one
-// buffer reused by the blocks in turn, private memory one slice of a buffer per thread.
+// thread and block ids); anything else crossing a barrier is refused, except a loop value of
+// the loop with barriers (the tensor-core kernel's accumulators), kept per thread in a
+// buffer. Shared memory is one buffer reused by the blocks in turn, private memory one
+// slice of a buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every
+// thread of the warp (vector ops: each thread computes the warp's product).
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
 
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCGPULAUNCHTOLOOPS
@@ -37,6 +42,156 @@ struct Emulation {
   /// Block size operands (z, y, x) and the private attributions' per-thread buffers.
   Value blockZ, blockY, blockX;
   SmallVector<std::pair<BlockArgument, Value>> privates;
+  /// Loop values (and results) of loops with barriers: a buffer of one value per thread.
+  DenseMap<Value, Value> spills;
+  /// The thread's index in its block, inside a per-thread loop.
+  Value currentThread;
+  Value threadCount;
+
+  static Type emulatedType(Type type) {
+    if (auto matrix = dyn_cast<gpu::MMAMatrixType>(type))
+      return VectorType::get(matrix.getShape(), matrix.getElementType());
+    return type;
+  }
+
+  /// A buffer of one `type` a thread.
+  Value spillBuffer(Type type) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(threadCount.getDefiningOp()); // before the blocks' loops
+    SmallVector<int64_t> shape = {ShapedType::kDynamic};
+    Type element = emulatedType(type);
+    if (auto vector = dyn_cast<VectorType>(element)) {
+      llvm::append_range(shape, vector.getShape());
+      element = vector.getElementType();
+    }
+    Value buffer = memref::AllocOp::create(b, loc, MemRefType::get(shape, element),
+                                           ValueRange{threadCount});
+    buffers.push_back(buffer);
+    return buffer;
+  }
+  SmallVector<Value> buffers; // freed after the launch
+
+  SmallVector<Value> spillIndices(Value buffer) {
+    SmallVector<Value> indices = {currentThread};
+    indices.append(cast<MemRefType>(buffer.getType()).getRank() - 1, zero);
+    return indices;
+  }
+
+  Value loadSpill(Value buffer, Type type) {
+    Type emulated = emulatedType(type);
+    if (auto vector = dyn_cast<VectorType>(emulated)) {
+      SmallVector<bool> inBounds(vector.getRank(), true);
+      Value pad = arith::ConstantOp::create(b, loc, vector.getElementType(),
+                                            b.getZeroAttr(vector.getElementType()));
+      return vector::TransferReadOp::create(b, loc, vector, buffer, spillIndices(buffer), pad,
+                                            inBounds)
+          .getResult();
+    }
+    return memref::LoadOp::create(b, loc, buffer, spillIndices(buffer)).getResult();
+  }
+
+  void storeSpill(Value value, Value buffer) {
+    if (auto vector = dyn_cast<VectorType>(value.getType())) {
+      SmallVector<bool> inBounds(vector.getRank(), true);
+      vector::TransferWriteOp::create(b, loc, value, buffer, spillIndices(buffer), inBounds);
+      return;
+    }
+    memref::StoreOp::create(b, loc, value, buffer, spillIndices(buffer));
+  }
+
+  /// A WMMA op as vector ops on whole 16 x 16 matrices (null: not one).
+  FailureOr<bool> emulateMma(Operation &op, IRMapping &mapping) {
+    auto rowMajor = [&](Value memref, int64_t lead) {
+      auto type = cast<MemRefType>(memref.getType());
+      return type.getRank() == 2 && type.hasStaticShape() && type.getShape()[1] == lead &&
+             type.getLayout().isIdentity();
+    };
+    auto mapped = [&](ValueRange values) {
+      return llvm::map_to_vector(values, [&](Value v) { return mapping.lookupOrDefault(v); });
+    };
+    if (auto load = dyn_cast<gpu::SubgroupMmaLoadMatrixOp>(op)) {
+      Value src = mapping.lookupOrDefault(load.getSrcMemref());
+      if (load.getTranspose() || !rowMajor(src, load.getLeadDimension().getSExtValue()))
+        return op.emitError("infc-gpu-launch-to-loops: a WMMA load other than row-major "
+                            "from a 2-D buffer of that pitch");
+      auto type = cast<VectorType>(emulatedType(load.getType()));
+      Value pad = arith::ConstantOp::create(b, loc, type.getElementType(),
+                                            b.getZeroAttr(type.getElementType()));
+      SmallVector<bool> inBounds(2, true);
+      mapping.map(load.getResult(),
+                  vector::TransferReadOp::create(b, loc, type, src, mapped(load.getIndices()),
+                                                 pad, inBounds)
+                      .getResult());
+      return true;
+    }
+    if (auto storeOp = dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(op)) {
+      Value dst = mapping.lookupOrDefault(storeOp.getDstMemref());
+      if (storeOp.getTranspose() || !rowMajor(dst, storeOp.getLeadDimension().getSExtValue()))
+        return op.emitError("infc-gpu-launch-to-loops: a WMMA store other than row-major "
+                            "into a 2-D buffer of that pitch");
+      SmallVector<bool> inBounds(2, true);
+      vector::TransferWriteOp::create(b, loc, mapping.lookupOrDefault(storeOp.getSrc()), dst,
+                                      mapped(storeOp.getIndices()), inBounds);
+      return true;
+    }
+    if (auto constant = dyn_cast<gpu::SubgroupMmaConstantMatrixOp>(op)) {
+      auto type = cast<VectorType>(emulatedType(constant.getType()));
+      mapping.map(constant.getResult(),
+                  vector::BroadcastOp::create(b, loc, type,
+                                              mapping.lookupOrDefault(constant.getValue()))
+                      .getResult());
+      return true;
+    }
+    if (auto compute = dyn_cast<gpu::SubgroupMmaComputeOp>(op)) {
+      if (compute.getATranspose() || compute.getBTranspose())
+        return op.emitError("infc-gpu-launch-to-loops: a transposed WMMA product");
+      Value acc = mapping.lookupOrDefault(compute.getOpC());
+      auto accType = cast<VectorType>(acc.getType());
+      auto widen = [&](Value v) {
+        auto type = cast<VectorType>(v.getType());
+        if (type.getElementType() == accType.getElementType())
+          return v;
+        return arith::ExtFOp::create(b, loc, type.clone(accType.getElementType()), v)
+            .getResult();
+      };
+      Value x = widen(mapping.lookupOrDefault(compute.getOpA()));
+      Value y = widen(mapping.lookupOrDefault(compute.getOpB()));
+      MLIRContext *ctx = b.getContext();
+      AffineExpr m, n, k;
+      bindDims(ctx, m, n, k);
+      SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {m, k}, ctx),
+                                     AffineMap::get(3, 0, {k, n}, ctx),
+                                     AffineMap::get(3, 0, {m, n}, ctx)};
+      auto parallel = vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel);
+      auto reduction = vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction);
+      mapping.map(compute.getResult(),
+                  vector::ContractionOp::create(b, loc, x, y, acc, b.getAffineMapArrayAttr(maps),
+                                                b.getArrayAttr({parallel, parallel, reduction}))
+                      .getResult());
+      return true;
+    }
+    return false;
+  }
+
+  /// Emits `op` under `mapping`: WMMA ops as vector ops, anything else cloned.
+  LogicalResult emit(Operation &op, IRMapping &mapping) {
+    FailureOr<bool> mma = emulateMma(op, mapping);
+    if (failed(mma))
+      return failure();
+    if (*mma)
+      return success();
+    bool nested = false;
+    op.walk([&](Operation *inner) {
+      nested |= inner != &op && isa<gpu::SubgroupMmaComputeOp, gpu::SubgroupMmaLoadMatrixOp,
+                                    gpu::SubgroupMmaStoreMatrixOp,
+                                    gpu::SubgroupMmaConstantMatrixOp>(inner);
+    });
+    if (nested)
+      return op.emitError("infc-gpu-launch-to-loops: WMMA ops inside '")
+             << op.getName() << "' (only in the kernel's body or a loop with barriers)";
+    b.clone(op, mapping);
+    return success();
+  }
 
   explicit Emulation(gpu::LaunchOp launch) : launch(launch), b(launch), loc(launch.getLoc()) {}
 
@@ -45,6 +200,13 @@ struct Emulation {
   LogicalResult resolve(Value v, IRMapping &mapping) {
     if (mapping.contains(v) || !launch->isAncestor(v.getParentBlock()->getParentOp()))
       return success(); // mapped, or from outside the kernel
+    if (Value buffer = spills.lookup(v)) {
+      if (!currentThread)
+        return launch.emitError("infc-gpu-launch-to-loops: a loop value used where all "
+                                "threads must agree");
+      mapping.map(v, loadSpill(buffer, v.getType()));
+      return success();
+    }
     Operation *def = v.getDefiningOp();
     if (!def || def->getNumRegions() || !isMemoryEffectFree(def))
       return launch.emitError("infc-gpu-launch-to-loops: a value crosses a barrier or a "
@@ -53,8 +215,7 @@ struct Emulation {
     for (Value operand : def->getOperands())
       if (failed(resolve(operand, mapping)))
         return failure();
-    b.clone(*def, mapping);
-    return success();
+    return emit(*def, mapping);
   }
 
   /// Clones `op` under `mapping`, first making every value it uses from outside available.
@@ -68,13 +229,14 @@ struct Emulation {
     });
     if (walk.wasInterrupted())
       return failure();
-    b.clone(op, mapping);
-    return success();
+    return emit(op, mapping);
   }
 
-  /// The ops between two barriers, for every thread of the block in turn.
-  LogicalResult runForEachThread(ArrayRef<Operation *> segment, const IRMapping &blockLevel) {
-    if (segment.empty())
+  /// The ops between two barriers, for every thread of the block in turn; then, per
+  /// thread, `values` stored into `buffers` (a loop's values for its next step).
+  LogicalResult runForEachThread(ArrayRef<Operation *> segment, const IRMapping &blockLevel,
+                                 ValueRange values = {}, ArrayRef<Value> into = {}) {
+    if (segment.empty() && values.empty())
       return success();
     OpBuilder::InsertionGuard guard(b);
     gpu::KernelDim3 threadIds = launch.getThreadIds();
@@ -89,6 +251,13 @@ struct Emulation {
     mapping.map(threadIds.z, ivs[0]);
     mapping.map(threadIds.y, ivs[1]);
     mapping.map(threadIds.x, ivs[2]);
+    Value linear = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ivs[0], blockY), ivs[1]),
+            blockX),
+        ivs[2]);
+    llvm::SaveAndRestore<Value> thread(currentThread, linear);
     // The private buffers this segment touches, sliced at the thread.
     SmallVector<std::pair<BlockArgument, Value>> used;
     for (auto [attribution, buffer] : privates)
@@ -97,12 +266,6 @@ struct Emulation {
           }))
         used.push_back({attribution, buffer});
     if (!used.empty()) {
-      Value linear = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ivs[0], blockY), ivs[1]),
-              blockX),
-          ivs[2]);
       for (auto [attribution, buffer] : used) {
         auto type = cast<MemRefType>(attribution.getType());
         auto bufferType = cast<MemRefType>(buffer.getType());
@@ -122,11 +285,18 @@ struct Emulation {
     for (Operation *op : segment)
       if (failed(cloneWithOperands(*op, mapping)))
         return failure();
+    for (auto [value, buffer] : llvm::zip(values, into)) {
+      if (failed(resolve(value, mapping)))
+        return failure();
+      storeSpill(mapping.lookupOrDefault(value), buffer);
+    }
     return success();
   }
 
-  /// The ops of `block` (the kernel's body or a loop with barriers in it) at block level.
-  LogicalResult emitBlock(Block &block, IRMapping &blockLevel) {
+  /// The ops of `block` (the kernel's body or a loop with barriers in it) at block level;
+  /// `yieldInto`: the loop's buffers, where each thread leaves the values it yields.
+  LogicalResult emitBlock(Block &block, IRMapping &blockLevel,
+                          ArrayRef<Value> yieldInto = {}) {
     SmallVector<Operation *> segment;
     for (Operation &op : block.without_terminator()) {
       if (isa<gpu::BarrierOp>(op) || containsBarrier(&op)) {
@@ -141,23 +311,35 @@ struct Emulation {
         continue;
       }
       auto loop = dyn_cast<scf::ForOp>(op);
-      if (!loop || loop.getNumRegionIterArgs())
+      if (!loop)
         return op.emitError("infc-gpu-launch-to-loops: a barrier inside '")
-               << op.getName() << "' (only in the kernel's body or an scf.for without "
-               << "loop values there)";
+               << op.getName() << "' (only in the kernel's body or an scf.for there)";
       for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
         if (failed(resolve(bound, blockLevel)))
           return failure();
+      // Loop values: a buffer each, the starting values stored by every thread first.
+      SmallVector<Value> loopBuffers;
+      for (auto [arg, result] : llvm::zip(loop.getRegionIterArgs(), loop.getResults())) {
+        loopBuffers.push_back(spillBuffer(arg.getType()));
+        spills[arg] = spills[result] = loopBuffers.back();
+      }
+      if (failed(runForEachThread({}, blockLevel, loop.getInitArgs(), loopBuffers)))
+        return failure();
       auto steps = scf::ForOp::create(b, loc, blockLevel.lookupOrDefault(loop.getLowerBound()),
                                       blockLevel.lookupOrDefault(loop.getUpperBound()),
                                       blockLevel.lookupOrDefault(loop.getStep()));
       blockLevel.map(loop.getInductionVar(), steps.getInductionVar());
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(steps.getBody()->getTerminator());
-      if (failed(emitBlock(*loop.getBody(), blockLevel)))
+      if (failed(emitBlock(*loop.getBody(), blockLevel, loopBuffers)))
         return failure();
     }
-    return runForEachThread(segment, blockLevel);
+    // The last piece also leaves the values a loop body yields (they must be computed
+    // there, or be recomputable).
+    ValueRange yielded;
+    if (!yieldInto.empty())
+      yielded = block.getTerminator()->getOperands();
+    return runForEachThread(segment, blockLevel, yielded, yieldInto);
   }
 
   LogicalResult run() {
@@ -188,9 +370,10 @@ struct Emulation {
                                                                    type.getElementType()))
                       .getResult());
     }
-    if (!launch.getPrivateAttributions().empty()) {
-      Value threads = arith::MulIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, block.z, block.y), block.x);
+    threadCount = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, block.z, block.y), block.x);
+    Value threads = threadCount;
+    {
       for (BlockArgument attribution : launch.getPrivateAttributions()) {
         auto type = cast<MemRefType>(attribution.getType());
         SmallVector<int64_t> shape = {ShapedType::kDynamic};
@@ -215,6 +398,8 @@ struct Emulation {
         return failure();
     }
     for (auto &[attribution, buffer] : privates)
+      memref::DeallocOp::create(b, loc, buffer);
+    for (Value buffer : buffers)
       memref::DeallocOp::create(b, loc, buffer);
     launch.erase();
     return success();

@@ -266,11 +266,12 @@ struct Lowering {
     return reads;
   }
 
-  void run(int64_t tileMinBlocks) {
+  void run(int64_t tileMinBlocks, bool tensorCores) {
     OpBuilder b(op);
     dims.assign(ranges.size(), Value());
     if (std::optional<infc::ContractionTiling> tiling =
-            tileMinBlocks > 0 ? infc::planTiledContraction(op, tileMinBlocks) : std::nullopt) {
+            tileMinBlocks > 0 ? infc::planTiledContraction(op, tileMinBlocks, tensorCores)
+                              : std::nullopt) {
       infc::emitTiledContraction(b, op, *tiling, initialValue,
                                  [&](OpBuilder &inner, ArrayRef<Value> at, Value result) {
                                    storeResult(inner, at, result);
@@ -361,7 +362,7 @@ struct InfcLinalgToGpuLoopsPass
           epilogue.reset();
         }
       }
-      lowering.run(tileMinBlocks);
+      lowering.run(tileMinBlocks, tensorCores);
       if (lowering.initialValue)
         fill->erase();
       if (lowering.epilogue) {
@@ -373,7 +374,7 @@ struct InfcLinalgToGpuLoopsPass
     getOperation().walk([&](linalg::FillOp fill) {
       Lowering lowering(fill);
       if (lowering.matches())
-        lowering.run(/*tileMinBlocks=*/0);
+        lowering.run(/*tileMinBlocks=*/0, /*tensorCores=*/false);
     });
   }
 };

@@ -120,8 +120,9 @@ struct KernelBuilder {
 
   /// Stages the reduction step at `k0` of input `input` (whose own dimensions are `side`,
   /// `extent` of them, this block's from `start`) into `shared` [tileDepth][pitch].
+  /// (`depthMajor`: [tileDepth][pitch], else [tile][pitch], the reduction along the rows.)
   void stage(unsigned input, ArrayRef<unsigned> side, int64_t extent, Value start, Value k0,
-             Value tid, ArrayRef<Value> batchDims, Value shared) {
+             Value tid, ArrayRef<Value> batchDims, Value shared, bool depthMajor = true) {
     OpOperand *operand = op.getDpsInputOperand(input);
     AffineMap map = op.getMatchingIndexingMap(operand);
     Type element = cast<MemRefType>(operand->get().getType()).getElementType();
@@ -150,7 +151,8 @@ struct KernelBuilder {
             d = c(0); // the other input's dimensions: not in this map
         return memref::LoadOp::create(b, loc, operand->get(), indices(map, dims)).getResult();
       });
-      memref::StoreOp::create(b, loc, v, shared, ValueRange{kk, ii});
+      memref::StoreOp::create(b, loc, v, shared,
+                              depthMajor ? ValueRange{kk, ii} : ValueRange{ii, kk});
     }
   }
 
@@ -170,6 +172,129 @@ struct KernelBuilder {
         copy->setAttr("fastmath", contract);
     }
     return mapping.lookup(body->getTerminator()->getOperand(0));
+  }
+
+  /// The tensor-core kernel (f16 inputs, f32 sums): 64 x 64 output tiles, 4 warps of 32 x 32
+  /// each (2 x 2 WMMA fragments of 16 x 16), 32-deep reduction steps staged in shared memory
+  /// ([rows][depth] for A, [depth][cols] for B, rows padded by 8 halves: 16-byte aligned
+  /// fragment rows that do not all start in the same bank). The sums leave the fragments
+  /// through shared memory, where every thread takes 32 elements for the guarded store, the
+  /// starting value added and the epilogue run.
+  void buildTensorCore(Value initialValue,
+                       function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    MLIRContext *ctx = b.getContext();
+    const int64_t tile = t.tile, depth = t.tileDepth, frag = 16;
+    int64_t pitchA = depth + 8, pitchB = tile + 8, pitchC = tile + 4;
+    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto inputType = [&](unsigned input) {
+      return cast<MemRefType>(op.getDpsInputOperand(input)->get().getType()).getElementType();
+    };
+    Type half = inputType(t.rowInput);
+    Type accType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType()).getElementType();
+    auto sharedOf = [&](int64_t rows, int64_t cols, Type element) {
+      return MemRefType::get({rows, cols}, element, MemRefLayoutAttrInterface(), workgroup);
+    };
+    Value one = c(1);
+    auto launch = gpu::LaunchOp::create(
+        b, loc, c(llvm::divideCeil(t.cols, tile)), c(llvm::divideCeil(t.rows, tile)),
+        c(t.batch), c(threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
+        /*asyncTokenType=*/nullptr, ValueRange{},
+        TypeRange{sharedOf(tile, pitchA, half), sharedOf(depth, pitchB, half),
+                  sharedOf(tile, pitchC, accType)},
+        TypeRange{}, nullptr, nullptr, nullptr, FlatSymbolRefAttr::get(ctx, "infc_kernels"),
+        FlatSymbolRefAttr::get(ctx, "kernel"));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value rowTile = launch.getWorkgroupAttributions()[0];
+    Value colTile = launch.getWorkgroupAttributions()[1];
+    Value results = launch.getWorkgroupAttributions()[2];
+    Value tid = launch.getThreadIds().x;
+    Value warp = div(tid, 32);
+    Value warpRow = mul(div(warp, 2), 2 * frag), warpCol = mul(rem(warp, 2), 2 * frag);
+    Value rowStart = mul(launch.getBlockIds().y, tile);
+    Value colStart = mul(launch.getBlockIds().x, tile);
+    SmallVector<Value> batchDims;
+    {
+      SmallVector<Value> dims(op.getNumLoops(), Value());
+      delinearize(launch.getBlockIds().z, t.batchDims, dims);
+      for (unsigned d : t.batchDims)
+        batchDims.push_back(dims[d]);
+    }
+    auto aType = gpu::MMAMatrixType::get({frag, frag}, half, "AOp");
+    auto bType = gpu::MMAMatrixType::get({frag, frag}, half, "BOp");
+    auto cType = gpu::MMAMatrixType::get({frag, frag}, accType, "COp");
+    Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
+    Value zeroFragment = gpu::SubgroupMmaConstantMatrixOp::create(b, loc, cType, zero);
+    SmallVector<Value> inits(4, zeroFragment);
+    auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(depth), inits);
+    {
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(steps.getBody());
+      Value k0 = steps.getInductionVar();
+      gpu::BarrierOp::create(b, loc); // the last step's tiles are read
+      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, tid, batchDims, rowTile,
+            /*depthMajor=*/false);
+      stage(t.colInput, t.colDims, t.cols, colStart, k0, tid, batchDims, colTile);
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> acc(steps.getRegionIterArgs());
+      for (int64_t kk = 0; kk < depth; kk += frag) {
+        Value a[2], bf[2];
+        for (int64_t i = 0; i < 2; ++i) {
+          a[i] = gpu::SubgroupMmaLoadMatrixOp::create(
+              b, loc, aType, rowTile, ValueRange{add(warpRow, i * frag), c(kk)},
+              b.getIndexAttr(pitchA), UnitAttr());
+          bf[i] = gpu::SubgroupMmaLoadMatrixOp::create(
+              b, loc, bType, colTile, ValueRange{c(kk), add(warpCol, i * frag)},
+              b.getIndexAttr(pitchB), UnitAttr());
+        }
+        for (int64_t i = 0; i < 2; ++i)
+          for (int64_t j = 0; j < 2; ++j)
+            acc[i * 2 + j] = gpu::SubgroupMmaComputeOp::create(b, loc, cType, a[i], bf[j],
+                                                               acc[i * 2 + j], UnitAttr(),
+                                                               UnitAttr());
+      }
+      scf::YieldOp::create(b, loc, acc);
+    }
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            b, loc, steps.getResult(i * 2 + j), results,
+            ValueRange{add(warpRow, i * frag), add(warpCol, j * frag)}, b.getIndexAttr(pitchC),
+            UnitAttr());
+    gpu::BarrierOp::create(b, loc);
+    OpOperand *out = op.getDpsInitOperand(0);
+    for (int64_t l = 0; l < tile * tile / threads; ++l) {
+      Value e = add(tid, l * threads);
+      Value r = div(e, tile), cc = rem(e, tile);
+      Value row = add(rowStart, r), col = add(colStart, cc);
+      Value inside = both(t.rows % tile ? below(row, t.rows) : Value(),
+                          t.cols % tile ? below(col, t.cols) : Value());
+      auto emit = [&] {
+        SmallVector<Value> dims(op.getNumLoops(), Value());
+        for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
+          dims[d] = value;
+        delinearize(row, t.rowDims, dims);
+        delinearize(col, t.colDims, dims);
+        for (unsigned d : t.reductionDims)
+          dims[d] = c(0);
+        Value start = initialValue;
+        if (!start)
+          start = memref::LoadOp::create(b, loc, out->get(),
+                                         indices(op.getMatchingIndexingMap(out), dims));
+        Value sum = memref::LoadOp::create(b, loc, results, ValueRange{r, cc});
+        store(b, dims, arith::AddFOp::create(b, loc, start, sum));
+      };
+      if (!inside) {
+        emit();
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inIf(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      emit();
+    }
   }
 
   void build(Value initialValue,
@@ -309,7 +434,8 @@ struct KernelBuilder {
 } // namespace
 
 std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
-                                                            int64_t minBlocks) {
+                                                            int64_t minBlocks,
+                                                            bool tensorCores) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
       op.hasDynamicShape() || op.getNumReductionLoops() == 0 || !isMultiplyAdd(op))
     return std::nullopt;
@@ -371,6 +497,17 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
   }
   if (llvm::divideCeil(t.rows, t.tile) > 65535)
     return std::nullopt;
+  // Tensor cores (WMMA) for f16 inputs summed in f32: one tile shape.
+  auto elementOf = [&](unsigned input) {
+    return cast<MemRefType>(op.getDpsInputOperand(input)->get().getType()).getElementType();
+  };
+  Type accType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType()).getElementType();
+  if (tensorCores && elementOf(0).isF16() && elementOf(1).isF16() && accType.isF32()) {
+    t.tensorCores = true;
+    t.tile = 64;
+    t.tileDepth = 32;
+    return t;
+  }
   int64_t threads = ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide;
   t.tileDepth = 4 * threads / t.tile; // four staged elements an input a thread
   t.threadTile = t.tile / ContractionTiling::kThreadsPerSide;
@@ -380,6 +517,11 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
 void infc::emitTiledContraction(
     OpBuilder &b, linalg::LinalgOp op, const ContractionTiling &tiling, Value initialValue,
     function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+  if (tiling.tensorCores) {
+    KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads};
+    builder.buildTensorCore(initialValue, store);
+    return;
+  }
   KernelBuilder builder{b, op, tiling, op.getLoc(),
                         ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide};
   builder.build(initialValue, store);

@@ -27,16 +27,21 @@ struct ContractionTiling {
   int64_t rows = 1, cols = 1, batch = 1, depth = 1; // the products of their ranges
   /// Block tile rows x cols (square), depth step, and each thread's tile (16 x 16 threads).
   int64_t tile = 0, tileDepth = 0, threadTile = 0;
+  /// f16 inputs, f32 sums: WMMA on tensor cores, 64 x 64 tiles of 4 warps (threadTile
+  /// unused).
+  bool tensorCores = false;
 
   static constexpr int64_t kThreadsPerSide = 16;
+  static constexpr int64_t kTensorCoreThreads = 128;
 };
 
 /// The tiling of `op` if it is a contraction worth a tiled kernel: two inputs, one output,
 /// a payload `out + a * b` (the inputs optionally widened by arith.extf), static ranges,
 /// rows and columns of at least 32 and a reduction of at least 16. `minBlocks`: the tile
 /// shrinks (128, 64, 32) until the grid has that many blocks or it is the smallest.
+/// `tensorCores`: f16 inputs summed in f32 take the WMMA kernel instead.
 std::optional<ContractionTiling> planTiledContraction(mlir::linalg::LinalgOp op,
-                                                      int64_t minBlocks);
+                                                      int64_t minBlocks, bool tensorCores);
 
 /// Writes the kernel before `op` (which the caller erases). `initialValue`, if set, starts
 /// every output element (a folded fill); otherwise the output is read. `store` writes one

@@ -156,3 +156,44 @@ func.func @conditional_barrier(%a: memref<64xf32>, %p: i1) {
   }
   return
 }
+
+// -----
+
+// WMMA fragments are whole matrices in every thread (vector ops); a loop value of a loop
+// with barriers lives in a buffer of one per thread: stored before the loop, loaded and
+// stored back each step, loaded after it.
+// CHECK-LABEL: func.func @fragments
+// CHECK: %[[SPILL:.*]] = memref.alloc(%{{.*}}) : memref<?x16x16xf32>
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<16x16xf32>
+// CHECK: vector.transfer_write %{{.*}}, %[[SPILL]]
+// CHECK: scf.for
+// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : memref<16x16xf16>, vector<16x16xf16>
+// CHECK: %[[ACC:.*]] = vector.transfer_read %[[SPILL]]
+// CHECK: %[[WIDE:.*]] = arith.extf %[[A]] : vector<16x16xf16> to vector<16x16xf32>
+// CHECK: %[[SUM:.*]] = vector.contract {{.*}} %[[WIDE]], %[[WIDE]], %[[ACC]]
+// CHECK: vector.transfer_write %[[SUM]], %[[SPILL]]
+// CHECK: vector.transfer_read %[[SPILL]]
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}} : vector<16x16xf32>, memref<16x16xf32>
+// CHECK: memref.dealloc %[[SPILL]]
+// CHECK-NOT: gpu.
+func.func @fragments(%a: memref<16x16xf16>, %c: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %init = gpu.subgroup_mma_constant_matrix %zero : !gpu.mma_matrix<16x16xf32, "COp">
+    %sum = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %init) -> (!gpu.mma_matrix<16x16xf32, "COp">) {
+      gpu.barrier
+      %x = gpu.subgroup_mma_load_matrix %a[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
+      %y = gpu.subgroup_mma_load_matrix %a[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "BOp">
+      %next = gpu.subgroup_mma_compute %x, %y, %acc : !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "BOp"> -> !gpu.mma_matrix<16x16xf32, "COp">
+      scf.yield %next : !gpu.mma_matrix<16x16xf32, "COp">
+    }
+    gpu.subgroup_mma_store_matrix %sum, %c[%c0, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<16x16xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -131,3 +131,44 @@ func.func @max_of_products(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: mem
   }
   return
 }
+
+// -----
+
+// f16 inputs summed in f32 (--precision fp16): the tensor-core kernel. 64 x 64 tiles of
+// 4 warps (128 threads); each warp's 2 x 2 accumulator fragments are loop values over the
+// 32-deep steps (a barrier before the staging, one after), two WMMA k-steps of 16 a step;
+// the sums go through shared memory to the guarded stores, the fill's value added there.
+// CHECK-LABEL: func.func @tensor_cores
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x72xf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: %[[ACC:.*]]:4 = scf.for %{{.*}} iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]])
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[AS]]
+// CHECK: memref.store %{{.*}}, %[[BS]]
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}] {leadDimension = 40 : index} : memref<64x40xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}] {leadDimension = 72 : index} : memref<32x72xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-COUNT-8: gpu.subgroup_mma_compute
+// CHECK: scf.yield
+// CHECK: gpu.subgroup_mma_store_matrix %[[ACC]]#0, %[[CS]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[CS]]
+// CHECK-NOT: linalg.
+#ta = affine_map<(i, j, k) -> (i, k)>
+#tb = affine_map<(i, j, k) -> (k, j)>
+#tc = affine_map<(i, j, k) -> (i, j)>
+func.func @tensor_cores(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref<70x80xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%z : memref<70x80xf32>)
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<70x48xf16>, memref<48x80xf16>) outs(%z : memref<70x80xf32>) {
+  ^bb0(%u: f16, %v: f16, %acc: f32):
+    %u32 = arith.extf %u : f16 to f32
+    %v32 = arith.extf %v : f16 to f32
+    %p = arith.mulf %u32, %v32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

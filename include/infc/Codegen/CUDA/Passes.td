@@ -79,11 +79,16 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     64 or 32 per block of 16 x 16 threads (the largest that still gives `tile-min-blocks`
     blocks), both inputs staged through shared memory a reduction step at a time, each
     thread's piece of the tile accumulated in private memory (registers), the fill and
-    epilogue folded in as above. `tile-min-blocks=0` turns it off.
+    epilogue folded in as above. `tile-min-blocks=0` turns it off. With f16 inputs summed
+    in f32 (`--precision fp16`) the kernel runs on tensor cores (`tensor-cores`): 64 x 64
+    tiles of four warps, each 2 x 2 `gpu.subgroup_mma_compute` (WMMA 16x16x16) fragments
+    kept as loop values over 32-deep reduction steps staged in shared memory.
   }];
   let options = [
     Option<"tileMinBlocks", "tile-min-blocks", "int64_t", /*default=*/"132",
            "Blocks a tiled contraction's grid should reach (the GPU's SMs); 0: no tiling">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Contractions of f16 inputs summed in f32 on tensor cores (WMMA)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
@@ -114,6 +119,17 @@ def InfcMapToGpu : Pass<"infc-map-to-gpu", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def InfcAlignSharedMemory : Pass<"infc-align-shared-memory", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Align every kernel's workgroup (shared) buffers to 32 bytes";
+  let description = [{
+    Sets `llvm.align = 32` on each workgroup attribution of the outlined kernels (unless it
+    asks for more), which convert-gpu-to-nvvm gives the shared-memory global: tensor-core
+    (WMMA) fragment loads and stores need 256-bit aligned addresses, and without it a
+    buffer of f16 is aligned to 2 bytes.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def InfcCudaFatbin : Pass<"infc-cuda-fatbin", "mlir::ModuleOp"> {
   let summary = "Replace each gpu.binary's PTX by a fatbin: a cubin per GPU, and the PTX";
   let description = [{
@@ -139,12 +155,15 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     over its threads (z, y, x) around its body. A kernel with barriers (`gpu.barrier` in its
     body, or in an `scf.for` there without loop values) is split at them: every thread runs
     the code up to a barrier before any runs past it. Pure values computed before a barrier
-    are recomputed after it; any other value crossing a barrier, or a barrier elsewhere, is
-    an error. Workgroup (shared) memory becomes one buffer the blocks use in turn, private
-    memory one slice per thread of a buffer.
+    are recomputed after it; the loop values of a loop with barriers live in a buffer of one
+    per thread (the yielded ones must be computed after the body's last barrier); any other
+    value crossing a barrier, or a barrier elsewhere, is an error. Workgroup (shared) memory
+    becomes one buffer the blocks use in turn, private memory one slice per thread of a
+    buffer. WMMA ops (`gpu.subgroup_mma_*`) become vector ops on the whole 16 x 16 matrix
+    in each thread.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect"];
 }
 
 #endif // INFC_CODEGEN_CUDA_PASSES_TD
