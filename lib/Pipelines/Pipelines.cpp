@@ -258,6 +258,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcDuplicateFills()); // after CSE merged them
   addBufferization(pm);
   pm.addPass(infc::createInfcMemoryPlan());
   pm.addPass(infc::createInfcPackWeights());

@@ -18,6 +18,18 @@ def InfcPadToGeneric : Pass<"infc-pad-to-generic", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def InfcDuplicateFills : Pass<"infc-duplicate-fills", "mlir::func::FuncOp"> {
+  let summary = "Give every user of a linalg.fill of a tensor.empty its own fill";
+  let description = [{
+    CSE merges identical fills, so reductions of the same output shape share one filled
+    tensor; bufferized, each user but one gets a copy of it (a kernel that reads and writes
+    the whole output) and the fill no longer precedes the reduction that
+    `infc-linalg-to-gpu-loops` would fold it into. Each user of a fill of a `tensor.empty`
+    with several users gets a new empty tensor and fill right before it.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def InfcLowerPrecision : Pass<"infc-lower-precision", "mlir::func::FuncOp"> {
   let summary = "Store the operands of f32 matmuls and convolutions in fp16 or bf16";
   let description = [{
