@@ -89,16 +89,7 @@ struct Lowering {
   }
 
   SmallVector<Value> indices(OpBuilder &b, AffineMap map) {
-    SmallVector<Value> result;
-    for (AffineExpr expr : map.getResults()) {
-      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-        result.push_back(dims[dim.getPosition()]);
-        continue;
-      }
-      AffineMap single = AffineMap::get(map.getNumDims(), 0, expr);
-      result.push_back(affine::AffineApplyOp::create(b, loc, single, dims));
-    }
-    return result;
+    return infc::indexingMapAt(b, loc, map, dims);
   }
 
   /// The payload at the current point: inputs loaded, outputs taken from `accumulators`.

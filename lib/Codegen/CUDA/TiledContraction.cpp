@@ -84,16 +84,7 @@ struct KernelBuilder {
   }
 
   SmallVector<Value> indices(AffineMap map, ArrayRef<Value> dims) {
-    SmallVector<Value> result;
-    for (AffineExpr expr : map.getResults()) {
-      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-        result.push_back(dims[dim.getPosition()]);
-        continue;
-      }
-      AffineMap single = AffineMap::get(map.getNumDims(), 0, expr);
-      result.push_back(affine::AffineApplyOp::create(b, loc, single, dims));
-    }
-    return result;
+    return infc::indexingMapAt(b, loc, map, dims);
   }
 
   /// `cond ? then() : zero of type`, the value computed only where cond holds.
@@ -122,7 +113,7 @@ struct KernelBuilder {
   /// `extent` of them, this block's from `start`) into `shared` [tileDepth][pitch].
   /// (`depthMajor`: [tileDepth][pitch], else [tile][pitch], the reduction along the rows.)
   void stage(unsigned input, ArrayRef<unsigned> side, int64_t extent, Value start, Value k0,
-             Value tid, ArrayRef<Value> batchDims, Value shared, bool depthMajor = true) {
+             Value shared, bool depthMajor = true) {
     OpOperand *operand = op.getDpsInputOperand(input);
     AffineMap map = op.getMatchingIndexingMap(operand);
     Type element = cast<MemRefType>(operand->get().getType()).getElementType();
@@ -174,6 +165,72 @@ struct KernelBuilder {
     return mapping.lookup(body->getTerminator()->getOperand(0));
   }
 
+  // Set by openLaunch: the thread's index, the block's first row and column, its batch
+  // element's loop dimensions.
+  Value tid, rowStart, colStart;
+  SmallVector<Value> batchDims;
+
+  MemRefType bufferType(ArrayRef<int64_t> shape, Type element, gpu::AddressSpace space) {
+    return MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
+                           gpu::AddressSpaceAttr::get(b.getContext(), space));
+  }
+  Type elementOf(OpOperand *operand) {
+    return cast<MemRefType>(operand->get().getType()).getElementType();
+  }
+
+  /// The kernel's launch (grid: column tiles, row tiles, batch), b inside its body (the
+  /// caller keeps an insertion guard).
+  gpu::LaunchOp openLaunch(TypeRange workgroup, TypeRange privates) {
+    MLIRContext *ctx = b.getContext();
+    Value one = c(1);
+    auto launch = gpu::LaunchOp::create(
+        b, loc, c(llvm::divideCeil(t.cols, t.tile)), c(llvm::divideCeil(t.rows, t.tile)),
+        c(t.batch), c(threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
+        /*asyncTokenType=*/nullptr, ValueRange{}, workgroup, privates, nullptr, nullptr,
+        nullptr, FlatSymbolRefAttr::get(ctx, "infc_kernels"),
+        FlatSymbolRefAttr::get(ctx, "kernel")); // infc-map-to-gpu names it
+    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    tid = launch.getThreadIds().x;
+    rowStart = mul(launch.getBlockIds().y, t.tile);
+    colStart = mul(launch.getBlockIds().x, t.tile);
+    SmallVector<Value> dims(op.getNumLoops(), Value());
+    delinearize(launch.getBlockIds().z, t.batchDims, dims);
+    batchDims.clear();
+    for (unsigned d : t.batchDims)
+      batchDims.push_back(dims[d]);
+    return launch;
+  }
+
+  /// The loop dimensions at output row `row`, column `col` (reductions 0).
+  SmallVector<Value> dimsAt(Value row, Value col) {
+    SmallVector<Value> dims(op.getNumLoops(), Value());
+    for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
+      dims[d] = value;
+    delinearize(row, t.rowDims, dims);
+    delinearize(col, t.colDims, dims);
+    for (unsigned d : t.reductionDims)
+      dims[d] = c(0);
+    return dims;
+  }
+
+  /// Whether (row, col) is inside the output (null: always, the sizes are tile multiples).
+  Value insideOutput(Value row, Value col) {
+    return both(t.rows % t.tile ? below(row, t.rows) : Value(),
+                t.cols % t.tile ? below(col, t.cols) : Value());
+  }
+
+  /// `body()` where `inside` holds (everywhere if null).
+  void where(Value inside, function_ref<void()> body) {
+    if (!inside)
+      return body();
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inIf(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  }
+
   /// The tensor-core kernel (f16 inputs, f32 sums): 64 x 64 output tiles, 4 warps of 32 x 32
   /// each (2 x 2 WMMA fragments of 16 x 16), 32-deep reduction steps staged in shared memory
   /// ([rows][depth] for A, [depth][cols] for B, rows padded by 8 halves: 16-byte aligned
@@ -182,46 +239,22 @@ struct KernelBuilder {
   /// starting value added and the epilogue run.
   void buildTensorCore(Value initialValue,
                        function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
-    MLIRContext *ctx = b.getContext();
     const int64_t tile = t.tile, depth = t.tileDepth, frag = 16;
     int64_t pitchA = depth + 8, pitchB = tile + 8, pitchC = tile + 4;
-    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto inputType = [&](unsigned input) {
-      return cast<MemRefType>(op.getDpsInputOperand(input)->get().getType()).getElementType();
-    };
-    Type half = inputType(t.rowInput);
-    Type accType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType()).getElementType();
-    auto sharedOf = [&](int64_t rows, int64_t cols, Type element) {
-      return MemRefType::get({rows, cols}, element, MemRefLayoutAttrInterface(), workgroup);
-    };
-    Value one = c(1);
-    auto launch = gpu::LaunchOp::create(
-        b, loc, c(llvm::divideCeil(t.cols, tile)), c(llvm::divideCeil(t.rows, tile)),
-        c(t.batch), c(threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
-        /*asyncTokenType=*/nullptr, ValueRange{},
-        TypeRange{sharedOf(tile, pitchA, half), sharedOf(depth, pitchB, half),
-                  sharedOf(tile, pitchC, accType)},
-        TypeRange{}, nullptr, nullptr, nullptr, FlatSymbolRefAttr::get(ctx, "infc_kernels"),
-        FlatSymbolRefAttr::get(ctx, "kernel"));
+    Type half = elementOf(op.getDpsInputOperand(t.rowInput));
+    Type accType = elementOf(op.getDpsInitOperand(0));
+    auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
-    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::LaunchOp launch = openLaunch(
+        TypeRange{bufferType({tile, pitchA}, half, shared),
+                  bufferType({depth, pitchB}, half, shared),
+                  bufferType({tile, pitchC}, accType, shared)},
+        TypeRange{});
     Value rowTile = launch.getWorkgroupAttributions()[0];
     Value colTile = launch.getWorkgroupAttributions()[1];
     Value results = launch.getWorkgroupAttributions()[2];
-    Value tid = launch.getThreadIds().x;
     Value warp = div(tid, 32);
     Value warpRow = mul(div(warp, 2), 2 * frag), warpCol = mul(rem(warp, 2), 2 * frag);
-    Value rowStart = mul(launch.getBlockIds().y, tile);
-    Value colStart = mul(launch.getBlockIds().x, tile);
-    SmallVector<Value> batchDims;
-    {
-      SmallVector<Value> dims(op.getNumLoops(), Value());
-      delinearize(launch.getBlockIds().z, t.batchDims, dims);
-      for (unsigned d : t.batchDims)
-        batchDims.push_back(dims[d]);
-    }
     auto aType = gpu::MMAMatrixType::get({frag, frag}, half, "AOp");
     auto bType = gpu::MMAMatrixType::get({frag, frag}, half, "BOp");
     auto cType = gpu::MMAMatrixType::get({frag, frag}, accType, "COp");
@@ -234,9 +267,8 @@ struct KernelBuilder {
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
       gpu::BarrierOp::create(b, loc); // the last step's tiles are read
-      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, tid, batchDims, rowTile,
-            /*depthMajor=*/false);
-      stage(t.colInput, t.colDims, t.cols, colStart, k0, tid, batchDims, colTile);
+      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile, /*depthMajor=*/false);
+      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> acc(steps.getRegionIterArgs());
       for (int64_t kk = 0; kk < depth; kk += frag) {
@@ -269,95 +301,38 @@ struct KernelBuilder {
       Value e = add(tid, l * threads);
       Value r = div(e, tile), cc = rem(e, tile);
       Value row = add(rowStart, r), col = add(colStart, cc);
-      Value inside = both(t.rows % tile ? below(row, t.rows) : Value(),
-                          t.cols % tile ? below(col, t.cols) : Value());
-      auto emit = [&] {
-        SmallVector<Value> dims(op.getNumLoops(), Value());
-        for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
-          dims[d] = value;
-        delinearize(row, t.rowDims, dims);
-        delinearize(col, t.colDims, dims);
-        for (unsigned d : t.reductionDims)
-          dims[d] = c(0);
+      where(insideOutput(row, col), [&] {
+        SmallVector<Value> dims = dimsAt(row, col);
         Value start = initialValue;
         if (!start)
           start = memref::LoadOp::create(b, loc, out->get(),
                                          indices(op.getMatchingIndexingMap(out), dims));
         Value sum = memref::LoadOp::create(b, loc, results, ValueRange{r, cc});
         store(b, dims, arith::AddFOp::create(b, loc, start, sum));
-      };
-      if (!inside) {
-        emit();
-        continue;
-      }
-      auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard inIf(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      emit();
+      });
     }
   }
 
   void build(Value initialValue,
              function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
-    MLIRContext *ctx = b.getContext();
     int64_t T = t.threadTile, side = ContractionTiling::kThreadsPerSide;
     int64_t pitch = t.tile + 4; // a depth-fastest staging store hits 32 banks
-    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto privateSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Private);
-    auto inputType = [&](unsigned input) {
-      return cast<MemRefType>(op.getDpsInputOperand(input)->get().getType()).getElementType();
-    };
-    auto outType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
-    Type accType = outType.getElementType();
-    Type rowShared = MemRefType::get({t.tileDepth, pitch}, inputType(t.rowInput),
-                                     MemRefLayoutAttrInterface(), workgroup);
-    Type colShared = MemRefType::get({t.tileDepth, pitch}, inputType(t.colInput),
-                                     MemRefLayoutAttrInterface(), workgroup);
-    Type accumulators = MemRefType::get({T * T}, accType, MemRefLayoutAttrInterface(),
-                                        privateSpace);
-    Value one = c(1);
-    auto launch = gpu::LaunchOp::create(
-        b, loc, c(llvm::divideCeil(t.cols, t.tile)), c(llvm::divideCeil(t.rows, t.tile)),
-        c(t.batch), c(threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
-        /*asyncTokenType=*/nullptr, ValueRange{}, TypeRange{rowShared, colShared},
-        TypeRange{accumulators}, nullptr, nullptr, nullptr,
-        FlatSymbolRefAttr::get(ctx, "infc_kernels"), FlatSymbolRefAttr::get(ctx, "kernel"));
+    Type accType = elementOf(op.getDpsInitOperand(0));
+    auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
-    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::LaunchOp launch = openLaunch(
+        TypeRange{bufferType({t.tileDepth, pitch}, elementOf(op.getDpsInputOperand(t.rowInput)),
+                             shared),
+                  bufferType({t.tileDepth, pitch}, elementOf(op.getDpsInputOperand(t.colInput)),
+                             shared)},
+        TypeRange{bufferType({T * T}, accType, gpu::AddressSpace::Private)});
     Value rowTile = launch.getWorkgroupAttributions()[0];
     Value colTile = launch.getWorkgroupAttributions()[1];
     Value acc = launch.getPrivateAttributions()[0];
-
-    Value tid = launch.getThreadIds().x;
     Value tx = rem(tid, side), ty = div(tid, side);
-    Value rowStart = mul(launch.getBlockIds().y, t.tile);
-    Value colStart = mul(launch.getBlockIds().x, t.tile);
-    SmallVector<Value> batchDims;
-    {
-      SmallVector<Value> dims(op.getNumLoops(), Value());
-      delinearize(launch.getBlockIds().z, t.batchDims, dims);
-      for (unsigned d : t.batchDims)
-        batchDims.push_back(dims[d]);
-    }
-    // The loop dimensions at the output element (i, j) of this thread's tile, and whether
-    // it is inside the output.
-    auto elementDims = [&](int64_t i, int64_t j, Value &inside) {
-      Value row = add(add(rowStart, ty), side * i), col = add(add(colStart, tx), side * j);
-      inside = both(t.rows % t.tile ? below(row, t.rows) : Value(),
-                    t.cols % t.tile ? below(col, t.cols) : Value());
-      return std::make_pair(row, col);
-    };
-    auto dimsAt = [&](Value row, Value col) {
-      SmallVector<Value> dims(op.getNumLoops(), Value());
-      for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
-        dims[d] = value;
-      delinearize(row, t.rowDims, dims);
-      delinearize(col, t.colDims, dims);
-      for (unsigned d : t.reductionDims)
-        dims[d] = c(0);
-      return dims;
+    // This thread's output element (i, j) of the tile.
+    auto elementAt = [&](int64_t i, int64_t j) {
+      return std::make_pair(add(add(rowStart, ty), side * i), add(add(colStart, tx), side * j));
     };
 
     // The accumulators start from the fill value or the output.
@@ -366,9 +341,9 @@ struct KernelBuilder {
       for (int64_t j = 0; j < T; ++j) {
         Value start = initialValue;
         if (!start) {
-          Value inside;
-          auto [row, col] = elementDims(i, j, inside);
-          start = guarded(inside, accType, [&] {
+          Value row, col;
+          std::tie(row, col) = elementAt(i, j);
+          start = guarded(insideOutput(row, col), accType, [&] {
             SmallVector<Value> dims = dimsAt(row, col);
             return memref::LoadOp::create(b, loc, out->get(),
                                           indices(op.getMatchingIndexingMap(out), dims))
@@ -384,8 +359,8 @@ struct KernelBuilder {
       OpBuilder::InsertionGuard inLoop(b);
       b.setInsertionPoint(steps.getBody()->getTerminator());
       Value k0 = steps.getInductionVar();
-      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, tid, batchDims, rowTile);
-      stage(t.colInput, t.colDims, t.cols, colStart, k0, tid, batchDims, colTile);
+      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile);
+      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile);
       gpu::BarrierOp::create(b, loc);
       auto depth = scf::ForOp::create(b, loc, c(0), c(t.tileDepth), c(1));
       {
@@ -413,21 +388,12 @@ struct KernelBuilder {
     // Each result stored (with the caller's epilogue) where it is inside the output.
     for (int64_t i = 0; i < T; ++i)
       for (int64_t j = 0; j < T; ++j) {
-        Value inside;
-        auto [row, col] = elementDims(i, j, inside);
-        auto emit = [&] {
-          SmallVector<Value> dims = dimsAt(row, col);
+        Value row, col;
+          std::tie(row, col) = elementAt(i, j);
+        where(insideOutput(row, col), [&] {
           Value result = memref::LoadOp::create(b, loc, acc, ValueRange{c(i * T + j)});
-          store(b, dims, result);
-        };
-        if (!inside) {
-          emit();
-          continue;
-        }
-        auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard inIf(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        emit();
+          store(b, dimsAt(row, col), result);
+        });
       }
   }
 };
@@ -512,6 +478,20 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
   t.tileDepth = 4 * threads / t.tile; // four staged elements an input a thread
   t.threadTile = t.tile / ContractionTiling::kThreadsPerSide;
   return t;
+}
+
+SmallVector<Value> infc::indexingMapAt(OpBuilder &b, Location loc, AffineMap map,
+                                       ArrayRef<Value> dims) {
+  SmallVector<Value> result;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      result.push_back(dims[dim.getPosition()]);
+      continue;
+    }
+    AffineMap single = AffineMap::get(map.getNumDims(), 0, expr);
+    result.push_back(affine::AffineApplyOp::create(b, loc, single, dims));
+  }
+  return result;
 }
 
 void infc::emitTiledContraction(

@@ -43,6 +43,11 @@ struct ContractionTiling {
 std::optional<ContractionTiling> planTiledContraction(mlir::linalg::LinalgOp op,
                                                       int64_t minBlocks, bool tensorCores);
 
+/// The indices `map` gives at loop dimensions `dims` (affine.apply for non-trivial results).
+llvm::SmallVector<mlir::Value> indexingMapAt(mlir::OpBuilder &b, mlir::Location loc,
+                                             mlir::AffineMap map,
+                                             llvm::ArrayRef<mlir::Value> dims);
+
 /// Writes the kernel before `op` (which the caller erases). `initialValue`, if set, starts
 /// every output element (a folded fill); otherwise the output is read. `store` writes one
 /// result at the given loop dimensions (reduction dimensions 0), inside the kernel.
