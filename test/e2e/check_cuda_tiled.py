@@ -16,7 +16,7 @@ Relu) where ONNX has one; with --precision fp16 the kernel runs on tensor cores 
   - compiled --target cuda --emit=ptx, ptxas (sm_80 and sm_90) reports the expected number of
     kernels with a barrier, each with the shared memory of the expected tile and no local
     memory (the accumulators stay in registers), and the PTX has the tensor-core kernel's
-    wmma.mma instructions (fp16) or none.
+    wmma.mma instructions (fp16: at least 8 a kernel) or none.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -148,7 +148,7 @@ def shared_bytes(tile, precision):
     if precision == "fp16":  # tensor cores: A 64 x (32 + 8), B 32 x (64 + 8) halves, C 64 x 68
         return 64 * 40 * 2 + 32 * 72 * 2 + 64 * 68 * 4
     depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
-    return 2 * depth * (tile + 4) * ELEMENT_BYTES[precision]
+    return 2 * depth * (tile + 32 // depth) * ELEMENT_BYTES[precision]
 
 
 def main():
@@ -185,9 +185,10 @@ def main():
             with open(ptx) as f:
                 mma = len(re.findall(r"wmma\.mma\.sync", f.read()))
             # fp16: the tensor-core kernel, 2 x 2 fragments x 2 steps of 16 a reduction step
-            expected_mma = 8 * tiled if precision == "fp16" else 0
-            if mma != expected_mma:
-                problems.append(f"{mma} wmma.mma instructions, expected {expected_mma}")
+            # (more if LLVM unrolls the steps); none in the others
+            if precision == "fp16" and mma < 8 * tiled or precision != "fp16" and mma:
+                problems.append(f"{mma} wmma.mma instructions, expected "
+                                f"{'at least ' + str(8 * tiled) if precision == 'fp16' else 0}")
             for arch in ("sm_80", "sm_90"):
                 kernels = ptxas_kernels(ptx, arch)
                 with_barrier = {k: v for k, v in kernels.items() if v[2]}

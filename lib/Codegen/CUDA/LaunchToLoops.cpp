@@ -285,11 +285,13 @@ struct Emulation {
     for (Operation *op : segment)
       if (failed(cloneWithOperands(*op, mapping)))
         return failure();
-    for (auto [value, buffer] : llvm::zip(values, into)) {
+    // All values first: a buffer may hold a loop value another of them is computed from
+    // (or that moves to another position: yield %b, %a).
+    for (Value value : values)
       if (failed(resolve(value, mapping)))
         return failure();
+    for (auto [value, buffer] : llvm::zip(values, into))
       storeSpill(mapping.lookupOrDefault(value), buffer);
-    }
     return success();
   }
 
@@ -328,10 +330,12 @@ struct Emulation {
       auto steps = scf::ForOp::create(b, loc, blockLevel.lookupOrDefault(loop.getLowerBound()),
                                       blockLevel.lookupOrDefault(loop.getUpperBound()),
                                       blockLevel.lookupOrDefault(loop.getStep()));
-      blockLevel.map(loop.getInductionVar(), steps.getInductionVar());
+      // What is computed for the body stays in it.
+      IRMapping inLoop = blockLevel;
+      inLoop.map(loop.getInductionVar(), steps.getInductionVar());
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(steps.getBody()->getTerminator());
-      if (failed(emitBlock(*loop.getBody(), blockLevel, loopBuffers)))
+      if (failed(emitBlock(*loop.getBody(), inLoop, loopBuffers)))
         return failure();
     }
     // The last piece also leaves the values a loop body yields (they must be computed

@@ -260,9 +260,13 @@ struct Lowering {
   void run(int64_t tileMinBlocks, bool tensorCores) {
     OpBuilder b(op);
     dims.assign(ranges.size(), Value());
+    // Only at the function's top level: infc-map-to-gpu runs an op inside a region (a
+    // loop of the model) on one thread, and a launch cannot hold another.
+    bool topLevel = isa<FunctionOpInterface>(op->getParentOp());
     if (std::optional<infc::ContractionTiling> tiling =
-            tileMinBlocks > 0 ? infc::planTiledContraction(op, tileMinBlocks, tensorCores)
-                              : std::nullopt) {
+            tileMinBlocks > 0 && topLevel
+                ? infc::planTiledContraction(op, tileMinBlocks, tensorCores)
+                : std::nullopt) {
       infc::emitTiledContraction(b, op, *tiling, initialValue,
                                  [&](OpBuilder &inner, ArrayRef<Value> at, Value result) {
                                    storeResult(inner, at, result);

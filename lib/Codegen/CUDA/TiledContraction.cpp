@@ -118,11 +118,15 @@ struct KernelBuilder {
     AffineMap map = op.getMatchingIndexingMap(operand);
     Type element = cast<MemRefType>(operand->get().getType()).getElementType();
     // Neighbouring threads read neighbouring addresses: along the reduction if the
-    // innermost index moves with it (a row-major A), else along the tile (B, a conv input).
+    // innermost index moves with the innermost reduction dimension and none of this input's
+    // own (a row-major A, a conv filter's window), else along the tile (B; a conv input,
+    // whose innermost index ow * stride + kw moves with the output pixel).
     bool depthFastest = false;
-    if (map.getNumResults())
-      for (unsigned r : t.reductionDims)
-        depthFastest |= map.getResults().back().isFunctionOfDim(r);
+    if (map.getNumResults()) {
+      AffineExpr innermost = map.getResults().back();
+      depthFastest = innermost.isFunctionOfDim(t.reductionDims.back()) &&
+                     llvm::none_of(side, [&](unsigned d) { return innermost.isFunctionOfDim(d); });
+    }
     int64_t perThread = t.tile * t.tileDepth / threads;
     for (int64_t l = 0; l < perThread; ++l) {
       Value e = add(tid, l * threads);
@@ -156,11 +160,16 @@ struct KernelBuilder {
     mapping.map(body->getArgument(2), acc);
     // The multiply and the add may fuse into one FMA (one rounding instead of two, half
     // the instructions), as cuBLAS's kernels do.
-    auto contract = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract);
     for (Operation &inner : body->without_terminator()) {
       Operation *copy = b.clone(inner, mapping);
-      if (isa<arith::MulFOp, arith::AddFOp>(copy))
-        copy->setAttr("fastmath", contract);
+      auto math = dyn_cast<arith::ArithFastMathInterface>(copy);
+      if (!math || !isa<arith::MulFOp, arith::AddFOp>(copy))
+        continue;
+      arith::FastMathFlags flags = arith::FastMathFlags::contract;
+      if (arith::FastMathFlagsAttr current = math.getFastMathFlagsAttr())
+        flags = flags | current.getValue();
+      copy->setAttr(math.getFastMathAttrName(),
+                    arith::FastMathFlagsAttr::get(b.getContext(), flags));
     }
     return mapping.lookup(body->getTerminator()->getOperand(0));
   }
@@ -316,7 +325,9 @@ struct KernelBuilder {
   void build(Value initialValue,
              function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
     int64_t T = t.threadTile, side = ContractionTiling::kThreadsPerSide;
-    int64_t pitch = t.tile + 4; // a depth-fastest staging store hits 32 banks
+    // Row pitch: a warp's depth-fastest staging stores (tileDepth rows, 32 / tileDepth
+    // columns) land in 32 different banks; the other stores and all reads are consecutive.
+    int64_t pitch = t.tile + 32 / t.tileDepth;
     Type accType = elementOf(op.getDpsInitOperand(0));
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
@@ -461,8 +472,6 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
     if (llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch >= minBlocks)
       break;
   }
-  if (llvm::divideCeil(t.rows, t.tile) > 65535)
-    return std::nullopt;
   // Tensor cores (WMMA) for f16 inputs summed in f32: one tile shape.
   auto elementOf = [&](unsigned input) {
     return cast<MemRefType>(op.getDpsInputOperand(input)->get().getType()).getElementType();
@@ -472,11 +481,13 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
     t.tensorCores = true;
     t.tile = 64;
     t.tileDepth = 32;
-    return t;
+  } else {
+    int64_t threads = ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide;
+    t.tileDepth = 4 * threads / t.tile; // four staged elements an input a thread
+    t.threadTile = t.tile / ContractionTiling::kThreadsPerSide;
   }
-  int64_t threads = ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide;
-  t.tileDepth = 4 * threads / t.tile; // four staged elements an input a thread
-  t.threadTile = t.tile / ContractionTiling::kThreadsPerSide;
+  if (llvm::divideCeil(t.rows, t.tile) > 65535) // a grid's y limit
+    return std::nullopt;
   return t;
 }
 

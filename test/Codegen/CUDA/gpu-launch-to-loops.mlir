@@ -197,3 +197,36 @@ func.func @fragments(%a: memref<16x16xf16>, %c: memref<16x16xf32>) {
   }
   return
 }
+
+// -----
+
+// Loop values that swap places each step: both are read from their buffers before either
+// buffer is written.
+// CHECK-LABEL: func.func @swapped_loop_values
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: memref.store %[[ZERO]], %[[X:[a-z_0-9]+]][
+// CHECK: memref.store %[[ONE]], %[[Y:[a-z_0-9]+]][
+// CHECK: scf.for
+// CHECK-DAG: %[[XV:.*]] = memref.load %[[X]][%{{.*}}]
+// CHECK-DAG: %[[YV:.*]] = memref.load %[[Y]][%{{.*}}]
+// CHECK: memref.store %[[YV]], %[[X]][%{{.*}}]
+// CHECK: memref.store %[[XV]], %[[Y]][%{{.*}}]
+func.func @swapped_loop_values(%a: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%x = %zero, %y = %one) -> (f32, f32) {
+      gpu.barrier
+      scf.yield %y, %x : f32, f32
+    }
+    memref.store %r#0, %a[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -3,7 +3,7 @@
 
 // A matmul of 100 x 70 over 40: 4 x 3 blocks of 32 x 32 (fewer than 132 blocks of any
 // larger tile), 256 threads, both inputs staged a 32-deep step at a time into shared memory
-// (pitch 36), four accumulators a thread in private memory, started from the fill's value
+// (pitch 33: a warp's 32 staging stores along the depth in 32 banks), four accumulators a thread in private memory, started from the fill's value
 // (the fill and the output's read are gone); the reduction steps around two barriers; FMAs
 // allowed; each result stored where it is inside the output (100 and 70 are not multiples
 // of 32).
@@ -16,7 +16,7 @@
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK-NOT: linalg.fill
 // CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[C3]], %{{.*}} = %[[C4]], %{{.*}} = %[[C1]]) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
-// CHECK-SAME: workgroup(%[[AS:.*]] : memref<32x36xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x36xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: private(%[[ACC:.*]] : memref<4xf32, #gpu.address_space<private>>)
 // CHECK-NOT: memref.load %[[C]]
 // CHECK: memref.store %[[ZERO]], %[[ACC]]
@@ -69,13 +69,14 @@ func.func @large(%a: memref<1536x64xf32>, %b: memref<64x1600xf32>, %c: memref<15
 
 // A convolution as an implicit GEMM: rows the 40 filters, columns the 17 x 18 output
 // pixels (the output's innermost dimension), reduced over 24 channels x 3 x 3: the
-// filter staged with the reduction fastest, the input with the pixels fastest, its address
+// filter staged with the reduction fastest, the input with the pixels fastest (a thread's
+// pixel is its index modulo 32, its window tap the quotient), its address
 // from the op's map (the window's affine.apply). The bias add after it runs in the same
 // thread on the value just computed.
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: memref<1x24x35x37xf32>, %[[W:.*]]: memref<40x24x3x3xf32>, %[[BIAS:.*]]: memref<40xf32>, %[[Y:.*]]: memref<1x40x17x18xf32>, %[[Z:.*]]: memref<1x40x17x18xf32>)
 // CHECK: gpu.launch
-// CHECK-SAME: workgroup(%{{.*}} : memref<32x36xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x36xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>)
 // CHECK: memref.load %[[W]]
 // CHECK: affine.apply
 // CHECK: memref.load %[[X]]
@@ -169,6 +170,23 @@ func.func @tensor_cores(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref
     %p = arith.mulf %u32, %v32 : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A contraction inside a region (a model's loop) is not tiled: infc-map-to-gpu runs the
+// region on one thread, and a kernel cannot launch another.
+// CHECK-LABEL: func.func @inside_a_loop
+// CHECK-NOT: gpu.launch
+// CHECK: scf.parallel
+func.func @inside_a_loop(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {
+    linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
   }
   return
 }

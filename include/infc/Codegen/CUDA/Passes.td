@@ -165,10 +165,11 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     them, run on the CPU, so the GPU lowering is tested against onnxruntime on machines
     without a GPU. Each launch becomes nested `scf.for` over its blocks (z, y, x) and, inside,
     over its threads (z, y, x) around its body. A kernel with barriers (`gpu.barrier` in its
-    body, or in an `scf.for` there without loop values) is split at them: every thread runs
-    the code up to a barrier before any runs past it. Pure values computed before a barrier
-    are recomputed after it; the loop values of a loop with barriers live in a buffer of one
-    per thread (the yielded ones must be computed after the body's last barrier); any other
+    body, or in an `scf.for` there) is split at them: every thread runs the code up to a
+    barrier before any runs past it. Pure values computed before a barrier are recomputed
+    after it; the loop values of a loop with barriers live in a buffer of one per thread
+    (their starting values must be pure, the yielded ones computed after the body's last
+    barrier); any other
     value crossing a barrier, or a barrier elsewhere, is an error. Workgroup (shared) memory
     becomes one buffer the blocks use in turn, private memory one slice per thread of a
     buffer. WMMA ops (`gpu.subgroup_mma_*`) become vector ops on the whole 16 x 16 matrix
