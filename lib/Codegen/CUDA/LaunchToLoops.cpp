@@ -9,8 +9,7 @@
 // reduction steps), whose bounds must then be the same in every thread. A value computed
 // before a barrier and used after it is recomputed if it is pure (index arithmetic on the
 // thread and block ids); anything else crossing a barrier is refused, except a loop value of
-// the loop with barriers (the tensor-core kernel's accumulators), kept per thread in a
-// buffer. Shared memory is one buffer reused by the blocks in turn, private memory one
+// the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer. Shared memory is one buffer reused by the blocks in turn, private memory one
 // slice of a buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every
 // thread of the warp (vector ops: each thread computes the warp's product).
 //
@@ -301,13 +300,12 @@ struct Emulation {
                           ArrayRef<Value> yieldInto = {}) {
     SmallVector<Operation *> segment;
     for (Operation &op : block.without_terminator()) {
-      if (isa<gpu::BarrierOp>(op) || containsBarrier(&op)) {
+      if (isa<gpu::BarrierOp>(op)) {
         if (failed(runForEachThread(segment, blockLevel)))
           return failure();
         segment.clear();
-      }
-      if (isa<gpu::BarrierOp>(op))
         continue;
+      }
       if (!containsBarrier(&op)) {
         segment.push_back(&op);
         continue;
@@ -316,17 +314,19 @@ struct Emulation {
       if (!loop)
         return op.emitError("infc-gpu-launch-to-loops: a barrier inside '")
                << op.getName() << "' (only in the kernel's body or an scf.for there)";
-      for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
-        if (failed(resolve(bound, blockLevel)))
-          return failure();
-      // Loop values: a buffer each, the starting values stored by every thread first.
+      // Loop values: a buffer each, where every thread leaves its starting values at the
+      // end of the piece before the loop (which may compute them).
       SmallVector<Value> loopBuffers;
       for (auto [arg, result] : llvm::zip(loop.getRegionIterArgs(), loop.getResults())) {
         loopBuffers.push_back(spillBuffer(arg.getType()));
         spills[arg] = spills[result] = loopBuffers.back();
       }
-      if (failed(runForEachThread({}, blockLevel, loop.getInitArgs(), loopBuffers)))
+      if (failed(runForEachThread(segment, blockLevel, loop.getInitArgs(), loopBuffers)))
         return failure();
+      segment.clear();
+      for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+        if (failed(resolve(bound, blockLevel)))
+          return failure();
       auto steps = scf::ForOp::create(b, loc, blockLevel.lookupOrDefault(loop.getLowerBound()),
                                       blockLevel.lookupOrDefault(loop.getUpperBound()),
                                       blockLevel.lookupOrDefault(loop.getStep()));

@@ -4,7 +4,8 @@
 //   - a block computes a tile x tile piece of the output (of one batch element);
 //   - per step of the reduction it stages tileDepth x tile of each input in shared memory,
 //     1024 elements an input, four per thread, neighbouring threads on neighbouring
-//     addresses of the input (coalesced); out-of-range elements are staged as 0;
+//     addresses of the input (coalesced); out-of-range elements are staged as 0; a step's
+//     elements are loaded into registers while the step before is computed;
 //   - its 16 x 16 threads each accumulate a threadTile x threadTile piece in registers
 //     (private memory indexed by constants, which LLVM keeps in registers), rows ty + 16 i
 //     and columns tx + 16 j: the shared-memory reads of a warp are broadcasts or
@@ -109,33 +110,42 @@ struct KernelBuilder {
     return arith::AndIOp::create(b, loc, x, y);
   }
 
-  /// Stages the reduction step at `k0` of input `input` (whose own dimensions are `side`,
-  /// `extent` of them, this block's from `start`) into `shared` [tileDepth][pitch].
-  /// (`depthMajor`: [tileDepth][pitch], else [tile][pitch], the reduction along the rows.)
-  void stage(unsigned input, ArrayRef<unsigned> side, int64_t extent, Value start, Value k0,
-             Value shared, bool depthMajor = true) {
-    OpOperand *operand = op.getDpsInputOperand(input);
-    AffineMap map = op.getMatchingIndexingMap(operand);
-    Type element = cast<MemRefType>(operand->get().getType()).getElementType();
-    // Neighbouring threads read neighbouring addresses: along the reduction if the
-    // innermost index moves with the innermost reduction dimension and none of this input's
-    // own (a row-major A, a conv filter's window), else along the tile (B; a conv input,
-    // whose innermost index ow * stride + kw moves with the output pixel).
+  /// Where this thread's `l`th staged element of input `input` (whose own dimensions are
+  /// `side`) goes in the step: (depth index, tile index). Neighbouring threads read
+  /// neighbouring addresses: along the reduction if the innermost index moves with the
+  /// innermost reduction dimension and none of this input's own (a row-major A, a conv
+  /// filter's window), else along the tile (B; a conv input, whose innermost index
+  /// ow * stride + kw moves with the output pixel).
+  std::pair<Value, Value> stagedElement(unsigned input, ArrayRef<unsigned> side, int64_t l) {
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(input));
     bool depthFastest = false;
     if (map.getNumResults()) {
       AffineExpr innermost = map.getResults().back();
       depthFastest = innermost.isFunctionOfDim(t.reductionDims.back()) &&
                      llvm::none_of(side, [&](unsigned d) { return innermost.isFunctionOfDim(d); });
     }
-    int64_t perThread = t.tile * t.tileDepth / threads;
-    for (int64_t l = 0; l < perThread; ++l) {
-      Value e = add(tid, l * threads);
-      Value kk = depthFastest ? rem(e, t.tileDepth) : div(e, t.tile);
-      Value ii = depthFastest ? div(e, t.tileDepth) : rem(e, t.tile);
+    Value e = add(tid, l * threads);
+    Value kk = depthFastest ? rem(e, t.tileDepth) : div(e, t.tile);
+    Value ii = depthFastest ? div(e, t.tileDepth) : rem(e, t.tile);
+    return {kk, ii};
+  }
+
+  int64_t stagedPerThread() const { return t.tile * t.tileDepth / threads; }
+
+  /// This thread's elements of the reduction step at `k0` of input `input` (`extent` of
+  /// its own dimensions, this block's from `start`), 0 outside the input.
+  SmallVector<Value> stageLoads(unsigned input, ArrayRef<unsigned> side, int64_t extent,
+                                Value start, Value k0) {
+    OpOperand *operand = op.getDpsInputOperand(input);
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    Type element = elementOf(operand);
+    SmallVector<Value> values;
+    for (int64_t l = 0; l < stagedPerThread(); ++l) {
+      auto [kk, ii] = stagedElement(input, side, l);
       Value i = add(start, ii), k = add(k0, kk);
       Value inside = both(extent % t.tile ? below(i, extent) : Value(),
                           t.depth % t.tileDepth ? below(k, t.depth) : Value());
-      Value v = guarded(inside, element, [&] {
+      values.push_back(guarded(inside, element, [&, i = i, k = k] {
         SmallVector<Value> dims(op.getNumLoops(), Value());
         for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
           dims[d] = value;
@@ -145,10 +155,26 @@ struct KernelBuilder {
           if (!d)
             d = c(0); // the other input's dimensions: not in this map
         return memref::LoadOp::create(b, loc, operand->get(), indices(map, dims)).getResult();
-      });
+      }));
+    }
+    return values;
+  }
+
+  /// Stores `values` (from stageLoads) into `shared`: [tileDepth][pitch], or with
+  /// `depthMajor` false [tile][pitch] (the reduction along the rows).
+  void stageStores(unsigned input, ArrayRef<unsigned> side, ValueRange values, Value shared,
+                   bool depthMajor = true) {
+    for (auto [l, v] : llvm::enumerate(values)) {
+      auto [kk, ii] = stagedElement(input, side, l);
       memref::StoreOp::create(b, loc, v, shared,
                               depthMajor ? ValueRange{kk, ii} : ValueRange{ii, kk});
     }
+  }
+
+  /// Stages the reduction step at `k0` of input `input` into `shared`.
+  void stage(unsigned input, ArrayRef<unsigned> side, int64_t extent, Value start, Value k0,
+             Value shared, bool depthMajor = true) {
+    stageStores(input, side, stageLoads(input, side, extent, start, k0), shared, depthMajor);
   }
 
   /// The payload on (a, b, accumulator).
@@ -364,15 +390,38 @@ struct KernelBuilder {
         memref::StoreOp::create(b, loc, start, acc, ValueRange{c(i * T + j)});
       }
 
-    // The reduction, a tile of both inputs at a time.
-    auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(t.tileDepth));
+    // The reduction, a tile of both inputs at a time; each step's global loads are issued
+    // before the step before it is computed (in registers: loop values), so their latency
+    // hides behind the FMAs.
+    SmallVector<Value> first = stageLoads(t.rowInput, t.rowDims, t.rows, rowStart, c(0));
+    llvm::append_range(first, stageLoads(t.colInput, t.colDims, t.cols, colStart, c(0)));
+    int64_t staged = stagedPerThread();
+    auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(t.tileDepth), first);
     {
       OpBuilder::InsertionGuard inLoop(b);
-      b.setInsertionPoint(steps.getBody()->getTerminator());
+      b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
-      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile);
-      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile);
+      ValueRange current = steps.getRegionIterArgs();
+      gpu::BarrierOp::create(b, loc); // the step before is read
+      stageStores(t.rowInput, t.rowDims, current.take_front(staged), rowTile);
+      stageStores(t.colInput, t.colDims, current.drop_front(staged), colTile);
       gpu::BarrierOp::create(b, loc);
+      Value nextK = add(k0, t.tileDepth);
+      SmallVector<Type> types(current.getTypes());
+      auto next = scf::IfOp::create(b, loc, types, below(nextK, t.depth),
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard inIf(b);
+        b.setInsertionPointToStart(next.thenBlock());
+        SmallVector<Value> loaded = stageLoads(t.rowInput, t.rowDims, t.rows, rowStart, nextK);
+        llvm::append_range(loaded, stageLoads(t.colInput, t.colDims, t.cols, colStart, nextK));
+        scf::YieldOp::create(b, loc, loaded);
+        b.setInsertionPointToStart(next.elseBlock());
+        SmallVector<Value> zeros;
+        for (Type type : types)
+          zeros.push_back(arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type)));
+        scf::YieldOp::create(b, loc, zeros);
+      }
       auto depth = scf::ForOp::create(b, loc, c(0), c(t.tileDepth), c(1));
       {
         OpBuilder::InsertionGuard inner(b);
@@ -393,7 +442,7 @@ struct KernelBuilder {
             memref::StoreOp::create(b, loc, sum, acc, ValueRange{slot});
           }
       }
-      gpu::BarrierOp::create(b, loc); // the tiles are overwritten next step
+      scf::YieldOp::create(b, loc, next.getResults());
     }
 
     // Each result stored (with the caller's epilogue) where it is inside the output.

@@ -3,10 +3,12 @@
 
 // A matmul of 100 x 70 over 40: 4 x 3 blocks of 32 x 32 (fewer than 132 blocks of any
 // larger tile), 256 threads, both inputs staged a 32-deep step at a time into shared memory
-// (pitch 33: a warp's 32 staging stores along the depth in 32 banks), four accumulators a thread in private memory, started from the fill's value
-// (the fill and the output's read are gone); the reduction steps around two barriers; FMAs
-// allowed; each result stored where it is inside the output (100 and 70 are not multiples
-// of 32).
+// (pitch 33: a warp's 32 staging stores along the depth hit 32 banks), four accumulators a
+// thread in private memory, started from the fill's value (the fill and the output's read
+// are gone). Each step is stored between two barriers, then the next step's elements are
+// loaded into registers (loop values) before this step's FMAs run, which hides their
+// latency; each result is stored where it is inside the output (100 and 70 are not
+// multiples of 32).
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: memref<100x40xf32>, %[[B:.*]]: memref<40x70xf32>, %[[C:.*]]: memref<100x70xf32>)
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -20,22 +22,29 @@
 // CHECK-SAME: private(%[[ACC:.*]] : memref<4xf32, #gpu.address_space<private>>)
 // CHECK-NOT: memref.load %[[C]]
 // CHECK: memref.store %[[ZERO]], %[[ACC]]
-// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// The first step's elements loaded (guarded: 0 outside) before the loop, four an input...
 // CHECK: scf.if %{{.*}} -> (f32) {
 // CHECK: memref.load %[[A]]
 // CHECK: } else {
 // CHECK: scf.yield %[[ZERO]] : f32
-// CHECK: memref.store %{{.*}}, %[[AS]]
 // CHECK: memref.load %[[B]]
+// CHECK: %{{.*}}:8 = scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// ...stored into shared memory between two barriers...
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[AS]]
 // CHECK: memref.store %{{.*}}, %[[BS]]
 // CHECK: gpu.barrier
+// ...the next step's loaded (if there is one) before this one is computed.
+// CHECK: %[[NEXT:.*]]:8 = scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: memref.load %[[A]]
+// CHECK: memref.load %[[B]]
 // CHECK: scf.for
 // CHECK: memref.load %[[AS]]
 // CHECK: memref.load %[[BS]]
 // CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
 // CHECK: arith.addf %{{.*}}, %[[P]] fastmath<contract> : f32
 // CHECK: memref.store %{{.*}}, %[[ACC]]
-// CHECK: gpu.barrier
+// CHECK: scf.yield %[[NEXT]]#0, %[[NEXT]]#1
 // CHECK: }
 // CHECK: scf.if
 // CHECK: %[[R:.*]] = memref.load %[[ACC]]

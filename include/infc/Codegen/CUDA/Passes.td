@@ -89,7 +89,8 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     as an implicit GEMM) of at least 32 rows and columns and a reduction of at least 16
     becomes one `gpu.launch` instead (`TiledContraction.cpp`): square output tiles of 128,
     64 or 32 per block of 16 x 16 threads (the largest that still gives `tile-min-blocks`
-    blocks), both inputs staged through shared memory a reduction step at a time, each
+    blocks), both inputs staged through shared memory a reduction step at a time (the next
+    step's elements loaded into registers while this one is computed), each
     thread's piece of the tile accumulated in private memory (registers), the fill and
     epilogue folded in as above. `tile-min-blocks=0` turns it off. With f16 inputs summed
     in f32 (`--precision fp16`) the kernel runs on tensor cores (`tensor-cores`): 64 x 64
@@ -168,8 +169,8 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     body, or in an `scf.for` there) is split at them: every thread runs the code up to a
     barrier before any runs past it. Pure values computed before a barrier are recomputed
     after it; the loop values of a loop with barriers live in a buffer of one per thread
-    (their starting values must be pure, the yielded ones computed after the body's last
-    barrier); any other
+    (their starting and yielded values computed after the last barrier before the loop and
+    in the body, or pure); any other
     value crossing a barrier, or a barrier elsewhere, is an error. Workgroup (shared) memory
     becomes one buffer the blocks use in turn, private memory one slice per thread of a
     buffer. WMMA ops (`gpu.subgroup_mma_*`) become vector ops on the whole 16 x 16 matrix
