@@ -174,7 +174,8 @@ def main():
             r2 = harness.run_tool([args.infc, "compile", path, "-o", ptx, "--target=cuda",
                                    "--emit=ptx", f"--precision={precision}"], 300)
             if r.returncode or r2.returncode:
-                tally.report(False, f"{what}: compile failed\n{(r if r.returncode else r2).describe()}")
+                failed = r if r.returncode else r2
+                tally.report(False, f"{what}: compile failed\n{failed.describe()}")
                 continue
             got = infc.load(so)(**inputs)["y"]
             if rel_l2 is None:

@@ -9,9 +9,10 @@
 // reduction steps), whose bounds must then be the same in every thread. A value computed
 // before a barrier and used after it is recomputed if it is pure (index arithmetic on the
 // thread and block ids); anything else crossing a barrier is refused, except a loop value of
-// the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer. Shared memory is one buffer reused by the blocks in turn, private memory one
-// slice of a buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every
-// thread of the warp (vector ops: each thread computes the warp's product).
+// the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer.
+// Shared memory is one buffer reused by the blocks in turn, private memory one slice of a
+// buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every thread of
+// the warp (vector ops: each thread computes the warp's product).
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
@@ -250,12 +251,11 @@ struct Emulation {
     mapping.map(threadIds.z, ivs[0]);
     mapping.map(threadIds.y, ivs[1]);
     mapping.map(threadIds.x, ivs[2]);
-    Value linear = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ivs[0], blockY), ivs[1]),
-            blockX),
-        ivs[2]);
+    // The thread's index in its block, (z * blockY + y) * blockX + x.
+    Value zy = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ivs[0], blockY),
+                                     ivs[1]);
+    Value linear = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, zy, blockX),
+                                         ivs[2]);
     llvm::SaveAndRestore<Value> thread(currentThread, linear);
     // The private buffers this segment touches, sliced at the thread.
     SmallVector<std::pair<BlockArgument, Value>> used;

@@ -12,7 +12,9 @@
 //     consecutive (no bank conflicts), and so are the output stores (coalesced).
 // The rows and columns are each a flattened group of loop dimensions, so a convolution
 // runs as an implicit GEMM: filters x output pixels, reduced over channels x window, its
-// input addresses computed from the loop dimensions by the op's indexing maps.
+// input addresses computed from the loop dimensions by the op's indexing maps. With f16
+// inputs summed in f32 the products run on tensor cores instead (buildTensorCore: WMMA
+// fragments per warp, the same staging).
 //
 //===----------------------------------------------------------------------===//
 #include "TiledContraction.h"
