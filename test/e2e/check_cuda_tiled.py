@@ -153,8 +153,7 @@ def shared_bytes(tile, precision):
 
 def main():
     args = harness.kernel_test_args()
-    sys.path.insert(0, args.python_dir)
-    import infc
+    infc = harness.import_infc(args.python_dir)
     tally = harness.Tally()
     for (name, build), tiled, tile in CASES:
         rng = np.random.default_rng(sum(map(ord, name)))

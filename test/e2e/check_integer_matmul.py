@@ -79,8 +79,7 @@ def build(name, m, k, n, adt, bdt, azp, bzp, rng):
 
 def main():
     args = harness.kernel_test_args()
-    sys.path.insert(0, args.python_dir)
-    import infc
+    infc = harness.import_infc(args.python_dir)
     rng = np.random.default_rng(7)
     failed = 0
     for case, cpu in [(c, cpu) for c in CASES for cpu in CPUS]:

@@ -54,22 +54,40 @@ struct Emulation {
     return type;
   }
 
-  /// A buffer of one `type` a thread.
-  Value spillBuffer(Type type) {
+  /// A buffer [threads][shape] of `element` (one `shape` a thread), allocated before the
+  /// blocks' loops and freed after them.
+  Value perThreadBuffer(ArrayRef<int64_t> shape, Type element) {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointAfter(threadCount.getDefiningOp()); // before the blocks' loops
-    SmallVector<int64_t> shape = {ShapedType::kDynamic};
-    Type element = emulatedType(type);
-    if (auto vector = dyn_cast<VectorType>(element)) {
-      llvm::append_range(shape, vector.getShape());
-      element = vector.getElementType();
-    }
-    Value buffer = memref::AllocOp::create(b, loc, MemRefType::get(shape, element),
+    b.setInsertionPointAfter(threadCount.getDefiningOp());
+    SmallVector<int64_t> bufferShape = {ShapedType::kDynamic};
+    llvm::append_range(bufferShape, shape);
+    Value buffer = memref::AllocOp::create(b, loc, MemRefType::get(bufferShape, element),
                                            ValueRange{threadCount});
     buffers.push_back(buffer);
     return buffer;
   }
-  SmallVector<Value> buffers; // freed after the launch
+  SmallVector<Value> buffers;
+
+  /// A buffer of one value of `type` (a scalar or a vector) a thread.
+  Value spillBuffer(Type type) {
+    Type emulated = emulatedType(type);
+    if (auto vector = dyn_cast<VectorType>(emulated))
+      return perThreadBuffer(vector.getShape(), vector.getElementType());
+    return perThreadBuffer({}, emulated);
+  }
+
+  /// A whole vector of `type` read from, or written to, `memref` at `indices`.
+  Value readWhole(VectorType type, Value memref, ValueRange indices) {
+    SmallVector<bool> inBounds(type.getRank(), true);
+    Value pad = arith::ConstantOp::create(b, loc, type.getElementType(),
+                                          b.getZeroAttr(type.getElementType()));
+    return vector::TransferReadOp::create(b, loc, type, memref, indices, pad, inBounds)
+        .getResult();
+  }
+  void writeWhole(Value value, Value memref, ValueRange indices) {
+    SmallVector<bool> inBounds(cast<VectorType>(value.getType()).getRank(), true);
+    vector::TransferWriteOp::create(b, loc, value, memref, indices, inBounds);
+  }
 
   SmallVector<Value> spillIndices(Value buffer) {
     SmallVector<Value> indices = {currentThread};
@@ -78,24 +96,14 @@ struct Emulation {
   }
 
   Value loadSpill(Value buffer, Type type) {
-    Type emulated = emulatedType(type);
-    if (auto vector = dyn_cast<VectorType>(emulated)) {
-      SmallVector<bool> inBounds(vector.getRank(), true);
-      Value pad = arith::ConstantOp::create(b, loc, vector.getElementType(),
-                                            b.getZeroAttr(vector.getElementType()));
-      return vector::TransferReadOp::create(b, loc, vector, buffer, spillIndices(buffer), pad,
-                                            inBounds)
-          .getResult();
-    }
+    if (auto vector = dyn_cast<VectorType>(emulatedType(type)))
+      return readWhole(vector, buffer, spillIndices(buffer));
     return memref::LoadOp::create(b, loc, buffer, spillIndices(buffer)).getResult();
   }
 
   void storeSpill(Value value, Value buffer) {
-    if (auto vector = dyn_cast<VectorType>(value.getType())) {
-      SmallVector<bool> inBounds(vector.getRank(), true);
-      vector::TransferWriteOp::create(b, loc, value, buffer, spillIndices(buffer), inBounds);
-      return;
-    }
+    if (isa<VectorType>(value.getType()))
+      return writeWhole(value, buffer, spillIndices(buffer));
     memref::StoreOp::create(b, loc, value, buffer, spillIndices(buffer));
   }
 
@@ -114,14 +122,8 @@ struct Emulation {
       if (load.getTranspose() || !rowMajor(src, load.getLeadDimension().getSExtValue()))
         return op.emitError("infc-gpu-launch-to-loops: a WMMA load other than row-major "
                             "from a 2-D buffer of that pitch");
-      auto type = cast<VectorType>(emulatedType(load.getType()));
-      Value pad = arith::ConstantOp::create(b, loc, type.getElementType(),
-                                            b.getZeroAttr(type.getElementType()));
-      SmallVector<bool> inBounds(2, true);
-      mapping.map(load.getResult(),
-                  vector::TransferReadOp::create(b, loc, type, src, mapped(load.getIndices()),
-                                                 pad, inBounds)
-                      .getResult());
+      mapping.map(load.getResult(), readWhole(cast<VectorType>(emulatedType(load.getType())),
+                                              src, mapped(load.getIndices())));
       return true;
     }
     if (auto storeOp = dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(op)) {
@@ -129,9 +131,7 @@ struct Emulation {
       if (storeOp.getTranspose() || !rowMajor(dst, storeOp.getLeadDimension().getSExtValue()))
         return op.emitError("infc-gpu-launch-to-loops: a WMMA store other than row-major "
                             "into a 2-D buffer of that pitch");
-      SmallVector<bool> inBounds(2, true);
-      vector::TransferWriteOp::create(b, loc, mapping.lookupOrDefault(storeOp.getSrc()), dst,
-                                      mapped(storeOp.getIndices()), inBounds);
+      writeWhole(mapping.lookupOrDefault(storeOp.getSrc()), dst, mapped(storeOp.getIndices()));
       return true;
     }
     if (auto constant = dyn_cast<gpu::SubgroupMmaConstantMatrixOp>(op)) {
@@ -264,22 +264,20 @@ struct Emulation {
             return llvm::any_of(segment, [&](Operation *op) { return op->isAncestor(user); });
           }))
         used.push_back({attribution, buffer});
-    if (!used.empty()) {
-      for (auto [attribution, buffer] : used) {
-        auto type = cast<MemRefType>(attribution.getType());
-        auto bufferType = cast<MemRefType>(buffer.getType());
-        SmallVector<OpFoldResult> offsets(bufferType.getRank(), b.getIndexAttr(0)),
-            sizes, strides(bufferType.getRank(), b.getIndexAttr(1));
-        offsets[0] = linear;
-        sizes.push_back(b.getIndexAttr(1));
-        for (int64_t size : type.getShape())
-          sizes.push_back(b.getIndexAttr(size));
-        auto sliceType = memref::SubViewOp::inferRankReducedResultType(
-            type.getShape(), bufferType, offsets, sizes, strides);
-        mapping.map(attribution, memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
-                                                           buffer, offsets, sizes, strides)
-                                     .getResult());
-      }
+    for (auto [attribution, buffer] : used) {
+      auto type = cast<MemRefType>(attribution.getType());
+      auto bufferType = cast<MemRefType>(buffer.getType());
+      SmallVector<OpFoldResult> offsets(bufferType.getRank(), b.getIndexAttr(0)), sizes,
+          strides(bufferType.getRank(), b.getIndexAttr(1));
+      offsets[0] = linear;
+      sizes.push_back(b.getIndexAttr(1));
+      for (int64_t size : type.getShape())
+        sizes.push_back(b.getIndexAttr(size));
+      auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+          type.getShape(), bufferType, offsets, sizes, strides);
+      mapping.map(attribution, memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
+                                                         buffer, offsets, sizes, strides)
+                                   .getResult());
     }
     for (Operation *op : segment)
       if (failed(cloneWithOperands(*op, mapping)))
@@ -376,16 +374,10 @@ struct Emulation {
     }
     threadCount = arith::MulIOp::create(
         b, loc, arith::MulIOp::create(b, loc, block.z, block.y), block.x);
-    Value threads = threadCount;
-    {
-      for (BlockArgument attribution : launch.getPrivateAttributions()) {
-        auto type = cast<MemRefType>(attribution.getType());
-        SmallVector<int64_t> shape = {ShapedType::kDynamic};
-        llvm::append_range(shape, type.getShape());
-        Value buffer = memref::AllocOp::create(
-            b, loc, MemRefType::get(shape, type.getElementType()), ValueRange{threads});
-        privates.push_back({attribution, buffer});
-      }
+    for (BlockArgument attribution : launch.getPrivateAttributions()) {
+      auto type = cast<MemRefType>(attribution.getType());
+      privates.push_back(
+          {attribution, perThreadBuffer(type.getShape(), type.getElementType())});
     }
     // Outermost first: block z, y, x; then the threads, per segment between barriers.
     Value bounds[3] = {grid.z, grid.y, grid.x};
@@ -401,9 +393,7 @@ struct Emulation {
       if (failed(emitBlock(body.front(), mapping)))
         return failure();
     }
-    for (auto &[attribution, buffer] : privates)
-      memref::DeallocOp::create(b, loc, buffer);
-    for (Value buffer : buffers)
+    for (Value buffer : buffers) // the private and loop-value buffers
       memref::DeallocOp::create(b, loc, buffer);
     launch.erase();
     return success();

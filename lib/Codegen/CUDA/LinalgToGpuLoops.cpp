@@ -164,12 +164,17 @@ struct Lowering {
       outputPoint = indices(b, op.getMatchingIndexingMap(&output));
       memref::StoreOp::create(b, loc, results[k], output.get(), outputPoint);
     }
-    if (epilogue) {
-      // The output is still stored: something later may read it.
-      epilogue->known[op.getDpsInits()[0]] = results[0];
-      epilogue->dims.assign(outputPoint.begin(), outputPoint.end());
-      epilogue->point(b);
-    }
+    runEpilogue(b, results[0], outputPoint);
+  }
+
+  /// The epilogue (if any) at the output element just stored, on its value `result`. (The
+  /// output is still stored: something later may read it.)
+  void runEpilogue(OpBuilder &b, Value result, ArrayRef<Value> outputPoint) {
+    if (!epilogue)
+      return;
+    epilogue->known[op.getDpsInits()[0]] = result;
+    epilogue->dims.assign(outputPoint.begin(), outputPoint.end());
+    epilogue->point(b);
   }
 
   /// Stores `result`, the value at loop dimensions `at` (a point of the parallel ones),
@@ -179,11 +184,7 @@ struct Lowering {
     OpOperand *output = op.getDpsInitOperand(0);
     SmallVector<Value> outputPoint = indices(b, op.getMatchingIndexingMap(output));
     memref::StoreOp::create(b, loc, result, output->get(), outputPoint);
-    if (epilogue) {
-      epilogue->known[output->get()] = result;
-      epilogue->dims.assign(outputPoint.begin(), outputPoint.end());
-      epilogue->point(b);
-    }
+    runEpilogue(b, result, outputPoint);
   }
 
   /// Whether this lowering applies: static loop ranges, buffers, outputs that depend on the

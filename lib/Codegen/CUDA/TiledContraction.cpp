@@ -29,6 +29,10 @@ using namespace mlir;
 using infc::ContractionTiling;
 
 namespace {
+Type elementOf(OpOperand *operand) {
+  return cast<MemRefType>(operand->get().getType()).getElementType();
+}
+
 /// Whether the payload is `out + a * b`, each input read once, optionally widened.
 bool isMultiplyAdd(linalg::LinalgOp op) {
   Block *body = op.getBlock();
@@ -210,9 +214,6 @@ struct KernelBuilder {
   MemRefType bufferType(ArrayRef<int64_t> shape, Type element, gpu::AddressSpace space) {
     return MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
                            gpu::AddressSpaceAttr::get(b.getContext(), space));
-  }
-  Type elementOf(OpOperand *operand) {
-    return cast<MemRefType>(operand->get().getType()).getElementType();
   }
 
   /// The kernel's launch (grid: column tiles, row tiles, batch), b inside its body (the
@@ -524,11 +525,8 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
       break;
   }
   // Tensor cores (WMMA) for f16 inputs summed in f32: one tile shape.
-  auto elementOf = [&](unsigned input) {
-    return cast<MemRefType>(op.getDpsInputOperand(input)->get().getType()).getElementType();
-  };
-  Type accType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType()).getElementType();
-  if (tensorCores && elementOf(0).isF16() && elementOf(1).isF16() && accType.isF32()) {
+  if (tensorCores && elementOf(op.getDpsInputOperand(0)).isF16() &&
+      elementOf(op.getDpsInputOperand(1)).isF16() && elementOf(op.getDpsInitOperand(0)).isF32()) {
     t.tensorCores = true;
     t.tile = 64;
     t.tileDepth = 32;
