@@ -251,6 +251,11 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
 /// the mgpu* calls it makes over the CUDA driver).
 static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(infc::createInfcPadToGeneric());
+  // int8 products read their bytes; the shift of uint8 activations (an xor) and its
+  // correction then fuse into the ops around them.
+  pm.addNestedPass<func::FuncOp>(infc::createInfcNarrowIntegerOperands());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   if (options.precision != "fp32") {
     infc::InfcLowerPrecisionOptions precision;
     precision.precision = options.precision;

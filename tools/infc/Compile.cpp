@@ -260,9 +260,6 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     return fail("unknown --precision=" + o.precision + " (fp32, fp16 or bf16)");
   if (o.precision != "fp32" && o.device == "cpu")
     return fail("--precision " + o.precision + " needs --target cuda (the CPU computes in fp32)");
-  if (o.device != "cpu" && !o.quantize.empty())
-    return fail("--quantize int8 runs on the CPU only for now; drop --target cuda or "
-                "--quantize");
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
     return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm or ptx)");
@@ -342,8 +339,14 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   if (!targetError.empty())
     return fail(o.input + ": " + targetError);
   // The graph passes first: calibration and the report work on their result.
-  auto runPipeline = [&](ModuleOp m, PipelineStage stop, bool skipGraph) {
+  // onHost: for this CPU whatever the target (the calibration model runs here).
+  auto runPipeline = [&](ModuleOp m, PipelineStage stop, bool skipGraph, bool onHost = false) {
     InfcPipelineOptions stage = pipeline;
+    if (onHost) {
+      stage.device = Device::CPU;
+      stage.emulateGpu = false;
+      stage.precision = "fp32";
+    }
     stage.stopAfter = stop;
     stage.skipGraphPasses = skipGraph;
     PassManager pm(&context);
@@ -358,7 +361,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     LibraryBuilder build = [&](ModuleOp m, const std::string &path, std::string &error) {
       ModelInterface calibration;
       if (failed(collectModelInterface(m, calibration)) ||
-          !runPipeline(m, PipelineStage::LLVM, true)) {
+          !runPipeline(m, PipelineStage::LLVM, true, /*onHost=*/true)) {
         error = "the calibration model failed to compile (see above)";
         return false;
       }
@@ -373,7 +376,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     if (!runPipeline(*module, PipelineStage::Infc, false))
       return fail(o.input + ": compilation failed in the pass pipeline (see above)");
     // Without an 8-bit dot product, int8 buys memory, not speed (bench/int8_cpus.py).
-    if (!pipeline.vnni && pipeline.int8Kernel != "vpdpbusd")
+    if (pipeline.device == Device::CPU && !pipeline.vnni && pipeline.int8Kernel != "vpdpbusd")
       llvm::errs() << "infc: note: the target CPU has no VNNI (8-bit dot products): its int8 "
                       "matmuls run on "
                    << (pipeline.int8Kernel.empty()

@@ -48,10 +48,15 @@ struct Emulation {
   Value currentThread;
   Value threadCount;
 
+  /// A WMMA fragment is a whole matrix (bytes signless, as in the buffers they come from).
   static Type emulatedType(Type type) {
-    if (auto matrix = dyn_cast<gpu::MMAMatrixType>(type))
-      return VectorType::get(matrix.getShape(), matrix.getElementType());
-    return type;
+    auto matrix = dyn_cast<gpu::MMAMatrixType>(type);
+    if (!matrix)
+      return type;
+    Type element = matrix.getElementType();
+    if (auto integer = dyn_cast<IntegerType>(element))
+      element = IntegerType::get(type.getContext(), integer.getWidth());
+    return VectorType::get(matrix.getShape(), element);
   }
 
   /// A buffer [threads][shape] of `element` (one `shape` a thread), allocated before the
@@ -147,15 +152,23 @@ struct Emulation {
         return op.emitError("infc-gpu-launch-to-loops: a transposed WMMA product");
       Value acc = mapping.lookupOrDefault(compute.getOpC());
       auto accType = cast<VectorType>(acc.getType());
-      auto widen = [&](Value v) {
+      // Halves and bytes are widened to the sums' type (bytes as their fragment type's
+      // signedness says).
+      auto widen = [&](Value fragment) {
+        Value v = mapping.lookupOrDefault(fragment);
         auto type = cast<VectorType>(v.getType());
-        if (type.getElementType() == accType.getElementType())
+        Type wide = type.clone(accType.getElementType());
+        if (type == wide)
           return v;
-        return arith::ExtFOp::create(b, loc, type.clone(accType.getElementType()), v)
-            .getResult();
+        Type element = cast<gpu::MMAMatrixType>(fragment.getType()).getElementType();
+        if (isa<FloatType>(element))
+          return arith::ExtFOp::create(b, loc, wide, v).getResult();
+        if (element.isUnsignedInteger())
+          return arith::ExtUIOp::create(b, loc, wide, v).getResult();
+        return arith::ExtSIOp::create(b, loc, wide, v).getResult();
       };
-      Value x = widen(mapping.lookupOrDefault(compute.getOpA()));
-      Value y = widen(mapping.lookupOrDefault(compute.getOpB()));
+      Value x = widen(compute.getOpA());
+      Value y = widen(compute.getOpB());
       MLIRContext *ctx = b.getContext();
       AffineExpr m, n, k;
       bindDims(ctx, m, n, k);

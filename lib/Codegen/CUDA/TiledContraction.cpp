@@ -13,8 +13,8 @@
 // The rows and columns are each a flattened group of loop dimensions, so a convolution
 // runs as an implicit GEMM: filters x output pixels, reduced over channels x window, its
 // input addresses computed from the loop dimensions by the op's indexing maps. With f16
-// inputs summed in f32 the products run on tensor cores instead (buildTensorCore: WMMA
-// fragments per warp, the same staging).
+// inputs summed in f32, or bytes of one signedness summed in i32, the products run on
+// tensor cores instead (buildTensorCore: WMMA fragments per warp, the same staging).
 //
 //===----------------------------------------------------------------------===//
 #include "TiledContraction.h"
@@ -33,33 +33,58 @@ Type elementOf(OpOperand *operand) {
   return cast<MemRefType>(operand->get().getType()).getElementType();
 }
 
-/// Whether the payload is `out + a * b`, each input read once, optionally widened.
+bool isWidening(Operation *op) { return isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(op); }
+
+/// Whether the payload is `out + a * b` (floats or integers), each input read once,
+/// optionally widened.
 bool isMultiplyAdd(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   if (!body || body->getNumArguments() != 3)
     return false;
   for (Operation &inner : body->without_terminator())
-    if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
+    if (!isWidening(&inner) && !isa<arith::MulFOp, arith::AddFOp, arith::MulIOp, arith::AddIOp>(inner))
       return false;
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  auto add = yield.getNumOperands() == 1
-                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
-                 : arith::AddFOp();
-  if (!add)
+  Operation *add = yield.getNumOperands() == 1 ? yield.getOperand(0).getDefiningOp() : nullptr;
+  if (!isa_and_nonnull<arith::AddFOp, arith::AddIOp>(add))
     return false;
   Value out = body->getArgument(2);
-  Value product = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
-  if (!mul)
+  Value lhs = add->getOperand(0), rhs = add->getOperand(1);
+  Value product = lhs == out ? rhs : rhs == out ? lhs : Value();
+  Operation *mul = product ? product.getDefiningOp() : nullptr;
+  if (!isa_and_nonnull<arith::MulFOp, arith::MulIOp>(mul))
     return false;
   auto strip = [](Value v) {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-      return ext.getIn();
-    return v;
+    Operation *def = v.getDefiningOp();
+    return def && isWidening(def) ? def->getOperand(0) : v;
   };
-  Value x = strip(mul.getLhs()), y = strip(mul.getRhs());
+  Value x = strip(mul->getOperand(0)), y = strip(mul->getOperand(1));
   Value a = body->getArgument(0), b = body->getArgument(1);
   return (x == a && y == b) || (x == b && y == a);
+}
+
+/// How the payload widens input `input` before the product: ExtSI / ExtUI / ExtF, or null.
+Operation *wideningOf(linalg::LinalgOp op, unsigned input) {
+  BlockArgument arg = op.getBlock()->getArgument(input);
+  for (Operation *user : arg.getUsers())
+    if (isWidening(user))
+      return user;
+  return nullptr;
+}
+
+/// The WMMA element type of input `input`: f16, or si8 / ui8 for bytes widened by
+/// extsi / extui to i32 (null: no tensor-core operand).
+Type tensorCoreElement(linalg::LinalgOp op, unsigned input) {
+  Type element = elementOf(op.getDpsInputOperand(input));
+  Type acc = elementOf(op.getDpsInitOperand(0));
+  MLIRContext *ctx = op.getContext();
+  if (element.isF16() && acc.isF32())
+    return element;
+  Operation *ext = wideningOf(op, input);
+  if (element.isInteger(8) && acc.isInteger(32) && ext && !isa<arith::ExtFOp>(ext))
+    return IntegerType::get(ctx, 8, isa<arith::ExtSIOp>(ext) ? IntegerType::Signed
+                                                             : IntegerType::Unsigned);
+  return Type();
 }
 
 struct KernelBuilder {
@@ -166,21 +191,43 @@ struct KernelBuilder {
     return values;
   }
 
-  /// Stores `values` (from stageLoads) into `shared`: [tileDepth][pitch], or with
-  /// `depthMajor` false [tile][pitch] (the reduction along the rows).
+  /// Where a staged element (depth index kk, tile index ii) goes in shared memory.
+  enum class Layout {
+    DepthMajor, // [tileDepth][pitch]
+    TileMajor,  // [tile][pitch]: the reduction along the rows
+    // Bytes for WMMA, whose fragments must start 32-byte aligned: 16-byte columns of
+    // 16 reduction (A) or tile (B) elements, one under the other: A [depth/16 * tile][16],
+    // B [tile/16 * depth][16].
+    ChunkedA,
+    ChunkedB,
+  };
+  SmallVector<Value> stagedIndex(Layout layout, Value kk, Value ii) {
+    switch (layout) {
+    case Layout::DepthMajor:
+      return {kk, ii};
+    case Layout::TileMajor:
+      return {ii, kk};
+    case Layout::ChunkedA:
+      return {add(mul(div(kk, 16), t.tile), ii), rem(kk, 16)};
+    case Layout::ChunkedB:
+      return {add(mul(div(ii, 16), t.tileDepth), kk), rem(ii, 16)};
+    }
+    llvm_unreachable("layout");
+  }
+
+  /// Stores `values` (from stageLoads) into `shared`, laid out as `layout` says.
   void stageStores(unsigned input, ArrayRef<unsigned> side, ValueRange values, Value shared,
-                   bool depthMajor = true) {
+                   Layout layout = Layout::DepthMajor) {
     for (auto [l, v] : llvm::enumerate(values)) {
       auto [kk, ii] = stagedElement(input, side, l);
-      memref::StoreOp::create(b, loc, v, shared,
-                              depthMajor ? ValueRange{kk, ii} : ValueRange{ii, kk});
+      memref::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii));
     }
   }
 
   /// Stages the reduction step at `k0` of input `input` into `shared`.
   void stage(unsigned input, ArrayRef<unsigned> side, int64_t extent, Value start, Value k0,
-             Value shared, bool depthMajor = true) {
-    stageStores(input, side, stageLoads(input, side, extent, start, k0), shared, depthMajor);
+             Value shared, Layout layout) {
+    stageStores(input, side, stageLoads(input, side, extent, start, k0), shared, layout);
   }
 
   /// The payload on (a, b, accumulator).
@@ -269,23 +316,29 @@ struct KernelBuilder {
     body();
   }
 
-  /// The tensor-core kernel (f16 inputs, f32 sums): 64 x 64 output tiles, 4 warps of 32 x 32
-  /// each (2 x 2 WMMA fragments of 16 x 16), 32-deep reduction steps staged in shared memory
-  /// ([rows][depth] for A, [depth][cols] for B, rows padded by 8 halves: 16-byte aligned
-  /// fragment rows that do not all start in the same bank). The sums leave the fragments
-  /// through shared memory, where every thread takes 32 elements for the guarded store, the
-  /// starting value added and the epilogue run.
+  /// The tensor-core kernel (f16 inputs and f32 sums, or bytes and i32 sums): 64 x 64
+  /// output tiles, 4 warps of 32 x 32 each (2 x 2 WMMA fragments of 16 x 16), 32-deep
+  /// reduction steps staged in shared memory (halves: [rows][depth] for A, [depth][cols]
+  /// for B, rows padded by 8 halves, so fragment rows are 16-byte aligned and do not all
+  /// start in the same bank; bytes: Layout::ChunkedA / ChunkedB). The sums leave the
+  /// fragments through shared memory, where every thread takes 32 elements for the guarded
+  /// store, the starting value added and the epilogue run.
   void buildTensorCore(Value initialValue,
                        function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
     const int64_t tile = t.tile, depth = t.tileDepth, frag = 16;
-    int64_t pitchA = depth + 8, pitchB = tile + 8, pitchC = tile + 4;
-    Type half = elementOf(op.getDpsInputOperand(t.rowInput));
+    Type staged = elementOf(op.getDpsInputOperand(t.rowInput));
     Type accType = elementOf(op.getDpsInitOperand(0));
+    bool bytes = staged.isInteger(8);
+    SmallVector<int64_t> shapeA = {tile, depth + 8}, shapeB = {depth, tile + 8};
+    if (bytes) {
+      shapeA = {depth / frag * tile, frag};
+      shapeB = {tile / frag * depth, frag};
+    }
+    int64_t pitchC = tile + 4;
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
     gpu::LaunchOp launch = openLaunch(
-        TypeRange{bufferType({tile, pitchA}, half, shared),
-                  bufferType({depth, pitchB}, half, shared),
+        TypeRange{bufferType(shapeA, staged, shared), bufferType(shapeB, staged, shared),
                   bufferType({tile, pitchC}, accType, shared)},
         TypeRange{});
     Value rowTile = launch.getWorkgroupAttributions()[0];
@@ -293,8 +346,20 @@ struct KernelBuilder {
     Value results = launch.getWorkgroupAttributions()[2];
     Value warp = div(tid, 32);
     Value warpRow = mul(div(warp, 2), 2 * frag), warpCol = mul(rem(warp, 2), 2 * frag);
-    auto aType = gpu::MMAMatrixType::get({frag, frag}, half, "AOp");
-    auto bType = gpu::MMAMatrixType::get({frag, frag}, half, "BOp");
+    // Fragment (i: 16 rows from warpRow + 16 i, or 16 columns from warpCol + 16 i) at
+    // reduction index kk of A or B: its first element's indices in the staged buffer.
+    auto fragmentA = [&](int64_t i, int64_t kk) -> SmallVector<Value> {
+      if (bytes)
+        return {add(warpRow, kk / frag * tile + i * frag), c(0)};
+      return {add(warpRow, i * frag), c(kk)};
+    };
+    auto fragmentB = [&](int64_t i, int64_t kk) -> SmallVector<Value> {
+      if (bytes)
+        return {add(mul(div(warpCol, frag), depth), i * depth + kk), c(0)};
+      return {c(kk), add(warpCol, i * frag)};
+    };
+    auto aType = gpu::MMAMatrixType::get({frag, frag}, tensorCoreElement(op, t.rowInput), "AOp");
+    auto bType = gpu::MMAMatrixType::get({frag, frag}, tensorCoreElement(op, t.colInput), "BOp");
     auto cType = gpu::MMAMatrixType::get({frag, frag}, accType, "COp");
     Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
     Value zeroFragment = gpu::SubgroupMmaConstantMatrixOp::create(b, loc, cType, zero);
@@ -305,19 +370,20 @@ struct KernelBuilder {
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
       gpu::BarrierOp::create(b, loc); // the last step's tiles are read
-      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile, /*depthMajor=*/false);
-      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile);
+      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile,
+            bytes ? Layout::ChunkedA : Layout::TileMajor);
+      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile,
+            bytes ? Layout::ChunkedB : Layout::DepthMajor);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> acc(steps.getRegionIterArgs());
       for (int64_t kk = 0; kk < depth; kk += frag) {
         Value a[2], bf[2];
         for (int64_t i = 0; i < 2; ++i) {
-          a[i] = gpu::SubgroupMmaLoadMatrixOp::create(
-              b, loc, aType, rowTile, ValueRange{add(warpRow, i * frag), c(kk)},
-              b.getIndexAttr(pitchA), UnitAttr());
-          bf[i] = gpu::SubgroupMmaLoadMatrixOp::create(
-              b, loc, bType, colTile, ValueRange{c(kk), add(warpCol, i * frag)},
-              b.getIndexAttr(pitchB), UnitAttr());
+          a[i] = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, aType, rowTile, fragmentA(i, kk),
+                                                      b.getIndexAttr(shapeA[1]), UnitAttr());
+          bf[i] = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, bType, colTile,
+                                                       fragmentB(i, kk),
+                                                       b.getIndexAttr(shapeB[1]), UnitAttr());
         }
         for (int64_t i = 0; i < 2; ++i)
           for (int64_t j = 0; j < 2; ++j)
@@ -346,7 +412,9 @@ struct KernelBuilder {
           start = memref::LoadOp::create(b, loc, out->get(),
                                          indices(op.getMatchingIndexingMap(out), dims));
         Value sum = memref::LoadOp::create(b, loc, results, ValueRange{r, cc});
-        store(b, dims, arith::AddFOp::create(b, loc, start, sum));
+        store(b, dims,
+              bytes ? arith::AddIOp::create(b, loc, start, sum).getResult()
+                    : arith::AddFOp::create(b, loc, start, sum).getResult());
       });
     }
   }
@@ -524,9 +592,10 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
     if (llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch >= minBlocks)
       break;
   }
-  // Tensor cores (WMMA) for f16 inputs summed in f32: one tile shape.
-  if (tensorCores && elementOf(op.getDpsInputOperand(0)).isF16() &&
-      elementOf(op.getDpsInputOperand(1)).isF16() && elementOf(op.getDpsInitOperand(0)).isF32()) {
+  // Tensor cores (WMMA) for f16 inputs summed in f32, or bytes of one signedness summed in
+  // i32: one tile shape.
+  Type wmmaA = tensorCoreElement(op, 0), wmmaB = tensorCoreElement(op, 1);
+  if (tensorCores && wmmaA && wmmaA == wmmaB) {
     t.tensorCores = true;
     t.tile = 64;
     t.tileDepth = 32;

@@ -595,7 +595,8 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
 /// conv: plain -> im2col + linalg.matmul (convAsMatmul), float depthwise (one filter per
 /// channel) -> depthwiseAsTapSum, other groups -> linalg.conv_2d_ngchw_gfchw. With
 /// directConv (the GPU), plain and depthwise convs are linalg.conv_2d_nchw_fchw and
-/// linalg.depthwise_conv_2d_nchw_chw: one loop nest each, no im2col buffer.
+/// linalg.depthwise_conv_2d_nchw_chw: one loop nest each, no im2col buffer (an int8 one
+/// over its widened bytes).
 struct ConvLowering : public OpConversionPattern<ConvOp> {
   ConvLowering(MLIRContext *ctx, bool directConv, int64_t byteRowMultiple,
                int64_t winogradMinChannels)
@@ -634,7 +635,16 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
             f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
             oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
     Value result;
-    if (narrow) {
+    if (narrow && directConv) {
+      // The GPU: one loop nest over the widened bytes; infc-narrow-integer-operands then
+      // reads the bytes themselves inside the convolution.
+      Value wide = widenBytes(rewriter, loc, input, et, isUnsigned(fromBytes.getInput().getType()));
+      Value acc = zeros(rewriter, loc, resultType.getShape(), et);
+      result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, TypeRange{resultType},
+                                                ValueRange{wide, weight}, ValueRange{acc},
+                                                strides, dilations)
+                   .getResult(0);
+    } else if (narrow) {
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
                             resultType, isUnsigned(fromBytes.getInput().getType()));
     } else if (group == 1 && directConv) {

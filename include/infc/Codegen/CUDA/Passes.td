@@ -30,6 +30,21 @@ def InfcDuplicateFills : Pass<"infc-duplicate-fills", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def InfcNarrowIntegerOperands : Pass<"infc-narrow-integer-operands", "mlir::func::FuncOp"> {
+  let summary = "Let i32 matmuls and convolutions of widened bytes read the bytes";
+  let description = [{
+    An int8 model's products multiply i32 tensors holding 8-bit numbers: an elementwise
+    `extsi`/`extui` of i8 bytes, or i32 constants in the s8 range. Every i32 linalg matmul,
+    batch matmul and `conv_2d_nchw_fchw` on tensors with such an operand is generalized to
+    read the i8 bytes and extend them in its payload (a quarter of the bytes; WMMA's int8
+    operands). Unsigned activations times signed constant weights (which WMMA cannot
+    multiply) become signed (x xor 0x80 = x - 128), and an elementwise op adds back
+    128 x the weights' sum over the reduction: the same integers.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcLowerPrecision : Pass<"infc-lower-precision", "mlir::func::FuncOp"> {
   let summary = "Store the operands of f32 matmuls and convolutions in fp16 or bf16";
   let description = [{
