@@ -200,6 +200,33 @@ func.func @fragments(%a: memref<16x16xf16>, %c: memref<16x16xf32>) {
 
 // -----
 
+// Byte fragments are signless i8 vectors (as the buffers they come from), widened to i32
+// as their fragment type says: si8 sign-extended, ui8 zero-extended.
+// CHECK-LABEL: func.func @byte_fragments
+// CHECK: %[[X:.*]] = vector.transfer_read %{{.*}} : memref<16x16xi8>, vector<16x16xi8>
+// CHECK: %[[Y:.*]] = vector.transfer_read %{{.*}} : memref<16x16xi8>, vector<16x16xi8>
+// CHECK-DAG: %[[XW:.*]] = arith.extsi %[[X]] : vector<16x16xi8> to vector<16x16xi32>
+// CHECK-DAG: %[[YW:.*]] = arith.extui %[[Y]] : vector<16x16xi8> to vector<16x16xi32>
+// CHECK: vector.contract {{.*}} %[[XW]], %[[YW]], %{{.*}} : vector<16x16xi32>, vector<16x16xi32> into vector<16x16xi32>
+func.func @byte_fragments(%a: memref<16x16xi8>, %b: memref<16x16xi8>, %c: memref<16x16xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %init = gpu.subgroup_mma_constant_matrix %zero : !gpu.mma_matrix<16x16xi32, "COp">
+    %x = gpu.subgroup_mma_load_matrix %a[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xi8> -> !gpu.mma_matrix<16x16xsi8, "AOp">
+    %y = gpu.subgroup_mma_load_matrix %b[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xi8> -> !gpu.mma_matrix<16x16xui8, "BOp">
+    %sum = gpu.subgroup_mma_compute %x, %y, %init : !gpu.mma_matrix<16x16xsi8, "AOp">, !gpu.mma_matrix<16x16xui8, "BOp"> -> !gpu.mma_matrix<16x16xi32, "COp">
+    gpu.subgroup_mma_store_matrix %sum, %c[%c0, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xi32, "COp">, memref<16x16xi32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // Loop values that swap places each step: both are read from their buffers before either
 // buffer is written.
 // CHECK-LABEL: func.func @swapped_loop_values

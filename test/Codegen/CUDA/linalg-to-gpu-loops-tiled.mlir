@@ -185,6 +185,68 @@ func.func @tensor_cores(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref
 
 // -----
 
+// Bytes of one signedness summed in i32 (an int8 model's product after
+// infc-narrow-integer-operands): int8 tensor cores, the same kernel with fragments of si8
+// (ui8 for zero-extended bytes). WMMA fragments must start 32-byte aligned, so each input's
+// step is staged in 16-byte columns of 16 elements, one under the other: A (two k-columns of
+// the 64 rows) [128][16], B (four columns of 16 of the 32-deep step) [128][16]; the sums
+// are i32 and the fill's value is added with addi.
+// CHECK-LABEL: func.func @int8_tensor_cores
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<128x16xi8, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<128x16xi8, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xi32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xi32, "COp">
+// CHECK: gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}, %{{.*}}] {leadDimension = 16 : index} : memref<128x16xi8, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xsi8, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %{{.*}}] {leadDimension = 16 : index} : memref<128x16xi8, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xsi8, "BOp">
+// CHECK-COUNT-8: gpu.subgroup_mma_compute {{.*}} -> !gpu.mma_matrix<16x16xi32, "COp">
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[CS]]
+// CHECK: %[[SUM:.*]] = memref.load %[[CS]]
+// CHECK: arith.addi %{{.*}}, %[[SUM]] : i32
+// A zero-extended and a sign-extended byte: no tensor cores (WMMA has no u8 x s8), the
+// SIMT kernel with the extensions in its multiply-adds.
+// CHECK-LABEL: func.func @mixed_bytes
+// CHECK-NOT: subgroup_mma
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%{{.*}} : memref<32x33xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x33xi8, #gpu.address_space<workgroup>>)
+// CHECK-SAME: private(%{{.*}} : memref<4xi32, #gpu.address_space<private>>)
+// CHECK-DAG: arith.extui %{{.*}} : i8 to i32
+// CHECK-DAG: arith.extsi %{{.*}} : i8 to i32
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK-NOT: subgroup_mma
+#ia = affine_map<(i, j, k) -> (i, k)>
+#ib = affine_map<(i, j, k) -> (k, j)>
+#ic = affine_map<(i, j, k) -> (i, j)>
+func.func @int8_tensor_cores(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70x80xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%z : memref<70x80xi32>)
+  linalg.generic {indexing_maps = [#ia, #ib, #ic], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<70x48xi8>, memref<48x80xi8>) outs(%z : memref<70x80xi32>) {
+  ^bb0(%u: i8, %v: i8, %acc: i32):
+    %u32 = arith.extsi %u : i8 to i32
+    %v32 = arith.extsi %v : i8 to i32
+    %p = arith.muli %u32, %v32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+func.func @mixed_bytes(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70x80xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%z : memref<70x80xi32>)
+  linalg.generic {indexing_maps = [#ia, #ib, #ic], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<70x48xi8>, memref<48x80xi8>) outs(%z : memref<70x80xi32>) {
+  ^bb0(%u: i8, %v: i8, %acc: i32):
+    %u32 = arith.extui %u : i8 to i32
+    %v32 = arith.extsi %v : i8 to i32
+    %p = arith.muli %u32, %v32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
 // A contraction inside a region (a model's loop) is not tiled: infc-map-to-gpu runs the
 // region on one thread, and a kernel cannot launch another.
 // CHECK-LABEL: func.func @inside_a_loop
