@@ -104,14 +104,32 @@ struct KernelBuilder {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c(bound));
   }
 
-  /// `flat` split into the loop dimensions `group` (outermost first) of `dims`.
+  /// `flat` split into the loop dimensions `group` (outermost first) of `dims`. The
+  /// divisions run on i32 (index is 64 bits in the kernels: a 64-bit division by a
+  /// constant is several multiplies, and every staged element has its own chain of them,
+  /// which had tensor-core kernels spill), as the group's range fits.
   void delinearize(Value flat, ArrayRef<unsigned> group, SmallVectorImpl<Value> &dims) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t total = 1;
+    for (unsigned d : group)
+      total *= ranges[d];
+    bool narrow = group.size() > 1 && total <= INT32_MAX;
+    Type i32 = b.getI32Type();
+    if (narrow)
+      flat = arith::IndexCastUIOp::create(b, loc, i32, flat);
+    auto constant = [&](int64_t v) -> Value {
+      return narrow ? arith::ConstantIntOp::create(b, loc, v, 32).getResult() : c(v);
+    };
     for (int64_t g = (int64_t)group.size() - 1; g >= 0; --g) {
       int64_t range = ranges[group[g]];
-      dims[group[g]] = g == 0 ? flat : rem(flat, range);
+      Value dim = flat;
       if (g > 0)
-        flat = div(flat, range);
+        dim = arith::RemUIOp::create(b, loc, flat, constant(range));
+      if (narrow)
+        dim = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), dim);
+      dims[group[g]] = dim;
+      if (g > 0 && range != 1)
+        flat = arith::DivUIOp::create(b, loc, flat, constant(range));
     }
   }
 
