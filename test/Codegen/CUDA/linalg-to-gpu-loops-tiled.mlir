@@ -79,13 +79,17 @@ func.func @large(%a: memref<1536x64xf32>, %b: memref<64x1600xf32>, %c: memref<15
 // A convolution as an implicit GEMM: rows the 40 filters, columns the 17 x 18 output
 // pixels (the output's innermost dimension), reduced over 24 channels x 3 x 3: the
 // filter staged with the reduction fastest, the input with the pixels fastest (a thread's
-// pixel is its index modulo 32, its window tap the quotient), its address
+// pixel is its index modulo 32, its window tap the quotient; the splits of a flat index
+// into several loop dimensions divide in i32, a 64-bit division costing several multiplies
+// a staged element), its address
 // from the op's map (the window's affine.apply). The bias add after it runs in the same
 // thread on the value just computed.
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: memref<1x24x35x37xf32>, %[[W:.*]]: memref<40x24x3x3xf32>, %[[BIAS:.*]]: memref<40xf32>, %[[Y:.*]]: memref<1x40x17x18xf32>, %[[Z:.*]]: memref<1x40x17x18xf32>)
 // CHECK: gpu.launch
 // CHECK-SAME: workgroup(%{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>)
+// CHECK: arith.remui %{{.*}}, %{{.*}} : i32
+// CHECK: arith.divui %{{.*}}, %{{.*}} : i32
 // CHECK: memref.load %[[W]]
 // CHECK: affine.apply
 // CHECK: memref.load %[[X]]
