@@ -260,12 +260,16 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     infc::InfcLowerPrecisionOptions precision;
     precision.precision = options.precision;
     pm.addNestedPass<func::FuncOp>(infc::createInfcLowerPrecision(precision));
+    // The casts to half join the ops that make their operands (a conv's padding).
+    pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcDuplicateFills()); // after CSE merged them
   addBufferization(pm);
-  pm.addPass(infc::createInfcMemoryPlan());
+  infc::InfcMemoryPlanOptions plan;
+  plan.kernelGroups = true; // the fusions of infc-linalg-to-gpu-loops
+  pm.addPass(infc::createInfcMemoryPlan(plan));
   pm.addPass(infc::createInfcPackWeights());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLinalgToGpuLoops());

@@ -3,7 +3,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace infc {
@@ -41,6 +43,86 @@ int64_t lastUse(Value value, Block &block, const DenseMap<Operation *, int64_t> 
   return last;
 }
 
+/// The memref a view is of, through every view.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The memrefs `op` reads: its inputs and the ones its payload uses from outside.
+SmallVector<Value> memrefsRead(linalg::LinalgOp op) {
+  SmallVector<Value> read;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()))
+      read.push_back(input->get());
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<MemRefType>(v.getType()) && !op->isAncestor(v.getParentRegion()->getParentOp()))
+        read.push_back(v);
+  });
+  return read;
+}
+
+bool allParallel(linalg::LinalgOp op) {
+  return op.hasPureBufferSemantics() && op.getNumReductionLoops() == 0 &&
+         !isa<linalg::FillOp>(op);
+}
+
+/// The linalg op before (`step` -1) or after (+1) `op`, past memory-effect-free ops,
+/// allocations and deallocations (views of the workspace once planned) and, backwards,
+/// fills (of the reduction's output).
+linalg::LinalgOp neighbour(Operation *op, int step) {
+  for (Operation *o = step < 0 ? op->getPrevNode() : op->getNextNode(); o;
+       o = step < 0 ? o->getPrevNode() : o->getNextNode()) {
+    if ((isMemoryEffectFree(o) && !o->getNumRegions()) ||
+        isa<memref::AllocOp, memref::DeallocOp>(o))
+      continue;
+    if (step < 0 && isa<linalg::FillOp>(o))
+      continue;
+    return dyn_cast<linalg::LinalgOp>(o);
+  }
+  return {};
+}
+
+/// For each reduction, its possible kernel group (see the pass's description): the
+/// memrefs the group reads, and the position of its last op.
+void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &order,
+                  SmallVectorImpl<std::pair<Value, int64_t>> &readUntil) {
+  for (Operation &o : block) {
+    auto op = dyn_cast<linalg::LinalgOp>(&o);
+    if (!op || !op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0)
+      continue;
+    SmallVector<linalg::LinalgOp> group = {op};
+    DenseSet<Value> inputs;
+    for (OpOperand *input : op.getDpsInputOperands())
+      inputs.insert(rootOf(input->get()));
+    Operation *at = op;
+    while (linalg::LinalgOp prev = neighbour(at, -1)) {
+      if (!allParallel(prev) || prev.getNumDpsInits() != 1 ||
+          !inputs.contains(rootOf(prev.getDpsInits()[0])))
+        break;
+      group.push_back(prev);
+      at = prev;
+    }
+    int64_t last = order.lookup(op);
+    if (linalg::LinalgOp next = neighbour(op, +1); next && allParallel(next) &&
+        llvm::any_of(next.getDpsInputOperands(), [&](OpOperand *input) {
+          return llvm::any_of(op.getDpsInits(), [&](Value out) {
+            return rootOf(out) == rootOf(input->get());
+          });
+        })) {
+      group.push_back(next);
+      last = order.lookup(next);
+    }
+    if (group.size() == 1)
+      continue;
+    for (linalg::LinalgOp member : group)
+      for (Value read : memrefsRead(member))
+        readUntil.push_back({rootOf(read), last});
+  }
+}
+
 struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlanPass> {
   using InfcMemoryPlanBase::InfcMemoryPlanBase;
 
@@ -61,6 +143,13 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
     for (Operation &op : block)
       order[&op] = index++;
 
+    SmallVector<std::pair<Value, int64_t>> readUntil;
+    if (kernelGroups)
+      collectKernelGroups(block, order, readUntil);
+    DenseMap<Value, int64_t> extendedLast;
+    for (auto [root, last] : readUntil)
+      extendedLast[root] = std::max(extendedLast.lookup(root), last);
+
     SmallVector<Buffer> buffers;
     for (Operation &op : block) {
       auto alloc = dyn_cast<memref::AllocOp>(op);
@@ -75,7 +164,8 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       buf.alloc = alloc;
       buf.bytes = alignUp(std::max<int64_t>(1, type.getNumElements() * ((bits + 7) / 8)));
       buf.first = order[alloc];
-      buf.last = std::max(buf.first, lastUse(alloc.getResult(), block, order));
+      buf.last = std::max({buf.first, lastUse(alloc.getResult(), block, order),
+                           extendedLast.lookup(alloc.getResult())});
       buffers.push_back(buf);
     }
 

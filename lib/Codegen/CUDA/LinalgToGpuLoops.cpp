@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <deque>
+
 namespace infc {
 #define GEN_PASS_DEF_INFCLINALGTOGPULOOPS
 #include "infc/Codegen/CUDA/Passes.h.inc"
@@ -64,6 +66,20 @@ bool mayOverlap(Value a, Value b) {
   return !x || !y || (x->first < y->second && y->first < x->second);
 }
 
+/// The memrefs `op` reads: its inputs and the ones its payload uses from outside.
+SmallVector<Value> memrefsRead(linalg::LinalgOp op) {
+  SmallVector<Value> read;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()))
+      read.push_back(input->get());
+  op.getBlock()->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<MemRefType>(v.getType()) && !op->isAncestor(v.getParentRegion()->getParentOp()))
+        read.push_back(v);
+  });
+  return read;
+}
+
 struct Lowering {
   linalg::LinalgOp op;
   Location loc;
@@ -81,6 +97,10 @@ struct Lowering {
   /// Inputs whose value at the current point is already at hand (the epilogue's view of the
   /// reduction's result).
   DenseMap<Value, Value> known;
+  /// Inputs that an all-parallel op right before this reduction writes: its payload runs
+  /// where this op loads them (a convolution's padding, an activation's cast to half or
+  /// shift to signed bytes), so the input is never written and needs no kernel of its own.
+  DenseMap<Value, Lowering *> prologues;
 
   Lowering(linalg::LinalgOp op) : op(op), loc(op.getLoc()) {}
 
@@ -90,6 +110,24 @@ struct Lowering {
 
   SmallVector<Value> indices(OpBuilder &b, AffineMap map) {
     return infc::indexingMapAt(b, loc, map, dims);
+  }
+
+  /// Input `input` at `at`: loaded, or computed by its prologue (whose output map is the
+  /// identity: its loop dimensions are the indices).
+  Value loadInput(OpBuilder &b, Value input, ArrayRef<Value> at) {
+    if (Lowering *producer = prologues.lookup(input)) {
+      producer->dims.assign(at.begin(), at.end());
+      return producer->body(b, {Value()})[0];
+    }
+    return memref::LoadOp::create(b, loc, input, at);
+  }
+
+  /// The memrefs this op's kernel reads: its own and its prologues'.
+  SmallVector<Value> kernelReads() {
+    SmallVector<Value> read = memrefsRead(op);
+    for (auto [input, producer] : prologues)
+      llvm::append_range(read, memrefsRead(producer->op));
+    return read;
   }
 
   /// The payload at the current point: inputs loaded, outputs taken from `accumulators`.
@@ -103,7 +141,7 @@ struct Lowering {
       if (Value at = known.lookup(v))
         v = at;
       else if (isa<MemRefType>(v.getType()))
-        v = memref::LoadOp::create(b, loc, v, indices(b, op.getMatchingIndexingMap(input)));
+        v = loadInput(b, v, indices(b, op.getMatchingIndexingMap(input)));
       mapping.map(arg, v);
     }
     for (auto [k, output] : llvm::enumerate(op.getDpsInitsMutable()))
@@ -226,8 +264,8 @@ struct Lowering {
     // reduction's inputs: they must not share memory (the memory plan lets buffers that
     // were live at different times share bytes).
     Value result = next.getDpsInits()[0];
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (isa<MemRefType>(input->get().getType()) && mayOverlap(result, input->get()))
+    for (Value read : kernelReads())
+      if (mayOverlap(result, read))
         return false;
     // Other threads' elements of the output must not be reachable: not through another
     // view of its buffer, nor through a buffer either payload reads directly.
@@ -268,8 +306,12 @@ struct Lowering {
             tileMinBlocks > 0 && topLevel
                 ? infc::planTiledContraction(op, tileMinBlocks, tensorCores)
                 : std::nullopt) {
-      infc::emitTiledContraction(b, op, *tiling, initialValue,
-                                 [&](OpBuilder &inner, ArrayRef<Value> at, Value result) {
+      infc::emitTiledContraction(
+          b, op, *tiling, initialValue,
+          [&](OpBuilder &inner, Value input, ArrayRef<Value> at) {
+            return loadInput(inner, input, at);
+          },
+          [&](OpBuilder &inner, ArrayRef<Value> at, Value result) {
                                    storeResult(inner, at, result);
                                  });
       op->erase();
@@ -316,6 +358,104 @@ linalg::FillOp fillToFold(linalg::LinalgOp op) {
   return {};
 }
 
+/// The ops using `buffer` directly or through views (not the views themselves).
+void usersOf(Value buffer, SmallVectorImpl<Operation *> &users) {
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<ViewLikeOpInterface>(user))
+      for (Value view : user->getResults())
+        usersOf(view, users);
+    else if (!isa<memref::DeallocOp>(user))
+      users.push_back(user);
+  }
+}
+
+/// Whether `op` writes all of `buffer` (its init, identity map, not read) and reads none
+/// of it.
+bool overwrites(Operation *op, Value buffer) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureBufferSemantics() || linalgOp.getNumDpsInits() != 1)
+    return false;
+  OpOperand *init = linalgOp.getDpsInitOperand(0);
+  if (init->get() != buffer || !linalgOp.getMatchingIndexingMap(init).isIdentity() ||
+      !linalgOp.getMatchingBlockArgument(init).use_empty())
+    return false;
+  return llvm::none_of(memrefsRead(linalgOp), [&](Value v) { return bufferOf(v) == buffer; });
+}
+
+/// Whether what `producer` writes into `buffer` is read by `reader` only: no other op
+/// uses the buffer between them, and the next one after the reader overwrites it whole.
+/// (Inside a loop of the model, the next iteration might read it: every use must be
+/// theirs.)
+bool readOnlyBy(Value buffer, Operation *producer, Operation *reader) {
+  SmallVector<Operation *> users;
+  usersOf(buffer, users);
+  Block *block = reader->getBlock();
+  bool topLevel = isa<FunctionOpInterface>(block->getParentOp());
+  Operation *next = nullptr;
+  for (Operation *user : users) {
+    if (user == producer || user == reader)
+      continue;
+    Operation *at = block->findAncestorOpInBlock(*user);
+    if (!topLevel || !at || !reader->isBeforeInBlock(at)) {
+      if (topLevel && at && at->isBeforeInBlock(producer))
+        continue; // an earlier value of the buffer
+      return false;
+    }
+    if (!next || at->isBeforeInBlock(next))
+      next = at;
+  }
+  return !next || overwrites(next, buffer);
+}
+
+/// The all-parallel ops right before reduction `op` (past pure ops and fills of its
+/// output) whose payloads can run inside its loads: each writes one of its inputs whole
+/// (identity map), which nothing but the reduction reads, from memory the reduction's kernel does not
+/// write. `claimed`: ops already fused elsewhere.
+SmallVector<linalg::LinalgOp> findPrologues(linalg::LinalgOp op,
+                                            const DenseSet<Operation *> &claimed) {
+  SmallVector<linalg::LinalgOp> found;
+  if (op.getNumReductionLoops() == 0)
+    return found;
+  auto isInput = [&](Value v) {
+    return llvm::any_of(op.getDpsInputOperands(),
+                        [&](OpOperand *input) { return input->get() == v; });
+  };
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isMemoryEffectFree(prev) && !prev->getNumRegions())
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(prev);
+        fill && llvm::is_contained(op.getDpsInits(), fill.getOutputs()[0]))
+      continue;
+    auto producer = dyn_cast<linalg::LinalgOp>(prev);
+    if (!producer || claimed.contains(producer) || isa<linalg::FillOp>(producer) ||
+        producer.getNumReductionLoops() || producer.getNumDpsInits() != 1 ||
+        producer->getNumResults() || !Lowering(producer).matches())
+      break;
+    OpOperand *init = producer.getDpsInitOperand(0);
+    Value written = init->get();
+    Value buffer = bufferOf(written);
+    if (!isInput(written) || llvm::is_contained(op.getDpsInits(), written) ||
+        !producer.getMatchingIndexingMap(init).isIdentity() ||
+        !producer.getMatchingBlockArgument(init).use_empty() || isa<BlockArgument>(buffer) ||
+        written != buffer || !readOnlyBy(buffer, producer, op))
+      break;
+    // Its payload is cloned into the kernel: loads and pure ops only.
+    bool clonable = true;
+    for (Operation &inner : producer.getBlock()->without_terminator())
+      if (inner.getNumRegions() || !(isMemoryEffectFree(&inner) || isa<memref::LoadOp>(inner)))
+        clonable = false;
+    // The kernel writes the reduction's outputs while other threads read these.
+    for (Value read : memrefsRead(producer))
+      for (Value out : op.getDpsInits())
+        if (mayOverlap(read, out) || mayOverlap(read, written))
+          clonable = false;
+    if (!clonable)
+      break;
+    found.push_back(producer);
+  }
+  return found;
+}
+
 struct InfcLinalgToGpuLoopsPass
     : public infc::impl::InfcLinalgToGpuLoopsBase<InfcLinalgToGpuLoopsPass> {
   using InfcLinalgToGpuLoopsBase::InfcLinalgToGpuLoopsBase;
@@ -326,13 +466,31 @@ struct InfcLinalgToGpuLoopsPass
       if (!isa<linalg::FillOp>(op))
         ops.push_back(op);
     });
-    DenseSet<Operation *> fused; // erased epilogues (the list still holds them)
+    DenseSet<Operation *> fused; // erased epilogues and prologues (the list holds them)
+    // Prologues first: a producer fused into the reduction after it is not also the
+    // epilogue of the one before.
+    DenseMap<Operation *, SmallVector<linalg::LinalgOp>> prologuesOf;
+    for (linalg::LinalgOp op : prologues ? ops : SmallVector<linalg::LinalgOp>()) {
+      if (!Lowering(op).matches())
+        continue;
+      SmallVector<linalg::LinalgOp> producers = findPrologues(op, fused);
+      for (linalg::LinalgOp producer : producers)
+        fused.insert(producer);
+      if (!producers.empty())
+        prologuesOf[op] = std::move(producers);
+    }
     for (linalg::LinalgOp op : ops) {
       if (fused.contains(op))
         continue;
       Lowering lowering(op);
       if (!lowering.matches())
         continue;
+      std::deque<Lowering> prologues;
+      for (linalg::LinalgOp producer : prologuesOf.lookup(op)) {
+        prologues.emplace_back(producer);
+        prologues.back().matches();
+        lowering.prologues[producer.getDpsInits()[0]] = &prologues.back();
+      }
       linalg::FillOp fill = fillToFold(op);
       if (fill && fill.getInputs()[0].getParentBlock() == op->getBlock() &&
           fill.getInputs()[0].getType() ==
@@ -344,7 +502,7 @@ struct InfcLinalgToGpuLoopsPass
         next = next->getNextNode();
       auto nextOp = dyn_cast_or_null<linalg::LinalgOp>(next);
       std::optional<Lowering> epilogue;
-      if (nextOp && lowering.takesEpilogue(nextOp)) {
+      if (nextOp && !fused.contains(nextOp) && lowering.takesEpilogue(nextOp)) {
         epilogue.emplace(nextOp);
         if (epilogue->matches()) {
           // The pure ops between (the bias's view, say) move up: the fused loop uses them.
@@ -365,6 +523,8 @@ struct InfcLinalgToGpuLoopsPass
         fused.insert(nextOp);
         nextOp->erase();
       }
+      for (Lowering &producer : prologues)
+        producer.op->erase();
     }
     // The fills left over (their buffer is read or written by something else first).
     getOperation().walk([&](linalg::FillOp fill) {

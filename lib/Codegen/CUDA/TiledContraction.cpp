@@ -93,6 +93,7 @@ struct KernelBuilder {
   const ContractionTiling &t;
   Location loc;
   int64_t threads;
+  infc::InputLoad load;
 
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
@@ -203,7 +204,7 @@ struct KernelBuilder {
         for (Value &d : dims)
           if (!d)
             d = c(0); // the other input's dimensions: not in this map
-        return memref::LoadOp::create(b, loc, operand->get(), indices(map, dims)).getResult();
+        return load(b, operand->get(), indices(map, dims));
       }));
     }
     return values;
@@ -643,13 +644,15 @@ SmallVector<Value> infc::indexingMapAt(OpBuilder &b, Location loc, AffineMap map
 
 void infc::emitTiledContraction(
     OpBuilder &b, linalg::LinalgOp op, const ContractionTiling &tiling, Value initialValue,
-    function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    InputLoad load, function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
   if (tiling.tensorCores) {
-    KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads};
+    KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads,
+                          load};
     builder.buildTensorCore(initialValue, store);
     return;
   }
   KernelBuilder builder{b, op, tiling, op.getLoc(),
-                        ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide};
+                        ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide,
+                        load};
   builder.build(initialValue, store);
 }

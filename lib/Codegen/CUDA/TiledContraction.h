@@ -48,12 +48,18 @@ llvm::SmallVector<mlir::Value> indexingMapAt(mlir::OpBuilder &b, mlir::Location 
                                              mlir::AffineMap map,
                                              llvm::ArrayRef<mlir::Value> dims);
 
+/// The value of input `memref` at `indices`, inside the kernel (a load, or the payload of
+/// the op that wrote it, run there instead).
+using InputLoad = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value memref,
+                                                 llvm::ArrayRef<mlir::Value> indices)>;
+
 /// Writes the kernel before `op` (which the caller erases). `initialValue`, if set, starts
-/// every output element (a folded fill); otherwise the output is read. `store` writes one
-/// result at the given loop dimensions (reduction dimensions 0), inside the kernel.
+/// every output element (a folded fill); otherwise the output is read. `load` reads an
+/// input element; `store` writes one result at the given loop dimensions (reduction
+/// dimensions 0), inside the kernel.
 void emitTiledContraction(
     mlir::OpBuilder &b, mlir::linalg::LinalgOp op, const ContractionTiling &tiling,
-    mlir::Value initialValue,
+    mlir::Value initialValue, InputLoad load,
     llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<mlir::Value>, mlir::Value)>
         store);
 

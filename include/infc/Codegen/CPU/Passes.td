@@ -26,10 +26,20 @@ def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
     to their last use. The module gets `infc.workspace_bytes = N`. No allocation is left
     for run time: an allocation it cannot place (inside a loop, or of a dynamic shape) is an
     error, since the model would malloc it on every run and never free it.
+
+    With `kernel-groups` (the CUDA pipeline), the buffers read by the ops that
+    infc-linalg-to-gpu-loops may run as one kernel stay live until the group's last op:
+    a reduction (linalg op with a reduction loop), the all-parallel linalg ops right before
+    it that write one of its inputs (computed inside its loads), and the all-parallel one
+    right after it that reads its output (its epilogue). A fused kernel writes its outputs
+    while other threads still read those buffers, so they must not share bytes.
   }];
   let options = [
     Option<"entryName", "entry", "std::string", /*default=*/"\"main\"",
            "Name of the entry function">,
+    Option<"kernelGroups", "kernel-groups", "bool", /*default=*/"false",
+           "Keep the inputs of a fusible producer, reduction and epilogue live across the "
+           "group (the CUDA kernels' fusion)">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }

@@ -97,8 +97,14 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     kernel is gone. An all-parallel op right after a reduction that reads its output at the
     same point (a bias add, an activation) is fused into it: the same thread applies it to
     the value it just computed (the output is still stored), unless its output may share
-    bytes with the reduction's inputs. Ops it does not match (dynamic shapes) are left for
-    upstream's lowering.
+    bytes with the reduction's inputs. An all-parallel op right before a reduction that
+    writes one of its inputs whole (identity map; a convolution's padding, a cast to half,
+    the shift of uint8 activations) is fused the other way (`prologues`): its payload runs
+    where the reduction loads that input, and the input is never written, as long as
+    nothing else reads it (the next op using the buffer overwrites it) and the reduction's
+    kernel writes nothing the payload reads (infc-memory-plan's `kernel-groups` keeps those
+    buffers apart). Ops it does not match (dynamic shapes) are left for upstream's
+    lowering.
 
     A contraction (two inputs, a payload `out + a * b`: matmul, batch matmul, a convolution
     as an implicit GEMM) of at least 32 rows and columns and a reduction of at least 16
@@ -117,6 +123,8 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
            "Blocks a tiled contraction's grid should reach (the GPU's SMs); 0: no tiling">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Contractions of f16 inputs summed in f32 on tensor cores (WMMA)">,
+    Option<"prologues", "prologues", "bool", /*default=*/"true",
+           "Run the all-parallel op that writes a reduction's input inside its loads">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
