@@ -16,7 +16,8 @@ two activations (u8 x u8, u8 x s8), and a float model quantized by infc itself
     quantization within 6% relative RMS of the float model and within 1e-5 of the same
     quantization compiled for the CPU;
   - compiled --target cuda --emit=ptx, ptxas (sm_80, sm_90) reports the expected number of
-    tiled kernels (those with a barrier), no local memory, and the PTX has at least 8
+    tiled kernels (those with a barrier), no local memory in the PTX and at most 8 bytes of
+    ptxas spills, and the PTX has at least 8
     `wmma.mma` of the expected byte type per tensor-core kernel (none where there is none).
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
@@ -107,13 +108,15 @@ def kernel_report(args, path, tiled, wmma_type, extra=()):
             any(a != wmma_type or b != wmma_type for a, b in mma):
         problems.append(f"wmma.mma {sorted(set(mma))} x {len(mma)}, expected "
                         f"{'at least ' + str(8 * tensor_core) + ' ' + wmma_type if tensor_core else 'none'}")
+    problems += [f"{k}: local memory in the PTX"
+                 for k in sorted(check_cuda_tiled.local_memory_kernels(ptx))]
     for arch in ("sm_80", "sm_90"):
         kernels = check_cuda_tiled.ptxas_kernels(ptx, arch)
         with_barrier = [k for k, v in kernels.items() if v[2]]
         if len(with_barrier) != tiled:
             problems.append(f"{arch}: {len(with_barrier)} tiled kernels, expected {tiled}")
-        problems += [f"{arch} {k}: {v[1]} bytes of local memory" for k, v in kernels.items()
-                     if v[1]]
+        problems += [f"{arch} {k}: ptxas spilled {v[1]} bytes" for k, v in kernels.items()
+                     if v[1] > check_cuda_tiled.MAX_SPILL_BYTES]
     return problems
 
 

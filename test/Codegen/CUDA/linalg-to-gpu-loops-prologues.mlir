@@ -1,0 +1,177 @@
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops -cse -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="prologues=false" -split-input-file | FileCheck %s --check-prefix=OFF
+
+// The all-parallel op that writes a reduction's input (a relu into a workspace buffer)
+// runs where the reduction loads that input: one loop nest, the source loaded and the
+// payload applied at the reduction's indices, the buffer never written.
+// CHECK-LABEL: func.func @relu_into_matmul
+// CHECK-SAME: (%[[WS:.*]]: memref<256xi8>, %[[X:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x16xf32>, %[[C:.*]]: memref<4x16xf32>)
+// CHECK-NOT: memref.store{{.*}}memref<4x8xf32>
+// CHECK: scf.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: scf.for %[[K:[a-z0-9]+]] =
+// CHECK: %[[V:.*]] = memref.load %[[X]][%[[I]], %[[K]]]
+// CHECK: %[[R:.*]] = arith.maximumf %[[V]], %{{.*}} : f32
+// CHECK: %[[Y:.*]] = memref.load %[[B]][%[[K]], %[[J]]]
+// CHECK: arith.mulf %[[R]], %[[Y]] : f32
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: memref.store{{.*}}memref<4x8xf32>
+// CHECK: return
+// OFF-LABEL: func.func @relu_into_matmul
+// OFF: scf.parallel
+// OFF: arith.maximumf
+// OFF: memref.store
+// OFF: scf.parallel
+// OFF: scf.for
+#id = affine_map<(i, j) -> (i, j)>
+func.func @relu_into_matmul(%ws: memref<256xi8>, %x: memref<4x8xf32>, %b: memref<8x16xf32>,
+                            %c: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %p = memref.view %ws[%c0][] : memref<256xi8> to memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x8xf32>) outs(%p : memref<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.matmul ins(%p, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
+
+// -----
+
+// A convolution's padding (infc-pad-to-generic's form: the source read at clamped indices,
+// the padding value outside) in the tiled kernel's staging loads; the fill between them
+// is the reduction's start. The padded buffer is written again after the conv (the next
+// layer's padding, fused into the next conv too), so nothing reads this value later.
+// CHECK-LABEL: func.func @pad_into_tiled_conv
+// CHECK-SAME: (%[[WS:.*]]: memref<165888xi8>, %[[X:.*]]: memref<1x32x34x34xf32>, %[[W:.*]]: memref<64x32x3x3xf32>, %[[Y:.*]]: memref<1x64x34x34xf32>, %[[Z:.*]]: memref<1x64x34x34xf32>)
+// CHECK-NOT: scf.parallel
+// CHECK: gpu.launch
+// CHECK: memref.load %[[W]]
+// CHECK: %[[V:.*]] = memref.load %[[X]]
+// CHECK: arith.select %{{.*}}, %[[V]], %{{.*}} : f32
+// CHECK: gpu.barrier
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+// CHECK: gpu.launch
+// CHECK: memref.load %[[Y]]
+// CHECK: arith.select
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @pad_into_tiled_conv(%ws: memref<165888xi8>, %x: memref<1x32x34x34xf32>,
+                               %w: memref<64x32x3x3xf32>, %y: memref<1x64x34x34xf32>,
+                               %z: memref<1x64x34x34xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c33 = arith.constant 33 : index
+  %c35 = arith.constant 35 : index
+  %p = memref.view %ws[%c0][] : memref<165888xi8> to memref<1x32x36x36xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%p : memref<1x32x36x36xf32>) {
+  ^bb0(%o: f32):
+    %ci = linalg.index 1 : index
+    %hi = linalg.index 2 : index
+    %wi = linalg.index 3 : index
+    %hs = arith.subi %hi, %c1 : index
+    %hc = arith.minsi %hs, %c33 : index
+    %hcl = arith.maxsi %hc, %c0 : index
+    %ws_ = arith.subi %wi, %c1 : index
+    %wc = arith.minsi %ws_, %c33 : index
+    %wcl = arith.maxsi %wc, %c0 : index
+    %h0 = arith.cmpi sge, %hi, %c1 : index
+    %h1 = arith.cmpi slt, %hi, %c35 : index
+    %w0 = arith.cmpi sge, %wi, %c1 : index
+    %w1 = arith.cmpi slt, %wi, %c35 : index
+    %a = arith.andi %h0, %h1 : i1
+    %b = arith.andi %w0, %w1 : i1
+    %in = arith.andi %a, %b : i1
+    %v = memref.load %x[%c0, %ci, %hcl, %wcl] : memref<1x32x34x34xf32>
+    %s = arith.select %in, %v, %zero : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x64x34x34xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x32x36x36xf32>, memref<64x32x3x3xf32>) outs(%y : memref<1x64x34x34xf32>)
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%p : memref<1x32x36x36xf32>) {
+  ^bb0(%o: f32):
+    %ci = linalg.index 1 : index
+    %hi = linalg.index 2 : index
+    %wi = linalg.index 3 : index
+    %hs = arith.subi %hi, %c1 : index
+    %hc = arith.minsi %hs, %c33 : index
+    %hcl = arith.maxsi %hc, %c0 : index
+    %ws_ = arith.subi %wi, %c1 : index
+    %wc = arith.minsi %ws_, %c33 : index
+    %wcl = arith.maxsi %wc, %c0 : index
+    %h0 = arith.cmpi sge, %hi, %c1 : index
+    %h1 = arith.cmpi slt, %hi, %c35 : index
+    %w0 = arith.cmpi sge, %wi, %c1 : index
+    %w1 = arith.cmpi slt, %wi, %c35 : index
+    %a = arith.andi %h0, %h1 : i1
+    %b = arith.andi %w0, %w1 : i1
+    %in = arith.andi %a, %b : i1
+    %v = memref.load %y[%c0, %ci, %hcl, %wcl] : memref<1x64x34x34xf32>
+    %s = arith.select %in, %v, %zero : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%z : memref<1x64x34x34xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x32x36x36xf32>, memref<64x32x3x3xf32>) outs(%z : memref<1x64x34x34xf32>)
+  return
+}
+
+// -----
+
+// Not fused: the buffer is read again after the reduction (it must hold the values), and a
+// producer that reads what the reduction writes (other threads would read outputs already
+// written).
+// CHECK-LABEL: func.func @read_again
+// CHECK: scf.parallel
+// CHECK: arith.maximumf
+// CHECK: memref.store
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK-LABEL: func.func @reads_the_output
+// CHECK: scf.parallel
+// CHECK: arith.maximumf
+// CHECK: memref.store
+// CHECK: scf.parallel
+// CHECK: scf.for
+#id = affine_map<(i, j) -> (i, j)>
+func.func @read_again(%ws: memref<256xi8>, %x: memref<4x8xf32>, %b: memref<8x16xf32>,
+                      %c: memref<4x16xf32>, %d: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %p = memref.view %ws[%c0][] : memref<256xi8> to memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x8xf32>) outs(%p : memref<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.matmul ins(%p, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.copy ins(%p : memref<4x8xf32>) outs(%d : memref<4x8xf32>)
+  return
+}
+
+func.func @reads_the_output(%ws: memref<512xi8>, %b: memref<8x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c256 = arith.constant 256 : index
+  %x = memref.view %ws[%c0][] : memref<512xi8> to memref<4x8xf32>
+  %p = memref.view %ws[%c256][] : memref<512xi8> to memref<4x8xf32>
+  %c = memref.view %ws[%c0][] : memref<512xi8> to memref<4x16xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x8xf32>) outs(%p : memref<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.matmul ins(%p, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
