@@ -248,7 +248,7 @@ struct Lowering {
 
   /// Whether `next` can run as this reduction's epilogue: all parallel over exactly the
   /// output's shape, reading the output only at the point it writes (identity maps),
-  /// with one output of its own.
+  /// with one output of its own (which may be the reduction's output).
   bool takesEpilogue(linalg::LinalgOp next) {
     if (reduction.empty() || op.getNumDpsInits() != 1 || next.getNumDpsInits() != 1 ||
         !next.hasPureBufferSemantics() || next.getNumReductionLoops() ||
@@ -289,9 +289,11 @@ struct Lowering {
     for (OpOperand &operand : next->getOpOperands()) {
       if (operand.get() != out)
         continue;
-      if (!next.getMatchingIndexingMap(&operand).isIdentity() || next.isDpsInit(&operand))
+      // In place (the bias add bufferized into the product's buffer) is fine: the same
+      // thread reads and writes its element, after storing it.
+      if (!next.getMatchingIndexingMap(&operand).isIdentity())
         return false;
-      reads = true;
+      reads |= next.isDpsInput(&operand);
     }
     return reads;
   }

@@ -134,6 +134,35 @@ func.func @epilogue(%a: memref<4x8xf32>, %w: memref<8x16xf32>, %bias: memref<16x
 
 // -----
 
+// In place too (bufferization writes a bias add into the product's buffer): the thread
+// stores its sum, then the epilogue's result over it.
+// CHECK-LABEL: func.func @epilogue_in_place
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[BIAS:.*]]: memref<16xf32>, %[[C:.*]]: memref<4x16xf32>)
+// CHECK: scf.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
+// CHECK: %[[B:.*]] = memref.load %[[BIAS]][%[[J]]]
+// CHECK: %[[R:.*]] = arith.addf %[[SUM]], %[[B]] : f32
+// CHECK: memref.store %[[R]], %[[C]][%[[I]], %[[J]]]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#id1 = affine_map<(d0, d1) -> (d0, d1)>
+#row1 = affine_map<(d0, d1) -> (d1)>
+func.func @epilogue_in_place(%a: memref<4x8xf32>, %w: memref<8x16xf32>, %bias: memref<16xf32>,
+                             %c: memref<4x16xf32>) {
+  linalg.matmul ins(%a, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id1, #row1, #id1], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<4x16xf32>, memref<16xf32>) outs(%c : memref<4x16xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // Not when the epilogue's output shares bytes with the matmul's input (the memory plan put
 // two buffers that were live at different times at one offset): the fused loop would
 // overwrite what other threads still read.

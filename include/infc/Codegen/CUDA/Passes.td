@@ -96,7 +96,8 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     the reduction starts from the fill value instead of reading the output, and the fill
     kernel is gone. An all-parallel op right after a reduction that reads its output at the
     same point (a bias add, an activation) is fused into it: the same thread applies it to
-    the value it just computed (the output is still stored), unless its output may share
+    the value it just computed (the output is still stored; the epilogue may write it in
+    place), unless its output may share
     bytes with the reduction's inputs. An all-parallel op right before a reduction that
     writes one of its inputs whole (identity map; a convolution's padding, a cast to half,
     the shift of uint8 activations) is fused the other way (`prologues`): its payload runs
