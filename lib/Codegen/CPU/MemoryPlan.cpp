@@ -1,5 +1,6 @@
 //===- MemoryPlan.cpp - static arena for all intermediate buffers ---------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "infc/Support/KernelGroups.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -48,20 +49,6 @@ Value rootOf(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
     v = view.getViewSource();
   return v;
-}
-
-/// The memrefs `op` reads: its inputs and the ones its payload uses from outside.
-SmallVector<Value> memrefsRead(linalg::LinalgOp op) {
-  SmallVector<Value> read;
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (isa<MemRefType>(input->get().getType()))
-      read.push_back(input->get());
-  op->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (isa<MemRefType>(v.getType()) && !op->isAncestor(v.getParentRegion()->getParentOp()))
-        read.push_back(v);
-  });
-  return read;
 }
 
 bool allParallel(linalg::LinalgOp op) {
@@ -117,9 +104,23 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
     }
     if (group.size() == 1)
       continue;
-    for (linalg::LinalgOp member : group)
-      for (Value read : memrefsRead(member))
+    for (linalg::LinalgOp member : group) {
+      for (Value read : infc::memrefsRead(member))
         readUntil.push_back({rootOf(read), last});
+      for (Value written : member.getDpsInits())
+        readUntil.push_back({rootOf(written), last});
+    }
+  }
+  // A row group is one kernel of a block per row: every buffer its ops touch stays live to
+  // its last op (a buffer written there must not take the bytes of one read or written
+  // before, which other blocks may still be using).
+  for (const infc::RowGroup &group : infc::findRowGroups(block, infc::kRowReductionMin)) {
+    int64_t last = order.lookup(group.ops.back());
+    for (linalg::LinalgOp member : group.ops) {
+      for (Value read : infc::memrefsRead(member))
+        readUntil.push_back({rootOf(read), last});
+      readUntil.push_back({rootOf(member.getDpsInits()[0]), last});
+    }
   }
 }
 

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
 
+#include "RowKernels.h"
 #include "TiledContraction.h"
+#include "infc/Support/KernelGroups.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -26,6 +28,7 @@ namespace infc {
 } // namespace infc
 
 using namespace mlir;
+using infc::memrefsRead;
 
 namespace {
 /// The buffer a memref is part of: views are followed up to the memory plan's buffers
@@ -64,20 +67,6 @@ bool mayOverlap(Value a, Value b) {
     return !isa<BlockArgument>(sa) || !isa<BlockArgument>(sb);
   auto x = workspaceRange(ra), y = workspaceRange(rb);
   return !x || !y || (x->first < y->second && y->first < x->second);
-}
-
-/// The memrefs `op` reads: its inputs and the ones its payload uses from outside.
-SmallVector<Value> memrefsRead(linalg::LinalgOp op) {
-  SmallVector<Value> read;
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (isa<MemRefType>(input->get().getType()))
-      read.push_back(input->get());
-  op.getBlock()->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (isa<MemRefType>(v.getType()) && !op->isAncestor(v.getParentRegion()->getParentOp()))
-        read.push_back(v);
-  });
-  return read;
 }
 
 struct Lowering {
@@ -269,17 +258,7 @@ struct Lowering {
         return false;
     // Other threads' elements of the output must not be reachable: not through another
     // view of its buffer, nor through a buffer either payload reads directly.
-    auto capturesMemref = [](linalg::LinalgOp o) {
-      bool captures = false;
-      o.getBlock()->walk([&](Operation *inner) {
-        for (Value v : inner->getOperands())
-          if (isa<MemRefType, RankedTensorType>(v.getType()) &&
-              !o->isAncestor(v.getParentRegion()->getParentOp()))
-            captures = true;
-      });
-      return captures;
-    };
-    if (capturesMemref(op) || capturesMemref(next))
+    if (infc::capturesMemref(op) || infc::capturesMemref(next))
       return false;
     for (OpOperand &operand : next->getOpOperands())
       if (operand.get() != out && isa<MemRefType>(operand.get().getType()) &&
@@ -458,11 +437,132 @@ SmallVector<linalg::LinalgOp> findPrologues(linalg::LinalgOp op,
   return found;
 }
 
+/// Whether `op`'s access of `memref` through `map` stays in the block's row: buffers are
+/// contiguous and row-major through reshapes, so row r of the group's `rows` owns elements
+/// [r W, (r + 1) W) of the buffer (W = its elements / the rows), and the access's element
+/// offset, an affine function of the loop dims, must fall there for every point.
+bool rowLocalAccess(Value memref, AffineMap map, linalg::LinalgOp op, ArrayRef<int64_t> rows) {
+  for (Value v = memref; v != bufferOf(v);) {
+    Operation *view = v.getDefiningOp();
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(view))
+      return false;
+    v = cast<ViewLikeOpInterface>(view).getViewSource();
+  }
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!map || !type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      map.getNumSymbols())
+    return false;
+  int64_t rowCount = 1;
+  for (int64_t r : rows)
+    rowCount *= r;
+  if (type.getNumElements() % rowCount)
+    return false;
+  int64_t width = type.getNumElements() / rowCount;
+  SmallVector<int64_t> coefficient(op.getNumLoops(), 0);
+  int64_t offset = 0, stride = 1;
+  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+    AffineExpr result = map.getResult(i);
+    if (auto dim = dyn_cast<AffineDimExpr>(result))
+      coefficient[dim.getPosition()] += stride;
+    else if (auto constant = dyn_cast<AffineConstantExpr>(result))
+      offset += constant.getValue() * stride;
+    else
+      return false;
+    stride *= type.getDimSize(i);
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t rowStride = 1, last = offset;
+  for (int64_t d = rows.size() - 1; d >= 0; --d) {
+    if (rows[d] > 1 && coefficient[d] != rowStride * width)
+      return false;
+    rowStride *= rows[d];
+  }
+  for (size_t d = rows.size(); d < ranges.size(); ++d)
+    last += coefficient[d] * (ranges[d] - 1);
+  return offset >= 0 && last < width;
+}
+
+/// Whether `group` can run as one kernel of a block per row: every op lowers here, and
+/// every access (read or write) of memory one of its ops writes is the block's own row of
+/// that same buffer. Blocks run at once; a row's ops run in order, barriers between them.
+bool rowGroupFits(const infc::RowGroup &group) {
+  struct Access {
+    Value memref;
+    AffineMap map; // null: at indices the maps don't tell (a payload's own loads)
+    linalg::LinalgOp op;
+  };
+  SmallVector<Access> accesses;
+  SmallVector<Value> written;
+  for (linalg::LinalgOp op : group.ops) {
+    if (!Lowering(op).matches())
+      return false;
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<MemRefType>(operand.get().getType()))
+        accesses.push_back({operand.get(), op.getMatchingIndexingMap(&operand), op});
+    op.getBlock()->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (isa<MemRefType, RankedTensorType>(v.getType()) &&
+            !op->isAncestor(v.getParentRegion()->getParentOp()))
+          accesses.push_back({v, AffineMap(), op});
+    });
+    written.push_back(op.getDpsInits()[0]);
+  }
+  for (const Access &access : accesses)
+    for (Value w : written)
+      if (mayOverlap(access.memref, w) &&
+          (bufferOf(access.memref) != bufferOf(w) ||
+           !rowLocalAccess(access.memref, access.map, access.op, group.rows)))
+        return false;
+  // Between the ops only what can move before the kernel (constants, views).
+  for (Operation *o = group.ops.front(); o != group.ops.back(); o = o->getNextNode())
+    if (!llvm::is_contained(group.ops, o) && (!isMemoryEffectFree(o) || o->getNumRegions()))
+      return false;
+  return true;
+}
+
+/// Runs `group` as one kernel (RowKernels.cpp) and erases its ops.
+void lowerRowGroup(const infc::RowGroup &group) {
+  linalg::LinalgOp front = group.ops.front();
+  for (Operation *o = front->getNextNode(); o != group.ops.back();) {
+    Operation *between = o;
+    o = o->getNextNode();
+    if (!llvm::is_contained(group.ops, between))
+      between->moveBefore(front);
+  }
+  std::deque<Lowering> lowerings;
+  DenseMap<Operation *, Lowering *> byOp;
+  for (linalg::LinalgOp op : group.ops) {
+    lowerings.emplace_back(op);
+    lowerings.back().matches();
+    byOp[op] = &lowerings.back();
+  }
+  OpBuilder b(front);
+  infc::emitRowKernel(
+      b, group,
+      [&](OpBuilder &inner, linalg::LinalgOp op, ArrayRef<Value> dims) {
+        Lowering *l = byOp.lookup(op);
+        l->dims.assign(dims.begin(), dims.end());
+        l->point(inner);
+      },
+      [&](OpBuilder &inner, linalg::LinalgOp op, ArrayRef<Value> dims, Value acc) {
+        Lowering *l = byOp.lookup(op);
+        l->dims.assign(dims.begin(), dims.end());
+        return l->body(inner, acc)[0];
+      });
+  for (linalg::LinalgOp op : llvm::reverse(group.ops))
+    op->erase();
+}
+
 struct InfcLinalgToGpuLoopsPass
     : public infc::impl::InfcLinalgToGpuLoopsBase<InfcLinalgToGpuLoopsPass> {
   using InfcLinalgToGpuLoopsBase::InfcLinalgToGpuLoopsBase;
 
   void runOnOperation() override {
+    if (rowKernels && !getOperation().getBody().empty())
+      for (const infc::RowGroup &group :
+           infc::findRowGroups(getOperation().getBody().front(), infc::kRowReductionMin))
+        if (rowGroupFits(group))
+          lowerRowGroup(group);
     SmallVector<linalg::LinalgOp> ops; // fills last: the reductions may absorb them
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!isa<linalg::FillOp>(op))

@@ -1,5 +1,5 @@
-// RUN: infc-opt %s -infc-linalg-to-gpu-loops -cse -split-input-file | FileCheck %s
-// RUN: infc-opt %s -infc-linalg-to-gpu-loops="tile-min-blocks=0" -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false" -cse -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="tile-min-blocks=0 row-kernels=false" -split-input-file | FileCheck %s --check-prefix=OFF
 
 // A matmul of 100 x 70 over 40: 4 x 3 blocks of 32 x 32 (fewer than 132 blocks of any
 // larger tile), 256 threads, both inputs staged a 32-deep step at a time into shared memory

@@ -118,8 +118,19 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     in f32 (`--precision fp16`) the kernel runs on tensor cores (`tensor-cores`): 64 x 64
     tiles of four warps, each 2 x 2 `gpu.subgroup_mma_compute` (WMMA 16x16x16) fragments
     kept as loop values over 32-deep reduction steps staged in shared memory.
+
+    First (`row-kernels`), the row groups (`infc/Support/KernelGroups.h`: reductions of
+    the trailing loop dims into the leading "row" dims, of at least 32 elements a row, with
+    a known combiner such as add or max, and the all-parallel ops right before and after
+    them over the same rows: a LayerNorm, a softmax) become one `gpu.launch` each
+    (`RowKernels.cpp`): a block per row, its threads splitting each op's points of the row,
+    a reduction's per-thread partial results combined in a shared-memory tree, a barrier
+    between ops. Only when every access to memory the group writes stays in the block's
+    row of the same buffer (through reshapes); otherwise the ops lower one by one.
   }];
   let options = [
+    Option<"rowKernels", "row-kernels", "bool", /*default=*/"true",
+           "Run row groups (LayerNorm, softmax) as one kernel of a block per row">,
     Option<"tileMinBlocks", "tile-min-blocks", "int64_t", /*default=*/"132",
            "Blocks a tiled contraction's grid should reach (the GPU's SMs); 0: no tiling">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",

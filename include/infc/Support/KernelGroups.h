@@ -1,0 +1,58 @@
+//===- KernelGroups.h - linalg ops on buffers that may share a kernel -*- C++ -*-===//
+//
+// What the memory plan (which must keep a fused kernel's buffers apart) and the CUDA loop
+// lowering (which fuses) both need to know about linalg ops on buffers: the memrefs an op
+// reads, and the row groups: runs of ops over the same leading "row" dimensions, around
+// reductions of the trailing ones (a LayerNorm, a softmax), that run as one kernel with a
+// block per row.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INFC_SUPPORT_KERNELGROUPS_H
+#define INFC_SUPPORT_KERNELGROUPS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace infc {
+
+/// The memrefs `op` reads: its inputs and the ones its payload uses from outside.
+llvm::SmallVector<mlir::Value> memrefsRead(mlir::linalg::LinalgOp op);
+
+/// Whether `op`'s payload uses a memref or tensor defined outside it (a gather's table):
+/// elements at indices the indexing maps don't tell.
+bool capturesMemref(mlir::linalg::LinalgOp op);
+
+/// The combining op of a row reduction (`yield combine(f(inputs), out)`, `out` used
+/// there only, `combine` one with a neutral element: add, mul, max, min, and, or, xor),
+/// or null.
+mlir::Operation *rowReductionCombiner(mlir::linalg::LinalgOp op);
+
+/// The row shape of `op` if it is a row reduction: buffers, static ranges, one output read
+/// at (d0, ..., dk-1), its parallel dims exactly the leading k, all others reductions (at
+/// least `minReduction` elements a row), not a contraction (those have kernels of their own),
+/// a combiner as above.
+std::optional<llvm::SmallVector<int64_t>> rowReductionShape(mlir::linalg::LinalgOp op,
+                                                             int64_t minReduction);
+
+/// The smallest row a reduction runs on a block of threads for (below it, a thread a row
+/// is as good): the CUDA loop lowering and the memory plan's prediction of it agree.
+constexpr int64_t kRowReductionMin = 32;
+
+/// A run of ops (in block order) over the same rows: row reductions of that shape, and
+/// all-parallel ops (fills too) whose leading loop dims have the rows' ranges.
+struct RowGroup {
+  llvm::SmallVector<mlir::linalg::LinalgOp> ops;
+  llvm::SmallVector<int64_t> rows;
+};
+
+/// The row groups of `block`'s top level, by structure only (the caller checks memory):
+/// each around one or more row reductions, with the ops right before and after them that
+/// fit the rows. Between members only memory-effect-free ops, allocations and
+/// deallocations. An op that reads the output of the reduction (a contraction) right before it
+/// is left to be its epilogue.
+llvm::SmallVector<RowGroup> findRowGroups(mlir::Block &block, int64_t minReduction);
+
+} // namespace infc
+
+#endif // INFC_SUPPORT_KERNELGROUPS_H

@@ -1,0 +1,156 @@
+//===- KernelGroups.cpp - linalg ops on buffers that may share a kernel ---===//
+#include "infc/Support/KernelGroups.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace infc {
+
+SmallVector<Value> memrefsRead(linalg::LinalgOp op) {
+  SmallVector<Value> read;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()))
+      read.push_back(input->get());
+  op.getBlock()->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<MemRefType>(v.getType()) && !op->isAncestor(v.getParentRegion()->getParentOp()))
+        read.push_back(v);
+  });
+  return read;
+}
+
+bool capturesMemref(linalg::LinalgOp op) {
+  bool captures = false;
+  op.getBlock()->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<MemRefType, RankedTensorType>(v.getType()) &&
+          !op->isAncestor(v.getParentRegion()->getParentOp()))
+        captures = true;
+  });
+  return captures;
+}
+
+Operation *rowReductionCombiner(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return nullptr;
+  Block *body = op.getBlock();
+  Operation *yield = body->getTerminator();
+  BlockArgument acc = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  Operation *combine =
+      yield->getNumOperands() == 1 ? yield->getOperand(0).getDefiningOp() : nullptr;
+  if (!combine || combine->getBlock() != body || combine->getNumOperands() != 2 ||
+      combine->getNumResults() != 1 || !acc.hasOneUse() || acc.use_begin()->getOwner() != combine ||
+      combine->getOperand(0) == combine->getOperand(1))
+    return nullptr;
+  return arith::getNeutralElement(combine) ? combine : nullptr;
+}
+
+std::optional<SmallVector<int64_t>> rowReductionShape(linalg::LinalgOp op,
+                                                       int64_t minReduction) {
+  if (!isa<linalg::GenericOp, linalg::ReduceOp>(op) || !op.hasPureBufferSemantics() ||
+      op->getNumResults() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
+      linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  unsigned k = op.getNumParallelLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [d, type] : llvm::enumerate(iterators))
+    if ((type == utils::IteratorType::parallel) != (d < k))
+      return std::nullopt;
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (out.getNumResults() != k)
+    return std::nullopt;
+  for (auto [i, result] : llvm::enumerate(out.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(result); !dim || dim.getPosition() != i)
+      return std::nullopt;
+  int64_t extent = 1;
+  for (unsigned d = k; d < ranges.size(); ++d)
+    extent *= ranges[d];
+  if (extent < minReduction || !rowReductionCombiner(op))
+    return std::nullopt;
+  return SmallVector<int64_t>(ranges.begin(), ranges.begin() + k);
+}
+
+namespace {
+/// Elements a row of `op` touches: the product of its loop ranges after the rows'.
+int64_t pointsPerRow(linalg::LinalgOp op, size_t rowRank) {
+  int64_t points = 1;
+  for (int64_t range : ArrayRef(op.getStaticLoopRanges()).drop_front(rowRank))
+    points *= range;
+  return points;
+}
+
+/// Whether `op` can be an all-parallel member over `rows`, at most `maxPoints` a row (more
+/// would make one block do more than the group's reductions do).
+bool fitsRows(linalg::LinalgOp op, ArrayRef<int64_t> rows, int64_t maxPoints) {
+  if (!op.hasPureBufferSemantics() || op->getNumResults() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() || op.getNumLoops() < rows.size())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+      !llvm::equal(ArrayRef(ranges).take_front(rows.size()), rows))
+    return false;
+  return pointsPerRow(op, rows.size()) <= maxPoints;
+}
+} // namespace
+
+SmallVector<RowGroup> findRowGroups(Block &block, int64_t minReduction) {
+  // The block's linalg ops in order, null for anything else that touches memory (the
+  // run ends there).
+  SmallVector<linalg::LinalgOp> seq;
+  for (Operation &o : block) {
+    if ((isMemoryEffectFree(&o) && !o.getNumRegions()) ||
+        isa<memref::AllocOp, memref::DeallocOp>(o))
+      continue;
+    auto op = dyn_cast<linalg::LinalgOp>(&o);
+    seq.push_back(op && op.hasPureBufferSemantics() ? op : linalg::LinalgOp());
+  }
+  SmallVector<RowGroup> groups;
+  size_t floor = 0; // the first op not in a group before
+  for (size_t i = 0; i < seq.size(); ++i) {
+    std::optional<SmallVector<int64_t>> rows =
+        seq[i] ? rowReductionShape(seq[i], minReduction) : std::nullopt;
+    if (!rows)
+      continue;
+    int64_t maxPoints = pointsPerRow(seq[i], rows->size());
+    size_t first = i, last = i;
+    auto isEpilogueOfPrevious = [&](size_t at) {
+      if (at == 0 || !seq[at - 1])
+        return false;
+      linalg::LinalgOp prev = seq[at - 1];
+      return prev.getNumReductionLoops() && prev.getNumDpsInits() == 1 &&
+             llvm::any_of(seq[at].getDpsInputOperands(), [&](OpOperand *input) {
+               return input->get() == prev.getDpsInits()[0];
+             });
+    };
+    while (first > floor && seq[first - 1] && fitsRows(seq[first - 1], *rows, maxPoints) &&
+           !isEpilogueOfPrevious(first - 1))
+      --first;
+    while (last + 1 < seq.size() && seq[last + 1]) {
+      linalg::LinalgOp next = seq[last + 1];
+      if (std::optional<SmallVector<int64_t>> more = rowReductionShape(next, minReduction)) {
+        if (*more != *rows)
+          break;
+        maxPoints = std::max(maxPoints, pointsPerRow(next, rows->size()));
+      } else if (!fitsRows(next, *rows, maxPoints)) {
+        break;
+      }
+      ++last;
+    }
+    RowGroup group;
+    group.rows = *rows;
+    for (size_t j = first; j <= last; ++j)
+      group.ops.push_back(seq[j]);
+    groups.push_back(std::move(group));
+    i = last;
+    floor = last + 1;
+  }
+  return groups;
+}
+
+} // namespace infc
