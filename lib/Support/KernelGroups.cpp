@@ -119,17 +119,7 @@ SmallVector<RowGroup> findRowGroups(Block &block, int64_t minReduction) {
       continue;
     int64_t maxPoints = pointsPerRow(seq[i], rows->size());
     size_t first = i, last = i;
-    auto isEpilogueOfPrevious = [&](size_t at) {
-      if (at == 0 || !seq[at - 1])
-        return false;
-      linalg::LinalgOp prev = seq[at - 1];
-      return prev.getNumReductionLoops() && prev.getNumDpsInits() == 1 &&
-             llvm::any_of(seq[at].getDpsInputOperands(), [&](OpOperand *input) {
-               return input->get() == prev.getDpsInits()[0];
-             });
-    };
-    while (first > floor && seq[first - 1] && fitsRows(seq[first - 1], *rows, maxPoints) &&
-           !isEpilogueOfPrevious(first - 1))
+    while (first > floor && seq[first - 1] && fitsRows(seq[first - 1], *rows, maxPoints))
       --first;
     while (last + 1 < seq.size() && seq[last + 1]) {
       linalg::LinalgOp next = seq[last + 1];

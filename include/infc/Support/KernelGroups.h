@@ -49,8 +49,8 @@ struct RowGroup {
 /// The row groups of `block`'s top level, by structure only (the caller checks memory):
 /// each around one or more row reductions, with the ops right before and after them that
 /// fit the rows. Between members only memory-effect-free ops, allocations and
-/// deallocations. An op that reads the output of the reduction (a contraction) right before it
-/// is left to be its epilogue.
+/// deallocations. (An op that could be the epilogue of a contraction right before joins the
+/// group instead: one kernel fewer either way.)
 llvm::SmallVector<RowGroup> findRowGroups(mlir::Block &block, int64_t minReduction);
 
 } // namespace infc
