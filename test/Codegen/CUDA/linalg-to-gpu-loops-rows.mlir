@@ -1,0 +1,230 @@
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops -cse -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false" -split-input-file | FileCheck %s --check-prefix=OFF
+
+// A LayerNorm's ops over rows of 100 (its mean and variance reductions, the elementwise
+// ops between and after them) run as one kernel: a block per row (4), 128 threads each
+// taking every 128th element of the row, a reduction's partial sums combined in a
+// shared-memory tree (64, 32, ..., 1 threads), thread 0 adding the fill's value and
+// storing the row's result, a barrier before each next op. No loop nest is left.
+// CHECK-LABEL: func.func @layernorm
+// CHECK-SAME: (%[[WS:.*]]: memref<2048xi8>, %[[X:.*]]: memref<4x100xf32>, %[[Y:.*]]: memref<4x100xf32>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[MEAN:.*]] = memref.view %[[WS]][%c0][] : memref<2048xi8> to memref<4xf32>
+// CHECK-DAG: %[[CENTERED:.*]] = memref.view %[[WS]][%c128][] : memref<2048xi8> to memref<4x100xf32>
+// CHECK-NOT: scf.parallel
+// CHECK: gpu.launch blocks(%[[ROW:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK-SAME: workgroup(%[[S1:.*]] : memref<128xf32, #gpu.address_space<workgroup>>, %[[S2:.*]] : memref<128xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[PART:.*]] = scf.for %[[P:.*]] = %[[TID]] to %c100 step %c128 iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK: memref.load %[[X]][%[[ROW]], %[[P]]]
+// CHECK: memref.store %[[PART]], %[[S1]][%[[TID]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.cmpi ult, %[[TID]], %c64
+// CHECK: scf.if
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %[[S1]][%[[TID]]]
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi eq, %[[TID]], %c0
+// CHECK: scf.if
+// CHECK: %[[TOTAL:.*]] = memref.load %[[S1]][%c0]
+// CHECK: %[[SUM:.*]] = arith.addf %[[TOTAL]], %[[ZERO]]
+// CHECK: memref.store %[[SUM]], %[[MEAN]][%[[ROW]]]
+// CHECK: gpu.barrier
+// CHECK: scf.for %[[Q:.*]] = %[[TID]] to %c100 step %c128 {
+// CHECK: memref.load %[[MEAN]][%[[ROW]]]
+// CHECK: memref.store %{{.*}}, %[[CENTERED]][%[[ROW]], %[[Q]]]
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[S2]][%[[TID]]]
+// CHECK: math.rsqrt
+// CHECK: memref.store %{{.*}}, %[[Y]]
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.
+// CHECK: return
+// OFF-LABEL: func.func @layernorm
+// OFF-NOT: gpu.launch
+// OFF: scf.parallel
+#row = affine_map<(i, j) -> (i)>
+#id = affine_map<(i, j) -> (i, j)>
+func.func @layernorm(%ws: memref<2048xi8>, %x: memref<4x100xf32>, %y: memref<4x100xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.01 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %mean = memref.view %ws[%c0][] : memref<2048xi8> to memref<4xf32>
+  %var = memref.view %ws[%c64][] : memref<2048xi8> to memref<4xf32>
+  %centered = memref.view %ws[%c128][] : memref<2048xi8> to memref<4x100xf32>
+  linalg.fill ins(%zero : f32) outs(%mean : memref<4xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x100xf32>) outs(%mean : memref<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : memref<4x100xf32>, memref<4xf32>) outs(%centered : memref<4x100xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %a = arith.mulf %m, %inv : f32
+    %d = arith.subf %v, %a : f32
+    linalg.yield %d : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%var : memref<4xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%centered : memref<4x100xf32>) outs(%var : memref<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %sq = arith.mulf %v, %v : f32
+    %s = arith.addf %acc, %sq : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%centered, %var : memref<4x100xf32>, memref<4xf32>) outs(%y : memref<4x100xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %a = arith.mulf %s, %inv : f32
+    %b = arith.addf %a, %eps : f32
+    %r = math.rsqrt %b : f32
+    %n = arith.mulf %v, %r : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// A softmax in place over rows of 40 of a 3-D buffer (rows 2 x 3: the block index split
+// into both), its max starting from the fill's -inf and combined with maximumf; 64 threads
+// (the row rounded up to a power of two), read through a reshape of the row maxima.
+// CHECK-LABEL: func.func @softmax_in_place
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: gpu.launch blocks(%[[ROW:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c6, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64,
+// CHECK: arith.remui %[[ROW]], %c3
+// CHECK: arith.divui %[[ROW]], %c3
+// CHECK: scf.for
+// CHECK: arith.maximumf
+// CHECK: arith.maximumf %{{.*}}, %[[NEGINF]]
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#in3 = affine_map<(a, b, c) -> (a, b, c)>
+#out3 = affine_map<(a, b, c) -> (a, b)>
+#bcast = affine_map<(a, b, c) -> (a, b, 0)>
+func.func @softmax_in_place(%ws: memref<1024xi8>, %x: memref<2x3x40xf32>) {
+  %neginf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %m = memref.view %ws[%c0][] : memref<1024xi8> to memref<2x3xf32>
+  linalg.fill ins(%neginf : f32) outs(%m : memref<2x3xf32>)
+  linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<2x3x40xf32>) outs(%m : memref<2x3xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.maximumf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  %mx = memref.expand_shape %m [[0], [1, 2]] output_shape [2, 3, 1] : memref<2x3xf32> into memref<2x3x1xf32>
+  linalg.generic {indexing_maps = [#in3, #bcast, #in3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mx : memref<2x3x40xf32>, memref<2x3x1xf32>) outs(%x : memref<2x3x40xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %d = arith.subf %v, %b : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%m : memref<2x3xf32>)
+  linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<2x3x40xf32>) outs(%m : memref<2x3xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#in3, #bcast, #in3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mx : memref<2x3x40xf32>, memref<2x3x1xf32>) outs(%x : memref<2x3x40xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %q = arith.divf %v, %s : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+
+// -----
+
+// Not a row kernel: the op after the reduction reads its result across rows (transposed:
+// row i needs the results of every row), so the ops lower one by one.
+// CHECK-LABEL: func.func @reads_other_rows
+// CHECK-NOT: gpu.launch
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+#red = affine_map<(i, j, k) -> (i, j, k)>
+#rows = affine_map<(i, j, k) -> (i, j)>
+#t = affine_map<(i, j) -> (j, i)>
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @reads_other_rows(%ws: memref<1024xi8>, %x: memref<4x4x64xf32>, %y: memref<4x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %r = memref.view %ws[%c0][] : memref<1024xi8> to memref<4x4xf32>
+  linalg.generic {indexing_maps = [#red, #rows], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<4x4x64xf32>) outs(%r : memref<4x4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#t, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%r : memref<4x4xf32>) outs(%y : memref<4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// Not a row kernel: the reduction's output shares bytes with its input (two workspace
+// views that overlap), which another block may still be reading.
+// CHECK-LABEL: func.func @output_overlaps_input
+// CHECK-NOT: gpu.launch
+// CHECK: scf.parallel
+#ido = affine_map<(i, j) -> (i, j)>
+#rowo = affine_map<(i, j) -> (i)>
+func.func @output_overlaps_input(%ws: memref<2048xi8>) {
+  %c0 = arith.constant 0 : index
+  %c256 = arith.constant 256 : index
+  %a = memref.view %ws[%c0][] : memref<2048xi8> to memref<4x64xf32>
+  %r = memref.view %ws[%c256][] : memref<2048xi8> to memref<4xf32>
+  linalg.generic {indexing_maps = [#ido, #rowo], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<4x64xf32>) outs(%r : memref<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Not a row kernel: rows of 16 (below 32, a thread a row does as well); a matmul (its own
+// kernels); a payload that is no combiner of the accumulator (a running mean).
+// CHECK-LABEL: func.func @not_row_reductions
+// CHECK-NOT: gpu.launch
+// CHECK: return
+#rowd = affine_map<(i, j) -> (i)>
+#idd = affine_map<(i, j) -> (i, j)>
+func.func @not_row_reductions(%x: memref<8x16xf32>, %r: memref<8xf32>, %a: memref<8x64xf32>,
+                              %b: memref<64x8xf32>, %c: memref<8x8xf32>, %z: memref<8x64xf32>,
+                              %s: memref<8xf32>) {
+  %half = arith.constant 0.5 : f32
+  linalg.generic {indexing_maps = [#idd, #rowd], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x16xf32>) outs(%r : memref<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    linalg.yield %t : f32
+  }
+  linalg.matmul ins(%a, %b : memref<8x64xf32>, memref<64x8xf32>) outs(%c : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [#idd, #rowd], iterator_types = ["parallel", "reduction"]}
+      ins(%z : memref<8x64xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    %m = arith.mulf %t, %half : f32
+    linalg.yield %m : f32
+  }
+  return
+}
