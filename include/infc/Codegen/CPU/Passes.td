@@ -32,7 +32,9 @@ def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
     a reduction (linalg op with a reduction loop), the all-parallel linalg ops right before
     it that write one of its inputs (computed inside its loads), and the all-parallel one
     right after it that reads its output (its epilogue). A fused kernel writes its outputs
-    while other threads still read those buffers, so they must not share bytes.
+    while other threads still read those buffers, so they must not share bytes. So does
+    every buffer a row group touches (infc/Support/KernelGroups.h: one kernel of a block
+    per row), to the group's last op.
   }];
   let options = [
     Option<"entryName", "entry", "std::string", /*default=*/"\"main\"",
