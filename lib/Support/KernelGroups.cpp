@@ -9,29 +9,29 @@ using namespace mlir;
 
 namespace infc {
 
+SmallVector<Value> capturedShapedValues(linalg::LinalgOp op) {
+  SmallVector<Value> captured;
+  op.getBlock()->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<MemRefType, RankedTensorType>(v.getType()) &&
+          !op->isAncestor(v.getParentRegion()->getParentOp()))
+        captured.push_back(v);
+  });
+  return captured;
+}
+
 SmallVector<Value> memrefsRead(linalg::LinalgOp op) {
   SmallVector<Value> read;
   for (OpOperand *input : op.getDpsInputOperands())
     if (isa<MemRefType>(input->get().getType()))
       read.push_back(input->get());
-  op.getBlock()->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (isa<MemRefType>(v.getType()) && !op->isAncestor(v.getParentRegion()->getParentOp()))
-        read.push_back(v);
-  });
+  for (Value v : capturedShapedValues(op))
+    if (isa<MemRefType>(v.getType()))
+      read.push_back(v);
   return read;
 }
 
-bool capturesMemref(linalg::LinalgOp op) {
-  bool captures = false;
-  op.getBlock()->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (isa<MemRefType, RankedTensorType>(v.getType()) &&
-          !op->isAncestor(v.getParentRegion()->getParentOp()))
-        captures = true;
-  });
-  return captures;
-}
+bool capturesMemref(linalg::LinalgOp op) { return !capturedShapedValues(op).empty(); }
 
 Operation *rowReductionCombiner(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)

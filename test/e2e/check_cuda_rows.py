@@ -22,12 +22,12 @@ import re
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.dont_write_bytecode = True
 import harness  # noqa: E402
-from check_cuda_tiled import local_memory_kernels, ptxas_kernels  # noqa: E402
+from check_cuda_tiled import (compile_emulator_and_ptx, local_memory_kernels,  # noqa: E402
+                              ptxas_kernels, save_case)
 
 
 def graph_of(name, nodes, inputs, out_shape, inits=(), out_type=TensorProto.FLOAT):
@@ -115,19 +115,10 @@ def main():
     for (name, build), kernels, row_kernels in CASES:
         rng = np.random.default_rng(sum(map(ord, name)))
         graph, inputs = build(rng)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-        model.ir_version = 8
-        onnx.checker.check_model(model, full_check=True)
-        path = os.path.join(args.work, name + ".onnx")
-        onnx.save(model, path)
-        ref = harness.ort_reference(path, inputs)["y"]
-        so = os.path.join(args.work, name + ".so")
-        ptx = os.path.join(args.work, name + ".ptx")
-        r = harness.run_tool([args.infc, "compile", path, "-o", so, "--target=cuda-emulator"], 300)
-        r2 = harness.run_tool([args.infc, "compile", path, "-o", ptx, "--target=cuda",
-                               "--emit=ptx"], 300)
-        if r.returncode or r2.returncode:
-            failed = r if r.returncode else r2
+        path, ref = save_case(args.work, name, graph, inputs, 18)
+        so, ptx, failed = compile_emulator_and_ptx(args.infc, path,
+                                                   os.path.join(args.work, name))
+        if failed:
             tally.report(False, f"{name}: compile failed\n{failed.describe()}")
             continue
         # (a full reduction's 0-d result compares as one element)

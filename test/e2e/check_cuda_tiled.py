@@ -160,6 +160,28 @@ def local_memory_kernels(ptx_path):
 MAX_SPILL_BYTES = 8
 
 
+def save_case(work, name, graph, inputs, opset):
+    """Saves `graph` as a checked model WORK/NAME.onnx: (its path, onnxruntime's y)."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(model, path)
+    return path, harness.ort_reference(path, inputs)["y"]
+
+
+def compile_emulator_and_ptx(infc, path, stem, extra=()):
+    """STEM.so for the emulator and STEM.ptx (--target cuda --emit=ptx): (so, ptx, the failed
+    run or None)."""
+    so, ptx = stem + ".so", stem + ".ptx"
+    for argv in ([infc, "compile", path, "-o", so, "--target=cuda-emulator", *extra],
+                 [infc, "compile", path, "-o", ptx, "--target=cuda", "--emit=ptx", *extra]):
+        r = harness.run_tool(argv, 300)
+        if r.returncode:
+            return so, ptx, r
+    return so, ptx, None
+
+
 def shared_bytes(tile, precision):
     if precision == "fp16":  # tensor cores: A 64 x (32 + 8), B 32 x (64 + 8) halves, C 64 x 68
         return 64 * 40 * 2 + 32 * 72 * 2 + 64 * 68 * 4
@@ -174,22 +196,13 @@ def main():
     for (name, build), tiled, tile in CASES:
         rng = np.random.default_rng(sum(map(ord, name)))
         graph, inputs = build(rng)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
-        onnx.checker.check_model(model, full_check=True)
-        path = os.path.join(args.work, name + ".onnx")
-        onnx.save(model, path)
-        ref = harness.ort_reference(path, inputs)["y"]
+        path, ref = save_case(args.work, name, graph, inputs, 17)
         for precision, rel_l2 in PRECISIONS.items():
             what = f"{name} {precision}"
-            so = os.path.join(args.work, f"{name}_{precision}.so")
-            ptx = os.path.join(args.work, f"{name}_{precision}.ptx")
-            r = harness.run_tool([args.infc, "compile", path, "-o", so, "--target=cuda-emulator",
-                                  f"--precision={precision}"], 300)
-            r2 = harness.run_tool([args.infc, "compile", path, "-o", ptx, "--target=cuda",
-                                   "--emit=ptx", f"--precision={precision}"], 300)
-            if r.returncode or r2.returncode:
-                failed = r if r.returncode else r2
+            so, ptx, failed = compile_emulator_and_ptx(
+                args.infc, path, os.path.join(args.work, f"{name}_{precision}"),
+                [f"--precision={precision}"])
+            if failed:
                 tally.report(False, f"{what}: compile failed\n{failed.describe()}")
                 continue
             got = infc.load(so)(**inputs)["y"]

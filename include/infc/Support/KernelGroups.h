@@ -16,6 +16,10 @@
 
 namespace infc {
 
+/// The memrefs and tensors `op`'s payload uses from outside it (a gather's table), each
+/// time it does.
+llvm::SmallVector<mlir::Value> capturedShapedValues(mlir::linalg::LinalgOp op);
+
 /// The memrefs `op` reads: its inputs and the ones its payload uses from outside.
 llvm::SmallVector<mlir::Value> memrefsRead(mlir::linalg::LinalgOp op);
 

@@ -499,12 +499,8 @@ bool rowGroupFits(const infc::RowGroup &group) {
     for (OpOperand &operand : op->getOpOperands())
       if (isa<MemRefType>(operand.get().getType()))
         accesses.push_back({operand.get(), op.getMatchingIndexingMap(&operand), op});
-    op.getBlock()->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        if (isa<MemRefType, RankedTensorType>(v.getType()) &&
-            !op->isAncestor(v.getParentRegion()->getParentOp()))
-          accesses.push_back({v, AffineMap(), op});
-    });
+    for (Value v : infc::capturedShapedValues(op))
+      accesses.push_back({v, AffineMap(), op});
     written.push_back(op.getDpsInits()[0]);
   }
   for (const Access &access : accesses)
