@@ -82,6 +82,26 @@ def batch_matmul_case(name, a_shape, b_shape):
     return name, build
 
 
+def reshaped_matmul_case(name, a_shape, b_shape, out_shape):
+    """A (an input) x B (a weight), reshaped, + bias (over the last dim), Relu: the bias add
+    reads the product through a reshape of its buffer (expand_shape: the 2-D product of a
+    3-D A; collapse_shape: a batch matmul's 3-D product as 2-D)."""
+    def build(rng):
+        b = (rng.standard_normal(b_shape) / np.sqrt(a_shape[-1])).astype(np.float32)
+        c = (0.1 * rng.standard_normal(out_shape[-1])).astype(np.float32)
+        inits = [numpy_helper.from_array(b, "b"), numpy_helper.from_array(c, "bias"),
+                 numpy_helper.from_array(np.array(out_shape, np.int64), "shape")]
+        nodes = [helper.make_node("MatMul", ["a", "b"], ["mm"], name="matmul"),
+                 helper.make_node("Reshape", ["mm", "shape"], ["reshaped"]),
+                 helper.make_node("Add", ["reshaped", "bias"], ["biased"]),
+                 helper.make_node("Relu", ["biased"], ["y"])]
+        graph = helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape))],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape))], inits)
+        return graph, {"a": rng.standard_normal(a_shape).astype(np.float32)}
+    return name, build
+
+
 def conv_case(name, x_shape, filters, kernel, strides=(1, 1), pads=(0, 0, 0, 0),
               dilations=(1, 1)):
     """Conv + bias + Relu: the implicit GEMM, filters x output pixels."""
@@ -117,6 +137,10 @@ CASES = [
                pads=(1, 1, 1, 1)), 1, 32),
     (conv_case("conv3x3_dilated_batch2", (2, 20, 19, 21), 36, (3, 3), dilations=(2, 2)), 1, 32),
     (conv_case("conv1x1", (1, 64, 28, 28), 96, (1, 1)), 1, 32),
+    (reshaped_matmul_case("matmul_3d_reshaped_bias_relu", (6, 40, 48), (48, 72),
+                          (6, 40, 8, 9)), 1, 32),
+    (reshaped_matmul_case("batch_matmul_collapsed_bias_relu", (4, 35, 64), (4, 64, 40),
+                          (140, 40)), 1, 32),
     # too small to tile (16 columns): the loop kernels
     (matmul_case("matmul_narrow", (64, 64), (64, 16)), 0, None),
 ]

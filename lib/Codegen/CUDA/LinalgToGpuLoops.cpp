@@ -69,6 +69,81 @@ bool mayOverlap(Value a, Value b) {
   return !x || !y || (x->first < y->second && y->first < x->second);
 }
 
+/// The indices into `reshape`'s result (a memref.expand_shape or collapse_shape) of the
+/// element at `source` in its source. Reshapes are logical (row-major within each group):
+/// unit dims take index 0, a group of one other dim its index as is, and only a group
+/// expanded into several dims of more than one element needs divisions (on i32 when the
+/// group fits).
+SmallVector<Value> reshapedIndices(OpBuilder &b, Location loc, Operation *reshape,
+                                   ArrayRef<Value> source) {
+  auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto nonUnit = [](ArrayRef<int64_t> shape, ArrayRef<int64_t> group) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : group)
+      if (shape[d] != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(reshape)) {
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    SmallVector<Value> result;
+    for (ReassociationIndices group : collapse.getReassociationIndices()) {
+      Value flat;
+      for (int64_t d : nonUnit(shape, group))
+        flat = flat ? arith::AddIOp::create(
+                          b, loc, arith::MulIOp::create(b, loc, flat, index(shape[d])),
+                          source[d])
+                    : source[d];
+      result.push_back(flat ? flat : index(0));
+    }
+    return result;
+  }
+  auto expand = cast<memref::ExpandShapeOp>(reshape);
+  ArrayRef<int64_t> shape = expand.getResultType().getShape();
+  SmallVector<Value> result(shape.size());
+  for (auto [g, group] : llvm::enumerate(expand.getReassociationIndices())) {
+    for (int64_t d : group)
+      result[d] = index(0);
+    SmallVector<int64_t> dims = nonUnit(shape, group);
+    if (dims.size() == 1)
+      result[dims[0]] = source[g];
+    if (dims.size() < 2)
+      continue;
+    int64_t total = 1;
+    for (int64_t d : dims)
+      total *= shape[d];
+    bool narrow = total <= INT32_MAX;
+    auto constant = [&](int64_t v) -> Value {
+      return narrow ? arith::ConstantIntOp::create(b, loc, v, 32).getResult() : index(v);
+    };
+    Value flat = source[g];
+    if (narrow)
+      flat = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), flat);
+    for (size_t k = dims.size(); k-- > 0;) {
+      Value dim = k ? arith::RemUIOp::create(b, loc, flat, constant(shape[dims[k]])) : flat;
+      if (k)
+        flat = arith::DivUIOp::create(b, loc, flat, constant(shape[dims[k]]));
+      result[dims[k]] =
+          narrow ? arith::IndexCastUIOp::create(b, loc, b.getIndexType(), dim) : dim;
+    }
+  }
+  return result;
+}
+
+/// The reshapes (expand_shape, collapse_shape) that make `view` from `of`, first one
+/// first, if `view` is `of` or made from it that way only.
+std::optional<SmallVector<Operation *>> reshapesFrom(Value of, Value view) {
+  SmallVector<Operation *> reshapes;
+  while (view != of) {
+    Operation *reshape = view.getDefiningOp();
+    if (!isa_and_present<memref::ExpandShapeOp, memref::CollapseShapeOp>(reshape))
+      return std::nullopt;
+    reshapes.insert(reshapes.begin(), reshape);
+    view = reshape->getOperand(0);
+  }
+  return reshapes;
+}
+
 struct Lowering {
   linalg::LinalgOp op;
   Location loc;
@@ -83,6 +158,13 @@ struct Lowering {
   /// (a bias add, an activation): it runs in the same thread on the value just computed,
   /// so it needs no kernel and no read of the output back.
   Lowering *epilogue = nullptr;
+  /// What the epilogue reads the output as: the output itself, or a reshape of it (the
+  /// matmul's 2-D product as the 3-D tensor a bias add takes), and the reshapes between.
+  Value epilogueView;
+  SmallVector<Operation *> epilogueReshapes;
+  /// Whether the output is stored: not when only the epilogue reads it (a GEMM's product
+  /// before its bias add), whose value it takes in a register.
+  bool storesOutput = true;
   /// Inputs whose value at the current point is already at hand (the epilogue's view of the
   /// reduction's result).
   DenseMap<Value, Value> known;
@@ -189,18 +271,22 @@ struct Lowering {
     SmallVector<Value> outputPoint;
     for (auto [k, output] : llvm::enumerate(op.getDpsInitsMutable())) {
       outputPoint = indices(b, op.getMatchingIndexingMap(&output));
-      memref::StoreOp::create(b, loc, results[k], output.get(), outputPoint);
+      if (storesOutput)
+        memref::StoreOp::create(b, loc, results[k], output.get(), outputPoint);
     }
     runEpilogue(b, results[0], outputPoint);
   }
 
-  /// The epilogue (if any) at the output element just stored, on its value `result`. (The
-  /// output is still stored: something later may read it.)
+  /// The epilogue (if any) at the output element just stored (unless nothing else reads
+  /// it), on its value `result`.
   void runEpilogue(OpBuilder &b, Value result, ArrayRef<Value> outputPoint) {
     if (!epilogue)
       return;
-    epilogue->known[op.getDpsInits()[0]] = result;
-    epilogue->dims.assign(outputPoint.begin(), outputPoint.end());
+    SmallVector<Value> at(outputPoint);
+    for (Operation *reshape : epilogueReshapes)
+      at = reshapedIndices(b, loc, reshape, at);
+    epilogue->known[epilogueView] = result;
+    epilogue->dims = std::move(at);
     epilogue->point(b);
   }
 
@@ -210,7 +296,8 @@ struct Lowering {
     dims.assign(at.begin(), at.end());
     OpOperand *output = op.getDpsInitOperand(0);
     SmallVector<Value> outputPoint = indices(b, op.getMatchingIndexingMap(output));
-    memref::StoreOp::create(b, loc, result, output->get(), outputPoint);
+    if (storesOutput)
+      memref::StoreOp::create(b, loc, result, output->get(), outputPoint);
     runEpilogue(b, result, outputPoint);
   }
 
@@ -236,18 +323,29 @@ struct Lowering {
   }
 
   /// Whether `next` can run as this reduction's epilogue: all parallel over exactly the
-  /// output's shape, reading the output only at the point it writes (identity maps),
-  /// with one output of its own (which may be the reduction's output).
+  /// shape of the output or of one reshape of it (`epilogueView`, set here), reading that
+  /// only at the point it writes (identity maps), with one output of its own (which may be
+  /// the reduction's output).
   bool takesEpilogue(linalg::LinalgOp next) {
     if (reduction.empty() || op.getNumDpsInits() != 1 || next.getNumDpsInits() != 1 ||
         !next.hasPureBufferSemantics() || next.getNumReductionLoops() ||
-        isa<linalg::FillOp>(next) || next->getNumResults())
+        isa<linalg::FillOp>(next) || next->getNumResults() ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isProjectedPermutation())
       return false;
     Value out = op.getDpsInits()[0];
-    auto outType = cast<MemRefType>(out.getType());
-    if (!op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isProjectedPermutation() ||
-        next.getNumLoops() != outType.getRank() ||
-        !llvm::equal(next.getStaticLoopRanges(), outType.getShape()))
+    epilogueView = Value();
+    for (OpOperand *input : next.getDpsInputOperands())
+      if (std::optional<SmallVector<Operation *>> reshapes = reshapesFrom(out, input->get())) {
+        if (epilogueView && epilogueView != input->get())
+          return false; // two views of it: one would be read at other points
+        epilogueView = input->get();
+        epilogueReshapes = std::move(*reshapes);
+      }
+    if (!epilogueView)
+      return false;
+    auto viewType = cast<MemRefType>(epilogueView.getType());
+    if (!viewType.hasStaticShape() || next.getNumLoops() != viewType.getRank() ||
+        !llvm::equal(next.getStaticLoopRanges(), viewType.getShape()))
       return false;
     // The fused loop writes the epilogue's output while other threads still read the
     // reduction's inputs: they must not share memory (the memory plan lets buffers that
@@ -260,21 +358,15 @@ struct Lowering {
     // view of its buffer, nor through a buffer either payload reads directly.
     if (infc::capturesMemref(op) || infc::capturesMemref(next))
       return false;
-    for (OpOperand &operand : next->getOpOperands())
-      if (operand.get() != out && isa<MemRefType>(operand.get().getType()) &&
-          mayOverlap(operand.get(), out))
-        return false;
-    bool reads = false;
     for (OpOperand &operand : next->getOpOperands()) {
-      if (operand.get() != out)
+      if (!isa<MemRefType>(operand.get().getType()) || !mayOverlap(operand.get(), out))
         continue;
       // In place (the bias add bufferized into the product's buffer) is fine: the same
       // thread reads and writes its element, after storing it.
-      if (!next.getMatchingIndexingMap(&operand).isIdentity())
+      if (operand.get() != epilogueView || !next.getMatchingIndexingMap(&operand).isIdentity())
         return false;
-      reads |= next.isDpsInput(&operand);
     }
-    return reads;
+    return true;
   }
 
   void run(int64_t tileMinBlocks, bool tensorCores) {
@@ -610,6 +702,12 @@ struct InfcLinalgToGpuLoopsPass
             moved->moveBefore(op);
           }
           lowering.epilogue = &*epilogue;
+          // The epilogue reads the output from a register: memory needs it only if
+          // something else reads it (a model output, a later op, the epilogue's own init).
+          Value buffer = bufferOf(op.getDpsInits()[0]);
+          lowering.storesOutput =
+              isa<BlockArgument>(buffer) || !readOnlyBy(buffer, op, nextOp) ||
+              !nextOp.getMatchingBlockArgument(nextOp.getDpsInitOperand(0)).use_empty();
         } else {
           epilogue.reset();
         }

@@ -214,3 +214,193 @@ func.func @epilogue_alias(%a: memref<4x4xf32>, %w: memref<4x4xf32>, %c: memref<4
   }
   return
 }
+
+// -----
+
+// Through a reshape too (the 2-D product of a 3-D activation, read back as 3-D by the bias
+// add): the epilogue's indices come from the output's, the row split by an i32 division.
+// CHECK-LABEL: func.func @epilogue_expanded
+// CHECK-SAME: (%[[A:.*]]: memref<12x8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[BIAS:.*]]: memref<16xf32>, %[[C:.*]]: memref<12x16xf32>, %[[Y:.*]]: memref<3x4x16xf32>)
+// CHECK: scf.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
+// CHECK: %[[I32:.*]] = arith.index_castui %[[I]] : index to i32
+// CHECK: %[[REM:.*]] = arith.remui %[[I32]], %{{.*}} : i32
+// CHECK: %[[DIV:.*]] = arith.divui %[[I32]], %{{.*}} : i32
+// CHECK-DAG: %[[INNER:.*]] = arith.index_castui %[[REM]] : i32 to index
+// CHECK-DAG: %[[OUTER:.*]] = arith.index_castui %[[DIV]] : i32 to index
+// CHECK: %[[B:.*]] = memref.load %[[BIAS]][%[[J]]]
+// CHECK: %[[R:.*]] = arith.addf %[[SUM]], %[[B]] : f32
+// CHECK: memref.store %[[R]], %[[Y]][%[[OUTER]], %[[INNER]], %[[J]]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#id4 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row4 = affine_map<(d0, d1, d2) -> (d2)>
+func.func @epilogue_expanded(%a: memref<12x8xf32>, %w: memref<8x16xf32>, %bias: memref<16xf32>,
+                             %c: memref<12x16xf32>, %y: memref<3x4x16xf32>) {
+  linalg.matmul ins(%a, %w : memref<12x8xf32>, memref<8x16xf32>) outs(%c : memref<12x16xf32>)
+  %c3 = memref.expand_shape %c [[0, 1], [2]] output_shape [3, 4, 16]
+      : memref<12x16xf32> into memref<3x4x16xf32>
+  linalg.generic {indexing_maps = [#id4, #row4, #id4],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c3, %bias : memref<3x4x16xf32>, memref<16xf32>) outs(%y : memref<3x4x16xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A unit dim takes index 0, no division (BERT's 32x256 products as 1x32x256); in place
+// through the view.
+// CHECK-LABEL: func.func @epilogue_expanded_unit
+// CHECK-SAME: (%[[A:.*]]: memref<12x8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[BIAS:.*]]: memref<16xf32>, %[[C:.*]]: memref<12x16xf32>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C3:.*]] = memref.expand_shape %[[C]]
+// CHECK: scf.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
+// CHECK-NOT: arith.divui
+// CHECK: %[[R:.*]] = arith.addf %[[SUM]]
+// CHECK: memref.store %[[R]], %[[C3]][%[[ZERO]], %[[I]], %[[J]]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#id5 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row5 = affine_map<(d0, d1, d2) -> (d2)>
+func.func @epilogue_expanded_unit(%a: memref<12x8xf32>, %w: memref<8x16xf32>,
+                                  %bias: memref<16xf32>, %c: memref<12x16xf32>) {
+  linalg.matmul ins(%a, %w : memref<12x8xf32>, memref<8x16xf32>) outs(%c : memref<12x16xf32>)
+  %c3 = memref.expand_shape %c [[0, 1], [2]] output_shape [1, 12, 16]
+      : memref<12x16xf32> into memref<1x12x16xf32>
+  linalg.generic {indexing_maps = [#id5, #row5, #id5],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c3, %bias : memref<1x12x16xf32>, memref<16xf32>) outs(%c3 : memref<1x12x16xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A batch matmul's product read as 2-D: the row is batch * rows + row.
+// CHECK-LABEL: func.func @epilogue_collapsed
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<8x16xf32>)
+// CHECK: scf.parallel (%[[N:[a-z0-9]+]], %[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: %[[SCALED:.*]] = arith.muli %[[N]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.addi %[[SCALED]], %[[I]] : index
+// CHECK: %[[R:.*]] = arith.addf %[[SUM]], %[[SUM]]
+// CHECK: memref.store %[[R]], %[[Y]][%[[ROW]], %[[J]]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#id6 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_collapsed(%a: memref<2x4x8xf32>, %w: memref<2x8x16xf32>,
+                              %c: memref<2x4x16xf32>, %y: memref<8x16xf32>) {
+  linalg.batch_matmul ins(%a, %w : memref<2x4x8xf32>, memref<2x8x16xf32>)
+      outs(%c : memref<2x4x16xf32>)
+  %c2 = memref.collapse_shape %c [[0, 1], [2]] : memref<2x4x16xf32> into memref<8x16xf32>
+  linalg.generic {indexing_maps = [#id6, #id6], iterator_types = ["parallel", "parallel"]}
+      ins(%c2 : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Not when the epilogue reads the output through two views (one of them at another
+// thread's element).
+// CHECK-LABEL: func.func @epilogue_two_views
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.reduce
+// CHECK: scf.parallel
+// CHECK: arith.addf
+#id7 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @epilogue_two_views(%a: memref<12x8xf32>, %w: memref<8x16xf32>, %c: memref<12x16xf32>,
+                              %y: memref<3x4x16xf32>) {
+  linalg.matmul ins(%a, %w : memref<12x8xf32>, memref<8x16xf32>) outs(%c : memref<12x16xf32>)
+  %v1 = memref.expand_shape %c [[0, 1], [2]] output_shape [3, 4, 16]
+      : memref<12x16xf32> into memref<3x4x16xf32>
+  %v2 = memref.expand_shape %c [[0, 1], [2]] output_shape [4, 3, 16]
+      : memref<12x16xf32> into memref<4x3x16xf32>
+  %v3 = memref.collapse_shape %v2 [[0, 1], [2]] : memref<4x3x16xf32> into memref<12x16xf32>
+  %v4 = memref.expand_shape %v3 [[0, 1], [2]] output_shape [3, 4, 16]
+      : memref<12x16xf32> into memref<3x4x16xf32>
+  linalg.generic {indexing_maps = [#id7, #id7, #id7],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v1, %v4 : memref<3x4x16xf32>, memref<3x4x16xf32>) outs(%y : memref<3x4x16xf32>) {
+  ^bb0(%x: f32, %t: f32, %o: f32):
+    %s = arith.addf %x, %t : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A product only the epilogue reads (a memory plan buffer, nothing after reads it) is not
+// stored at all: the epilogue has it in a register.
+// CHECK-LABEL: func.func @epilogue_dead_product
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<4x16xf32>)
+// CHECK: scf.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK-NOT: memref.store
+// CHECK: %[[R:.*]] = arith.addf %[[SUM]], %[[SUM]]
+// CHECK-NEXT: memref.store %[[R]], %[[Y]][%[[I]], %[[J]]]
+// CHECK-NOT: memref.store
+// CHECK: return
+#id8 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_dead_product(%ws: memref<1024xi8>, %a: memref<4x8xf32>,
+                                 %w: memref<8x16xf32>, %y: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c = memref.view %ws[%c0][] : memref<1024xi8> to memref<4x16xf32>
+  linalg.matmul ins(%a, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id8, #id8], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Stored when an op after the epilogue reads it too.
+// CHECK-LABEL: func.func @epilogue_product_read_later
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<4x16xf32>, %[[Z:[a-z0-9]+]]: memref<4x16xf32>)
+// CHECK: %[[C:.*]] = memref.view
+// CHECK: scf.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[I]], %[[J]]]
+// CHECK: scf.parallel
+// CHECK: memref.load %[[C]]
+#id9 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_product_read_later(%ws: memref<1024xi8>, %a: memref<4x8xf32>,
+                                       %w: memref<8x16xf32>, %y: memref<4x16xf32>,
+                                       %z: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c = memref.view %ws[%c0][] : memref<1024xi8> to memref<4x16xf32>
+  linalg.matmul ins(%a, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id9, #id9], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id9, #id9], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x16xf32>) outs(%z : memref<4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
