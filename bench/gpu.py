@@ -21,10 +21,12 @@ two steps:
        python3 bench/gpu.py run --pack bench/gpu-pack --out $OUT
      for each model: loads the .so through python/infc (the C ABI), checks its outputs
      against the reference (rtol 1e-3, atol 1e-4: fp32), and times runs (P50 of --iters after
-     --warmup). The baseline is onnxruntime's CUDA execution provider when the installed
-     onnxruntime has one, else PyTorch on the same GPU (torchvision ResNet-50, transformers
-     BertModel; eager, cuDNN autotuning on) at batch 1 and 32, as the stand-in that this
-     machine can run. Writes $OUT/gpu.md and $OUT/gpu.json, and prints the table.
+     --warmup). The baseline is PyTorch on the same GPU (torchvision ResNet-50, transformers
+     BertModel; eager, cuDNN autotuning on, inputs already on the device) at batch 1 and 32,
+     as the stand-in that this machine can run (its onnxruntime is the CPU build), like for
+     like: fp32 rows with TF32 off (infc's fp32 kernels sum exact fp32 products), _fp16 rows
+     with the model in half precision. Writes $OUT/gpu.md and $OUT/gpu.json, and prints the
+     table.
 
 Exit status: 0 when every model matched, 1 otherwise.
 """
@@ -177,8 +179,9 @@ def p50_ms(fn, warmup, iters, sync=None):
     return float(np.median(times))
 
 
-def torch_baseline(name, batch, warmup, iters):
-    """PyTorch on the GPU for the models it has (None for the others)."""
+def torch_baseline(name, batch, half, warmup, iters):
+    """PyTorch on the GPU for the models it has (None for the others): fp32 without TF32,
+    or (`half`) fp16."""
     try:
         import torch
     except ImportError:
@@ -186,14 +189,20 @@ def torch_baseline(name, batch, warmup, iters):
     if not torch.cuda.is_available():
         return None
     torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     if name == "resnet50":
         import torchvision
         model = torchvision.models.resnet50().cuda().eval()
         x = torch.randn(batch, 3, 224, 224, device="cuda")
+        if half:
+            model, x = model.half(), x.half()
         run = lambda: model(x)  # noqa: E731
     elif name == "bert_base":
         import transformers
         model = transformers.BertModel(transformers.BertConfig()).cuda().eval()
+        if half:
+            model = model.half()
         ids = torch.randint(0, 30000, (batch, 128), device="cuda")
         run = lambda: model(input_ids=ids)  # noqa: E731
     else:
@@ -253,16 +262,18 @@ def run(args):
             row["error"] = str(e)
             failed += 1
         base, batch = (name[:-4], 32) if name.endswith("_b32") else (name, 1)
-        base = base[:-5] if base.endswith("_fp16") else base
+        fp16 = base.endswith("_fp16")
+        base = base[:-5] if fp16 else base
         if base in BATCHED:
-            row["torch_ms"] = torch_baseline(base, batch, args.warmup, args.iters)
+            row["torch_ms"] = torch_baseline(base, batch, fp16, args.warmup, args.iters)
         rows.append(row)
         log(json.dumps(row))
     lines = ["# infc --target cuda on " + gpu_name(), "",
              f"Command: `python3 bench/gpu.py run --pack {args.pack}` (P50 of {args.iters} "
              f"runs after {args.warmup} warm-up; host inputs and outputs, copies included).",
              f"onnxruntime CUDA provider: {'yes' if ort_cuda else 'not installed here'}; "
-             "baseline: PyTorch eager on the same GPU where it has the model.", "",
+             "baseline: PyTorch eager on the same GPU where it has the model (inputs on the "
+             "device; fp32 rows TF32 off, _fp16 rows the model in half).", "",
              "| model (_b32: batch 32, _fp16: --precision fp16) | matches ORT | infc ms | PyTorch ms "
              "| infc / PyTorch | session creation s |", "|---|---|---|---|---|---|"]
     for r in rows:
