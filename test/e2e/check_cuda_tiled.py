@@ -14,7 +14,7 @@ Relu) where ONNX has one; with --precision fp16 the kernel runs on tensor cores 
     run on the CPU) its output matches onnxruntime: fp32 within 1e-4 + 1e-4 |ORT|, the half
     types within a relative L2 error of 5e-3 (fp16) and 3e-2 (bf16);
   - compiled --target cuda --emit=ptx, ptxas (sm_80 and sm_90) reports the expected number of
-    kernels with a barrier, each with the shared memory of the expected tile and at most 8
+    kernels with a barrier (and at fp32 no other kernel for the ONE_KERNEL cases), each with the shared memory of the expected tile and at most 8
     bytes of spills, their PTX declares no local memory (the accumulators stay in
     registers), and the PTX has the tensor-core kernel's
     wmma.mma instructions (fp16: at least 8 a kernel) or none.
@@ -102,6 +102,46 @@ def reshaped_matmul_case(name, a_shape, b_shape, out_shape):
     return name, build
 
 
+def transposed_b_case(name, q_shape, k_shape):
+    """Attention's scores: Q x K^T, both inputs, K transposed by a Transpose node (the batch
+    matmul reads K itself through the reshape to 3-D and the permutation)."""
+    def build(rng):
+        nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+                 helper.make_node("MatMul", ["q", "kt"], ["y"], name="scores")]
+        out = list(q_shape[:-1]) + [k_shape[-2]]
+        graph = helper.make_graph(
+            nodes, name,
+            [helper.make_tensor_value_info("q", TensorProto.FLOAT, list(q_shape)),
+             helper.make_tensor_value_info("k", TensorProto.FLOAT, list(k_shape))],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)])
+        return graph, {"q": rng.standard_normal(q_shape).astype(np.float32),
+                       "k": rng.standard_normal(k_shape).astype(np.float32)}
+    return name, build
+
+
+def heads_case(name, a_shape, b_shape, heads):
+    """Attention's projection to heads: A x W + bias, reshaped to [batch, seq, heads, d] and
+    transposed to [batch, heads, seq, d]: the bias add and the transpose run as a chain of
+    epilogues in the matmul's kernel."""
+    def build(rng):
+        n = b_shape[-1]
+        w = (rng.standard_normal(b_shape) / np.sqrt(a_shape[-1])).astype(np.float32)
+        c = (0.1 * rng.standard_normal(n)).astype(np.float32)
+        shape = list(a_shape[:-1]) + [heads, n // heads]
+        inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(c, "bias"),
+                 numpy_helper.from_array(np.array(shape, np.int64), "shape")]
+        nodes = [helper.make_node("MatMul", ["a", "w"], ["mm"], name="projection"),
+                 helper.make_node("Add", ["mm", "bias"], ["biased"]),
+                 helper.make_node("Reshape", ["biased", "shape"], ["split"]),
+                 helper.make_node("Transpose", ["split"], ["y"], perm=[0, 2, 1, 3])]
+        out = [shape[0], heads, shape[1], n // heads]
+        graph = helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape))],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)], inits)
+        return graph, {"a": rng.standard_normal(a_shape).astype(np.float32)}
+    return name, build
+
+
 def conv_case(name, x_shape, filters, kernel, strides=(1, 1), pads=(0, 0, 0, 0),
               dilations=(1, 1)):
     """Conv + bias + Relu: the implicit GEMM, filters x output pixels."""
@@ -141,9 +181,17 @@ CASES = [
                           (6, 40, 8, 9)), 1, 32),
     (reshaped_matmul_case("batch_matmul_collapsed_bias_relu", (4, 35, 64), (4, 64, 40),
                           (140, 40)), 1, 32),
+    (transposed_b_case("scores_transposed_k", (2, 3, 33, 40), (2, 3, 48, 40)), 1, 32),
+    (heads_case("projection_to_heads", (2, 33, 40), (40, 48), 3), 1, 32),
     # too small to tile (16 columns): the loop kernels
     (matmul_case("matmul_narrow", (64, 64), (64, 16)), 0, None),
 ]
+
+
+# Cases whose other ops all run inside the contraction's kernel at fp32 (epilogues through
+# reshapes and transposes, a transpose as a prologue): the PTX has one kernel.
+ONE_KERNEL = ("matmul_3d_reshaped_bias_relu", "batch_matmul_collapsed_bias_relu",
+              "scores_transposed_k", "projection_to_heads")
 
 
 def ptxas_kernels(ptx_path, arch):
@@ -248,6 +296,8 @@ def main():
                 with_barrier = {k: v for k, v in kernels.items() if v[2]}
                 if len(with_barrier) != tiled:
                     problems.append(f"{arch}: {len(with_barrier)} tiled kernels, expected {tiled}")
+                if precision == "fp32" and name in ONE_KERNEL and len(kernels) != 1:
+                    problems.append(f"{arch}: {len(kernels)} kernels, expected 1 (fused)")
                 for k, (smem, spilled, _) in with_barrier.items():
                     if smem != shared_bytes(tile, precision):
                         problems.append(f"{arch} {k}: {smem} bytes of shared memory, expected "

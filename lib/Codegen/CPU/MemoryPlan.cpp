@@ -92,13 +92,17 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
       group.push_back(prev);
       at = prev;
     }
+    // Epilogues: each op after that reads the output of the one before (a bias add, then
+    // a transpose).
     int64_t last = order.lookup(op);
-    if (linalg::LinalgOp next = neighbour(op, +1); next && allParallel(next) &&
-        llvm::any_of(next.getDpsInputOperands(), [&](OpOperand *input) {
-          return llvm::any_of(op.getDpsInits(), [&](Value out) {
-            return rootOf(out) == rootOf(input->get());
-          });
-        })) {
+    for (linalg::LinalgOp tail = op, next = neighbour(op, +1);
+         next && allParallel(next) &&
+         llvm::any_of(next.getDpsInputOperands(), [&](OpOperand *input) {
+           return llvm::any_of(tail.getDpsInits(), [&](Value out) {
+             return rootOf(out) == rootOf(input->get());
+           });
+         });
+         tail = next, next = neighbour(next, +1)) {
       group.push_back(next);
       last = order.lookup(next);
     }

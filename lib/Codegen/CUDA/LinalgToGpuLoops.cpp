@@ -69,44 +69,29 @@ bool mayOverlap(Value a, Value b) {
   return !x || !y || (x->first < y->second && y->first < x->second);
 }
 
-/// The indices into `reshape`'s result (a memref.expand_shape or collapse_shape) of the
-/// element at `source` in its source. Reshapes are logical (row-major within each group):
-/// unit dims take index 0, a group of one other dim its index as is, and only a group
-/// expanded into several dims of more than one element needs divisions (on i32 when the
-/// group fits).
-SmallVector<Value> reshapedIndices(OpBuilder &b, Location loc, Operation *reshape,
-                                   ArrayRef<Value> source) {
+/// The dims of `group` in `shape` that have more than one element.
+SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> group) {
+  SmallVector<int64_t> dims;
+  for (int64_t d : group)
+    if (shape[d] != 1)
+      dims.push_back(d);
+  return dims;
+}
+
+/// The indices of `shape` from one index per group of `groups` (`joined`), each group's
+/// split row-major: unit dims take 0, a group of one other dim its index as is, and only
+/// a real split needs divisions (on i32 when the group fits).
+SmallVector<Value> splitIndices(OpBuilder &b, Location loc,
+                                ArrayRef<ReassociationIndices> groups,
+                                ArrayRef<int64_t> shape, ArrayRef<Value> joined) {
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
-  auto nonUnit = [](ArrayRef<int64_t> shape, ArrayRef<int64_t> group) {
-    SmallVector<int64_t> dims;
-    for (int64_t d : group)
-      if (shape[d] != 1)
-        dims.push_back(d);
-    return dims;
-  };
-  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(reshape)) {
-    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-    SmallVector<Value> result;
-    for (ReassociationIndices group : collapse.getReassociationIndices()) {
-      Value flat;
-      for (int64_t d : nonUnit(shape, group))
-        flat = flat ? arith::AddIOp::create(
-                          b, loc, arith::MulIOp::create(b, loc, flat, index(shape[d])),
-                          source[d])
-                    : source[d];
-      result.push_back(flat ? flat : index(0));
-    }
-    return result;
-  }
-  auto expand = cast<memref::ExpandShapeOp>(reshape);
-  ArrayRef<int64_t> shape = expand.getResultType().getShape();
   SmallVector<Value> result(shape.size());
-  for (auto [g, group] : llvm::enumerate(expand.getReassociationIndices())) {
+  for (auto [g, group] : llvm::enumerate(groups)) {
     for (int64_t d : group)
       result[d] = index(0);
-    SmallVector<int64_t> dims = nonUnit(shape, group);
+    SmallVector<int64_t> dims = nonUnitDims(shape, group);
     if (dims.size() == 1)
-      result[dims[0]] = source[g];
+      result[dims[0]] = joined[g];
     if (dims.size() < 2)
       continue;
     int64_t total = 1;
@@ -116,7 +101,7 @@ SmallVector<Value> reshapedIndices(OpBuilder &b, Location loc, Operation *reshap
     auto constant = [&](int64_t v) -> Value {
       return narrow ? arith::ConstantIntOp::create(b, loc, v, 32).getResult() : index(v);
     };
-    Value flat = source[g];
+    Value flat = joined[g];
     if (narrow)
       flat = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), flat);
     for (size_t k = dims.size(); k-- > 0;) {
@@ -128,6 +113,43 @@ SmallVector<Value> reshapedIndices(OpBuilder &b, Location loc, Operation *reshap
     }
   }
   return result;
+}
+
+/// One index per group of `groups` from the indices of `shape` (`split`): row-major.
+SmallVector<Value> joinIndices(OpBuilder &b, Location loc,
+                               ArrayRef<ReassociationIndices> groups, ArrayRef<int64_t> shape,
+                               ArrayRef<Value> split) {
+  SmallVector<Value> result;
+  for (const ReassociationIndices &group : groups) {
+    Value flat;
+    for (int64_t d : nonUnitDims(shape, group))
+      flat = flat ? arith::AddIOp::create(
+                        b, loc,
+                        arith::MulIOp::create(
+                            b, loc, flat, arith::ConstantIndexOp::create(b, loc, shape[d])),
+                        split[d])
+                  : split[d];
+    result.push_back(flat ? flat : arith::ConstantIndexOp::create(b, loc, 0).getResult());
+  }
+  return result;
+}
+
+/// The indices into `reshape`'s result (a memref.expand_shape or collapse_shape) of the
+/// element at `at` in its source, or (`toSource`) the reverse. Reshapes are logical: the
+/// dims of each group row-major.
+SmallVector<Value> reshapedIndices(OpBuilder &b, Location loc, Operation *reshape,
+                                   ArrayRef<Value> at, bool toSource = false) {
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(reshape)) {
+    SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    return toSource ? splitIndices(b, loc, groups, shape, at)
+                    : joinIndices(b, loc, groups, shape, at);
+  }
+  auto expand = cast<memref::ExpandShapeOp>(reshape);
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  ArrayRef<int64_t> shape = expand.getResultType().getShape();
+  return toSource ? joinIndices(b, loc, groups, shape, at)
+                  : splitIndices(b, loc, groups, shape, at);
 }
 
 /// The reshapes (expand_shape, collapse_shape) that make `view` from `of`, first one
@@ -159,9 +181,11 @@ struct Lowering {
   /// so it needs no kernel and no read of the output back.
   Lowering *epilogue = nullptr;
   /// What the epilogue reads the output as: the output itself, or a reshape of it (the
-  /// matmul's 2-D product as the 3-D tensor a bias add takes), and the reshapes between.
+  /// matmul's 2-D product as the 3-D tensor a bias add takes), the reshapes between, and
+  /// the epilogue's map for it (a permutation: a transpose's).
   Value epilogueView;
   SmallVector<Operation *> epilogueReshapes;
+  AffineMap epilogueMap;
   /// Whether the output is stored: not when only the epilogue reads it (a GEMM's product
   /// before its bias add), whose value it takes in a register.
   bool storesOutput = true;
@@ -170,8 +194,11 @@ struct Lowering {
   DenseMap<Value, Value> known;
   /// Inputs that an all-parallel op right before this reduction writes: its payload runs
   /// where this op loads them (a convolution's padding, an activation's cast to half or
-  /// shift to signed bytes), so the input is never written and needs no kernel of its own.
+  /// shift to signed bytes, a transpose), so the input is never written and needs no kernel
+  /// of its own. The input may be a reshape of what the op writes: `prologueReshapes`.
   DenseMap<Value, Lowering *> prologues;
+  /// As a prologue: the reshapes from this op's output to the input it computes.
+  SmallVector<Operation *> prologueReshapes;
 
   Lowering(linalg::LinalgOp op) : op(op), loc(op.getLoc()) {}
 
@@ -184,10 +211,13 @@ struct Lowering {
   }
 
   /// Input `input` at `at`: loaded, or computed by its prologue (whose output map is the
-  /// identity: its loop dimensions are the indices).
+  /// identity: its loop dimensions are the indices into its output).
   Value loadInput(OpBuilder &b, Value input, ArrayRef<Value> at) {
     if (Lowering *producer = prologues.lookup(input)) {
-      producer->dims.assign(at.begin(), at.end());
+      SmallVector<Value> dims(at);
+      for (Operation *reshape : llvm::reverse(producer->prologueReshapes))
+        dims = reshapedIndices(b, loc, reshape, dims, /*toSource=*/true);
+      producer->dims = std::move(dims);
       return producer->body(b, {Value()})[0];
     }
     return memref::LoadOp::create(b, loc, input, at);
@@ -286,7 +316,9 @@ struct Lowering {
     for (Operation *reshape : epilogueReshapes)
       at = reshapedIndices(b, loc, reshape, at);
     epilogue->known[epilogueView] = result;
-    epilogue->dims = std::move(at);
+    epilogue->dims.assign(at.size(), Value());
+    for (auto [i, index] : llvm::enumerate(at))
+      epilogue->dims[epilogueMap.getDimPosition(i)] = index;
     epilogue->point(b);
   }
 
@@ -322,12 +354,13 @@ struct Lowering {
     return true;
   }
 
-  /// Whether `next` can run as this reduction's epilogue: all parallel over exactly the
-  /// shape of the output or of one reshape of it (`epilogueView`, set here), reading that
-  /// only at the point it writes (identity maps), with one output of its own (which may be
-  /// the reduction's output).
-  bool takesEpilogue(linalg::LinalgOp next) {
-    if (reduction.empty() || op.getNumDpsInits() != 1 || next.getNumDpsInits() != 1 ||
+  /// Whether `next` can run as this op's epilogue, in the thread that just wrote an
+  /// element of the output: all parallel over the output or one reshape of it
+  /// (`epilogueView`, set here) read through a permutation (each point once: a bias add, a
+  /// transpose), one output of its own. `reads`: the memory the kernel reads so far,
+  /// `written`: what it writes (this op's output among them).
+  bool takesEpilogue(linalg::LinalgOp next, ArrayRef<Value> reads, ArrayRef<Value> written) {
+    if (op.getNumDpsInits() != 1 || next.getNumDpsInits() != 1 ||
         !next.hasPureBufferSemantics() || next.getNumReductionLoops() ||
         isa<linalg::FillOp>(next) || next->getNumResults() ||
         !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isProjectedPermutation())
@@ -336,35 +369,45 @@ struct Lowering {
     epilogueView = Value();
     for (OpOperand *input : next.getDpsInputOperands())
       if (std::optional<SmallVector<Operation *>> reshapes = reshapesFrom(out, input->get())) {
-        if (epilogueView && epilogueView != input->get())
-          return false; // two views of it: one would be read at other points
+        if (epilogueView)
+          return false; // read twice: once at another thread's element
         epilogueView = input->get();
         epilogueReshapes = std::move(*reshapes);
+        epilogueMap = next.getMatchingIndexingMap(input);
       }
-    if (!epilogueView)
+    if (!epilogueView || !epilogueMap.isPermutation())
       return false;
     auto viewType = cast<MemRefType>(epilogueView.getType());
-    if (!viewType.hasStaticShape() || next.getNumLoops() != viewType.getRank() ||
-        !llvm::equal(next.getStaticLoopRanges(), viewType.getShape()))
+    SmallVector<int64_t> ranges = next.getStaticLoopRanges();
+    if (!viewType.hasStaticShape() || ranges.size() != (size_t)viewType.getRank())
       return false;
+    for (int64_t i = 0; i < viewType.getRank(); ++i)
+      if (ranges[epilogueMap.getDimPosition(i)] != viewType.getDimSize(i))
+        return false;
     // The fused loop writes the epilogue's output while other threads still read the
-    // reduction's inputs: they must not share memory (the memory plan lets buffers that
-    // were live at different times share bytes).
+    // kernel's inputs or write its other outputs: they must not share memory (the memory
+    // plan lets buffers that were live at different times share bytes).
     Value result = next.getDpsInits()[0];
-    for (Value read : kernelReads())
+    for (Value read : reads)
       if (mayOverlap(result, read))
         return false;
-    // Other threads' elements of the output must not be reachable: not through another
-    // view of its buffer, nor through a buffer either payload reads directly.
+    // Other threads' elements of what the kernel writes must not be reachable: not through
+    // another view of the buffers, nor through a buffer a payload reads directly.
     if (infc::capturesMemref(op) || infc::capturesMemref(next))
       return false;
     for (OpOperand &operand : next->getOpOperands()) {
-      if (!isa<MemRefType>(operand.get().getType()) || !mayOverlap(operand.get(), out))
+      if (!isa<MemRefType>(operand.get().getType()))
         continue;
-      // In place (the bias add bufferized into the product's buffer) is fine: the same
-      // thread reads and writes its element, after storing it.
-      if (operand.get() != epilogueView || !next.getMatchingIndexingMap(&operand).isIdentity())
-        return false;
+      for (Value w : written) {
+        if (!mayOverlap(operand.get(), w))
+          continue;
+        // In place (the bias add bufferized into the product's buffer) is fine: the same
+        // thread reads and writes its element, after storing it.
+        if (w != out || operand.get() != epilogueView ||
+            (next.isDpsInit(&operand) &&
+             !(epilogueMap.isIdentity() && next.getMatchingIndexingMap(&operand).isIdentity())))
+          return false;
+      }
     }
     return true;
   }
@@ -480,18 +523,32 @@ bool readOnlyBy(Value buffer, Operation *producer, Operation *reader) {
   return !next || overwrites(next, buffer);
 }
 
+/// A prologue of a reduction: the op, and the input of the reduction it computes (its
+/// output or a reshape of it).
+struct Prologue {
+  linalg::LinalgOp producer;
+  Value input;
+};
+
 /// The all-parallel ops right before reduction `op` (past pure ops and fills of its
-/// output) whose payloads can run inside its loads: each writes one of its inputs whole
-/// (identity map), which nothing but the reduction reads, from memory the reduction's kernel does not
-/// write. `claimed`: ops already fused elsewhere.
-SmallVector<linalg::LinalgOp> findPrologues(linalg::LinalgOp op,
-                                            const DenseSet<Operation *> &claimed) {
-  SmallVector<linalg::LinalgOp> found;
+/// output) whose payloads can run inside its loads: each writes one of its inputs (or
+/// what a reshape of it is) whole (identity map), which nothing but the reduction reads,
+/// from memory the reduction's kernel does not write. `claimed`: ops already fused
+/// elsewhere.
+SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operation *> &claimed) {
+  SmallVector<Prologue> found;
   if (op.getNumReductionLoops() == 0)
     return found;
-  auto isInput = [&](Value v) {
-    return llvm::any_of(op.getDpsInputOperands(),
-                        [&](OpOperand *input) { return input->get() == v; });
+  // The one input that is `v` or a reshape of it, if any.
+  auto inputOf = [&](Value v) -> Value {
+    Value input;
+    for (OpOperand *operand : op.getDpsInputOperands())
+      if (reshapesFrom(v, operand->get())) {
+        if (input && input != operand->get())
+          return Value();
+        input = operand->get();
+      }
+    return input;
   };
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (isMemoryEffectFree(prev) && !prev->getNumRegions())
@@ -507,7 +564,9 @@ SmallVector<linalg::LinalgOp> findPrologues(linalg::LinalgOp op,
     OpOperand *init = producer.getDpsInitOperand(0);
     Value written = init->get();
     Value buffer = bufferOf(written);
-    if (!isInput(written) || llvm::is_contained(op.getDpsInits(), written) ||
+    Value input = inputOf(written);
+    if (!input ||
+        llvm::any_of(op.getDpsInits(), [&](Value out) { return bufferOf(out) == buffer; }) ||
         !producer.getMatchingIndexingMap(init).isIdentity() ||
         !producer.getMatchingBlockArgument(init).use_empty() || isa<BlockArgument>(buffer) ||
         written != buffer || !readOnlyBy(buffer, producer, op))
@@ -524,7 +583,7 @@ SmallVector<linalg::LinalgOp> findPrologues(linalg::LinalgOp op,
           clonable = false;
     if (!clonable)
       break;
-    found.push_back(producer);
+    found.push_back({producer, input});
   }
   return found;
 }
@@ -659,13 +718,13 @@ struct InfcLinalgToGpuLoopsPass
     DenseSet<Operation *> fused; // erased epilogues and prologues (the list holds them)
     // Prologues first: a producer fused into the reduction after it is not also the
     // epilogue of the one before.
-    DenseMap<Operation *, SmallVector<linalg::LinalgOp>> prologuesOf;
+    DenseMap<Operation *, SmallVector<Prologue>> prologuesOf;
     for (linalg::LinalgOp op : prologues ? ops : SmallVector<linalg::LinalgOp>()) {
       if (!Lowering(op).matches())
         continue;
-      SmallVector<linalg::LinalgOp> producers = findPrologues(op, fused);
-      for (linalg::LinalgOp producer : producers)
-        fused.insert(producer);
+      SmallVector<Prologue> producers = findPrologues(op, fused);
+      for (const Prologue &prologue : producers)
+        fused.insert(prologue.producer);
       if (!producers.empty())
         prologuesOf[op] = std::move(producers);
     }
@@ -676,48 +735,64 @@ struct InfcLinalgToGpuLoopsPass
       if (!lowering.matches())
         continue;
       std::deque<Lowering> prologues;
-      for (linalg::LinalgOp producer : prologuesOf.lookup(op)) {
-        prologues.emplace_back(producer);
+      for (Prologue prologue : prologuesOf.lookup(op)) {
+        prologues.emplace_back(prologue.producer);
         prologues.back().matches();
-        lowering.prologues[producer.getDpsInits()[0]] = &prologues.back();
+        prologues.back().prologueReshapes =
+            *reshapesFrom(prologue.producer.getDpsInits()[0], prologue.input);
+        lowering.prologues[prologue.input] = &prologues.back();
       }
       linalg::FillOp fill = fillToFold(op);
       if (fill && fill.getInputs()[0].getParentBlock() == op->getBlock() &&
           fill.getInputs()[0].getType() ==
               cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType())
         lowering.initialValue = fill.getInputs()[0];
-      // The next op, past pure ones (constants, views), is the epilogue candidate.
-      Operation *next = op->getNextNode();
-      while (next && isMemoryEffectFree(next) && !next->getNumRegions())
-        next = next->getNextNode();
-      auto nextOp = dyn_cast_or_null<linalg::LinalgOp>(next);
-      std::optional<Lowering> epilogue;
-      if (nextOp && !fused.contains(nextOp) && lowering.takesEpilogue(nextOp)) {
-        epilogue.emplace(nextOp);
-        if (epilogue->matches()) {
+      // The ops right after (past pure ones: constants, views) that can run on each
+      // element the reduction writes, each on the one before's: a bias add, a transpose.
+      std::deque<Lowering> epilogues;
+      if (!lowering.reduction.empty()) {
+        SmallVector<Value> reads = lowering.kernelReads();
+        SmallVector<Value> written = {op.getDpsInits()[0]};
+        Lowering *tail = &lowering;
+        for (Operation *after = op;;) {
+          Operation *next = after->getNextNode();
+          while (next && isMemoryEffectFree(next) && !next->getNumRegions())
+            next = next->getNextNode();
+          auto nextOp = dyn_cast_or_null<linalg::LinalgOp>(next);
+          if (!nextOp || fused.contains(nextOp) || !tail->takesEpilogue(nextOp, reads, written))
+            break;
+          epilogues.emplace_back(nextOp);
+          if (!epilogues.back().matches()) {
+            epilogues.pop_back();
+            break;
+          }
           // The pure ops between (the bias's view, say) move up: the fused loop uses them.
-          for (Operation *between = op->getNextNode(); between != next;) {
+          for (Operation *between = after->getNextNode(); between != next;) {
             Operation *moved = between;
             between = between->getNextNode();
             moved->moveBefore(op);
           }
-          lowering.epilogue = &*epilogue;
+          tail->epilogue = &epilogues.back();
           // The epilogue reads the output from a register: memory needs it only if
           // something else reads it (a model output, a later op, the epilogue's own init).
-          Value buffer = bufferOf(op.getDpsInits()[0]);
-          lowering.storesOutput =
-              isa<BlockArgument>(buffer) || !readOnlyBy(buffer, op, nextOp) ||
+          Value buffer = bufferOf(tail->op.getDpsInits()[0]);
+          tail->storesOutput =
+              isa<BlockArgument>(buffer) || !readOnlyBy(buffer, tail->op, nextOp) ||
               !nextOp.getMatchingBlockArgument(nextOp.getDpsInitOperand(0)).use_empty();
-        } else {
-          epilogue.reset();
+          for (Value read : memrefsRead(nextOp))
+            if (read != tail->epilogueView)
+              reads.push_back(read);
+          written.push_back(nextOp.getDpsInits()[0]);
+          tail = &epilogues.back();
+          after = nextOp;
         }
       }
       lowering.run(tileMinBlocks, tensorCores);
       if (lowering.initialValue)
         fill->erase();
-      if (lowering.epilogue) {
-        fused.insert(nextOp);
-        nextOp->erase();
+      for (Lowering &epilogue : epilogues) {
+        fused.insert(epilogue.op);
+        epilogue.op->erase();
       }
       for (Lowering &producer : prologues)
         producer.op->erase();

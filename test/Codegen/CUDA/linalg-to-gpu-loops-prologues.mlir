@@ -175,3 +175,34 @@ func.func @reads_the_output(%ws: memref<512xi8>, %b: memref<8x16xf32>) {
   linalg.matmul ins(%p, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
   return
 }
+
+// -----
+
+// A transpose into a reshaped input (attention's K^T, collapsed to the batch matmul's 3-D
+// operand): the batch matmul reads the transpose's source at its own indices, mapped back
+// through the reshape (the unit batch dim 0) and the permutation.
+// CHECK-LABEL: func.func @transpose_into_batch_matmul
+// CHECK-SAME: (%[[WS:.*]]: memref<1024xi8>, %[[A:.*]]: memref<2x3x8xf32>, %[[K:.*]]: memref<1x2x4x8xf32>, %[[C:.*]]: memref<2x3x4xf32>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: scf.parallel (%[[N:[a-z0-9]+]], %[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: scf.for %[[R:[a-z0-9]+]] =
+// CHECK: memref.load %[[A]][%[[N]], %[[I]], %[[R]]]
+// CHECK: memref.load %[[K]][%[[ZERO]], %[[N]], %[[J]], %[[R]]]
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: memref.store{{.*}}memref<1x2x8x4xf32>
+// CHECK: return
+// OFF-LABEL: func.func @transpose_into_batch_matmul
+// OFF: scf.parallel
+// OFF: scf.parallel
+// OFF: scf.for
+func.func @transpose_into_batch_matmul(%ws: memref<1024xi8>, %a: memref<2x3x8xf32>,
+                                       %k: memref<1x2x4x8xf32>, %c: memref<2x3x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %kt = memref.view %ws[%c0][] : memref<1024xi8> to memref<1x2x8x4xf32>
+  linalg.transpose ins(%k : memref<1x2x4x8xf32>) outs(%kt : memref<1x2x8x4xf32>)
+      permutation = [0, 1, 3, 2]
+  %b = memref.collapse_shape %kt [[0, 1], [2], [3]] : memref<1x2x8x4xf32> into memref<2x8x4xf32>
+  linalg.batch_matmul ins(%a, %b : memref<2x3x8xf32>, memref<2x8x4xf32>)
+      outs(%c : memref<2x3x4xf32>)
+  return
+}

@@ -149,11 +149,15 @@ func.func @softmax_in_place(%ws: memref<1024xi8>, %x: memref<2x3x40xf32>) {
 // -----
 
 // Not a row kernel: the op after the reduction reads its result across rows (transposed:
-// row i needs the results of every row), so the ops lower one by one.
+// row i needs the results of every row), so the ops lower as loops (a thread a point,
+// the transpose the reduction's epilogue at the transposed point).
 // CHECK-LABEL: func.func @reads_other_rows
 // CHECK-NOT: gpu.launch
-// CHECK: scf.parallel
-// CHECK: scf.parallel
+// CHECK: scf.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: %[[N:.*]] = arith.negf %[[SUM]]
+// CHECK: memref.store %[[N]], %{{.*}}[%[[J]], %[[I]]]
+// CHECK-NOT: scf.parallel
 #red = affine_map<(i, j, k) -> (i, j, k)>
 #rows = affine_map<(i, j, k) -> (i, j)>
 #t = affine_map<(i, j) -> (j, i)>

@@ -404,3 +404,87 @@ func.func @epilogue_product_read_later(%ws: memref<1024xi8>, %a: memref<4x8xf32>
   }
   return
 }
+
+// -----
+
+// A chain of epilogues (attention's Q: the product, its bias add, the transpose to heads),
+// each on the element the one before computed: the transpose writes it at the permuted
+// point. Neither the product nor the bias add's result is stored: only the next link reads
+// them (workspace buffers, overwritten or dead after).
+// CHECK-LABEL: func.func @epilogue_chain_transpose
+// CHECK-SAME: (%[[WS:.*]]: memref<2048xi8>, %[[A:.*]]: memref<12x8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[BIAS:.*]]: memref<16xf32>, %[[Y:.*]]: memref<1x2x12x8xf32>)
+// CHECK: scf.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]]) =
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK-NOT: memref.store
+// CHECK: %[[B:.*]] = memref.load %[[BIAS]][%[[J]]]
+// CHECK: %[[R:.*]] = arith.addf %[[SUM]], %[[B]] : f32
+// CHECK-NOT: memref.store
+// CHECK: %[[J32:.*]] = arith.index_castui %[[J]] : index to i32
+// CHECK: %[[REM:.*]] = arith.remui %[[J32]]
+// CHECK: %[[DIV:.*]] = arith.divui %[[J32]]
+// CHECK-DAG: %[[LANE:.*]] = arith.index_castui %[[REM]] : i32 to index
+// CHECK-DAG: %[[HEAD:.*]] = arith.index_castui %[[DIV]] : i32 to index
+// CHECK: memref.store %[[R]], %[[Y]][%{{.*}}, %[[HEAD]], %[[I]], %[[LANE]]]
+// CHECK-NOT: memref.store
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#id10 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row10 = affine_map<(d0, d1, d2) -> (d2)>
+func.func @epilogue_chain_transpose(%ws: memref<2048xi8>, %a: memref<12x8xf32>,
+                                    %w: memref<8x16xf32>, %bias: memref<16xf32>,
+                                    %y: memref<1x2x12x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %c = memref.view %ws[%c0][] : memref<2048xi8> to memref<12x16xf32>
+  %t = memref.view %ws[%c1024][] : memref<2048xi8> to memref<1x12x16xf32>
+  linalg.matmul ins(%a, %w : memref<12x8xf32>, memref<8x16xf32>) outs(%c : memref<12x16xf32>)
+  %c3 = memref.expand_shape %c [[0, 1], [2]] output_shape [1, 12, 16]
+      : memref<12x16xf32> into memref<1x12x16xf32>
+  linalg.generic {indexing_maps = [#id10, #row10, #id10],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c3, %bias : memref<1x12x16xf32>, memref<16xf32>) outs(%t : memref<1x12x16xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    linalg.yield %s : f32
+  }
+  %heads = memref.expand_shape %t [[0], [1], [2, 3]] output_shape [1, 12, 2, 8]
+      : memref<1x12x16xf32> into memref<1x12x2x8xf32>
+  linalg.transpose ins(%heads : memref<1x12x2x8xf32>) outs(%y : memref<1x2x12x8xf32>)
+      permutation = [0, 2, 1, 3]
+  return
+}
+
+// -----
+
+// Not a second link whose output shares bytes with the first link's (the memory plan put
+// them together): two threads would write one byte at different points.
+// CHECK-LABEL: func.func @epilogue_chain_overlap
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: scf.reduce
+// CHECK: scf.parallel
+// CHECK: arith.negf
+#id11 = affine_map<(d0, d1) -> (d0, d1)>
+#tr11 = affine_map<(d0, d1) -> (d1, d0)>
+func.func @epilogue_chain_overlap(%ws: memref<2048xi8>, %a: memref<8x8xf32>,
+                                  %w: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %t = memref.view %ws[%c1024][] : memref<2048xi8> to memref<8x8xf32>
+  %y = memref.view %ws[%c1024][] : memref<2048xi8> to memref<8x8xf32>
+  linalg.matmul ins(%a, %w : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [#id11, #id11], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x8xf32>) outs(%t : memref<8x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#tr11, #id11], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<8x8xf32>) outs(%y : memref<8x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  return
+}

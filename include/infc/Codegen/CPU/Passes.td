@@ -30,8 +30,9 @@ def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
     With `kernel-groups` (the CUDA pipeline), the buffers read by the ops that
     infc-linalg-to-gpu-loops may run as one kernel stay live until the group's last op:
     a reduction (linalg op with a reduction loop), the all-parallel linalg ops right before
-    it that write one of its inputs (computed inside its loads), and the all-parallel one
-    right after it that reads its output (its epilogue). A fused kernel writes its outputs
+    it that write one of its inputs (computed inside its loads), and the all-parallel ones
+    right after it, each reading the output of the one before (its epilogues: a bias add,
+    then a transpose). A fused kernel writes its outputs
     while other threads still read those buffers, so they must not share bytes. So does
     every buffer a row group touches (infc/Support/KernelGroups.h: one kernel of a block
     per row), to the group's last op.
