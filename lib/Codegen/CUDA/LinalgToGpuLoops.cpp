@@ -468,7 +468,19 @@ linalg::FillOp fillToFold(linalg::LinalgOp op) {
     for (Value operand : prev->getOperands())
       if (isa<MemRefType>(operand.getType()) && bufferOf(operand) == buffer)
         return {};
-    if (prev->getNumRegions()) // a loop nest: it may touch anything
+    // A linalg op touches its operands and what its payload captures (the cast to half of
+    // the matmul's input, say, between the fill and the matmul); another loop nest anything.
+    auto between = dyn_cast<linalg::LinalgOp>(prev);
+    if (between && between.hasPureBufferSemantics()) {
+      SmallVector<Value> touched = infc::capturedShapedValues(between);
+      llvm::append_range(touched, between->getOperands());
+      if (llvm::any_of(touched, [&](Value v) {
+            return isa<MemRefType>(v.getType()) && mayOverlap(v, out);
+          }))
+        return {};
+      continue;
+    }
+    if (prev->getNumRegions())
       return {};
   }
   return {};

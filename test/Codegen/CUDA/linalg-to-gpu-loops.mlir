@@ -102,6 +102,48 @@ func.func @fill_then_matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memre
 
 // -----
 
+// Also past a linalg op between that does not touch the filled buffer (--precision fp16's
+// cast of the matmul's input to half, itself run inside the matmul's loads).
+// CHECK-LABEL: func.func @fill_cast_matmul
+// CHECK-SAME: (%[[WS:.*]]: memref<1024xi8>, %[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x16xf16>, %[[C:.*]]: memref<4x16xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: scf.parallel
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
+// CHECK: memref.load %[[A]]
+// CHECK: arith.truncf
+// CHECK: memref.store %{{.*}}, %[[C]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#id12 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @fill_cast_matmul(%ws: memref<1024xi8>, %a: memref<4x8xf32>, %b: memref<8x16xf16>,
+                            %c: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %h = memref.view %ws[%c0][] : memref<1024xi8> to memref<4x8xf16>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id12, #id12], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%h : memref<4x8xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (k, j)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h, %b : memref<4x8xf16>, memref<8x16xf16>) outs(%c : memref<4x16xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %m = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // An elementwise op right after a reduction that reads its output at the same point (a bias
 // add) runs in the same thread on the value just computed: no loop of its own, no load of
 // the matmul's output. The output is still stored.
