@@ -143,4 +143,53 @@ SmallVector<RowGroup> findRowGroups(Block &block, int64_t minReduction) {
   return groups;
 }
 
+SmallVector<PointGroup>
+findPointGroups(Block &block, function_ref<bool(linalg::LinalgOp)> member,
+                function_ref<bool(linalg::LinalgOp, ArrayRef<linalg::LinalgOp>)> skip) {
+  auto ranges = [](linalg::LinalgOp op) { return op.getStaticLoopRanges(); };
+  auto allParallel = [](linalg::LinalgOp op) {
+    return op && op.hasPureBufferSemantics() && !op->getNumResults() &&
+           op.getNumReductionLoops() == 0 && !isa<linalg::FillOp>(op) &&
+           !llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+  };
+  SmallVector<PointGroup> groups;
+  PointGroup current;
+  SmallVector<int64_t> shape;
+  auto close = [&] {
+    if (current.ops.size() > 1)
+      groups.push_back(std::move(current));
+    current = PointGroup();
+  };
+  for (Operation &o : block) {
+    if ((isMemoryEffectFree(&o) && !o.getNumRegions()) ||
+        isa<memref::AllocOp, memref::DeallocOp>(o))
+      continue;
+    auto op = dyn_cast<linalg::LinalgOp>(&o);
+    if (!allParallel(op)) {
+      close();
+      continue;
+    }
+    if (!current.ops.empty() && member(op) && ranges(op) == shape) {
+      current.ops.push_back(op);
+      continue;
+    }
+    if (!current.ops.empty() && ranges(op) != shape && skip(op, current.ops)) {
+      current.skipped.push_back(op);
+      continue;
+    }
+    close();
+    if (member(op)) {
+      current.ops.push_back(op);
+      shape = ranges(op);
+    }
+  }
+  close();
+  // Skipped ops after the last member stay where they are.
+  for (PointGroup &group : groups)
+    llvm::erase_if(group.skipped, [&](linalg::LinalgOp op) {
+      return group.ops.back()->isBeforeInBlock(op);
+    });
+  return groups;
+}
+
 } // namespace infc

@@ -57,6 +57,24 @@ struct RowGroup {
 /// group instead: one kernel fewer either way.)
 llvm::SmallVector<RowGroup> findRowGroups(mlir::Block &block, int64_t minReduction);
 
+/// A run of all-parallel ops over the same loop ranges, each reading what the ones before
+/// wrote at its own point only, that run as one kernel of a thread a point, in order (an
+/// LSTM cell's gates). `skipped`: ops between them (all parallel, other ranges) that move
+/// before the run.
+struct PointGroup {
+  llvm::SmallVector<mlir::linalg::LinalgOp> ops, skipped;
+};
+
+/// The point groups of `block`'s top level, by structure only (the caller checks memory):
+/// runs of at least two all-parallel ops (not fills; static ranges) that `member` accepts,
+/// with equal loop ranges, past all-parallel ops of other ranges that `skip` accepts (given
+/// the members so far). Between them only memory-effect-free ops, allocations and
+/// deallocations.
+llvm::SmallVector<PointGroup> findPointGroups(
+    mlir::Block &block, llvm::function_ref<bool(mlir::linalg::LinalgOp)> member,
+    llvm::function_ref<bool(mlir::linalg::LinalgOp, llvm::ArrayRef<mlir::linalg::LinalgOp>)>
+        skip);
+
 } // namespace infc
 
 #endif // INFC_SUPPORT_KERNELGROUPS_H

@@ -75,7 +75,7 @@ linalg::LinalgOp neighbour(Operation *op, int step) {
 /// For each reduction, its possible kernel group (see the pass's description): the
 /// memrefs the group reads, and the position of its last op.
 void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &order,
-                  SmallVectorImpl<std::pair<Value, int64_t>> &readUntil) {
+                         SmallVectorImpl<std::pair<Value, int64_t>> &readUntil) {
   for (Operation &o : block) {
     auto op = dyn_cast<linalg::LinalgOp>(&o);
     if (!op || !op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0)
@@ -119,6 +119,35 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
   // its last op (a buffer written there must not take the bytes of one read or written
   // before, which other blocks may still be using).
   for (const infc::RowGroup &group : infc::findRowGroups(block, infc::kRowReductionMin)) {
+    int64_t last = order.lookup(group.ops.back());
+    for (linalg::LinalgOp member : group.ops) {
+      for (Value read : infc::memrefsRead(member))
+        readUntil.push_back({rootOf(read), last});
+      readUntil.push_back({rootOf(member.getDpsInits()[0]), last});
+    }
+  }
+  // A point group is one kernel of a thread a point: likewise. (The ops it moves before its
+  // first op need nothing more: every buffer live there and dead before their old place is
+  // a member's, kept live.)
+  auto touched = [](linalg::LinalgOp op) {
+    DenseSet<Value> roots;
+    for (Value v : infc::memrefsRead(op))
+      roots.insert(rootOf(v));
+    roots.insert(rootOf(op.getDpsInits()[0]));
+    return roots;
+  };
+  // An op moves before the members when it reads nothing they write and writes nothing
+  // they touch (buffers are distinct allocations here).
+  auto independent = [&](linalg::LinalgOp op, ArrayRef<linalg::LinalgOp> members) {
+    DenseSet<Value> mine = touched(op);
+    Value written = rootOf(op.getDpsInits()[0]);
+    return llvm::none_of(members, [&](linalg::LinalgOp member) {
+      return touched(member).contains(written) ||
+             mine.contains(rootOf(member.getDpsInits()[0]));
+    });
+  };
+  for (const infc::PointGroup &group : infc::findPointGroups(
+           block, [](linalg::LinalgOp) { return true; }, independent)) {
     int64_t last = order.lookup(group.ops.back());
     for (linalg::LinalgOp member : group.ops) {
       for (Value read : infc::memrefsRead(member))

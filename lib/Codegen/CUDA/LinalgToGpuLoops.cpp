@@ -712,6 +712,88 @@ void lowerRowGroup(const infc::RowGroup &group) {
     op->erase();
 }
 
+/// The memrefs `op` touches: its operands and what its payload captures.
+SmallVector<Value> memrefsTouched(linalg::LinalgOp op) {
+  SmallVector<Value> touched;
+  for (Value v : op->getOperands())
+    if (isa<MemRefType>(v.getType()))
+      touched.push_back(v);
+  for (Value v : infc::capturedShapedValues(op))
+    if (isa<MemRefType>(v.getType()))
+      touched.push_back(v);
+  return touched;
+}
+
+/// Whether `op` can move before `ops` (which come before it): it reads nothing they write,
+/// and writes nothing they touch.
+bool independent(linalg::LinalgOp op, ArrayRef<linalg::LinalgOp> ops) {
+  Value written = op.getDpsInits()[0];
+  for (linalg::LinalgOp other : ops) {
+    for (Value v : memrefsTouched(other))
+      if (mayOverlap(v, written))
+        return false;
+    for (Value w : other.getDpsInits())
+      for (Value v : memrefsTouched(op))
+        if (mayOverlap(v, w))
+          return false;
+  }
+  return true;
+}
+
+/// Moves the skipped ops of `group` (and the pure ops between, which they may use) before
+/// its first op; then whether the group can run as one loop nest of a thread a point:
+/// every access of memory one of its ops writes is that point of that same buffer (as a
+/// row group whose rows are all the loop dims).
+bool pointGroupFits(const infc::PointGroup &group) {
+  linalg::LinalgOp front = group.ops.front();
+  if (!group.skipped.empty()) {
+    Operation *last = group.skipped.back();
+    for (Operation *o = front->getNextNode(); o;) {
+      Operation *moved = o;
+      o = o->getNextNode();
+      if (!llvm::is_contained(group.ops, moved))
+        moved->moveBefore(front);
+      if (moved == last)
+        break;
+    }
+  }
+  infc::RowGroup rows;
+  rows.ops = group.ops;
+  rows.rows = front.getStaticLoopRanges();
+  return rowGroupFits(rows);
+}
+
+/// Runs `group` as one parallel loop nest, each op's payload in turn at each point, and
+/// erases its ops.
+void lowerPointGroup(const infc::PointGroup &group) {
+  linalg::LinalgOp front = group.ops.front();
+  for (Operation *o = front->getNextNode(); o != group.ops.back();) {
+    Operation *between = o;
+    o = o->getNextNode();
+    if (!llvm::is_contained(group.ops, between))
+      between->moveBefore(front);
+  }
+  OpBuilder b(front);
+  Location loc = front.getLoc();
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t range : front.getStaticLoopRanges()) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, range));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  auto loop = scf::ParallelOp::create(b, loc, lbs, ubs, steps);
+  OpBuilder inner(loop.getBody()->getTerminator());
+  SmallVector<Value> point(loop.getInductionVars());
+  for (linalg::LinalgOp op : group.ops) {
+    Lowering lowering(op);
+    lowering.matches();
+    lowering.dims = point;
+    lowering.point(inner);
+  }
+  for (linalg::LinalgOp op : llvm::reverse(group.ops))
+    op->erase();
+}
+
 struct InfcLinalgToGpuLoopsPass
     : public infc::impl::InfcLinalgToGpuLoopsBase<InfcLinalgToGpuLoopsPass> {
   using InfcLinalgToGpuLoopsBase::InfcLinalgToGpuLoopsBase;
@@ -740,12 +822,18 @@ struct InfcLinalgToGpuLoopsPass
       if (!producers.empty())
         prologuesOf[op] = std::move(producers);
     }
+    // All-parallel ops on their own wait for the point groups (below).
+    llvm::SetVector<Operation *> alone;
     for (linalg::LinalgOp op : ops) {
       if (fused.contains(op))
         continue;
       Lowering lowering(op);
       if (!lowering.matches())
         continue;
+      if (lowering.reduction.empty()) {
+        alone.insert(op);
+        continue;
+      }
       std::deque<Lowering> prologues;
       for (Prologue prologue : prologuesOf.lookup(op)) {
         prologues.emplace_back(prologue.producer);
@@ -808,6 +896,23 @@ struct InfcLinalgToGpuLoopsPass
       }
       for (Lowering &producer : prologues)
         producer.op->erase();
+    }
+    if (pointGroups && !getOperation().getBody().empty())
+      for (const infc::PointGroup &group : infc::findPointGroups(
+               getOperation().getBody().front(),
+               [&](linalg::LinalgOp op) { return alone.contains(op); },
+               [&](linalg::LinalgOp op, ArrayRef<linalg::LinalgOp> before) {
+                 return alone.contains(op) && independent(op, before);
+               }))
+        if (pointGroupFits(group)) {
+          for (linalg::LinalgOp op : group.ops)
+            alone.remove(op);
+          lowerPointGroup(group);
+        }
+    for (Operation *op : alone) {
+      Lowering lowering(cast<linalg::LinalgOp>(op));
+      lowering.matches();
+      lowering.run(/*tileMinBlocks=*/0, /*tensorCores=*/false);
     }
     // The fills left over (their buffer is read or written by something else first).
     getOperation().walk([&](linalg::FillOp fill) {

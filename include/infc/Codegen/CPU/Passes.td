@@ -35,7 +35,8 @@ def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
     then a transpose). A fused kernel writes its outputs
     while other threads still read those buffers, so they must not share bytes. So does
     every buffer a row group touches (infc/Support/KernelGroups.h: one kernel of a block
-    per row), to the group's last op.
+    per row), to the group's last op, and every buffer a point group touches (a run of
+    all-parallel ops over the same points: one kernel of a thread a point).
   }];
   let options = [
     Option<"entryName", "entry", "std::string", /*default=*/"\"main\"",

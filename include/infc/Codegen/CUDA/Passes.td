@@ -94,18 +94,27 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     Inputs the payload does not read (a pooling window) are not loaded. A `linalg.fill` of a
     reduction's output right before it (nothing between touches that buffer) is folded in:
     the reduction starts from the fill value instead of reading the output, and the fill
-    kernel is gone. An all-parallel op right after a reduction that reads its output at the
-    same point (a bias add, an activation) is fused into it: the same thread applies it to
-    the value it just computed (the output is still stored; the epilogue may write it in
-    place), unless its output may share
-    bytes with the reduction's inputs. An all-parallel op right before a reduction that
-    writes one of its inputs whole (identity map; a convolution's padding, a cast to half,
-    the shift of uint8 activations) is fused the other way (`prologues`): its payload runs
-    where the reduction loads that input, and the input is never written, as long as
-    nothing else reads it (the next op using the buffer overwrites it) and the reduction's
-    kernel writes nothing the payload reads (infc-memory-plan's `kernel-groups` keeps those
-    buffers apart). Ops it does not match (dynamic shapes) are left for upstream's
-    lowering.
+    kernel is gone (also past linalg ops between that don't touch its buffer). The
+    all-parallel ops right after a reduction, each reading the output of the one before
+    (or a reshape of it: expand_shape, collapse_shape) at a permutation of its point (a bias
+    add, an activation, attention's transpose to heads), are fused into it as a chain of
+    epilogues: the same thread applies each to the value just computed, at its point (an
+    output only the next link reads is not stored; a link may write in place at the same
+    point), unless a link's output may share bytes with what the kernel reads or another
+    link writes. An all-parallel op right before a reduction that writes one of its inputs
+    (or what a reshape of it is) whole (identity map; a convolution's padding, a cast to
+    half, the shift of uint8 activations, a transpose) is fused the other way
+    (`prologues`): its payload runs where the reduction loads that input, and the input is
+    never written, as long as nothing else reads it (the next op using the buffer
+    overwrites it) and the reduction's kernel writes nothing the payload reads
+    (infc-memory-plan's `kernel-groups` keeps those buffers apart). Ops it does not match
+    (dynamic shapes) are left for upstream's lowering.
+
+    Last (`point-groups`), the all-parallel ops left on their own form point groups
+    (`infc/Support/KernelGroups.h`: runs over the same loop ranges, an LSTM cell's gates,
+    past independent ops of other ranges, which move before the run): one parallel loop
+    nest each, every point running the ops in turn, when every access to memory the group
+    writes is that point of the same buffer.
 
     A contraction (two inputs, a payload `out + a * b`: matmul, batch matmul, a convolution
     as an implicit GEMM) of at least 32 rows and columns and a reduction of at least 16
@@ -137,6 +146,8 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
            "Contractions of f16 inputs summed in f32 on tensor cores (WMMA)">,
     Option<"prologues", "prologues", "bool", /*default=*/"true",
            "Run the all-parallel op that writes a reduction's input inside its loads">,
+    Option<"pointGroups", "point-groups", "bool", /*default=*/"true",
+           "Run runs of all-parallel ops over the same points as one loop nest">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
