@@ -6,8 +6,19 @@
 // reduction, which infc-linalg-to-gpu-loops folds into its starting value. A fill of a
 // tensor.empty is cheap to repeat: each user gets its own, right before it.
 //
+// CSE merges the tensor.empty ops too, and bufferization then writes every op whose init
+// it is into one buffer, in turn: a residual add into the buffer its convolution's padding
+// reads, which stops infc-linalg-to-gpu-loops from running the add in the convolution's
+// kernel. Such an epilogue (an all-parallel op reading a reduction's result, its init a
+// tensor.empty that is also the init of what the reduction reads, directly or through the
+// all-parallel op before it) gets its own tensor.empty; the memory plan shares bytes where
+// it can. (Not every user: more buffers pack less tightly, for nothing where no kernel is
+// saved.)
+//
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
+
+#include "infc/Support/KernelGroups.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -44,6 +55,49 @@ struct InfcDuplicateFillsPass
       fill->erase();
       if (empty->use_empty())
         empty->erase();
+    }
+    // Whether `v` was written into `empty` (a linalg op's result with that init).
+    auto writtenInto = [](Value v, Value empty) {
+      auto producer = v.getDefiningOp<linalg::LinalgOp>();
+      return producer && llvm::is_contained(producer.getDpsInits(), empty);
+    };
+    // Whether reduction `op` reads something written into `empty`: an input, or what the
+    // all-parallel op that makes an input reads (a convolution's padding: its source).
+    auto readsFrom = [&](linalg::LinalgOp op, Value empty) {
+      for (Value input : op.getDpsInputs()) {
+        if (writtenInto(input, empty))
+          return true;
+        auto producer = input.getDefiningOp<linalg::LinalgOp>();
+        if (!producer || producer.getNumReductionLoops())
+          continue;
+        SmallVector<Value> read = producer.getDpsInputs();
+        llvm::append_range(read, infc::capturedShapedValues(producer));
+        if (llvm::any_of(read, [&](Value v) { return writtenInto(v, empty); }))
+          return true;
+      }
+      return false;
+    };
+    // An all-parallel op writing `empty` after a reduction that reads from it.
+    auto isEpilogue = [&](Operation *user, Value empty) {
+      auto op = dyn_cast<linalg::LinalgOp>(user);
+      return op && op.getNumReductionLoops() == 0 &&
+             llvm::any_of(op.getDpsInputs(), [&](Value input) {
+               auto producer = input.getDefiningOp<linalg::LinalgOp>();
+               return producer && producer.getNumReductionLoops() > 0 &&
+                      readsFrom(producer, empty);
+             });
+    };
+    SmallVector<OpOperand *> shared;
+    getOperation().walk([&](tensor::EmptyOp empty) {
+      if (empty->getResult(0).hasOneUse())
+        return;
+      for (OpOperand &use : empty->getResult(0).getUses())
+        if (isEpilogue(use.getOwner(), empty.getResult()))
+          shared.push_back(&use);
+    });
+    for (OpOperand *use : shared) {
+      OpBuilder b(use->getOwner());
+      use->set(b.clone(*use->get().getDefiningOp())->getResult(0));
     }
   }
 };

@@ -19,13 +19,17 @@ def InfcPadToGeneric : Pass<"infc-pad-to-generic", "mlir::func::FuncOp"> {
 }
 
 def InfcDuplicateFills : Pass<"infc-duplicate-fills", "mlir::func::FuncOp"> {
-  let summary = "Give every user of a linalg.fill of a tensor.empty its own fill";
+  let summary = "Give every user of a linalg.fill of a tensor.empty, or of a tensor.empty, its own";
   let description = [{
     CSE merges identical fills, so reductions of the same output shape share one filled
     tensor; bufferized, each user but one gets a copy of it (a kernel that reads and writes
     the whole output) and the fill no longer precedes the reduction that
     `infc-linalg-to-gpu-loops` would fold it into. Each user of a fill of a `tensor.empty`
-    with several users gets a new empty tensor and fill right before it.
+    with several users gets a new empty tensor and fill right before it. CSE merges the
+    `tensor.empty` ops too, and bufferization then writes all their users into one buffer
+    in turn (a residual add into the buffer its convolution's padding reads, which keeps
+    them from sharing a kernel): each user of a shared `tensor.empty` gets its own, right
+    before it, and the memory plan decides what shares bytes.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
