@@ -15,7 +15,9 @@ For each zoo model:
     weights uploaded once per model at session creation, one module load, per run one copy
     to the device per input and one back per output, the same launches in every run, each
     of a kernel the module has; a launch that fails makes the run fail with the driver's
-    message.
+    message;
+  - each run launches at most MAX_LAUNCHES kernels (the fusions of infc-linalg-to-gpu-loops:
+    a model that needs more has lost one; lower the bound when a fusion lands).
 The kernels' arithmetic is tested by the e2e_cuda_emulator_* tests (the same IR on the CPU).
 Prints one line per model and 'N passed, M failed'; exits 1 on any failure.
 """
@@ -36,6 +38,12 @@ import harness  # noqa: E402
 ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0",
                   "ld-linux-x86-64.so.2"}
 DEFAULT_MODELS = "mlp,lenet,decoder,seq_encoder,qlinear_cnn,bert_layer,mobilenetv2,resnet18"
+# Kernel launches a run (session 19). A BERT layer: LayerNorm, Q, K, V, scores (K's
+# transpose inside), softmax, context, output projection (+ residual) with LayerNorm, FFN up,
+# FFN down with LayerNorm, and the heads; ResNet-18: 20 convs (pad, bias, residual, Relu
+# inside), the max pool's pad and pool, the average pool, the classifier.
+MAX_LAUNCHES = {"mlp": 10, "lenet": 9, "decoder": 6, "seq_encoder": 69, "qlinear_cnn": 4,
+                "bert_layer": 19, "mobilenetv2": 54, "resnet18": 24}
 
 
 def fatbin_images(data):
@@ -201,6 +209,9 @@ def check_model(args, name, work):
             problems.append(f"a failing launch must fail the run:\n{r.describe()}")
         elif os.path.exists(out_dir) and os.listdir(out_dir):
             problems.append("a failed run wrote outputs")
+    if name in MAX_LAUNCHES and len(launches) > MAX_LAUNCHES[name]:
+        problems.append(f"{len(launches)} kernel launches per run, at most "
+                        f"{MAX_LAUNCHES[name]} expected (a fusion was lost)")
     if not problems:
         print(f"  {name}: {len(launches)} kernel launches per run, weights "
               f"{uploads[0]} bytes, images {sorted(images)}")
