@@ -80,7 +80,8 @@ namespace {
 /// Elements a row of `op` touches: the product of its loop ranges after the rows'.
 int64_t pointsPerRow(linalg::LinalgOp op, size_t rowRank) {
   int64_t points = 1;
-  for (int64_t range : ArrayRef(op.getStaticLoopRanges()).drop_front(rowRank))
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // outlives the loop (C++17)
+  for (int64_t range : ArrayRef(ranges).drop_front(rowRank))
     points *= range;
   return points;
 }
@@ -149,6 +150,7 @@ findPointGroups(Block &block, function_ref<bool(linalg::LinalgOp)> member,
   auto ranges = [](linalg::LinalgOp op) { return op.getStaticLoopRanges(); };
   auto allParallel = [](linalg::LinalgOp op) {
     return op && op.hasPureBufferSemantics() && !op->getNumResults() &&
+           op.getNumDpsInits() == 1 && op.getNumLoops() > 0 &&
            op.getNumReductionLoops() == 0 && !isa<linalg::FillOp>(op) &&
            !llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
   };

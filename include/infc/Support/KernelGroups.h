@@ -66,7 +66,8 @@ struct PointGroup {
 };
 
 /// The point groups of `block`'s top level, by structure only (the caller checks memory):
-/// runs of at least two all-parallel ops (not fills; static ranges) that `member` accepts,
+/// runs of at least two all-parallel ops (one output, at least one loop, not fills; static
+/// ranges) that `member` accepts,
 /// with equal loop ranges, past all-parallel ops of other ranges that `skip` accepts (given
 /// the members so far). Between them only memory-effect-free ops, allocations and
 /// deallocations.

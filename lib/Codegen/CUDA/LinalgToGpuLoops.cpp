@@ -54,6 +54,13 @@ std::optional<std::pair<int64_t, int64_t>> workspaceRange(Value buffer) {
   return std::make_pair(*offset, *offset + bytes);
 }
 
+/// Whether `v` is an argument of the function itself (not of a loop in it, which may be
+/// any buffer).
+bool isFunctionArgument(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+}
+
 /// Whether two memrefs may share bytes. Distinct function arguments never do (the runtime
 /// refuses overlapping inputs and outputs); memory plan buffers do when their ranges meet
 /// (buffers live at different times share bytes).
@@ -64,7 +71,7 @@ bool mayOverlap(Value a, Value b) {
   auto va = ra.getDefiningOp<memref::ViewOp>(), vb = rb.getDefiningOp<memref::ViewOp>();
   Value sa = va ? va.getSource() : ra, sb = vb ? vb.getSource() : rb;
   if (sa != sb)
-    return !isa<BlockArgument>(sa) || !isa<BlockArgument>(sb);
+    return !isFunctionArgument(sa) || !isFunctionArgument(sb);
   auto x = workspaceRange(ra), y = workspaceRange(rb);
   return !x || !y || (x->first < y->second && y->first < x->second);
 }
@@ -577,8 +584,12 @@ SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operatio
     Value written = init->get();
     Value buffer = bufferOf(written);
     Value input = inputOf(written);
-    if (!input ||
-        llvm::any_of(op.getDpsInits(), [&](Value out) { return bufferOf(out) == buffer; }) ||
+    // The buffer is never written: the reduction must reach it through `input` only.
+    SmallVector<Value> reached = infc::capturedShapedValues(op);
+    llvm::append_range(reached, op->getOperands());
+    if (!input || llvm::any_of(reached, [&](Value v) {
+          return isa<MemRefType>(v.getType()) && v != input && bufferOf(v) == buffer;
+        }) ||
         !producer.getMatchingIndexingMap(init).isIdentity() ||
         !producer.getMatchingBlockArgument(init).use_empty() || isa<BlockArgument>(buffer) ||
         written != buffer || !readOnlyBy(buffer, producer, op))

@@ -129,3 +129,28 @@ func.func @dependent_between(%ws: memref<1024xi8>, %x: memref<4x4xf32>, %y: memr
   }
   return
 }
+
+// -----
+
+// Scalars (ops of no loops) stay one-point loops of their own.
+// CHECK-LABEL: func.func @scalars
+// CHECK: scf.parallel
+// CHECK: arith.negf
+// CHECK: scf.parallel
+// CHECK: math.exp
+#s = affine_map<() -> ()>
+func.func @scalars(%a: memref<f32>, %b: memref<f32>, %c: memref<f32>) {
+  linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%a : memref<f32>) outs(%b : memref<f32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.negf %v : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%b : memref<f32>) outs(%c : memref<f32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -206,3 +206,37 @@ func.func @transpose_into_batch_matmul(%ws: memref<1024xi8>, %a: memref<2x3x8xf3
       outs(%c : memref<2x3x4xf32>)
   return
 }
+
+// -----
+
+// Not when the reduction also reaches the buffer through another view (a subview): that
+// read would find the buffer never written.
+// CHECK-LABEL: func.func @read_through_another_view
+// CHECK: scf.parallel
+// CHECK: arith.maximumf
+// CHECK: memref.store
+// CHECK: scf.parallel
+// CHECK: scf.for
+#rk = affine_map<(i, k) -> (i, k)>
+#ri = affine_map<(i, k) -> (i)>
+func.func @read_through_another_view(%ws: memref<1024xi8>, %x: memref<4x8xf32>,
+                                     %c: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %t = memref.view %ws[%c0][] : memref<1024xi8> to memref<4x8xf32>
+  linalg.generic {indexing_maps = [#rk, #rk], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  %s = memref.subview %t[0, 0] [4, 8] [1, 1] : memref<4x8xf32> to memref<4x8xf32, strided<[8, 1]>>
+  linalg.generic {indexing_maps = [#rk, #rk, #ri], iterator_types = ["parallel", "reduction"]}
+      ins(%t, %s : memref<4x8xf32>, memref<4x8xf32, strided<[8, 1]>>) outs(%c : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
