@@ -759,6 +759,11 @@ bool pointGroupFits(const infc::PointGroup &group) {
   linalg::LinalgOp front = group.ops.front();
   if (!group.skipped.empty()) {
     Operation *last = group.skipped.back();
+    // A deallocation between would move before the members that still read its buffer
+    // (none is left once the memory plan ran).
+    for (Operation *o = front->getNextNode(); o && o != last; o = o->getNextNode())
+      if (isa<memref::DeallocOp>(o))
+        return false;
     for (Operation *o = front->getNextNode(); o;) {
       Operation *moved = o;
       o = o->getNextNode();
