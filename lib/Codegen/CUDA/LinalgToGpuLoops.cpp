@@ -690,15 +690,23 @@ bool rowGroupFits(const infc::RowGroup &group) {
   return true;
 }
 
+/// Moves the ops after `ops.front()` and before `until` that are not among `ops` before
+/// the front, in order: what a kernel of `ops` uses (views, constants), or what must run
+/// before it.
+void moveOthersBefore(ArrayRef<linalg::LinalgOp> ops, Operation *until) {
+  linalg::LinalgOp front = ops.front();
+  for (Operation *o = front->getNextNode(); o && o != until;) {
+    Operation *between = o;
+    o = o->getNextNode();
+    if (!llvm::is_contained(ops, between))
+      between->moveBefore(front);
+  }
+}
+
 /// Runs `group` as one kernel (RowKernels.cpp) and erases its ops.
 void lowerRowGroup(const infc::RowGroup &group) {
   linalg::LinalgOp front = group.ops.front();
-  for (Operation *o = front->getNextNode(); o != group.ops.back();) {
-    Operation *between = o;
-    o = o->getNextNode();
-    if (!llvm::is_contained(group.ops, between))
-      between->moveBefore(front);
-  }
+  moveOthersBefore(group.ops, group.ops.back());
   std::deque<Lowering> lowerings;
   DenseMap<Operation *, Lowering *> byOp;
   for (linalg::LinalgOp op : group.ops) {
@@ -764,14 +772,7 @@ bool pointGroupFits(const infc::PointGroup &group) {
     for (Operation *o = front->getNextNode(); o && o != last; o = o->getNextNode())
       if (isa<memref::DeallocOp>(o))
         return false;
-    for (Operation *o = front->getNextNode(); o;) {
-      Operation *moved = o;
-      o = o->getNextNode();
-      if (!llvm::is_contained(group.ops, moved))
-        moved->moveBefore(front);
-      if (moved == last)
-        break;
-    }
+    moveOthersBefore(group.ops, last->getNextNode());
   }
   infc::RowGroup rows;
   rows.ops = group.ops;
@@ -783,12 +784,7 @@ bool pointGroupFits(const infc::PointGroup &group) {
 /// erases its ops.
 void lowerPointGroup(const infc::PointGroup &group) {
   linalg::LinalgOp front = group.ops.front();
-  for (Operation *o = front->getNextNode(); o != group.ops.back();) {
-    Operation *between = o;
-    o = o->getNextNode();
-    if (!llvm::is_contained(group.ops, between))
-      between->moveBefore(front);
-  }
+  moveOthersBefore(group.ops, group.ops.back());
   OpBuilder b(front);
   Location loc = front.getLoc();
   SmallVector<Value> lbs, ubs, steps;
