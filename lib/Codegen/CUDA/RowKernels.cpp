@@ -93,7 +93,8 @@ int64_t rowKernelThreads(const RowGroup &group) {
   int64_t most = 1;
   for (linalg::LinalgOp op : group.ops) {
     int64_t points = 1;
-    for (int64_t r : innerRanges(op.getStaticLoopRanges(), group.rows.size()))
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // outlives the loop (C++17)
+    for (int64_t r : innerRanges(ranges, group.rows.size()))
       points *= r;
     most = std::max(most, points);
   }
