@@ -462,6 +462,18 @@ struct Lowering {
   }
 };
 
+/// The memrefs `op` touches: its operands and what its payload captures.
+SmallVector<Value> memrefsTouched(linalg::LinalgOp op) {
+  SmallVector<Value> touched;
+  for (Value v : op->getOperands())
+    if (isa<MemRefType>(v.getType()))
+      touched.push_back(v);
+  for (Value v : infc::capturedShapedValues(op))
+    if (isa<MemRefType>(v.getType()))
+      touched.push_back(v);
+  return touched;
+}
+
 /// The fill of `op`'s only output right before it (no op between touches that buffer), if
 /// `op` reduces into it.
 linalg::FillOp fillToFold(linalg::LinalgOp op) {
@@ -479,11 +491,7 @@ linalg::FillOp fillToFold(linalg::LinalgOp op) {
     // the matmul's input, say, between the fill and the matmul); another loop nest anything.
     auto between = dyn_cast<linalg::LinalgOp>(prev);
     if (between && between.hasPureBufferSemantics()) {
-      SmallVector<Value> touched = infc::capturedShapedValues(between);
-      llvm::append_range(touched, between->getOperands());
-      if (llvm::any_of(touched, [&](Value v) {
-            return isa<MemRefType>(v.getType()) && mayOverlap(v, out);
-          }))
+      if (llvm::any_of(memrefsTouched(between), [&](Value v) { return mayOverlap(v, out); }))
         return {};
       continue;
     }
@@ -585,10 +593,8 @@ SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operatio
     Value buffer = bufferOf(written);
     Value input = inputOf(written);
     // The buffer is never written: the reduction must reach it through `input` only.
-    SmallVector<Value> reached = infc::capturedShapedValues(op);
-    llvm::append_range(reached, op->getOperands());
-    if (!input || llvm::any_of(reached, [&](Value v) {
-          return isa<MemRefType>(v.getType()) && v != input && bufferOf(v) == buffer;
+    if (!input || llvm::any_of(memrefsTouched(op), [&](Value v) {
+          return v != input && bufferOf(v) == buffer;
         }) ||
         !producer.getMatchingIndexingMap(init).isIdentity() ||
         !producer.getMatchingBlockArgument(init).use_empty() || isa<BlockArgument>(buffer) ||
@@ -729,18 +735,6 @@ void lowerRowGroup(const infc::RowGroup &group) {
       });
   for (linalg::LinalgOp op : llvm::reverse(group.ops))
     op->erase();
-}
-
-/// The memrefs `op` touches: its operands and what its payload captures.
-SmallVector<Value> memrefsTouched(linalg::LinalgOp op) {
-  SmallVector<Value> touched;
-  for (Value v : op->getOperands())
-    if (isa<MemRefType>(v.getType()))
-      touched.push_back(v);
-  for (Value v : infc::capturedShapedValues(op))
-    if (isa<MemRefType>(v.getType()))
-      touched.push_back(v);
-  return touched;
 }
 
 /// Whether `op` can move before `ops` (which come before it): it reads nothing they write,
