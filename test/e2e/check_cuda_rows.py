@@ -26,16 +26,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.dont_write_bytecode = True
 import harness  # noqa: E402
-from check_cuda_tiled import (compile_emulator_and_ptx, local_memory_kernels,  # noqa: E402
-                              ptxas_kernels, save_case)
-
-
-def graph_of(name, nodes, inputs, out_shape, inits=(), out_type=TensorProto.FLOAT):
-    """A graph of `nodes` from float inputs {name: shape} to y."""
-    return helper.make_graph(
-        nodes, name,
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)) for n, s in inputs.items()],
-        [helper.make_tensor_value_info("y", out_type, list(out_shape))], list(inits))
+from check_cuda_tiled import (case_of, compile_emulator_and_ptx, graph_of,  # noqa: E402
+                              local_memory_kernels, ptxas_kernels, save_case)
 
 
 def layernorm_case(name, shape, residual=False, relu=False):
@@ -75,8 +67,7 @@ def reduce_case(name, op, shape, axes, keepdims=0):
         node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=keepdims)
         out = [1 if a in axes else d for a, d in enumerate(shape)] if keepdims else \
             [d for a, d in enumerate(shape) if a not in axes]
-        return (graph_of(name, [node], {"x": shape}, out, inits),
-                {"x": rng.standard_normal(shape).astype(np.float32)})
+        return case_of(name, [node], {"x": shape}, out, rng, inits)
     return name, build
 
 
@@ -113,9 +104,7 @@ def main():
     infc = harness.import_infc(args.python_dir)
     tally = harness.Tally()
     for (name, build), kernels, row_kernels in CASES:
-        rng = np.random.default_rng(sum(map(ord, name)))
-        graph, inputs = build(rng)
-        path, ref = save_case(args.work, name, graph, inputs, 18)
+        inputs, path, ref = save_case(args.work, name, build, 18)
         so, ptx, failed = compile_emulator_and_ptx(args.infc, path,
                                                    os.path.join(args.work, name))
         if failed:

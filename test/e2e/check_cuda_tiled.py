@@ -37,6 +37,21 @@ PRECISIONS = {"fp32": None, "fp16": 5e-3, "bf16": 3e-2}
 ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 
 
+def graph_of(name, nodes, inputs, out_shape, inits=(), out_type=TensorProto.FLOAT):
+    """A graph of `nodes` from float inputs {name: shape} to y."""
+    return helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)) for n, s in inputs.items()],
+        [helper.make_tensor_value_info("y", out_type, list(out_shape))], list(inits))
+
+
+def case_of(name, nodes, inputs, out_shape, rng, inits=()):
+    """graph_of's graph, and standard normal values for its inputs (drawn in order, after
+    the caller's weights)."""
+    return (graph_of(name, nodes, inputs, out_shape, inits),
+            {n: rng.standard_normal(s).astype(np.float32) for n, s in inputs.items()})
+
+
 def matmul_case(name, a_shape, b_shape, bias=False, relu=False, trans_b=False):
     """(name, model, inputs): A (an input) x B (a weight), the epilogue after."""
     def build(rng):
@@ -60,10 +75,7 @@ def matmul_case(name, a_shape, b_shape, bias=False, relu=False, trans_b=False):
             nodes.append(helper.make_node("Relu", [last], ["relu"]))
             last = "relu"
         nodes.append(helper.make_node("Identity", [last], ["y"]))
-        graph = helper.make_graph(
-            nodes, name, [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape))],
-            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)], inits)
-        return graph, {"a": rng.standard_normal(a_shape).astype(np.float32)}
+        return case_of(name, nodes, {"a": a_shape}, out, rng, inits)
     return name, build
 
 
@@ -72,13 +84,7 @@ def batch_matmul_case(name, a_shape, b_shape):
     def build(rng):
         node = helper.make_node("MatMul", ["a", "b"], ["y"], name="batch_matmul")
         out = list(a_shape[:-1]) + [b_shape[-1]]
-        graph = helper.make_graph(
-            [node], name,
-            [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape)),
-             helper.make_tensor_value_info("b", TensorProto.FLOAT, list(b_shape))],
-            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)])
-        return graph, {"a": rng.standard_normal(a_shape).astype(np.float32),
-                       "b": rng.standard_normal(b_shape).astype(np.float32)}
+        return case_of(name, [node], {"a": a_shape, "b": b_shape}, out, rng)
     return name, build
 
 
@@ -95,10 +101,7 @@ def reshaped_matmul_case(name, a_shape, b_shape, out_shape):
                  helper.make_node("Reshape", ["mm", "shape"], ["reshaped"]),
                  helper.make_node("Add", ["reshaped", "bias"], ["biased"]),
                  helper.make_node("Relu", ["biased"], ["y"])]
-        graph = helper.make_graph(
-            nodes, name, [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape))],
-            [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape))], inits)
-        return graph, {"a": rng.standard_normal(a_shape).astype(np.float32)}
+        return case_of(name, nodes, {"a": a_shape}, out_shape, rng, inits)
     return name, build
 
 
@@ -109,13 +112,7 @@ def transposed_b_case(name, q_shape, k_shape):
         nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
                  helper.make_node("MatMul", ["q", "kt"], ["y"], name="scores")]
         out = list(q_shape[:-1]) + [k_shape[-2]]
-        graph = helper.make_graph(
-            nodes, name,
-            [helper.make_tensor_value_info("q", TensorProto.FLOAT, list(q_shape)),
-             helper.make_tensor_value_info("k", TensorProto.FLOAT, list(k_shape))],
-            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)])
-        return graph, {"q": rng.standard_normal(q_shape).astype(np.float32),
-                       "k": rng.standard_normal(k_shape).astype(np.float32)}
+        return case_of(name, nodes, {"q": q_shape, "k": k_shape}, out, rng)
     return name, build
 
 
@@ -135,10 +132,7 @@ def heads_case(name, a_shape, b_shape, heads):
                  helper.make_node("Reshape", ["biased", "shape"], ["split"]),
                  helper.make_node("Transpose", ["split"], ["y"], perm=[0, 2, 1, 3])]
         out = [shape[0], heads, shape[1], n // heads]
-        graph = helper.make_graph(
-            nodes, name, [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape))],
-            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)], inits)
-        return graph, {"a": rng.standard_normal(a_shape).astype(np.float32)}
+        return case_of(name, nodes, {"a": a_shape}, out, rng, inits)
     return name, build
 
 
@@ -157,12 +151,8 @@ def conv_case(name, x_shape, filters, kernel, strides=(1, 1), pads=(0, 0, 0, 0),
         relu = helper.make_node("Relu", ["conv"], ["y"])
         size = [(x_shape[2 + i] + pads[i] + pads[i + 2] - dilations[i] * (kernel[i] - 1) - 1)
                 // strides[i] + 1 for i in range(2)]
-        graph = helper.make_graph(
-            [conv, relu], name,
-            [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))],
-            [helper.make_tensor_value_info("y", TensorProto.FLOAT,
-                                           [x_shape[0], filters] + size)], inits)
-        return graph, {"x": rng.standard_normal(x_shape).astype(np.float32)}
+        return case_of(name, [conv, relu], {"x": x_shape}, [x_shape[0], filters] + size,
+                       rng, inits)
     return name, build
 
 
@@ -232,14 +222,16 @@ def local_memory_kernels(ptx_path):
 MAX_SPILL_BYTES = 8
 
 
-def save_case(work, name, graph, inputs, opset):
-    """Saves `graph` as a checked model WORK/NAME.onnx: (its path, onnxruntime's y)."""
+def save_case(work, name, build, opset):
+    """Builds case `name` (`build` seeded by the name) and saves its graph as a checked model
+    WORK/NAME.onnx: (its inputs, its path, onnxruntime's y)."""
+    graph, inputs = build(np.random.default_rng(sum(map(ord, name))))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
     path = os.path.join(work, name + ".onnx")
     onnx.save(model, path)
-    return path, harness.ort_reference(path, inputs)["y"]
+    return inputs, path, harness.ort_reference(path, inputs)["y"]
 
 
 def compile_emulator_and_ptx(infc, path, stem, extra=()):
@@ -266,9 +258,7 @@ def main():
     infc = harness.import_infc(args.python_dir)
     tally = harness.Tally()
     for (name, build), tiled, tile in CASES:
-        rng = np.random.default_rng(sum(map(ord, name)))
-        graph, inputs = build(rng)
-        path, ref = save_case(args.work, name, graph, inputs, 17)
+        inputs, path, ref = save_case(args.work, name, build, 17)
         for precision, rel_l2 in PRECISIONS.items():
             what = f"{name} {precision}"
             so, ptx, failed = compile_emulator_and_ptx(
