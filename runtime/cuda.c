@@ -8,8 +8,9 @@
  * The generated host code (MLIR's gpu-to-llvm lowering) calls mgpuModuleLoad from a global
  * constructor at load time, and per kernel launch mgpuModuleGetFunction, mgpuStreamCreate,
  * mgpuLaunchKernel, mgpuStreamSynchronize and mgpuStreamDestroy. Here a module is loaded into
- * the driver only at its first launch, every launch goes on the stream of the run in progress
- * on this thread, and the run synchronizes once, after copying the outputs back. */
+ * the driver only at its first launch (and unloaded with the last session), every launch goes
+ * on the stream of the run in progress on this thread, and the run synchronizes once, after
+ * copying the outputs back. */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -57,6 +58,7 @@ static struct {
   CUresult (*StreamDestroy)(CUstream);
   CUresult (*StreamSynchronize)(CUstream);
   CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleUnload)(CUmodule);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, CUstream, void **, void **);
@@ -111,6 +113,7 @@ static void open_driver(void) {
   LOAD(StreamDestroy, "cuStreamDestroy_v2");
   LOAD(StreamSynchronize, "cuStreamSynchronize");
   LOAD(ModuleLoadData, "cuModuleLoadData");
+  LOAD(ModuleUnload, "cuModuleUnload");
   LOAD(ModuleGetFunction, "cuModuleGetFunction");
   LOAD(LaunchKernel, "cuLaunchKernel");
   LOAD(GetErrorString, "cuGetErrorString");
@@ -146,6 +149,8 @@ static void open_driver(void) {
 /* ---- what the generated code calls ---------------------------------------------------- */
 
 typedef struct cuda_module {
+  struct cuda_module *next; /* the .so's modules, unloaded from the driver with its last
+                               session */
   const void *image; /* the fatbin, in the .so's read-only data */
   size_t size;
   void *aligned;     /* a copy when the image is not 8-byte aligned (the driver wants it) */
@@ -166,6 +171,7 @@ typedef struct cuda_run {
 
 static _Thread_local cuda_run *current_run;
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+static cuda_module *modules; /* guarded by modules_lock */
 
 static void run_failed(CUresult r, const char *what, const char *name) {
   cuda_run *run = current_run;
@@ -191,19 +197,46 @@ void *mgpuModuleLoad(const void *data, size_t size) {
   if (m) {
     m->image = data;
     m->size = size;
+    pthread_mutex_lock(&modules_lock);
+    m->next = modules;
+    modules = m;
+    pthread_mutex_unlock(&modules_lock);
   }
   return m;
 }
 
-/* At unload time: the driver may already be gone at process exit, so the module stays with
- * the context, which the driver tears down itself. */
+/* Unloads what the driver holds of every module; the next launch loads it again. Called
+ * with the context current when the last session goes, so no run is in progress and no
+ * graph holds a function. */
+static void unload_modules(void) {
+  pthread_mutex_lock(&modules_lock);
+  for (cuda_module *m = modules; m; m = m->next) {
+    if (m->module)
+      drv.ModuleUnload(m->module);
+    m->module = NULL;
+    m->num_functions = 0;
+  }
+  pthread_mutex_unlock(&modules_lock);
+}
+
+/* At unload time (dlclose, or process exit). The driver's module went with the last
+ * session; one still loaded means the process is exiting with sessions (or a session
+ * outlived its .so), when the driver may already be gone: it stays with the context, which
+ * the driver tears down itself. */
 void mgpuModuleUnload(void *module) {
   cuda_module *m = module;
-  if (m) {
-    free(m->functions);
-    free(m->aligned);
-    free(m);
-  }
+  if (!m)
+    return;
+  pthread_mutex_lock(&modules_lock);
+  for (cuda_module **link = &modules; *link; link = &(*link)->next)
+    if (*link == m) {
+      *link = m->next;
+      break;
+    }
+  pthread_mutex_unlock(&modules_lock);
+  free(m->functions);
+  free(m->aligned);
+  free(m);
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
@@ -269,7 +302,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
 
 /* ---- sessions -------------------------------------------------------------------------- */
 
-/* The device copy of the weights: uploaded by the first session, freed with the last. */
+/* The device copy of the weights: uploaded by the first session, freed with the last (as
+ * the kernel modules, loaded by the first session's capture or run, are unloaded). */
 static pthread_mutex_t weights_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUdeviceptr weights_device;
 static size_t weights_users;
@@ -365,9 +399,11 @@ void infc__cuda_session_destroy(infc__cuda_session *c) {
     drv.StreamDestroy(c->capture_stream);
   if (c->holds_weights) {
     pthread_mutex_lock(&weights_lock);
-    if (--weights_users == 0 && weights_device) {
-      drv.MemFree(weights_device);
+    if (--weights_users == 0) {
+      if (weights_device)
+        drv.MemFree(weights_device);
       weights_device = 0;
+      unload_modules();
     }
     pthread_mutex_unlock(&weights_lock);
   }

@@ -18,6 +18,8 @@ shows what reached the driver:
     run returns);
   - a library-owned output (data NULL) with INFC_TENSOR_DEVICE, and unknown flags, are
     refused with a message;
+  - the last session unloads the kernel modules and frees all it allocated, a later
+    session loads them again, and dlclose of the .so then calls the driver no more;
   - the Python package with objects that have __cuda_array_interface__ (as CuPy and
     PyTorch CUDA tensors do) and a caller's stream: the same device-only run, the given
     arrays returned; without out=, host outputs copied back and waited for.
@@ -162,6 +164,8 @@ def child(args):
     if st:
         print(f"run: status {st}: {message}")
         return 1
+    if args.stage == "lifetime":
+        return lifetime(args, lib, model, opts, session, ins, outs)
     ops = [line.split() for line in open(args.log)]
     names = [op[0] for op in ops]
     problems = []
@@ -184,6 +188,45 @@ def child(args):
                 problems.append(f"output {j} was not written")
     counts = ", ".join(f"{n} {op}" for op, n in collections.Counter(names).items())
     print("; ".join(problems) if problems else f"ok: {counts}")
+    return 1 if problems else 0
+
+
+def lifetime(args, lib, model, opts, session, ins, outs):
+    """The last session gives back all the device holds of the model (the modules too), and
+    a later session loads them again; dlclose then reaches the driver no more."""
+    def ops():
+        return [line.split()[0] for line in open(args.log)]
+
+    def run_one_session():
+        session = ctypes.c_void_p()
+        st = lib.infc_session_create(model, ctypes.byref(opts), ctypes.byref(session))
+        if st == 0:
+            st = lib.infc_run(session, ins, len(ins), outs, len(outs))
+        lib.infc_session_release(session)
+        return st
+
+    problems = []
+    open(args.log, "w").close()
+    lib.infc_session_release(session)
+    first = ops()
+    if first.count("unload") != 1 or "alloc" in first or "free" not in first:
+        problems.append(f"the last session's destruction: {collections.Counter(first)}")
+    open(args.log, "w").close()
+    if run_one_session():
+        problems.append("a second session after the first had gone failed to run")
+    second = ops()
+    counts = collections.Counter(second)
+    if counts["load"] != 1 or counts["unload"] != 1 or counts["alloc"] != counts["free"] or \
+            second[-1] != "unload":
+        problems.append(f"a second session: {counts} (expected one load and one unload, "
+                        "every allocation freed)")
+    lib.infc_model_release(model)
+    open(args.log, "w").close()
+    import _ctypes
+    _ctypes.dlclose(lib._handle)
+    if ops():
+        problems.append(f"dlclose reached the driver: {ops()}")
+    print("; ".join(problems) if problems else f"ok: the second session: {dict(counts)}")
     return 1 if problems else 0
 
 
@@ -210,7 +253,8 @@ def main(argv=None):
         print(f"FAIL compile\n{r.describe()}")
         return 1
     failed = 0
-    stages = ("device", "no-graph", "host-input", "library-owned", "bad-flags", "python")
+    stages = ("device", "no-graph", "host-input", "library-owned", "bad-flags", "lifetime",
+              "python")
     for stage in stages:
         log = os.path.join(args.work, stage + ".log")
         env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log)
