@@ -6,14 +6,16 @@
 infc-linalg-to-gpu-loops runs a row group (reductions of a tensor's trailing dims with the
 elementwise ops around them over the same leading dims: a LayerNorm, a softmax) as one
 kernel of a block per row, the threads splitting the row and combining their partial
-results in shared memory (lib/Codegen/CUDA/RowKernels.cpp). Each case is a model whose row
+results by warp shuffles, then the warps' through shared memory (32-bit values; others by
+a tree in shared memory) (lib/Codegen/CUDA/RowKernels.cpp). Each case is a model whose row
 is not a multiple of the block (or smaller than a warp's share), with the number of kernels
 its --target cuda build must have in all and how many of them are row kernels (the ones
 with barriers). For each case:
   - compiled --target cuda-emulator (the kernels' IR, barriers and shared memory included,
     run on the CPU), its output matches onnxruntime within 1e-4 + 1e-4 |ORT|;
-  - compiled --target cuda --emit=ptx, the PTX has the expected kernels, and ptxas (sm_80
-    and sm_90) accepts them without spills.
+  - compiled --target cuda --emit=ptx, the PTX has the expected kernels, a row kernel's
+    partial results (all 32-bit here) go through butterfly shuffles (shfl.sync.bfly), and
+    ptxas (sm_80 and sm_90) accepts them without spills.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -120,9 +122,12 @@ def main():
             ok, summary = harness.compare(got, ref, rtol=1e-4, atol=1e-4)
         problems = []
         with open(ptx) as f:
-            entries = len(re.findall(r"\.entry ", f.read()))
+            text = f.read()
+        entries = len(re.findall(r"\.entry ", text))
         if entries != kernels:
             problems.append(f"{entries} kernels, expected {kernels}")
+        if row_kernels and "shfl.sync.bfly" not in text:
+            problems.append("no warp shuffle in the row kernel's PTX")
         local = local_memory_kernels(ptx)
         if local:
             problems.append(f"local memory in the PTX of {sorted(local)}")

@@ -10,8 +10,9 @@
 // before a barrier and used after it is recomputed if it is pure (index arithmetic on the
 // thread and block ids); anything else crossing a barrier is refused, except a loop value of
 // the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer.
-// Shared memory is one buffer reused by the blocks in turn, private memory one slice of a
-// buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every thread of
+// A warp shuffle splits the kernel as a barrier does: every thread leaves the value it
+// shares in a buffer before any reads its partner's. Shared memory is one buffer reused by
+// the blocks in turn, private memory one slice of a buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every thread of
 // the warp (vector ops: each thread computes the warp's product).
 //
 //===----------------------------------------------------------------------===//
@@ -30,8 +31,13 @@ namespace infc {
 using namespace mlir;
 
 namespace {
+/// Whether `op` is or holds a barrier or a shuffle (a point where the threads exchange).
 bool containsBarrier(Operation *op) {
-  return op->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); }).wasInterrupted();
+  return op->walk([](Operation *inner) {
+             return isa<gpu::BarrierOp, gpu::ShuffleOp>(inner) ? WalkResult::interrupt()
+                                                               : WalkResult::advance();
+           })
+      .wasInterrupted();
 }
 
 struct Emulation {
@@ -186,8 +192,57 @@ struct Emulation {
     return false;
   }
 
-  /// Emits `op` under `mapping`: WMMA ops as vector ops, anything else cloned.
+  /// A shuffle: the value its source lane left in the shuffle's buffer (the thread's own
+  /// when the source is outside the `width` lanes, as the GPU's `valid` false says). Lanes
+  /// are a 32-thread warp's, by linear thread index.
+  void emulateShuffle(gpu::ShuffleOp shuffle, IRMapping &mapping) {
+    auto index = [&](Value i32) {
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                        mapping.lookupOrDefault(i32))
+          .getResult();
+    };
+    Value offset = index(shuffle.getOffset()), width = index(shuffle.getWidth());
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
+    Value lane = arith::RemUIOp::create(b, loc, currentThread, warpSize);
+    Value warp = arith::SubIOp::create(b, loc, currentThread, lane);
+    Value source, valid;
+    switch (shuffle.getMode()) {
+    case gpu::ShuffleMode::XOR:
+      source = arith::XOrIOp::create(b, loc, lane, offset);
+      break;
+    case gpu::ShuffleMode::DOWN:
+      source = arith::AddIOp::create(b, loc, lane, offset);
+      break;
+    case gpu::ShuffleMode::UP:
+      source = arith::SubIOp::create(b, loc, lane, offset);
+      valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lane, offset);
+      break;
+    case gpu::ShuffleMode::IDX:
+      source = offset;
+      break;
+    }
+    if (!valid)
+      valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, source, width);
+    Value from = arith::AddIOp::create(
+        b, loc, warp, arith::SelectOp::create(b, loc, valid, source, lane));
+    Value buffer = spills.lookup(shuffle.getValue());
+    SmallVector<Value> indices = spillIndices(buffer);
+    indices[0] = from;
+    mapping.map(shuffle.getShuffleResult(),
+                memref::LoadOp::create(b, loc, buffer, indices).getResult());
+    mapping.map(shuffle.getValid(), valid);
+  }
+
+  /// Emits `op` under `mapping`: WMMA ops as vector ops, shuffles from their buffers,
+  /// anything else cloned.
   LogicalResult emit(Operation &op, IRMapping &mapping) {
+    if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+      if (!spills.count(shuffle.getValue()) || !currentThread)
+        return op.emitError("infc-gpu-launch-to-loops: a shuffle outside the kernel's body "
+                            "or a loop with barriers");
+      emulateShuffle(shuffle, mapping);
+      return success();
+    }
     FailureOr<bool> mma = emulateMma(op, mapping);
     if (failed(mma))
       return failure();
@@ -317,13 +372,32 @@ struct Emulation {
         segment.clear();
         continue;
       }
+      // A shuffle: the code before it runs for every thread, each leaving the value it
+      // shares in a buffer; the shuffle itself opens the next piece.
+      if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+        Value shared = shuffle.getValue();
+        if (isa<VectorType>(shared.getType()))
+          return op.emitError("infc-gpu-launch-to-loops: a shuffle of a vector");
+        LogicalResult piece = success();
+        if (spills.count(shared)) { // in its buffer already (shuffled before, a loop value)
+          piece = runForEachThread(segment, blockLevel);
+        } else {
+          Value buffer = spillBuffer(shared.getType());
+          piece = runForEachThread(segment, blockLevel, shared, buffer);
+          spills[shared] = buffer;
+        }
+        if (failed(piece))
+          return failure();
+        segment.assign({&op});
+        continue;
+      }
       if (!containsBarrier(&op)) {
         segment.push_back(&op);
         continue;
       }
       auto loop = dyn_cast<scf::ForOp>(op);
       if (!loop)
-        return op.emitError("infc-gpu-launch-to-loops: a barrier inside '")
+        return op.emitError("infc-gpu-launch-to-loops: a barrier or shuffle inside '")
                << op.getName() << "' (only in the kernel's body or an scf.for there)";
       // Loop values: a buffer each, where every thread leaves its starting values at the
       // end of the piece before the loop (which may compute them).

@@ -13,6 +13,11 @@ using namespace mlir;
 namespace infc {
 namespace {
 constexpr int64_t kMaxThreads = 256;
+constexpr int64_t kWarp = 32;
+
+/// Whether a reduction's partial results go through warp shuffles (32-bit values, which
+/// NVVM shuffles in one instruction) rather than a tree over shared memory.
+bool shufflesCombine(Type element) { return element.getIntOrFloatBitWidth() == 32; }
 
 /// Loop ranges of `op` after the rows' (a row's points).
 ArrayRef<int64_t> innerRanges(ArrayRef<int64_t> ranges, size_t rowRank) {
@@ -50,6 +55,55 @@ struct RowKernelBuilder {
     mapping.map(combiner->getOperand(0), x);
     mapping.map(combiner->getOperand(1), y);
     return b.clone(*combiner, mapping)->getResult(0);
+  }
+
+  /// The block's total of the threads' `partial`s in every thread: each warp's by a
+  /// butterfly of shuffles (every lane ends with it), the warps' through `shared` (one
+  /// element a warp), summed by every thread in the same order. One barrier.
+  Value combineByShuffles(Operation *combiner, Value partial, Value tid, Value shared) {
+    for (int32_t offset = kWarp / 2; offset >= 1; offset /= 2) {
+      auto shuffle = gpu::ShuffleOp::create(b, loc, partial, offset, kWarp,
+                                            gpu::ShuffleMode::XOR);
+      partial = combine(combiner, partial, shuffle.getShuffleResult());
+    }
+    if (threads == kWarp)
+      return partial;
+    Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarp));
+    Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c(0));
+    auto ifOp = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inIf(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value warp = arith::DivUIOp::create(b, loc, tid, c(kWarp));
+      memref::StoreOp::create(b, loc, partial, shared, warp);
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value total = memref::LoadOp::create(b, loc, shared, ValueRange{c(0)});
+    for (int64_t warp = 1; warp < threads / kWarp; ++warp)
+      total = combine(combiner, total,
+                      memref::LoadOp::create(b, loc, shared, ValueRange{c(warp)}));
+    return total;
+  }
+
+  /// The block's total of the threads' `partial`s: a tree over `shared` (one element a
+  /// thread), each step halving the threads holding a partial result. Read by thread 0.
+  Value combineInSharedMemory(Operation *combiner, Value partial, Value tid, Value shared) {
+    memref::StoreOp::create(b, loc, partial, shared, tid);
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t half = threads / 2; half >= 1; half /= 2) {
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, c(half));
+      auto ifOp = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard inIf(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value mine = memref::LoadOp::create(b, loc, shared, tid);
+        Value other = memref::LoadOp::create(
+            b, loc, shared, ValueRange{arith::AddIOp::create(b, loc, tid, c(half))});
+        memref::StoreOp::create(b, loc, combine(combiner, mine, other), shared, tid);
+      }
+      gpu::BarrierOp::create(b, loc);
+    }
+    return memref::LoadOp::create(b, loc, shared, ValueRange{c(0)});
   }
 
   /// for p = tid; p < points; p += threads, `body(dims)` at the row's point p.
@@ -109,14 +163,17 @@ void emitRowKernel(OpBuilder &b, const RowGroup &group, RowPoint point, RowParti
   b.setInsertionPoint(group.ops.front());
   MLIRContext *ctx = b.getContext();
 
-  // One shared buffer of partial results a reduction.
+  // One shared buffer of partial results a reduction: a warp's each, or a thread's.
   SmallVector<Type> workgroup;
-  for (linalg::LinalgOp op : group.ops)
-    if (op.getNumReductionLoops())
-      workgroup.push_back(MemRefType::get(
-          {k.threads}, getElementTypeOrSelf(op.getDpsInits()[0].getType()),
-          MemRefLayoutAttrInterface(),
-          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+  for (linalg::LinalgOp op : group.ops) {
+    if (!op.getNumReductionLoops())
+      continue;
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    workgroup.push_back(MemRefType::get(
+        {shufflesCombine(element) ? k.threads / kWarp : k.threads}, element,
+        MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+  }
   int64_t rows = 1;
   for (int64_t r : group.rows)
     rows *= r;
@@ -162,23 +219,10 @@ void emitRowKernel(OpBuilder &b, const RowGroup &group, RowPoint point, RowParti
                                 [&](ArrayRef<Value> dims, ValueRange acc) {
                                   return SmallVector<Value>{partial(b, op, dims, acc[0])};
                                 });
-    // A tree over shared memory: each step halves the threads holding a partial result.
     Value shared = launch.getWorkgroupAttributions()[nextShared++];
-    memref::StoreOp::create(b, k.loc, loop.getResult(0), shared, tid);
-    gpu::BarrierOp::create(b, k.loc);
-    for (int64_t half = k.threads / 2; half >= 1; half /= 2) {
-      Value active = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::ult, tid, k.c(half));
-      auto ifOp = scf::IfOp::create(b, k.loc, active, /*withElseRegion=*/false);
-      {
-        OpBuilder::InsertionGuard inIf(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value mine = memref::LoadOp::create(b, k.loc, shared, tid);
-        Value other = memref::LoadOp::create(
-            b, k.loc, shared, ValueRange{arith::AddIOp::create(b, k.loc, tid, k.c(half))});
-        memref::StoreOp::create(b, k.loc, k.combine(combiner, mine, other), shared, tid);
-      }
-      gpu::BarrierOp::create(b, k.loc);
-    }
+    Value total = shufflesCombine(start.getType())
+                      ? k.combineByShuffles(combiner, loop.getResult(0), tid, shared)
+                      : k.combineInSharedMemory(combiner, loop.getResult(0), tid, shared);
     // Thread 0 adds the starting value (the fill's, or the output's) and stores the row's.
     Value isFirst = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::eq, tid, k.c(0));
     auto ifOp = scf::IfOp::create(b, k.loc, isFirst, /*withElseRegion=*/false);
@@ -190,7 +234,6 @@ void emitRowKernel(OpBuilder &b, const RowGroup &group, RowPoint point, RowParti
       init = fill.getInputs()[0];
     else
       init = memref::LoadOp::create(b, k.loc, out, rowDims);
-    Value total = memref::LoadOp::create(b, k.loc, shared, ValueRange{k.c(0)});
     memref::StoreOp::create(b, k.loc, k.combine(combiner, total, init), out, rowDims);
   }
 }

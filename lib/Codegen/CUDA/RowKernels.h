@@ -3,9 +3,10 @@
 // infc-linalg-to-gpu-loops runs a row group (infc/Support/KernelGroups.h: a LayerNorm's
 // reductions and elementwise ops, a softmax's) as one gpu.launch: a block per row, its
 // threads splitting each op's points of the row (neighbouring threads on neighbouring
-// elements), each reduction's partial results combined through shared memory, a barrier
-// between the ops. A thread-per-row loop would read a row with one thread and take a kernel
-// per op. Whether the group's memory allows it is the caller's question; so is each op's
+// elements), each reduction's partial results combined by warp shuffles, then across the
+// warps through shared memory (values other than 32-bit by a shared-memory tree), a
+// barrier between the ops. A thread-per-row loop would read a row with one thread and take
+// a kernel per op. Whether the group's memory allows it is the caller's question; so is each op's
 // payload at a point.
 //
 //===----------------------------------------------------------------------===//

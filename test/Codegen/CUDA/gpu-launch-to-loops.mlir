@@ -148,10 +148,92 @@ func.func @conditional_barrier(%a: memref<64xf32>, %p: i1) {
   %c64 = arith.constant 64 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
-    // expected-error @+1 {{infc-gpu-launch-to-loops: a barrier inside 'scf.if'}}
+    // expected-error @+1 {{infc-gpu-launch-to-loops: a barrier or shuffle inside 'scf.if'}}
     scf.if %p {
       gpu.barrier
     }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A shuffle under a condition: the lanes that skip it would not leave their value.
+func.func @conditional_shuffle(%a: memref<64xf32>, %p: i1) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1 : i32
+  %width = arith.constant 32 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<64xf32>
+    // expected-error @+1 {{infc-gpu-launch-to-loops: a barrier or shuffle inside 'scf.if'}}
+    scf.if %p {
+      %s, %v = gpu.shuffle xor %x, %one, %width : f32
+      memref.store %s, %a[%tx] : memref<64xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Shuffles split the kernel as barriers do: each thread leaves the value it shares in a
+// buffer (one a thread), then reads its source lane's: lane = thread mod 32, xor: lane ^ 1,
+// down: lane + 16, where the source is outside the width its own (valid false). The
+// shuffled value itself, used after the shuffle, is read back from the thread's element.
+// CHECK-LABEL: func.func @shuffles
+// CHECK-SAME: (%[[A:.*]]: memref<64xf32>, %[[B:.*]]: memref<64xf32>, %[[V:.*]]: memref<64xi1>)
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C1I:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[C16I:.*]] = arith.constant 16 : i32
+// CHECK: %[[TS:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: %[[XS:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: scf.for %[[T0:.*]] = %{{.*}} to %[[C64]]
+// CHECK: %[[I0:.*]] = arith.addi %{{.*}}, %[[T0]]
+// CHECK: %[[X:.*]] = memref.load %[[A]][%[[T0]]]
+// CHECK: memref.store %[[X]], %[[XS]][%[[I0]]]
+// CHECK: scf.for %[[T1:.*]] = %{{.*}} to %[[C64]]
+// CHECK: %[[I1:.*]] = arith.addi %{{.*}}, %[[T1]]
+// CHECK: %[[MINE:.*]] = memref.load %[[XS]][%[[I1]]]
+// CHECK: %[[OFF:.*]] = arith.index_cast %[[C1I]]
+// CHECK: %[[WIDTH:.*]] = arith.index_cast
+// CHECK: %[[LANE:.*]] = arith.remui %[[I1]], %c32
+// CHECK: %[[WARP:.*]] = arith.subi %[[I1]], %[[LANE]]
+// CHECK: %[[SRC:.*]] = arith.xori %[[LANE]], %[[OFF]]
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[SRC]], %[[WIDTH]]
+// CHECK: %[[L:.*]] = arith.select %[[OK]], %[[SRC]], %[[LANE]]
+// CHECK: %[[FROM:.*]] = arith.addi %[[WARP]], %[[L]]
+// CHECK: %[[OTHER:.*]] = memref.load %[[XS]][%[[FROM]]]
+// CHECK: %[[T:.*]] = arith.addf %[[MINE]], %[[OTHER]]
+// CHECK: memref.store %[[T]], %[[TS]][%[[I1]]]
+// CHECK: scf.for %[[T2:.*]] = %{{.*}} to %[[C64]]
+// CHECK: %[[DOFF:.*]] = arith.index_cast %[[C16I]]
+// CHECK: %[[DOWN:.*]] = arith.addi %{{.*}}, %[[DOFF]]
+// CHECK: %[[OK2:.*]] = arith.cmpi ult, %[[DOWN]], %{{.*}}
+// CHECK: arith.select %[[OK2]], %[[DOWN]]
+// CHECK: %[[S:.*]] = memref.load %[[TS]][%{{.*}}]
+// CHECK: memref.store %[[S]], %[[B]][%[[T2]]]
+// CHECK: memref.store %[[OK2]], %[[V]][%[[T2]]]
+// CHECK-NOT: gpu.
+// CHECK: memref.dealloc
+// CHECK: memref.dealloc
+func.func @shuffles(%a: memref<64xf32>, %b: memref<64xf32>, %valid: memref<64xi1>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1 : i32
+  %sixteen = arith.constant 16 : i32
+  %width = arith.constant 32 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<64xf32>
+    %s, %v = gpu.shuffle xor %x, %one, %width : f32
+    %t = arith.addf %x, %s : f32
+    %d, %dv = gpu.shuffle down %t, %sixteen, %width : f32
+    memref.store %d, %b[%tx] : memref<64xf32>
+    memref.store %dv, %valid[%tx] : memref<64xi1>
     gpu.terminator
   }
   return

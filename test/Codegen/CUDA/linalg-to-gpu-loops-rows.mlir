@@ -3,9 +3,10 @@
 
 // A LayerNorm's ops over rows of 100 (its mean and variance reductions, the elementwise
 // ops between and after them) run as one kernel: a block per row (4), 128 threads each
-// taking every 128th element of the row, a reduction's partial sums combined in a
-// shared-memory tree (64, 32, ..., 1 threads), thread 0 adding the fill's value and
-// storing the row's result, a barrier before each next op. No loop nest is left.
+// taking every 128th element of the row. A reduction's partial sums (f32) are combined in
+// each warp by a butterfly of shuffles (xor 16, 8, ..., 1), the 4 warps' totals through
+// shared memory after one barrier, added up by every thread; thread 0 adds the fill's value
+// and stores the row's result, a barrier before each next op. No loop nest is left.
 // CHECK-LABEL: func.func @layernorm
 // CHECK-SAME: (%[[WS:.*]]: memref<2048xi8>, %[[X:.*]]: memref<4x100xf32>, %[[Y:.*]]: memref<4x100xf32>)
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -13,19 +14,31 @@
 // CHECK-DAG: %[[CENTERED:.*]] = memref.view %[[WS]][%c128][] : memref<2048xi8> to memref<4x100xf32>
 // CHECK-NOT: scf.parallel
 // CHECK: gpu.launch blocks(%[[ROW:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1)
-// CHECK-SAME: workgroup(%[[S1:.*]] : memref<128xf32, #gpu.address_space<workgroup>>, %[[S2:.*]] : memref<128xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[S1:.*]] : memref<4xf32, #gpu.address_space<workgroup>>, %[[S2:.*]] : memref<4xf32, #gpu.address_space<workgroup>>)
 // CHECK: %[[PART:.*]] = scf.for %[[P:.*]] = %[[TID]] to %c100 step %c128 iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
 // CHECK: memref.load %[[X]][%[[ROW]], %[[P]]]
-// CHECK: memref.store %[[PART]], %[[S1]][%[[TID]]]
-// CHECK-NEXT: gpu.barrier
-// CHECK: arith.cmpi ult, %[[TID]], %c64
-// CHECK: scf.if
-// CHECK: arith.addf
-// CHECK: memref.store %{{.*}}, %[[S1]][%[[TID]]]
+// CHECK: %[[SH16:.*]], %{{.*}} = gpu.shuffle  xor %[[PART]], %c16_i32, %c32_i32 : f32
+// CHECK: %[[W16:.*]] = arith.addf %[[PART]], %[[SH16]]
+// CHECK: gpu.shuffle  xor %[[W16]], %c8_i32, %c32_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32
+// CHECK: %[[SH1:.*]], %{{.*}} = gpu.shuffle  xor %[[W2:.*]], %c1_i32, %c32_i32
+// CHECK: %[[WARP:.*]] = arith.addf %[[W2]], %[[SH1]]
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32
+// CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: scf.if %[[LEADER]] {
+// CHECK: %[[W:.*]] = arith.divui %[[TID]], %c32
+// CHECK: memref.store %[[WARP]], %[[S1]][%[[W]]]
 // CHECK: gpu.barrier
+// CHECK: %[[T0:.*]] = memref.load %[[S1]][%c0]
+// CHECK: %[[T1:.*]] = memref.load %[[S1]][%c1]
+// CHECK: %[[T01:.*]] = arith.addf %[[T0]], %[[T1]]
+// CHECK: memref.load %[[S1]][%c2]
+// CHECK: arith.addf %[[T01]]
+// CHECK: memref.load %[[S1]][%c3]
+// CHECK: %[[TOTAL:.*]] = arith.addf
 // CHECK: arith.cmpi eq, %[[TID]], %c0
 // CHECK: scf.if
-// CHECK: %[[TOTAL:.*]] = memref.load %[[S1]][%c0]
 // CHECK: %[[SUM:.*]] = arith.addf %[[TOTAL]], %[[ZERO]]
 // CHECK: memref.store %[[SUM]], %[[MEAN]][%[[ROW]]]
 // CHECK: gpu.barrier
@@ -34,7 +47,8 @@
 // CHECK: memref.store %{{.*}}, %[[CENTERED]][%[[ROW]], %[[Q]]]
 // CHECK: gpu.barrier
 // CHECK: scf.for
-// CHECK: memref.store %{{.*}}, %[[S2]][%[[TID]]]
+// CHECK: gpu.shuffle
+// CHECK: memref.store %{{.*}}, %[[S2]][%{{.*}}]
 // CHECK: math.rsqrt
 // CHECK: memref.store %{{.*}}, %[[Y]]
 // CHECK: gpu.terminator
@@ -85,6 +99,42 @@ func.func @layernorm(%ws: memref<2048xi8>, %x: memref<4x100xf32>, %y: memref<4x1
     %r = math.rsqrt %b : f32
     %n = arith.mulf %v, %r : f32
     linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// A sum of halves (f16: NVVM has no one-instruction shuffle for it) is combined in a
+// shared-memory tree instead: a partial sum a thread in shared memory, each step halving
+// the threads that add (32, 16, ..., 1), a barrier after each; thread 0 reads the total.
+// CHECK-LABEL: func.func @sum_f16
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[S:.*]] : memref<64xf16, #gpu.address_space<workgroup>>)
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[PART:.*]] = scf.for
+// CHECK: memref.store %[[PART]], %[[S]][%[[TID:.*]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.cmpi ult, %[[TID]], %c32
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %[[S]][%[[TID]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.cmpi ult, %[[TID]], %c1
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[S]][%c0]
+// CHECK-NOT: gpu.shuffle
+// CHECK: return
+#sum_in = affine_map<(i, j) -> (i, j)>
+#sum_out = affine_map<(i, j) -> (i)>
+func.func @sum_f16(%ws: memref<1024xi8>, %x: memref<3x50xf16>, %y: memref<3xf16>) {
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<3xf16>)
+  linalg.generic {indexing_maps = [#sum_in, #sum_out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x50xf16>) outs(%y : memref<3xf16>) {
+  ^bb0(%v: f16, %acc: f16):
+    %s = arith.addf %v, %acc : f16
+    linalg.yield %s : f16
   }
   return
 }
