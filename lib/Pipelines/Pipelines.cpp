@@ -18,6 +18,7 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
@@ -39,6 +40,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/Transforms/InlinerInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -75,7 +77,7 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
                   bufferization::BufferizationDialect, scf::SCFDialect,
                   affine::AffineDialect, cf::ControlFlowDialect, LLVM::LLVMDialect,
                   vector::VectorDialect, omp::OpenMPDialect, amx::AMXDialect,
-                  gpu::GPUDialect, NVVM::NVVMDialect>();
+                  gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerTilingInterfaceExternalModels(registry);
@@ -104,6 +106,7 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
   registerConvertFuncToLLVMInterface(registry);
   registerConvertMathToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
   gpu::registerConvertGpuToLLVMInterface(registry);
 }
@@ -256,7 +259,8 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addNestedPass<func::FuncOp>(infc::createInfcNarrowIntegerOperands());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
-  if (options.precision != "fp32") {
+  // tf32 keeps f32 operands: the tensor cores round them (infc-linalg-to-gpu-loops{tf32}).
+  if (options.precision != "fp32" && options.precision != "tf32") {
     infc::InfcLowerPrecisionOptions precision;
     precision.precision = options.precision;
     pm.addNestedPass<func::FuncOp>(infc::createInfcLowerPrecision(precision));
@@ -272,7 +276,9 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(infc::createInfcMemoryPlan(plan));
   pm.addPass(infc::createInfcPackWeights());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
-  pm.addNestedPass<func::FuncOp>(infc::createInfcLinalgToGpuLoops());
+  infc::InfcLinalgToGpuLoopsOptions loops;
+  loops.tf32 = options.precision == "tf32";
+  pm.addNestedPass<func::FuncOp>(infc::createInfcLinalgToGpuLoops(loops));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass()); // what is left
   // No canonicalization before the mapping: it would inline one-point loops into the host
   // function, where the loads and stores of their body cannot run.
@@ -313,6 +319,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(infc::createInfcAlignSharedMemory());
+  kernels.addPass(createConvertNVGPUToNVVMPass()); // the TF32 kernels' mma.sync
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -374,7 +381,7 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> cudaPath{*this, "cuda-path", llvm::cl::desc("CUDA toolkit"),
                                llvm::cl::init("/usr/local/cuda")};
   Option<std::string> precision{*this, "precision",
-                                llvm::cl::desc("CUDA: fp32 (default), fp16 or bf16"),
+                                llvm::cl::desc("CUDA: fp32 (default), tf32, fp16 or bf16"),
                                 llvm::cl::init("fp32")};
   Option<bool> skipGraphPasses{
       *this, "skip-graph-passes",

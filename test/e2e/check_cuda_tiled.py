@@ -9,15 +9,16 @@ memory (lib/Codegen/CUDA/TiledContraction.cpp). Each case is a model built to ta
 tile size (128, 64, 32: the kernel picks the largest that still gives 132 blocks) with
 sizes that are not multiples of the tile or of the reduction step, a fused epilogue (bias,
 Relu) where ONNX has one; with --precision fp16 the kernel runs on tensor cores instead
-(WMMA, 64 x 64 tiles). For each case and precision (fp32, fp16, bf16):
+(WMMA, 64 x 64 tiles), with --precision tf32 too (mma.sync m16n8k8, the same tiles). For
+each case and precision (fp32, tf32, fp16, bf16):
   - compiled --target cuda-emulator (the kernels' IR, barriers and shared memory included,
-    run on the CPU) its output matches onnxruntime: fp32 within 1e-4 + 1e-4 |ORT|, the half
-    types within a relative L2 error of 5e-3 (fp16) and 3e-2 (bf16);
+    run on the CPU) its output matches onnxruntime: fp32 within 1e-4 + 1e-4 |ORT|, the others
+    within a relative L2 error of 2e-3 (tf32), 5e-3 (fp16) and 3e-2 (bf16);
   - compiled --target cuda --emit=ptx, ptxas (sm_80 and sm_90) reports the expected number of
     kernels with a barrier (and at fp32 no other kernel for the ONE_KERNEL cases), each with the shared memory of the expected tile and at most 8
     bytes of spills, their PTX declares no local memory (the accumulators stay in
-    registers), and the PTX has the tensor-core kernel's
-    wmma.mma instructions (fp16: at least 8 a kernel) or none.
+    registers), and the PTX has the tensor-core kernel's instructions (fp16: at least 8
+    wmma.mma a kernel, tf32: 32 mma.sync m16n8k8 tf32) or none.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -33,8 +34,12 @@ sys.dont_write_bytecode = True
 import harness  # noqa: E402
 
 PTXAS = os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"), "bin", "ptxas")
-PRECISIONS = {"fp32": None, "fp16": 5e-3, "bf16": 3e-2}
-ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+PRECISIONS = {"fp32": None, "tf32": 2e-3, "fp16": 5e-3, "bf16": 3e-2}
+ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
+# The tensor-core instructions a tiled kernel has at least (a reduction step's: WMMA
+# 2 x 2 fragments x 2 steps of 16; mma.sync 2 x 4 x 4 steps of 8), and their PTX.
+TENSOR_CORE_OPS = {"fp16": (8, r"wmma\.mma\.sync"),
+                   "tf32": (32, r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32")}
 
 
 def graph_of(name, nodes, inputs, out_shape, inits=(), out_type=TensorProto.FLOAT):
@@ -249,6 +254,8 @@ def compile_emulator_and_ptx(infc, path, stem, extra=()):
 def shared_bytes(tile, precision):
     if precision == "fp16":  # tensor cores: A 64 x (32 + 8), B 32 x (64 + 8) halves, C 64 x 68
         return 64 * 40 * 2 + 32 * 72 * 2 + 64 * 68 * 4
+    if precision == "tf32":  # A 64 x (32 + 4), B 32 x (64 + 8), C 64 x 68, all f32
+        return (64 * 36 + 32 * 72 + 64 * 68) * 4
     depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
     return 2 * depth * (tile + 32 // depth) * ELEMENT_BYTES[precision]
 
@@ -274,12 +281,15 @@ def main():
                 ok, summary = harness.compare_rel_l2(got, ref, rel_l2)
             problems = []
             with open(ptx) as f:
-                mma = len(re.findall(r"wmma\.mma\.sync", f.read()))
-            # fp16: the tensor-core kernel, 2 x 2 fragments x 2 steps of 16 a reduction step
-            # (more if LLVM unrolls the steps); none in the others
-            if precision == "fp16" and mma < 8 * tiled or precision != "fp16" and mma:
-                problems.append(f"{mma} wmma.mma instructions, expected "
-                                f"{'at least ' + str(8 * tiled) if precision == 'fp16' else 0}")
+                text = f.read()
+            # fp16 and tf32: the tensor-core kernel's (more if LLVM unrolls the steps); none
+            # in the others
+            for kind, (per_kernel, pattern) in TENSOR_CORE_OPS.items():
+                mma = len(re.findall(pattern, text))
+                want = per_kernel * tiled if kind == precision else 0
+                if mma < want or (want == 0 and mma):
+                    problems.append(f"{mma} {kind} tensor-core instructions, expected "
+                                    f"{'at least ' + str(want) if want else 0}")
             local = local_memory_kernels(ptx)
             for arch in ("sm_80", "sm_90"):
                 kernels = ptxas_kernels(ptx, arch)
@@ -296,7 +306,7 @@ def main():
                         problems.append(f"{k}: local memory in the PTX")
                     if spilled > MAX_SPILL_BYTES:
                         problems.append(f"{arch} {k}: ptxas spilled {spilled} bytes")
-            kind = "tensor cores" if precision == "fp16" else f"tile {tile}"
+            kind = "tensor cores" if precision in TENSOR_CORE_OPS else f"tile {tile}"
             detail = "; ".join(problems) or (f"{tiled} tiled kernel(s), {kind}" if tiled
                                               else "no tiled kernel")
             tally.report(ok and not problems, f"{what}: {summary}; {detail}")

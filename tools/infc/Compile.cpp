@@ -256,8 +256,9 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     return fail("unknown --target=" + o.device + " (cpu, cuda, or cuda-emulator for tests)");
   if (o.device != "cuda" && (!o.gpus.empty() || !o.cudaPath.empty()))
     return fail("--gpu and --cuda-path need --target cuda");
-  if (o.precision != "fp32" && o.precision != "fp16" && o.precision != "bf16")
-    return fail("unknown --precision=" + o.precision + " (fp32, fp16 or bf16)");
+  if (o.precision != "fp32" && o.precision != "tf32" && o.precision != "fp16" &&
+      o.precision != "bf16")
+    return fail("unknown --precision=" + o.precision + " (fp32, tf32, fp16 or bf16)");
   if (o.precision != "fp32" && o.device == "cpu")
     return fail("--precision " + o.precision + " needs --target cuda (the CPU computes in fp32)");
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};

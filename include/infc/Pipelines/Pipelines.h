@@ -48,7 +48,8 @@ struct InfcPipelineOptions {
   /// threads (infc-gpu-launch-to-loops), to test the GPU lowering without a GPU.
   bool emulateGpu = false;
   /// CUDA: "fp16" or "bf16" stores the operands of matmuls and convolutions in that type,
-  /// accumulating in f32 (infc-lower-precision); "fp32" (default) leaves them.
+  /// accumulating in f32 (infc-lower-precision); "tf32" runs f32 ones on tensor cores as
+  /// TF32 (10-bit mantissas, f32 sums); "fp32" (default) leaves them.
   std::string precision = "fp32";
 };
 

@@ -11,13 +11,17 @@
 // thread and block ids); anything else crossing a barrier is refused, except a loop value of
 // the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer.
 // A warp shuffle splits the kernel as a barrier does: every thread leaves the value it
-// shares in a buffer before any reads its partner's. Shared memory is one buffer reused by
+// shares in a buffer before any reads its partner's; so does an nvgpu.mma.sync, each thread
+// then gathering the warp's whole A and B from the lanes' fragments (nvgpu's layout) to
+// compute its own part of the product (TF32 operands truncated as the tensor cores do). Shared memory is one buffer reused by
 // the blocks in turn, private memory one slice of a buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every thread of
 // the warp (vector ops: each thread computes the warp's product).
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
 
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -31,11 +35,22 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-/// Whether `op` is or holds a barrier or a shuffle (a point where the threads exchange).
+/// The values a warp-level op (a shuffle, an mma.sync) reads from other lanes: each thread
+/// leaves them in a buffer before the op runs. Empty for any other op.
+SmallVector<Value> exchangedValues(Operation *op) {
+  if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
+    return {shuffle.getValue()};
+  if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op))
+    return {mma.getMatrixA(), mma.getMatrixB(), mma.getMatrixC()};
+  return {};
+}
+
+/// Whether `op` is or holds a barrier or a warp-level op (a point where threads exchange).
 bool containsBarrier(Operation *op) {
   return op->walk([](Operation *inner) {
-             return isa<gpu::BarrierOp, gpu::ShuffleOp>(inner) ? WalkResult::interrupt()
-                                                               : WalkResult::advance();
+             return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::MmaSyncOp>(inner)
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
            })
       .wasInterrupted();
 }
@@ -233,16 +248,123 @@ struct Emulation {
     mapping.map(shuffle.getValid(), valid);
   }
 
-  /// Emits `op` under `mapping`: WMMA ops as vector ops, shuffles from their buffers,
-  /// anything else cloned.
+  /// A buffer of `shape` x `element` for one thread at a time, allocated before the
+  /// blocks' loops and freed after them.
+  Value scratchBuffer(ArrayRef<int64_t> shape, Type element) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(threadCount.getDefiningOp());
+    Value buffer = memref::AllocOp::create(b, loc, MemRefType::get(shape, element));
+    buffers.push_back(buffer);
+    return buffer;
+  }
+
+  /// An mma.sync (m16n8k8 TF32, or m16n8k16 f16): the warp's A [m][k] and B [n][k]
+  /// gathered from every lane's fragment where nvgpu's layout puts it, then this lane's
+  /// elements of C + A B^T. The result is also left in a buffer for later pieces.
+  LogicalResult emulateMmaSync(nvgpu::MmaSyncOp mma, IRMapping &mapping) {
+    auto shape = llvm::map_to_vector(mma.getMmaShape(), [](Attribute a) {
+      return cast<IntegerAttr>(a).getInt();
+    });
+    auto typeA = cast<VectorType>(mma.getMatrixA().getType());
+    auto typeB = cast<VectorType>(mma.getMatrixB().getType());
+    auto typeC = cast<VectorType>(mma.getMatrixC().getType());
+    Type element = typeA.getElementType(), acc = typeC.getElementType();
+    bool tf32 = mma.getTf32Enabled().has_value();
+    if (!acc.isF32() || !(tf32 ? element.isF32() : element.isF16()))
+      return mma.emitError("infc-gpu-launch-to-loops: an mma.sync other than TF32 or f16 "
+                           "operands summed in f32");
+    int64_t m = shape[0], n = shape[1], k = shape[2];
+    auto layout = [&](ArrayRef<int64_t> warpShape, Type type, nvgpu::MatMulOperandRole role) {
+      return nvgpu::getLaneIdAndValueIdToOperandCoord(
+          b, loc, nvgpu::WarpMatrixInfo{VectorType::get(warpShape, type), role});
+    };
+    FailureOr<AffineMap> mapA = layout({m, k}, element, nvgpu::MatMulOperandRole::A);
+    FailureOr<AffineMap> mapB = layout({n, k}, element, nvgpu::MatMulOperandRole::B);
+    FailureOr<AffineMap> mapC = layout({m, n}, acc, nvgpu::MatMulOperandRole::C);
+    if (failed(mapA) || failed(mapB) || failed(mapC))
+      return mma.emitError("infc-gpu-launch-to-loops: no nvgpu layout for this mma.sync");
+    auto coords = [&](AffineMap map, Value lane, int64_t value) {
+      SmallVector<Value> at;
+      for (unsigned r = 0; r < 2; ++r)
+        at.push_back(affine::AffineApplyOp::create(
+            b, loc, map.getSubMap({r}),
+            ValueRange{lane, arith::ConstantIndexOp::create(b, loc, value)}));
+      return at;
+    };
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
+    Value lane = arith::RemUIOp::create(b, loc, currentThread, warpSize);
+    Value warp = arith::SubIOp::create(b, loc, currentThread, lane);
+    // The whole A and B, from the 32 lanes' fragments.
+    Value wholeA = scratchBuffer({m, k}, element), wholeB = scratchBuffer({n, k}, element);
+    auto gather = [&](Value fragment, VectorType type, AffineMap map, Value whole) {
+      Value buffer = spills.lookup(fragment);
+      auto loop = scf::ForOp::create(b, loc, zero, warpSize, one);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value source = loop.getInductionVar();
+      Value thread = arith::AddIOp::create(b, loc, warp, source);
+      int64_t perRegister = type.getDimSize(1);
+      for (int64_t v = 0; v < type.getNumElements(); ++v) {
+        Value x = memref::LoadOp::create(
+            b, loc, buffer,
+            ValueRange{thread, arith::ConstantIndexOp::create(b, loc, v / perRegister),
+                       arith::ConstantIndexOp::create(b, loc, v % perRegister)});
+        memref::StoreOp::create(b, loc, x, whole, coords(map, source, v));
+      }
+    };
+    gather(mma.getMatrixA(), typeA, *mapA, wholeA);
+    gather(mma.getMatrixB(), typeB, *mapB, wholeB);
+    // TF32: the low 13 bits of an f32 operand are ignored.
+    auto operand = [&](Value x) -> Value {
+      if (!tf32)
+        return arith::ExtFOp::create(b, loc, acc, x);
+      Type i32 = b.getI32Type();
+      Value bits = arith::BitcastOp::create(b, loc, i32, x);
+      Value mask = arith::ConstantIntOp::create(b, loc, 0xFFFFE000, 32);
+      return arith::BitcastOp::create(b, loc, acc, arith::AndIOp::create(b, loc, bits, mask));
+    };
+    Value c = mapping.lookupOrDefault(mma.getMatrixC());
+    Value d = c;
+    int64_t perRegister = typeC.getDimSize(1);
+    for (int64_t v = 0; v < typeC.getNumElements(); ++v) {
+      SmallVector<Value> at = coords(*mapC, lane, v);
+      SmallVector<int64_t> position = {v / perRegister, v % perRegister};
+      Value start = vector::ExtractOp::create(b, loc, c, position);
+      auto loop = scf::ForOp::create(b, loc, zero, arith::ConstantIndexOp::create(b, loc, k),
+                                     one, ValueRange{start});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value kk = loop.getInductionVar();
+        Value x = operand(memref::LoadOp::create(b, loc, wholeA, ValueRange{at[0], kk}));
+        Value y = operand(memref::LoadOp::create(b, loc, wholeB, ValueRange{at[1], kk}));
+        Value sum = arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[0],
+                                          arith::MulFOp::create(b, loc, x, y));
+        scf::YieldOp::create(b, loc, sum);
+      }
+      d = vector::InsertOp::create(b, loc, loop.getResult(0), d, position);
+    }
+    mapping.map(mma.getRes(), d);
+    Value buffer = spillBuffer(typeC);
+    storeSpill(d, buffer);
+    spills[mma.getRes()] = buffer;
+    return success();
+  }
+
+  /// Emits `op` under `mapping`: WMMA ops as vector ops, shuffles and mma.syncs from their
+  /// buffers, anything else cloned.
   LogicalResult emit(Operation &op, IRMapping &mapping) {
+    SmallVector<Value> exchanged = exchangedValues(&op);
+    if (!exchanged.empty() &&
+        (!currentThread || llvm::any_of(exchanged, [&](Value v) { return !spills.count(v); })))
+      return op.emitError("infc-gpu-launch-to-loops: a warp-level op outside the kernel's "
+                          "body or a loop with barriers");
     if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
-      if (!spills.count(shuffle.getValue()) || !currentThread)
-        return op.emitError("infc-gpu-launch-to-loops: a shuffle outside the kernel's body "
-                            "or a loop with barriers");
       emulateShuffle(shuffle, mapping);
       return success();
     }
+    if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op))
+      return emulateMmaSync(mma, mapping);
     FailureOr<bool> mma = emulateMma(op, mapping);
     if (failed(mma))
       return failure();
@@ -372,22 +494,34 @@ struct Emulation {
         segment.clear();
         continue;
       }
-      // A shuffle: the code before it runs for every thread, each leaving the value it
-      // shares in a buffer; the shuffle itself opens the next piece.
-      if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
-        Value shared = shuffle.getValue();
-        if (isa<VectorType>(shared.getType()))
+      // A warp-level op: the code before it runs for every thread, each leaving the
+      // values it shares in buffers; the op itself opens the next piece.
+      if (SmallVector<Value> exchanged = exchangedValues(&op); !exchanged.empty()) {
+        if (isa<gpu::ShuffleOp>(op) && isa<VectorType>(exchanged[0].getType()))
           return op.emitError("infc-gpu-launch-to-loops: a shuffle of a vector");
-        LogicalResult piece = success();
-        if (spills.count(shared)) { // in its buffer already (shuffled before, a loop value)
-          piece = runForEachThread(segment, blockLevel);
-        } else {
-          Value buffer = spillBuffer(shared.getType());
-          piece = runForEachThread(segment, blockLevel, shared, buffer);
-          spills[shared] = buffer;
-        }
-        if (failed(piece))
+        // Those not in a buffer already (shared before, a loop value, an mma's result),
+        // and whatever else the piece computes for later (the next mma's fragments).
+        SmallVector<Value> values, into;
+        auto keep = [&](Value v) {
+          if (!spills.count(v) && !llvm::is_contained(values, v)) {
+            values.push_back(v);
+            into.push_back(spillBuffer(v.getType()));
+          }
+        };
+        for (Value v : exchanged)
+          keep(v);
+        DenseSet<Operation *> inPiece(segment.begin(), segment.end());
+        for (Operation *piece : segment)
+          for (Value result : piece->getResults())
+            if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+                  Operation *top = block.findAncestorOpInBlock(*user);
+                  return top && !inPiece.contains(top);
+                }))
+              keep(result);
+        if (failed(runForEachThread(segment, blockLevel, values, into)))
           return failure();
+        for (auto [v, buffer] : llvm::zip(values, into))
+          spills[v] = buffer;
         segment.assign({&op});
         continue;
       }

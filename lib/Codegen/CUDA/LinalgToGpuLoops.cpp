@@ -419,7 +419,7 @@ struct Lowering {
     return true;
   }
 
-  void run(int64_t tileMinBlocks, bool tensorCores) {
+  void run(int64_t tileMinBlocks, bool tensorCores, bool tf32 = false) {
     OpBuilder b(op);
     dims.assign(ranges.size(), Value());
     // Only at the function's top level: infc-map-to-gpu runs an op inside a region (a
@@ -427,7 +427,7 @@ struct Lowering {
     bool topLevel = isa<FunctionOpInterface>(op->getParentOp());
     if (std::optional<infc::ContractionTiling> tiling =
             tileMinBlocks > 0 && topLevel
-                ? infc::planTiledContraction(op, tileMinBlocks, tensorCores)
+                ? infc::planTiledContraction(op, tileMinBlocks, tensorCores, tf32)
                 : std::nullopt) {
       infc::emitTiledContraction(
           b, op, *tiling, initialValue,
@@ -893,7 +893,7 @@ struct InfcLinalgToGpuLoopsPass
           after = nextOp;
         }
       }
-      lowering.run(tileMinBlocks, tensorCores);
+      lowering.run(tileMinBlocks, tensorCores, tf32);
       if (lowering.initialValue)
         fill->erase();
       for (Lowering &epilogue : epilogues) {

@@ -14,7 +14,9 @@
 // runs as an implicit GEMM: filters x output pixels, reduced over channels x window, its
 // input addresses computed from the loop dimensions by the op's indexing maps. With f16
 // inputs summed in f32, or bytes of one signedness summed in i32, the products run on
-// tensor cores instead (buildTensorCore: WMMA fragments per warp, the same staging).
+// tensor cores instead (buildTensorCore: WMMA fragments per warp, the same staging), and
+// so do f32 inputs when TF32 is allowed (buildTf32: mma.sync m16n8k8, the inputs rounded to
+// TF32 as they are staged).
 //
 //===----------------------------------------------------------------------===//
 #include "TiledContraction.h"
@@ -22,6 +24,9 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -419,6 +424,16 @@ struct KernelBuilder {
             ValueRange{add(warpRow, i * frag), add(warpCol, j * frag)}, b.getIndexAttr(pitchC),
             UnitAttr());
     gpu::BarrierOp::create(b, loc);
+    storeTileSums(results, initialValue, store);
+  }
+
+  /// The tile's sums, left in `results` ([tile][pitch]) by the warps: every thread takes
+  /// tile * tile / threads of them for the guarded store, the starting value (fill or
+  /// output) added and the epilogue run.
+  void storeTileSums(Value results, Value initialValue,
+                     function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    const int64_t tile = t.tile;
+    bool integers = isa<IntegerType>(elementOf(op.getDpsInitOperand(0)));
     OpOperand *out = op.getDpsInitOperand(0);
     for (int64_t l = 0; l < tile * tile / threads; ++l) {
       Value e = add(tid, l * threads);
@@ -432,10 +447,130 @@ struct KernelBuilder {
                                          indices(op.getMatchingIndexingMap(out), dims));
         Value sum = memref::LoadOp::create(b, loc, results, ValueRange{r, cc});
         store(b, dims,
-              bytes ? arith::AddIOp::create(b, loc, start, sum).getResult()
-                    : arith::AddFOp::create(b, loc, start, sum).getResult());
+              integers ? arith::AddIOp::create(b, loc, start, sum).getResult()
+                       : arith::AddFOp::create(b, loc, start, sum).getResult());
       });
     }
+  }
+
+  /// `x` rounded to TF32 (10 mantissa bits), to nearest with ties away from zero as
+  /// cvt.rna.tf32.f32 does; infinities and NaNs are left as they are. mma.sync ignores the
+  /// low 13 bits of an f32 operand (truncation, which would bias every product).
+  Value roundToTf32(Value x) {
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); };
+    Value bits = arith::BitcastOp::create(b, loc, i32, x);
+    Value rounded = arith::AndIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, bits, constant(0x1000)), constant(0xFFFFE000));
+    Value exponent = arith::AndIOp::create(b, loc, bits, constant(0x7F800000));
+    Value finite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, exponent,
+                                         constant(0x7F800000));
+    return arith::BitcastOp::create(b, loc, x.getType(),
+                                    arith::SelectOp::create(b, loc, finite, rounded, bits));
+  }
+
+  /// The TF32 tensor-core kernel (f32 inputs and sums): 64 x 64 output tiles, 4 warps of
+  /// 32 x 32 each (2 x 4 mma.sync m16n8k8 fragments), 32-deep reduction steps staged in
+  /// shared memory (A [64][36], B [32][72]: a warp's fragment loads, lane (g, t) at row g
+  /// and column t of A or row t and column g of B, hit 32 different banks), each lane
+  /// loading its fragment elements where nvgpu's layout (getLaneIdAndValueIdToOperandCoord)
+  /// puts them. The sums leave through shared memory as in buildTensorCore.
+  void buildTf32(Value initialValue,
+                 function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    const int64_t tile = t.tile, depth = t.tileDepth, m = 16, n = 8, k = 8;
+    Type f32 = b.getF32Type();
+    int64_t pitchA = depth + 4, pitchB = tile + 8, pitchC = tile + 4;
+    auto shared = gpu::AddressSpace::Workgroup;
+    OpBuilder::InsertionGuard guard(b);
+    gpu::LaunchOp launch = openLaunch(
+        TypeRange{bufferType({tile, pitchA}, f32, shared), bufferType({depth, pitchB}, f32, shared),
+                  bufferType({tile, pitchC}, f32, shared)},
+        TypeRange{});
+    Value rowTile = launch.getWorkgroupAttributions()[0];
+    Value colTile = launch.getWorkgroupAttributions()[1];
+    Value results = launch.getWorkgroupAttributions()[2];
+    Value warp = div(tid, 32), lane = rem(tid, 32);
+    Value warpRow = mul(div(warp, 2), 32), warpCol = mul(rem(warp, 2), 32);
+    // nvgpu's (lane, value) -> (row, column) of each operand of the warp's m16n8k8: A is
+    // [m][k], B [n][k], C [m][n].
+    auto layout = [&](ArrayRef<int64_t> shape, nvgpu::MatMulOperandRole role) {
+      FailureOr<AffineMap> map = nvgpu::getLaneIdAndValueIdToOperandCoord(
+          b, loc, nvgpu::WarpMatrixInfo{VectorType::get(shape, f32), role});
+      assert(succeeded(map) && "nvgpu has the m16n8k8 tf32 layout");
+      return *map;
+    };
+    AffineMap mapA = layout({m, k}, nvgpu::MatMulOperandRole::A);
+    AffineMap mapB = layout({n, k}, nvgpu::MatMulOperandRole::B);
+    AffineMap mapC = layout({m, n}, nvgpu::MatMulOperandRole::C);
+    auto at = [&](AffineMap map, int64_t value) {
+      SmallVector<Value> coords;
+      for (unsigned r = 0; r < 2; ++r)
+        coords.push_back(affine::AffineApplyOp::create(b, loc, map.getSubMap({r}),
+                                                       ValueRange{lane, c(value)}));
+      return coords;
+    };
+    auto typeA = VectorType::get({4, 1}, f32), typeB = VectorType::get({2, 1}, f32);
+    auto typeC = VectorType::get({2, 2}, f32);
+    Value zero = arith::ConstantOp::create(b, loc, typeC, b.getZeroAttr(typeC));
+    SmallVector<Value> inits(8, zero);
+    auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(depth), inits);
+    {
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(steps.getBody());
+      Value k0 = steps.getInductionVar();
+      gpu::BarrierOp::create(b, loc); // the last step's tiles are read
+      for (auto [input, side, extent, start, buffer, layoutOf] :
+           {std::make_tuple(t.rowInput, ArrayRef<unsigned>(t.rowDims), t.rows, rowStart,
+                            rowTile, Layout::TileMajor),
+            std::make_tuple(t.colInput, ArrayRef<unsigned>(t.colDims), t.cols, colStart,
+                            colTile, Layout::DepthMajor)}) {
+        SmallVector<Value> values = stageLoads(input, side, extent, start, k0);
+        for (Value &v : values)
+          v = roundToTf32(v);
+        stageStores(input, side, values, buffer, layoutOf);
+      }
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> acc(steps.getRegionIterArgs());
+      for (int64_t kk = 0; kk < depth; kk += k) {
+        Value a[2], bf[4];
+        for (int64_t i = 0; i < 2; ++i) {
+          SmallVector<Value> elements;
+          for (int64_t v = 0; v < 4; ++v) {
+            SmallVector<Value> rc = at(mapA, v);
+            elements.push_back(memref::LoadOp::create(
+                b, loc, rowTile, ValueRange{add(add(warpRow, i * m), rc[0]), add(rc[1], kk)}));
+          }
+          a[i] = vector::FromElementsOp::create(b, loc, typeA, elements);
+        }
+        for (int64_t j = 0; j < 4; ++j) {
+          SmallVector<Value> elements;
+          for (int64_t v = 0; v < 2; ++v) {
+            SmallVector<Value> rc = at(mapB, v); // (column n, depth k)
+            elements.push_back(memref::LoadOp::create(
+                b, loc, colTile, ValueRange{add(rc[1], kk), add(add(warpCol, j * n), rc[0])}));
+          }
+          bf[j] = vector::FromElementsOp::create(b, loc, typeB, elements);
+        }
+        for (int64_t i = 0; i < 2; ++i)
+          for (int64_t j = 0; j < 4; ++j)
+            acc[i * 4 + j] = nvgpu::MmaSyncOp::create(b, loc, a[i], bf[j], acc[i * 4 + j],
+                                                      ArrayRef<int64_t>{m, n, k},
+                                                      /*tf32Enabled=*/true);
+      }
+      scf::YieldOp::create(b, loc, acc);
+    }
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 4; ++j)
+        for (int64_t v = 0; v < 4; ++v) {
+          SmallVector<Value> rc = at(mapC, v);
+          Value sum = vector::ExtractOp::create(b, loc, steps.getResult(i * 4 + j),
+                                                ArrayRef<int64_t>{v / 2, v % 2});
+          memref::StoreOp::create(
+              b, loc, sum, results,
+              ValueRange{add(add(warpRow, i * m), rc[0]), add(add(warpCol, j * n), rc[1])});
+        }
+    gpu::BarrierOp::create(b, loc);
+    storeTileSums(results, initialValue, store);
   }
 
   void build(Value initialValue,
@@ -551,7 +686,7 @@ struct KernelBuilder {
 
 std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
                                                             int64_t minBlocks,
-                                                            bool tensorCores) {
+                                                            bool tensorCores, bool tf32) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
       op.hasDynamicShape() || op.getNumReductionLoops() == 0 || !isMultiplyAdd(op))
     return std::nullopt;
@@ -614,8 +749,14 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
   // Tensor cores (WMMA) for f16 inputs summed in f32, or bytes of one signedness summed in
   // i32: one tile shape.
   Type wmmaA = tensorCoreElement(op, 0), wmmaB = tensorCoreElement(op, 1);
-  if (tensorCores && wmmaA && wmmaA == wmmaB) {
+  // TF32 (mma.sync) for f32 inputs and sums when allowed.
+  auto isF32 = [](Type type) { return type.isF32(); };
+  bool tf32Operands = isF32(elementOf(op.getDpsInputOperand(0))) &&
+                      isF32(elementOf(op.getDpsInputOperand(1))) &&
+                      isF32(elementOf(op.getDpsInitOperand(0)));
+  if (tensorCores && ((wmmaA && wmmaA == wmmaB) || (tf32 && tf32Operands))) {
     t.tensorCores = true;
+    t.tf32 = !wmmaA;
     t.tile = 64;
     t.tileDepth = 32;
   } else {
@@ -648,7 +789,10 @@ void infc::emitTiledContraction(
   if (tiling.tensorCores) {
     KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads,
                           load};
-    builder.buildTensorCore(initialValue, store);
+    if (tiling.tf32)
+      builder.buildTf32(initialValue, store);
+    else
+      builder.buildTensorCore(initialValue, store);
     return;
   }
   KernelBuilder builder{b, op, tiling, op.getLoc(),

@@ -30,6 +30,8 @@ struct ContractionTiling {
   /// f16 inputs, f32 sums: WMMA on tensor cores, 64 x 64 tiles of 4 warps (threadTile
   /// unused).
   bool tensorCores = false;
+  /// f32 inputs and sums on tensor cores as TF32 (mma.sync m16n8k8, the same tiles).
+  bool tf32 = false;
 
   static constexpr int64_t kThreadsPerSide = 16;
   static constexpr int64_t kTensorCoreThreads = 128;
@@ -39,9 +41,11 @@ struct ContractionTiling {
 /// a payload `out + a * b` (the inputs optionally widened by arith.extf), static ranges,
 /// rows and columns of at least 32 and a reduction of at least 16. `minBlocks`: the tile
 /// shrinks (128, 64, 32) until the grid has that many blocks or it is the smallest.
-/// `tensorCores`: f16 inputs summed in f32 take the WMMA kernel instead.
+/// `tensorCores`: f16 inputs summed in f32 take the WMMA kernel instead, and with `tf32`
+/// f32 inputs and sums the TF32 one.
 std::optional<ContractionTiling> planTiledContraction(mlir::linalg::LinalgOp op,
-                                                      int64_t minBlocks, bool tensorCores);
+                                                      int64_t minBlocks, bool tensorCores,
+                                                      bool tf32 = false);
 
 /// The indices `map` gives at loop dimensions `dims` (affine.apply for non-trivial results).
 llvm::SmallVector<mlir::Value> indexingMapAt(mlir::OpBuilder &b, mlir::Location loc,

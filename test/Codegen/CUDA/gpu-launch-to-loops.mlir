@@ -241,6 +241,71 @@ func.func @shuffles(%a: memref<64xf32>, %b: memref<64xf32>, %valid: memref<64xi1
 
 // -----
 
+// An mma.sync (m16n8k8 TF32) splits the kernel too: each thread leaves its A, B and C
+// fragments in buffers (one a thread); then each gathers the warp's whole A [16][8] and
+// B [8][8] from the 32 lanes (nvgpu's layout: affine maps of lane and value) and computes
+// its 4 elements of C + A B^T over k = 8, the operands' low 13 bits cleared (TF32).
+// CHECK-LABEL: func.func @mma_sync
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[WHOLEB:.*]] = memref.alloc() : memref<8x8xf32>
+// CHECK: %[[WHOLEA:.*]] = memref.alloc() : memref<16x8xf32>
+// CHECK: scf.for %[[T0:.*]] =
+// CHECK: vector.transfer_write %{{.*}} : vector<4x1xf32>, memref<?x4x1xf32>
+// CHECK: vector.transfer_write %{{.*}} : vector<2x1xf32>, memref<?x2x1xf32>
+// CHECK: scf.for %[[T1:.*]] =
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %[[C32]]
+// CHECK: scf.for %[[SRC:.*]] = %{{.*}} to %[[C32]]
+// CHECK: affine.apply #{{.*}}(%[[SRC]], %{{.*}})
+// CHECK: memref.store %{{.*}}, %[[WHOLEA]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C32]]
+// CHECK: memref.store %{{.*}}, %[[WHOLEB]]
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %c8 step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK: memref.load %[[WHOLEA]][%{{.*}}, %[[K]]]
+// CHECK: arith.andi %{{.*}}, %c-8192_i32
+// CHECK: memref.load %[[WHOLEB]][%{{.*}}, %[[K]]]
+// CHECK: arith.andi %{{.*}}, %c-8192_i32
+// CHECK: arith.mulf
+// CHECK: arith.addf %[[ACC]]
+// CHECK: vector.insert %[[SUM]], %{{.*}} [0, 0] : f32 into vector<2x2xf32>
+// CHECK-NOT: nvgpu.
+func.func @mma_sync(%a: memref<32xf32>, %out: memref<32x2x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant dense<0.0> : vector<2x2xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<32xf32>
+    %fa = vector.broadcast %x : f32 to vector<4x1xf32>
+    %fb = vector.broadcast %x : f32 to vector<2x1xf32>
+    %d = nvgpu.mma.sync(%fa, %fb, %zero) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+    vector.transfer_write %d, %out[%tx, %c0, %c0] {in_bounds = [true, true]} : vector<2x2xf32>, memref<32x2x2xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// An mma.sync of f16 summed in f16: not one the emulator knows.
+func.func @mma_sync_f16_sums(%a: memref<32xf16>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant dense<0.0> : vector<2x2xf16>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<32xf16>
+    %fa = vector.broadcast %x : f16 to vector<4x2xf16>
+    %fb = vector.broadcast %x : f16 to vector<2x2xf16>
+    // expected-error @+1 {{infc-gpu-launch-to-loops: an mma.sync other than TF32 or f16 operands summed in f32}}
+    %d = nvgpu.mma.sync(%fa, %fb, %zero) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // WMMA fragments are whole matrices in every thread (vector ops); a loop value of a loop
 // with barriers lives in a buffer of one per thread: stored before the loop, loaded and
 // stored back each step, loaded after it.

@@ -130,14 +130,18 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     epilogue folded in as above. `tile-min-blocks=0` turns it off. With f16 inputs summed
     in f32 (`--precision fp16`) the kernel runs on tensor cores (`tensor-cores`): 64 x 64
     tiles of four warps, each 2 x 2 `gpu.subgroup_mma_compute` (WMMA 16x16x16) fragments
-    kept as loop values over 32-deep reduction steps staged in shared memory.
+    kept as loop values over 32-deep reduction steps staged in shared memory. With `tf32`
+    (`--precision tf32`), f32 contractions take the same tiles on tensor cores as TF32:
+    2 x 4 `nvgpu.mma.sync` m16n8k8 fragments a warp, the inputs rounded to TF32 as they are
+    staged.
 
     First (`row-kernels`), the row groups (`infc/Support/KernelGroups.h`: reductions of
     the trailing loop dims into the leading "row" dims, of at least 32 elements a row, with
     a known combiner such as add or max, and the all-parallel ops right before and after
     them over the same rows: a LayerNorm, a softmax) become one `gpu.launch` each
     (`RowKernels.cpp`): a block per row, its threads splitting each op's points of the row,
-    a reduction's per-thread partial results combined in a shared-memory tree, a barrier
+    a reduction's per-thread partial results combined by warp shuffles (the warps' through
+    shared memory; values other than 32-bit by a shared-memory tree), a barrier
     between ops. Only when every access to memory the group writes stays in the block's
     row of the same buffer (through reshapes); otherwise the ops lower one by one.
   }];
@@ -148,6 +152,8 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
            "Blocks a tiled contraction's grid should reach (the GPU's SMs); 0: no tiling">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Contractions of f16 inputs summed in f32 on tensor cores (WMMA)">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "Contractions of f32 inputs and sums on tensor cores as TF32 (mma.sync)">,
     Option<"prologues", "prologues", "bool", /*default=*/"true",
            "Run the all-parallel op that writes a reduction's input inside its loads">,
     Option<"pointGroups", "point-groups", "bool", /*default=*/"true",
@@ -155,7 +161,8 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
-                           "mlir::gpu::GPUDialect"];
+                           "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def InfcMapToGpu : Pass<"infc-map-to-gpu", "mlir::func::FuncOp"> {
@@ -227,7 +234,8 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     in each thread.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect"];
+                           "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect",
+                           "mlir::affine::AffineDialect"];
 }
 
 #endif // INFC_CODEGEN_CUDA_PASSES_TD
