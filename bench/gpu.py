@@ -10,8 +10,9 @@ two steps:
      generates the models (test/models/make_zoo.py, seeded weights), compiles each with
      `infc compile --target cuda`, computes onnxruntime's CPU outputs on seeded inputs, and
      writes the pack: per model NAME.so.xz, NAME.inputs.npz, NAME.reference.npz, plus
-     manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32) and with
-     --precision fp16 (NAME_fp16: checked by relative L2 error <= 5e-3). To fit the 64 MiB, the large models (ResNet-50, BERT-base) have
+     manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32), with
+     --precision fp16 (NAME_fp16) and with --precision tf32 at batch 1 and 32 (NAME_tf32,
+     NAME_tf32_b32): the reduced precisions checked by relative L2 error <= 5e-3. To fit the 64 MiB, the large models (ResNet-50, BERT-base) have
      compressible weights: every initializer repeats its first 4096 values (same scale and
      distribution) and BatchNorm is the identity (so folding it keeps the repetition). Their
      latency does not depend on the values; correctness is still checked against ORT on
@@ -24,8 +25,9 @@ two steps:
      --warmup). The baseline is PyTorch on the same GPU (torchvision ResNet-50, transformers
      BertModel; eager, cuDNN autotuning on, inputs already on the device) at batch 1 and 32,
      as the stand-in that this machine can run (its onnxruntime is the CPU build), like for
-     like: fp32 rows with TF32 off (infc's fp32 kernels sum exact fp32 products), _fp16 rows
-     with the model in half precision. Writes $OUT/gpu.md and $OUT/gpu.json, and prints the
+     like: fp32 rows with TF32 off (infc's fp32 kernels sum exact fp32 products), _tf32 rows
+     with TF32 on (allow_tf32, as infc's --precision tf32), _fp16 rows with the model in half
+     precision. Writes $OUT/gpu.md and $OUT/gpu.json, and prints the
      table.
 
 Exit status: 0 when every model matched, 1 otherwise.
@@ -52,7 +54,7 @@ MODELS = {
     "bert_base": ("bert_base", True),
 }
 TILE = 4096
-BATCHED = ("resnet50", "bert_base")  # also at batch 32, and with --precision fp16
+BATCHED = ("resnet50", "bert_base")  # also at batch 32, with --precision fp16 and tf32
 
 
 def with_batch(model, batch):
@@ -149,12 +151,16 @@ def prepare(args):
         if name in BATCHED:
             batched = with_batch(onnx.load(os.path.join(work, zoo + ".onnx")), 32)
             batched = compressible(batched) if tile else batched
-            pack_model(args, ort, pack, work, manifest, name + "_b32", batched,
-                       {k: np.repeat(v, 32, axis=0) for k, v in inputs.items()}, tile,
+            inputs32 = {k: np.repeat(v, 32, axis=0) for k, v in inputs.items()}
+            pack_model(args, ort, pack, work, manifest, name + "_b32", batched, inputs32, tile,
                        repeat=(name, 32))
-            # fp16 operands, f32 sums: checked by relative L2 error
+            # fp16 operands, f32 sums; TF32 tensor cores: checked by relative L2 error
             pack_model(args, ort, pack, work, manifest, name + "_fp16", model, inputs, tile,
                        ("--precision", "fp16"), repeat=(name, 1))
+            pack_model(args, ort, pack, work, manifest, name + "_tf32", model, inputs, tile,
+                       ("--precision", "tf32"), repeat=(name, 1))
+            pack_model(args, ort, pack, work, manifest, name + "_tf32_b32", batched,
+                       inputs32, tile, ("--precision", "tf32"), repeat=(name, 32))
     shutil.rmtree(work)
     with open(os.path.join(pack, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -179,9 +185,10 @@ def p50_ms(fn, warmup, iters, sync=None):
     return float(np.median(times))
 
 
-def torch_baseline(name, batch, half, warmup, iters):
-    """PyTorch on the GPU for the models it has (None for the others): fp32 without TF32,
-    or (`half`) fp16."""
+def torch_baseline(name, batch, precision, warmup, iters):
+    """PyTorch on the GPU for the models it has (None for the others): `precision` fp32
+    (TF32 off), tf32 (TF32 on) or fp16 (the model in half)."""
+    half = precision == "fp16"
     try:
         import torch
     except ImportError:
@@ -189,8 +196,8 @@ def torch_baseline(name, batch, half, warmup, iters):
     if not torch.cuda.is_available():
         return None
     torch.backends.cudnn.benchmark = True
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
     if name == "resnet50":
         import torchvision
         model = torchvision.models.resnet50().cuda().eval()
@@ -247,7 +254,7 @@ def run(args):
             half = "--precision" in manifest["models"][name].get("compile_args", [])
             for k, ref in reference.items():
                 g = got[k]
-                if half:  # relative L2 error, within fp16's 5e-3
+                if half:  # relative L2 error, within 5e-3 (fp16, tf32)
                     diff = np.linalg.norm(g.astype(np.float64) - ref)
                     err = np.array([diff / max(np.linalg.norm(ref), 1e-30) / 5e-3])
                 else:  # fp32: rtol 1e-3, atol 1e-4
@@ -262,10 +269,12 @@ def run(args):
             row["error"] = str(e)
             failed += 1
         base, batch = (name[:-4], 32) if name.endswith("_b32") else (name, 1)
-        fp16 = base.endswith("_fp16")
-        base = base[:-5] if fp16 else base
+        precision = "fp32"
+        for suffix in ("_fp16", "_tf32"):
+            if base.endswith(suffix):
+                base, precision = base[:-len(suffix)], suffix[1:]
         if base in BATCHED:
-            row["torch_ms"] = torch_baseline(base, batch, fp16, args.warmup, args.iters)
+            row["torch_ms"] = torch_baseline(base, batch, precision, args.warmup, args.iters)
         rows.append(row)
         log(json.dumps(row))
     lines = ["# infc --target cuda on " + gpu_name(), "",
@@ -273,8 +282,10 @@ def run(args):
              f"runs after {args.warmup} warm-up; host inputs and outputs, copies included).",
              f"onnxruntime CUDA provider: {'yes' if ort_cuda else 'not installed here'}; "
              "baseline: PyTorch eager on the same GPU where it has the model (inputs on the "
-             "device; fp32 rows TF32 off, _fp16 rows the model in half).", "",
-             "| model (_b32: batch 32, _fp16: --precision fp16) | matches ORT | infc ms | PyTorch ms "
+             "device; fp32 rows TF32 off, _tf32 rows TF32 on, _fp16 rows the model in half).",
+             "",
+             "| model (_b32: batch 32, _fp16 / _tf32: --precision) | matches ORT | infc ms "
+             "| PyTorch ms "
              "| infc / PyTorch | session creation s |", "|---|---|---|---|---|---|"]
     for r in rows:
         ratio = (f"{r['infc_ms'] / r['torch_ms']:.2f}" if r.get("infc_ms") and r.get("torch_ms")
