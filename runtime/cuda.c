@@ -403,7 +403,8 @@ void infc__cuda_session_destroy(infc__cuda_session *c) {
       if (weights_device)
         drv.MemFree(weights_device);
       weights_device = 0;
-      unload_modules();
+      if (pushed) /* cuModuleUnload needs the context current */
+        unload_modules();
     }
     pthread_mutex_unlock(&weights_lock);
   }

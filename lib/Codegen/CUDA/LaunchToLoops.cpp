@@ -65,6 +65,14 @@ struct Emulation {
   SmallVector<std::pair<BlockArgument, Value>> privates;
   /// Loop values (and results) of loops with barriers: a buffer of one value per thread.
   DenseMap<Value, Value> spills;
+  /// A loop value a warp-level op reads from other lanes, copied at the op (the loop's own
+  /// buffer gets the next step's values while the lanes still read): the copy.
+  DenseMap<Value, Value> exchangeCopies;
+  /// The buffer where the lanes left `v` for a warp-level op.
+  Value exchanged(Value v) {
+    Value copy = exchangeCopies.lookup(v);
+    return copy ? copy : spills.lookup(v);
+  }
   /// The thread's index in its block, inside a per-thread loop.
   Value currentThread;
   Value threadCount;
@@ -240,7 +248,7 @@ struct Emulation {
       valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, source, width);
     Value from = arith::AddIOp::create(
         b, loc, warp, arith::SelectOp::create(b, loc, valid, source, lane));
-    Value buffer = spills.lookup(shuffle.getValue());
+    Value buffer = exchanged(shuffle.getValue());
     SmallVector<Value> indices = spillIndices(buffer);
     indices[0] = from;
     mapping.map(shuffle.getShuffleResult(),
@@ -297,7 +305,7 @@ struct Emulation {
     // The whole A and B, from the 32 lanes' fragments.
     Value wholeA = scratchBuffer({m, k}, element), wholeB = scratchBuffer({n, k}, element);
     auto gather = [&](Value fragment, VectorType type, AffineMap map, Value whole) {
-      Value buffer = spills.lookup(fragment);
+      Value buffer = exchanged(fragment);
       auto loop = scf::ForOp::create(b, loc, zero, warpSize, one);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -496,32 +504,44 @@ struct Emulation {
       }
       // A warp-level op: the code before it runs for every thread, each leaving the
       // values it shares in buffers; the op itself opens the next piece.
-      if (SmallVector<Value> exchanged = exchangedValues(&op); !exchanged.empty()) {
-        if (isa<gpu::ShuffleOp>(op) && isa<VectorType>(exchanged[0].getType()))
+      if (SmallVector<Value> shared = exchangedValues(&op); !shared.empty()) {
+        if (isa<gpu::ShuffleOp>(op) && isa<VectorType>(shared[0].getType()))
           return op.emitError("infc-gpu-launch-to-loops: a shuffle of a vector");
-        // Those not in a buffer already (shared before, a loop value, an mma's result),
-        // and whatever else the piece computes for later (the next mma's fragments).
-        SmallVector<Value> values, into;
+        // Those not in a buffer already (shared before), and whatever else the piece
+        // computes for later (the next mma's fragments; views are recomputed instead).
+        SmallVector<Value> values, into, copied, copies;
         auto keep = [&](Value v) {
           if (!spills.count(v) && !llvm::is_contained(values, v)) {
             values.push_back(v);
             into.push_back(spillBuffer(v.getType()));
           }
         };
-        for (Value v : exchanged)
+        for (Value v : shared) {
+          // A loop value: copied, its buffer is rewritten by this step's yield.
+          if (isa<BlockArgument>(v) && spills.count(v) && !llvm::is_contained(copied, v)) {
+            copied.push_back(v);
+            copies.push_back(spillBuffer(v.getType()));
+          }
           keep(v);
+        }
         DenseSet<Operation *> inPiece(segment.begin(), segment.end());
         for (Operation *piece : segment)
           for (Value result : piece->getResults())
-            if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            if (!isa<MemRefType>(result.getType()) &&
+                llvm::any_of(result.getUsers(), [&](Operation *user) {
                   Operation *top = block.findAncestorOpInBlock(*user);
                   return top && !inPiece.contains(top);
                 }))
               keep(result);
-        if (failed(runForEachThread(segment, blockLevel, values, into)))
+        SmallVector<Value> stored(values), storedInto(into);
+        llvm::append_range(stored, copied);
+        llvm::append_range(storedInto, copies);
+        if (failed(runForEachThread(segment, blockLevel, stored, storedInto)))
           return failure();
         for (auto [v, buffer] : llvm::zip(values, into))
           spills[v] = buffer;
+        for (auto [v, buffer] : llvm::zip(copied, copies))
+          exchangeCopies[v] = buffer;
         segment.assign({&op});
         continue;
       }

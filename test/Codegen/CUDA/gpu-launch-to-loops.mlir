@@ -241,6 +241,41 @@ func.func @shuffles(%a: memref<64xf32>, %b: memref<64xf32>, %valid: memref<64xi1
 
 // -----
 
+// A loop value shuffled in its loop: the lanes read a copy made at the shuffle, since the
+// loop's own buffer takes each thread's next value in the same piece.
+// CHECK-LABEL: func.func @loop_shuffle
+// CHECK: %[[COPY:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: %[[LOOPVALUE:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4
+// CHECK: %[[P:.*]] = memref.load %[[LOOPVALUE]][%[[T:.*]]]
+// CHECK-NEXT: memref.store %[[P]], %[[COPY]][%[[T]]]
+// CHECK: %[[MINE:.*]] = memref.load %[[LOOPVALUE]][%[[T2:.*]]]
+// CHECK: %[[OTHER:.*]] = memref.load %[[COPY]][%{{.*}}]
+// CHECK: %[[NEXT:.*]] = arith.addf %[[MINE]], %[[OTHER]]
+// CHECK: memref.store %[[NEXT]], %[[LOOPVALUE]][%[[T2]]]
+func.func @loop_shuffle(%a: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %off = arith.constant 16 : i32
+  %w = arith.constant 32 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<32xf32>
+    %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%p = %x) -> (f32) {
+      %s, %v = gpu.shuffle xor %p, %off, %w : f32
+      %q = arith.addf %p, %s : f32
+      scf.yield %q : f32
+    }
+    memref.store %r, %a[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // An mma.sync (m16n8k8 TF32) splits the kernel too: each thread leaves its A, B and C
 // fragments in buffers (one a thread); then each gathers the warp's whole A [16][8] and
 // B [8][8] from the 32 lanes (nvgpu's layout: affine maps of lane and value) and computes
