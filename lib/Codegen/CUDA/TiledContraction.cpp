@@ -248,10 +248,15 @@ struct KernelBuilder {
     }
   }
 
-  /// Stages the reduction step at `k0` of input `input` into `shared`.
+  /// Stages the reduction step at `k0` of input `input` into `shared`, each element
+  /// through `convert` if given.
   void stage(unsigned input, ArrayRef<unsigned> side, int64_t extent, Value start, Value k0,
-             Value shared, Layout layout) {
-    stageStores(input, side, stageLoads(input, side, extent, start, k0), shared, layout);
+             Value shared, Layout layout, function_ref<Value(Value)> convert = nullptr) {
+    SmallVector<Value> values = stageLoads(input, side, extent, start, k0);
+    if (convert)
+      for (Value &v : values)
+        v = convert(v);
+    stageStores(input, side, values, shared, layout);
   }
 
   /// The payload on (a, b, accumulator).
@@ -502,13 +507,19 @@ struct KernelBuilder {
     AffineMap mapA = layout({m, k}, nvgpu::MatMulOperandRole::A);
     AffineMap mapB = layout({n, k}, nvgpu::MatMulOperandRole::B);
     AffineMap mapC = layout({m, n}, nvgpu::MatMulOperandRole::C);
-    auto at = [&](AffineMap map, int64_t value) {
-      SmallVector<Value> coords;
-      for (unsigned r = 0; r < 2; ++r)
-        coords.push_back(affine::AffineApplyOp::create(b, loc, map.getSubMap({r}),
-                                                       ValueRange{lane, c(value)}));
+    // This lane's (row, column) of each fragment value, the same at every step.
+    auto at = [&](AffineMap map, int64_t values) {
+      SmallVector<std::array<Value, 2>> coords;
+      for (int64_t v = 0; v < values; ++v) {
+        std::array<Value, 2> rc;
+        for (unsigned r = 0; r < 2; ++r)
+          rc[r] = affine::AffineApplyOp::create(b, loc, map.getSubMap({r}),
+                                                ValueRange{lane, c(v)});
+        coords.push_back(rc);
+      }
       return coords;
     };
+    auto coordsA = at(mapA, 4), coordsB = at(mapB, 2), coordsC = at(mapC, 4);
     auto typeA = VectorType::get({4, 1}, f32), typeB = VectorType::get({2, 1}, f32);
     auto typeC = VectorType::get({2, 2}, f32);
     Value zero = arith::ConstantOp::create(b, loc, typeC, b.getZeroAttr(typeC));
@@ -519,24 +530,16 @@ struct KernelBuilder {
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
       gpu::BarrierOp::create(b, loc); // the last step's tiles are read
-      for (auto [input, side, extent, start, buffer, layoutOf] :
-           {std::make_tuple(t.rowInput, ArrayRef<unsigned>(t.rowDims), t.rows, rowStart,
-                            rowTile, Layout::TileMajor),
-            std::make_tuple(t.colInput, ArrayRef<unsigned>(t.colDims), t.cols, colStart,
-                            colTile, Layout::DepthMajor)}) {
-        SmallVector<Value> values = stageLoads(input, side, extent, start, k0);
-        for (Value &v : values)
-          v = roundToTf32(v);
-        stageStores(input, side, values, buffer, layoutOf);
-      }
+      auto round = [&](Value v) { return roundToTf32(v); };
+      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile, Layout::TileMajor, round);
+      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile, Layout::DepthMajor, round);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> acc(steps.getRegionIterArgs());
       for (int64_t kk = 0; kk < depth; kk += k) {
         Value a[2], bf[4];
         for (int64_t i = 0; i < 2; ++i) {
           SmallVector<Value> elements;
-          for (int64_t v = 0; v < 4; ++v) {
-            SmallVector<Value> rc = at(mapA, v);
+          for (const std::array<Value, 2> &rc : coordsA) {
             elements.push_back(memref::LoadOp::create(
                 b, loc, rowTile, ValueRange{add(add(warpRow, i * m), rc[0]), add(rc[1], kk)}));
           }
@@ -544,8 +547,7 @@ struct KernelBuilder {
         }
         for (int64_t j = 0; j < 4; ++j) {
           SmallVector<Value> elements;
-          for (int64_t v = 0; v < 2; ++v) {
-            SmallVector<Value> rc = at(mapB, v); // (column n, depth k)
+          for (const std::array<Value, 2> &rc : coordsB) { // (column n, depth k)
             elements.push_back(memref::LoadOp::create(
                 b, loc, colTile, ValueRange{add(rc[1], kk), add(add(warpCol, j * n), rc[0])}));
           }
@@ -562,7 +564,7 @@ struct KernelBuilder {
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < 4; ++j)
         for (int64_t v = 0; v < 4; ++v) {
-          SmallVector<Value> rc = at(mapC, v);
+          const std::array<Value, 2> &rc = coordsC[v];
           Value sum = vector::ExtractOp::create(b, loc, steps.getResult(i * 4 + j),
                                                 ArrayRef<int64_t>{v / 2, v % 2});
           memref::StoreOp::create(
@@ -750,10 +752,9 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
   // i32: one tile shape.
   Type wmmaA = tensorCoreElement(op, 0), wmmaB = tensorCoreElement(op, 1);
   // TF32 (mma.sync) for f32 inputs and sums when allowed.
-  auto isF32 = [](Type type) { return type.isF32(); };
-  bool tf32Operands = isF32(elementOf(op.getDpsInputOperand(0))) &&
-                      isF32(elementOf(op.getDpsInputOperand(1))) &&
-                      isF32(elementOf(op.getDpsInitOperand(0)));
+  bool tf32Operands = elementOf(op.getDpsInputOperand(0)).isF32() &&
+                      elementOf(op.getDpsInputOperand(1)).isF32() &&
+                      elementOf(op.getDpsInitOperand(0)).isF32();
   if (tensorCores && ((wmmaA && wmmaA == wmmaB) || (tf32 && tf32Operands))) {
     t.tensorCores = true;
     t.tf32 = !wmmaA;
