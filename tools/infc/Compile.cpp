@@ -352,6 +352,8 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     stage.skipGraphPasses = skipGraph;
     PassManager pm(&context);
     buildInfcPipeline(pm, stage);
+    if (getenv("INFC_PASS_TIMING")) // each pass's time, on stderr (docs/cli.md)
+      pm.enableTiming();
     return succeeded(pm.run(m));
   };
   if (!runPipeline(*module, PipelineStage::Infc, false))

@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -42,13 +44,15 @@ SmallVector<Value> exchangedValues(Operation *op) {
     return {shuffle.getValue()};
   if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op))
     return {mma.getMatrixA(), mma.getMatrixB(), mma.getMatrixC()};
+  if (auto mma = dyn_cast<NVVM::MmaOp>(op))
+    return SmallVector<Value>(mma->getOperands());
   return {};
 }
 
 /// Whether `op` is or holds a barrier or a warp-level op (a point where threads exchange).
 bool containsBarrier(Operation *op) {
   return op->walk([](Operation *inner) {
-             return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::MmaSyncOp>(inner)
+             return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::MmaSyncOp, NVVM::MmaOp>(inner)
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
            })
@@ -266,9 +270,102 @@ struct Emulation {
     return buffer;
   }
 
-  /// An mma.sync (m16n8k8 TF32, or m16n8k16 f16): the warp's A [m][k] and B [n][k]
-  /// gathered from every lane's fragment where nvgpu's layout puts it, then this lane's
-  /// elements of C + A B^T. The result is also left in a buffer for later pieces.
+  /// A warp's mma.sync as the lanes see it: `read(thread, operand, value)` gives element
+  /// `value` (nvgpu's numbering, f32 or the 16-bit type) of A (operand 0) or B (1) from the
+  /// fragment `thread` left. The warp's A [m][k] and B [n][k] are gathered where the layout
+  /// puts them, once a warp (by its lane 0: the warp's lanes run in turn, the gathered
+  /// matrices stay for the others) and once a piece for the same fragment (`fragments`:
+  /// its first value, A's and B's), then this lane's 4 elements of C + A B^T (f32).
+  struct WarpMma {
+    int64_t m, n, k;
+    Type element;  // of A and B as gathered
+    Type layoutOf; // the element type whose layout the fragments have (bf16: f16's)
+    bool tf32;     // the low 13 bits of an f32 operand are ignored
+    function_ref<Value(Value thread, unsigned operand, int64_t value)> read;
+    Value fragments[2];
+  };
+  /// The warp's A or B gathered in the piece being written, by (fragment, operand);
+  /// cleared at each piece.
+  DenseMap<std::pair<Value, unsigned>, Value> gatheredFragments;
+  FailureOr<SmallVector<Value>> emulateWarpMma(Operation *mma, const WarpMma &w,
+                                               ArrayRef<Value> c) {
+    Type f32 = b.getF32Type();
+    auto layout = [&](ArrayRef<int64_t> warpShape, Type type, nvgpu::MatMulOperandRole role) {
+      return nvgpu::getLaneIdAndValueIdToOperandCoord(
+          b, loc, nvgpu::WarpMatrixInfo{VectorType::get(warpShape, type), role});
+    };
+    FailureOr<AffineMap> mapA = layout({w.m, w.k}, w.layoutOf, nvgpu::MatMulOperandRole::A);
+    FailureOr<AffineMap> mapB = layout({w.n, w.k}, w.layoutOf, nvgpu::MatMulOperandRole::B);
+    FailureOr<AffineMap> mapC = layout({w.m, w.n}, f32, nvgpu::MatMulOperandRole::C);
+    if (failed(mapA) || failed(mapB) || failed(mapC))
+      return mma->emitError("infc-gpu-launch-to-loops: no nvgpu layout for this mma.sync");
+    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    auto coords = [&](AffineMap map, Value lane, int64_t value) {
+      SmallVector<Value> at;
+      for (unsigned r = 0; r < 2; ++r)
+        at.push_back(affine::AffineApplyOp::create(b, loc, map.getSubMap({r}),
+                                                   ValueRange{lane, constant(value)}));
+      return at;
+    };
+    Value warpSize = constant(32);
+    Value lane = arith::RemUIOp::create(b, loc, currentThread, warpSize);
+    Value warp = arith::SubIOp::create(b, loc, currentThread, lane);
+    // Each lane holds m k / 32 elements of A and n k / 32 of B.
+    int64_t rows[2] = {w.m, w.n}, values[2] = {w.m * w.k / 32, w.n * w.k / 32};
+    AffineMap maps[2] = {*mapA, *mapB};
+    Value whole[2];
+    SmallVector<unsigned> missing;
+    for (unsigned operand = 0; operand < 2; ++operand) {
+      std::pair<Value, unsigned> key = {w.fragments[operand], operand};
+      whole[operand] = gatheredFragments.lookup(key);
+      if (!whole[operand]) {
+        whole[operand] = scratchBuffer({rows[operand], w.k}, w.element);
+        gatheredFragments[key] = whole[operand];
+        missing.push_back(operand);
+      }
+    }
+    if (!missing.empty()) {
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
+      auto once = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(once.thenBlock());
+      auto loop = scf::ForOp::create(b, loc, zero, warpSize, one);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value source = loop.getInductionVar();
+      Value thread = arith::AddIOp::create(b, loc, warp, source);
+      for (unsigned operand : missing)
+        for (int64_t v = 0; v < values[operand]; ++v)
+          memref::StoreOp::create(b, loc, w.read(thread, operand, v), whole[operand],
+                                  coords(maps[operand], source, v));
+    }
+    Value wholeA = whole[0], wholeB = whole[1];
+    // A row of A or B (k elements) as the tensor cores read it, in f32.
+    auto wide = VectorType::get({w.k}, f32);
+    auto operand = [&](Value whole, Value row) -> Value {
+      Value x = readWhole(VectorType::get({w.k}, w.element), whole, ValueRange{row, zero});
+      if (!w.tf32)
+        return arith::ExtFOp::create(b, loc, wide, x);
+      auto bitsType = VectorType::get({w.k}, b.getI32Type());
+      Value bits = arith::BitcastOp::create(b, loc, bitsType, x);
+      Value mask = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(bitsType, b.getI32IntegerAttr(0xFFFFE000)));
+      return arith::BitcastOp::create(b, loc, wide, arith::AndIOp::create(b, loc, bits, mask));
+    };
+    // Each sum: C plus the products of its row of A and column of B (row of B^T).
+    SmallVector<Value> d;
+    for (auto [v, start] : llvm::enumerate(c)) {
+      SmallVector<Value> at = coords(*mapC, lane, v);
+      Value products = arith::MulFOp::create(b, loc, operand(wholeA, at[0]),
+                                             operand(wholeB, at[1]));
+      d.push_back(vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, products,
+                                              start));
+    }
+    return d;
+  }
+
+  /// An nvgpu.mma.sync (m16n8k8 TF32, or m16n8k16 f16): its fragments are vectors, each
+  /// lane's in a buffer [threads][registers][elements]. The result is also left in a buffer
+  /// for later pieces.
   LogicalResult emulateMmaSync(nvgpu::MmaSyncOp mma, IRMapping &mapping) {
     auto shape = llvm::map_to_vector(mma.getMmaShape(), [](Attribute a) {
       return cast<IntegerAttr>(a).getInt();
@@ -278,84 +375,75 @@ struct Emulation {
     auto typeC = cast<VectorType>(mma.getMatrixC().getType());
     Type element = typeA.getElementType(), acc = typeC.getElementType();
     bool tf32 = mma.getTf32Enabled().has_value();
-    if (!acc.isF32() || !(tf32 ? element.isF32() : element.isF16()))
+    if (!acc.isF32() || !(tf32 ? element.isF32() : element.isF16()) ||
+        typeC.getNumElements() != 4)
       return mma.emitError("infc-gpu-launch-to-loops: an mma.sync other than TF32 or f16 "
                            "operands summed in f32");
-    int64_t m = shape[0], n = shape[1], k = shape[2];
-    auto layout = [&](ArrayRef<int64_t> warpShape, Type type, nvgpu::MatMulOperandRole role) {
-      return nvgpu::getLaneIdAndValueIdToOperandCoord(
-          b, loc, nvgpu::WarpMatrixInfo{VectorType::get(warpShape, type), role});
-    };
-    FailureOr<AffineMap> mapA = layout({m, k}, element, nvgpu::MatMulOperandRole::A);
-    FailureOr<AffineMap> mapB = layout({n, k}, element, nvgpu::MatMulOperandRole::B);
-    FailureOr<AffineMap> mapC = layout({m, n}, acc, nvgpu::MatMulOperandRole::C);
-    if (failed(mapA) || failed(mapB) || failed(mapC))
-      return mma.emitError("infc-gpu-launch-to-loops: no nvgpu layout for this mma.sync");
-    auto coords = [&](AffineMap map, Value lane, int64_t value) {
-      SmallVector<Value> at;
-      for (unsigned r = 0; r < 2; ++r)
-        at.push_back(affine::AffineApplyOp::create(
-            b, loc, map.getSubMap({r}),
-            ValueRange{lane, arith::ConstantIndexOp::create(b, loc, value)}));
-      return at;
-    };
-    Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
-    Value lane = arith::RemUIOp::create(b, loc, currentThread, warpSize);
-    Value warp = arith::SubIOp::create(b, loc, currentThread, lane);
-    // The whole A and B, from the 32 lanes' fragments.
-    Value wholeA = scratchBuffer({m, k}, element), wholeB = scratchBuffer({n, k}, element);
-    auto gather = [&](Value fragment, VectorType type, AffineMap map, Value whole) {
-      Value buffer = exchanged(fragment);
-      auto loop = scf::ForOp::create(b, loc, zero, warpSize, one);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(loop.getBody()->getTerminator());
-      Value source = loop.getInductionVar();
-      Value thread = arith::AddIOp::create(b, loc, warp, source);
-      int64_t perRegister = type.getDimSize(1);
-      for (int64_t v = 0; v < type.getNumElements(); ++v) {
-        Value x = memref::LoadOp::create(
-            b, loc, buffer,
-            ValueRange{thread, arith::ConstantIndexOp::create(b, loc, v / perRegister),
-                       arith::ConstantIndexOp::create(b, loc, v % perRegister)});
-        memref::StoreOp::create(b, loc, x, whole, coords(map, source, v));
-      }
-    };
-    gather(mma.getMatrixA(), typeA, *mapA, wholeA);
-    gather(mma.getMatrixB(), typeB, *mapB, wholeB);
-    // TF32: the low 13 bits of an f32 operand are ignored.
-    auto operand = [&](Value x) -> Value {
-      if (!tf32)
-        return arith::ExtFOp::create(b, loc, acc, x);
-      Type i32 = b.getI32Type();
-      Value bits = arith::BitcastOp::create(b, loc, i32, x);
-      Value mask = arith::ConstantIntOp::create(b, loc, 0xFFFFE000, 32);
-      return arith::BitcastOp::create(b, loc, acc, arith::AndIOp::create(b, loc, bits, mask));
+    auto read = [&](Value thread, unsigned operand, int64_t v) -> Value {
+      Value fragment = operand ? mma.getMatrixB() : mma.getMatrixA();
+      int64_t perRegister = (operand ? typeB : typeA).getDimSize(1);
+      return memref::LoadOp::create(
+          b, loc, exchanged(fragment),
+          ValueRange{thread, arith::ConstantIndexOp::create(b, loc, v / perRegister),
+                     arith::ConstantIndexOp::create(b, loc, v % perRegister)});
     };
     Value c = mapping.lookupOrDefault(mma.getMatrixC());
-    Value d = c;
-    int64_t perRegister = typeC.getDimSize(1);
-    for (int64_t v = 0; v < typeC.getNumElements(); ++v) {
-      SmallVector<Value> at = coords(*mapC, lane, v);
-      SmallVector<int64_t> position = {v / perRegister, v % perRegister};
-      Value start = vector::ExtractOp::create(b, loc, c, position);
-      auto loop = scf::ForOp::create(b, loc, zero, arith::ConstantIndexOp::create(b, loc, k),
-                                     one, ValueRange{start});
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value kk = loop.getInductionVar();
-        Value x = operand(memref::LoadOp::create(b, loc, wholeA, ValueRange{at[0], kk}));
-        Value y = operand(memref::LoadOp::create(b, loc, wholeB, ValueRange{at[1], kk}));
-        Value sum = arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[0],
-                                          arith::MulFOp::create(b, loc, x, y));
-        scf::YieldOp::create(b, loc, sum);
-      }
-      d = vector::InsertOp::create(b, loc, loop.getResult(0), d, position);
-    }
+    SmallVector<Value> start;
+    for (int64_t v = 0; v < 4; ++v)
+      start.push_back(vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{v / 2, v % 2}));
+    FailureOr<SmallVector<Value>> sums = emulateWarpMma(
+        mma,
+        WarpMma{shape[0], shape[1], shape[2], element, element, tf32, read,
+                {mma.getMatrixA(), mma.getMatrixB()}},
+        start);
+    if (failed(sums))
+      return failure();
+    Value d = vector::FromElementsOp::create(b, loc, typeC, *sums);
     mapping.map(mma.getRes(), d);
     Value buffer = spillBuffer(typeC);
     storeSpill(d, buffer);
     spills[mma.getRes()] = buffer;
+    return success();
+  }
+
+  /// An nvvm.mma.sync m16n8k16 of bf16 (row.col, f32 sums): A's and B's registers are i32s
+  /// holding two elements each (the first in the low half), a buffer [threads] each. The
+  /// result is an LLVM struct of the 4 sums (its llvm.extractvalue users must follow it
+  /// before the next warp-level op: a struct has no buffer).
+  LogicalResult emulateNvvmMma(NVVM::MmaOp mma, IRMapping &mapping) {
+    NVVM::MMAShapeAttr shape = mma.getShapeAttr();
+    auto result = dyn_cast<LLVM::LLVMStructType>(mma.getRes().getType());
+    auto isBf16 = [](std::optional<NVVM::MMATypes> type) {
+      return type && *type == NVVM::MMATypes::bf16;
+    };
+    if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16 ||
+        !isBf16(mma.getMultiplicandAPtxType()) || !isBf16(mma.getMultiplicandBPtxType()) ||
+        mma.getLayoutA() != NVVM::MMALayout::row || mma.getLayoutB() != NVVM::MMALayout::col ||
+        mma.getOperandC().size() != 4 || !mma.getOperandC()[0].getType().isF32() ||
+        !result || result.getBody().size() != 4)
+      return mma.emitError("infc-gpu-launch-to-loops: an nvvm.mma.sync other than m16n8k16 "
+                           "row.col bf16 operands summed in f32");
+    Type bf16 = b.getBF16Type(), i16 = b.getI16Type();
+    auto read = [&](Value thread, unsigned operand, int64_t v) -> Value {
+      Value reg = operand ? mma.getOperandB()[v / 2] : mma.getOperandA()[v / 2];
+      Value word = memref::LoadOp::create(b, loc, exchanged(reg), ValueRange{thread});
+      if (v % 2)
+        word = arith::ShRUIOp::create(b, loc, word, arith::ConstantIntOp::create(b, loc, 16, 32));
+      return arith::BitcastOp::create(b, loc, bf16, arith::TruncIOp::create(b, loc, i16, word));
+    };
+    SmallVector<Value> start = llvm::map_to_vector(
+        mma.getOperandC(), [&](Value v) { return mapping.lookupOrDefault(v); });
+    FailureOr<SmallVector<Value>> sums =
+        emulateWarpMma(mma,
+                       WarpMma{16, 8, 16, bf16, b.getF16Type(), /*tf32=*/false, read,
+                               {mma.getOperandA()[0], mma.getOperandB()[0]}},
+                       start);
+    if (failed(sums))
+      return failure();
+    Value d = LLVM::UndefOp::create(b, loc, result);
+    for (auto [i, sum] : llvm::enumerate(*sums))
+      d = LLVM::InsertValueOp::create(b, loc, d, sum, ArrayRef<int64_t>{(int64_t)i});
+    mapping.map(mma.getRes(), d);
     return success();
   }
 
@@ -373,6 +461,8 @@ struct Emulation {
     }
     if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op))
       return emulateMmaSync(mma, mapping);
+    if (auto mma = dyn_cast<NVVM::MmaOp>(op))
+      return emulateNvvmMma(mma, mapping);
     FailureOr<bool> mma = emulateMma(op, mapping);
     if (failed(mma))
       return failure();
@@ -455,6 +545,7 @@ struct Emulation {
     Value linear = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, zy, blockX),
                                          ivs[2]);
     llvm::SaveAndRestore<Value> thread(currentThread, linear);
+    gatheredFragments.clear();
     // The private buffers this segment touches, sliced at the thread.
     SmallVector<std::pair<BlockArgument, Value>> used;
     for (auto [attribution, buffer] : privates)
@@ -495,7 +586,11 @@ struct Emulation {
   LogicalResult emitBlock(Block &block, IRMapping &blockLevel,
                           ArrayRef<Value> yieldInto = {}) {
     SmallVector<Operation *> segment;
+    // The warp-level ops already placed (with a run of mma.syncs before them).
+    DenseSet<Operation *> placed;
     for (Operation &op : block.without_terminator()) {
+      if (placed.contains(&op))
+        continue;
       if (isa<gpu::BarrierOp>(op)) {
         if (failed(runForEachThread(segment, blockLevel)))
           return failure();
@@ -503,14 +598,33 @@ struct Emulation {
         continue;
       }
       // A warp-level op: the code before it runs for every thread, each leaving the
-      // values it shares in buffers; the op itself opens the next piece.
+      // values it shares in buffers; the op itself opens the next piece. So do the
+      // mma.syncs right after it that use none of the run's results (a warp's fragment
+      // products of one reduction step): what they share is in buffers before the run.
       if (SmallVector<Value> shared = exchangedValues(&op); !shared.empty()) {
         if (isa<gpu::ShuffleOp>(op) && isa<VectorType>(shared[0].getType()))
           return op.emitError("infc-gpu-launch-to-loops: a shuffle of a vector");
+        SmallVector<Operation *> run = {&op};
+        auto isMma = [](Operation *o) { return isa<nvgpu::MmaSyncOp, NVVM::MmaOp>(o); };
+        for (Operation *next = op.getNextNode(); isMma(&op) && next && isMma(next);
+             next = next->getNextNode()) {
+          if (llvm::any_of(next->getOperands(), [&](Value v) {
+                return llvm::is_contained(run, v.getDefiningOp());
+              }))
+            break;
+          run.push_back(next);
+          placed.insert(next);
+          llvm::append_range(shared, exchangedValues(next));
+        }
         // Those not in a buffer already (shared before), and whatever else the piece
         // computes for later (the next mma's fragments; views are recomputed instead).
         SmallVector<Value> values, into, copied, copies;
+        Value unbuffered; // a value no buffer can hold (an LLVM struct)
         auto keep = [&](Value v) {
+          if (isa<LLVM::LLVMStructType>(v.getType())) {
+            unbuffered = v;
+            return;
+          }
           if (!spills.count(v) && !llvm::is_contained(values, v)) {
             values.push_back(v);
             into.push_back(spillBuffer(v.getType()));
@@ -533,6 +647,9 @@ struct Emulation {
                   return top && !inPiece.contains(top);
                 }))
               keep(result);
+        if (unbuffered)
+          return op.emitError("infc-gpu-launch-to-loops: a struct value (")
+                 << unbuffered << ") used past a warp-level op";
         SmallVector<Value> stored(values), storedInto(into);
         llvm::append_range(stored, copied);
         llvm::append_range(storedInto, copies);
@@ -542,7 +659,7 @@ struct Emulation {
           spills[v] = buffer;
         for (auto [v, buffer] : llvm::zip(copied, copies))
           exchangeCopies[v] = buffer;
-        segment.assign({&op});
+        segment.assign(run.begin(), run.end());
         continue;
       }
       if (!containsBarrier(&op)) {

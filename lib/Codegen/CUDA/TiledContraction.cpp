@@ -15,14 +15,16 @@
 // input addresses computed from the loop dimensions by the op's indexing maps. With f16
 // inputs summed in f32, or bytes of one signedness summed in i32, the products run on
 // tensor cores instead (buildTensorCore: WMMA fragments per warp, the same staging), and
-// so do f32 inputs when TF32 is allowed (buildTf32: mma.sync m16n8k8, the inputs rounded to
-// TF32 as they are staged).
+// so do f32 inputs when TF32 is allowed (buildMmaSync: mma.sync m16n8k8, the inputs rounded
+// to TF32 as they are staged) and bf16 inputs summed in f32 (mma.sync m16n8k16).
 //
 //===----------------------------------------------------------------------===//
 #include "TiledContraction.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
@@ -474,43 +476,57 @@ struct KernelBuilder {
                                     arith::SelectOp::create(b, loc, finite, rounded, bits));
   }
 
-  /// The TF32 tensor-core kernel (f32 inputs and sums): 64 x 64 output tiles, 4 warps of
-  /// 32 x 32 each (2 x 4 mma.sync m16n8k8 fragments), 32-deep reduction steps staged in
-  /// shared memory (A [64][36], B [32][72]: a warp's fragment loads, lane (g, t) at row g
-  /// and column t of A or row t and column g of B, hit 32 different banks), each lane
-  /// loading its fragment elements where nvgpu's layout (getLaneIdAndValueIdToOperandCoord)
-  /// puts them. The sums leave through shared memory as in buildTensorCore.
-  void buildTf32(Value initialValue,
-                 function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
-    const int64_t tile = t.tile, depth = t.tileDepth, m = 16, n = 8, k = 8;
-    Type f32 = b.getF32Type();
-    int64_t pitchA = depth + 4, pitchB = tile + 8, pitchC = tile + 4;
+  /// The mma.sync tensor-core kernel, f32 sums: f32 inputs as TF32 (m16n8k8, nvgpu.mma.sync)
+  /// or bf16 inputs (m16n8k16, nvvm.mma.sync: nvgpu's has no bf16). 64 x 64 output tiles,
+  /// 4 warps of 32 x 32 each (2 x 4 fragments), 32-deep reduction steps staged in shared
+  /// memory, each lane loading its fragment elements where the PTX layout
+  /// (nvgpu::getLaneIdAndValueIdToOperandCoord; bf16's is f16's) puts them. TF32: A [64][36],
+  /// B [32][72] (a warp's loads, lane (g, t) at row g and column t of A or row t and column
+  /// g of B, hit 32 different banks). bf16: A and B both [64][40], the reduction along the
+  /// rows, as a fragment register holds two neighbouring elements along it (one 32-bit
+  /// load; lane (g, t) reads word 20 g + t: 32 banks). The sums leave through shared memory
+  /// as in buildTensorCore.
+  void buildMmaSync(Value initialValue,
+                    function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    bool bf16 = t.kind == ContractionTiling::TensorCoreKind::Bf16;
+    const int64_t tile = t.tile, depth = t.tileDepth, m = 16, n = 8, k = bf16 ? 16 : 8;
+    Type f32 = b.getF32Type(), i32 = b.getI32Type();
+    Type element = bf16 ? b.getBF16Type() : f32;
+    // Elements per fragment register, and registers per fragment of A and B.
+    const int64_t perRegister = bf16 ? 2 : 1, registersA = 4, registersB = 2;
+    SmallVector<int64_t> shapeA = {tile, depth + (bf16 ? 8 : 4)};
+    SmallVector<int64_t> shapeB =
+        bf16 ? SmallVector<int64_t>{tile, depth + 8} : SmallVector<int64_t>{depth, tile + 8};
+    Layout layoutB = bf16 ? Layout::TileMajor : Layout::DepthMajor;
+    int64_t pitchC = tile + 4;
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
-    gpu::LaunchOp launch = openLaunch(
-        TypeRange{bufferType({tile, pitchA}, f32, shared), bufferType({depth, pitchB}, f32, shared),
-                  bufferType({tile, pitchC}, f32, shared)},
-        TypeRange{});
+    gpu::LaunchOp launch = openLaunch(TypeRange{bufferType(shapeA, element, shared),
+                                                bufferType(shapeB, element, shared),
+                                                bufferType({tile, pitchC}, f32, shared)},
+                                      TypeRange{});
     Value rowTile = launch.getWorkgroupAttributions()[0];
     Value colTile = launch.getWorkgroupAttributions()[1];
     Value results = launch.getWorkgroupAttributions()[2];
     Value warp = div(tid, 32), lane = rem(tid, 32);
     Value warpRow = mul(div(warp, 2), 32), warpCol = mul(rem(warp, 2), 32);
-    // nvgpu's (lane, value) -> (row, column) of each operand of the warp's m16n8k8: A is
-    // [m][k], B [n][k], C [m][n].
-    auto layout = [&](ArrayRef<int64_t> shape, nvgpu::MatMulOperandRole role) {
+    // The (lane, value) -> (row, column) of each operand of the warp's mma: A is [m][k],
+    // B [n][k], C [m][n].
+    Type layoutElement = bf16 ? b.getF16Type() : f32;
+    auto layout = [&](ArrayRef<int64_t> shape, Type type, nvgpu::MatMulOperandRole role) {
       FailureOr<AffineMap> map = nvgpu::getLaneIdAndValueIdToOperandCoord(
-          b, loc, nvgpu::WarpMatrixInfo{VectorType::get(shape, f32), role});
-      assert(succeeded(map) && "nvgpu has the m16n8k8 tf32 layout");
+          b, loc, nvgpu::WarpMatrixInfo{VectorType::get(shape, type), role});
+      assert(succeeded(map) && "nvgpu has the m16n8k8 tf32 and m16n8k16 f16 layouts");
       return *map;
     };
-    AffineMap mapA = layout({m, k}, nvgpu::MatMulOperandRole::A);
-    AffineMap mapB = layout({n, k}, nvgpu::MatMulOperandRole::B);
-    AffineMap mapC = layout({m, n}, nvgpu::MatMulOperandRole::C);
-    // This lane's (row, column) of each fragment value, the same at every step.
-    auto at = [&](AffineMap map, int64_t values) {
+    AffineMap mapA = layout({m, k}, layoutElement, nvgpu::MatMulOperandRole::A);
+    AffineMap mapB = layout({n, k}, layoutElement, nvgpu::MatMulOperandRole::B);
+    AffineMap mapC = layout({m, n}, f32, nvgpu::MatMulOperandRole::C);
+    // This lane's (row, column) of the first element of each fragment register, the same
+    // at every step (a bf16 register's second element is the next column).
+    auto at = [&](AffineMap map, int64_t registers, int64_t elements) {
       SmallVector<std::array<Value, 2>> coords;
-      for (int64_t v = 0; v < values; ++v) {
+      for (int64_t v = 0; v < registers * elements; v += elements) {
         std::array<Value, 2> rc;
         for (unsigned r = 0; r < 2; ++r)
           rc[r] = affine::AffineApplyOp::create(b, loc, map.getSubMap({r}),
@@ -519,45 +535,53 @@ struct KernelBuilder {
       }
       return coords;
     };
-    auto coordsA = at(mapA, 4), coordsB = at(mapB, 2), coordsC = at(mapC, 4);
-    auto typeA = VectorType::get({4, 1}, f32), typeB = VectorType::get({2, 1}, f32);
+    auto coordsA = at(mapA, registersA, perRegister), coordsB = at(mapB, registersB, perRegister);
+    auto coordsC = at(mapC, 4, 1);
     auto typeC = VectorType::get({2, 2}, f32);
     Value zero = arith::ConstantOp::create(b, loc, typeC, b.getZeroAttr(typeC));
     SmallVector<Value> inits(8, zero);
+    // One fragment register: TF32 an f32, bf16 two neighbours along the row as an i32.
+    auto loadRegister = [&](Value tileBuffer, Value row, Value col) -> Value {
+      if (!bf16)
+        return memref::LoadOp::create(b, loc, tileBuffer, ValueRange{row, col});
+      Value pair = vector::LoadOp::create(b, loc, VectorType::get({2}, element), tileBuffer,
+                                          ValueRange{row, col}, /*nontemporal=*/false,
+                                          llvm::MaybeAlign(4));
+      Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
+      return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+    };
     auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(depth), inits);
     {
       OpBuilder::InsertionGuard inLoop(b);
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
       gpu::BarrierOp::create(b, loc); // the last step's tiles are read
-      auto round = [&](Value v) { return roundToTf32(v); };
+      auto rounding = [&](Value v) { return roundToTf32(v); };
+      function_ref<Value(Value)> round = nullptr;
+      if (!bf16)
+        round = rounding;
       stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile, Layout::TileMajor, round);
-      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile, Layout::DepthMajor, round);
+      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile, layoutB, round);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> acc(steps.getRegionIterArgs());
       for (int64_t kk = 0; kk < depth; kk += k) {
-        Value a[2], bf[4];
-        for (int64_t i = 0; i < 2; ++i) {
-          SmallVector<Value> elements;
-          for (const std::array<Value, 2> &rc : coordsA) {
-            elements.push_back(memref::LoadOp::create(
-                b, loc, rowTile, ValueRange{add(add(warpRow, i * m), rc[0]), add(rc[1], kk)}));
-          }
-          a[i] = vector::FromElementsOp::create(b, loc, typeA, elements);
-        }
-        for (int64_t j = 0; j < 4; ++j) {
-          SmallVector<Value> elements;
-          for (const std::array<Value, 2> &rc : coordsB) { // (column n, depth k)
-            elements.push_back(memref::LoadOp::create(
-                b, loc, colTile, ValueRange{add(rc[1], kk), add(add(warpCol, j * n), rc[0])}));
-          }
-          bf[j] = vector::FromElementsOp::create(b, loc, typeB, elements);
-        }
+        SmallVector<Value> a[2], bf[4];
         for (int64_t i = 0; i < 2; ++i)
-          for (int64_t j = 0; j < 4; ++j)
-            acc[i * 4 + j] = nvgpu::MmaSyncOp::create(b, loc, a[i], bf[j], acc[i * 4 + j],
-                                                      ArrayRef<int64_t>{m, n, k},
-                                                      /*tf32Enabled=*/true);
+          for (const std::array<Value, 2> &rc : coordsA)
+            a[i].push_back(loadRegister(rowTile, add(add(warpRow, i * m), rc[0]), add(rc[1], kk)));
+        for (int64_t j = 0; j < 4; ++j)
+          for (const std::array<Value, 2> &rc : coordsB) { // (column n, depth k)
+            Value col = add(add(warpCol, j * n), rc[0]), kIndex = add(rc[1], kk);
+            bf[j].push_back(bf16 ? loadRegister(colTile, col, kIndex)
+                                 : loadRegister(colTile, kIndex, col));
+          }
+        if (bf16) {
+          mmaBf16(a, bf, acc, {m, n, k});
+        } else {
+          for (int64_t i = 0; i < 2; ++i)
+            for (int64_t j = 0; j < 4; ++j)
+              acc[i * 4 + j] = mmaTf32(a[i], bf[j], acc[i * 4 + j], {m, n, k});
+        }
       }
       scf::YieldOp::create(b, loc, acc);
     }
@@ -573,6 +597,42 @@ struct KernelBuilder {
         }
     gpu::BarrierOp::create(b, loc);
     storeTileSums(results, initialValue, store);
+  }
+
+  /// C + A B on TF32 fragments (f32 registers): nvgpu.mma.sync m16n8k8.
+  Value mmaTf32(ArrayRef<Value> a, ArrayRef<Value> bRegs, Value acc, ArrayRef<int64_t> shape) {
+    Type f32 = b.getF32Type();
+    Value fragA = vector::FromElementsOp::create(b, loc, VectorType::get({4, 1}, f32), a);
+    Value fragB = vector::FromElementsOp::create(b, loc, VectorType::get({2, 1}, f32), bRegs);
+    return nvgpu::MmaSyncOp::create(b, loc, fragA, fragB, acc, shape, /*tf32Enabled=*/true);
+  }
+
+  /// acc[i * 4 + j] += a[i] b[j] on bf16 fragments (pairs packed in i32 registers), each
+  /// accumulator a vector<2x2xf32> as nvgpu's: nvvm.mma.sync m16n8k16 row.col. The 8
+  /// follow one another (the emulator runs such a run of independent mma.syncs as one
+  /// piece).
+  void mmaBf16(ArrayRef<SmallVector<Value>> a, ArrayRef<SmallVector<Value>> bRegs,
+               MutableArrayRef<Value> acc, ArrayRef<int64_t> shape) {
+    Type f32 = b.getF32Type();
+    SmallVector<SmallVector<Value>> sums(acc.size());
+    for (auto [sum, start] : llvm::zip(sums, acc))
+      for (int64_t v = 0; v < 4; ++v)
+        sum.push_back(vector::ExtractOp::create(b, loc, start, ArrayRef<int64_t>{v / 2, v % 2}));
+    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    SmallVector<Value> products;
+    for (size_t i = 0; i < a.size(); ++i)
+      for (size_t j = 0; j < bRegs.size(); ++j)
+        products.push_back(NVVM::MmaOp::create(
+            b, loc, result, a[i], bRegs[j], sums[i * bRegs.size() + j], shape,
+            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col}));
+    for (auto [product, sum] : llvm::zip(products, acc)) {
+      SmallVector<Value> d;
+      for (int64_t v = 0; v < 4; ++v)
+        d.push_back(LLVM::ExtractValueOp::create(b, loc, product, ArrayRef<int64_t>{v}));
+      sum = vector::FromElementsOp::create(b, loc, sum.getType(), d);
+    }
   }
 
   void build(Value initialValue,
@@ -751,13 +811,17 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
   // Tensor cores (WMMA) for f16 inputs summed in f32, or bytes of one signedness summed in
   // i32: one tile shape.
   Type wmmaA = tensorCoreElement(op, 0), wmmaB = tensorCoreElement(op, 1);
-  // TF32 (mma.sync) for f32 inputs and sums when allowed.
-  bool tf32Operands = elementOf(op.getDpsInputOperand(0)).isF32() &&
-                      elementOf(op.getDpsInputOperand(1)).isF32() &&
-                      elementOf(op.getDpsInitOperand(0)).isF32();
-  if (tensorCores && ((wmmaA && wmmaA == wmmaB) || (tf32 && tf32Operands))) {
+  // mma.sync for f32 inputs and sums as TF32 when allowed, and for bf16 inputs summed in
+  // f32 (WMMA has no bf16 in MLIR's GPU dialect).
+  Type elementA = elementOf(op.getDpsInputOperand(0));
+  Type elementB = elementOf(op.getDpsInputOperand(1));
+  bool sumsF32 = elementOf(op.getDpsInitOperand(0)).isF32();
+  bool tf32Operands = tf32 && elementA.isF32() && elementB.isF32() && sumsF32;
+  bool bf16Operands = elementA.isBF16() && elementB.isBF16() && sumsF32;
+  if (tensorCores && ((wmmaA && wmmaA == wmmaB) || tf32Operands || bf16Operands)) {
+    using Kind = ContractionTiling::TensorCoreKind;
     t.tensorCores = true;
-    t.tf32 = !wmmaA;
+    t.kind = wmmaA ? Kind::Wmma : tf32Operands ? Kind::Tf32 : Kind::Bf16;
     t.tile = 64;
     t.tileDepth = 32;
   } else {
@@ -790,10 +854,10 @@ void infc::emitTiledContraction(
   if (tiling.tensorCores) {
     KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads,
                           load};
-    if (tiling.tf32)
-      builder.buildTf32(initialValue, store);
-    else
+    if (tiling.kind == ContractionTiling::TensorCoreKind::Wmma)
       builder.buildTensorCore(initialValue, store);
+    else
+      builder.buildMmaSync(initialValue, store);
     return;
   }
   KernelBuilder builder{b, op, tiling, op.getLoc(),

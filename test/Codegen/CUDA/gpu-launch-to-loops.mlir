@@ -277,9 +277,10 @@ func.func @loop_shuffle(%a: memref<32xf32>) {
 // -----
 
 // An mma.sync (m16n8k8 TF32) splits the kernel too: each thread leaves its A, B and C
-// fragments in buffers (one a thread); then each gathers the warp's whole A [16][8] and
-// B [8][8] from the 32 lanes (nvgpu's layout: affine maps of lane and value) and computes
-// its 4 elements of C + A B^T over k = 8, the operands' low 13 bits cleared (TF32).
+// fragments in buffers (one a thread); then lane 0 of each warp gathers the warp's whole
+// A [16][8] and B [8][8] from the 32 lanes (nvgpu's layout: affine maps of lane and value)
+// for all its lanes, and each computes its 4 elements of C + A B^T: a row of A times a row
+// of B^T, the operands' low 13 bits cleared (TF32), summed onto C.
 // CHECK-LABEL: func.func @mma_sync
 // CHECK: %[[C32:.*]] = arith.constant 32 : index
 // CHECK: %[[WHOLEB:.*]] = memref.alloc() : memref<8x8xf32>
@@ -289,19 +290,20 @@ func.func @loop_shuffle(%a: memref<32xf32>) {
 // CHECK: vector.transfer_write %{{.*}} : vector<2x1xf32>, memref<?x2x1xf32>
 // CHECK: scf.for %[[T1:.*]] =
 // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %[[C32]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}}
+// CHECK: scf.if %[[FIRST]] {
 // CHECK: scf.for %[[SRC:.*]] = %{{.*}} to %[[C32]]
 // CHECK: affine.apply #{{.*}}(%[[SRC]], %{{.*}})
 // CHECK: memref.store %{{.*}}, %[[WHOLEA]]
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C32]]
 // CHECK: memref.store %{{.*}}, %[[WHOLEB]]
-// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %c8 step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
-// CHECK: memref.load %[[WHOLEA]][%{{.*}}, %[[K]]]
-// CHECK: arith.andi %{{.*}}, %c-8192_i32
-// CHECK: memref.load %[[WHOLEB]][%{{.*}}, %[[K]]]
-// CHECK: arith.andi %{{.*}}, %c-8192_i32
-// CHECK: arith.mulf
-// CHECK: arith.addf %[[ACC]]
-// CHECK: vector.insert %[[SUM]], %{{.*}} [0, 0] : f32 into vector<2x2xf32>
+// CHECK: }
+// CHECK: %[[ROWA:.*]] = vector.transfer_read %[[WHOLEA]][%{{.*}}, %{{.*}}], %{{.*}} : memref<16x8xf32>, vector<8xf32>
+// CHECK: arith.andi %{{.*}}, %{{.*}} : vector<8xi32>
+// CHECK: %[[ROWB:.*]] = vector.transfer_read %[[WHOLEB]][%{{.*}}, %{{.*}}], %{{.*}} : memref<8x8xf32>, vector<8xf32>
+// CHECK: arith.andi %{{.*}}, %{{.*}} : vector<8xi32>
+// CHECK: %[[PRODUCTS:.*]] = arith.mulf
+// CHECK: %[[SUM:.*]] = vector.reduction <add>, %[[PRODUCTS]], %{{.*}} : vector<8xf32> into f32
+// CHECK: vector.from_elements %[[SUM]], %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>
 // CHECK-NOT: nvgpu.
 func.func @mma_sync(%a: memref<32xf32>, %out: memref<32x2x2xf32>) {
   %c0 = arith.constant 0 : index
@@ -334,6 +336,109 @@ func.func @mma_sync_f16_sums(%a: memref<32xf16>) {
     %fb = vector.broadcast %x : f16 to vector<2x2xf16>
     // expected-error @+1 {{infc-gpu-launch-to-loops: an mma.sync other than TF32 or f16 operands summed in f32}}
     %d = nvgpu.mma.sync(%fa, %fb, %zero) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// nvvm.mma.sync m16n8k16 bf16 (nvgpu's has no bf16): the registers are i32 pairs of bf16
+// (the first element in the low half), each lane's in a buffer of one a thread. Two
+// independent mma.syncs in a row share one piece and, as they read the same A, one gather
+// of it; the result struct is rebuilt for its llvm.extractvalue users.
+// CHECK-LABEL: func.func @nvvm_mma_sync
+// (The scratch buffers are allocated before the loops, the latest first.)
+// CHECK: %[[WHOLEB2:.*]] = memref.alloc() : memref<8x16xbf16>
+// CHECK: %[[WHOLEB:.*]] = memref.alloc() : memref<8x16xbf16>
+// CHECK: %[[WHOLEA:.*]] = memref.alloc() : memref<16x16xbf16>
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: %[[WORD:.*]] = memref.load %{{.*}} : memref<?xi32>
+// CHECK: %[[LOW:.*]] = arith.trunci %[[WORD]] : i32 to i16
+// CHECK: arith.bitcast %[[LOW]] : i16 to bf16
+// CHECK: %[[HIGH:.*]] = arith.shrui %{{.*}}, %c16_i32 : i32
+// CHECK: arith.trunci %[[HIGH]] : i32 to i16
+// CHECK: memref.store %{{.*}}, %[[WHOLEA]]
+// CHECK: memref.store %{{.*}}, %[[WHOLEB]]
+// CHECK: arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK: vector.reduction <add>
+// CHECK: llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: llvm.insertvalue
+// CHECK: scf.if
+// CHECK-NOT: memref.store %{{.*}}, %[[WHOLEA]]
+// CHECK: memref.store %{{.*}}, %[[WHOLEB2]]
+// CHECK: }
+// CHECK: vector.reduction <add>
+// CHECK: llvm.extractvalue
+// CHECK-NOT: nvvm.
+func.func @nvvm_mma_sync(%a: memref<32xi32>, %out: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<32xi32>
+    %y = arith.addi %x, %x : i32
+    %d = nvvm.mma.sync A[%x, %x, %x, %x] B[%x, %x] C[%zero, %zero, %zero, %zero]
+      {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+       multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>,
+       shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %e = nvvm.mma.sync A[%x, %x, %x, %x] B[%y, %y] C[%zero, %zero, %zero, %zero]
+      {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+       multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>,
+       shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %d0 = llvm.extractvalue %d[0] : !llvm.struct<(f32, f32, f32, f32)>
+    %e3 = llvm.extractvalue %e[3] : !llvm.struct<(f32, f32, f32, f32)>
+    %s = arith.addf %d0, %e3 : f32
+    memref.store %s, %out[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// An nvvm.mma.sync the emulator does not know (f16 operands, here as i32 pairs).
+func.func @nvvm_mma_sync_f16(%a: memref<32xi32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<32xi32>
+    %v = llvm.bitcast %x : i32 to vector<2xf16>
+    // expected-error @+1 {{infc-gpu-launch-to-loops: an nvvm.mma.sync other than m16n8k16 row.col bf16 operands summed in f32}}
+    %d = nvvm.mma.sync A[%v, %v, %v, %v] B[%v, %v] C[%zero, %zero, %zero, %zero]
+      {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+       shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A result struct used past the next warp-level op: no buffer holds it.
+func.func @struct_past_exchange(%a: memref<32xi32>, %out: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<32xi32>
+    %d = nvvm.mma.sync A[%x, %x, %x, %x] B[%x, %x] C[%zero, %zero, %zero, %zero]
+      {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+       multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>,
+       shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %r = llvm.extractvalue %d[0] : !llvm.struct<(f32, f32, f32, f32)>
+    %c1_i32 = arith.constant 1 : i32
+    %c32_i32 = arith.constant 32 : i32
+    // expected-error @+1 {{infc-gpu-launch-to-loops: a struct value}}
+    %s, %valid = gpu.shuffle xor %r, %c1_i32, %c32_i32 : f32
+    %t = llvm.extractvalue %d[1] : !llvm.struct<(f32, f32, f32, f32)>
+    %u = arith.addf %s, %t : f32
+    memref.store %u, %out[%tx] : memref<32xf32>
     gpu.terminator
   }
   return

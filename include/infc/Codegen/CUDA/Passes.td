@@ -133,7 +133,9 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     kept as loop values over 32-deep reduction steps staged in shared memory. With `tf32`
     (`--precision tf32`), f32 contractions take the same tiles on tensor cores as TF32:
     2 x 4 `nvgpu.mma.sync` m16n8k8 fragments a warp, the inputs rounded to TF32 as they are
-    staged.
+    staged; bf16 inputs summed in f32 (`--precision bf16`) take them too, as
+    `nvvm.mma.sync` m16n8k16 (nvgpu's has no bf16), both inputs staged with the reduction
+    along the rows so a fragment register (two bf16) is one 32-bit load.
 
     First (`row-kernels`), the row groups (`infc/Support/KernelGroups.h`: reductions of
     the trailing loop dims into the leading "row" dims, of at least 32 elements a row, with
@@ -151,7 +153,8 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     Option<"tileMinBlocks", "tile-min-blocks", "int64_t", /*default=*/"132",
            "Blocks a tiled contraction's grid should reach (the GPU's SMs); 0: no tiling">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Contractions of f16 inputs summed in f32 on tensor cores (WMMA)">,
+           "Contractions of f16 or bf16 inputs summed in f32 (and of bytes in i32) on "
+           "tensor cores (WMMA; bf16 mma.sync)">,
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "Contractions of f32 inputs and sums on tensor cores as TF32 (mma.sync)">,
     Option<"prologues", "prologues", "bool", /*default=*/"true",
@@ -162,6 +165,7 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
                            "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
+                           "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
                            "mlir::vector::VectorDialect"];
 }
 
@@ -231,11 +235,15 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     value crossing a barrier, or a barrier elsewhere, is an error. Workgroup (shared) memory
     becomes one buffer the blocks use in turn, private memory one slice per thread of a
     buffer. WMMA ops (`gpu.subgroup_mma_*`) become vector ops on the whole 16 x 16 matrix
-    in each thread.
+    in each thread. A warp-level op (`gpu.shuffle`; `nvgpu.mma.sync` or `nvvm.mma.sync`,
+    with the independent mma.syncs right after it) splits the kernel as a barrier does:
+    each thread leaves the values it shares in buffers, a shuffle reads its source lane's,
+    an mma.sync has lane 0 of the warp gather its whole A and B from the lanes' fragments
+    (nvgpu's layout) and each lane compute its own elements of the product.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect",
-                           "mlir::affine::AffineDialect"];
+                           "mlir::affine::AffineDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 #endif // INFC_CODEGEN_CUDA_PASSES_TD
