@@ -17,7 +17,9 @@ For each zoo model:
     of a kernel the module has; a launch that fails makes the run fail with the driver's
     message;
   - each run launches at most MAX_LAUNCHES kernels (the fusions of infc-linalg-to-gpu-loops:
-    a model that needs more has lost one; lower the bound when a fusion lands).
+    a model that needs more has lost one; lower the bound when a fusion lands);
+  - compiled with --precision fp16 and bf16 too (their tensor-core kernels through ptxas for
+    every architecture), it runs on the stand-in driver as above.
 The kernels' arithmetic is tested by the e2e_cuda_emulator_* tests (the same IR on the CPU).
 Prints one line per model and 'N passed, M failed'; exits 1 on any failure.
 """
@@ -44,6 +46,7 @@ DEFAULT_MODELS = "mlp,lenet,decoder,seq_encoder,qlinear_cnn,bert_layer,mobilenet
 # inside), the max pool's pad and pool, the average pool, the classifier.
 MAX_LAUNCHES = {"mlp": 10, "lenet": 9, "decoder": 6, "seq_encoder": 69, "qlinear_cnn": 4,
                 "bert_layer": 19, "mobilenetv2": 54, "resnet18": 24}
+REDUCED_PRECISIONS = ("fp16", "bf16")
 
 
 def fatbin_images(data):
@@ -172,9 +175,9 @@ def check_model(args, name, work):
         in_args += ["--input", f"{input_name}={path}"]
     out_dir = os.path.join(work, name + ".out")
 
-    def run(env, command="run", more=()):
+    def run(env, command="run", more=(), library=so):
         shutil.rmtree(out_dir, ignore_errors=True)
-        argv = [args.infc, command, so] + in_args + list(more)
+        argv = [args.infc, command, library] + in_args + list(more)
         if command == "run":
             argv += ["--output-dir", out_dir]
         return harness.run_tool(argv, 600, env=env)
@@ -212,6 +215,19 @@ def check_model(args, name, work):
     if name in MAX_LAUNCHES and len(launches) > MAX_LAUNCHES[name]:
         problems.append(f"{len(launches)} kernel launches per run, at most "
                         f"{MAX_LAUNCHES[name]} expected (a fusion was lost)")
+    # The reduced precisions: other kernels (WMMA, bf16 mma.sync), the same orchestration.
+    for precision in REDUCED_PRECISIONS:
+        reduced = os.path.join(work, f"{name}_{precision}.so")
+        r = harness.run_tool([args.infc, "compile", model, "--target", "cuda", "--gpu",
+                              args.gpu, "--precision", precision, "-o", reduced], 900)
+        if r.returncode:
+            problems.append(f"--precision {precision}: compile failed:\n{r.describe()}")
+            continue
+        found = check_orchestration(
+            args, model, reduced,
+            lambda env, command="run", more=(): run(env, command, more, library=reduced),
+            len(inputs), work, f"{name}_{precision}", graphs=True)[0]
+        problems += [f"--precision {precision}: {p}" for p in found]
     if not problems:
         print(f"  {name}: {len(launches)} kernel launches per run, weights "
               f"{uploads[0]} bytes, images {sorted(images)}")
