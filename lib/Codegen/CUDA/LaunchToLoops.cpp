@@ -11,9 +11,10 @@
 // thread and block ids); anything else crossing a barrier is refused, except a loop value of
 // the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer.
 // A warp shuffle splits the kernel as a barrier does: every thread leaves the value it
-// shares in a buffer before any reads its partner's; so does an nvgpu.mma.sync, each thread
-// then gathering the warp's whole A and B from the lanes' fragments (nvgpu's layout) to
-// compute its own part of the product (TF32 operands truncated as the tensor cores do). Shared memory is one buffer reused by
+// shares in a buffer before any reads its partner's; so does an nvgpu.mma.sync or an
+// nvvm.mma.sync (bf16), or a run of independent ones: lane 0 of each warp gathers the warp's
+// whole A and B from the lanes' fragments (nvgpu's layout) and each lane computes its own
+// part of the product (TF32 operands truncated as the tensor cores do). Shared memory is one buffer reused by
 // the blocks in turn, private memory one slice of a buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every thread of
 // the warp (vector ops: each thread computes the warp's product).
 //
