@@ -285,7 +285,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addNestedPass<func::FuncOp>(infc::createInfcMapToGpu());
   if (options.emulateGpu) {
     pm.addNestedPass<func::FuncOp>(infc::createInfcGpuLaunchToLoops());
-    pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors()); // emulated WMMA
+    pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors()); // the emulated mma.syncs
     pm.addPass(createCanonicalizerPass());
     addHostLowering(pm, options);
     return;
@@ -319,6 +319,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(infc::createInfcAlignSharedMemory());
+  kernels.addPass(infc::createInfcKernelLaunchBounds());
   kernels.addPass(createConvertNVGPUToNVVMPass()); // the TF32 kernels' mma.sync
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());

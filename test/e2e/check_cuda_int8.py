@@ -4,9 +4,8 @@
     check_cuda_int8.py --infc BUILD/bin/infc --work DIR [--python-dir DIR]
 
 An int8 product on the GPU reads its 8-bit operands as bytes and multiplies them on int8
-tensor cores (WMMA s8 or u8, i32 sums) when both sides have one signedness; uint8
-activations times int8 weights are shifted to signed first (infc-narrow-integer-operands),
-other mixes run on the i32 SIMT kernel. Cases: QDQ models from onnxruntime's
+tensor cores (mma.sync m16n8k32, each side s8 or u8, i32 sums); uint8 activations times
+int8 weights are shifted to signed first (infc-narrow-integer-operands). Cases: QDQ models from onnxruntime's
 quantize_static (convolutions and a matmul, uint8 and int8 activations), MatMulInteger of
 two activations (u8 x u8, u8 x s8), and a float model quantized by infc itself
 (`--quantize int8 --target cuda-emulator`). For each:
@@ -18,7 +17,7 @@ two activations (u8 x u8, u8 x s8), and a float model quantized by infc itself
   - compiled --target cuda --emit=ptx, ptxas (sm_80, sm_90) reports the expected number of
     tiled kernels (those with a barrier), no local memory in the PTX and at most 8 bytes of
     ptxas spills, and the PTX has at least 8
-    `wmma.mma` of the expected byte type per tensor-core kernel (none where there is none).
+    `mma.sync` m16n8k32 of the expected byte types per tiled kernel.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -92,8 +91,9 @@ def save(graph, path):
     return path
 
 
-def kernel_report(args, path, tiled, wmma_type, extra=()):
-    """Problems with the --emit=ptx kernels: tiled count, local memory, wmma.mma types."""
+def kernel_report(args, path, tiled, byte_types, extra=()):
+    """Problems with the --emit=ptx kernels: tiled count, local memory, the byte types of
+    their mma.syncs (`byte_types`: the two operands', in either order; None: no mma)."""
     ptx = path + ".ptx"
     r = harness.run_tool([args.infc, "compile", path, "-o", ptx, "--target=cuda", "--emit=ptx",
                           *extra], 600)
@@ -102,12 +102,13 @@ def kernel_report(args, path, tiled, wmma_type, extra=()):
     problems = []
     with open(ptx) as f:
         text = f.read()
-    mma = re.findall(r"wmma\.mma\.sync\.aligned\.row\.row\.m16n16k16\.s32\.(\w+)\.(\w+)\.s32", text)
-    tensor_core = tiled if wmma_type else 0
+    mma = re.findall(r"mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.(\w+)\.(\w+)\.s32", text)
+    tensor_core = tiled if byte_types else 0
+    want = sorted(byte_types or ())
     if len(mma) < 8 * tensor_core or (not tensor_core and mma) or \
-            any(a != wmma_type or b != wmma_type for a, b in mma):
-        problems.append(f"wmma.mma {sorted(set(mma))} x {len(mma)}, expected "
-                        f"{'at least ' + str(8 * tensor_core) + ' ' + wmma_type if tensor_core else 'none'}")
+            any(sorted(pair) != want for pair in mma):
+        expected = f"at least {8 * tensor_core} {'.'.join(want)}" if tensor_core else "none"
+        problems.append(f"mma.sync {sorted(set(mma))} x {len(mma)}, expected {expected}")
     problems += [f"{k}: local memory in the PTX"
                  for k in sorted(check_cuda_tiled.local_memory_kernels(ptx))]
     for arch in ("sm_80", "sm_90"):
@@ -135,10 +136,10 @@ def main():
             raise RuntimeError(f"compile failed\n{r.describe()}")
         return infc.load(so)(**inputs)["y"]
 
-    # QDQ models: (float model, activation type, tiled kernels, WMMA byte type)
-    qdq_cases = [(float_conv, "QUInt8", 2, "s8"), (float_conv, "QInt8", 2, "s8"),
-                 (float_matmul, "QUInt8", 1, "s8")]
-    for make, act, tiled, wmma in qdq_cases:
+    # QDQ models: (float model, activation type, tiled kernels, mma.sync byte types)
+    qdq_cases = [(float_conv, "QUInt8", 2, ("s8", "s8")), (float_conv, "QInt8", 2, ("s8", "s8")),
+                 (float_matmul, "QUInt8", 1, ("s8", "s8"))]
+    for make, act, tiled, types in qdq_cases:
         rng = np.random.default_rng(7)
         graph, shapes = make(rng)
         f32 = save(graph, os.path.join(args.work, graph.name + ".onnx"))
@@ -166,14 +167,14 @@ def main():
         step = check_qdq.output_step(onnx.load(path))
         err = float(np.abs(got.astype(np.float64) - ref).max()) if got.shape == ref.shape \
             else float("inf")
-        problems = kernel_report(args, path, tiled, wmma)
+        problems = kernel_report(args, path, tiled, types)
         ok = step is not None and err <= step * 1.001 and not problems
         tally.report(ok, f"{case}: max |infc - ort| {err:.4g} (output step {step:.4g}); "
-                         + ("; ".join(problems) or f"{tiled} tiled, wmma {wmma}"))
+                         + ("; ".join(problems) or f"{tiled} tiled, mma.sync {'.'.join(types)}"))
 
-    # MatMulInteger of two activations: u8 x u8 on u8 tensor cores, u8 x s8 on the SIMT kernel.
-    for name, b_type, wmma in (("matmul_integer_u8u8", TensorProto.UINT8, "u8"),
-                               ("matmul_integer_u8s8", TensorProto.INT8, None)):
+    # MatMulInteger of two activations: u8 x u8 and u8 x s8 on the tensor cores.
+    for name, b_type, types in (("matmul_integer_u8u8", TensorProto.UINT8, ("u8", "u8")),
+                                ("matmul_integer_u8s8", TensorProto.INT8, ("u8", "s8"))):
         graph, make_inputs = matmul_integer(name, b_type)
         path = save(graph, os.path.join(args.work, name + ".onnx"))
         inputs = make_inputs(np.random.default_rng(3))
@@ -184,9 +185,9 @@ def main():
             continue
         ref = harness.ort_reference(path, inputs)["y"]
         ok, summary = harness.compare(got, ref, rtol=0, atol=0)
-        problems = kernel_report(args, path, 1, wmma)
+        problems = kernel_report(args, path, 1, types)
         tally.report(ok and not problems, f"{name}: {summary}; "
-                                          + ("; ".join(problems) or f"wmma {wmma or 'none'}"))
+                                          + ("; ".join(problems) or f"mma.sync {'.'.join(types)}"))
 
     # infc's own quantization for the GPU: calibrated on the CPU, the same integers.
     rng = np.random.default_rng(5)
@@ -210,11 +211,11 @@ def main():
         ref = harness.ort_reference(f32, x)["y"]
         rms = float(np.sqrt(np.mean((got - ref) ** 2) / np.mean(ref ** 2)))
         vs_cpu = float(np.abs(got - cpu).max() / np.abs(cpu).max())
-        problems = kernel_report(args, f32, 2, "s8", quantize)
+        problems = kernel_report(args, f32, 2, ("s8", "s8"), quantize)
         ok = rms < 0.06 and vs_cpu <= 1e-5 and not np.array_equal(got, ref) and not problems
         tally.report(ok, f"--quantize int8 --target cuda-emulator: rel RMS vs float {rms:.3g}, "
                          f"max rel diff vs the CPU int8 build {vs_cpu:.3g}; "
-                         + ("; ".join(problems) or "2 tiled, wmma s8"))
+                         + ("; ".join(problems) or "2 tiled, mma.sync s8.s8"))
     return tally.finish()
 
 

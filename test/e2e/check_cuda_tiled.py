@@ -8,19 +8,18 @@ at least 32 rows and columns as one kernel each that stages tiles of both inputs
 memory (lib/Codegen/CUDA/TiledContraction.cpp). Each case is a model built to take one
 tile size (128, 64, 32: the kernel picks the largest that still gives 132 blocks) with
 sizes that are not multiples of the tile or of the reduction step, a fused epilogue (bias,
-Relu) where ONNX has one; with --precision fp16 the kernel runs on tensor cores instead
-(WMMA, 64 x 64 tiles), with --precision tf32 and bf16 too (mma.sync m16n8k8 and m16n8k16,
-the same tiles). For
-each case and precision (fp32, tf32, fp16, bf16):
+Relu) where ONNX has one; with --precision tf32, fp16 and bf16 the kernel runs on tensor
+cores instead (mma.sync m16n8k8 and m16n8k16, 64 x 64 tiles). For each case and precision
+(fp32, tf32, fp16, bf16):
   - compiled --target cuda-emulator (the kernels' IR, barriers and shared memory included,
     run on the CPU) its output matches onnxruntime: fp32 within 1e-4 + 1e-4 |ORT|, the others
     within a relative L2 error of 2e-3 (tf32), 5e-3 (fp16) and 3e-2 (bf16);
   - compiled --target cuda --emit=ptx, ptxas (sm_80 and sm_90) reports the expected number of
-    kernels with a barrier (and at fp32 no other kernel for the ONE_KERNEL cases), each with the shared memory of the expected tile and at most 8
-    bytes of spills, their PTX declares no local memory (the accumulators stay in
-    registers), and the PTX has the tensor-core kernel's instructions (fp16: at least 8
-    wmma.mma a kernel, tf32: 32 mma.sync m16n8k8 tf32, bf16: 16 mma.sync m16n8k16 bf16) or
-    none.
+    kernels with a barrier (and at fp32 no other kernel for the ONE_KERNEL cases), each
+    with the shared memory of the expected tile and at most 8 bytes of spills, their PTX
+    declares no local memory (the accumulators stay in registers), and the PTX has the
+    tensor-core kernel's instructions (at least, a kernel: tf32 32 mma.sync m16n8k8 tf32,
+    fp16 and bf16 16 mma.sync m16n8k16 of their type) or none.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -41,7 +40,7 @@ ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
 # The tensor-core instructions a tiled kernel has at least (a reduction step's: WMMA
 # 2 x 2 fragments x 2 steps of 16; mma.sync 2 x 4 x 4 steps of 8 or 2 steps of 16), and
 # their PTX.
-TENSOR_CORE_OPS = {"fp16": (8, r"wmma\.mma\.sync"),
+TENSOR_CORE_OPS = {"fp16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16"),
                    "tf32": (32, r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32"),
                    "bf16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16")}
 
@@ -256,11 +255,9 @@ def compile_emulator_and_ptx(infc, path, stem, extra=()):
 
 
 def shared_bytes(tile, precision):
-    if precision == "fp16":  # tensor cores: A 64 x (32 + 8), B 32 x (64 + 8) halves, C 64 x 68
-        return 64 * 40 * 2 + 32 * 72 * 2 + 64 * 68 * 4
-    if precision == "tf32":  # A 64 x (32 + 4), B 32 x (64 + 8), C 64 x 68, all f32
+    if precision == "tf32":  # tensor cores: A 64 x (32 + 4), B 32 x (64 + 8), C 64 x 68, f32
         return (64 * 36 + 32 * 72 + 64 * 68) * 4
-    if precision == "bf16":  # A and B 64 x (32 + 8) bf16, C 64 x 68 f32
+    if precision in ("fp16", "bf16"):  # A and B 64 x (32 + 8) halves, C 64 x 68 f32
         return 2 * 64 * 40 * 2 + 64 * 68 * 4
     depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
     return 2 * depth * (tile + 32 // depth) * ELEMENT_BYTES[precision]
@@ -288,7 +285,7 @@ def main():
             problems = []
             with open(ptx) as f:
                 text = f.read()
-            # fp16 and tf32: the tensor-core kernel's (more if LLVM unrolls the steps); none
+            # tf32, fp16, bf16: the tensor-core kernel's (more if LLVM unrolls the steps); none
             # in the others
             for kind, (per_kernel, pattern) in TENSOR_CORE_OPS.items():
                 mma = len(re.findall(pattern, text))

@@ -1,9 +1,9 @@
 //===- AlignSharedMemory.cpp - 32-byte aligned workgroup buffers ----------===//
 //
 // convert-gpu-to-nvvm aligns a workgroup buffer to its element type (2 bytes for f16)
-// unless the attribution says otherwise; tensor-core fragment loads and stores (WMMA) need
-// 256-bit aligned addresses, and the tiled kernels' fragment offsets are multiples of 32
-// bytes, so the buffers' starts must be too.
+// unless the attribution says otherwise; the tensor-core kernels load each fragment
+// register (two halves, four bytes) as one aligned 32-bit word, and ldmatrix and cp.async
+// want 16-byte aligned rows, so the buffers' starts must be aligned beyond their elements.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"

@@ -11,12 +11,12 @@
 // thread and block ids); anything else crossing a barrier is refused, except a loop value of
 // the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer.
 // A warp shuffle splits the kernel as a barrier does: every thread leaves the value it
-// shares in a buffer before any reads its partner's; so does an nvgpu.mma.sync or an
-// nvvm.mma.sync (bf16), or a run of independent ones: lane 0 of each warp gathers the warp's
-// whole A and B from the lanes' fragments (nvgpu's layout) and each lane computes its own
-// part of the product (TF32 operands truncated as the tensor cores do). Shared memory is one buffer reused by
-// the blocks in turn, private memory one slice of a buffer per thread. A warp's WMMA fragment is the whole 16 x 16 matrix in every thread of
-// the warp (vector ops: each thread computes the warp's product).
+// shares in a buffer before any reads its partner's; so does an nvgpu.mma.sync (TF32) or an
+// nvvm.mma.sync (f16, bf16, bytes), or a run of independent ones: lane 0 of each warp
+// gathers the warp's whole A and B from the lanes' fragments (nvgpu's layout) and each lane
+// computes its own part of the product (TF32 operands truncated as the tensor cores do).
+// Shared memory is one buffer reused by the blocks in turn, private memory one slice of a
+// buffer per thread.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
@@ -82,17 +82,6 @@ struct Emulation {
   Value currentThread;
   Value threadCount;
 
-  /// A WMMA fragment is a whole matrix (bytes signless, as in the buffers they come from).
-  static Type emulatedType(Type type) {
-    auto matrix = dyn_cast<gpu::MMAMatrixType>(type);
-    if (!matrix)
-      return type;
-    Type element = matrix.getElementType();
-    if (auto integer = dyn_cast<IntegerType>(element))
-      element = IntegerType::get(type.getContext(), integer.getWidth());
-    return VectorType::get(matrix.getShape(), element);
-  }
-
   /// A buffer [threads][shape] of `element` (one `shape` a thread), allocated before the
   /// blocks' loops and freed after them.
   Value perThreadBuffer(ArrayRef<int64_t> shape, Type element) {
@@ -109,10 +98,9 @@ struct Emulation {
 
   /// A buffer of one value of `type` (a scalar or a vector) a thread.
   Value spillBuffer(Type type) {
-    Type emulated = emulatedType(type);
-    if (auto vector = dyn_cast<VectorType>(emulated))
+    if (auto vector = dyn_cast<VectorType>(type))
       return perThreadBuffer(vector.getShape(), vector.getElementType());
-    return perThreadBuffer({}, emulated);
+    return perThreadBuffer({}, type);
   }
 
   /// A whole vector of `type` read from, or written to, `memref` at `indices`.
@@ -135,7 +123,7 @@ struct Emulation {
   }
 
   Value loadSpill(Value buffer, Type type) {
-    if (auto vector = dyn_cast<VectorType>(emulatedType(type)))
+    if (auto vector = dyn_cast<VectorType>(type))
       return readWhole(vector, buffer, spillIndices(buffer));
     return memref::LoadOp::create(b, loc, buffer, spillIndices(buffer)).getResult();
   }
@@ -144,80 +132,6 @@ struct Emulation {
     if (isa<VectorType>(value.getType()))
       return writeWhole(value, buffer, spillIndices(buffer));
     memref::StoreOp::create(b, loc, value, buffer, spillIndices(buffer));
-  }
-
-  /// A WMMA op as vector ops on whole 16 x 16 matrices (null: not one).
-  FailureOr<bool> emulateMma(Operation &op, IRMapping &mapping) {
-    auto rowMajor = [&](Value memref, int64_t lead) {
-      auto type = cast<MemRefType>(memref.getType());
-      return type.getRank() == 2 && type.hasStaticShape() && type.getShape()[1] == lead &&
-             type.getLayout().isIdentity();
-    };
-    auto mapped = [&](ValueRange values) {
-      return llvm::map_to_vector(values, [&](Value v) { return mapping.lookupOrDefault(v); });
-    };
-    if (auto load = dyn_cast<gpu::SubgroupMmaLoadMatrixOp>(op)) {
-      Value src = mapping.lookupOrDefault(load.getSrcMemref());
-      if (load.getTranspose() || !rowMajor(src, load.getLeadDimension().getSExtValue()))
-        return op.emitError("infc-gpu-launch-to-loops: a WMMA load other than row-major "
-                            "from a 2-D buffer of that pitch");
-      mapping.map(load.getResult(), readWhole(cast<VectorType>(emulatedType(load.getType())),
-                                              src, mapped(load.getIndices())));
-      return true;
-    }
-    if (auto storeOp = dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(op)) {
-      Value dst = mapping.lookupOrDefault(storeOp.getDstMemref());
-      if (storeOp.getTranspose() || !rowMajor(dst, storeOp.getLeadDimension().getSExtValue()))
-        return op.emitError("infc-gpu-launch-to-loops: a WMMA store other than row-major "
-                            "into a 2-D buffer of that pitch");
-      writeWhole(mapping.lookupOrDefault(storeOp.getSrc()), dst, mapped(storeOp.getIndices()));
-      return true;
-    }
-    if (auto constant = dyn_cast<gpu::SubgroupMmaConstantMatrixOp>(op)) {
-      auto type = cast<VectorType>(emulatedType(constant.getType()));
-      mapping.map(constant.getResult(),
-                  vector::BroadcastOp::create(b, loc, type,
-                                              mapping.lookupOrDefault(constant.getValue()))
-                      .getResult());
-      return true;
-    }
-    if (auto compute = dyn_cast<gpu::SubgroupMmaComputeOp>(op)) {
-      if (compute.getATranspose() || compute.getBTranspose())
-        return op.emitError("infc-gpu-launch-to-loops: a transposed WMMA product");
-      Value acc = mapping.lookupOrDefault(compute.getOpC());
-      auto accType = cast<VectorType>(acc.getType());
-      // Halves and bytes are widened to the sums' type (bytes as their fragment type's
-      // signedness says).
-      auto widen = [&](Value fragment) {
-        Value v = mapping.lookupOrDefault(fragment);
-        auto type = cast<VectorType>(v.getType());
-        Type wide = type.clone(accType.getElementType());
-        if (type == wide)
-          return v;
-        Type element = cast<gpu::MMAMatrixType>(fragment.getType()).getElementType();
-        if (isa<FloatType>(element))
-          return arith::ExtFOp::create(b, loc, wide, v).getResult();
-        if (element.isUnsignedInteger())
-          return arith::ExtUIOp::create(b, loc, wide, v).getResult();
-        return arith::ExtSIOp::create(b, loc, wide, v).getResult();
-      };
-      Value x = widen(compute.getOpA());
-      Value y = widen(compute.getOpB());
-      MLIRContext *ctx = b.getContext();
-      AffineExpr m, n, k;
-      bindDims(ctx, m, n, k);
-      SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {m, k}, ctx),
-                                     AffineMap::get(3, 0, {k, n}, ctx),
-                                     AffineMap::get(3, 0, {m, n}, ctx)};
-      auto parallel = vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel);
-      auto reduction = vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction);
-      mapping.map(compute.getResult(),
-                  vector::ContractionOp::create(b, loc, x, y, acc, b.getAffineMapArrayAttr(maps),
-                                                b.getArrayAttr({parallel, parallel, reduction}))
-                      .getResult());
-      return true;
-    }
-    return false;
   }
 
   /// A shuffle: the value its source lane left in the shuffle's buffer (the thread's own
@@ -272,16 +186,17 @@ struct Emulation {
   }
 
   /// A warp's mma.sync as the lanes see it: `read(thread, operand, value)` gives element
-  /// `value` (nvgpu's numbering, f32 or the 16-bit type) of A (operand 0) or B (1) from the
+  /// `value` (nvgpu's numbering; bytes signless) of A (operand 0) or B (1) from the
   /// fragment `thread` left. The warp's A [m][k] and B [n][k] are gathered where the layout
   /// puts them, once a warp (by its lane 0: the warp's lanes run in turn, the gathered
   /// matrices stay for the others) and once a piece for the same fragment (`fragments`:
-  /// its first value, A's and B's), then this lane's 4 elements of C + A B^T (f32).
+  /// its first value, A's and B's), then this lane's 4 elements of C + A B^T (f32, or i32
+  /// for bytes, which wrap).
   struct WarpMma {
     int64_t m, n, k;
-    Type element;  // of A and B as gathered
-    Type layoutOf; // the element type whose layout the fragments have (bf16: f16's)
-    bool tf32;     // the low 13 bits of an f32 operand are ignored
+    Type element[2]; // of A and B (bytes: si8 or ui8, how they widen)
+    Type layoutOf;   // the element type whose layout the fragments have (bf16: f16's)
+    bool tf32;       // the low 13 bits of an f32 operand are ignored
     function_ref<Value(Value thread, unsigned operand, int64_t value)> read;
     Value fragments[2];
   };
@@ -290,14 +205,15 @@ struct Emulation {
   DenseMap<std::pair<Value, unsigned>, Value> gatheredFragments;
   FailureOr<SmallVector<Value>> emulateWarpMma(Operation *mma, const WarpMma &w,
                                                ArrayRef<Value> c) {
-    Type f32 = b.getF32Type();
+    bool integers = w.element[0].isInteger(8);
+    Type acc = integers ? Type(b.getI32Type()) : Type(b.getF32Type());
     auto layout = [&](ArrayRef<int64_t> warpShape, Type type, nvgpu::MatMulOperandRole role) {
       return nvgpu::getLaneIdAndValueIdToOperandCoord(
           b, loc, nvgpu::WarpMatrixInfo{VectorType::get(warpShape, type), role});
     };
     FailureOr<AffineMap> mapA = layout({w.m, w.k}, w.layoutOf, nvgpu::MatMulOperandRole::A);
     FailureOr<AffineMap> mapB = layout({w.n, w.k}, w.layoutOf, nvgpu::MatMulOperandRole::B);
-    FailureOr<AffineMap> mapC = layout({w.m, w.n}, f32, nvgpu::MatMulOperandRole::C);
+    FailureOr<AffineMap> mapC = layout({w.m, w.n}, acc, nvgpu::MatMulOperandRole::C);
     if (failed(mapA) || failed(mapB) || failed(mapC))
       return mma->emitError("infc-gpu-launch-to-loops: no nvgpu layout for this mma.sync");
     auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
@@ -307,6 +223,9 @@ struct Emulation {
         at.push_back(affine::AffineApplyOp::create(b, loc, map.getSubMap({r}),
                                                    ValueRange{lane, constant(value)}));
       return at;
+    };
+    auto signless = [&](Type type) -> Type {
+      return type.isInteger(8) ? b.getI8Type() : type;
     };
     Value warpSize = constant(32);
     Value lane = arith::RemUIOp::create(b, loc, currentThread, warpSize);
@@ -320,7 +239,7 @@ struct Emulation {
       std::pair<Value, unsigned> key = {w.fragments[operand], operand};
       whole[operand] = gatheredFragments.lookup(key);
       if (!whole[operand]) {
-        whole[operand] = scratchBuffer({rows[operand], w.k}, w.element);
+        whole[operand] = scratchBuffer({rows[operand], w.k}, signless(w.element[operand]));
         gatheredFragments[key] = whole[operand];
         missing.push_back(operand);
       }
@@ -339,11 +258,16 @@ struct Emulation {
           memref::StoreOp::create(b, loc, w.read(thread, operand, v), whole[operand],
                                   coords(maps[operand], source, v));
     }
-    Value wholeA = whole[0], wholeB = whole[1];
-    // A row of A or B (k elements) as the tensor cores read it, in f32.
-    auto wide = VectorType::get({w.k}, f32);
-    auto operand = [&](Value whole, Value row) -> Value {
-      Value x = readWhole(VectorType::get({w.k}, w.element), whole, ValueRange{row, zero});
+    // A row of A or B (k elements) as the tensor cores read it, in the sums' type.
+    auto wide = VectorType::get({w.k}, acc);
+    auto operand = [&](unsigned which, Value row) -> Value {
+      Type element = w.element[which];
+      Value x = readWhole(VectorType::get({w.k}, signless(element)), whole[which],
+                          ValueRange{row, zero});
+      if (integers && element.isUnsignedInteger())
+        return arith::ExtUIOp::create(b, loc, wide, x);
+      if (integers)
+        return arith::ExtSIOp::create(b, loc, wide, x);
       if (!w.tf32)
         return arith::ExtFOp::create(b, loc, wide, x);
       auto bitsType = VectorType::get({w.k}, b.getI32Type());
@@ -356,8 +280,9 @@ struct Emulation {
     SmallVector<Value> d;
     for (auto [v, start] : llvm::enumerate(c)) {
       SmallVector<Value> at = coords(*mapC, lane, v);
-      Value products = arith::MulFOp::create(b, loc, operand(wholeA, at[0]),
-                                             operand(wholeB, at[1]));
+      Value x = operand(0, at[0]), y = operand(1, at[1]);
+      Value products = integers ? arith::MulIOp::create(b, loc, x, y).getResult()
+                                : arith::MulFOp::create(b, loc, x, y).getResult();
       d.push_back(vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, products,
                                               start));
     }
@@ -394,7 +319,7 @@ struct Emulation {
       start.push_back(vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{v / 2, v % 2}));
     FailureOr<SmallVector<Value>> sums = emulateWarpMma(
         mma,
-        WarpMma{shape[0], shape[1], shape[2], element, element, tf32, read,
+        WarpMma{shape[0], shape[1], shape[2], {element, element}, element, tf32, read,
                 {mma.getMatrixA(), mma.getMatrixB()}},
         start);
     if (failed(sums))
@@ -407,36 +332,67 @@ struct Emulation {
     return success();
   }
 
-  /// An nvvm.mma.sync m16n8k16 of bf16 (row.col, f32 sums): A's and B's registers are i32s
-  /// holding two elements each (the first in the low half), a buffer [threads] each. The
+  /// An nvvm.mma.sync row.col: m16n8k16 of f16 or bf16 summed in f32, or m16n8k32 of bytes
+  /// (s8 or u8 each) summed in i32. A's and B's registers are vector<2xf16>s or i32s
+  /// holding 2 bf16 or 4 bytes (the first in the low bits), a buffer [threads] each. The
   /// result is an LLVM struct of the 4 sums (its llvm.extractvalue users must follow it
   /// before the next warp-level op: a struct has no buffer).
   LogicalResult emulateNvvmMma(NVVM::MmaOp mma, IRMapping &mapping) {
+    MLIRContext *ctx = b.getContext();
+    auto elementOf = [&](std::optional<NVVM::MMATypes> type) -> Type {
+      if (!type)
+        return Type();
+      switch (*type) {
+      case NVVM::MMATypes::f16:
+        return b.getF16Type();
+      case NVVM::MMATypes::bf16:
+        return b.getBF16Type();
+      case NVVM::MMATypes::s8:
+        return IntegerType::get(ctx, 8, IntegerType::Signed);
+      case NVVM::MMATypes::u8:
+        return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+      default:
+        return Type();
+      }
+    };
+    Type elementA = elementOf(mma.getMultiplicandAPtxType());
+    Type elementB = elementOf(mma.getMultiplicandBPtxType());
+    bool bytes = elementA && elementA.isInteger(8);
+    bool pair = elementA && elementB && (bytes ? elementB.isInteger(8) : elementA == elementB);
+    Type acc = bytes ? Type(b.getI32Type()) : Type(b.getF32Type());
+    int64_t k = bytes ? 32 : 16;
     NVVM::MMAShapeAttr shape = mma.getShapeAttr();
     auto result = dyn_cast<LLVM::LLVMStructType>(mma.getRes().getType());
-    auto isBf16 = [](std::optional<NVVM::MMATypes> type) {
-      return type && *type == NVVM::MMATypes::bf16;
-    };
-    if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16 ||
-        !isBf16(mma.getMultiplicandAPtxType()) || !isBf16(mma.getMultiplicandBPtxType()) ||
+    if (!pair || shape.getM() != 16 || shape.getN() != 8 || shape.getK() != k ||
         mma.getLayoutA() != NVVM::MMALayout::row || mma.getLayoutB() != NVVM::MMALayout::col ||
-        mma.getOperandC().size() != 4 || !mma.getOperandC()[0].getType().isF32() ||
-        !result || result.getBody().size() != 4)
-      return mma.emitError("infc-gpu-launch-to-loops: an nvvm.mma.sync other than m16n8k16 "
-                           "row.col bf16 operands summed in f32");
-    Type bf16 = b.getBF16Type(), i16 = b.getI16Type();
+        mma.getOperandC().size() != 4 || mma.getOperandC()[0].getType() != acc || !result ||
+        result.getBody().size() != 4)
+      return mma.emitError("infc-gpu-launch-to-loops: an nvvm.mma.sync other than row.col "
+                           "m16n8k16 of f16 or bf16 summed in f32 or m16n8k32 of bytes "
+                           "summed in i32");
+    int64_t bits = bytes ? 8 : 16, perRegister = 32 / bits;
+    Type narrow = b.getIntegerType(bits);
     auto read = [&](Value thread, unsigned operand, int64_t v) -> Value {
-      Value reg = operand ? mma.getOperandB()[v / 2] : mma.getOperandA()[v / 2];
-      Value word = memref::LoadOp::create(b, loc, exchanged(reg), ValueRange{thread});
-      if (v % 2)
-        word = arith::ShRUIOp::create(b, loc, word, arith::ConstantIntOp::create(b, loc, 16, 32));
-      return arith::BitcastOp::create(b, loc, bf16, arith::TruncIOp::create(b, loc, i16, word));
+      Value reg = operand ? mma.getOperandB()[v / perRegister] : mma.getOperandA()[v / perRegister];
+      Value buffer = exchanged(reg);
+      if (isa<VectorType>(reg.getType())) // f16 pairs
+        return memref::LoadOp::create(
+            b, loc, buffer,
+            ValueRange{thread, arith::ConstantIndexOp::create(b, loc, v % perRegister)});
+      Value word = memref::LoadOp::create(b, loc, buffer, ValueRange{thread});
+      if (int64_t shift = v % perRegister * bits)
+        word = arith::ShRUIOp::create(b, loc, word, arith::ConstantIntOp::create(b, loc, shift, 32));
+      Value element = arith::TruncIOp::create(b, loc, narrow, word);
+      if (bytes)
+        return element;
+      return arith::BitcastOp::create(b, loc, b.getBF16Type(), element);
     };
     SmallVector<Value> start = llvm::map_to_vector(
         mma.getOperandC(), [&](Value v) { return mapping.lookupOrDefault(v); });
+    Type layoutOf = bytes ? Type(b.getI8Type()) : Type(b.getF16Type());
     FailureOr<SmallVector<Value>> sums =
         emulateWarpMma(mma,
-                       WarpMma{16, 8, 16, bf16, b.getF16Type(), /*tf32=*/false, read,
+                       WarpMma{16, 8, k, {elementA, elementB}, layoutOf, /*tf32=*/false, read,
                                {mma.getOperandA()[0], mma.getOperandB()[0]}},
                        start);
     if (failed(sums))
@@ -448,8 +404,8 @@ struct Emulation {
     return success();
   }
 
-  /// Emits `op` under `mapping`: WMMA ops as vector ops, shuffles and mma.syncs from their
-  /// buffers, anything else cloned.
+  /// Emits `op` under `mapping`: shuffles and mma.syncs from their buffers, anything else
+  /// cloned.
   LogicalResult emit(Operation &op, IRMapping &mapping) {
     SmallVector<Value> exchanged = exchangedValues(&op);
     if (!exchanged.empty() &&
@@ -464,20 +420,6 @@ struct Emulation {
       return emulateMmaSync(mma, mapping);
     if (auto mma = dyn_cast<NVVM::MmaOp>(op))
       return emulateNvvmMma(mma, mapping);
-    FailureOr<bool> mma = emulateMma(op, mapping);
-    if (failed(mma))
-      return failure();
-    if (*mma)
-      return success();
-    bool nested = false;
-    op.walk([&](Operation *inner) {
-      nested |= inner != &op && isa<gpu::SubgroupMmaComputeOp, gpu::SubgroupMmaLoadMatrixOp,
-                                    gpu::SubgroupMmaStoreMatrixOp,
-                                    gpu::SubgroupMmaConstantMatrixOp>(inner);
-    });
-    if (nested)
-      return op.emitError("infc-gpu-launch-to-loops: WMMA ops inside '")
-             << op.getName() << "' (only in the kernel's body or a loop with barriers)";
     b.clone(op, mapping);
     return success();
   }

@@ -12,11 +12,10 @@
 //     consecutive (no bank conflicts), and so are the output stores (coalesced).
 // The rows and columns are each a flattened group of loop dimensions, so a convolution
 // runs as an implicit GEMM: filters x output pixels, reduced over channels x window, its
-// input addresses computed from the loop dimensions by the op's indexing maps. With f16
-// inputs summed in f32, or bytes of one signedness summed in i32, the products run on
-// tensor cores instead (buildTensorCore: WMMA fragments per warp, the same staging), and
-// so do f32 inputs when TF32 is allowed (buildMmaSync: mma.sync m16n8k8, the inputs rounded
-// to TF32 as they are staged) and bf16 inputs summed in f32 (mma.sync m16n8k16).
+// input addresses computed from the loop dimensions by the op's indexing maps. With f16 or
+// bf16 inputs summed in f32, or bytes summed in i32, the products run on tensor cores
+// instead (buildMmaSync: mma.sync fragments per warp, the same staging), and so do f32
+// inputs when TF32 is allowed (the inputs rounded to TF32 as they are staged).
 //
 //===----------------------------------------------------------------------===//
 #include "TiledContraction.h"
@@ -79,18 +78,18 @@ Operation *wideningOf(linalg::LinalgOp op, unsigned input) {
   return nullptr;
 }
 
-/// The WMMA element type of input `input`: f16, or si8 / ui8 for bytes widened by
-/// extsi / extui to i32 (null: no tensor-core operand).
-Type tensorCoreElement(linalg::LinalgOp op, unsigned input) {
+/// The tensor-core operand type of input `input`: f16 or bf16 summed in f32, f32 summed in
+/// f32 as TF32 (when `tf32`), or bytes widened by extsi / extui and summed in i32 as si8 /
+/// ui8 (null: no tensor-core operand).
+Type tensorCoreElement(linalg::LinalgOp op, unsigned input, bool tf32) {
   Type element = elementOf(op.getDpsInputOperand(input));
   Type acc = elementOf(op.getDpsInitOperand(0));
-  MLIRContext *ctx = op.getContext();
-  if (element.isF16() && acc.isF32())
+  if (acc.isF32() && (element.isF16() || element.isBF16() || (tf32 && element.isF32())))
     return element;
   Operation *ext = wideningOf(op, input);
   if (element.isInteger(8) && acc.isInteger(32) && ext && !isa<arith::ExtFOp>(ext))
-    return IntegerType::get(ctx, 8, isa<arith::ExtSIOp>(ext) ? IntegerType::Signed
-                                                             : IntegerType::Unsigned);
+    return IntegerType::get(op.getContext(), 8,
+                            isa<arith::ExtSIOp>(ext) ? IntegerType::Signed : IntegerType::Unsigned);
   return Type();
 }
 
@@ -221,24 +220,11 @@ struct KernelBuilder {
   enum class Layout {
     DepthMajor, // [tileDepth][pitch]
     TileMajor,  // [tile][pitch]: the reduction along the rows
-    // Bytes for WMMA, whose fragments must start 32-byte aligned: 16-byte columns of
-    // 16 reduction (A) or tile (B) elements, one under the other: A [depth/16 * tile][16],
-    // B [tile/16 * depth][16].
-    ChunkedA,
-    ChunkedB,
   };
   SmallVector<Value> stagedIndex(Layout layout, Value kk, Value ii) {
-    switch (layout) {
-    case Layout::DepthMajor:
+    if (layout == Layout::DepthMajor)
       return {kk, ii};
-    case Layout::TileMajor:
-      return {ii, kk};
-    case Layout::ChunkedA:
-      return {add(mul(div(kk, 16), t.tile), ii), rem(kk, 16)};
-    case Layout::ChunkedB:
-      return {add(mul(div(ii, 16), t.tileDepth), kk), rem(ii, 16)};
-    }
-    llvm_unreachable("layout");
+    return {ii, kk};
   }
 
   /// Stores `values` (from stageLoads) into `shared`, laid out as `layout` says.
@@ -347,93 +333,6 @@ struct KernelBuilder {
     body();
   }
 
-  /// The tensor-core kernel (f16 inputs and f32 sums, or bytes and i32 sums): 64 x 64
-  /// output tiles, 4 warps of 32 x 32 each (2 x 2 WMMA fragments of 16 x 16), 32-deep
-  /// reduction steps staged in shared memory (halves: [rows][depth] for A, [depth][cols]
-  /// for B, rows padded by 8 halves, so fragment rows are 16-byte aligned and do not all
-  /// start in the same bank; bytes: Layout::ChunkedA / ChunkedB). The sums leave the
-  /// fragments through shared memory, where every thread takes 32 elements for the guarded
-  /// store, the starting value added and the epilogue run.
-  void buildTensorCore(Value initialValue,
-                       function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
-    const int64_t tile = t.tile, depth = t.tileDepth, frag = 16;
-    Type staged = elementOf(op.getDpsInputOperand(t.rowInput));
-    Type accType = elementOf(op.getDpsInitOperand(0));
-    bool bytes = staged.isInteger(8);
-    SmallVector<int64_t> shapeA = {tile, depth + 8}, shapeB = {depth, tile + 8};
-    if (bytes) {
-      shapeA = {depth / frag * tile, frag};
-      shapeB = {tile / frag * depth, frag};
-    }
-    int64_t pitchC = tile + 4;
-    auto shared = gpu::AddressSpace::Workgroup;
-    OpBuilder::InsertionGuard guard(b);
-    gpu::LaunchOp launch = openLaunch(
-        TypeRange{bufferType(shapeA, staged, shared), bufferType(shapeB, staged, shared),
-                  bufferType({tile, pitchC}, accType, shared)},
-        TypeRange{});
-    Value rowTile = launch.getWorkgroupAttributions()[0];
-    Value colTile = launch.getWorkgroupAttributions()[1];
-    Value results = launch.getWorkgroupAttributions()[2];
-    Value warp = div(tid, 32);
-    Value warpRow = mul(div(warp, 2), 2 * frag), warpCol = mul(rem(warp, 2), 2 * frag);
-    // Fragment (i: 16 rows from warpRow + 16 i, or 16 columns from warpCol + 16 i) at
-    // reduction index kk of A or B: its first element's indices in the staged buffer.
-    auto fragmentA = [&](int64_t i, int64_t kk) -> SmallVector<Value> {
-      if (bytes)
-        return {add(warpRow, kk / frag * tile + i * frag), c(0)};
-      return {add(warpRow, i * frag), c(kk)};
-    };
-    auto fragmentB = [&](int64_t i, int64_t kk) -> SmallVector<Value> {
-      if (bytes)
-        return {add(mul(div(warpCol, frag), depth), i * depth + kk), c(0)};
-      return {c(kk), add(warpCol, i * frag)};
-    };
-    auto aType = gpu::MMAMatrixType::get({frag, frag}, tensorCoreElement(op, t.rowInput), "AOp");
-    auto bType = gpu::MMAMatrixType::get({frag, frag}, tensorCoreElement(op, t.colInput), "BOp");
-    auto cType = gpu::MMAMatrixType::get({frag, frag}, accType, "COp");
-    Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
-    Value zeroFragment = gpu::SubgroupMmaConstantMatrixOp::create(b, loc, cType, zero);
-    SmallVector<Value> inits(4, zeroFragment);
-    auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(depth), inits);
-    {
-      OpBuilder::InsertionGuard inLoop(b);
-      b.setInsertionPointToStart(steps.getBody());
-      Value k0 = steps.getInductionVar();
-      gpu::BarrierOp::create(b, loc); // the last step's tiles are read
-      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile,
-            bytes ? Layout::ChunkedA : Layout::TileMajor);
-      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile,
-            bytes ? Layout::ChunkedB : Layout::DepthMajor);
-      gpu::BarrierOp::create(b, loc);
-      SmallVector<Value> acc(steps.getRegionIterArgs());
-      for (int64_t kk = 0; kk < depth; kk += frag) {
-        Value a[2], bf[2];
-        for (int64_t i = 0; i < 2; ++i) {
-          a[i] = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, aType, rowTile, fragmentA(i, kk),
-                                                      b.getIndexAttr(shapeA[1]), UnitAttr());
-          bf[i] = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, bType, colTile,
-                                                       fragmentB(i, kk),
-                                                       b.getIndexAttr(shapeB[1]), UnitAttr());
-        }
-        for (int64_t i = 0; i < 2; ++i)
-          for (int64_t j = 0; j < 2; ++j)
-            acc[i * 2 + j] = gpu::SubgroupMmaComputeOp::create(b, loc, cType, a[i], bf[j],
-                                                               acc[i * 2 + j], UnitAttr(),
-                                                               UnitAttr());
-      }
-      scf::YieldOp::create(b, loc, acc);
-    }
-    for (int64_t i = 0; i < 2; ++i)
-      for (int64_t j = 0; j < 2; ++j)
-        gpu::SubgroupMmaStoreMatrixOp::create(
-            b, loc, steps.getResult(i * 2 + j), results,
-            ValueRange{add(warpRow, i * frag), add(warpCol, j * frag)}, b.getIndexAttr(pitchC),
-            UnitAttr());
-    gpu::BarrierOp::create(b, loc);
-    storeTileSums(results, initialValue, store);
-  }
-
   /// The tile's sums, left in `results` ([tile][pitch]) by the warps: every thread takes
   /// tile * tile / threads of them for the guarded store, the starting value (fill or
   /// output) added and the epilogue run.
@@ -476,34 +375,40 @@ struct KernelBuilder {
                                     arith::SelectOp::create(b, loc, finite, rounded, bits));
   }
 
-  /// The mma.sync tensor-core kernel, f32 sums: f32 inputs as TF32 (m16n8k8, nvgpu.mma.sync)
-  /// or bf16 inputs (m16n8k16, nvvm.mma.sync: nvgpu's has no bf16). 64 x 64 output tiles,
-  /// 4 warps of 32 x 32 each (2 x 4 fragments), 32-deep reduction steps staged in shared
-  /// memory, each lane loading its fragment elements where the PTX layout
-  /// (nvgpu::getLaneIdAndValueIdToOperandCoord; bf16's is f16's) puts them. TF32: A [64][36],
-  /// B [32][72] (a warp's loads, lane (g, t) at row g and column t of A or row t and column
-  /// g of B, hit 32 different banks). bf16: A and B both [64][40], the reduction along the
-  /// rows, as a fragment register holds two neighbouring elements along it (one 32-bit
-  /// load; lane (g, t) reads word 20 g + t: 32 banks). The sums leave through shared memory
-  /// as in buildTensorCore.
+  /// The tensor-core kernel: mma.sync with f32 inputs as TF32 (m16n8k8, nvgpu.mma.sync),
+  /// f16 or bf16 inputs summed in f32 (m16n8k16) and bytes summed in i32 (m16n8k32, each
+  /// side signed or unsigned), the last three as nvvm.mma.sync (nvgpu's has no bf16 and no
+  /// mixed signedness). 64 x 64 output tiles, 4 warps of 32 x 32 each (2 x 4 fragments of
+  /// 16 x 8), 32-deep reduction steps staged in shared memory, each lane loading its
+  /// fragment registers where the PTX layout (nvgpu::getLaneIdAndValueIdToOperandCoord;
+  /// bf16's is f16's) puts them. TF32: A [64][36], B [32][72] (a warp's loads, lane (g, t)
+  /// at row g and column t of A or row t and column g of B, hit 32 different banks).
+  /// 16-bit and bytes: A and B both [64][32 + 16 bytes], the reduction along the rows, as a
+  /// register holds 2 or 4 neighbouring elements along it (one 32-bit load; lane (g, t)
+  /// reads word g * 20 + t or g * 12 + t: 32 banks). The sums leave through shared memory,
+  /// where every thread takes 32 of them for the guarded store, the starting value added
+  /// and the epilogue run.
   void buildMmaSync(Value initialValue,
                     function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
-    bool bf16 = t.kind == ContractionTiling::TensorCoreKind::Bf16;
-    const int64_t tile = t.tile, depth = t.tileDepth, m = 16, n = 8, k = bf16 ? 16 : 8;
-    Type f32 = b.getF32Type(), i32 = b.getI32Type();
-    Type element = bf16 ? b.getBF16Type() : f32;
+    using Kind = ContractionTiling::TensorCoreKind;
+    bool tf32 = t.kind == Kind::Tf32;
+    Type element = elementOf(op.getDpsInputOperand(t.rowInput));
+    Type accType = elementOf(op.getDpsInitOperand(0));
+    int64_t bits = element.getIntOrFloatBitWidth();
+    // A fragment row is 256 bits of the reduction (TF32 8, 16-bit 16, bytes 32 elements).
+    const int64_t tile = t.tile, depth = t.tileDepth, m = 16, n = 8, k = 256 / bits;
+    Type i32 = b.getI32Type();
     // Elements per fragment register, and registers per fragment of A and B.
-    const int64_t perRegister = bf16 ? 2 : 1, registersA = 4, registersB = 2;
-    SmallVector<int64_t> shapeA = {tile, depth + (bf16 ? 8 : 4)};
-    SmallVector<int64_t> shapeB =
-        bf16 ? SmallVector<int64_t>{tile, depth + 8} : SmallVector<int64_t>{depth, tile + 8};
-    Layout layoutB = bf16 ? Layout::TileMajor : Layout::DepthMajor;
+    const int64_t perRegister = 32 / bits, registersA = 4, registersB = 2;
+    SmallVector<int64_t> shapeA = {tile, depth + (tf32 ? 4 : 128 / bits)};
+    SmallVector<int64_t> shapeB = tf32 ? SmallVector<int64_t>{depth, tile + 8} : shapeA;
+    Layout layoutB = tf32 ? Layout::DepthMajor : Layout::TileMajor;
     int64_t pitchC = tile + 4;
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
     gpu::LaunchOp launch = openLaunch(TypeRange{bufferType(shapeA, element, shared),
                                                 bufferType(shapeB, element, shared),
-                                                bufferType({tile, pitchC}, f32, shared)},
+                                                bufferType({tile, pitchC}, accType, shared)},
                                       TypeRange{});
     Value rowTile = launch.getWorkgroupAttributions()[0];
     Value colTile = launch.getWorkgroupAttributions()[1];
@@ -512,18 +417,18 @@ struct KernelBuilder {
     Value warpRow = mul(div(warp, 2), 32), warpCol = mul(rem(warp, 2), 32);
     // The (lane, value) -> (row, column) of each operand of the warp's mma: A is [m][k],
     // B [n][k], C [m][n].
-    Type layoutElement = bf16 ? b.getF16Type() : f32;
+    Type layoutElement = bits == 16 ? b.getF16Type() : element;
     auto layout = [&](ArrayRef<int64_t> shape, Type type, nvgpu::MatMulOperandRole role) {
       FailureOr<AffineMap> map = nvgpu::getLaneIdAndValueIdToOperandCoord(
           b, loc, nvgpu::WarpMatrixInfo{VectorType::get(shape, type), role});
-      assert(succeeded(map) && "nvgpu has the m16n8k8 tf32 and m16n8k16 f16 layouts");
+      assert(succeeded(map) && "nvgpu has the tf32, f16 and i8 layouts");
       return *map;
     };
     AffineMap mapA = layout({m, k}, layoutElement, nvgpu::MatMulOperandRole::A);
     AffineMap mapB = layout({n, k}, layoutElement, nvgpu::MatMulOperandRole::B);
-    AffineMap mapC = layout({m, n}, f32, nvgpu::MatMulOperandRole::C);
+    AffineMap mapC = layout({m, n}, accType, nvgpu::MatMulOperandRole::C);
     // This lane's (row, column) of the first element of each fragment register, the same
-    // at every step (a bf16 register's second element is the next column).
+    // at every step (a register's other elements are the next columns).
     auto at = [&](AffineMap map, int64_t registers, int64_t elements) {
       SmallVector<std::array<Value, 2>> coords;
       for (int64_t v = 0; v < registers * elements; v += elements) {
@@ -537,18 +442,21 @@ struct KernelBuilder {
     };
     auto coordsA = at(mapA, registersA, perRegister), coordsB = at(mapB, registersB, perRegister);
     auto coordsC = at(mapC, 4, 1);
-    auto typeC = VectorType::get({2, 2}, f32);
+    auto typeC = VectorType::get({2, 2}, accType);
     Value zero = arith::ConstantOp::create(b, loc, typeC, b.getZeroAttr(typeC));
     SmallVector<Value> inits(8, zero);
-    // One fragment register: TF32 an f32, bf16 two neighbours along the row as an i32.
+    // One fragment register: TF32 an f32, f16 a vector<2xf16>, bf16 and bytes an i32 of
+    // neighbours along the row (the first in the low bits).
     auto loadRegister = [&](Value tileBuffer, Value row, Value col) -> Value {
-      if (!bf16)
+      if (tf32)
         return memref::LoadOp::create(b, loc, tileBuffer, ValueRange{row, col});
-      Value pair = vector::LoadOp::create(b, loc, VectorType::get({2}, element), tileBuffer,
-                                          ValueRange{row, col}, /*nontemporal=*/false,
-                                          llvm::MaybeAlign(4));
-      Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
-      return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+      Value word = vector::LoadOp::create(b, loc, VectorType::get({perRegister}, element),
+                                          tileBuffer, ValueRange{row, col},
+                                          /*nontemporal=*/false, llvm::MaybeAlign(4));
+      if (element.isF16())
+        return word;
+      Value packed = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), word);
+      return vector::ExtractOp::create(b, loc, packed, ArrayRef<int64_t>{0});
     };
     auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(depth), inits);
     {
@@ -558,7 +466,7 @@ struct KernelBuilder {
       gpu::BarrierOp::create(b, loc); // the last step's tiles are read
       auto rounding = [&](Value v) { return roundToTf32(v); };
       function_ref<Value(Value)> round = nullptr;
-      if (!bf16)
+      if (tf32)
         round = rounding;
       stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile, Layout::TileMajor, round);
       stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile, layoutB, round);
@@ -572,15 +480,15 @@ struct KernelBuilder {
         for (int64_t j = 0; j < 4; ++j)
           for (const std::array<Value, 2> &rc : coordsB) { // (column n, depth k)
             Value col = add(add(warpCol, j * n), rc[0]), kIndex = add(rc[1], kk);
-            bf[j].push_back(bf16 ? loadRegister(colTile, col, kIndex)
-                                 : loadRegister(colTile, kIndex, col));
+            bf[j].push_back(tf32 ? loadRegister(colTile, kIndex, col)
+                                 : loadRegister(colTile, col, kIndex));
           }
-        if (bf16) {
-          mmaBf16(a, bf, acc, {m, n, k});
-        } else {
+        if (tf32) {
           for (int64_t i = 0; i < 2; ++i)
             for (int64_t j = 0; j < 4; ++j)
               acc[i * 4 + j] = mmaTf32(a[i], bf[j], acc[i * 4 + j], {m, n, k});
+        } else {
+          mmaNvvm(a, bf, acc, {m, n, k});
         }
       }
       scf::YieldOp::create(b, loc, acc);
@@ -607,25 +515,40 @@ struct KernelBuilder {
     return nvgpu::MmaSyncOp::create(b, loc, fragA, fragB, acc, shape, /*tf32Enabled=*/true);
   }
 
-  /// acc[i * 4 + j] += a[i] b[j] on bf16 fragments (pairs packed in i32 registers), each
-  /// accumulator a vector<2x2xf32> as nvgpu's: nvvm.mma.sync m16n8k16 row.col. The 8
-  /// follow one another (the emulator runs such a run of independent mma.syncs as one
-  /// piece).
-  void mmaBf16(ArrayRef<SmallVector<Value>> a, ArrayRef<SmallVector<Value>> bRegs,
+  /// The PTX type of input `input`'s fragments: f16, bf16, s8 or u8.
+  NVVM::MMATypes ptxType(unsigned input) {
+    Type element = tensorCoreElement(op, input, /*tf32=*/false);
+    if (element.isF16())
+      return NVVM::MMATypes::f16;
+    if (element.isBF16())
+      return NVVM::MMATypes::bf16;
+    return element.isUnsignedInteger() ? NVVM::MMATypes::u8 : NVVM::MMATypes::s8;
+  }
+
+  /// acc[i * 4 + j] += a[i] b[j] on 16-bit or byte fragments, each accumulator a
+  /// vector<2x2xf32> (vector<2x2xi32>) as nvgpu's: nvvm.mma.sync row.col (integer sums
+  /// wrap, as the CPU's do). The 8 follow one another (the emulator runs such a run of
+  /// independent mma.syncs as one piece).
+  void mmaNvvm(ArrayRef<SmallVector<Value>> a, ArrayRef<SmallVector<Value>> bRegs,
                MutableArrayRef<Value> acc, ArrayRef<int64_t> shape) {
-    Type f32 = b.getF32Type();
+    Type accType = cast<VectorType>(acc.front().getType()).getElementType();
+    bool integers = accType.isInteger(32);
     SmallVector<SmallVector<Value>> sums(acc.size());
     for (auto [sum, start] : llvm::zip(sums, acc))
       for (int64_t v = 0; v < 4; ++v)
         sum.push_back(vector::ExtractOp::create(b, loc, start, ArrayRef<int64_t>{v / 2, v % 2}));
-    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                   {accType, accType, accType, accType});
+    std::optional<NVVM::MMAIntOverflow> overflow;
+    if (integers)
+      overflow = NVVM::MMAIntOverflow::wrapped;
+    std::array<NVVM::MMATypes, 2> types = {ptxType(t.rowInput), ptxType(t.colInput)};
     SmallVector<Value> products;
     for (size_t i = 0; i < a.size(); ++i)
       for (size_t j = 0; j < bRegs.size(); ++j)
         products.push_back(NVVM::MmaOp::create(
             b, loc, result, a[i], bRegs[j], sums[i * bRegs.size() + j], shape,
-            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+            /*b1Op=*/std::nullopt, overflow, types,
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col}));
     for (auto [product, sum] : llvm::zip(products, acc)) {
       SmallVector<Value> d;
@@ -808,20 +731,18 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
     if (llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch >= minBlocks)
       break;
   }
-  // Tensor cores (WMMA) for f16 inputs summed in f32, or bytes of one signedness summed in
-  // i32: one tile shape.
-  Type wmmaA = tensorCoreElement(op, 0), wmmaB = tensorCoreElement(op, 1);
-  // mma.sync for f32 inputs and sums as TF32 when allowed, and for bf16 inputs summed in
-  // f32 (WMMA has no bf16 in MLIR's GPU dialect).
-  Type elementA = elementOf(op.getDpsInputOperand(0));
-  Type elementB = elementOf(op.getDpsInputOperand(1));
-  bool sumsF32 = elementOf(op.getDpsInitOperand(0)).isF32();
-  bool tf32Operands = tf32 && elementA.isF32() && elementB.isF32() && sumsF32;
-  bool bf16Operands = elementA.isBF16() && elementB.isBF16() && sumsF32;
-  if (tensorCores && ((wmmaA && wmmaA == wmmaB) || tf32Operands || bf16Operands)) {
+  // Tensor cores (mma.sync) for f16 or bf16 inputs summed in f32, f32 inputs and sums as
+  // TF32 when allowed, and bytes (either signedness each) summed in i32: one tile shape.
+  Type elementA = tensorCoreElement(op, 0, tf32), elementB = tensorCoreElement(op, 1, tf32);
+  bool floats = elementA && elementA == elementB && isa<FloatType>(elementA);
+  bool bytes = elementA && elementB && elementA.isInteger(8) && elementB.isInteger(8);
+  if (tensorCores && (floats || bytes)) {
     using Kind = ContractionTiling::TensorCoreKind;
     t.tensorCores = true;
-    t.kind = wmmaA ? Kind::Wmma : tf32Operands ? Kind::Tf32 : Kind::Bf16;
+    t.kind = bytes               ? Kind::Int8
+             : elementA.isF32()  ? Kind::Tf32
+             : elementA.isBF16() ? Kind::Bf16
+                                 : Kind::F16;
     t.tile = 64;
     t.tileDepth = 32;
   } else {
@@ -854,10 +775,7 @@ void infc::emitTiledContraction(
   if (tiling.tensorCores) {
     KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads,
                           load};
-    if (tiling.kind == ContractionTiling::TensorCoreKind::Wmma)
-      builder.buildTensorCore(initialValue, store);
-    else
-      builder.buildMmaSync(initialValue, store);
+    builder.buildMmaSync(initialValue, store);
     return;
   }
   KernelBuilder builder{b, op, tiling, op.getLoc(),

@@ -29,10 +29,10 @@ struct ContractionTiling {
   int64_t tile = 0, tileDepth = 0, threadTile = 0;
   /// On tensor cores: 64 x 64 tiles of 4 warps (threadTile unused).
   bool tensorCores = false;
-  /// Which tensor-core kernel: WMMA (f16 inputs summed in f32, bytes in i32), or mma.sync
-  /// on f32 inputs as TF32 (m16n8k8) or on bf16 inputs summed in f32 (m16n8k16).
-  enum class TensorCoreKind { Wmma, Tf32, Bf16 };
-  TensorCoreKind kind = TensorCoreKind::Wmma;
+  /// The tensor cores' operands (mma.sync): f32 inputs as TF32 (m16n8k8), f16 or bf16
+  /// inputs summed in f32 (m16n8k16), bytes summed in i32 (m16n8k32).
+  enum class TensorCoreKind { Tf32, F16, Bf16, Int8 };
+  TensorCoreKind kind = TensorCoreKind::F16;
 
   static constexpr int64_t kThreadsPerSide = 16;
   static constexpr int64_t kTensorCoreThreads = 128;
@@ -42,9 +42,8 @@ struct ContractionTiling {
 /// a payload `out + a * b` (the inputs optionally widened by arith.extf), static ranges,
 /// rows and columns of at least 32 and a reduction of at least 16. `minBlocks`: the tile
 /// shrinks (128, 64, 32) until the grid has that many blocks or it is the smallest.
-/// `tensorCores`: f16 inputs summed in f32 (or bytes in i32) take the WMMA kernel instead,
-/// bf16 inputs summed in f32 the bf16 mma.sync one, and with `tf32` f32 inputs and sums the
-/// TF32 one.
+/// `tensorCores`: f16 or bf16 inputs summed in f32 and bytes summed in i32 take the
+/// tensor-core (mma.sync) kernel instead, and with `tf32` so do f32 inputs and sums.
 std::optional<ContractionTiling> planTiledContraction(mlir::linalg::LinalgOp op,
                                                       int64_t minBlocks, bool tensorCores,
                                                       bool tf32 = false);

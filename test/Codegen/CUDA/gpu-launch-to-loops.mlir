@@ -399,19 +399,97 @@ func.func @nvvm_mma_sync(%a: memref<32xi32>, %out: memref<32xf32>) {
 
 // -----
 
-// An nvvm.mma.sync the emulator does not know (f16 operands, here as i32 pairs).
-func.func @nvvm_mma_sync_f16(%a: memref<32xi32>) {
+// nvvm.mma.sync m16n8k16 f16: each register a vector<2xf16>, in a buffer [threads][2].
+// CHECK-LABEL: func.func @nvvm_mma_sync_f16
+// CHECK: %[[WHOLEB:.*]] = memref.alloc() : memref<8x16xf16>
+// CHECK: %[[WHOLEA:.*]] = memref.alloc() : memref<16x16xf16>
+// CHECK: %[[REGS:.*]] = memref.alloc(%{{.*}}) : memref<?x2xf16>
+// CHECK: vector.transfer_write %{{.*}}, %[[REGS]]
+// CHECK: scf.if
+// CHECK: %[[LOW:.*]] = memref.load %[[REGS]][%{{.*}}, %c0] : memref<?x2xf16>
+// CHECK: memref.store %[[LOW]], %[[WHOLEA]]
+// CHECK: %[[HIGH:.*]] = memref.load %[[REGS]][%{{.*}}, %c1] : memref<?x2xf16>
+// CHECK: memref.store %[[HIGH]], %[[WHOLEA]]
+// CHECK: memref.store %{{.*}}, %[[WHOLEB]]
+// CHECK: vector.transfer_read %[[WHOLEA]]{{.*}} : memref<16x16xf16>, vector<16xf16>
+// CHECK: arith.extf %{{.*}} : vector<16xf16> to vector<16xf32>
+// CHECK: vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
+// CHECK-NOT: nvvm.
+func.func @nvvm_mma_sync_f16(%a: memref<32x2xf16>, %out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
   %zero = arith.constant 0.0 : f32
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
-    %x = memref.load %a[%tx] : memref<32xi32>
-    %v = llvm.bitcast %x : i32 to vector<2xf16>
-    // expected-error @+1 {{infc-gpu-launch-to-loops: an nvvm.mma.sync other than m16n8k16 row.col bf16 operands summed in f32}}
+    %v = vector.load %a[%tx, %c0] : memref<32x2xf16>, vector<2xf16>
     %d = nvvm.mma.sync A[%v, %v, %v, %v] B[%v, %v] C[%zero, %zero, %zero, %zero]
       {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
        shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %d0 = llvm.extractvalue %d[0] : !llvm.struct<(f32, f32, f32, f32)>
+    memref.store %d0, %out[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// nvvm.mma.sync m16n8k32 of bytes: each i32 register holds 4 (the first in the low byte),
+// gathered as signless i8 and widened as each side's PTX type says (A s8: extsi, B u8:
+// extui); the sums are i32.
+// CHECK-LABEL: func.func @nvvm_mma_sync_bytes
+// CHECK: %[[WHOLEB:.*]] = memref.alloc() : memref<8x32xi8>
+// CHECK: %[[WHOLEA:.*]] = memref.alloc() : memref<16x32xi8>
+// CHECK: scf.if
+// CHECK: %[[WORD:.*]] = memref.load %{{.*}} : memref<?xi32>
+// CHECK: %[[BYTE0:.*]] = arith.trunci %[[WORD]] : i32 to i8
+// CHECK: memref.store %[[BYTE0]], %[[WHOLEA]]
+// CHECK: arith.shrui %{{.*}}, %c8_i32 : i32
+// CHECK: arith.shrui %{{.*}}, %c16_i32 : i32
+// CHECK: arith.shrui %{{.*}}, %c24_i32 : i32
+// CHECK: memref.store %{{.*}}, %[[WHOLEB]]
+// CHECK: %[[X:.*]] = vector.transfer_read %[[WHOLEA]]{{.*}} : memref<16x32xi8>, vector<32xi8>
+// CHECK: %[[XW:.*]] = arith.extsi %[[X]] : vector<32xi8> to vector<32xi32>
+// CHECK: %[[Y:.*]] = vector.transfer_read %[[WHOLEB]]{{.*}} : memref<8x32xi8>, vector<32xi8>
+// CHECK: %[[YW:.*]] = arith.extui %[[Y]] : vector<32xi8> to vector<32xi32>
+// CHECK: %[[P:.*]] = arith.muli %[[XW]], %[[YW]] : vector<32xi32>
+// CHECK: vector.reduction <add>, %[[P]], %{{.*}} : vector<32xi32> into i32
+// CHECK: llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT: nvvm.
+func.func @nvvm_mma_sync_bytes(%a: memref<32xi32>, %out: memref<32xi32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<32xi32>
+    %d = nvvm.mma.sync A[%x, %x, %x, %x] B[%x, %x] C[%zero, %zero, %zero, %zero]
+      {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>,
+       layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+       multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<u8>,
+       shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+    %d0 = llvm.extractvalue %d[0] : !llvm.struct<(i32, i32, i32, i32)>
+    memref.store %d0, %out[%tx] : memref<32xi32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// An nvvm.mma.sync the emulator does not know (f16 sums, two vector<2xf16> registers).
+func.func @nvvm_mma_sync_f16_sums(%a: memref<32x2xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %v = vector.load %a[%tx, %c0] : memref<32x2xf16>, vector<2xf16>
+    // expected-error @+1 {{infc-gpu-launch-to-loops: an nvvm.mma.sync other than row.col m16n8k16 of f16 or bf16 summed in f32 or m16n8k32 of bytes summed in i32}}
+    %d = nvvm.mma.sync A[%v, %v, %v, %v] B[%v, %v] C[%v, %v]
+      {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+       shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, vector<2xf16>) -> !llvm.struct<(vector<2xf16>, vector<2xf16>)>
     gpu.terminator
   }
   return
@@ -446,67 +524,37 @@ func.func @struct_past_exchange(%a: memref<32xi32>, %out: memref<32xf32>) {
 
 // -----
 
-// WMMA fragments are whole matrices in every thread (vector ops); a loop value of a loop
-// with barriers lives in a buffer of one per thread: stored before the loop, loaded and
-// stored back each step, loaded after it.
-// CHECK-LABEL: func.func @fragments
-// CHECK: %[[SPILL:.*]] = memref.alloc(%{{.*}}) : memref<?x16x16xf32>
-// CHECK: vector.broadcast %{{.*}} : f32 to vector<16x16xf32>
+// A vector loop value of a loop with barriers (an mma.sync's accumulator) lives in a
+// buffer of one per thread: stored before the loop, loaded and stored back each step,
+// loaded after it.
+// CHECK-LABEL: func.func @vector_loop_value
+// CHECK: %[[SPILL:.*]] = memref.alloc(%{{.*}}) : memref<?x2x2xf32>
 // CHECK: vector.transfer_write %{{.*}}, %[[SPILL]]
 // CHECK: scf.for
-// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : memref<16x16xf16>, vector<16x16xf16>
-// CHECK: %[[ACC:.*]] = vector.transfer_read %[[SPILL]]
-// CHECK: %[[WIDE:.*]] = arith.extf %[[A]] : vector<16x16xf16> to vector<16x16xf32>
-// CHECK: %[[SUM:.*]] = vector.contract {{.*}} %[[WIDE]], %[[WIDE]], %[[ACC]]
-// CHECK: vector.transfer_write %[[SUM]], %[[SPILL]]
 // CHECK: vector.transfer_read %[[SPILL]]
-// CHECK: vector.transfer_write %{{.*}}, %{{.*}} : vector<16x16xf32>, memref<16x16xf32>
+// CHECK: vector.reduction <add>
+// CHECK: vector.transfer_write %{{.*}}, %[[SPILL]]
+// CHECK: vector.transfer_read %[[SPILL]]
 // CHECK: memref.dealloc %[[SPILL]]
 // CHECK-NOT: gpu.
-func.func @fragments(%a: memref<16x16xf16>, %c: memref<16x16xf32>) {
+func.func @vector_loop_value(%a: memref<32xf32>, %out: memref<32x2x2xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c32 = arith.constant 32 : index
-  %zero = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<2x2xf32>
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
-    %init = gpu.subgroup_mma_constant_matrix %zero : !gpu.mma_matrix<16x16xf32, "COp">
-    %sum = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %init) -> (!gpu.mma_matrix<16x16xf32, "COp">) {
+    %sum = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %zero) -> (vector<2x2xf32>) {
       gpu.barrier
-      %x = gpu.subgroup_mma_load_matrix %a[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
-      %y = gpu.subgroup_mma_load_matrix %a[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "BOp">
-      %next = gpu.subgroup_mma_compute %x, %y, %acc : !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "BOp"> -> !gpu.mma_matrix<16x16xf32, "COp">
-      scf.yield %next : !gpu.mma_matrix<16x16xf32, "COp">
+      %x = memref.load %a[%tx] : memref<32xf32>
+      %fa = vector.broadcast %x : f32 to vector<4x1xf32>
+      %fb = vector.broadcast %x : f32 to vector<2x1xf32>
+      %next = nvgpu.mma.sync (%fa, %fb, %acc) {mmaShape = [16, 8, 8], tf32Enabled}
+        : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+      scf.yield %next : vector<2x2xf32>
     }
-    gpu.subgroup_mma_store_matrix %sum, %c[%c0, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<16x16xf32>
-    gpu.terminator
-  }
-  return
-}
-
-// -----
-
-// Byte fragments are signless i8 vectors (as the buffers they come from), widened to i32
-// as their fragment type says: si8 sign-extended, ui8 zero-extended.
-// CHECK-LABEL: func.func @byte_fragments
-// CHECK: %[[X:.*]] = vector.transfer_read %{{.*}} : memref<16x16xi8>, vector<16x16xi8>
-// CHECK: %[[Y:.*]] = vector.transfer_read %{{.*}} : memref<16x16xi8>, vector<16x16xi8>
-// CHECK-DAG: %[[XW:.*]] = arith.extsi %[[X]] : vector<16x16xi8> to vector<16x16xi32>
-// CHECK-DAG: %[[YW:.*]] = arith.extui %[[Y]] : vector<16x16xi8> to vector<16x16xi32>
-// CHECK: vector.contract {{.*}} %[[XW]], %[[YW]], %{{.*}} : vector<16x16xi32>, vector<16x16xi32> into vector<16x16xi32>
-func.func @byte_fragments(%a: memref<16x16xi8>, %b: memref<16x16xi8>, %c: memref<16x16xi32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c32 = arith.constant 32 : index
-  %zero = arith.constant 0 : i32
-  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
-             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
-    %init = gpu.subgroup_mma_constant_matrix %zero : !gpu.mma_matrix<16x16xi32, "COp">
-    %x = gpu.subgroup_mma_load_matrix %a[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xi8> -> !gpu.mma_matrix<16x16xsi8, "AOp">
-    %y = gpu.subgroup_mma_load_matrix %b[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xi8> -> !gpu.mma_matrix<16x16xui8, "BOp">
-    %sum = gpu.subgroup_mma_compute %x, %y, %init : !gpu.mma_matrix<16x16xsi8, "AOp">, !gpu.mma_matrix<16x16xui8, "BOp"> -> !gpu.mma_matrix<16x16xi32, "COp">
-    gpu.subgroup_mma_store_matrix %sum, %c[%c0, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xi32, "COp">, memref<16x16xi32>
+    vector.store %sum, %out[%tx, %c0, %c0] : memref<32x2x2xf32>, vector<2x2xf32>
     gpu.terminator
   }
   return

@@ -51,10 +51,11 @@ func.func @matmul(%x: memref<70x48xf32>, %y: memref<48x80xf32>, %z: memref<70x80
 
 // -----
 
-// f16 operands keep WMMA with tf32 on; a product of integers has no TF32 kernel.
+// f16 operands keep their own m16n8k16 mma.sync with tf32 on; a product of i32s has no
+// TF32 kernel.
 // CHECK-LABEL: func.func @halves
 // CHECK-NOT: nvgpu.mma.sync
-// CHECK: gpu.subgroup_mma_compute
+// CHECK: nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK-LABEL: func.func @integers
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: arith.muli

@@ -127,15 +127,14 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     blocks), both inputs staged through shared memory a reduction step at a time (the next
     step's elements loaded into registers while this one is computed), each
     thread's piece of the tile accumulated in private memory (registers), the fill and
-    epilogue folded in as above. `tile-min-blocks=0` turns it off. With f16 inputs summed
-    in f32 (`--precision fp16`) the kernel runs on tensor cores (`tensor-cores`): 64 x 64
-    tiles of four warps, each 2 x 2 `gpu.subgroup_mma_compute` (WMMA 16x16x16) fragments
-    kept as loop values over 32-deep reduction steps staged in shared memory. With `tf32`
-    (`--precision tf32`), f32 contractions take the same tiles on tensor cores as TF32:
-    2 x 4 `nvgpu.mma.sync` m16n8k8 fragments a warp, the inputs rounded to TF32 as they are
-    staged; bf16 inputs summed in f32 (`--precision bf16`) take them too, as
-    `nvvm.mma.sync` m16n8k16 (nvgpu's has no bf16), both inputs staged with the reduction
-    along the rows so a fragment register (two bf16) is one 32-bit load.
+    epilogue folded in as above. `tile-min-blocks=0` turns it off. With f16 or bf16 inputs
+    summed in f32 (`--precision fp16|bf16`) or bytes summed in i32 (int8 models) the kernel
+    runs on tensor cores (`tensor-cores`): 64 x 64 tiles of four warps, each 2 x 4
+    `nvvm.mma.sync` fragments (m16n8k16; bytes m16n8k32, each side s8 or u8) kept as loop
+    values over 32-deep reduction steps staged in shared memory with the reduction along
+    the rows, so a fragment register (two halves, four bytes) is one 32-bit load. With
+    `tf32` (`--precision tf32`), f32 contractions take the same tiles as TF32:
+    `nvgpu.mma.sync` m16n8k8, the inputs rounded to TF32 as they are staged.
 
     First (`row-kernels`), the row groups (`infc/Support/KernelGroups.h`: reductions of
     the trailing loop dims into the leading "row" dims, of at least 32 elements a row, with
@@ -154,7 +153,7 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
            "Blocks a tiled contraction's grid should reach (the GPU's SMs); 0: no tiling">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Contractions of f16 or bf16 inputs summed in f32 (and of bytes in i32) on "
-           "tensor cores (WMMA; bf16 mma.sync)">,
+           "tensor cores (mma.sync)">,
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "Contractions of f32 inputs and sums on tensor cores as TF32 (mma.sync)">,
     Option<"prologues", "prologues", "bool", /*default=*/"true",
@@ -198,10 +197,21 @@ def InfcAlignSharedMemory : Pass<"infc-align-shared-memory", "mlir::gpu::GPUModu
   let description = [{
     Sets `llvm.align = 32` on each workgroup attribution of the outlined kernels (unless it
     asks for more), which convert-gpu-to-nvvm gives the shared-memory global: tensor-core
-    (WMMA) fragment loads and stores need 256-bit aligned addresses, and without it a
-    buffer of f16 is aligned to 2 bytes.
+    fragment registers are 32-bit loads of 16-bit or byte elements, and without it a
+    buffer of f16 is aligned to 2 bytes (ldmatrix and cp.async want 16).
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def InfcKernelLaunchBounds : Pass<"infc-kernel-launch-bounds", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Let the kernels with shared memory take the registers they need";
+  let description = [{
+    Sets `nvvm.minctasm = 1` (PTX `.minnctapersm 1`: one resident block a multiprocessor
+    is enough) on each kernel with a workgroup attribution, unless it has one. With only
+    `.maxntid`, ptxas aims for several resident blocks and caps the registers to fit them
+    (128 threads: 128 registers), and the tensor-core kernels spilled.
+  }];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }
 
 def InfcCudaFatbin : Pass<"infc-cuda-fatbin", "mlir::ModuleOp"> {
@@ -234,8 +244,7 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     in the body, or pure); any other
     value crossing a barrier, or a barrier elsewhere, is an error. Workgroup (shared) memory
     becomes one buffer the blocks use in turn, private memory one slice per thread of a
-    buffer. WMMA ops (`gpu.subgroup_mma_*`) become vector ops on the whole 16 x 16 matrix
-    in each thread. A warp-level op (`gpu.shuffle`; `nvgpu.mma.sync` or `nvvm.mma.sync`,
+    buffer. A warp-level op (`gpu.shuffle`; `nvgpu.mma.sync` or `nvvm.mma.sync`,
     with the independent mma.syncs right after it) splits the kernel as a barrier does:
     each thread leaves the values it shares in buffers, a shuffle reads its source lane's,
     an mma.sync has lane 0 of the warp gather its whole A and B from the lanes' fragments

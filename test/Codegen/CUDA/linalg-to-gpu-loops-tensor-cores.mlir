@@ -1,0 +1,155 @@
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false" -cse -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false tensor-cores=false" -cse -split-input-file | FileCheck %s --check-prefix=SIMT
+
+// The tensor-core kernel of f16, bf16 and byte operands (TF32: linalg-to-gpu-loops-tf32.mlir).
+//
+// bf16 operands summed in f32 (--precision bf16) run on tensor cores as nvvm.mma.sync
+// m16n8k16 (nvgpu's mma.sync has no bf16): 64 x 64 tiles of 4 warps (a 2 x 2 grid of
+// blocks for 70 x 80), A and B both staged [64][40] in bf16, the reduction along the rows.
+// Per 16-deep step a warp loads its fragment registers as pairs of neighbours along the
+// reduction (one aligned 32-bit load each: 4 for each of 2 A fragments, 2 for each of 4 B
+// fragments), then runs its 2 x 4 mma.syncs in a row on the 8 accumulators (loop values,
+// vector<2x2xf32>); the sums leave through a [64][68] buffer to the store, where the fill's
+// value is added.
+// CHECK-LABEL: func.func @bf16
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[ACC:.*]]:8 = scf.for %{{.*}} iter_args(
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[AS]]
+// CHECK: memref.store %{{.*}}, %[[BS]]
+// CHECK: gpu.barrier
+// CHECK: %[[PAIR:.*]] = vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK: %[[WORD:.*]] = vector.bitcast %[[PAIR]] : vector<2xbf16> to vector<1xi32>
+// CHECK: %[[A0:.*]] = vector.extract %[[WORD]][0] : i32 from vector<1xi32>
+// CHECK: vector.load %[[BS]][%{{.*}}, %{{.*}}] {alignment = 4 : i64}
+// CHECK: %[[C00:.*]] = vector.extract %{{.*}}[0, 0] : f32 from vector<2x2xf32>
+// CHECK: %[[MMA:.*]] = nvvm.mma.sync A[%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%[[C00]], %{{.*}}, %{{.*}}, %{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-7: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: %[[D0:.*]] = llvm.extractvalue %[[MMA]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: vector.from_elements %[[D0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK: scf.yield
+// CHECK: vector.extract %[[ACC]]#0[0, 0] : f32 from vector<2x2xf32>
+// CHECK: memref.store %{{.*}}, %[[CS]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[CS]]
+// CHECK: arith.addf %[[ZERO]]
+// CHECK-NOT: linalg.
+// Without tensor cores: the SIMT kernel, bf16 staged and widened in the payload.
+// SIMT-LABEL: func.func @bf16
+// SIMT-NOT: nvvm.mma.sync
+// SIMT: arith.extf %{{.*}} : bf16 to f32
+// SIMT: arith.mulf
+#ta = affine_map<(i, j, k) -> (i, k)>
+#tb = affine_map<(i, j, k) -> (k, j)>
+#tc = affine_map<(i, j, k) -> (i, j)>
+func.func @bf16(%x: memref<70x48xbf16>, %y: memref<48x80xbf16>, %z: memref<70x80xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%z : memref<70x80xf32>)
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<70x48xbf16>, memref<48x80xbf16>) outs(%z : memref<70x80xf32>) {
+  ^bb0(%u: bf16, %v: bf16, %acc: f32):
+    %u32 = arith.extf %u : bf16 to f32
+    %v32 = arith.extf %v : bf16 to f32
+    %p = arith.mulf %u32, %v32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// bf16 summed in bf16 has no tensor-core kernel here (the sums must be f32).
+// CHECK-LABEL: func.func @bf16_sums
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: arith.mulf
+func.func @bf16_sums(%x: memref<70x48xbf16>, %y: memref<48x80xbf16>, %z: memref<70x80xbf16>) {
+  linalg.matmul ins(%x, %y : memref<70x48xbf16>, memref<48x80xbf16>) outs(%z : memref<70x80xbf16>)
+  return
+}
+
+// -----
+
+// f16 operands (--precision fp16): the same kernel, a register a vector<2xf16> (loaded as
+// one aligned 32-bit load), nvvm.mma.sync m16n8k16 f16 (its types implied).
+// CHECK-LABEL: func.func @f16
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[A0:.*]] = vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: nvvm.mma.sync A[%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-15: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: memref.load %[[CS]]
+#ta = affine_map<(i, j, k) -> (i, k)>
+#tb = affine_map<(i, j, k) -> (k, j)>
+#tc = affine_map<(i, j, k) -> (i, j)>
+func.func @f16(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref<70x80xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%z : memref<70x80xf32>)
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<70x48xf16>, memref<48x80xf16>) outs(%z : memref<70x80xf32>) {
+  ^bb0(%u: f16, %v: f16, %acc: f32):
+    %u32 = arith.extf %u : f16 to f32
+    %v32 = arith.extf %v : f16 to f32
+    %p = arith.mulf %u32, %v32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Bytes summed in i32 (an int8 model's product after infc-narrow-integer-operands): the
+// same kernel with m16n8k32 steps (one a 32-deep step), each register 4 bytes along the
+// reduction (A and B staged [64][48]: 32 bytes + 16 of padding), each side s8 or u8 as
+// its widening says, the sums i32 (wrapping, as the CPU's) and the fill's value added with
+// addi.
+// CHECK-LABEL: func.func @bytes
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x48xi8, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x48xi8, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xi32, #gpu.address_space<workgroup>>)
+// CHECK: %[[QUAD:.*]] = vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x48xi8, #gpu.address_space<workgroup>>, vector<4xi8>
+// CHECK: vector.bitcast %[[QUAD]] : vector<4xi8> to vector<1xi32>
+// CHECK: nvvm.mma.sync {{.*}} {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-COUNT-7: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: %[[SUM:.*]] = memref.load %[[CS]]
+// CHECK: arith.addi %{{.*}}, %[[SUM]] : i32
+// A zero-extended times a sign-extended byte: u8 x s8.
+// CHECK-LABEL: func.func @mixed_bytes
+// CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<u8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>}
+#ta = affine_map<(i, j, k) -> (i, k)>
+#tb = affine_map<(i, j, k) -> (k, j)>
+#tc = affine_map<(i, j, k) -> (i, j)>
+func.func @bytes(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70x80xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%z : memref<70x80xi32>)
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<70x48xi8>, memref<48x80xi8>) outs(%z : memref<70x80xi32>) {
+  ^bb0(%u: i8, %v: i8, %acc: i32):
+    %u32 = arith.extsi %u : i8 to i32
+    %v32 = arith.extsi %v : i8 to i32
+    %p = arith.muli %u32, %v32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+func.func @mixed_bytes(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70x80xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%z : memref<70x80xi32>)
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<70x48xi8>, memref<48x80xi8>) outs(%z : memref<70x80xi32>) {
+  ^bb0(%u: i8, %v: i8, %acc: i32):
+    %u32 = arith.extui %u : i8 to i32
+    %v32 = arith.extsi %v : i8 to i32
+    %p = arith.muli %u32, %v32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
