@@ -4,8 +4,7 @@
     check_cuda_int8.py --infc BUILD/bin/infc --work DIR [--python-dir DIR]
 
 An int8 product on the GPU reads its 8-bit operands as bytes and multiplies them on int8
-tensor cores (mma.sync m16n8k32, each side s8 or u8, i32 sums); uint8 activations times
-int8 weights are shifted to signed first (infc-narrow-integer-operands). Cases: QDQ models from onnxruntime's
+tensor cores (mma.sync m16n8k32, each side s8 or u8 as it is, i32 sums). Cases: QDQ models from onnxruntime's
 quantize_static (convolutions and a matmul, uint8 and int8 activations), MatMulInteger of
 two activations (u8 x u8, u8 x s8), and a float model quantized by infc itself
 (`--quantize int8 --target cuda-emulator`). For each:
@@ -137,8 +136,8 @@ def main():
         return infc.load(so)(**inputs)["y"]
 
     # QDQ models: (float model, activation type, tiled kernels, mma.sync byte types)
-    qdq_cases = [(float_conv, "QUInt8", 2, ("s8", "s8")), (float_conv, "QInt8", 2, ("s8", "s8")),
-                 (float_matmul, "QUInt8", 1, ("s8", "s8"))]
+    qdq_cases = [(float_conv, "QUInt8", 2, ("u8", "s8")), (float_conv, "QInt8", 2, ("s8", "s8")),
+                 (float_matmul, "QUInt8", 1, ("u8", "s8"))]
     for make, act, tiled, types in qdq_cases:
         rng = np.random.default_rng(7)
         graph, shapes = make(rng)
@@ -211,11 +210,11 @@ def main():
         ref = harness.ort_reference(f32, x)["y"]
         rms = float(np.sqrt(np.mean((got - ref) ** 2) / np.mean(ref ** 2)))
         vs_cpu = float(np.abs(got - cpu).max() / np.abs(cpu).max())
-        problems = kernel_report(args, f32, 2, ("s8", "s8"), quantize)
+        problems = kernel_report(args, f32, 2, ("u8", "s8"), quantize)
         ok = rms < 0.06 and vs_cpu <= 1e-5 and not np.array_equal(got, ref) and not problems
         tally.report(ok, f"--quantize int8 --target cuda-emulator: rel RMS vs float {rms:.3g}, "
                          f"max rel diff vs the CPU int8 build {vs_cpu:.3g}; "
-                         + ("; ".join(problems) or "2 tiled, mma.sync s8.s8"))
+                         + ("; ".join(problems) or "2 tiled, mma.sync u8.s8"))
     return tally.finish()
 
 

@@ -4,16 +4,10 @@
 // activations widened by an elementwise extension of their bytes, weights as i32
 // constants in the s8 range (w - zw, folded by infc-fold-qdq). On the GPU the widening
 // belongs inside the product: it then reads a quarter of the bytes, and its operands are
-// what the int8 tensor cores multiply. Every i32 matmul, batch matmul and NCHW convolution
-// on tensors with such an operand is generalized to read the bytes and extend them in its
-// payload.
-//
-// WMMA multiplies two signed or two unsigned byte matrices, never one of each, and the
-// common int8 model has uint8 activations and int8 weights. There the activations are
-// shifted to signed (x - 128: the top bit flipped) and the product gets back
-// 128 x the weights' sum over the reduction, a constant per output column, added by an
-// elementwise op that fuses into the epilogue: sum((x - 128) w) + 128 sum(w) = sum(x w),
-// exactly.
+// what the int8 tensor cores multiply (mma.sync takes either signedness on each side: the
+// common uint8 activations times int8 weights as they are). Every i32 matmul, batch matmul
+// and NCHW convolution on tensors with such an operand is generalized to read the bytes
+// and extend them in its payload.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
@@ -37,7 +31,6 @@ namespace {
 struct Bytes {
   Value value;
   bool isUnsigned = false;
-  DenseIntElementsAttr constant; // the i32 values, for a constant
 };
 
 bool isIdentityElementwise(linalg::GenericOp g) {
@@ -50,7 +43,7 @@ std::optional<Bytes> bytesOf(OpBuilder &b, Location loc, Value value) {
   // A matmul's [batch, rows, K] activations reach it reshaped to [batch * rows, K].
   if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
     std::optional<Bytes> bytes = bytesOf(b, loc, collapse.getSrc());
-    if (!bytes || bytes->constant)
+    if (!bytes)
       return std::nullopt;
     auto type = collapse.getResultType().clone(b.getI8Type());
     bytes->value = tensor::CollapseShapeOp::create(b, loc, type, bytes->value,
@@ -67,7 +60,7 @@ std::optional<Bytes> bytesOf(OpBuilder &b, Location loc, Value value) {
         !ext.getOperand(0).getType().isInteger(8) ||
         body.getTerminator()->getOperand(0) != ext.getResult(0))
       return std::nullopt;
-    return Bytes{g.getDpsInputOperand(0)->get(), isa<arith::ExtUIOp>(ext), {}};
+    return Bytes{g.getDpsInputOperand(0)->get(), isa<arith::ExtUIOp>(ext)};
   }
   DenseIntElementsAttr dense;
   if (!matchPattern(value, m_Constant(&dense)) || !dense.getElementType().isInteger(32))
@@ -77,79 +70,7 @@ std::optional<Bytes> bytesOf(OpBuilder &b, Location loc, Value value) {
       return std::nullopt;
   Type i8 = b.getI8Type();
   auto narrow = dense.mapValues(i8, [](const APInt &v) { return v.trunc(8); });
-  return Bytes{arith::ConstantOp::create(b, loc, narrow.getType(), narrow), false, dense};
-}
-
-/// An elementwise op of result `type` over `inputs` (read through `maps`), its payload
-/// built by `fn`.
-Value elementwise(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineMap> maps,
-                  RankedTensorType type,
-                  function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  SmallVector<AffineMap> all(maps);
-  all.push_back(b.getMultiDimIdentityMap(type.getRank()));
-  SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
-  return linalg::GenericOp::create(b, loc, TypeRange{type}, inputs, ValueRange{init}, all,
-                                   iterators,
-                                   [&](OpBuilder &nb, Location nl, ValueRange args) {
-                                     linalg::YieldOp::create(nb, nl, fn(nb, nl, args));
-                                   })
-      .getResult(0);
-}
-
-/// 128 x the sum of `weights` (input `w` of `op`) over the reduction, as a constant over
-/// the output dims it varies with, and the map from the output's indices to it. None if a
-/// weight index mixes parallel and reduction dims or the sums could overflow.
-std::optional<std::pair<Value, AffineMap>> weightSums(OpBuilder &b, linalg::GenericOp op,
-                                                      unsigned w, DenseIntElementsAttr weights) {
-  AffineMap map = op.getIndexingMapsArray()[w];
-  AffineMap outMap = op.getIndexingMapsArray().back();
-  auto shape = cast<RankedTensorType>(weights.getType()).getShape();
-  SmallVector<int64_t> keptDims, keptSizes; // weight dims that stay, their sizes
-  SmallVector<AffineExpr> toKept;           // output index -> kept weight index
-  for (auto [j, expr] : llvm::enumerate(map.getResults())) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    bool parallel = dim && !linalg::isReductionIterator(
-                               op.getIteratorTypesArray()[dim.getPosition()]);
-    if (!parallel) {
-      for (unsigned d = 0; d < op.getNumLoops(); ++d)
-        if (expr.isFunctionOfDim(d) &&
-            !linalg::isReductionIterator(op.getIteratorTypesArray()[d]))
-          return std::nullopt; // mixes parallel and reduction dims
-      continue;
-    }
-    std::optional<unsigned> pos = outMap.getResultPosition(dim);
-    if (!pos)
-      return std::nullopt;
-    keptDims.push_back(j);
-    keptSizes.push_back(shape[j]);
-    toKept.push_back(b.getAffineDimExpr(*pos));
-  }
-  int64_t kept = 1;
-  for (int64_t s : keptSizes)
-    kept *= s;
-  std::vector<int64_t> sums(kept, 0), absSums(kept, 0);
-  SmallVector<int64_t> index(shape.size(), 0);
-  for (const APInt &v : weights.getValues<APInt>()) {
-    int64_t slot = 0;
-    for (auto [d, size] : llvm::zip(keptDims, keptSizes))
-      slot = slot * size + index[d];
-    sums[slot] += v.getSExtValue();
-    absSums[slot] += std::abs(v.getSExtValue());
-    for (int64_t d = (int64_t)shape.size() - 1; d >= 0 && ++index[d] == shape[d]; --d)
-      index[d] = 0;
-  }
-  SmallVector<int32_t> values;
-  for (auto [s, a] : llvm::zip(sums, absSums)) {
-    if (255 * a > INT32_MAX) // the shifted product's partial sums stay in range
-      return std::nullopt;
-    values.push_back((int32_t)(128 * s));
-  }
-  auto type = RankedTensorType::get(keptSizes, b.getI32Type());
-  Value constant = arith::ConstantOp::create(
-      b, op.getLoc(), type, DenseElementsAttr::get(type, ArrayRef<int32_t>(values)));
-  return std::make_pair(constant,
-                        AffineMap::get(outMap.getNumResults(), 0, toKept, b.getContext()));
+  return Bytes{arith::ConstantOp::create(b, loc, narrow.getType(), narrow), false};
 }
 
 struct InfcNarrowIntegerOperandsPass
@@ -180,24 +101,6 @@ struct InfcNarrowIntegerOperandsPass
       return;
     linalg::GenericOp op = *generalized;
     rewriter.setInsertionPoint(op);
-    // uint8 activations times int8 constant weights: the activations shifted to signed.
-    std::optional<std::pair<Value, AffineMap>> sums;
-    for (unsigned u = 0; u < 2; ++u) {
-      std::optional<Bytes> &x = bytes[u], &w = bytes[1 - u];
-      if (!x || !w || !x->isUnsigned || x->constant || !w->constant)
-        continue;
-      sums = weightSums(rewriter, op, 1 - u, w->constant);
-      if (!sums)
-        break;
-      auto type = cast<RankedTensorType>(x->value.getType());
-      SmallVector<AffineMap> id(1, rewriter.getMultiDimIdentityMap(type.getRank()));
-      x->value = elementwise(rewriter, loc, x->value, id, type,
-                             [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-                               Value top = arith::ConstantIntOp::create(nb, nl, -128, 8);
-                               return arith::XOrIOp::create(nb, nl, args[0], top);
-                             });
-      x->isUnsigned = false;
-    }
     Block *body = op.getBody();
     for (auto [input, narrowed] : llvm::zip(op.getDpsInputOperands(), bytes)) {
       if (!narrowed)
@@ -211,19 +114,6 @@ struct InfcNarrowIntegerOperandsPass
                                         : arith::ExtSIOp::create(rewriter, loc, i32, arg).getResult();
       rewriter.replaceAllUsesExcept(arg, wide, wide.getDefiningOp());
     }
-    if (!sums)
-      return;
-    // The shift's 128 x sum(w) back, after the product.
-    rewriter.setInsertionPointAfter(op);
-    Value product = op.getResult(0);
-    auto type = cast<RankedTensorType>(product.getType());
-    Value corrected = elementwise(
-        rewriter, loc, ValueRange{product, sums->first},
-        {rewriter.getMultiDimIdentityMap(type.getRank()), sums->second}, type,
-        [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          return arith::AddIOp::create(nb, nl, args[0], args[1]);
-        });
-    rewriter.replaceAllUsesExcept(product, corrected, corrected.getDefiningOp());
   }
 };
 } // namespace

@@ -40,10 +40,8 @@ def InfcNarrowIntegerOperands : Pass<"infc-narrow-integer-operands", "mlir::func
     An int8 model's products multiply i32 tensors holding 8-bit numbers: an elementwise
     `extsi`/`extui` of i8 bytes, or i32 constants in the s8 range. Every i32 linalg matmul,
     batch matmul and `conv_2d_nchw_fchw` on tensors with such an operand is generalized to
-    read the i8 bytes and extend them in its payload (a quarter of the bytes; WMMA's int8
-    operands). Unsigned activations times signed constant weights (which WMMA cannot
-    multiply) become signed (x xor 0x80 = x - 128), and an elementwise op adds back
-    128 x the weights' sum over the reduction: the same integers.
+    read the i8 bytes and extend them in its payload (a quarter of the bytes; the int8
+    tensor cores' operands, u8 or s8 on either side).
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];
