@@ -26,8 +26,8 @@ Compile cases:
          --input-shape x=2x4 it must compile and `infc run` must match onnxruntime
   g1-g3  --input-shape of the wrong rank, naming a non-existent input, malformed
   h      an ai.onnx opset from the future (99): the message mentions 'opset'
-  t1-t2  --target cuda: an architecture ptxas refuses (its message comes along) and one that
-         is not sm_NN; an unknown --target, --gpu or --precision without --target cuda,
+  t1-t2  --target cuda: an architecture ptxas refuses (its message comes along), one LLVM
+         does not know, one older than sm_80 and one that is not sm_NN; an unknown --target, --gpu or --precision without --target cuda,
          --precision fp8, --quantize without --calibration for cuda
   i      a Reshape whose shape is a graph input: refused, naming the input and --input-value;
          with --input-value it compiles, matches onnxruntime, and a run passing another
@@ -457,11 +457,17 @@ def _(ctx):
     ctx.compile_fails(p, [both(r"opset", r"99")])
 
 
-@case("t1", "--target cuda with an architecture ptxas does not know, and one that is no sm_")
+@case("t1", "--target cuda with an architecture ptxas does not know, one LLVM does not know, "
+            "one older than sm_80, and one that is no sm_")
 def _(ctx):
     p = save(tiny_model(), ctx.path("tiny.onnx"))
-    ctx.compile_fails(p, [both(r"ptxas", r"sm_35")], ["--target", "cuda", "--gpu", "sm_35"],
-                      label="--gpu sm_35")
+    # sm_101: LLVM's NVPTX back end knows it, CUDA 13's ptxas calls it sm_110.
+    ctx.compile_fails(p, [both(r"ptxas", r"sm_101")], ["--target", "cuda", "--gpu", "sm_101"],
+                      label="--gpu sm_101")
+    ctx.compile_fails(p, [both(r"sm_99", r"NVPTX")], ["--target", "cuda", "--gpu", "sm_99"],
+                      label="--gpu sm_99")
+    ctx.compile_fails(p, [both(r"sm_75", r"older than sm_80")],
+                      ["--target", "cuda", "--gpu", "sm_80,sm_75"], label="--gpu sm_80,sm_75")
     ctx.compile_fails(p, [both(r"compute_80", r"not a GPU architecture")],
                       ["--target", "cuda", "--gpu", "compute_80"], label="--gpu compute_80")
 

@@ -215,7 +215,7 @@ def check_model(args, name, work):
     if name in MAX_LAUNCHES and len(launches) > MAX_LAUNCHES[name]:
         problems.append(f"{len(launches)} kernel launches per run, at most "
                         f"{MAX_LAUNCHES[name]} expected (a fusion was lost)")
-    # The reduced precisions: other kernels (WMMA, bf16 mma.sync), the same orchestration.
+    # The reduced precisions: the tensor-core kernels (mma.sync), the same orchestration.
     for precision in REDUCED_PRECISIONS:
         reduced = os.path.join(work, f"{name}_{precision}.so")
         r = harness.run_tool([args.infc, "compile", model, "--target", "cuda", "--gpu",

@@ -324,9 +324,18 @@ int infc::compileCommand(const Args &args, const char *argv0) {
       pipeline.gpuArchs.clear();
       for (llvm::StringRef arch : archs) {
         arch = arch.trim();
-        if (!gpuArchVersion(arch))
+        std::optional<unsigned> sm = gpuArchVersion(arch);
+        if (!sm)
           return fail("--gpu: '" + arch.str() + "' is not a GPU architecture (sm_80, sm_90, "
                       "sm_90a, ...)");
+        // The tensor-core kernels are mma.sync shapes of sm_80 (m16n8k16 halves, m16n8k32
+        // bytes, TF32, bf16).
+        if (*sm < 80)
+          return fail("--gpu: '" + arch.str() + "' is older than sm_80, the oldest GPU the "
+                      "CUDA target supports (Ampere)");
+        if (!isNvptxProcessor(arch))
+          return fail("--gpu: '" + arch.str() + "' is not a GPU LLVM's NVPTX back end knows "
+                      "(sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120, ...)");
         pipeline.gpuArchs.push_back(arch.str());
       }
       if (pipeline.gpuArchs.empty())

@@ -6,10 +6,13 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
 
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace infc {
@@ -25,6 +28,21 @@ std::optional<unsigned> infc::gpuArchVersion(StringRef arch) {
       arch.getAsInteger(10, sm))
     return std::nullopt;
   return sm;
+}
+
+bool infc::isNvptxProcessor(StringRef arch) {
+  static const char *triple = "nvptx64-nvidia-cuda";
+  static const llvm::Target *target = [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+    std::string error;
+    return llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), error);
+  }();
+  if (!target)
+    return true; // no NVPTX back end to ask: ptxas will tell
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(llvm::Triple(triple), "", ""));
+  return !info || info->isCPUStringValid(arch);
 }
 
 namespace {

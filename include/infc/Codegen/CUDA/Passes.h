@@ -23,6 +23,8 @@ namespace infc {
 /// The SM version of a GPU architecture name: 90 for "sm_90" and "sm_90a"; none for anything
 /// else (compute_80, sm_, sm_9).
 std::optional<unsigned> gpuArchVersion(llvm::StringRef arch);
+/// Whether LLVM's NVPTX back end knows `arch` as a processor (it writes the PTX for it).
+bool isNvptxProcessor(llvm::StringRef arch);
 
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
