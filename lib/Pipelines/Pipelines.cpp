@@ -319,7 +319,6 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(infc::createInfcAlignSharedMemory());
-  kernels.addPass(infc::createInfcKernelLaunchBounds());
   kernels.addPass(createConvertNVGPUToNVVMPass()); // the TF32 kernels' mma.sync
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());

@@ -19,7 +19,7 @@ cores instead (mma.sync m16n8k8 and m16n8k16, 64 x 64 tiles). For each case and 
     with the shared memory of the expected tile and at most 8 bytes of spills, their PTX
     declares no local memory (the accumulators stay in registers), and the PTX has the
     tensor-core kernel's instructions (at least, a kernel: tf32 32 mma.sync m16n8k8 tf32,
-    fp16 and bf16 16 mma.sync m16n8k16 of their type) or none.
+    fp16 and bf16 16 mma.sync m16n8k16 of their type and 8 ldmatrix x4) or none.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -43,6 +43,10 @@ ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
 TENSOR_CORE_OPS = {"fp16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16"),
                    "tf32": (32, r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32"),
                    "bf16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16")}
+# The 16-bit kernels' fragments come from ldmatrix x4 (a reduction step's: 2 k-steps of 16,
+# 2 for A and 2 for B each); TF32's from 32-bit loads.
+LDMATRIX = r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16"
+LDMATRIX_PER_KERNEL = {"fp16": 8, "bf16": 8}
 
 
 def graph_of(name, nodes, inputs, out_shape, inits=(), out_type=TensorProto.FLOAT):
@@ -293,6 +297,10 @@ def main():
                 if mma < want or (want == 0 and mma):
                     problems.append(f"{mma} {kind} tensor-core instructions, expected "
                                     f"{'at least ' + str(want) if want else 0}")
+            ldmatrix = len(re.findall(LDMATRIX, text))
+            want = LDMATRIX_PER_KERNEL.get(precision, 0) * tiled
+            if ldmatrix < want or (want == 0 and ldmatrix):
+                problems.append(f"{ldmatrix} ldmatrix, expected {'at least ' + str(want) if want else 0}")
             local = local_memory_kernels(ptx)
             for arch in ("sm_80", "sm_90"):
                 kernels = ptxas_kernels(ptx, arch)

@@ -1,9 +1,9 @@
 //===- AlignSharedMemory.cpp - 32-byte aligned workgroup buffers ----------===//
 //
 // convert-gpu-to-nvvm aligns a workgroup buffer to its element type (2 bytes for f16)
-// unless the attribution says otherwise; the tensor-core kernels load each fragment
-// register (two halves, four bytes) as one aligned 32-bit word, and ldmatrix and cp.async
-// want 16-byte aligned rows, so the buffers' starts must be aligned beyond their elements.
+// unless the attribution says otherwise; the tensor-core kernels load their fragments
+// with ldmatrix, whose rows must be 16-byte aligned (and so will cp.async's), so the
+// buffers' starts must be aligned beyond their elements.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"

@@ -15,8 +15,10 @@
 // nvvm.mma.sync (f16, bf16, bytes), or a run of independent ones: lane 0 of each warp
 // gathers the warp's whole A and B from the lanes' fragments (nvgpu's layout) and each lane
 // computes its own part of the product (TF32 operands truncated as the tensor cores do).
-// Shared memory is one buffer reused by the blocks in turn, private memory one slice of a
-// buffer per thread.
+// An nvgpu.ldmatrix needs no piece of its own: each lane reads its registers from the rows
+// its source lanes point at, their addresses computed again from their thread ids. Shared
+// memory is one buffer reused by the blocks in turn, private memory one slice of a buffer
+// per thread.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
@@ -78,8 +80,10 @@ struct Emulation {
     Value copy = exchangeCopies.lookup(v);
     return copy ? copy : spills.lookup(v);
   }
-  /// The thread's index in its block, inside a per-thread loop.
+  /// The thread's index in its block, inside a per-thread loop, and the mapping of the
+  /// block-level values there (no thread's).
   Value currentThread;
+  const IRMapping *blockMapping = nullptr;
   Value threadCount;
 
   /// A buffer [threads][shape] of `element` (one `shape` a thread), allocated before the
@@ -404,8 +408,56 @@ struct Emulation {
     return success();
   }
 
-  /// Emits `op` under `mapping`: shuffles and mma.syncs from their buffers, anything else
-  /// cloned.
+  /// An nvgpu.ldmatrix (not transposed): lane l's register r holds the 32 bits at
+  /// 4 (l % 4) bytes into the row whose address lane 8 r + l / 4 gives. The lanes'
+  /// addresses are index arithmetic on the thread id, computed again here for each source
+  /// lane (no piece of its own: what it reads is shared memory, complete since the last
+  /// barrier).
+  LogicalResult emulateLdMatrix(nvgpu::LdMatrixOp ld, IRMapping &mapping) {
+    auto type = cast<VectorType>(ld.getRes().getType());
+    if (ld.getTranspose() || type.getRank() != 2 || !blockMapping)
+      return ld.emitError("infc-gpu-launch-to-loops: a transposed ldmatrix");
+    int64_t tiles = type.getDimSize(0), perRegister = type.getDimSize(1);
+    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value thread = currentThread;
+    Value lane = arith::RemUIOp::create(b, loc, thread, constant(32));
+    Value warp = arith::SubIOp::create(b, loc, thread, lane);
+    Value group = arith::DivUIOp::create(b, loc, lane, constant(4));
+    Value column = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, lane, constant(4)), constant(perRegister));
+    Value src = mapping.lookupOrDefault(ld.getSrcMemref());
+    Value result = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+    gpu::KernelDim3 ids = launch.getThreadIds();
+    auto rowType = VectorType::get({perRegister}, type.getElementType());
+    for (int64_t r = 0; r < tiles; ++r) {
+      Value source = arith::AddIOp::create(
+          b, loc, warp, arith::AddIOp::create(b, loc, group, constant(8 * r)));
+      // The source lane's indices, from its thread ids (z, y, x).
+      IRMapping other = *blockMapping;
+      Value plane = arith::MulIOp::create(b, loc, blockX, blockY);
+      other.map(ids.x, arith::RemUIOp::create(b, loc, source, blockX));
+      other.map(ids.y, arith::RemUIOp::create(
+                           b, loc, arith::DivUIOp::create(b, loc, source, blockX), blockY));
+      other.map(ids.z, arith::DivUIOp::create(b, loc, source, plane));
+      SmallVector<Value> indices;
+      {
+        llvm::SaveAndRestore<Value> asSource(currentThread, source);
+        for (Value index : ld.getIndices()) {
+          if (failed(resolve(index, other)))
+            return failure();
+          indices.push_back(other.lookupOrDefault(index));
+        }
+      }
+      indices.back() = arith::AddIOp::create(b, loc, indices.back(), column);
+      Value row = readWhole(rowType, src, indices);
+      result = vector::InsertOp::create(b, loc, row, result, ArrayRef<int64_t>{r});
+    }
+    mapping.map(ld.getRes(), result);
+    return success();
+  }
+
+  /// Emits `op` under `mapping`: shuffles and mma.syncs from their buffers, ldmatrix from
+  /// its lanes' addresses, anything else cloned.
   LogicalResult emit(Operation &op, IRMapping &mapping) {
     SmallVector<Value> exchanged = exchangedValues(&op);
     if (!exchanged.empty() &&
@@ -420,6 +472,8 @@ struct Emulation {
       return emulateMmaSync(mma, mapping);
     if (auto mma = dyn_cast<NVVM::MmaOp>(op))
       return emulateNvvmMma(mma, mapping);
+    if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
+      return emulateLdMatrix(ld, mapping);
     b.clone(op, mapping);
     return success();
   }
@@ -488,6 +542,7 @@ struct Emulation {
     Value linear = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, zy, blockX),
                                          ivs[2]);
     llvm::SaveAndRestore<Value> thread(currentThread, linear);
+    llvm::SaveAndRestore<const IRMapping *> atBlockLevel(blockMapping, &blockLevel);
     gatheredFragments.clear();
     // The private buffers this segment touches, sliced at the thread.
     SmallVector<std::pair<BlockArgument, Value>> used;

@@ -379,13 +379,14 @@ struct KernelBuilder {
   /// f16 or bf16 inputs summed in f32 (m16n8k16) and bytes summed in i32 (m16n8k32, each
   /// side signed or unsigned), the last three as nvvm.mma.sync (nvgpu's has no bf16 and no
   /// mixed signedness). 64 x 64 output tiles, 4 warps of 32 x 32 each (2 x 4 fragments of
-  /// 16 x 8), 32-deep reduction steps staged in shared memory, each lane loading its
-  /// fragment registers where the PTX layout (nvgpu::getLaneIdAndValueIdToOperandCoord;
-  /// bf16's is f16's) puts them. TF32: A [64][36], B [32][72] (a warp's loads, lane (g, t)
-  /// at row g and column t of A or row t and column g of B, hit 32 different banks).
-  /// 16-bit and bytes: A and B both [64][32 + 16 bytes], the reduction along the rows, as a
-  /// register holds 2 or 4 neighbouring elements along it (one 32-bit load; lane (g, t)
-  /// reads word g * 20 + t or g * 12 + t: 32 banks). The sums leave through shared memory,
+  /// 16 x 8), 32-deep reduction steps staged in shared memory. TF32: each lane loads its
+  /// fragment elements where the PTX layout (nvgpu::getLaneIdAndValueIdToOperandCoord)
+  /// puts them, A [64][36], B [32][72] (a warp's loads, lane (g, t) at row g and column t
+  /// of A or row t and column g of B, hit 32 different banks). 16-bit and bytes: A and B
+  /// both [64][32 + 16 bytes], the reduction along the rows, as a register holds 2 or 4
+  /// neighbouring elements along it; a warp loads each A fragment and each two B fragments
+  /// with one ldmatrix x4 (eight 16-byte rows at a time, 80 or 48 bytes apart: 32 banks;
+  /// 4 ldmatrix a k-step instead of 16 32-bit loads a lane). The sums leave through shared memory,
   /// where every thread takes 32 of them for the guarded store, the starting value added
   /// and the epilogue run.
   void buildMmaSync(Value initialValue,
@@ -440,19 +441,38 @@ struct KernelBuilder {
       }
       return coords;
     };
-    auto coordsA = at(mapA, registersA, perRegister), coordsB = at(mapB, registersB, perRegister);
+    SmallVector<std::array<Value, 2>> coordsA, coordsB;
+    if (tf32) {
+      coordsA = at(mapA, registersA, perRegister);
+      coordsB = at(mapB, registersB, perRegister);
+    }
     auto coordsC = at(mapC, 4, 1);
     auto typeC = VectorType::get({2, 2}, accType);
     Value zero = arith::ConstantOp::create(b, loc, typeC, b.getZeroAttr(typeC));
     SmallVector<Value> inits(8, zero);
-    // One fragment register: TF32 an f32, f16 a vector<2xf16>, bf16 and bytes an i32 of
-    // neighbours along the row (the first in the low bits).
-    auto loadRegister = [&](Value tileBuffer, Value row, Value col) -> Value {
-      if (tf32)
-        return memref::LoadOp::create(b, loc, tileBuffer, ValueRange{row, col});
-      Value word = vector::LoadOp::create(b, loc, VectorType::get({perRegister}, element),
-                                          tileBuffer, ValueRange{row, col},
-                                          /*nontemporal=*/false, llvm::MaybeAlign(4));
+    // 16-bit and bytes: the fragments come from ldmatrix x4, four 8-row matrices of 16
+    // bytes, lane l giving the address of one row. A fragment's four registers are its
+    // rows 0-7 and 8-15 at reduction offsets 0 and 16 bytes: lane l's row l % 16, offset
+    // l / 16. Two neighbouring B fragments' registers (b0, b1 of each) are the n rows 0-7
+    // at offsets 0 and 16 bytes, then rows 8-15: row l % 8 + 8 (l / 16), offset
+    // (l / 8) % 2.
+    const int64_t sixteenBytes = tf32 ? 0 : 128 / bits;
+    Value rowInA, offsetA, rowInB, offsetB;
+    if (!tf32) {
+      rowInA = rem(lane, 16);
+      offsetA = mul(div(lane, 16), sixteenBytes);
+      rowInB = add(rem(lane, 8), mul(div(lane, 16), 8));
+      offsetB = mul(rem(div(lane, 8), 2), sixteenBytes);
+    }
+    auto ldmatrix = [&](Value tileBuffer, Value row, Value col) {
+      auto type = VectorType::get({4, perRegister}, element);
+      return nvgpu::LdMatrixOp::create(b, loc, type, tileBuffer, ValueRange{row, col},
+                                       /*transpose=*/false, /*numTiles=*/4);
+    };
+    // Register r of an ldmatrix: f16 a vector<2xf16>, bf16 and bytes an i32 of neighbours
+    // along the row (the first in the low bits), as nvvm.mma.sync takes them.
+    auto registerOf = [&](Value matrices, int64_t r) -> Value {
+      Value word = vector::ExtractOp::create(b, loc, matrices, ArrayRef<int64_t>{r});
       if (element.isF16())
         return word;
       Value packed = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), word);
@@ -474,15 +494,29 @@ struct KernelBuilder {
       SmallVector<Value> acc(steps.getRegionIterArgs());
       for (int64_t kk = 0; kk < depth; kk += k) {
         SmallVector<Value> a[2], bf[4];
-        for (int64_t i = 0; i < 2; ++i)
-          for (const std::array<Value, 2> &rc : coordsA)
-            a[i].push_back(loadRegister(rowTile, add(add(warpRow, i * m), rc[0]), add(rc[1], kk)));
-        for (int64_t j = 0; j < 4; ++j)
-          for (const std::array<Value, 2> &rc : coordsB) { // (column n, depth k)
-            Value col = add(add(warpCol, j * n), rc[0]), kIndex = add(rc[1], kk);
-            bf[j].push_back(tf32 ? loadRegister(colTile, kIndex, col)
-                                 : loadRegister(colTile, col, kIndex));
+        if (tf32) {
+          for (int64_t i = 0; i < 2; ++i)
+            for (const std::array<Value, 2> &rc : coordsA)
+              a[i].push_back(memref::LoadOp::create(
+                  b, loc, rowTile,
+                  ValueRange{add(add(warpRow, i * m), rc[0]), add(rc[1], kk)}));
+          for (int64_t j = 0; j < 4; ++j)
+            for (const std::array<Value, 2> &rc : coordsB) // (column n, depth k)
+              bf[j].push_back(memref::LoadOp::create(
+                  b, loc, colTile,
+                  ValueRange{add(rc[1], kk), add(add(warpCol, j * n), rc[0])}));
+        } else {
+          for (int64_t i = 0; i < 2; ++i) {
+            Value matrices = ldmatrix(rowTile, add(add(warpRow, i * m), rowInA), add(offsetA, kk));
+            for (int64_t r = 0; r < registersA; ++r)
+              a[i].push_back(registerOf(matrices, r));
           }
+          for (int64_t j = 0; j < 4; j += 2) {
+            Value matrices = ldmatrix(colTile, add(add(warpCol, j * n), rowInB), add(offsetB, kk));
+            for (int64_t r = 0; r < 2 * registersB; ++r)
+              bf[j + r / registersB].push_back(registerOf(matrices, r));
+          }
+        }
         if (tf32) {
           for (int64_t i = 0; i < 2; ++i)
             for (int64_t j = 0; j < 4; ++j)

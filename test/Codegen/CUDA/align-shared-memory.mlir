@@ -1,6 +1,6 @@
 // RUN: infc-opt %s -pass-pipeline='builtin.module(gpu.module(infc-align-shared-memory))' | FileCheck %s
 
-// Every workgroup buffer 32-byte aligned (the fragment registers' 32-bit loads); one that asks
+// Every workgroup buffer 32-byte aligned (ldmatrix's 16-byte rows); one that asks
 // for more keeps it; private buffers are left alone.
 // CHECK-LABEL: gpu.func @kernel
 // CHECK-SAME: workgroup(%{{.*}} : memref<64x40xf16, #gpu.address_space<workgroup>> {llvm.align = 32 : i64}, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>> {llvm.align = 64 : i64})

@@ -497,6 +497,70 @@ func.func @nvvm_mma_sync_f16_sums(%a: memref<32x2xf16>) {
 
 // -----
 
+// nvgpu.ldmatrix x4: lane l's register r is 2 halves at column 2 (l % 4) of the row lane
+// 8 r + l / 4 points at, that lane's indices computed again from its thread id (the
+// shared memory was written before the barrier: no piece of its own).
+// CHECK-LABEL: func.func @ldmatrix
+// CHECK: memref.store %{{.*}} : memref<16x16xf16>
+// CHECK: %[[LANE:.*]] = arith.remui %[[T:.*]], %c32 : index
+// CHECK: %[[WARP:.*]] = arith.subi %[[T]], %[[LANE]] : index
+// CHECK: %[[GROUP:.*]] = arith.divui %[[LANE]], %c4 : index
+// CHECK: %[[QUAD:.*]] = arith.remui %[[LANE]], %c4 : index
+// CHECK: %[[COLUMN:.*]] = arith.muli %[[QUAD]], %c2 : index
+// CHECK: %[[SOURCE:.*]] = arith.addi %[[WARP]], %{{.*}} : index
+// CHECK: %[[SX:.*]] = arith.remui %[[SOURCE]], %c32 : index
+// CHECK: %[[SROW:.*]] = arith.remui %[[SX]], %c16 : index
+// CHECK: %[[SHALF:.*]] = arith.divui %[[SX]], %c16 : index
+// CHECK: %[[SCOL:.*]] = arith.muli %[[SHALF]], %c8 : index
+// CHECK: %[[AT:.*]] = arith.addi %[[SCOL]], %[[COLUMN]] : index
+// CHECK: %[[R0:.*]] = vector.transfer_read %{{.*}}[%[[SROW]], %[[AT]]]{{.*}} : memref<16x16xf16>, vector<2xf16>
+// CHECK: vector.insert %[[R0]], %{{.*}} [0] : vector<2xf16> into vector<4x2xf16>
+// CHECK-COUNT-3: vector.insert
+// CHECK-NOT: nvgpu.
+func.func @ldmatrix(%a: memref<16x16xf16>, %out: memref<32x4x2xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%tile : memref<16x16xf16, #gpu.address_space<workgroup>>) {
+    %row = arith.remui %tx, %c16 : index
+    %half = arith.divui %tx, %c16 : index
+    %col = arith.muli %half, %c8 : index
+    %v = memref.load %a[%row, %col] : memref<16x16xf16>
+    memref.store %v, %tile[%row, %col] : memref<16x16xf16, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %m = nvgpu.ldmatrix %tile[%row, %col] {numTiles = 4 : i32, transpose = false}
+      : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    vector.store %m, %out[%tx, %c0, %c0] : memref<32x4x2xf16>, vector<4x2xf16>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A transposed ldmatrix the emulator does not know.
+func.func @ldmatrix_transposed(%out: memref<32x4x2xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%tile : memref<16x16xf16, #gpu.address_space<workgroup>>) {
+    // expected-error @+1 {{infc-gpu-launch-to-loops: a transposed ldmatrix}}
+    %m = nvgpu.ldmatrix %tile[%c0, %c0] {numTiles = 4 : i32, transpose = true}
+      : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    vector.store %m, %out[%tx, %c0, %c0] : memref<32x4x2xf16>, vector<4x2xf16>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // A result struct used past the next warp-level op: no buffer holds it.
 func.func @struct_past_exchange(%a: memref<32xi32>, %out: memref<32xf32>) {
   %c1 = arith.constant 1 : index

@@ -6,11 +6,12 @@
 // bf16 operands summed in f32 (--precision bf16) run on tensor cores as nvvm.mma.sync
 // m16n8k16 (nvgpu's mma.sync has no bf16): 64 x 64 tiles of 4 warps (a 2 x 2 grid of
 // blocks for 70 x 80), A and B both staged [64][40] in bf16, the reduction along the rows.
-// Per 16-deep step a warp loads its fragment registers as pairs of neighbours along the
-// reduction (one aligned 32-bit load each: 4 for each of 2 A fragments, 2 for each of 4 B
-// fragments), then runs its 2 x 4 mma.syncs in a row on the 8 accumulators (loop values,
-// vector<2x2xf32>); the sums leave through a [64][68] buffer to the store, where the fill's
-// value is added.
+// Per 16-deep step a warp loads its fragment registers (pairs of neighbours along the
+// reduction) with ldmatrix x4: one for each of its 2 A fragments (lane l at row l % 16,
+// column 8 (l / 16)), one for each two of its 4 B fragments (row l % 8 + 8 (l / 16),
+// column 8 ((l / 8) % 2)), then runs its 2 x 4 mma.syncs in a row on the 8 accumulators
+// (loop values, vector<2x2xf32>); the sums leave through a [64][68] buffer to the store,
+// where the fill's value is added.
 // CHECK-LABEL: func.func @bf16
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
@@ -20,10 +21,14 @@
 // CHECK: memref.store %{{.*}}, %[[AS]]
 // CHECK: memref.store %{{.*}}, %[[BS]]
 // CHECK: gpu.barrier
-// CHECK: %[[PAIR:.*]] = vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: %[[PAIR:.*]] = vector.extract %[[AM]][0] : vector<2xbf16> from vector<4x2xbf16>
 // CHECK: %[[WORD:.*]] = vector.bitcast %[[PAIR]] : vector<2xbf16> to vector<1xi32>
 // CHECK: %[[A0:.*]] = vector.extract %[[WORD]][0] : i32 from vector<1xi32>
-// CHECK: vector.load %[[BS]][%{{.*}}, %{{.*}}] {alignment = 4 : i64}
+// CHECK: nvgpu.ldmatrix %[[AS]]
+// CHECK: nvgpu.ldmatrix %[[BS]]
+// CHECK: nvgpu.ldmatrix %[[BS]]
+// CHECK-NOT: nvgpu.ldmatrix
 // CHECK: %[[C00:.*]] = vector.extract %{{.*}}[0, 0] : f32 from vector<2x2xf32>
 // CHECK: %[[MMA:.*]] = nvvm.mma.sync A[%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%[[C00]], %{{.*}}, %{{.*}}, %{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-7: nvvm.mma.sync
@@ -74,12 +79,13 @@ func.func @bf16_sums(%x: memref<70x48xbf16>, %y: memref<48x80xbf16>, %z: memref<
 
 // -----
 
-// f16 operands (--precision fp16): the same kernel, a register a vector<2xf16> (loaded as
-// one aligned 32-bit load), nvvm.mma.sync m16n8k16 f16 (its types implied).
+// f16 operands (--precision fp16): the same kernel, a register a vector<2xf16> (a row of
+// the ldmatrix result), nvvm.mma.sync m16n8k16 f16 (its types implied).
 // CHECK-LABEL: func.func @f16
 // CHECK: gpu.launch
 // CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
-// CHECK: %[[A0:.*]] = vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: %[[A0:.*]] = vector.extract %[[AM]][0] : vector<2xf16> from vector<4x2xf16>
 // CHECK: nvvm.mma.sync A[%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-15: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
@@ -106,13 +112,15 @@ func.func @f16(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref<70x80xf3
 
 // Bytes summed in i32 (an int8 model's product after infc-narrow-integer-operands): the
 // same kernel with m16n8k32 steps (one a 32-deep step), each register 4 bytes along the
-// reduction (A and B staged [64][48]: 32 bytes + 16 of padding), each side s8 or u8 as
+// reduction (A and B staged [64][48]: 32 bytes + 16 of padding; ldmatrix x4 reads 16-byte
+// rows, lane l's A row at byte 16 (l / 16)), each side s8 or u8 as
 // its widening says, the sums i32 (wrapping, as the CPU's) and the fill's value added with
 // addi.
 // CHECK-LABEL: func.func @bytes
 // CHECK: gpu.launch
 // CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x48xi8, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x48xi8, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xi32, #gpu.address_space<workgroup>>)
-// CHECK: %[[QUAD:.*]] = vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x48xi8, #gpu.address_space<workgroup>>, vector<4xi8>
+// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x48xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// CHECK: %[[QUAD:.*]] = vector.extract %[[AM]][0] : vector<4xi8> from vector<4x4xi8>
 // CHECK: vector.bitcast %[[QUAD]] : vector<4xi8> to vector<1xi32>
 // CHECK: nvvm.mma.sync {{.*}} {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-COUNT-7: nvvm.mma.sync

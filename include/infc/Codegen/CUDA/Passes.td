@@ -130,7 +130,8 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     runs on tensor cores (`tensor-cores`): 64 x 64 tiles of four warps, each 2 x 4
     `nvvm.mma.sync` fragments (m16n8k16; bytes m16n8k32, each side s8 or u8) kept as loop
     values over 32-deep reduction steps staged in shared memory with the reduction along
-    the rows, so a fragment register (two halves, four bytes) is one 32-bit load. With
+    the rows, the fragments loaded with `nvgpu.ldmatrix` x4 (one for an A fragment, one for
+    two B fragments). With
     `tf32` (`--precision tf32`), f32 contractions take the same tiles as TF32:
     `nvgpu.mma.sync` m16n8k8, the inputs rounded to TF32 as they are staged.
 
@@ -194,22 +195,11 @@ def InfcAlignSharedMemory : Pass<"infc-align-shared-memory", "mlir::gpu::GPUModu
   let summary = "Align every kernel's workgroup (shared) buffers to 32 bytes";
   let description = [{
     Sets `llvm.align = 32` on each workgroup attribution of the outlined kernels (unless it
-    asks for more), which convert-gpu-to-nvvm gives the shared-memory global: tensor-core
-    fragment registers are 32-bit loads of 16-bit or byte elements, and without it a
-    buffer of f16 is aligned to 2 bytes (ldmatrix and cp.async want 16).
+    asks for more), which convert-gpu-to-nvvm gives the shared-memory global: the
+    tensor-core kernels' ldmatrix rows must be 16-byte aligned, and without it a buffer of
+    f16 is aligned to 2 bytes.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
-}
-
-def InfcKernelLaunchBounds : Pass<"infc-kernel-launch-bounds", "mlir::gpu::GPUModuleOp"> {
-  let summary = "Let the kernels with shared memory take the registers they need";
-  let description = [{
-    Sets `nvvm.minctasm = 1` (PTX `.minnctapersm 1`: one resident block a multiprocessor
-    is enough) on each kernel with a workgroup attribution, unless it has one. With only
-    `.maxntid`, ptxas aims for several resident blocks and caps the registers to fit them
-    (128 threads: 128 registers), and the tensor-core kernels spilled.
-  }];
-  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }
 
 def InfcCudaFatbin : Pass<"infc-cuda-fatbin", "mlir::ModuleOp"> {
@@ -246,7 +236,9 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     with the independent mma.syncs right after it) splits the kernel as a barrier does:
     each thread leaves the values it shares in buffers, a shuffle reads its source lane's,
     an mma.sync has lane 0 of the warp gather its whole A and B from the lanes' fragments
-    (nvgpu's layout) and each lane compute its own elements of the product.
+    (nvgpu's layout) and each lane compute its own elements of the product. An
+    `nvgpu.ldmatrix` reads, for each lane, the rows its source lanes point at (their
+    indices computed again from their thread ids: pure index arithmetic).
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect",
