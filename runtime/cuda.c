@@ -509,10 +509,17 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
   return INFC_OK;
 }
 
+/* Whether the caller's device memory `t` at `p` is used in place (no graph, and 16-byte
+ * aligned: the kernels' vector loads assume their buffers are) instead of copied
+ * device-to-device through the session's buffer. */
+static int in_place(const infc__cuda_session *c, const infc_tensor *t, const void *p) {
+  return t && (t->flags & INFC_TENSOR_DEVICE) && !c->exec && (uintptr_t)p % 16 == 0;
+}
+
 /* host_io: the caller's input pointers, then its output pointers; in/out: their tensors (an
  * output's may be NULL: a library-owned host buffer). Host memory goes through the session's
- * device buffers; device memory (INFC_TENSOR_DEVICE) is used in place without a graph, and
- * copied device-to-device into the buffers the graph was captured with otherwise. */
+ * device buffers; device memory (INFC_TENSOR_DEVICE) is used in place without a graph (when
+ * 16-byte aligned), and copied device-to-device through the session's buffers otherwise. */
 infc_status infc__cuda_run(infc_session *s, void *const *host_io,
                            const infc_tensor *const *in, infc_tensor *const *out) {
   const infc_model_desc *d = s->desc;
@@ -534,14 +541,14 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   for (size_t k = 0; k < ni + no; ++k) {
     const infc_tensor *t = k < ni ? in[k] : out[k - ni];
     if (t && (t->flags & INFC_TENSOR_DEVICE)) {
-      if (!c->exec)
-        args[2 + k] = host_io[k]; /* in place */
+      if (in_place(c, t, host_io[k]))
+        args[2 + k] = host_io[k];
     } else if (t) { /* an output not asked for (infc_run_named) is not copied back */
       host_memory = 1;
     }
   }
   for (size_t i = 0; !what && i < ni; ++i) {
-    if (!bytes[i] || (!c->exec && (in[i]->flags & INFC_TENSOR_DEVICE)))
+    if (!bytes[i] || in_place(c, in[i], host_io[i]))
       continue;
     r = (in[i]->flags & INFC_TENSOR_DEVICE)
             ? drv.MemcpyDtoDAsync(c->buffers[i], (CUdeviceptr)(uintptr_t)host_io[i], bytes[i],
@@ -564,7 +571,7 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   }
   for (size_t j = 0; !what && j < no; ++j) {
     int device = out[j] && (out[j]->flags & INFC_TENSOR_DEVICE);
-    if (!out[j] || !bytes[ni + j] || (!c->exec && device))
+    if (!out[j] || !bytes[ni + j] || in_place(c, out[j], host_io[ni + j]))
       continue;
     r = device ? drv.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)host_io[ni + j],
                                      c->buffers[ni + j], bytes[ni + j], stream)

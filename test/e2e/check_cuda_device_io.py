@@ -13,7 +13,9 @@ shows what reached the driver:
     through the host), the graph is launched on the caller's stream, and the run returns
     without synchronizing; the device output holds what the session's buffer held;
   - the same without a graph (INFC_CUDA_GRAPHS=0): no copy at all (the kernels get the
-    caller's buffers);
+    caller's buffers); but buffers 2 bytes off a 16-byte boundary (the kernels' vector loads
+    assume 16) are copied device-to-device through the session's buffers, the outputs
+    written back;
   - a host input with a device output still synchronizes (the host memory is done when the
     run returns);
   - a library-owned output (data NULL) with INFC_TENSOR_DEVICE, and unknown flags, are
@@ -52,12 +54,13 @@ def open_mock(path):
     return mock, stream
 
 
-def device_copy(mock, array):
-    """A copy of `array` in the stand-in driver's device memory; its address."""
+def device_copy(mock, array, shift=0):
+    """A copy of `array` in the stand-in driver's device memory, `shift` bytes into an
+    allocation; its address."""
     ptr = ctypes.c_uint64()
-    mock.cuMemAlloc_v2(ctypes.byref(ptr), max(array.nbytes, 1))
-    ctypes.memmove(ptr.value, array.ctypes.data, array.nbytes)
-    return ptr.value
+    mock.cuMemAlloc_v2(ctypes.byref(ptr), max(array.nbytes, 1) + shift)
+    ctypes.memmove(ptr.value + shift, array.ctypes.data, array.nbytes)
+    return ptr.value + shift
 
 
 class FakeGpuArray:
@@ -126,6 +129,7 @@ def child(args):
     n_in = lib.infc_model_num_inputs(model)
     n_out = lib.infc_model_num_outputs(model)
     keep = []
+    shift = 2 if args.stage == "misaligned" else 0
 
     def tensor(info, data, flags):
         shape = (ctypes.c_int64 * max(info.rank, 1))(*[info.shape[k] for k in range(info.rank)])
@@ -139,8 +143,8 @@ def child(args):
         value = np.ascontiguousarray(inputs[info.name.decode()])
         keep.append(value)
         host_input = args.stage == "host-input" and i == 0
-        ins[i] = tensor(info, value.ctypes.data if host_input else device_copy(mock, value),
-                        0 if host_input else DEVICE)
+        ins[i] = tensor(info, value.ctypes.data if host_input
+                        else device_copy(mock, value, shift), 0 if host_input else DEVICE)
     outs = (_abi.Tensor * n_out)()
     out_bytes = []
     for j in range(n_out):
@@ -148,7 +152,7 @@ def child(args):
         lib.infc_model_output_info(model, j, ctypes.byref(info))
         sentinel = np.full(info.byte_size, 0x5A, np.uint8)  # the mock's buffers start zeroed
         out_bytes.append(info.byte_size)
-        outs[j] = tensor(info, device_copy(mock, sentinel), DEVICE)
+        outs[j] = tensor(info, device_copy(mock, sentinel, shift), DEVICE)
     if args.stage == "library-owned":
         outs[0].data = None
     if args.stage == "bad-flags":
@@ -169,9 +173,10 @@ def child(args):
     ops = [line.split() for line in open(args.log)]
     names = [op[0] for op in ops]
     problems = []
-    graphs = args.stage != "no-graph"
+    graphs = args.stage not in ("no-graph", "misaligned")
     host_in = args.stage == "host-input"
-    want_dtod = (0 if not graphs else (n_in - host_in) + n_out)
+    copied = graphs or args.stage == "misaligned"
+    want_dtod = (0 if not copied else (n_in - host_in) + n_out)
     if names.count("dtod") != want_dtod:
         problems.append(f"{names.count('dtod')} device-to-device copies, expected {want_dtod}")
     if names.count("htod") != host_in or "dtoh" in names:
@@ -180,7 +185,7 @@ def child(args):
         problems.append("synchronized" if not host_in else "did not synchronize")
     if graphs != ("graph-launch" in names):
         problems.append("graph launch missing" if graphs else "a graph without graphs")
-    if graphs:  # the device outputs now hold the session's (zeroed) buffers
+    if copied:  # the device outputs now hold the session's (zeroed) buffers
         for j in range(n_out):
             got = np.ctypeslib.as_array(ctypes.cast(outs[j].data, ctypes.POINTER(ctypes.c_uint8)),
                                         (out_bytes[j],))
@@ -253,12 +258,12 @@ def main(argv=None):
         print(f"FAIL compile\n{r.describe()}")
         return 1
     failed = 0
-    stages = ("device", "no-graph", "host-input", "library-owned", "bad-flags", "lifetime",
-              "python")
+    stages = ("device", "no-graph", "misaligned", "host-input", "library-owned", "bad-flags",
+              "lifetime", "python")
     for stage in stages:
         log = os.path.join(args.work, stage + ".log")
         env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log)
-        if stage == "no-graph":
+        if stage in ("no-graph", "misaligned"):
             env["INFC_CUDA_GRAPHS"] = "0"
         p = subprocess.run([sys.executable, __file__, "--stage", stage, "--so", so,
                             "--inputs", args.inputs, "--mock-driver", args.mock_driver,

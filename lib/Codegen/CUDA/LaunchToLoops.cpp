@@ -474,7 +474,11 @@ struct Emulation {
       return emulateNvvmMma(mma, mapping);
     if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
       return emulateLdMatrix(ld, mapping);
-    b.clone(op, mapping);
+    Operation *copy = b.clone(op, mapping);
+    // A vector load or store promises the GPU's alignment (16-byte aligned device buffers);
+    // the caller's host memory here need not have it.
+    if (isa<vector::LoadOp, vector::StoreOp>(copy))
+      copy->removeAttr("alignment");
     return success();
   }
 

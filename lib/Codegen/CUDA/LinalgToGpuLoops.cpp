@@ -434,6 +434,7 @@ struct Lowering {
           [&](OpBuilder &inner, Value input, ArrayRef<Value> at) {
             return loadInput(inner, input, at);
           },
+          [&](Value input) { return !prologues.lookup(input) && !known.lookup(input); },
           [&](OpBuilder &inner, ArrayRef<Value> at, Value result) {
                                    storeResult(inner, at, result);
                                  });

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using infc::ContractionTiling;
@@ -93,6 +94,66 @@ Type tensorCoreElement(linalg::LinalgOp op, unsigned input, bool tf32) {
   return Type();
 }
 
+/// Adds `scale` x `expr` to `coefficients` (one a loop dimension) and `constant`, if
+/// `expr` is a sum of dimensions times constants and constants.
+bool linearTerms(AffineExpr expr, int64_t scale, MutableArrayRef<int64_t> coefficients,
+                 int64_t &constant) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    coefficients[dim.getPosition()] += scale;
+    return true;
+  }
+  if (auto value = dyn_cast<AffineConstantExpr>(expr)) {
+    constant += scale * value.getValue();
+    return true;
+  }
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return false;
+  if (expr.getKind() == AffineExprKind::Add)
+    return linearTerms(binary.getLHS(), scale, coefficients, constant) &&
+           linearTerms(binary.getRHS(), scale, coefficients, constant);
+  if (expr.getKind() != AffineExprKind::Mul)
+    return false;
+  if (auto factor = dyn_cast<AffineConstantExpr>(binary.getRHS()))
+    return linearTerms(binary.getLHS(), scale * factor.getValue(), coefficients, constant);
+  if (auto factor = dyn_cast<AffineConstantExpr>(binary.getLHS()))
+    return linearTerms(binary.getRHS(), scale * factor.getValue(), coefficients, constant);
+  return false;
+}
+
+/// The alignment in bytes of `memref`'s aligned pointer: 64 for the workspace's and the
+/// weights' views (the memory plan and infc-pack-weights place every buffer at a multiple
+/// of 64 bytes; a subview or a reshape keeps the pointer, its offset is in the type), 16
+/// for the planned entry's inputs and outputs (the CUDA runtime uses a device pointer in
+/// place only when it is 16-byte aligned), 1 for anything else.
+int64_t pointerAlignment(Value memref) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(memref)) {
+      auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+      if (!func)
+        return 1;
+      unsigned i = arg.getArgNumber();
+      if (func.getArgAttr(i, "infc.workspace") || func.getArgAttr(i, "infc.weights"))
+        return 64;
+      // The planned entry's other arguments: the inputs and outputs.
+      bool entry = func.getNumArguments() && func.getArgAttr(0, "infc.workspace");
+      return entry ? 16 : 1;
+    }
+    Operation *def = memref.getDefiningOp();
+    if (auto view = dyn_cast_or_null<memref::ViewOp>(def)) {
+      APInt shift;
+      if (!matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
+        return 1;
+      int64_t base = pointerAlignment(view.getSource());
+      return (int64_t)llvm::MinAlign(base, shift.getZExtValue());
+    }
+    if (!isa_and_nonnull<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+                         memref::ReinterpretCastOp, memref::CastOp>(def))
+      return 1;
+    memref = def->getOperand(0);
+  }
+}
+
 struct KernelBuilder {
   OpBuilder &b;
   linalg::LinalgOp op;
@@ -100,6 +161,7 @@ struct KernelBuilder {
   Location loc;
   int64_t threads;
   infc::InputLoad load;
+  infc::InputIsStored direct;
 
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
@@ -166,42 +228,103 @@ struct KernelBuilder {
     return arith::AndIOp::create(b, loc, x, y);
   }
 
-  /// Where this thread's `l`th staged element of input `input` (whose own dimensions are
-  /// `side`) goes in the step: (depth index, tile index). Neighbouring threads read
-  /// neighbouring addresses: along the reduction if the innermost index moves with the
-  /// innermost reduction dimension and none of this input's own (a row-major A, a conv
+  /// Whether input `input` (whose own dimensions are `side`) is staged with neighbouring
+  /// threads on neighbouring addresses along the reduction: if its innermost index moves
+  /// with the innermost reduction dimension and none of its own (a row-major A, a conv
   /// filter's window), else along the tile (B; a conv input, whose innermost index
   /// ow * stride + kw moves with the output pixel).
-  std::pair<Value, Value> stagedElement(unsigned input, ArrayRef<unsigned> side, int64_t l) {
+  bool depthFastest(unsigned input, ArrayRef<unsigned> side) {
     AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(input));
-    bool depthFastest = false;
-    if (map.getNumResults()) {
-      AffineExpr innermost = map.getResults().back();
-      depthFastest = innermost.isFunctionOfDim(t.reductionDims.back()) &&
-                     llvm::none_of(side, [&](unsigned d) { return innermost.isFunctionOfDim(d); });
+    if (!map.getNumResults())
+      return false;
+    AffineExpr innermost = map.getResults().back();
+    return innermost.isFunctionOfDim(t.reductionDims.back()) &&
+           llvm::none_of(side, [&](unsigned d) { return innermost.isFunctionOfDim(d); });
+  }
+
+  /// How many neighbouring elements along the fast dimension of the step (depthFastest's)
+  /// a thread stages of input `input` with one vector load: the most, up to 16 bytes, that
+  /// are consecutive in memory wherever a chunk starts, the first aligned to the vector,
+  /// and all inside the input or none (1: one at a time). Only an input read straight from
+  /// memory (no prologue computing it in the loads) whose address is a linear function of
+  /// the loop dimensions, with the fast group's flattened index moving it by one element.
+  int64_t stagedWidth(unsigned input, ArrayRef<unsigned> side, int64_t extent) {
+    OpOperand *operand = op.getDpsInputOperand(input);
+    auto type = cast<MemRefType>(operand->get().getType());
+    int64_t bits = type.getElementTypeBitWidth();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!direct(operand->get()) || bits % 8 ||
+        failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return 1;
+    SmallVector<int64_t> coefficients(op.getNumLoops(), 0);
+    int64_t constant = offset;
+    for (auto [expr, stride] :
+         llvm::zip(op.getMatchingIndexingMap(operand).getResults(), strides))
+      if (!linearTerms(expr, stride, coefficients, constant))
+        return 1;
+    bool fastDepth = depthFastest(input, side);
+    ArrayRef<unsigned> fast = fastDepth ? ArrayRef<unsigned>(t.reductionDims) : side;
+    int64_t fastExtent = fastDepth ? t.depth : extent;
+    int64_t step = fastDepth ? t.tileDepth : t.tile;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t inner = 1;
+    for (unsigned d : llvm::reverse(fast)) {
+      if (coefficients[d] != inner)
+        return 1;
+      inner *= ranges[d];
     }
-    Value e = add(tid, l * threads);
-    Value kk = depthFastest ? rem(e, t.tileDepth) : div(e, t.tile);
-    Value ii = depthFastest ? div(e, t.tileDepth) : rem(e, t.tile);
+    int64_t bytes = bits / 8, alignment = pointerAlignment(operand->get());
+    for (int64_t width = std::min<int64_t>(16 / bytes, stagedPerThread()); width > 1;
+         width /= 2) {
+      bool aligned = alignment >= width * bytes && constant % width == 0 &&
+                     fastExtent % width == 0 && step % width == 0 &&
+                     stagedPerThread() % width == 0;
+      for (auto [d, coefficient] : llvm::enumerate(coefficients))
+        aligned &= llvm::is_contained(fast, d) || coefficient % width == 0;
+      if (aligned)
+        return width;
+    }
+    return 1;
+  }
+
+  /// Where this thread's `l`th staged chunk (`width` neighbouring elements along the fast
+  /// dimension) of input `input` goes in the step: (depth index, tile index) of its first
+  /// element. Neighbouring threads take neighbouring chunks.
+  std::pair<Value, Value> stagedElement(unsigned input, ArrayRef<unsigned> side, int64_t l,
+                                        int64_t width) {
+    bool fastDepth = depthFastest(input, side);
+    Value e = mul(add(tid, l * threads), width);
+    Value kk = fastDepth ? rem(e, t.tileDepth) : div(e, t.tile);
+    Value ii = fastDepth ? div(e, t.tileDepth) : rem(e, t.tile);
     return {kk, ii};
   }
 
   int64_t stagedPerThread() const { return t.tile * t.tileDepth / threads; }
+  /// How many values stageLoads gives for input `input`.
+  int64_t stageLoadsCount(unsigned input, ArrayRef<unsigned> side, int64_t extent) {
+    return stagedPerThread() / stagedWidth(input, side, extent);
+  }
 
-  /// This thread's elements of the reduction step at `k0` of input `input` (`extent` of
-  /// its own dimensions, this block's from `start`), 0 outside the input.
+  /// This thread's chunks of the reduction step at `k0` of input `input` (`extent` of its
+  /// own dimensions, this block's from `start`), 0 outside the input: elements, or vectors
+  /// of stagedWidth's.
   SmallVector<Value> stageLoads(unsigned input, ArrayRef<unsigned> side, int64_t extent,
                                 Value start, Value k0) {
     OpOperand *operand = op.getDpsInputOperand(input);
     AffineMap map = op.getMatchingIndexingMap(operand);
     Type element = elementOf(operand);
+    int64_t width = stagedWidth(input, side, extent);
+    Type type = width > 1 ? Type(VectorType::get({width}, element)) : element;
+    int64_t bytes = width * (element.getIntOrFloatBitWidth() / 8);
     SmallVector<Value> values;
-    for (int64_t l = 0; l < stagedPerThread(); ++l) {
-      auto [kk, ii] = stagedElement(input, side, l);
+    for (int64_t l = 0; l < stagedPerThread() / width; ++l) {
+      auto [kk, ii] = stagedElement(input, side, l, width);
       Value i = add(start, ii), k = add(k0, kk);
       Value inside = both(extent % t.tile ? below(i, extent) : Value(),
                           t.depth % t.tileDepth ? below(k, t.depth) : Value());
-      values.push_back(guarded(inside, element, [&, i = i, k = k] {
+      values.push_back(guarded(inside, type, [&, i = i, k = k]() -> Value {
         SmallVector<Value> dims(op.getNumLoops(), Value());
         for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
           dims[d] = value;
@@ -210,7 +333,11 @@ struct KernelBuilder {
         for (Value &d : dims)
           if (!d)
             d = c(0); // the other input's dimensions: not in this map
-        return load(b, operand->get(), indices(map, dims));
+        if (width == 1)
+          return load(b, operand->get(), indices(map, dims));
+        return vector::LoadOp::create(b, loc, cast<VectorType>(type), operand->get(),
+                                      indices(map, dims), /*nontemporal=*/false,
+                                      llvm::MaybeAlign(bytes));
       }));
     }
     return values;
@@ -227,12 +354,37 @@ struct KernelBuilder {
     return {ii, kk};
   }
 
-  /// Stores `values` (from stageLoads) into `shared`, laid out as `layout` says.
+  /// Stores `values` (from stageLoads) into `shared`, laid out as `layout` says: a chunk
+  /// along a row of `shared` as one vector store, across rows element by element.
   void stageStores(unsigned input, ArrayRef<unsigned> side, ValueRange values, Value shared,
                    Layout layout = Layout::DepthMajor) {
+    bool fastDepth = depthFastest(input, side);
+    bool alongRow = fastDepth == (layout == Layout::TileMajor);
+    auto type = cast<MemRefType>(shared.getType());
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
     for (auto [l, v] : llvm::enumerate(values)) {
-      auto [kk, ii] = stagedElement(input, side, l);
-      memref::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii));
+      auto vector = dyn_cast<VectorType>(v.getType());
+      int64_t width = vector ? vector.getNumElements() : 1;
+      auto [kk, ii] = stagedElement(input, side, l, width);
+      if (!vector) {
+        memref::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii));
+        continue;
+      }
+      if (alongRow) {
+        // The chunk's offset in the row is a multiple of its bytes; the row's start as
+        // aligned as the pitch allows.
+        int64_t pitchBytes = type.getShape()[1] * elementBytes;
+        int64_t alignment = std::min<int64_t>(width * elementBytes,
+                                              (int64_t)llvm::MinAlign(pitchBytes, 16));
+        vector::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii),
+                                /*nontemporal=*/false, llvm::MaybeAlign(alignment));
+        continue;
+      }
+      for (int64_t e = 0; e < width; ++e) {
+        Value x = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e});
+        Value kkE = fastDepth ? add(kk, e) : kk, iiE = fastDepth ? ii : add(ii, e);
+        memref::StoreOp::create(b, loc, x, shared, stagedIndex(layout, kkE, iiE));
+      }
     }
   }
 
@@ -364,7 +516,14 @@ struct KernelBuilder {
   /// low 13 bits of an f32 operand (truncation, which would bias every product).
   Value roundToTf32(Value x) {
     Type i32 = b.getI32Type();
-    auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); };
+    if (auto vector = dyn_cast<VectorType>(x.getType()))
+      i32 = vector.clone(i32);
+    auto constant = [&](int64_t v) -> Value {
+      TypedAttr value = b.getI32IntegerAttr(v);
+      if (auto vector = dyn_cast<VectorType>(i32))
+        value = SplatElementsAttr::get(vector, value);
+      return arith::ConstantOp::create(b, loc, i32, value);
+    };
     Value bits = arith::BitcastOp::create(b, loc, i32, x);
     Value rounded = arith::AndIOp::create(
         b, loc, arith::AddIOp::create(b, loc, bits, constant(0x1000)), constant(0xFFFFE000));
@@ -639,7 +798,7 @@ struct KernelBuilder {
     // hides behind the FMAs.
     SmallVector<Value> first = stageLoads(t.rowInput, t.rowDims, t.rows, rowStart, c(0));
     llvm::append_range(first, stageLoads(t.colInput, t.colDims, t.cols, colStart, c(0)));
-    int64_t staged = stagedPerThread();
+    int64_t staged = stageLoadsCount(t.rowInput, t.rowDims, t.rows);
     auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(t.tileDepth), first);
     {
       OpBuilder::InsertionGuard inLoop(b);
@@ -805,15 +964,16 @@ SmallVector<Value> infc::indexingMapAt(OpBuilder &b, Location loc, AffineMap map
 
 void infc::emitTiledContraction(
     OpBuilder &b, linalg::LinalgOp op, const ContractionTiling &tiling, Value initialValue,
-    InputLoad load, function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    InputLoad load, InputIsStored direct,
+    function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
   if (tiling.tensorCores) {
     KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads,
-                          load};
+                          load, direct};
     builder.buildMmaSync(initialValue, store);
     return;
   }
   KernelBuilder builder{b, op, tiling, op.getLoc(),
                         ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide,
-                        load};
+                        load, direct};
   builder.build(initialValue, store);
 }

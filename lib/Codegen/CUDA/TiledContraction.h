@@ -58,13 +58,17 @@ llvm::SmallVector<mlir::Value> indexingMapAt(mlir::OpBuilder &b, mlir::Location 
 using InputLoad = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value memref,
                                                  llvm::ArrayRef<mlir::Value> indices)>;
 
+/// Whether input `memref` is read as it is in memory (no prologue computes it in the
+/// loads): the kernel may then load several elements at once.
+using InputIsStored = llvm::function_ref<bool(mlir::Value memref)>;
+
 /// Writes the kernel before `op` (which the caller erases). `initialValue`, if set, starts
 /// every output element (a folded fill); otherwise the output is read. `load` reads an
 /// input element; `store` writes one result at the given loop dimensions (reduction
 /// dimensions 0), inside the kernel.
 void emitTiledContraction(
     mlir::OpBuilder &b, mlir::linalg::LinalgOp op, const ContractionTiling &tiling,
-    mlir::Value initialValue, InputLoad load,
+    mlir::Value initialValue, InputLoad load, InputIsStored direct,
     llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<mlir::Value>, mlir::Value)>
         store);
 

@@ -561,6 +561,28 @@ func.func @ldmatrix_transposed(%out: memref<32x4x2xf16>) {
 
 // -----
 
+// A kernel's vector loads and stores promise the GPU buffers' alignment; on the CPU the
+// caller's host memory need not have it, so the emulator drops the promise.
+// CHECK-LABEL: func.func @vector_alignment
+// CHECK: vector.load %{{.*}} : memref<128xf32>, vector<4xf32>
+// CHECK-NOT: alignment
+// CHECK: vector.store %{{.*}} : memref<128xf32>, vector<4xf32>
+func.func @vector_alignment(%a: memref<128xf32>, %b: memref<128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %i = arith.muli %tx, %c4 : index
+    %v = vector.load %a[%i] {alignment = 16 : i64} : memref<128xf32>, vector<4xf32>
+    vector.store %v, %b[%i] {alignment = 16 : i64} : memref<128xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // A result struct used past the next warp-level op: no buffer holds it.
 func.func @struct_past_exchange(%a: memref<32xi32>, %out: memref<32xf32>) {
   %c1 = arith.constant 1 : index

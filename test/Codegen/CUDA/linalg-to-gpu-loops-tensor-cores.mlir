@@ -161,3 +161,32 @@ func.func @mixed_bytes(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70
   }
   return
 }
+
+// -----
+
+// In the planned entry, 16 bytes (8 bf16) a vector load: A's chunk along its row of the
+// [64][40] buffer as one vector store, B's (8 columns of one reduction index) down the
+// transposed buffer element by element.
+// CHECK-LABEL: func.func @bf16_vector_staging
+// CHECK: gpu.barrier
+// CHECK: %[[A:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<128x64xbf16>, vector<8xbf16>
+// CHECK: vector.store %[[A]], %{{.*}} {alignment = 16 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: %[[B:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xbf16>, vector<8xbf16>
+// CHECK-COUNT-8: memref.store %{{.*}} : memref<64x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+#ta = affine_map<(i, j, k) -> (i, k)>
+#tb = affine_map<(i, j, k) -> (k, j)>
+#tc = affine_map<(i, j, k) -> (i, j)>
+func.func @bf16_vector_staging(%ws: memref<64xi8> {infc.workspace}, %x: memref<128x64xbf16>,
+                               %y: memref<64x96xbf16>, %z: memref<128x96xf32>) {
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<128x64xbf16>, memref<64x96xbf16>) outs(%z : memref<128x96xf32>) {
+  ^bb0(%u: bf16, %v: bf16, %acc: f32):
+    %u32 = arith.extf %u : bf16 to f32
+    %v32 = arith.extf %v : bf16 to f32
+    %p = arith.mulf %u32, %v32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

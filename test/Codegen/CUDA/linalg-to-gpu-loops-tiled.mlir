@@ -148,6 +148,45 @@ func.func @max_of_products(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: mem
 
 // -----
 
+// In the planned entry (its first argument the workspace) the inputs are 16-byte aligned,
+// and a thread stages each input 4 floats at a time: one vector load (consecutive in
+// memory: A along K, B along N, each chunk aligned), A's chunk stored down a column of its
+// [depth][pitch] buffer element by element, B's along a row as one vector store (aligned to
+// the 132-byte pitch: 4 bytes). The next step's chunks are loop values (vector<4xf32>).
+// CHECK-LABEL: func.func @vector_staging
+// CHECK: %[[A0:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<128x64xf32>, vector<4xf32>
+// CHECK: %[[B0:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x96xf32>, vector<4xf32>
+// CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]]) -> (vector<4xf32>, vector<4xf32>)
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.store %{{.*}}, %{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.store %[[B]], %{{.*}} {alignment = 4 : i64} : memref<32x33xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: gpu.barrier
+// Anywhere else the pointers' alignment is unknown: one element at a time.
+// CHECK-LABEL: func.func @not_entry
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+// A reduction of 50: A's rows are 200 bytes, so chunks of 2 (8-byte aligned), the last
+// step's guard on the chunk (all of it inside or none); B keeps 4.
+// CHECK-LABEL: func.func @odd_depth
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<128x50xf32>, vector<2xf32>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<50x96xf32>, vector<4xf32>
+func.func @vector_staging(%ws: memref<64xi8> {infc.workspace}, %a: memref<128x64xf32>,
+                          %b: memref<64x96xf32>, %c: memref<128x96xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x96xf32>) outs(%c : memref<128x96xf32>)
+  return
+}
+func.func @not_entry(%a: memref<128x64xf32>, %b: memref<64x96xf32>, %c: memref<128x96xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x96xf32>) outs(%c : memref<128x96xf32>)
+  return
+}
+func.func @odd_depth(%ws: memref<64xi8> {infc.workspace}, %a: memref<128x50xf32>,
+                     %b: memref<50x96xf32>, %c: memref<128x96xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x50xf32>, memref<50x96xf32>) outs(%c : memref<128x96xf32>)
+  return
+}
+
+// -----
+
 // A contraction inside a region (a model's loop) is not tiled: infc-map-to-gpu runs the
 // region on one thread, and a kernel cannot launch another.
 // CHECK-LABEL: func.func @inside_a_loop
