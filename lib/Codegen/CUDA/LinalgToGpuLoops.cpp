@@ -230,6 +230,82 @@ struct Lowering {
     return memref::LoadOp::create(b, loc, input, at);
   }
 
+  /// The memrefs input `input`'s elements come from at its own indices (InputSources): the
+  /// input itself, or the inputs of its prologue when that is elementwise at the identity
+  /// (no reshape between; every input of the input's shape and strides) and its payload
+  /// elementwise ops on its inputs only; none otherwise.
+  SmallVector<Value> sourcesOf(Value input) {
+    if (known.lookup(input))
+      return {};
+    Lowering *producer = prologues.lookup(input);
+    if (!producer)
+      return {input};
+    linalg::LinalgOp p = producer->op;
+    if (!producer->prologueReshapes.empty() || p.getNumDpsInits() != 1 ||
+        !p.getBlock()->getArgument(p.getNumDpsInputs()).use_empty() ||
+        infc::capturesMemref(p))
+      return {};
+    auto inputType = cast<MemRefType>(input.getType());
+    SmallVector<Value> from;
+    for (OpOperand *in : p.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(in->get().getType());
+      if (!type || type.getShape() != inputType.getShape() ||
+          !p.getMatchingIndexingMap(in).isIdentity())
+        return {};
+      from.push_back(in->get());
+    }
+    for (Operation &inner : p.getBlock()->without_terminator())
+      if (inner.getNumRegions() ||
+          !(OpTrait::hasElementwiseMappableTraits(&inner) || isa<arith::ConstantOp>(inner)))
+        return {};
+    return from;
+  }
+
+  /// `width` elements of input `input` from `at` on as a vector (InputVectorLoad): one
+  /// vector load, or its prologue's payload on vector loads of its inputs.
+  Value loadVectorInput(OpBuilder &b, Value input, ArrayRef<Value> at, int64_t width) {
+    auto vectorOf = [&](Type type) { return VectorType::get({width}, type); };
+    auto loadFrom = [&](Value memref) -> Value {
+      auto type = cast<MemRefType>(memref.getType());
+      int64_t bytes = width * type.getElementTypeBitWidth() / 8;
+      return vector::LoadOp::create(b, loc, vectorOf(type.getElementType()), memref, at,
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(std::min<int64_t>(16, bytes)));
+    };
+    Lowering *producer = prologues.lookup(input);
+    if (!producer)
+      return loadFrom(input);
+    linalg::LinalgOp p = producer->op;
+    Block *block = p.getBlock();
+    IRMapping mapping;
+    for (OpOperand *in : p.getDpsInputOperands())
+      mapping.map(p.getMatchingBlockArgument(in), loadFrom(in->get()));
+    // A scalar from outside the payload (or a constant in it) is the same in every lane.
+    auto operand = [&](Value v) -> Value {
+      if (Value mapped = mapping.lookupOrNull(v))
+        return mapped;
+      return vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), v);
+    };
+    for (Operation &inner : block->without_terminator()) {
+      if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+        auto value = cast<TypedAttr>(constant.getValue());
+        mapping.map(constant.getResult(),
+                    arith::ConstantOp::create(
+                        b, loc, SplatElementsAttr::get(vectorOf(value.getType()), value)));
+        continue;
+      }
+      OperationState state(inner.getLoc(), inner.getName());
+      for (Value v : inner.getOperands())
+        state.addOperands(operand(v));
+      for (Type type : inner.getResultTypes())
+        state.addTypes(vectorOf(type));
+      state.addAttributes(inner.getAttrs());
+      Operation *vectorized = b.create(state);
+      mapping.map(inner.getResults(), vectorized->getResults());
+    }
+    return operand(block->getTerminator()->getOperand(0));
+  }
+
   /// The memrefs this op's kernel reads: its own and its prologues'.
   SmallVector<Value> kernelReads() {
     SmallVector<Value> read = memrefsRead(op);
@@ -434,7 +510,10 @@ struct Lowering {
           [&](OpBuilder &inner, Value input, ArrayRef<Value> at) {
             return loadInput(inner, input, at);
           },
-          [&](Value input) { return !prologues.lookup(input) && !known.lookup(input); },
+          [&](Value input) { return sourcesOf(input); },
+          [&](OpBuilder &inner, Value input, ArrayRef<Value> at, int64_t width) {
+            return loadVectorInput(inner, input, at, width);
+          },
           [&](OpBuilder &inner, ArrayRef<Value> at, Value result) {
                                    storeResult(inner, at, result);
                                  });

@@ -161,7 +161,8 @@ struct KernelBuilder {
   Location loc;
   int64_t threads;
   infc::InputLoad load;
-  infc::InputIsStored direct;
+  infc::InputSources sources;
+  infc::InputVectorLoad loadVector;
 
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
@@ -245,19 +246,38 @@ struct KernelBuilder {
   /// How many neighbouring elements along the fast dimension of the step (depthFastest's)
   /// a thread stages of input `input` with one vector load: the most, up to 16 bytes, that
   /// are consecutive in memory wherever a chunk starts, the first aligned to the vector,
-  /// and all inside the input or none (1: one at a time). Only an input read straight from
-  /// memory (no prologue computing it in the loads) whose address is a linear function of
-  /// the loop dimensions, with the fast group's flattened index moving it by one element.
+  /// and all inside the input or none (1: one at a time). Only an input read from memory
+  /// element for element (itself, or an elementwise prologue's sources: `sources`) whose
+  /// address is a linear function of the loop dimensions, with the fast group's flattened
+  /// index moving it by one element (the run may cross the memref's innermost dimension:
+  /// a conv filter's channels x window; the load addresses it linearly).
   int64_t stagedWidth(unsigned input, ArrayRef<unsigned> side, int64_t extent) {
     OpOperand *operand = op.getDpsInputOperand(input);
     auto type = cast<MemRefType>(operand->get().getType());
     int64_t bits = type.getElementTypeBitWidth();
     SmallVector<int64_t> strides;
     int64_t offset;
-    if (!direct(operand->get()) || bits % 8 ||
-        failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
-        llvm::any_of(strides, ShapedType::isDynamic))
+    SmallVector<Value> from = sources(operand->get());
+    if (from.empty() || bits % 8 || failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) || llvm::any_of(strides, ShapedType::isDynamic))
       return 1;
+    // Each source's offset and pointer alignment, and its elements' bytes (the prologue's
+    // inputs have the input's strides, so the same chunks are consecutive there).
+    struct Source {
+      int64_t offset, alignment, bytes;
+    };
+    SmallVector<Source> froms;
+    for (Value source : from) {
+      auto sourceType = cast<MemRefType>(source.getType());
+      SmallVector<int64_t> sourceStrides;
+      int64_t sourceOffset;
+      if (sourceType.getElementTypeBitWidth() % 8 ||
+          failed(sourceType.getStridesAndOffset(sourceStrides, sourceOffset)) ||
+          ShapedType::isDynamic(sourceOffset) || sourceStrides != strides)
+        return 1;
+      froms.push_back({sourceOffset, pointerAlignment(source),
+                       sourceType.getElementTypeBitWidth() / 8});
+    }
     SmallVector<int64_t> coefficients(op.getNumLoops(), 0);
     int64_t constant = offset;
     for (auto [expr, stride] :
@@ -275,12 +295,13 @@ struct KernelBuilder {
         return 1;
       inner *= ranges[d];
     }
-    int64_t bytes = bits / 8, alignment = pointerAlignment(operand->get());
-    for (int64_t width = std::min<int64_t>(16 / bytes, stagedPerThread()); width > 1;
+    for (int64_t width = std::min<int64_t>(128 / bits, stagedPerThread()); width > 1;
          width /= 2) {
-      bool aligned = alignment >= width * bytes && constant % width == 0 &&
-                     fastExtent % width == 0 && step % width == 0 &&
+      bool aligned = fastExtent % width == 0 && step % width == 0 &&
                      stagedPerThread() % width == 0;
+      for (const Source &source : froms)
+        aligned &= source.alignment >= std::min<int64_t>(16, width * source.bytes) &&
+                   (constant - offset + source.offset) % width == 0;
       for (auto [d, coefficient] : llvm::enumerate(coefficients))
         aligned &= llvm::is_contained(fast, d) || coefficient % width == 0;
       if (aligned)
@@ -317,7 +338,6 @@ struct KernelBuilder {
     Type element = elementOf(operand);
     int64_t width = stagedWidth(input, side, extent);
     Type type = width > 1 ? Type(VectorType::get({width}, element)) : element;
-    int64_t bytes = width * (element.getIntOrFloatBitWidth() / 8);
     SmallVector<Value> values;
     for (int64_t l = 0; l < stagedPerThread() / width; ++l) {
       auto [kk, ii] = stagedElement(input, side, l, width);
@@ -335,9 +355,7 @@ struct KernelBuilder {
             d = c(0); // the other input's dimensions: not in this map
         if (width == 1)
           return load(b, operand->get(), indices(map, dims));
-        return vector::LoadOp::create(b, loc, cast<VectorType>(type), operand->get(),
-                                      indices(map, dims), /*nontemporal=*/false,
-                                      llvm::MaybeAlign(bytes));
+        return loadVector(b, operand->get(), indices(map, dims), width);
       }));
     }
     return values;
@@ -964,16 +982,16 @@ SmallVector<Value> infc::indexingMapAt(OpBuilder &b, Location loc, AffineMap map
 
 void infc::emitTiledContraction(
     OpBuilder &b, linalg::LinalgOp op, const ContractionTiling &tiling, Value initialValue,
-    InputLoad load, InputIsStored direct,
+    InputLoad load, InputSources sources, InputVectorLoad loadVector,
     function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
   if (tiling.tensorCores) {
     KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads,
-                          load, direct};
+                          load, sources, loadVector};
     builder.buildMmaSync(initialValue, store);
     return;
   }
   KernelBuilder builder{b, op, tiling, op.getLoc(),
                         ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide,
-                        load, direct};
+                        load, sources, loadVector};
   builder.build(initialValue, store);
 }

@@ -58,17 +58,23 @@ llvm::SmallVector<mlir::Value> indexingMapAt(mlir::OpBuilder &b, mlir::Location 
 using InputLoad = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value memref,
                                                  llvm::ArrayRef<mlir::Value> indices)>;
 
-/// Whether input `memref` is read as it is in memory (no prologue computes it in the
-/// loads): the kernel may then load several elements at once.
-using InputIsStored = llvm::function_ref<bool(mlir::Value memref)>;
+/// The memrefs input `memref`'s elements come from, each at the input's own indices: the
+/// input itself, or the inputs of an elementwise prologue of its shape and strides; none if
+/// they are computed otherwise (then the kernel loads them one at a time).
+using InputSources = llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value memref)>;
+
+/// `width` neighbouring elements of input `memref` (consecutive in memory and aligned, as
+/// the kernel checked on its sources) from `indices` on, as a vector, inside the kernel.
+using InputVectorLoad = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Value memref, llvm::ArrayRef<mlir::Value> indices, int64_t width)>;
 
 /// Writes the kernel before `op` (which the caller erases). `initialValue`, if set, starts
 /// every output element (a folded fill); otherwise the output is read. `load` reads an
-/// input element; `store` writes one result at the given loop dimensions (reduction
-/// dimensions 0), inside the kernel.
+/// input element, `loadVector` several (of inputs whose `sources` allow it); `store` writes
+/// one result at the given loop dimensions (reduction dimensions 0), inside the kernel.
 void emitTiledContraction(
     mlir::OpBuilder &b, mlir::linalg::LinalgOp op, const ContractionTiling &tiling,
-    mlir::Value initialValue, InputLoad load, InputIsStored direct,
+    mlir::Value initialValue, InputLoad load, InputSources sources, InputVectorLoad loadVector,
     llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<mlir::Value>, mlir::Value)>
         store);
 

@@ -240,3 +240,44 @@ func.func @read_through_another_view(%ws: memref<1024xi8>, %x: memref<4x8xf32>,
   }
   return
 }
+
+// -----
+
+// The cast to half (--precision fp16) of an activation, as the tensor-core kernel's
+// prologue in the planned entry: elementwise at the identity, so a thread stages 8 halves
+// at a time from one vector load of 8 floats, cast as a vector; the weights (already
+// half) straight from their vector load.
+// CHECK-LABEL: func.func @cast_into_tensor_cores
+// CHECK: gpu.barrier
+// CHECK: %[[X:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<128x64xf32>, vector<8xf32>
+// CHECK: %[[H:.*]] = arith.truncf %[[X]] : vector<8xf32> to vector<8xf16>
+// CHECK: vector.store %[[H]], %{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xf16>, vector<8xf16>
+// CHECK: gpu.barrier
+// OFF-LABEL: func.func @cast_into_tensor_cores
+// OFF: arith.truncf %{{.*}} : f32 to f16
+#id = affine_map<(i, j) -> (i, j)>
+#ta = affine_map<(i, j, k) -> (i, k)>
+#tb = affine_map<(i, j, k) -> (k, j)>
+#tc = affine_map<(i, j, k) -> (i, j)>
+func.func @cast_into_tensor_cores(%ws: memref<16384xi8> {infc.workspace}, %x: memref<128x64xf32>,
+                                  %w: memref<64x96xf16>, %z: memref<128x96xf32>) {
+  %c0 = arith.constant 0 : index
+  %h = memref.view %ws[%c0][] : memref<16384xi8> to memref<128x64xf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<128x64xf32>) outs(%h : memref<128x64xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h, %w : memref<128x64xf16>, memref<64x96xf16>) outs(%z : memref<128x96xf32>) {
+  ^bb0(%u: f16, %v: f16, %acc: f32):
+    %u32 = arith.extf %u : f16 to f32
+    %v32 = arith.extf %v : f16 to f32
+    %p = arith.mulf %u32, %v32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
