@@ -677,7 +677,10 @@ struct Emulation {
       SmallVector<Value> loopBuffers;
       for (auto [arg, result] : llvm::zip(loop.getRegionIterArgs(), loop.getResults())) {
         loopBuffers.push_back(spillBuffer(arg.getType()));
-        spills[arg] = spills[result] = loopBuffers.back();
+        // Two statements: a chained assignment would read the first entry through a
+        // reference the second insertion may have moved.
+        spills[arg] = loopBuffers.back();
+        spills[result] = loopBuffers.back();
       }
       if (failed(runForEachThread(segment, blockLevel, loop.getInitArgs(), loopBuffers)))
         return failure();
