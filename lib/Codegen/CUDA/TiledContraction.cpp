@@ -406,15 +406,28 @@ struct KernelBuilder {
     }
   }
 
-  /// Stages the reduction step at `k0` of input `input` into `shared`, each element
-  /// through `convert` if given.
-  void stage(unsigned input, ArrayRef<unsigned> side, int64_t extent, Value start, Value k0,
-             Value shared, Layout layout, function_ref<Value(Value)> convert = nullptr) {
-    SmallVector<Value> values = stageLoads(input, side, extent, start, k0);
-    if (convert)
-      for (Value &v : values)
-        v = convert(v);
-    stageStores(input, side, values, shared, layout);
+  /// Both inputs' chunks of the step at `k0`, as stageLoads gives them, row input first.
+  SmallVector<Value> stageBothLoads(Value k0) {
+    SmallVector<Value> loaded = stageLoads(t.rowInput, t.rowDims, t.rows, rowStart, k0);
+    llvm::append_range(loaded, stageLoads(t.colInput, t.colDims, t.cols, colStart, k0));
+    return loaded;
+  }
+
+  /// The step after the one at `k0`'s chunks (stageBothLoads'), zeros past the last step:
+  /// loaded into registers while the step at `k0` is computed, so their latency hides
+  /// behind it.
+  SmallVector<Value> stageNextLoads(Value k0, TypeRange types) {
+    Value nextK = add(k0, t.tileDepth);
+    auto next = scf::IfOp::create(b, loc, types, below(nextK, t.depth), /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard inIf(b);
+    b.setInsertionPointToStart(next.thenBlock());
+    scf::YieldOp::create(b, loc, stageBothLoads(nextK));
+    b.setInsertionPointToStart(next.elseBlock());
+    SmallVector<Value> zeros;
+    for (Type type : types)
+      zeros.push_back(arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type)));
+    scf::YieldOp::create(b, loc, zeros);
+    return SmallVector<Value>(next.getResults());
   }
 
   /// The payload on (a, b, accumulator).
@@ -655,20 +668,29 @@ struct KernelBuilder {
       Value packed = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), word);
       return vector::ExtractOp::create(b, loc, packed, ArrayRef<int64_t>{0});
     };
+    // The loop values: the 8 accumulators, then this step's staged chunks (loaded during
+    // the step before, as in the SIMT kernel).
+    SmallVector<Value> first = stageBothLoads(c(0));
+    int64_t staged = stageLoadsCount(t.rowInput, t.rowDims, t.rows);
+    llvm::append_range(inits, first);
     auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(depth), inits);
     {
       OpBuilder::InsertionGuard inLoop(b);
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
+      ValueRange current = steps.getRegionIterArgs().drop_front(8);
       gpu::BarrierOp::create(b, loc); // the last step's tiles are read
-      auto rounding = [&](Value v) { return roundToTf32(v); };
-      function_ref<Value(Value)> round = nullptr;
+      SmallVector<Value> chunks(current);
       if (tf32)
-        round = rounding;
-      stage(t.rowInput, t.rowDims, t.rows, rowStart, k0, rowTile, Layout::TileMajor, round);
-      stage(t.colInput, t.colDims, t.cols, colStart, k0, colTile, layoutB, round);
+        for (Value &v : chunks)
+          v = roundToTf32(v);
+      stageStores(t.rowInput, t.rowDims, ArrayRef<Value>(chunks).take_front(staged), rowTile,
+                  Layout::TileMajor);
+      stageStores(t.colInput, t.colDims, ArrayRef<Value>(chunks).drop_front(staged), colTile,
+                  layoutB);
       gpu::BarrierOp::create(b, loc);
-      SmallVector<Value> acc(steps.getRegionIterArgs());
+      SmallVector<Value> next = stageNextLoads(k0, current.getTypes());
+      SmallVector<Value> acc(steps.getRegionIterArgs().take_front(8));
       for (int64_t kk = 0; kk < depth; kk += k) {
         SmallVector<Value> a[2], bf[4];
         if (tf32) {
@@ -702,6 +724,7 @@ struct KernelBuilder {
           mmaNvvm(a, bf, acc, {m, n, k});
         }
       }
+      llvm::append_range(acc, next);
       scf::YieldOp::create(b, loc, acc);
     }
     for (int64_t i = 0; i < 2; ++i)
@@ -814,8 +837,7 @@ struct KernelBuilder {
     // The reduction, a tile of both inputs at a time; each step's global loads are issued
     // before the step before it is computed (in registers: loop values), so their latency
     // hides behind the FMAs.
-    SmallVector<Value> first = stageLoads(t.rowInput, t.rowDims, t.rows, rowStart, c(0));
-    llvm::append_range(first, stageLoads(t.colInput, t.colDims, t.cols, colStart, c(0)));
+    SmallVector<Value> first = stageBothLoads(c(0));
     int64_t staged = stageLoadsCount(t.rowInput, t.rowDims, t.rows);
     auto steps = scf::ForOp::create(b, loc, c(0), c(t.depth), c(t.tileDepth), first);
     {
@@ -827,22 +849,7 @@ struct KernelBuilder {
       stageStores(t.rowInput, t.rowDims, current.take_front(staged), rowTile);
       stageStores(t.colInput, t.colDims, current.drop_front(staged), colTile);
       gpu::BarrierOp::create(b, loc);
-      Value nextK = add(k0, t.tileDepth);
-      SmallVector<Type> types(current.getTypes());
-      auto next = scf::IfOp::create(b, loc, types, below(nextK, t.depth),
-                                    /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard inIf(b);
-        b.setInsertionPointToStart(next.thenBlock());
-        SmallVector<Value> loaded = stageLoads(t.rowInput, t.rowDims, t.rows, rowStart, nextK);
-        llvm::append_range(loaded, stageLoads(t.colInput, t.colDims, t.cols, colStart, nextK));
-        scf::YieldOp::create(b, loc, loaded);
-        b.setInsertionPointToStart(next.elseBlock());
-        SmallVector<Value> zeros;
-        for (Type type : types)
-          zeros.push_back(arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type)));
-        scf::YieldOp::create(b, loc, zeros);
-      }
+      SmallVector<Value> next = stageNextLoads(k0, current.getTypes());
       auto depth = scf::ForOp::create(b, loc, c(0), c(t.tileDepth), c(1));
       {
         OpBuilder::InsertionGuard inner(b);
@@ -863,7 +870,7 @@ struct KernelBuilder {
             memref::StoreOp::create(b, loc, sum, acc, ValueRange{slot});
           }
       }
-      scf::YieldOp::create(b, loc, next.getResults());
+      scf::YieldOp::create(b, loc, next);
     }
 
     // Each result stored (with the caller's epilogue) where it is inside the output.

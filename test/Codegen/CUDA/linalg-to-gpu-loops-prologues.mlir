@@ -248,11 +248,12 @@ func.func @read_through_another_view(%ws: memref<1024xi8>, %x: memref<4x8xf32>,
 // at a time from one vector load of 8 floats, cast as a vector; the weights (already
 // half) straight from their vector load.
 // CHECK-LABEL: func.func @cast_into_tensor_cores
-// CHECK: gpu.barrier
 // CHECK: %[[X:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<128x64xf32>, vector<8xf32>
 // CHECK: %[[H:.*]] = arith.truncf %[[X]] : vector<8xf32> to vector<8xf16>
-// CHECK: vector.store %[[H]], %{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xf16>, vector<8xf16>
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[A:.*]] = %[[H]],
+// CHECK: gpu.barrier
+// CHECK: vector.store %[[A]], %{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: gpu.barrier
 // OFF-LABEL: func.func @cast_into_tensor_cores
 // OFF: arith.truncf %{{.*}} : f32 to f16

@@ -16,7 +16,7 @@
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
 // CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
-// CHECK: %[[ACC:.*]]:8 = scf.for %{{.*}} iter_args(
+// CHECK: %[[ACC:.*]]:40 = scf.for %{{.*}} iter_args(
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[AS]]
 // CHECK: memref.store %{{.*}}, %[[BS]]
@@ -168,11 +168,14 @@ func.func @mixed_bytes(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70
 // [64][40] buffer as one vector store, B's (8 columns of one reduction index) down the
 // transposed buffer element by element.
 // CHECK-LABEL: func.func @bf16_vector_staging
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<128x64xbf16>, vector<8xbf16>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xbf16>, vector<8xbf16>
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[B:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> ({{.*}}, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
 // CHECK: gpu.barrier
-// CHECK: %[[A:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<128x64xbf16>, vector<8xbf16>
 // CHECK: vector.store %[[A]], %{{.*}} {alignment = 16 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// CHECK: %[[B:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xbf16>, vector<8xbf16>
-// CHECK-COUNT-8: memref.store %{{.*}} : memref<64x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: vector.store
+// CHECK: vector.extract %[[B]][0]
+// CHECK-COUNT-16: memref.store %{{.*}} : memref<64x40xbf16, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 #ta = affine_map<(i, j, k) -> (i, k)>
 #tb = affine_map<(i, j, k) -> (k, j)>

@@ -12,7 +12,9 @@
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
 // CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x36xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x72xf32, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
-// CHECK: %[[ACC:.*]]:8 = scf.for %{{.*}} iter_args(
+// The loop values: the 8 accumulators, then the step's 16 + 16 staged elements (the next
+// step's loaded while this one is computed).
+// CHECK: %[[ACC:.*]]:40 = scf.for %{{.*}} iter_args(
 // CHECK: gpu.barrier
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %c4096_i32
@@ -24,6 +26,7 @@
 // CHECK: memref.store %[[TF32]], %[[AS]]
 // CHECK: memref.store %{{.*}}, %[[BS]]
 // CHECK: gpu.barrier
+// CHECK: scf.if
 // CHECK: memref.load %[[AS]]
 // CHECK: vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4x1xf32>
 // CHECK: memref.load %[[BS]]
