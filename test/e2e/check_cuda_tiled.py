@@ -91,6 +91,20 @@ def matmul_case(name, a_shape, b_shape, bias=False, relu=False, trans_b=False):
     return name, build
 
 
+def sliced_matmul_case(name, a_shape, columns, b_shape):
+    """A Slice of the input's first `columns` columns x B (a weight): the matmul reads the
+    input in place, its rows a_shape[1] elements apart."""
+    def build(rng):
+        b = (rng.standard_normal(b_shape) / np.sqrt(columns)).astype(np.float32)
+        inits = [numpy_helper.from_array(b, "b")] + [
+            numpy_helper.from_array(np.array([v], np.int64), n)
+            for n, v in (("starts", 0), ("ends", columns), ("axes", 1))]
+        nodes = [helper.make_node("Slice", ["a", "starts", "ends", "axes"], ["sliced"]),
+                 helper.make_node("MatMul", ["sliced", "b"], ["y"], name="matmul")]
+        return case_of(name, nodes, {"a": a_shape}, [a_shape[0], b_shape[1]], rng, inits)
+    return name, build
+
+
 def batch_matmul_case(name, a_shape, b_shape):
     """Both operands inputs (attention's Q K^T)."""
     def build(rng):
@@ -174,6 +188,9 @@ CASES = [
     (matmul_case("matmul_tile128", (1536, 40), (40, 1600), bias=True, relu=True), 1, 128),
     (matmul_case("matmul_tile64", (1000, 48), (48, 1000)), 1, 64),
     (matmul_case("gemm_transb_tile32", (100, 72), (70, 72), trans_b=True), 1, 32),
+    # A a view of 48 of 50 columns: its staged chunks 2 elements, not 4 or 8 (the emulator
+    # asserts every vector load's alignment)
+    (sliced_matmul_case("sliced_matmul", (100, 50), 48, (48, 96)), 1, 32),
     (batch_matmul_case("batch_matmul", (12, 64, 40), (12, 40, 72)), 1, 32),
     (conv_case("conv3x3_stride2", (1, 24, 33, 35), 40, (3, 3), strides=(2, 2),
                pads=(1, 1, 1, 1)), 1, 32),

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -456,6 +457,31 @@ struct Emulation {
     return success();
   }
 
+  /// Asserts (cf.assert: an abort at run time) that the element at `indices` of `memref`
+  /// is `op`'s alignment bytes from its buffer's start, the alignment dropped.
+  void checkAlignment(Operation *op, Value memref, ValueRange indices) {
+    auto alignment = op->getAttrOfType<IntegerAttr>("alignment");
+    op->removeAttr("alignment");
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    if (!alignment || alignment.getInt() <= bytes || bytes == 0)
+      return;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(op);
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value offset = metadata.getOffset();
+    for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
+      offset = arith::AddIOp::create(b, loc, offset,
+                                     arith::MulIOp::create(b, loc, index, stride));
+    Value elements = arith::ConstantIndexOp::create(b, loc, alignment.getInt() / bytes);
+    Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+    Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          arith::RemUIOp::create(b, loc, offset, elements),
+                                          zeroIndex);
+    cf::AssertOp::create(b, loc, aligned,
+                         "infc-gpu-launch-to-loops: a misaligned vector load or store");
+  }
+
   /// Emits `op` under `mapping`: shuffles and mma.syncs from their buffers, ldmatrix from
   /// its lanes' addresses, anything else cloned.
   LogicalResult emit(Operation &op, IRMapping &mapping) {
@@ -475,10 +501,16 @@ struct Emulation {
     if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
       return emulateLdMatrix(ld, mapping);
     Operation *copy = b.clone(op, mapping);
-    // A vector load or store promises the GPU's alignment (16-byte aligned device buffers);
-    // the caller's host memory here need not have it.
-    if (isa<vector::LoadOp, vector::StoreOp>(copy))
-      copy->removeAttr("alignment");
+    // A vector load or store promises the GPU's alignment; the caller's host memory here
+    // need not have it (the device buffers' starts do), so the promise goes, and what the
+    // GPU relies on is checked instead: the element's offset from the buffer's start.
+    // The ones inside a cloned region (a guarded load's scf.if) too.
+    copy->walk([&](Operation *inner) {
+      if (auto load = dyn_cast<vector::LoadOp>(inner))
+        checkAlignment(load, load.getBase(), load.getIndices());
+      if (auto store = dyn_cast<vector::StoreOp>(inner))
+        checkAlignment(store, store.getBase(), store.getIndices());
+    });
     return success();
   }
 

@@ -562,10 +562,18 @@ func.func @ldmatrix_transposed(%out: memref<32x4x2xf16>) {
 // -----
 
 // A kernel's vector loads and stores promise the GPU buffers' alignment; on the CPU the
-// caller's host memory need not have it, so the emulator drops the promise.
+// caller's host memory need not have it, so the emulator drops the promise and asserts
+// what the GPU relies on instead: the element's offset from its buffer's start (offset +
+// index x stride) a multiple of 16 bytes.
 // CHECK-LABEL: func.func @vector_alignment
-// CHECK: vector.load %{{.*}} : memref<128xf32>, vector<4xf32>
-// CHECK-NOT: alignment
+// CHECK: %{{.*}}, %[[OFFSET:.*]], %{{.*}}, %[[STRIDE:.*]] = memref.extract_strided_metadata %{{.*}} : memref<128xf32>
+// CHECK: %[[SCALED:.*]] = arith.muli %[[I:.*]], %[[STRIDE]] : index
+// CHECK: %[[AT:.*]] = arith.addi %[[OFFSET]], %[[SCALED]] : index
+// CHECK: %[[REM:.*]] = arith.remui %[[AT]], %c4 : index
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[REM]], %c0 : index
+// CHECK: cf.assert %[[OK]], "infc-gpu-launch-to-loops: a misaligned vector load or store"
+// CHECK: vector.load %{{.*}}[%[[I]]] : memref<128xf32>, vector<4xf32>
+// CHECK: cf.assert
 // CHECK: vector.store %{{.*}} : memref<128xf32>, vector<4xf32>
 func.func @vector_alignment(%a: memref<128xf32>, %b: memref<128xf32>) {
   %c1 = arith.constant 1 : index

@@ -242,7 +242,8 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect",
-                           "mlir::affine::AffineDialect", "mlir::LLVM::LLVMDialect"];
+                           "mlir::affine::AffineDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::cf::ControlFlowDialect"];
 }
 
 #endif // INFC_CODEGEN_CUDA_PASSES_TD
