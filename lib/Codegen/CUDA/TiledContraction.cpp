@@ -289,8 +289,11 @@ struct KernelBuilder {
     int64_t fastExtent = fastDepth ? t.depth : extent;
     int64_t step = fastDepth ? t.tileDepth : t.tile;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    // (A dimension of range 1 is always 0: the batch of a conv at batch 1, a 1x1 window.)
     int64_t inner = 1;
     for (unsigned d : llvm::reverse(fast)) {
+      if (ranges[d] == 1)
+        continue;
       if (coefficients[d] != inner)
         return 1;
       inner *= ranges[d];
@@ -303,7 +306,7 @@ struct KernelBuilder {
         aligned &= source.alignment >= std::min<int64_t>(16, width * source.bytes) &&
                    (constant - offset + source.offset) % width == 0;
       for (auto [d, coefficient] : llvm::enumerate(coefficients))
-        aligned &= llvm::is_contained(fast, d) || coefficient % width == 0;
+        aligned &= llvm::is_contained(fast, d) || ranges[d] == 1 || coefficient % width == 0;
       if (aligned)
         return width;
     }

@@ -201,3 +201,17 @@ func.func @inside_a_loop(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memre
   }
   return
 }
+
+// -----
+
+// A 1x1 convolution at batch 1 (stride 1, no padding) stages its input along the pixels
+// 4 floats at a time: the batch and the 1x1 window are dimensions of range 1, always 0,
+// so only oh (28 elements apart) and ow (1 apart) make up the flattened pixel index.
+// CHECK-LABEL: func.func @pointwise_conv
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x64x28x28xf32>, vector<4xf32>
+func.func @pointwise_conv(%ws: memref<64xi8> {infc.workspace}, %x: memref<1x64x28x28xf32>,
+                          %w: memref<96x64x1x1xf32>, %y: memref<1x96x28x28xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x64x28x28xf32>, memref<96x64x1x1xf32>) outs(%y : memref<1x96x28x28xf32>)
+  return
+}
