@@ -9,7 +9,8 @@ memory (lib/Codegen/CUDA/TiledContraction.cpp). Each case is a model built to ta
 tile size (128, 64, 32: the kernel picks the largest that still gives 132 blocks) with
 sizes that are not multiples of the tile or of the reduction step, a fused epilogue (bias,
 Relu) where ONNX has one; with --precision tf32, fp16 and bf16 the kernel runs on tensor
-cores instead (mma.sync m16n8k8 and m16n8k16, 64 x 64 tiles). For each case and precision
+cores instead (mma.sync m16n8k8 and m16n8k16, 64 x 64 tiles, 32 x 32 where 64 x 64 would
+not give 132 blocks). For each case and precision
 (fp32, tf32, fp16, bf16):
   - compiled --target cuda-emulator (the kernels' IR, barriers and shared memory included,
     run on the CPU) its output matches onnxruntime: fp32 within 1e-4 + 1e-4 |ORT|, the others
@@ -18,8 +19,9 @@ cores instead (mma.sync m16n8k8 and m16n8k16, 64 x 64 tiles). For each case and 
     kernels with a barrier (and at fp32 no other kernel for the ONE_KERNEL cases), each
     with the shared memory of the expected tile and at most 8 bytes of spills, their PTX
     declares no local memory (the accumulators stay in registers), and the PTX has the
-    tensor-core kernel's instructions (at least, a kernel: tf32 32 mma.sync m16n8k8 tf32,
-    fp16 and bf16 16 mma.sync m16n8k16 of their type and 8 ldmatrix x4) or none.
+    tensor-core kernel's instructions (at least, a 64 x 64 kernel: tf32 32 mma.sync m16n8k8
+    tf32, fp16 and bf16 16 mma.sync m16n8k16 of their type and 8 ldmatrix x4; a quarter of
+    the mma.syncs and half the ldmatrix in the 32 x 32 kernel of small grids) or none.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -37,16 +39,36 @@ import harness  # noqa: E402
 PTXAS = os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"), "bin", "ptxas")
 PRECISIONS = {"fp32": None, "tf32": 2e-3, "fp16": 5e-3, "bf16": 3e-2}
 ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
-# The tensor-core instructions a tiled kernel has at least (a reduction step's: WMMA
-# 2 x 2 fragments x 2 steps of 16; mma.sync 2 x 4 x 4 steps of 8 or 2 steps of 16), and
-# their PTX.
+# The tensor-core kernel's tile: 64 x 64 where the grid of those has 132 blocks (the SIMT
+# kernel then takes 64 or 128), else 32 x 32.
+def tensor_core_tile(tile):
+    return 64 if tile in (64, 128) else 32
+
+
+# The tensor-core instructions a tiled kernel has at least (a reduction step's: a warp's
+# fragments, 2 x 4 in 64 x 64 tiles and 1 x 2 in 32 x 32 ones, times 4 k-steps of 8 or 2
+# of 16), by the 64 x 64 tile's count, and their PTX.
 TENSOR_CORE_OPS = {"fp16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16"),
                    "tf32": (32, r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32"),
                    "bf16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16")}
 # The 16-bit kernels' fragments come from ldmatrix x4 (a reduction step's: 2 k-steps of 16,
-# 2 for A and 2 for B each); TF32's from 32-bit loads.
+# 2 for A and 2 for B each in 64 x 64 tiles, 1 and 1 in 32 x 32 ones); TF32's from 32-bit
+# loads.
 LDMATRIX = r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16"
 LDMATRIX_PER_KERNEL = {"fp16": 8, "bf16": 8}
+
+
+def mma_per_kernel(kind, tile):
+    """TENSOR_CORE_OPS' count at the tensor-core tile of SIMT tile `tile` (a quarter of the
+    fragments in 32 x 32 tiles)."""
+    count = TENSOR_CORE_OPS[kind][0]
+    return count if tensor_core_tile(tile) == 64 else count // 4
+
+
+def ldmatrix_per_kernel(precision, tile):
+    """LDMATRIX_PER_KERNEL's count at that tile (half the ldmatrix in 32 x 32 tiles)."""
+    count = LDMATRIX_PER_KERNEL.get(precision, 0)
+    return count if tensor_core_tile(tile) == 64 else count // 2
 
 
 def graph_of(name, nodes, inputs, out_shape, inits=(), out_type=TensorProto.FLOAT):
@@ -276,10 +298,11 @@ def compile_emulator_and_ptx(infc, path, stem, extra=()):
 
 
 def shared_bytes(tile, precision):
-    if precision == "tf32":  # tensor cores: A 64 x (32 + 4), B 32 x (64 + 8), C 64 x 68, f32
-        return (64 * 36 + 32 * 72 + 64 * 68) * 4
-    if precision in ("fp16", "bf16"):  # A and B 64 x (32 + 8) halves, C 64 x 68 f32
-        return 2 * 64 * 40 * 2 + 64 * 68 * 4
+    t = tensor_core_tile(tile)
+    if precision == "tf32":  # tensor cores: A t x (32 + 4), B 32 x (t + 8), C t x (t + 4), f32
+        return (t * 36 + 32 * (t + 8) + t * (t + 4)) * 4
+    if precision in ("fp16", "bf16"):  # A and B t x (32 + 8) halves, C t x (t + 4) f32
+        return 2 * t * 40 * 2 + t * (t + 4) * 4
     depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
     return 2 * depth * (tile + 32 // depth) * ELEMENT_BYTES[precision]
 
@@ -308,14 +331,14 @@ def main():
                 text = f.read()
             # tf32, fp16, bf16: the tensor-core kernel's (more if LLVM unrolls the steps); none
             # in the others
-            for kind, (per_kernel, pattern) in TENSOR_CORE_OPS.items():
+            for kind, (_, pattern) in TENSOR_CORE_OPS.items():
                 mma = len(re.findall(pattern, text))
-                want = per_kernel * tiled if kind == precision else 0
+                want = mma_per_kernel(kind, tile) * tiled if kind == precision else 0
                 if mma < want or (want == 0 and mma):
                     problems.append(f"{mma} {kind} tensor-core instructions, expected "
                                     f"{'at least ' + str(want) if want else 0}")
             ldmatrix = len(re.findall(LDMATRIX, text))
-            want = LDMATRIX_PER_KERNEL.get(precision, 0) * tiled
+            want = ldmatrix_per_kernel(precision, tile) * tiled
             if ldmatrix < want or (want == 0 and ldmatrix):
                 problems.append(f"{ldmatrix} ldmatrix, expected {'at least ' + str(want) if want else 0}")
             local = local_memory_kernels(ptx)

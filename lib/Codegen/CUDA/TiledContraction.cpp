@@ -608,7 +608,10 @@ struct KernelBuilder {
     Value colTile = launch.getWorkgroupAttributions()[1];
     Value results = launch.getWorkgroupAttributions()[2];
     Value warp = div(tid, 32), lane = rem(tid, 32);
-    Value warpRow = mul(div(warp, 2), 32), warpCol = mul(rem(warp, 2), 32);
+    // 2 x 2 warps, each fragsM x fragsN fragments of 16 x 8: 2 x 4 (32 x 32) in 64 x 64
+    // tiles, 1 x 2 (16 x 16) in 32 x 32 ones.
+    const int64_t fragsM = tile / 32, fragsN = tile / 16, frags = fragsM * fragsN;
+    Value warpRow = mul(div(warp, 2), tile / 2), warpCol = mul(rem(warp, 2), tile / 2);
     // The (lane, value) -> (row, column) of each operand of the warp's mma: A is [m][k],
     // B [n][k], C [m][n].
     Type layoutElement = bits == 16 ? b.getF16Type() : element;
@@ -642,7 +645,7 @@ struct KernelBuilder {
     auto coordsC = at(mapC, 4, 1);
     auto typeC = VectorType::get({2, 2}, accType);
     Value zero = arith::ConstantOp::create(b, loc, typeC, b.getZeroAttr(typeC));
-    SmallVector<Value> inits(8, zero);
+    SmallVector<Value> inits(frags, zero);
     // 16-bit and bytes: the fragments come from ldmatrix x4, four 8-row matrices of 16
     // bytes, lane l giving the address of one row. A fragment's four registers are its
     // rows 0-7 and 8-15 at reduction offsets 0 and 16 bytes: lane l's row l % 16, offset
@@ -681,7 +684,7 @@ struct KernelBuilder {
       OpBuilder::InsertionGuard inLoop(b);
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
-      ValueRange current = steps.getRegionIterArgs().drop_front(8);
+      ValueRange current = steps.getRegionIterArgs().drop_front(frags);
       gpu::BarrierOp::create(b, loc); // the last step's tiles are read
       SmallVector<Value> chunks(current);
       if (tf32)
@@ -693,36 +696,36 @@ struct KernelBuilder {
                   layoutB);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> next = stageNextLoads(k0, current.getTypes());
-      SmallVector<Value> acc(steps.getRegionIterArgs().take_front(8));
+      SmallVector<Value> acc(steps.getRegionIterArgs().take_front(frags));
       for (int64_t kk = 0; kk < depth; kk += k) {
-        SmallVector<Value> a[2], bf[4];
+        SmallVector<SmallVector<Value>> a(fragsM), bf(fragsN);
         if (tf32) {
-          for (int64_t i = 0; i < 2; ++i)
+          for (int64_t i = 0; i < fragsM; ++i)
             for (const std::array<Value, 2> &rc : coordsA)
               a[i].push_back(memref::LoadOp::create(
                   b, loc, rowTile,
                   ValueRange{add(add(warpRow, i * m), rc[0]), add(rc[1], kk)}));
-          for (int64_t j = 0; j < 4; ++j)
+          for (int64_t j = 0; j < fragsN; ++j)
             for (const std::array<Value, 2> &rc : coordsB) // (column n, depth k)
               bf[j].push_back(memref::LoadOp::create(
                   b, loc, colTile,
                   ValueRange{add(rc[1], kk), add(add(warpCol, j * n), rc[0])}));
         } else {
-          for (int64_t i = 0; i < 2; ++i) {
+          for (int64_t i = 0; i < fragsM; ++i) {
             Value matrices = ldmatrix(rowTile, add(add(warpRow, i * m), rowInA), add(offsetA, kk));
             for (int64_t r = 0; r < registersA; ++r)
               a[i].push_back(registerOf(matrices, r));
           }
-          for (int64_t j = 0; j < 4; j += 2) {
+          for (int64_t j = 0; j < fragsN; j += 2) {
             Value matrices = ldmatrix(colTile, add(add(warpCol, j * n), rowInB), add(offsetB, kk));
             for (int64_t r = 0; r < 2 * registersB; ++r)
               bf[j + r / registersB].push_back(registerOf(matrices, r));
           }
         }
         if (tf32) {
-          for (int64_t i = 0; i < 2; ++i)
-            for (int64_t j = 0; j < 4; ++j)
-              acc[i * 4 + j] = mmaTf32(a[i], bf[j], acc[i * 4 + j], {m, n, k});
+          for (int64_t i = 0; i < fragsM; ++i)
+            for (int64_t j = 0; j < fragsN; ++j)
+              acc[i * fragsN + j] = mmaTf32(a[i], bf[j], acc[i * fragsN + j], {m, n, k});
         } else {
           mmaNvvm(a, bf, acc, {m, n, k});
         }
@@ -730,11 +733,11 @@ struct KernelBuilder {
       llvm::append_range(acc, next);
       scf::YieldOp::create(b, loc, acc);
     }
-    for (int64_t i = 0; i < 2; ++i)
-      for (int64_t j = 0; j < 4; ++j)
+    for (int64_t i = 0; i < fragsM; ++i)
+      for (int64_t j = 0; j < fragsN; ++j)
         for (int64_t v = 0; v < 4; ++v) {
           const std::array<Value, 2> &rc = coordsC[v];
-          Value sum = vector::ExtractOp::create(b, loc, steps.getResult(i * 4 + j),
+          Value sum = vector::ExtractOp::create(b, loc, steps.getResult(i * fragsN + j),
                                                 ArrayRef<int64_t>{v / 2, v % 2});
           memref::StoreOp::create(
               b, loc, sum, results,
@@ -762,7 +765,7 @@ struct KernelBuilder {
     return element.isUnsignedInteger() ? NVVM::MMATypes::u8 : NVVM::MMATypes::s8;
   }
 
-  /// acc[i * 4 + j] += a[i] b[j] on 16-bit or byte fragments, each accumulator a
+  /// acc[i * |b| + j] += a[i] b[j] on 16-bit or byte fragments, each accumulator a
   /// vector<2x2xf32> (vector<2x2xi32>) as nvgpu's: nvvm.mma.sync row.col (integer sums
   /// wrap, as the CPU's do). The 8 follow one another (the emulator runs such a run of
   /// independent mma.syncs as one piece).
@@ -964,7 +967,11 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
              : elementA.isF32()  ? Kind::Tf32
              : elementA.isBF16() ? Kind::Bf16
                                  : Kind::F16;
-    t.tile = 64;
+    // 64 x 64 tiles, or 32 x 32 where those would leave SMs idle (a batch-1 conv's late
+    // layers: 2048 filters x 49 pixels is 32 blocks of 64, 128 of 32).
+    t.tile = llvm::divideCeil(t.rows, 64) * llvm::divideCeil(t.cols, 64) * t.batch >= minBlocks
+                 ? 64
+                 : 32;
     t.tileDepth = 32;
   } else {
     int64_t threads = ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide;

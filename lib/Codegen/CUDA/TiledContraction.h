@@ -27,7 +27,8 @@ struct ContractionTiling {
   int64_t rows = 1, cols = 1, batch = 1, depth = 1; // the products of their ranges
   /// Block tile rows x cols (square), depth step, and each thread's tile (16 x 16 threads).
   int64_t tile = 0, tileDepth = 0, threadTile = 0;
-  /// On tensor cores: 64 x 64 tiles of 4 warps (threadTile unused).
+  /// On tensor cores: 64 x 64 tiles of 4 warps, or 32 x 32 ones for grids of 64 x 64 tiles
+  /// smaller than `minBlocks` (threadTile unused).
   bool tensorCores = false;
   /// The tensor cores' operands (mma.sync): f32 inputs as TF32 (m16n8k8), f16 or bf16
   /// inputs summed in f32 (m16n8k16), bytes summed in i32 (m16n8k32).

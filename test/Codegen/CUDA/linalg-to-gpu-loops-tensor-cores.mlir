@@ -1,4 +1,5 @@
-// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false" -cse -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false tile-min-blocks=4" -cse -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false" -cse -split-input-file | FileCheck %s --check-prefix=SMALL
 // RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false tensor-cores=false" -cse -split-input-file | FileCheck %s --check-prefix=SIMT
 
 // The tensor-core kernel of f16, bf16 and byte operands (TF32: linalg-to-gpu-loops-tf32.mlir).
@@ -12,6 +13,25 @@
 // column 8 ((l / 8) % 2)), then runs its 2 x 4 mma.syncs in a row on the 8 accumulators
 // (loop values, vector<2x2xf32>); the sums leave through a [64][68] buffer to the store,
 // where the fill's value is added.
+// With fewer than tile-min-blocks tiles of 64 x 64 (the default 132; 4 here), 32 x 32
+// tiles instead: each warp 16 x 16, one A fragment and two B fragments (one ldmatrix
+// each) and 2 mma.syncs a 16-deep step, A and B staged [32][40], the sums through [32][36].
+// SMALL-LABEL: func.func @bf16
+// SMALL: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c3, %{{.*}} = %c3, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
+// SMALL-SAME: workgroup(%[[AS:.*]] : memref<32x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x40xbf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<32x36xf32, #gpu.address_space<workgroup>>)
+// SMALL: scf.for
+// SMALL: gpu.barrier
+// SMALL: nvgpu.ldmatrix %[[AS]]
+// SMALL: nvgpu.ldmatrix %[[BS]]
+// SMALL-NOT: nvgpu.ldmatrix
+// SMALL-COUNT-2: nvvm.mma.sync
+// SMALL-NOT: nvvm.mma.sync
+// SMALL: nvgpu.ldmatrix %[[AS]]
+// SMALL: nvgpu.ldmatrix %[[BS]]
+// SMALL-COUNT-2: nvvm.mma.sync
+// SMALL-NOT: nvvm.mma.sync
+// SMALL: scf.yield
+// SMALL: memref.store %{{.*}}, %[[CS]]
 // CHECK-LABEL: func.func @bf16
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128

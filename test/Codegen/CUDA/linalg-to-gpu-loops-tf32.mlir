@@ -1,4 +1,4 @@
-// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false tf32=true" -cse -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false tf32=true tile-min-blocks=4" -cse -split-input-file | FileCheck %s
 // RUN: infc-opt %s -infc-linalg-to-gpu-loops="row-kernels=false" -cse -split-input-file | FileCheck %s --check-prefix=NOTF32
 
 // With tf32, an f32 matmul runs on tensor cores as TF32: 64 x 64 tiles of 4 warps (a 2 x 2
