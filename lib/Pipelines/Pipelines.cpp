@@ -254,8 +254,8 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
 /// the mgpu* calls it makes over the CUDA driver).
 static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(infc::createInfcPadToGeneric());
-  // int8 products read their bytes; the shift of uint8 activations (an xor) and its
-  // correction then fuse into the ops around them.
+  // int8 products read their bytes (the widening moves into their payloads); the
+  // elementwise ops left around them fuse again.
   pm.addNestedPass<func::FuncOp>(infc::createInfcNarrowIntegerOperands());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());

@@ -85,6 +85,8 @@ struct Emulation {
   /// block-level values there (no thread's).
   Value currentThread;
   const IRMapping *blockMapping = nullptr;
+  /// Whether values are being computed for another lane than currentThread's own.
+  bool forAnotherLane = false;
   Value threadCount;
 
   /// A buffer [threads][shape] of `element` (one `shape` a thread), allocated before the
@@ -443,6 +445,7 @@ struct Emulation {
       SmallVector<Value> indices;
       {
         llvm::SaveAndRestore<Value> asSource(currentThread, source);
+        llvm::SaveAndRestore<bool> noSpills(forAnotherLane, true);
         for (Value index : ld.getIndices()) {
           if (failed(resolve(index, other)))
             return failure();
@@ -463,8 +466,10 @@ struct Emulation {
     auto alignment = op->getAttrOfType<IntegerAttr>("alignment");
     op->removeAttr("alignment");
     auto type = cast<MemRefType>(memref.getType());
+    if (!alignment || !type.getElementType().isIntOrFloat())
+      return;
     int64_t bytes = type.getElementTypeBitWidth() / 8;
-    if (!alignment || alignment.getInt() <= bytes || bytes == 0)
+    if (alignment.getInt() <= bytes || bytes == 0)
       return;
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(op);
@@ -525,6 +530,10 @@ struct Emulation {
       if (!currentThread)
         return launch.emitError("infc-gpu-launch-to-loops: a loop value used where all "
                                 "threads must agree");
+      // Another lane's loop value may already be its next step's (the lanes run in turn).
+      if (forAnotherLane)
+        return launch.emitError("infc-gpu-launch-to-loops: an ldmatrix address computed "
+                                "from a loop value");
       mapping.map(v, loadSpill(buffer, v.getType()));
       return success();
     }

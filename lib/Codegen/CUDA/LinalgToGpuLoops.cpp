@@ -200,8 +200,8 @@ struct Lowering {
   /// reduction's result).
   DenseMap<Value, Value> known;
   /// Inputs that an all-parallel op right before this reduction writes: its payload runs
-  /// where this op loads them (a convolution's padding, an activation's cast to half or
-  /// shift to signed bytes, a transpose), so the input is never written and needs no kernel
+  /// where this op loads them (a convolution's padding, an activation's cast to half, a
+  /// transpose), so the input is never written and needs no kernel
   /// of its own. The input may be a reshape of what the op writes: `prologueReshapes`.
   DenseMap<Value, Lowering *> prologues;
   /// As a prologue: the reshapes from this op's output to the input it computes.

@@ -258,8 +258,10 @@ struct KernelBuilder {
     SmallVector<int64_t> strides;
     int64_t offset;
     SmallVector<Value> from = sources(operand->get());
-    if (from.empty() || bits % 8 || failed(type.getStridesAndOffset(strides, offset)) ||
-        ShapedType::isDynamic(offset) || llvm::any_of(strides, ShapedType::isDynamic))
+    // vector.load reads along the innermost dimension, which must have unit stride.
+    if (from.empty() || !type.getElementType().isIntOrFloat() || bits % 8 ||
+        failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic) || strides.empty() || strides.back() != 1)
       return 1;
     // Each source's offset and pointer alignment, and its elements' bytes (the prologue's
     // inputs have the input's strides, so the same chunks are consecutive there).
@@ -271,7 +273,8 @@ struct KernelBuilder {
       auto sourceType = cast<MemRefType>(source.getType());
       SmallVector<int64_t> sourceStrides;
       int64_t sourceOffset;
-      if (sourceType.getElementTypeBitWidth() % 8 ||
+      if (!sourceType.getElementType().isIntOrFloat() ||
+          sourceType.getElementTypeBitWidth() % 8 ||
           failed(sourceType.getStridesAndOffset(sourceStrides, sourceOffset)) ||
           ShapedType::isDynamic(sourceOffset) || sourceStrides != strides)
         return 1;
@@ -674,7 +677,7 @@ struct KernelBuilder {
       Value packed = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), word);
       return vector::ExtractOp::create(b, loc, packed, ArrayRef<int64_t>{0});
     };
-    // The loop values: the 8 accumulators, then this step's staged chunks (loaded during
+    // The loop values: the accumulators, then this step's staged chunks (loaded during
     // the step before, as in the SIMT kernel).
     SmallVector<Value> first = stageBothLoads(c(0));
     int64_t staged = stageLoadsCount(t.rowInput, t.rowDims, t.rows);
@@ -767,7 +770,7 @@ struct KernelBuilder {
 
   /// acc[i * |b| + j] += a[i] b[j] on 16-bit or byte fragments, each accumulator a
   /// vector<2x2xf32> (vector<2x2xi32>) as nvgpu's: nvvm.mma.sync row.col (integer sums
-  /// wrap, as the CPU's do). The 8 follow one another (the emulator runs such a run of
+  /// wrap, as the CPU's do). They follow one another (the emulator runs such a run of
   /// independent mma.syncs as one piece).
   void mmaNvvm(ArrayRef<SmallVector<Value>> a, ArrayRef<SmallVector<Value>> bRegs,
                MutableArrayRef<Value> acc, ArrayRef<int64_t> shape) {

@@ -591,6 +591,31 @@ func.func @vector_alignment(%a: memref<128xf32>, %b: memref<128xf32>) {
 
 // -----
 
+// An ldmatrix address from a loop value: another lane's may already be its next step's.
+func.func @ldmatrix_loop_value(%out: memref<32x4x2xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  // expected-error @+1 {{infc-gpu-launch-to-loops: an ldmatrix address computed from a loop value}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%tile : memref<16x16xf16, #gpu.address_space<workgroup>>) {
+    %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%row = %c0) -> (index) {
+      gpu.barrier
+      %m = nvgpu.ldmatrix %tile[%row, %c0] {numTiles = 4 : i32, transpose = false}
+        : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+      vector.store %m, %out[%tx, %c0, %c0] : memref<32x4x2xf16>, vector<4x2xf16>
+      %next = arith.addi %row, %c1 : index
+      scf.yield %next : index
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // A result struct used past the next warp-level op: no buffer holds it.
 func.func @struct_past_exchange(%a: memref<32xi32>, %out: memref<32xf32>) {
   %c1 = arith.constant 1 : index

@@ -215,3 +215,17 @@ func.func @pointwise_conv(%ws: memref<64xi8> {infc.workspace}, %x: memref<1x64x2
     ins(%x, %w : memref<1x64x28x28xf32>, memref<96x64x1x1xf32>) outs(%y : memref<1x96x28x28xf32>)
   return
 }
+
+// -----
+
+// A transposed view (its innermost dimension 128 elements apart): no vector load of it
+// (vector.load reads along a unit-stride innermost dimension); B still 4 at a time.
+// CHECK-LABEL: func.func @transposed_view
+// CHECK-NOT: vector.load %{{.*}} : memref<128x64xf32, strided<[1, 128]>>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xf32>, vector<4xf32>
+// CHECK-NOT: vector.load %{{.*}} : memref<128x64xf32, strided<[1, 128]>>
+func.func @transposed_view(%ws: memref<64xi8> {infc.workspace}, %a: memref<128x64xf32, strided<[1, 128]>>,
+                           %b: memref<64x96xf32>, %c: memref<128x96xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x64xf32, strided<[1, 128]>>, memref<64x96xf32>) outs(%c : memref<128x96xf32>)
+  return
+}
