@@ -89,6 +89,15 @@ struct Emulation {
   bool forAnotherLane = false;
   Value threadCount;
 
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// The current thread's lane in its 32-thread warp (by linear thread index) and the
+  /// index of the warp's lane 0.
+  std::pair<Value, Value> laneAndWarp() {
+    Value lane = arith::RemUIOp::create(b, loc, currentThread, index(32));
+    return {lane, arith::SubIOp::create(b, loc, currentThread, lane)};
+  }
+
   /// A buffer [threads][shape] of `element` (one `shape` a thread), allocated before the
   /// blocks' loops and freed after them.
   Value perThreadBuffer(ArrayRef<int64_t> shape, Type element) {
@@ -145,15 +154,13 @@ struct Emulation {
   /// when the source is outside the `width` lanes, as the GPU's `valid` false says). Lanes
   /// are a 32-thread warp's, by linear thread index.
   void emulateShuffle(gpu::ShuffleOp shuffle, IRMapping &mapping) {
-    auto index = [&](Value i32) {
+    auto asIndex = [&](Value i32) {
       return arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                         mapping.lookupOrDefault(i32))
           .getResult();
     };
-    Value offset = index(shuffle.getOffset()), width = index(shuffle.getWidth());
-    Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
-    Value lane = arith::RemUIOp::create(b, loc, currentThread, warpSize);
-    Value warp = arith::SubIOp::create(b, loc, currentThread, lane);
+    Value offset = asIndex(shuffle.getOffset()), width = asIndex(shuffle.getWidth());
+    auto [lane, warp] = laneAndWarp();
     Value source, valid;
     switch (shuffle.getMode()) {
     case gpu::ShuffleMode::XOR:
@@ -223,20 +230,17 @@ struct Emulation {
     FailureOr<AffineMap> mapC = layout({w.m, w.n}, acc, nvgpu::MatMulOperandRole::C);
     if (failed(mapA) || failed(mapB) || failed(mapC))
       return mma->emitError("infc-gpu-launch-to-loops: no nvgpu layout for this mma.sync");
-    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     auto coords = [&](AffineMap map, Value lane, int64_t value) {
       SmallVector<Value> at;
       for (unsigned r = 0; r < 2; ++r)
         at.push_back(affine::AffineApplyOp::create(b, loc, map.getSubMap({r}),
-                                                   ValueRange{lane, constant(value)}));
+                                                   ValueRange{lane, index(value)}));
       return at;
     };
     auto signless = [&](Type type) -> Type {
       return type.isInteger(8) ? b.getI8Type() : type;
     };
-    Value warpSize = constant(32);
-    Value lane = arith::RemUIOp::create(b, loc, currentThread, warpSize);
-    Value warp = arith::SubIOp::create(b, loc, currentThread, lane);
+    auto [lane, warp] = laneAndWarp();
     // Each lane holds m k / 32 elements of A and n k / 32 of B.
     int64_t rows[2] = {w.m, w.n}, values[2] = {w.m * w.k / 32, w.n * w.k / 32};
     AffineMap maps[2] = {*mapA, *mapB};
@@ -256,7 +260,7 @@ struct Emulation {
       auto once = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(once.thenBlock());
-      auto loop = scf::ForOp::create(b, loc, zero, warpSize, one);
+      auto loop = scf::ForOp::create(b, loc, zero, index(32), one);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       Value source = loop.getInductionVar();
       Value thread = arith::AddIOp::create(b, loc, warp, source);
@@ -317,8 +321,7 @@ struct Emulation {
       int64_t perRegister = (operand ? typeB : typeA).getDimSize(1);
       return memref::LoadOp::create(
           b, loc, exchanged(fragment),
-          ValueRange{thread, arith::ConstantIndexOp::create(b, loc, v / perRegister),
-                     arith::ConstantIndexOp::create(b, loc, v % perRegister)});
+          ValueRange{thread, index(v / perRegister), index(v % perRegister)});
     };
     Value c = mapping.lookupOrDefault(mma.getMatrixC());
     SmallVector<Value> start;
@@ -385,10 +388,11 @@ struct Emulation {
       if (isa<VectorType>(reg.getType())) // f16 pairs
         return memref::LoadOp::create(
             b, loc, buffer,
-            ValueRange{thread, arith::ConstantIndexOp::create(b, loc, v % perRegister)});
+            ValueRange{thread, index(v % perRegister)});
       Value word = memref::LoadOp::create(b, loc, buffer, ValueRange{thread});
       if (int64_t shift = v % perRegister * bits)
-        word = arith::ShRUIOp::create(b, loc, word, arith::ConstantIntOp::create(b, loc, shift, 32));
+        word = arith::ShRUIOp::create(b, loc, word,
+                                      arith::ConstantIntOp::create(b, loc, shift, 32));
       Value element = arith::TruncIOp::create(b, loc, narrow, word);
       if (bytes)
         return element;
@@ -418,26 +422,26 @@ struct Emulation {
   /// barrier).
   LogicalResult emulateLdMatrix(nvgpu::LdMatrixOp ld, IRMapping &mapping) {
     auto type = cast<VectorType>(ld.getRes().getType());
-    if (ld.getTranspose() || type.getRank() != 2 || !blockMapping)
+    if (ld.getTranspose() || type.getRank() != 2)
       return ld.emitError("infc-gpu-launch-to-loops: a transposed ldmatrix");
+    // (Inside a per-thread loop: emit() runs for a thread, and resolve() refuses it, a
+    // read of memory, at block level.)
+    assert(blockMapping && "an ldmatrix outside a per-thread loop");
     int64_t tiles = type.getDimSize(0), perRegister = type.getDimSize(1);
-    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-    Value thread = currentThread;
-    Value lane = arith::RemUIOp::create(b, loc, thread, constant(32));
-    Value warp = arith::SubIOp::create(b, loc, thread, lane);
-    Value group = arith::DivUIOp::create(b, loc, lane, constant(4));
+    auto [lane, warp] = laneAndWarp();
+    Value group = arith::DivUIOp::create(b, loc, lane, index(4));
     Value column = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, lane, constant(4)), constant(perRegister));
+        b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(perRegister));
     Value src = mapping.lookupOrDefault(ld.getSrcMemref());
     Value result = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
     gpu::KernelDim3 ids = launch.getThreadIds();
     auto rowType = VectorType::get({perRegister}, type.getElementType());
+    Value plane = arith::MulIOp::create(b, loc, blockX, blockY);
     for (int64_t r = 0; r < tiles; ++r) {
       Value source = arith::AddIOp::create(
-          b, loc, warp, arith::AddIOp::create(b, loc, group, constant(8 * r)));
+          b, loc, warp, arith::AddIOp::create(b, loc, group, index(8 * r)));
       // The source lane's indices, from its thread ids (z, y, x).
       IRMapping other = *blockMapping;
-      Value plane = arith::MulIOp::create(b, loc, blockX, blockY);
       other.map(ids.x, arith::RemUIOp::create(b, loc, source, blockX));
       other.map(ids.y, arith::RemUIOp::create(
                            b, loc, arith::DivUIOp::create(b, loc, source, blockX), blockY));
@@ -478,11 +482,9 @@ struct Emulation {
     for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
       offset = arith::AddIOp::create(b, loc, offset,
                                      arith::MulIOp::create(b, loc, index, stride));
-    Value elements = arith::ConstantIndexOp::create(b, loc, alignment.getInt() / bytes);
-    Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
-    Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          arith::RemUIOp::create(b, loc, offset, elements),
-                                          zeroIndex);
+    Value aligned = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, offset, index(alignment.getInt() / bytes)), zero);
     cf::AssertOp::create(b, loc, aligned,
                          "infc-gpu-launch-to-loops: a misaligned vector load or store");
   }
@@ -753,8 +755,8 @@ struct Emulation {
     if (!body.hasOneBlock() || launch.getAsyncToken() || launch.getDynamicSharedMemorySize())
       return launch.emitError("infc-gpu-launch-to-loops: only synchronous single-block "
                               "launches without dynamic shared memory run on the CPU");
-    zero = arith::ConstantIndexOp::create(b, loc, 0);
-    one = arith::ConstantIndexOp::create(b, loc, 1);
+    zero = index(0);
+    one = index(1);
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
     blockZ = block.z;

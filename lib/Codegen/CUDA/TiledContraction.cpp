@@ -615,18 +615,14 @@ struct KernelBuilder {
     // tiles, 1 x 2 (16 x 16) in 32 x 32 ones.
     const int64_t fragsM = tile / 32, fragsN = tile / 16, frags = fragsM * fragsN;
     Value warpRow = mul(div(warp, 2), tile / 2), warpCol = mul(rem(warp, 2), tile / 2);
-    // The (lane, value) -> (row, column) of each operand of the warp's mma: A is [m][k],
-    // B [n][k], C [m][n].
-    Type layoutElement = bits == 16 ? b.getF16Type() : element;
+    // The (lane, value) -> (row, column) of an operand of the warp's mma: A is [m][k],
+    // B [n][k], C [m][n] (A's and B's only for TF32: ldmatrix loads the others).
     auto layout = [&](ArrayRef<int64_t> shape, Type type, nvgpu::MatMulOperandRole role) {
       FailureOr<AffineMap> map = nvgpu::getLaneIdAndValueIdToOperandCoord(
           b, loc, nvgpu::WarpMatrixInfo{VectorType::get(shape, type), role});
-      assert(succeeded(map) && "nvgpu has the tf32, f16 and i8 layouts");
+      assert(succeeded(map) && "nvgpu has the TF32 operands' and the f32 and i32 sums' layouts");
       return *map;
     };
-    AffineMap mapA = layout({m, k}, layoutElement, nvgpu::MatMulOperandRole::A);
-    AffineMap mapB = layout({n, k}, layoutElement, nvgpu::MatMulOperandRole::B);
-    AffineMap mapC = layout({m, n}, accType, nvgpu::MatMulOperandRole::C);
     // This lane's (row, column) of the first element of each fragment register, the same
     // at every step (a register's other elements are the next columns).
     auto at = [&](AffineMap map, int64_t registers, int64_t elements) {
@@ -642,10 +638,12 @@ struct KernelBuilder {
     };
     SmallVector<std::array<Value, 2>> coordsA, coordsB;
     if (tf32) {
-      coordsA = at(mapA, registersA, perRegister);
-      coordsB = at(mapB, registersB, perRegister);
+      coordsA = at(layout({m, k}, element, nvgpu::MatMulOperandRole::A), registersA,
+                   perRegister);
+      coordsB = at(layout({n, k}, element, nvgpu::MatMulOperandRole::B), registersB,
+                   perRegister);
     }
-    auto coordsC = at(mapC, 4, 1);
+    auto coordsC = at(layout({m, n}, accType, nvgpu::MatMulOperandRole::C), 4, 1);
     auto typeC = VectorType::get({2, 2}, accType);
     Value zero = arith::ConstantOp::create(b, loc, typeC, b.getZeroAttr(typeC));
     SmallVector<Value> inits(frags, zero);
