@@ -17,7 +17,7 @@ two activations (u8 x u8, u8 x s8), and a float model quantized by infc itself
     tiled kernels (those with a barrier), no local memory in the PTX and at most 8 bytes of
     ptxas spills, and the PTX has at least 2
     `mma.sync` m16n8k32 of the expected byte types and 2 ldmatrix x4 per tiled kernel (a
-    32 x 32 tile's; 8 and 4 in 64 x 64 ones).
+    32 x 32 tile's; 16 and 6 in the 128 x 128 tiles of the big MatMulInteger).
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -68,19 +68,19 @@ def float_matmul(rng):
     return g, {"x": (2, 40, 48)}
 
 
-def matmul_integer(name, b_type):
-    """MatMulInteger of two activations, u8 A [70, 40] x B [40, 72] of `b_type`."""
+def matmul_integer(name, b_type, m=70, k=40, n=72):
+    """MatMulInteger of two activations, u8 A [m, k] x B [k, n] of `b_type`."""
     np_b = np.uint8 if b_type == TensorProto.UINT8 else np.int8
     node = helper.make_node("MatMulInteger", ["a", "b"], ["y"])
     g = helper.make_graph([node], name,
-                          [helper.make_tensor_value_info("a", TensorProto.UINT8, [70, 40]),
-                           helper.make_tensor_value_info("b", b_type, [40, 72])],
-                          [helper.make_tensor_value_info("y", TensorProto.INT32, [70, 72])])
+                          [helper.make_tensor_value_info("a", TensorProto.UINT8, [m, k]),
+                           helper.make_tensor_value_info("b", b_type, [k, n])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT32, [m, n])])
 
     def inputs(rng):
         info = np.iinfo(np_b)
-        return {"a": rng.integers(0, 256, (70, 40)).astype(np.uint8),
-                "b": rng.integers(info.min, info.max + 1, (40, 72)).astype(np_b)}
+        return {"a": rng.integers(0, 256, (m, k)).astype(np.uint8),
+                "b": rng.integers(info.min, info.max + 1, (k, n)).astype(np_b)}
     return g, inputs
 
 
@@ -91,9 +91,11 @@ def save(graph, path):
     return path
 
 
-def kernel_report(args, path, tiled, byte_types, extra=()):
+def kernel_report(args, path, tiled, byte_types, extra=(), per_kernel=(2, 2)):
     """Problems with the --emit=ptx kernels: tiled count, local memory, the byte types of
-    their mma.syncs (`byte_types`: the two operands', in either order; None: no mma)."""
+    their mma.syncs (`byte_types`: the two operands', in either order; None: no mma), at
+    least `per_kernel` (mma.sync, ldmatrix x4) per tiled kernel: a 32-deep step's, 2 and 2
+    in a 32 x 32 tile, 8 and 4 in 64 x 64, 16 and 6 in 128 x 128."""
     ptx = path + ".ptx"
     r = harness.run_tool([args.infc, "compile", path, "-o", ptx, "--target=cuda", "--emit=ptx",
                           *extra], 600)
@@ -105,14 +107,14 @@ def kernel_report(args, path, tiled, byte_types, extra=()):
     mma = re.findall(r"mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.(\w+)\.(\w+)\.s32", text)
     tensor_core = tiled if byte_types else 0
     want = sorted(byte_types or ())
-    # a 32-deep step's: 2 fragments and 2 ldmatrix x4 in a 32 x 32 tile, 8 and 4 in 64 x 64
-    if len(mma) < 2 * tensor_core or (not tensor_core and mma) or \
+    want_mma, want_ldmatrix = (n * tensor_core for n in per_kernel)
+    if len(mma) < want_mma or (not tensor_core and mma) or \
             any(sorted(pair) != want for pair in mma):
-        expected = f"at least {2 * tensor_core} {'.'.join(want)}" if tensor_core else "none"
+        expected = f"at least {want_mma} {'.'.join(want)}" if tensor_core else "none"
         problems.append(f"mma.sync {sorted(set(mma))} x {len(mma)}, expected {expected}")
     ldmatrix = len(re.findall(check_cuda_tiled.LDMATRIX, text))
-    if ldmatrix < 2 * tensor_core or (not tensor_core and ldmatrix):
-        problems.append(f"{ldmatrix} ldmatrix, expected {'at least ' + str(2 * tensor_core) if tensor_core else 0}")
+    if ldmatrix < want_ldmatrix or (not tensor_core and ldmatrix):
+        problems.append(f"{ldmatrix} ldmatrix, expected {'at least ' + str(want_ldmatrix) if tensor_core else 0}")
     problems += [f"{k}: local memory in the PTX"
                  for k in sorted(check_cuda_tiled.local_memory_kernels(ptx))]
     for arch in ("sm_80", "sm_90"):
@@ -176,10 +178,14 @@ def main():
         tally.report(ok, f"{case}: max |infc - ort| {err:.4g} (output step {step:.4g}); "
                          + ("; ".join(problems) or f"{tiled} tiled, mma.sync {'.'.join(types)}"))
 
-    # MatMulInteger of two activations: u8 x u8 and u8 x s8 on the tensor cores.
-    for name, b_type, types in (("matmul_integer_u8u8", TensorProto.UINT8, ("u8", "u8")),
-                                ("matmul_integer_u8s8", TensorProto.INT8, ("u8", "s8"))):
-        graph, make_inputs = matmul_integer(name, b_type)
+    # MatMulInteger of two activations: u8 x u8 and u8 x s8 on the tensor cores, the last
+    # big enough for 128 x 128 tiles (11 x 14 of them: 132 blocks decide).
+    for name, b_type, types, sizes, per_kernel in (
+            ("matmul_integer_u8u8", TensorProto.UINT8, ("u8", "u8"), {}, (2, 2)),
+            ("matmul_integer_u8s8", TensorProto.INT8, ("u8", "s8"), {}, (2, 2)),
+            ("matmul_integer_u8s8_tile128", TensorProto.INT8, ("u8", "s8"),
+             {"m": 1300, "k": 64, "n": 1700}, (16, 6))):
+        graph, make_inputs = matmul_integer(name, b_type, **sizes)
         path = save(graph, os.path.join(args.work, name + ".onnx"))
         inputs = make_inputs(np.random.default_rng(3))
         try:
@@ -189,7 +195,7 @@ def main():
             continue
         ref = harness.ort_reference(path, inputs)["y"]
         ok, summary = harness.compare(got, ref, rtol=0, atol=0)
-        problems = kernel_report(args, path, 1, types)
+        problems = kernel_report(args, path, 1, types, per_kernel=per_kernel)
         tally.report(ok and not problems, f"{name}: {summary}; "
                                           + ("; ".join(problems) or f"mma.sync {'.'.join(types)}"))
 

@@ -9,8 +9,7 @@ memory (lib/Codegen/CUDA/TiledContraction.cpp). Each case is a model built to ta
 tile size (128, 64, 32: the kernel picks the largest that still gives 132 blocks) with
 sizes that are not multiples of the tile or of the reduction step, a fused epilogue (bias,
 Relu) where ONNX has one; with --precision tf32, fp16 and bf16 the kernel runs on tensor
-cores instead (mma.sync m16n8k8 and m16n8k16, 64 x 64 tiles, 32 x 32 where 64 x 64 would
-not give 132 blocks). For each case and precision
+cores instead (mma.sync m16n8k8 and m16n8k16, the same tile sizes). For each case and precision
 (fp32, tf32, fp16, bf16):
   - compiled --target cuda-emulator (the kernels' IR, barriers and shared memory included,
     run on the CPU) its output matches onnxruntime: fp32 within 1e-4 + 1e-4 |ORT|, the others
@@ -20,8 +19,9 @@ not give 132 blocks). For each case and precision
     with the shared memory of the expected tile and at most 8 bytes of spills, their PTX
     declares no local memory (the accumulators stay in registers), and the PTX has the
     tensor-core kernel's instructions (at least, a 64 x 64 kernel: tf32 32 mma.sync m16n8k8
-    tf32, fp16 and bf16 16 mma.sync m16n8k16 of their type and 8 ldmatrix x4; a quarter of
-    the mma.syncs and half the ldmatrix in the 32 x 32 kernel of small grids) or none.
+    tf32, fp16 and bf16 16 mma.sync m16n8k16 of their type and 8 ldmatrix x4; twice the
+    mma.syncs and 3/2 of the ldmatrix in a 128 x 128 kernel, a quarter and half in a
+    32 x 32 one) or none.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -39,36 +39,37 @@ import harness  # noqa: E402
 PTXAS = os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"), "bin", "ptxas")
 PRECISIONS = {"fp32": None, "tf32": 2e-3, "fp16": 5e-3, "bf16": 3e-2}
 ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
-# The tensor-core kernel's tile: 64 x 64 where the grid of those has 132 blocks (the SIMT
-# kernel then takes 64 or 128), else 32 x 32.
+# The tensor-core kernel's tile is the SIMT kernel's (the largest of 128, 64 and 32 whose
+# grid has 132 blocks).
 def tensor_core_tile(tile):
-    return 64 if tile in (64, 128) else 32
+    return tile
 
 
 # The tensor-core instructions a tiled kernel has at least (a reduction step's: a warp's
-# fragments, 2 x 4 in 64 x 64 tiles and 1 x 2 in 32 x 32 ones, times 4 k-steps of 8 or 2
-# of 16), by the 64 x 64 tile's count, and their PTX.
+# fragments, 4 x 4 in 128 x 128 tiles, 2 x 4 in 64 x 64 ones and 1 x 2 in 32 x 32 ones,
+# times 4 k-steps of 8 or 2 of 16), by the 64 x 64 tile's count, and their PTX.
 TENSOR_CORE_OPS = {"fp16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16"),
                    "tf32": (32, r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32"),
                    "bf16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16")}
 # The 16-bit kernels' fragments come from ldmatrix x4 (a reduction step's: 2 k-steps of 16,
-# 2 for A and 2 for B each in 64 x 64 tiles, 1 and 1 in 32 x 32 ones); TF32's from 32-bit
-# loads.
+# 4 for A and 2 for B each in 128 x 128 tiles, 2 and 2 in 64 x 64 ones, 1 and 1 in 32 x 32
+# ones); TF32's from 32-bit loads.
 LDMATRIX = r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16"
 LDMATRIX_PER_KERNEL = {"fp16": 8, "bf16": 8}
 
 
 def mma_per_kernel(kind, tile):
-    """TENSOR_CORE_OPS' count at the tensor-core tile of SIMT tile `tile` (a quarter of the
-    fragments in 32 x 32 tiles)."""
+    """TENSOR_CORE_OPS' count at the tensor-core tile of SIMT tile `tile` (twice the
+    fragments in 128 x 128 tiles, a quarter in 32 x 32 ones)."""
     count = TENSOR_CORE_OPS[kind][0]
-    return count if tensor_core_tile(tile) == 64 else count // 4
+    return {128: 2 * count, 64: count, 32: count // 4, None: 0}[tensor_core_tile(tile)]
 
 
 def ldmatrix_per_kernel(precision, tile):
-    """LDMATRIX_PER_KERNEL's count at that tile (half the ldmatrix in 32 x 32 tiles)."""
+    """LDMATRIX_PER_KERNEL's count at that tile (3/2 of it in 128 x 128 tiles, half in
+    32 x 32 ones)."""
     count = LDMATRIX_PER_KERNEL.get(precision, 0)
-    return count if tensor_core_tile(tile) == 64 else count // 2
+    return {128: 3 * count // 2, 64: count, 32: count // 2, None: 0}[tensor_core_tile(tile)]
 
 
 def graph_of(name, nodes, inputs, out_shape, inits=(), out_type=TensorProto.FLOAT):
@@ -207,8 +208,11 @@ def conv_case(name, x_shape, filters, kernel, strides=(1, 1), pads=(0, 0, 0, 0),
 # (case, tiled kernels, tile): 132 blocks decide the tile (12 x 13 tiles of 128; 16 x 16 of
 # 64; below that 32).
 CASES = [
-    (matmul_case("matmul_tile128", (1536, 40), (40, 1600), bias=True, relu=True), 1, 128),
+    (matmul_case("matmul_tile128", (1500, 40), (40, 1600), bias=True, relu=True), 1, 128),
     (matmul_case("matmul_tile64", (1000, 48), (48, 1000)), 1, 64),
+    # 200 filters x 2 x 70 x 70 pixels: 2 x 77 tiles of 128, the columns three loop
+    # dimensions (the tensor-core kernel's lanes store their sums themselves)
+    (conv_case("conv1x1_tile128", (2, 24, 70, 70), 200, (1, 1)), 1, 128),
     (matmul_case("gemm_transb_tile32", (100, 72), (70, 72), trans_b=True), 1, 32),
     # A a view of 48 of 50 columns: its staged chunks 2 elements, not 4 or 8 (the emulator
     # asserts every vector load's alignment)
@@ -299,10 +303,12 @@ def compile_emulator_and_ptx(infc, path, stem, extra=()):
 
 def shared_bytes(tile, precision):
     t = tensor_core_tile(tile)
-    if precision == "tf32":  # tensor cores: A t x (32 + 4), B 32 x (t + 8), C t x (t + 4), f32
-        return (t * 36 + 32 * (t + 8) + t * (t + 4)) * 4
-    if precision in ("fp16", "bf16"):  # A and B t x (32 + 8) halves, C t x (t + 4) f32
-        return 2 * t * 40 * 2 + t * (t + 4) * 4
+    # tensor cores: the sums staged as C t x (t + 4) f32, but in 128 x 128 tiles (66 KB)
+    sums = t * (t + 4) * 4 if t < 128 else 0
+    if precision == "tf32":  # A t x (32 + 4), B 32 x (t + 8), f32
+        return (t * 36 + 32 * (t + 8)) * 4 + sums
+    if precision in ("fp16", "bf16"):  # A and B t x (32 + 8) halves
+        return 2 * t * 40 * 2 + sums
     depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
     return 2 * depth * (tile + 32 // depth) * ELEMENT_BYTES[precision]
 

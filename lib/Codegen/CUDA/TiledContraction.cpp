@@ -548,6 +548,66 @@ struct KernelBuilder {
     }
   }
 
+  /// The warps' sums (`sums[i * fragsN + j]`, the accumulator of the warp's fragment (i, j)
+  /// at (warpRow + 16 i, warpCol + 8 j) of the tile, element v at `coordsC[v]` of it)
+  /// stored by their lanes, each with the starting value (fill or output) added and the
+  /// epilogue run where it is inside the output. A lane's elements lie on 2 fragsM rows
+  /// and 2 fragsN columns, each delinearized once; a warp's store covers 8 rows of 32
+  /// bytes.
+  void storeFragmentSums(ValueRange sums, Value warpRow, Value warpCol,
+                         ArrayRef<std::array<Value, 2>> coordsC, int64_t fragsM, int64_t fragsN,
+                         Value initialValue,
+                         function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    bool integers = isa<IntegerType>(elementOf(op.getDpsInitOperand(0)));
+    OpOperand *out = op.getDpsInitOperand(0);
+    // A row or column of the output: whether it is inside, its loop dimensions.
+    struct Line {
+      Value inside;
+      SmallVector<Value> dims;
+    };
+    auto lineAt = [&](Value index, int64_t extent, ArrayRef<unsigned> group) {
+      Line line{extent % t.tile ? below(index, extent) : Value(),
+                SmallVector<Value>(op.getNumLoops(), Value())};
+      delinearize(index, group, line.dims);
+      return line;
+    };
+    // coordsC: (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1).
+    SmallVector<Line> rowLines, colLines;
+    for (int64_t i = 0; i < fragsM; ++i)
+      for (int64_t h = 0; h < 2; ++h)
+        rowLines.push_back(lineAt(add(rowStart, add(add(warpRow, i * 16), coordsC[2 * h][0])),
+                                  t.rows, t.rowDims));
+    for (int64_t j = 0; j < fragsN; ++j)
+      for (int64_t e = 0; e < 2; ++e)
+        colLines.push_back(lineAt(add(colStart, add(add(warpCol, j * 8), coordsC[e][1])),
+                                  t.cols, t.colDims));
+    for (int64_t i = 0; i < fragsM; ++i)
+      for (int64_t j = 0; j < fragsN; ++j)
+        for (int64_t v = 0; v < 4; ++v) {
+          const Line &row = rowLines[2 * i + v / 2], &col = colLines[2 * j + v % 2];
+          where(both(row.inside, col.inside), [&] {
+            SmallVector<Value> dims(op.getNumLoops(), Value());
+            for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
+              dims[d] = value;
+            for (unsigned d : t.rowDims)
+              dims[d] = row.dims[d];
+            for (unsigned d : t.colDims)
+              dims[d] = col.dims[d];
+            for (unsigned d : t.reductionDims)
+              dims[d] = c(0);
+            Value start = initialValue;
+            if (!start)
+              start = memref::LoadOp::create(b, loc, out->get(),
+                                             indices(op.getMatchingIndexingMap(out), dims));
+            Value sum = vector::ExtractOp::create(b, loc, sums[i * fragsN + j],
+                                                  ArrayRef<int64_t>{v / 2, v % 2});
+            store(b, dims,
+                  integers ? arith::AddIOp::create(b, loc, start, sum).getResult()
+                           : arith::AddFOp::create(b, loc, start, sum).getResult());
+          });
+        }
+  }
+
   /// `x` rounded to TF32 (10 mantissa bits), to nearest with ties away from zero as
   /// cvt.rna.tf32.f32 does; infinities and NaNs are left as they are. mma.sync ignores the
   /// low 13 bits of an f32 operand (truncation, which would bias every product).
@@ -574,17 +634,19 @@ struct KernelBuilder {
   /// The tensor-core kernel: mma.sync with f32 inputs as TF32 (m16n8k8, nvgpu.mma.sync),
   /// f16 or bf16 inputs summed in f32 (m16n8k16) and bytes summed in i32 (m16n8k32, each
   /// side signed or unsigned), the last three as nvvm.mma.sync (nvgpu's has no bf16 and no
-  /// mixed signedness). 64 x 64 output tiles, 4 warps of 32 x 32 each (2 x 4 fragments of
-  /// 16 x 8), 32-deep reduction steps staged in shared memory. TF32: each lane loads its
-  /// fragment elements where the PTX layout (nvgpu::getLaneIdAndValueIdToOperandCoord)
-  /// puts them, A [64][36], B [32][72] (a warp's loads, lane (g, t) at row g and column t
-  /// of A or row t and column g of B, hit 32 different banks). 16-bit and bytes: A and B
-  /// both [64][32 + 16 bytes], the reduction along the rows, as a register holds 2 or 4
+  /// mixed signedness). 128 x 128 output tiles of 8 warps of 64 x 32 each (4 x 4 fragments
+  /// of 16 x 8), 64 x 64 ones of 4 warps of 32 x 32 or 32 x 32 ones of 4 warps of 16 x 16;
+  /// 32-deep reduction steps staged in shared memory. TF32: each lane loads its fragment
+  /// elements where the PTX layout (nvgpu::getLaneIdAndValueIdToOperandCoord) puts them,
+  /// A [tile][36], B [32][tile + 8] (a warp's loads, lane (g, t) at row g and column t of A
+  /// or row t and column g of B, hit 32 different banks). 16-bit and bytes: A and B both
+  /// [tile][32 + 16 bytes], the reduction along the rows, as a register holds 2 or 4
   /// neighbouring elements along it; a warp loads each A fragment and each two B fragments
   /// with one ldmatrix x4 (eight 16-byte rows at a time, 80 or 48 bytes apart: 32 banks;
-  /// 4 ldmatrix a k-step instead of 16 32-bit loads a lane). The sums leave through shared memory,
-  /// where every thread takes 32 of them for the guarded store, the starting value added
-  /// and the epilogue run.
+  /// 4 ldmatrix a k-step instead of 16 32-bit loads a lane). The sums of 64 x 64 and 32 x 32
+  /// tiles leave through shared memory, where every thread takes tile * tile / 128 of them
+  /// for the guarded store (coalesced), the starting value added and the epilogue run; those
+  /// of 128 x 128 tiles from the lanes that hold them (storeFragmentSums).
   void buildMmaSync(Value initialValue,
                     function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
     using Kind = ContractionTiling::TensorCoreKind;
@@ -601,20 +663,27 @@ struct KernelBuilder {
     SmallVector<int64_t> shapeB = tf32 ? SmallVector<int64_t>{depth, tile + 8} : shapeA;
     Layout layoutB = tf32 ? Layout::DepthMajor : Layout::TileMajor;
     int64_t pitchC = tile + 4;
+    // The sums of 128 x 128 tiles would take 66 KB of shared memory (48 KB is the static
+    // limit): their lanes store them themselves.
+    bool stageSums = tile <= 64;
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
-    gpu::LaunchOp launch = openLaunch(TypeRange{bufferType(shapeA, element, shared),
-                                                bufferType(shapeB, element, shared),
-                                                bufferType({tile, pitchC}, accType, shared)},
-                                      TypeRange{});
+    SmallVector<Type> workgroup = {bufferType(shapeA, element, shared),
+                                   bufferType(shapeB, element, shared)};
+    if (stageSums)
+      workgroup.push_back(bufferType({tile, pitchC}, accType, shared));
+    gpu::LaunchOp launch = openLaunch(workgroup, TypeRange{});
     Value rowTile = launch.getWorkgroupAttributions()[0];
     Value colTile = launch.getWorkgroupAttributions()[1];
-    Value results = launch.getWorkgroupAttributions()[2];
+    Value results = stageSums ? Value(launch.getWorkgroupAttributions()[2]) : Value();
     Value warp = div(tid, 32), lane = rem(tid, 32);
-    // 2 x 2 warps, each fragsM x fragsN fragments of 16 x 8: 2 x 4 (32 x 32) in 64 x 64
-    // tiles, 1 x 2 (16 x 16) in 32 x 32 ones.
-    const int64_t fragsM = tile / 32, fragsN = tile / 16, frags = fragsM * fragsN;
-    Value warpRow = mul(div(warp, 2), tile / 2), warpCol = mul(rem(warp, 2), tile / 2);
+    // 2 x 2 warps (128 threads) or 2 x 4 (256), each fragsM x fragsN fragments of 16 x 8:
+    // 4 x 4 (64 x 32) in 128 x 128 tiles, 2 x 4 (32 x 32) in 64 x 64 ones, 1 x 2 (16 x 16)
+    // in 32 x 32 ones.
+    const int64_t warpsM = 2, warpsN = threads / 32 / warpsM;
+    const int64_t fragsM = tile / warpsM / m, fragsN = tile / warpsN / n, frags = fragsM * fragsN;
+    Value warpRow = mul(div(warp, warpsN), tile / warpsM);
+    Value warpCol = mul(rem(warp, warpsN), tile / warpsN);
     // The (lane, value) -> (row, column) of an operand of the warp's mma: A is [m][k],
     // B [n][k], C [m][n] (A's and B's only for TF32: ldmatrix loads the others).
     auto layout = [&](ArrayRef<int64_t> shape, Type type, nvgpu::MatMulOperandRole role) {
@@ -734,11 +803,15 @@ struct KernelBuilder {
       llvm::append_range(acc, next);
       scf::YieldOp::create(b, loc, acc);
     }
+    ValueRange sums = steps.getResults().take_front(frags);
+    if (!stageSums)
+      return storeFragmentSums(sums, warpRow, warpCol, coordsC, fragsM, fragsN, initialValue,
+                               store);
     for (int64_t i = 0; i < fragsM; ++i)
       for (int64_t j = 0; j < fragsN; ++j)
         for (int64_t v = 0; v < 4; ++v) {
           const std::array<Value, 2> &rc = coordsC[v];
-          Value sum = vector::ExtractOp::create(b, loc, steps.getResult(i * fragsN + j),
+          Value sum = vector::ExtractOp::create(b, loc, sums[i * fragsN + j],
                                                 ArrayRef<int64_t>{v / 2, v % 2});
           memref::StoreOp::create(
               b, loc, sum, results,
@@ -968,11 +1041,15 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
              : elementA.isF32()  ? Kind::Tf32
              : elementA.isBF16() ? Kind::Bf16
                                  : Kind::F16;
-    // 64 x 64 tiles, or 32 x 32 where those would leave SMs idle (a batch-1 conv's late
-    // layers: 2048 filters x 49 pixels is 32 blocks of 64, 128 of 32).
-    t.tile = llvm::divideCeil(t.rows, 64) * llvm::divideCeil(t.cols, 64) * t.batch >= minBlocks
-                 ? 64
-                 : 32;
+    // 128 x 128 tiles of 8 warps (a big GEMM: a warp's 64 x 32 takes 6 ldmatrix for 16
+    // mma.syncs where 32 x 32 takes 4 for 8, and the block's global loads serve twice the
+    // products), else 64 x 64 of 4 warps, or 32 x 32 where those would leave SMs idle (a
+    // batch-1 conv's late layers: 2048 filters x 49 pixels is 32 blocks of 64, 128 of 32).
+    auto blocks = [&](int64_t tile) {
+      return llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch;
+    };
+    t.tile = blocks(128) >= minBlocks ? 128 : blocks(64) >= minBlocks ? 64 : 32;
+    t.threads = t.tile == 128 ? 256 : 128;
     t.tileDepth = 32;
   } else {
     int64_t threads = ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide;
@@ -1003,13 +1080,12 @@ void infc::emitTiledContraction(
     InputLoad load, InputSources sources, InputVectorLoad loadVector,
     function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
   if (tiling.tensorCores) {
-    KernelBuilder builder{b, op, tiling, op.getLoc(), ContractionTiling::kTensorCoreThreads,
-                          load, sources, loadVector};
+    KernelBuilder builder{b, op, tiling, op.getLoc(), tiling.threads, load, sources,
+                          loadVector};
     builder.buildMmaSync(initialValue, store);
     return;
   }
-  KernelBuilder builder{b, op, tiling, op.getLoc(),
-                        ContractionTiling::kThreadsPerSide * ContractionTiling::kThreadsPerSide,
-                        load, sources, loadVector};
+  KernelBuilder builder{b, op, tiling, op.getLoc(), tiling.threads, load, sources,
+                        loadVector};
   builder.build(initialValue, store);
 }

@@ -27,8 +27,9 @@ struct ContractionTiling {
   int64_t rows = 1, cols = 1, batch = 1, depth = 1; // the products of their ranges
   /// Block tile rows x cols (square), depth step, and each thread's tile (16 x 16 threads).
   int64_t tile = 0, tileDepth = 0, threadTile = 0;
-  /// On tensor cores: 64 x 64 tiles of 4 warps, or 32 x 32 ones for grids of 64 x 64 tiles
-  /// smaller than `minBlocks` (threadTile unused).
+  /// On tensor cores: 128 x 128 tiles of 8 warps, 64 x 64 ones of 4 where a grid of 128 x
+  /// 128 tiles is smaller than `minBlocks`, 32 x 32 ones of 4 where 64 x 64 ones are too
+  /// (threadTile unused).
   bool tensorCores = false;
   /// The tensor cores' operands (mma.sync): f32 inputs as TF32 (m16n8k8), f16 or bf16
   /// inputs summed in f32 (m16n8k16), bytes summed in i32 (m16n8k32).
@@ -36,7 +37,8 @@ struct ContractionTiling {
   TensorCoreKind kind = TensorCoreKind::F16;
 
   static constexpr int64_t kThreadsPerSide = 16;
-  static constexpr int64_t kTensorCoreThreads = 128;
+  /// A block's threads: 16 x 16 (SIMT), 4 or 8 warps (tensor cores).
+  int64_t threads = kThreadsPerSide * kThreadsPerSide;
 };
 
 /// The tiling of `op` if it is a contraction worth a tiled kernel: two inputs, one output,
