@@ -267,6 +267,9 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     // The casts to half join the ops that make their operands (a conv's padding).
     pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   }
+  // Split-K for contractions too small for the SMs; the epilogues join the sums' kernel.
+  pm.addNestedPass<func::FuncOp>(infc::createInfcSplitReduction());
+  pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcDuplicateFills()); // after CSE merged them

@@ -228,6 +228,10 @@ CASES = [
                           (140, 40)), 1, 32),
     (transposed_b_case("scores_transposed_k", (2, 3, 33, 40), (2, 3, 48, 40)), 1, 32),
     (heads_case("projection_to_heads", (2, 33, 40), (40, 48), 3), 1, 32),
+    # too few tiles of 32 for 132 blocks, a long reduction: split in 8 slices of 256 and 288
+    # (infc-split-reduction; the bias and Relu run in the kernel that sums the slices)
+    (matmul_case("matmul_split_k", (64, 2048), (2048, 96), bias=True, relu=True), 1, 32),
+    (conv_case("conv3x3_split_k", (1, 256, 7, 7), 64, (3, 3), pads=(1, 1, 1, 1)), 1, 32),
     # too small to tile (16 columns): the loop kernels
     (matmul_case("matmul_narrow", (64, 64), (64, 16)), 0, None),
 ]
@@ -237,6 +241,9 @@ CASES = [
 # reshapes and transposes, a transpose as a prologue): the PTX has one kernel.
 ONE_KERNEL = ("matmul_3d_reshaped_bias_relu", "batch_matmul_collapsed_bias_relu",
               "scores_transposed_k", "projection_to_heads")
+# Split cases: two kernels at fp32 (the slices' contraction, its padding a prologue, and
+# the sum with the epilogue).
+TWO_KERNELS = ("matmul_split_k", "conv3x3_split_k")
 
 
 def ptxas_kernels(ptx_path, arch):
@@ -355,6 +362,8 @@ def main():
                     problems.append(f"{arch}: {len(with_barrier)} tiled kernels, expected {tiled}")
                 if precision == "fp32" and name in ONE_KERNEL and len(kernels) != 1:
                     problems.append(f"{arch}: {len(kernels)} kernels, expected 1 (fused)")
+                if precision == "fp32" and name in TWO_KERNELS and len(kernels) != 2:
+                    problems.append(f"{arch}: {len(kernels)} kernels, expected 2 (split)")
                 for k, (smem, spilled, _) in with_barrier.items():
                     if smem != shared_bytes(tile, precision):
                         problems.append(f"{arch} {k}: {smem} bytes of shared memory, expected "

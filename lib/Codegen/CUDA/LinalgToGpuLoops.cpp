@@ -637,8 +637,8 @@ struct Prologue {
   Value input;
 };
 
-/// The all-parallel ops right before reduction `op` (past pure ops and fills of its
-/// output) whose payloads can run inside its loads: each writes one of its inputs (or
+/// The all-parallel ops right before reduction `op` (past pure ops, fills of its output and
+/// fills of memory they do not read) whose payloads can run inside its loads: each writes one of its inputs (or
 /// what a reshape of it is) whole (identity map), which nothing but the reduction reads,
 /// from memory the reduction's kernel does not write. `claimed`: ops already fused
 /// elsewhere.
@@ -657,12 +657,18 @@ SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operatio
       }
     return input;
   };
+  // Fills passed on the way (another op's output, the split reduction's leaving it
+  // there): a prologue's payload then runs after them.
+  SmallVector<Value> filled;
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (isMemoryEffectFree(prev) && !prev->getNumRegions())
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(prev);
-        fill && llvm::is_contained(op.getDpsInits(), fill.getOutputs()[0]))
+        fill && fill.hasPureBufferSemantics() && !claimed.contains(fill)) {
+      if (!llvm::is_contained(op.getDpsInits(), fill.getOutputs()[0]))
+        filled.push_back(fill.getOutputs()[0]);
       continue;
+    }
     auto producer = dyn_cast<linalg::LinalgOp>(prev);
     if (!producer || claimed.contains(producer) || isa<linalg::FillOp>(producer) ||
         producer.getNumReductionLoops() || producer.getNumDpsInits() != 1 ||
@@ -686,10 +692,14 @@ SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operatio
       if (inner.getNumRegions() || !(isMemoryEffectFree(&inner) || isa<memref::LoadOp>(inner)))
         clonable = false;
     // The kernel writes the reduction's outputs while other threads read these.
-    for (Value read : memrefsRead(producer))
+    for (Value read : memrefsRead(producer)) {
       for (Value out : op.getDpsInits())
         if (mayOverlap(read, out) || mayOverlap(read, written))
           clonable = false;
+      for (Value out : filled)
+        if (mayOverlap(read, out))
+          clonable = false;
+    }
     if (!clonable)
       break;
     found.push_back({producer, input});

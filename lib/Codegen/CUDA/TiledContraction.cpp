@@ -967,14 +967,12 @@ struct KernelBuilder {
 };
 } // namespace
 
-std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
-                                                            int64_t minBlocks,
-                                                            bool tensorCores, bool tf32) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
-      op.hasDynamicShape() || op.getNumReductionLoops() == 0 || !isMultiplyAdd(op))
+std::optional<ContractionTiling> infc::classifyContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.hasDynamicShape() ||
+      op.getNumReductionLoops() == 0 || !isMultiplyAdd(op))
     return std::nullopt;
   for (OpOperand &operand : op->getOpOperands())
-    if (!isa<MemRefType>(operand.get().getType()))
+    if (!isa<ShapedType>(operand.get().getType()))
       return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -1024,6 +1022,19 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
   if (t.rowDims.empty() || t.colDims.empty() || t.rows < 32 || t.cols < 32 || t.depth < 16 ||
       t.batch > 65535)
     return std::nullopt;
+  return t;
+}
+
+std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
+                                                            int64_t minBlocks,
+                                                            bool tensorCores, bool tf32) {
+  if (!op.hasPureBufferSemantics() ||
+      llvm::any_of(op->getOperandTypes(), [](Type type) { return !isa<MemRefType>(type); }))
+    return std::nullopt;
+  std::optional<ContractionTiling> classified = classifyContraction(op);
+  if (!classified)
+    return std::nullopt;
+  ContractionTiling t = *classified;
   for (int64_t tile : {128, 64, 32}) {
     t.tile = tile;
     if (llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch >= minBlocks)

@@ -41,9 +41,13 @@ struct ContractionTiling {
   int64_t threads = kThreadsPerSide * kThreadsPerSide;
 };
 
-/// The tiling of `op` if it is a contraction worth a tiled kernel: two inputs, one output,
-/// a payload `out + a * b` (the inputs optionally widened by arith.extf), static ranges,
-/// rows and columns of at least 32 and a reduction of at least 16. `minBlocks`: the tile
+/// The loop dimensions and extents of `op` (tensors or buffers; the tile not chosen) if it
+/// is a contraction worth a tiled kernel: two inputs, one output, a payload `out + a * b`
+/// (the inputs optionally widened), static ranges, rows and columns of at least 32 and a
+/// reduction of at least 16.
+std::optional<ContractionTiling> classifyContraction(mlir::linalg::LinalgOp op);
+
+/// The tiling of `op` (on buffers) if classifyContraction accepts it. `minBlocks`: the tile
 /// shrinks (128, 64, 32) until the grid has that many blocks or it is the smallest.
 /// `tensorCores`: f16 or bf16 inputs summed in f32 and bytes summed in i32 take the
 /// tensor-core (mma.sync) kernel instead, and with `tf32` so do f32 inputs and sums.

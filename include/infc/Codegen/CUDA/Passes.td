@@ -47,6 +47,33 @@ def InfcNarrowIntegerOperands : Pass<"infc-narrow-integer-operands", "mlir::func
                            "mlir::arith::ArithDialect"];
 }
 
+def InfcSplitReduction : Pass<"infc-split-reduction", "mlir::func::FuncOp"> {
+  let summary = "Split the reduction of a contraction too small for the GPU's SMs";
+  let description = [{
+    A contraction on tensors that `infc-linalg-to-gpu-loops` would run as a tiled kernel
+    (TiledContraction.h) with fewer blocks of its smallest tile (32 x 32) than `min-blocks`
+    has few blocks walking a long reduction each: a batch-1 ResNet-50's last 3x3 convs are
+    32 blocks of 144 steps on 132 SMs. Its outermost reduction dimension whose range allows
+    it is split into S slices (S a power of two up to `max-splits`, the least that gives
+    `min-blocks` blocks, each slice at least `min-depth` of the reduction): the contraction
+    gets a parallel dimension for the slice, read by both inputs (a batch dimension of the
+    tiled kernel: S times the blocks), and writes S partial sums into a new tensor; an
+    elementwise generic adds them up (and the fill value or output it started from), which
+    the epilogue then fuses into (infc-fuse-elementwise). The partial sums take S times the
+    output's bytes.
+  }];
+  let options = [
+    Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"132",
+           "blocks below which a contraction is split (an H100/H200's SMs)">,
+    Option<"minDepth", "min-depth", "int64_t", /*default=*/"256",
+           "the least reduction a slice keeps">,
+    Option<"maxSplits", "max-splits", "int64_t", /*default=*/"16",
+           "the most slices">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcLowerPrecision : Pass<"infc-lower-precision", "mlir::func::FuncOp"> {
   let summary = "Store the operands of f32 matmuls and convolutions in fp16 or bf16";
   let description = [{
