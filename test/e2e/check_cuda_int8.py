@@ -184,7 +184,10 @@ def main():
             ("matmul_integer_u8u8", TensorProto.UINT8, ("u8", "u8"), {}, (2, 2)),
             ("matmul_integer_u8s8", TensorProto.INT8, ("u8", "s8"), {}, (2, 2)),
             ("matmul_integer_u8s8_tile128", TensorProto.INT8, ("u8", "s8"),
-             {"m": 1300, "k": 64, "n": 1700}, (16, 6))):
+             {"m": 1300, "k": 64, "n": 1700}, (16, 6)),
+            # 6 tiles of 32, 2048 deep: split in 8 slices (infc-split-reduction), i32 sums
+            ("matmul_integer_u8s8_split_k", TensorProto.INT8, ("u8", "s8"),
+             {"m": 64, "k": 2048, "n": 96}, (2, 2))):
         graph, make_inputs = matmul_integer(name, b_type, **sizes)
         path = save(graph, os.path.join(args.work, name + ".onnx"))
         inputs = make_inputs(np.random.default_rng(3))

@@ -56,7 +56,8 @@ std::optional<int64_t> plainPosition(AffineMap map, unsigned d) {
 /// slice and position in it).
 std::optional<Split> splitOf(linalg::LinalgOp op, int64_t minBlocks, int64_t minDepth,
                              int64_t maxSplits) {
-  if (!op.hasPureTensorSemantics())
+  // Only the function's own ops take tiled kernels (not those in a model's loops).
+  if (!op.hasPureTensorSemantics() || !isa<FunctionOpInterface>(op->getParentOp()))
     return std::nullopt;
   std::optional<infc::ContractionTiling> t = infc::classifyContraction(op);
   if (!t)

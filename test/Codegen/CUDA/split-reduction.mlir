@@ -118,3 +118,21 @@ func.func @unsplit(%a: tensor<512x2048xf32>, %b: tensor<2048x512xf32>, %c: tenso
   %2 = linalg.matmul ins(%g, %h : tensor<64x2049xf32>, tensor<2049x96xf32>) outs(%f : tensor<64x96xf32>) -> tensor<64x96xf32>
   return %0, %1, %2 : tensor<512x512xf32>, tensor<64x96xf32>, tensor<64x96xf32>
 }
+
+// -----
+
+// Inside a loop of the model (which runs as loop kernels, not tiled ones): left alone.
+// CHECK-LABEL: func.func @in_loop
+// CHECK: scf.for
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.matmul
+func.func @in_loop(%a: tensor<64x2048xf32>, %b: tensor<2048x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %c) -> tensor<64x96xf32> {
+    %m = linalg.matmul ins(%a, %b : tensor<64x2048xf32>, tensor<2048x96xf32>) outs(%acc : tensor<64x96xf32>) -> tensor<64x96xf32>
+    scf.yield %m : tensor<64x96xf32>
+  }
+  return %r : tensor<64x96xf32>
+}
