@@ -210,6 +210,9 @@ def conv_case(name, x_shape, filters, kernel, strides=(1, 1), pads=(0, 0, 0, 0),
 CASES = [
     (matmul_case("matmul_tile128", (1500, 40), (40, 1600), bias=True, relu=True), 1, 128),
     (matmul_case("matmul_tile64", (1000, 48), (48, 1000)), 1, 64),
+    # 64 filters x 8 x 48 x 48 pixels: 144 tiles of 128, but half their rows would be
+    # past the 64 filters: 64 x 64 tiles
+    (conv_case("conv1x1_64_filters", (8, 16, 48, 48), 64, (1, 1)), 1, 64),
     # 200 filters x 2 x 70 x 70 pixels: 2 x 77 tiles of 128, the columns three loop
     # dimensions (the tensor-core kernel's lanes store their sums themselves)
     (conv_case("conv1x1_tile128", (2, 24, 70, 70), 200, (1, 1)), 1, 128),

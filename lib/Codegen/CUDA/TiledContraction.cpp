@@ -1035,11 +1035,20 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
   if (!classified)
     return std::nullopt;
   ContractionTiling t = *classified;
-  for (int64_t tile : {128, 64, 32}) {
-    t.tile = tile;
-    if (llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch >= minBlocks)
-      break;
-  }
+  // The largest tile of 128, 64 and 32 whose grid has `minBlocks` blocks (else 32), but
+  // 128 only where its tiles are nearly as full as 64's: a conv of 64 filters (ResNet-50's
+  // first stage at batch 32) would compute as many zero rows in 128 x 128 tiles as real
+  // ones.
+  auto blocks = [&](int64_t tile) {
+    return llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch;
+  };
+  auto filled = [&](int64_t tile) {
+    return double(t.rows * t.cols) /
+           double(llvm::alignTo(t.rows, tile) * llvm::alignTo(t.cols, tile));
+  };
+  t.tile = blocks(128) >= minBlocks && filled(128) >= 0.9 * filled(64) ? 128
+           : blocks(64) >= minBlocks                                    ? 64
+                                                                        : 32;
   // Tensor cores (mma.sync) for f16 or bf16 inputs summed in f32, f32 inputs and sums as
   // TF32 when allowed, and bytes (either signedness each) summed in i32: one tile shape.
   Type elementA = tensorCoreElement(op, 0, tf32), elementB = tensorCoreElement(op, 1, tf32);
@@ -1052,14 +1061,10 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
              : elementA.isF32()  ? Kind::Tf32
              : elementA.isBF16() ? Kind::Bf16
                                  : Kind::F16;
-    // 128 x 128 tiles of 8 warps (a big GEMM: a warp's 64 x 32 takes 6 ldmatrix for 16
-    // mma.syncs where 32 x 32 takes 4 for 8, and the block's global loads serve twice the
-    // products), else 64 x 64 of 4 warps, or 32 x 32 where those would leave SMs idle (a
+    // The same tiles: 128 x 128 of 8 warps (a big GEMM: a warp's 64 x 32 takes 6 ldmatrix
+    // for 16 mma.syncs where 32 x 32 takes 4 for 8, and the block's global loads serve twice
+    // the products), 64 x 64 of 4 warps, or 32 x 32 where those would leave SMs idle (a
     // batch-1 conv's late layers: 2048 filters x 49 pixels is 32 blocks of 64, 128 of 32).
-    auto blocks = [&](int64_t tile) {
-      return llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch;
-    };
-    t.tile = blocks(128) >= minBlocks ? 128 : blocks(64) >= minBlocks ? 64 : 32;
     t.threads = t.tile == 128 ? 256 : 128;
     t.tileDepth = 32;
   } else {
