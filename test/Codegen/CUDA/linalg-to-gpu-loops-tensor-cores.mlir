@@ -130,12 +130,12 @@ func.func @f16(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref<70x80xf3
 
 // -----
 
-// A grid of 128 x 128 tiles with tile-min-blocks blocks (3 x 2 here): 8 warps of 64 x 32
+// A grid of 128 x 128 tiles with tile-min-blocks blocks (2 x 2 here): 8 warps of 64 x 32
 // each, a 16-deep k-step 4 ldmatrix x4 for A and 2 for B, then 16 mma.syncs; no shared
 // buffer for the sums (66 KB): each lane adds the fill value to its own and stores them,
 // where they are inside the output.
 // CHECK-LABEL: func.func @f16_tile128
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c3, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
 // CHECK-SAME: workgroup(%[[AS:.*]] : memref<128x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<128x40xf16, #gpu.address_space<workgroup>>) {
 // CHECK: scf.for
 // CHECK-COUNT-4: nvgpu.ldmatrix %[[AS]]
@@ -149,17 +149,17 @@ func.func @f16(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref<70x80xf3
 // CHECK: scf.if
 // CHECK: %[[SUM:.*]] = vector.extract %{{.*}}[0, 0] : f32 from vector<2x2xf32>
 // CHECK: %[[OUT:.*]] = arith.addf %{{.*}}, %[[SUM]] : f32
-// CHECK: memref.store %[[OUT]], %{{.*}} : memref<250x260xf32>
+// CHECK: memref.store %[[OUT]], %{{.*}} : memref<250x250xf32>
 // CHECK-NOT: #gpu.address_space<workgroup>
 // CHECK: gpu.terminator
 #ta = affine_map<(i, j, k) -> (i, k)>
 #tb = affine_map<(i, j, k) -> (k, j)>
 #tc = affine_map<(i, j, k) -> (i, j)>
-func.func @f16_tile128(%x: memref<250x48xf16>, %y: memref<48x260xf16>, %z: memref<250x260xf32>) {
+func.func @f16_tile128(%x: memref<250x48xf16>, %y: memref<48x250xf16>, %z: memref<250x250xf32>) {
   %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%z : memref<250x260xf32>)
+  linalg.fill ins(%zero : f32) outs(%z : memref<250x250xf32>)
   linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %y : memref<250x48xf16>, memref<48x260xf16>) outs(%z : memref<250x260xf32>) {
+      ins(%x, %y : memref<250x48xf16>, memref<48x250xf16>) outs(%z : memref<250x250xf32>) {
   ^bb0(%u: f16, %v: f16, %acc: f32):
     %u32 = arith.extf %u : f16 to f32
     %v32 = arith.extf %v : f16 to f32
