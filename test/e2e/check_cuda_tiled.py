@@ -320,7 +320,9 @@ def shared_bytes(tile, precision):
     if precision in ("fp16", "bf16"):  # A and B t x (32 + 8) halves
         return 2 * t * 40 * 2 + sums
     depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
-    return 2 * depth * (tile + 32 // depth) * ELEMENT_BYTES[precision]
+    run = min(4, tile // 16)  # a thread's runs of neighbouring rows and columns
+    pitch = tile + -(-(32 // depth) // run) * run  # 32 / depth, rounded up to a run
+    return 2 * depth * pitch * ELEMENT_BYTES[precision]
 
 
 def main():

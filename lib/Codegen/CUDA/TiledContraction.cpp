@@ -7,9 +7,10 @@
 //     addresses of the input (coalesced); out-of-range elements are staged as 0; a step's
 //     elements are loaded into registers while the step before is computed;
 //   - its 16 x 16 threads each accumulate a threadTile x threadTile piece in registers
-//     (private memory indexed by constants, which LLVM keeps in registers), rows ty + 16 i
-//     and columns tx + 16 j: the shared-memory reads of a warp are broadcasts or
-//     consecutive (no bank conflicts), and so are the output stores (coalesced).
+//     (private memory indexed by constants, which LLVM keeps in registers), its rows and
+//     columns runs of 4 neighbours (2 in 32 x 32 tiles), 4 ty (tx) + 64 g in 128 x 128
+//     tiles: a run is one 128-bit shared load, a warp's broadcasts or consecutive (no bank
+//     conflicts), a quarter of the loads of one element at a time.
 // The rows and columns are each a flattened group of loop dimensions, so a convolution
 // runs as an implicit GEMM: filters x output pixels, reduced over channels x window, its
 // input addresses computed from the loop dimensions by the op's indexing maps. With f16 or
@@ -875,9 +876,14 @@ struct KernelBuilder {
   void build(Value initialValue,
              function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
     int64_t T = t.threadTile, side = ContractionTiling::kThreadsPerSide;
+    // A thread's T rows (columns) are T / V runs of V neighbours, run g at g * span + V ty
+    // (tx): one V-wide shared load a run and step (4 elements: 128-bit loads, a warp's 16
+    // distinct addresses consecutive) instead of V scalar ones.
+    const int64_t V = std::min<int64_t>(4, T), span = t.tile / (T / V);
     // Row pitch: a warp's depth-fastest staging stores (tileDepth rows, 32 / tileDepth
-    // columns) land in 32 different banks; the other stores and all reads are consecutive.
-    int64_t pitch = t.tile + 32 / t.tileDepth;
+    // columns) land in 32 different banks (2 ways at tiles of 64 and 32), and every run
+    // starts V-aligned.
+    int64_t pitch = t.tile + llvm::alignTo(32 / t.tileDepth, V);
     Type accType = elementOf(op.getDpsInitOperand(0));
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
@@ -891,9 +897,13 @@ struct KernelBuilder {
     Value colTile = launch.getWorkgroupAttributions()[1];
     Value acc = launch.getPrivateAttributions()[0];
     Value tx = rem(tid, side), ty = div(tid, side);
+    Value rowOffset = mul(ty, V), colOffset = mul(tx, V);
+    // Where this thread's ith row (column) is in the tile.
+    auto inTile = [&](Value offset, int64_t i) { return add(offset, (i / V) * span + i % V); };
     // This thread's output element (i, j) of the tile.
     auto elementAt = [&](int64_t i, int64_t j) {
-      return std::make_pair(add(add(rowStart, ty), side * i), add(add(colStart, tx), side * j));
+      return std::make_pair(add(rowStart, inTile(rowOffset, i)),
+                            add(colStart, inTile(colOffset, j)));
     };
 
     // The accumulators start from the fill value or the output.
@@ -936,12 +946,20 @@ struct KernelBuilder {
         b.setInsertionPoint(depth.getBody()->getTerminator());
         Value kk = depth.getInductionVar();
         SmallVector<Value> rowValues, colValues;
-        for (int64_t i = 0; i < T; ++i) {
-          rowValues.push_back(
-              memref::LoadOp::create(b, loc, rowTile, ValueRange{kk, add(ty, side * i)}));
-          colValues.push_back(
-              memref::LoadOp::create(b, loc, colTile, ValueRange{kk, add(tx, side * i)}));
-        }
+        auto runs = [&](Value tileBuffer, Value offset, SmallVectorImpl<Value> &values) {
+          auto type = cast<MemRefType>(tileBuffer.getType());
+          Type element = type.getElementType();
+          int64_t bytes = V * type.getElementTypeBitWidth() / 8;
+          for (int64_t i = 0; i < T; i += V) {
+            Value run = vector::LoadOp::create(b, loc, VectorType::get({V}, element), tileBuffer,
+                                               ValueRange{kk, inTile(offset, i)},
+                                               /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+            for (int64_t v = 0; v < V; ++v)
+              values.push_back(vector::ExtractOp::create(b, loc, run, ArrayRef<int64_t>{v}));
+          }
+        };
+        runs(rowTile, rowOffset, rowValues);
+        runs(colTile, colOffset, colValues);
         for (int64_t i = 0; i < T; ++i)
           for (int64_t j = 0; j < T; ++j) {
             Value slot = c(i * T + j);

@@ -3,8 +3,9 @@
 
 // A matmul of 100 x 70 over 40: 4 x 3 blocks of 32 x 32 (fewer than 132 blocks of any
 // larger tile), 256 threads, both inputs staged a 32-deep step at a time into shared memory
-// (pitch 33: a warp's 32 staging stores along the depth hit 32 banks), four accumulators a
-// thread in private memory, started from the fill's value (the fill and the output's read
+// (pitch 34: a thread's rows and columns are two runs of 2 neighbours, each one 8-byte
+// shared load a step; a warp's 32 staging stores along the depth hit 16 banks twice), four
+// accumulators a thread in private memory, started from the fill's value (the fill and the output's read
 // are gone). Each step is stored between two barriers, then the next step's elements are
 // loaded into registers (loop values) before this step's FMAs run, which hides their
 // latency; each result is stored where it is inside the output (100 and 70 are not
@@ -18,7 +19,7 @@
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK-NOT: linalg.fill
 // CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[C3]], %{{.*}} = %[[C4]], %{{.*}} = %[[C1]]) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
-// CHECK-SAME: workgroup(%[[AS:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<32x34xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x34xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: private(%[[ACC:.*]] : memref<4xf32, #gpu.address_space<private>>)
 // CHECK-NOT: memref.load %[[C]]
 // CHECK: memref.store %[[ZERO]], %[[ACC]]
@@ -39,8 +40,8 @@
 // CHECK: memref.load %[[A]]
 // CHECK: memref.load %[[B]]
 // CHECK: scf.for
-// CHECK: memref.load %[[AS]]
-// CHECK: memref.load %[[BS]]
+// CHECK: vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x34xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK: vector.load %[[BS]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x34xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
 // CHECK: arith.addf %{{.*}}, %[[P]] fastmath<contract> : f32
 // CHECK: memref.store %{{.*}}, %[[ACC]]
@@ -63,12 +64,18 @@ func.func @matmul(%a: memref<100x40xf32>, %b: memref<40x70xf32>, %c: memref<100x
 // -----
 
 // 12 x 13 blocks of 128 x 128 reach 132: the 128 tile, 8 deep (pitch 132), 64 accumulators
-// a thread; the output read first (no fill); 1536 rows need no guard on the rows.
+// a thread, its 8 rows and 8 columns two runs of 4 each (4 ty and 64 + 4 ty): 4 128-bit
+// shared loads a step; the output read first (no fill); 1536 rows need no guard on the rows.
 // CHECK-LABEL: func.func @large
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c13, %{{.*}} = %c12, %{{.*}} = %c1)
 // CHECK-SAME: workgroup(%{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: private(%{{.*}} : memref<64xf32, #gpu.address_space<private>>)
 // CHECK: memref.load %{{.*}} : memref<1536x1600xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NOT: memref.load %{{.*}} : memref<8x132xf32
+// CHECK: scf.yield
 func.func @large(%a: memref<1536x64xf32>, %b: memref<64x1600xf32>, %c: memref<1536x1600xf32>) {
   linalg.matmul ins(%a, %b : memref<1536x64xf32>, memref<64x1600xf32>) outs(%c : memref<1536x1600xf32>)
   return
@@ -87,7 +94,7 @@ func.func @large(%a: memref<1536x64xf32>, %b: memref<64x1600xf32>, %c: memref<15
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: memref<1x24x35x37xf32>, %[[W:.*]]: memref<40x24x3x3xf32>, %[[BIAS:.*]]: memref<40xf32>, %[[Y:.*]]: memref<1x40x17x18xf32>, %[[Z:.*]]: memref<1x40x17x18xf32>)
 // CHECK: gpu.launch
-// CHECK-SAME: workgroup(%{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<32x34xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x34xf32, #gpu.address_space<workgroup>>)
 // CHECK: arith.remui %{{.*}}, %{{.*}} : i32
 // CHECK: arith.divui %{{.*}}, %{{.*}} : i32
 // CHECK: memref.load %[[W]]
@@ -152,14 +159,14 @@ func.func @max_of_products(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: mem
 // and a thread stages each input 4 floats at a time: one vector load (consecutive in
 // memory: A along K, B along N, each chunk aligned), A's chunk stored down a column of its
 // [depth][pitch] buffer element by element, B's along a row as one vector store (aligned to
-// the 132-byte pitch: 4 bytes). The next step's chunks are loop values (vector<4xf32>).
+// the 136-byte pitch: 8 bytes). The next step's chunks are loop values (vector<4xf32>).
 // CHECK-LABEL: func.func @vector_staging
 // CHECK: %[[A0:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<128x64xf32>, vector<4xf32>
 // CHECK: %[[B0:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x96xf32>, vector<4xf32>
 // CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]]) -> (vector<4xf32>, vector<4xf32>)
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.store %{{.*}}, %{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>
-// CHECK: vector.store %[[B]], %{{.*}} {alignment = 4 : i64} : memref<32x33xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-4: memref.store %{{.*}}, %{{.*}} : memref<32x34xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.store %[[B]], %{{.*}} {alignment = 8 : i64} : memref<32x34xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: gpu.barrier
 // Anywhere else the pointers' alignment is unknown: one element at a time.
 // CHECK-LABEL: func.func @not_entry
