@@ -267,6 +267,8 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     // The casts to half join the ops that make their operands (a conv's padding).
     pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   }
+  // The 16-bit and int8 tensor cores stage their weights reduction-innermost.
+  pm.addNestedPass<func::FuncOp>(infc::createInfcDepthMajorWeights());
   // Split-K for contractions too small for the SMs; the epilogues join the sums' kernel.
   pm.addNestedPass<func::FuncOp>(infc::createInfcSplitReduction());
   pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());

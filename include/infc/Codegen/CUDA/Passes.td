@@ -47,6 +47,23 @@ def InfcNarrowIntegerOperands : Pass<"infc-narrow-integer-operands", "mlir::func
                            "mlir::arith::ArithDialect"];
 }
 
+def InfcDepthMajorWeights : Pass<"infc-depth-major-weights", "mlir::func::FuncOp"> {
+  let summary = "Store the constant operands of 16-bit and int8 contractions reduction-innermost";
+  let description = [{
+    The tensor-core kernels for 16-bit and byte operands stage both inputs with the
+    reduction along the rows of shared memory (a fragment register holds neighbours along
+    it). An input read with a tile dimension innermost (a matmul's weights [K][N]) is then
+    transposed on the way in, element by element. For every contraction on tensors that
+    `infc-linalg-to-gpu-loops` would run on those kernels (f16 or bf16 inputs summed in
+    f32, bytes summed in i32), each input that is a dense constant read through a
+    permutation with a non-reduction dimension innermost is transposed at compile time so
+    that its reduction dimensions come last (in loop order), its indexing map permuted to
+    match: its chunks are then consecutive along the reduction, one 16-byte load and one
+    16-byte shared store each.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect"];
+}
+
 def InfcSplitReduction : Pass<"infc-split-reduction", "mlir::func::FuncOp"> {
   let summary = "Split the reduction of a contraction too small for the GPU's SMs";
   let description = [{
