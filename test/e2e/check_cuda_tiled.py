@@ -53,8 +53,9 @@ TENSOR_CORE_OPS = {"fp16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f
                    "bf16": (16, r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16")}
 # The 16-bit kernels' fragments come from ldmatrix x4 (a reduction step's: 2 k-steps of 16,
 # 4 for A and 2 for B each in 128 x 128 tiles, 2 and 2 in 64 x 64 ones, 1 and 1 in 32 x 32
-# ones); TF32's from 32-bit loads.
-LDMATRIX = r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16"
+# ones; B's transposed where it is read with its tile dimension fastest); TF32's from 32-bit
+# loads.
+LDMATRIX = r"ldmatrix\.sync\.aligned\.m8n8\.x4(?:\.trans)?\.shared\.b16"
 LDMATRIX_PER_KERNEL = {"fp16": 8, "bf16": 8}
 
 
@@ -311,14 +312,23 @@ def compile_emulator_and_ptx(infc, path, stem, extra=()):
     return so, ptx, None
 
 
-def shared_bytes(tile, precision):
+def transposed_b(name):
+    """Whether the case's B is read with its tile dimension fastest: a conv's input (its
+    pixels), a batch matmul's second input, K^T (a matmul's weights are stored
+    reduction-innermost, infc-depth-major-weights)."""
+    return name.startswith("conv") or name in ("batch_matmul", "scores_transposed_k")
+
+
+def shared_bytes(tile, precision, name):
     t = tensor_core_tile(tile)
     # tensor cores: the sums staged as C t x (t + 4) f32, but in 128 x 128 tiles (66 KB)
     sums = t * (t + 4) * 4 if t < 128 else 0
     if precision == "tf32":  # A t x (32 + 4), B 32 x (t + 8), f32
         return (t * 36 + 32 * (t + 8)) * 4 + sums
-    if precision in ("fp16", "bf16"):  # A and B t x (32 + 8) halves
-        return 2 * t * 40 * 2 + sums
+    if precision in ("fp16", "bf16"):
+        # A t x (32 + 8) halves; B the same, or 32 x (t + 8) as it is read (ldmatrix .trans)
+        b = 32 * (t + 8) if transposed_b(name) else t * 40
+        return (t * 40 + b) * 2 + sums
     depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
     run = min(4, tile // 16)  # a thread's runs of neighbouring rows and columns
     pitch = tile + -(-(32 // depth) // run) * run  # 32 / depth, rounded up to a run
@@ -355,6 +365,10 @@ def main():
                 if mma < want or (want == 0 and mma):
                     problems.append(f"{mma} {kind} tensor-core instructions, expected "
                                     f"{'at least ' + str(want) if want else 0}")
+            # a B read with its tile dimension fastest through ldmatrix .trans, nothing else
+            transposed = len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.trans", text))
+            if (transposed > 0) != (transposed_b(name) and precision in LDMATRIX_PER_KERNEL):
+                problems.append(f"{transposed} ldmatrix .trans")
             ldmatrix = len(re.findall(LDMATRIX, text))
             want = ldmatrix_per_kernel(precision, tile) * tiled
             if ldmatrix < want or (want == 0 and ldmatrix):
@@ -370,9 +384,10 @@ def main():
                 if precision == "fp32" and name in TWO_KERNELS and len(kernels) != 2:
                     problems.append(f"{arch}: {len(kernels)} kernels, expected 2 (split)")
                 for k, (smem, spilled, _) in with_barrier.items():
-                    if smem != shared_bytes(tile, precision):
+                    want_smem = shared_bytes(tile, precision, name)
+                    if smem != want_smem:
                         problems.append(f"{arch} {k}: {smem} bytes of shared memory, expected "
-                                        f"{shared_bytes(tile, precision)} (tile {tile})")
+                                        f"{want_smem} (tile {tile})")
                     if k in local and arch == "sm_80":
                         problems.append(f"{k}: local memory in the PTX")
                     if spilled > MAX_SPILL_BYTES:

@@ -415,15 +415,17 @@ struct Emulation {
     return success();
   }
 
-  /// An nvgpu.ldmatrix (not transposed): lane l's register r holds the 32 bits at
-  /// 4 (l % 4) bytes into the row whose address lane 8 r + l / 4 gives. The lanes'
-  /// addresses are index arithmetic on the thread id, computed again here for each source
-  /// lane (no piece of its own: what it reads is shared memory, complete since the last
-  /// barrier).
+  /// An nvgpu.ldmatrix: lane l's register r holds the 32 bits at 4 (l % 4) bytes into the
+  /// row whose address lane 8 r + l / 4 gives; transposed (16-bit elements), its two
+  /// elements are those at element l / 4 of the rows lanes 8 r + 2 (l % 4) and
+  /// 8 r + 2 (l % 4) + 1 give (matrix r's column l / 4). The lanes' addresses are index
+  /// arithmetic on the thread id, computed again here for each source lane (no piece of
+  /// its own: what it reads is shared memory, complete since the last barrier).
   LogicalResult emulateLdMatrix(nvgpu::LdMatrixOp ld, IRMapping &mapping) {
     auto type = cast<VectorType>(ld.getRes().getType());
-    if (ld.getTranspose() || type.getRank() != 2)
-      return ld.emitError("infc-gpu-launch-to-loops: a transposed ldmatrix");
+    if (type.getRank() != 2 || (ld.getTranspose() && type.getDimSize(1) != 2))
+      return ld.emitError("infc-gpu-launch-to-loops: a transposed ldmatrix of other than "
+                          "16-bit elements");
     // (Inside a per-thread loop: emit() runs for a thread, and resolve() refuses it, a
     // read of memory, at block level.)
     assert(blockMapping && "an ldmatrix outside a per-thread loop");
@@ -437,28 +439,46 @@ struct Emulation {
     gpu::KernelDim3 ids = launch.getThreadIds();
     auto rowType = VectorType::get({perRegister}, type.getElementType());
     Value plane = arith::MulIOp::create(b, loc, blockX, blockY);
-    for (int64_t r = 0; r < tiles; ++r) {
-      Value source = arith::AddIOp::create(
-          b, loc, warp, arith::AddIOp::create(b, loc, group, index(8 * r)));
-      // The source lane's indices, from its thread ids (z, y, x).
+    // The indices lane `row` (of the warp's) gives, from its thread ids (z, y, x).
+    auto indicesOf = [&](Value row) -> FailureOr<SmallVector<Value>> {
+      Value source = arith::AddIOp::create(b, loc, warp, row);
       IRMapping other = *blockMapping;
       other.map(ids.x, arith::RemUIOp::create(b, loc, source, blockX));
       other.map(ids.y, arith::RemUIOp::create(
                            b, loc, arith::DivUIOp::create(b, loc, source, blockX), blockY));
       other.map(ids.z, arith::DivUIOp::create(b, loc, source, plane));
       SmallVector<Value> indices;
-      {
-        llvm::SaveAndRestore<Value> asSource(currentThread, source);
-        llvm::SaveAndRestore<bool> noSpills(forAnotherLane, true);
-        for (Value index : ld.getIndices()) {
-          if (failed(resolve(index, other)))
-            return failure();
-          indices.push_back(other.lookupOrDefault(index));
-        }
+      llvm::SaveAndRestore<Value> asSource(currentThread, source);
+      llvm::SaveAndRestore<bool> noSpills(forAnotherLane, true);
+      for (Value index : ld.getIndices()) {
+        if (failed(resolve(index, other)))
+          return failure();
+        indices.push_back(other.lookupOrDefault(index));
       }
-      indices.back() = arith::AddIOp::create(b, loc, indices.back(), column);
-      Value row = readWhole(rowType, src, indices);
-      result = vector::InsertOp::create(b, loc, row, result, ArrayRef<int64_t>{r});
+      return indices;
+    };
+    for (int64_t r = 0; r < tiles; ++r) {
+      if (!ld.getTranspose()) {
+        FailureOr<SmallVector<Value>> indices =
+            indicesOf(arith::AddIOp::create(b, loc, group, index(8 * r)));
+        if (failed(indices))
+          return failure();
+        indices->back() = arith::AddIOp::create(b, loc, indices->back(), column);
+        Value row = readWhole(rowType, src, *indices);
+        result = vector::InsertOp::create(b, loc, row, result, ArrayRef<int64_t>{r});
+        continue;
+      }
+      // column = 2 (l % 4): the first of the two rows.
+      for (int64_t e = 0; e < 2; ++e) {
+        int64_t first = 8 * r + e;
+        FailureOr<SmallVector<Value>> indices = indicesOf(
+            first ? arith::AddIOp::create(b, loc, column, index(first)).getResult() : column);
+        if (failed(indices))
+          return failure();
+        indices->back() = arith::AddIOp::create(b, loc, indices->back(), group);
+        Value element = memref::LoadOp::create(b, loc, src, *indices);
+        result = vector::InsertOp::create(b, loc, element, result, ArrayRef<int64_t>{r, e});
+      }
     }
     mapping.map(ld.getRes(), result);
     return success();

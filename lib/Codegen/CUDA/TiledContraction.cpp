@@ -661,8 +661,13 @@ struct KernelBuilder {
     // Elements per fragment register, and registers per fragment of A and B.
     const int64_t perRegister = 32 / bits, registersA = 4, registersB = 2;
     SmallVector<int64_t> shapeA = {tile, depth + (tf32 ? 4 : 128 / bits)};
-    SmallVector<int64_t> shapeB = tf32 ? SmallVector<int64_t>{depth, tile + 8} : shapeA;
-    Layout layoutB = tf32 ? Layout::DepthMajor : Layout::TileMajor;
+    // A 16-bit B read with its tile dimension fastest (a conv's pixels, attention's V) is
+    // staged as it is, [depth][tile + 16 bytes], and its fragments loaded with ldmatrix
+    // .trans; bytes have no transposing ldmatrix, so B is transposed on the way in.
+    bool transposedB = !tf32 && bits == 16 && !depthFastest(t.colInput, t.colDims);
+    SmallVector<int64_t> shapeB =
+        tf32 || transposedB ? SmallVector<int64_t>{depth, tile + (tf32 ? 8 : 128 / bits)} : shapeA;
+    Layout layoutB = tf32 || transposedB ? Layout::DepthMajor : Layout::TileMajor;
     int64_t pitchC = tile + 4;
     // The sums of 128 x 128 tiles would take 66 KB of shared memory (48 KB is the static
     // limit): their lanes store them themselves.
@@ -722,19 +727,27 @@ struct KernelBuilder {
     // rows 0-7 and 8-15 at reduction offsets 0 and 16 bytes: lane l's row l % 16, offset
     // l / 16. Two neighbouring B fragments' registers (b0, b1 of each) are the n rows 0-7
     // at offsets 0 and 16 bytes, then rows 8-15: row l % 8 + 8 (l / 16), offset
-    // (l / 8) % 2.
+    // (l / 8) % 2. B staged [depth][tile] (transposedB): the same four matrices are the
+    // depth rows 0-7 and 8-15 of the n columns 0-7, then of 8-15, each transposed as it
+    // loads (lane l gets elements 2 (l % 4) and 2 (l % 4) + 1 of column l / 4, a b
+    // register): lane l's depth row l % 8 + 8 ((l / 8) % 2), column 8 (l / 16).
     const int64_t sixteenBytes = tf32 ? 0 : 128 / bits;
-    Value rowInA, offsetA, rowInB, offsetB;
+    Value rowInA, offsetA, rowInB, offsetB, depthInB, columnInB;
     if (!tf32) {
       rowInA = rem(lane, 16);
       offsetA = mul(div(lane, 16), sixteenBytes);
+    }
+    if (transposedB) {
+      depthInB = add(rem(lane, 8), mul(rem(div(lane, 8), 2), 8));
+      columnInB = mul(div(lane, 16), 8);
+    } else if (!tf32) {
       rowInB = add(rem(lane, 8), mul(div(lane, 16), 8));
       offsetB = mul(rem(div(lane, 8), 2), sixteenBytes);
     }
-    auto ldmatrix = [&](Value tileBuffer, Value row, Value col) {
+    auto ldmatrix = [&](Value tileBuffer, Value row, Value col, bool transpose = false) {
       auto type = VectorType::get({4, perRegister}, element);
       return nvgpu::LdMatrixOp::create(b, loc, type, tileBuffer, ValueRange{row, col},
-                                       /*transpose=*/false, /*numTiles=*/4);
+                                       transpose, /*numTiles=*/4);
     };
     // Register r of an ldmatrix: f16 a vector<2xf16>, bf16 and bytes an i32 of neighbours
     // along the row (the first in the low bits), as nvvm.mma.sync takes them.
@@ -788,7 +801,11 @@ struct KernelBuilder {
               a[i].push_back(registerOf(matrices, r));
           }
           for (int64_t j = 0; j < fragsN; j += 2) {
-            Value matrices = ldmatrix(colTile, add(add(warpCol, j * n), rowInB), add(offsetB, kk));
+            Value matrices =
+                transposedB
+                    ? ldmatrix(colTile, add(depthInB, kk), add(add(warpCol, j * n), columnInB),
+                               /*transpose=*/true)
+                    : ldmatrix(colTile, add(add(warpCol, j * n), rowInB), add(offsetB, kk));
             for (int64_t r = 0; r < 2 * registersB; ++r)
               bf[j + r / registersB].push_back(registerOf(matrices, r));
           }

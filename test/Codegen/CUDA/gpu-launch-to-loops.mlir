@@ -542,16 +542,44 @@ func.func @ldmatrix(%a: memref<16x16xf16>, %out: memref<32x4x2xf16>) {
 
 // -----
 
-// A transposed ldmatrix the emulator does not know.
-func.func @ldmatrix_transposed(%out: memref<32x4x2xf16>) {
+// nvgpu.ldmatrix x4 transposed: lane l's register r is matrix r's column l / 4, elements
+// 2 (l % 4) and 2 (l % 4) + 1: element l / 4 of the rows lanes 8 r + 2 (l % 4) and the
+// next point at, each lane's indices computed again from its thread id.
+// CHECK-LABEL: func.func @ldmatrix_transposed
+// CHECK: %[[LANE:.*]] = arith.remui %[[T:.*]], %c32 : index
+// CHECK: %[[WARP:.*]] = arith.subi %[[T]], %[[LANE]] : index
+// CHECK: %[[GROUP:.*]] = arith.divui %[[LANE]], %c4 : index
+// CHECK: %[[QUAD:.*]] = arith.remui %[[LANE]], %c4 : index
+// CHECK: %[[COLUMN:.*]] = arith.muli %[[QUAD]], %c2 : index
+// CHECK: %[[SOURCE0:.*]] = arith.addi %[[WARP]], %[[COLUMN]] : index
+// CHECK: %[[SX0:.*]] = arith.remui %[[SOURCE0]], %c32 : index
+// CHECK: %[[SROW0:.*]] = arith.remui %[[SX0]], %c16 : index
+// CHECK: %[[SCOL0:.*]] = arith.muli %{{.*}}, %c8 : index
+// CHECK: %[[AT0:.*]] = arith.addi %[[SCOL0]], %[[GROUP]] : index
+// CHECK: %[[E0:.*]] = memref.load %{{.*}}[%[[SROW0]], %[[AT0]]] : memref<16x16xf16>
+// CHECK: vector.insert %[[E0]], %{{.*}} [0, 0] : f16 into vector<4x2xf16>
+// CHECK: %[[NEXT:.*]] = arith.addi %[[COLUMN]], %c1 : index
+// CHECK: arith.addi %[[WARP]], %[[NEXT]] : index
+// CHECK: %[[E1:.*]] = memref.load
+// CHECK: vector.insert %[[E1]], %{{.*}} [0, 1] : f16 into vector<4x2xf16>
+// CHECK-COUNT-6: vector.insert
+// CHECK-NOT: nvgpu.
+func.func @ldmatrix_transposed(%a: memref<16x16xf16>, %out: memref<32x4x2xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
   %c32 = arith.constant 32 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
              workgroup(%tile : memref<16x16xf16, #gpu.address_space<workgroup>>) {
-    // expected-error @+1 {{infc-gpu-launch-to-loops: a transposed ldmatrix}}
-    %m = nvgpu.ldmatrix %tile[%c0, %c0] {numTiles = 4 : i32, transpose = true}
+    %row = arith.remui %tx, %c16 : index
+    %half = arith.divui %tx, %c16 : index
+    %col = arith.muli %half, %c8 : index
+    %v = memref.load %a[%row, %col] : memref<16x16xf16>
+    memref.store %v, %tile[%row, %col] : memref<16x16xf16, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %m = nvgpu.ldmatrix %tile[%row, %col] {numTiles = 4 : i32, transpose = true}
       : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
     vector.store %m, %out[%tx, %c0, %c0] : memref<32x4x2xf16>, vector<4x2xf16>
     gpu.terminator

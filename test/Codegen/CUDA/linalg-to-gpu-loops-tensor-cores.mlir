@@ -6,7 +6,8 @@
 //
 // bf16 operands summed in f32 (--precision bf16) run on tensor cores as nvvm.mma.sync
 // m16n8k16 (nvgpu's mma.sync has no bf16): 64 x 64 tiles of 4 warps (a 2 x 2 grid of
-// blocks for 70 x 80), A and B both staged [64][40] in bf16, the reduction along the rows.
+// blocks for 70 x 80), A and B (here [N][K], as infc-depth-major-weights stores weights)
+// both staged [64][40] in bf16, the reduction along the rows.
 // Per 16-deep step a warp loads its fragment registers (pairs of neighbours along the
 // reduction) with ldmatrix x4: one for each of its 2 A fragments (lane l at row l % 16,
 // column 8 (l / 16)), one for each two of its 4 B fragments (row l % 8 + 8 (l / 16),
@@ -69,13 +70,13 @@
 // SIMT: arith.extf %{{.*}} : bf16 to f32
 // SIMT: arith.mulf
 #ta = affine_map<(i, j, k) -> (i, k)>
-#tb = affine_map<(i, j, k) -> (k, j)>
+#tb = affine_map<(i, j, k) -> (j, k)>
 #tc = affine_map<(i, j, k) -> (i, j)>
-func.func @bf16(%x: memref<70x48xbf16>, %y: memref<48x80xbf16>, %z: memref<70x80xf32>) {
+func.func @bf16(%x: memref<70x48xbf16>, %y: memref<80x48xbf16>, %z: memref<70x80xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%z : memref<70x80xf32>)
   linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %y : memref<70x48xbf16>, memref<48x80xbf16>) outs(%z : memref<70x80xf32>) {
+      ins(%x, %y : memref<70x48xbf16>, memref<80x48xbf16>) outs(%z : memref<70x80xf32>) {
   ^bb0(%u: bf16, %v: bf16, %acc: f32):
     %u32 = arith.extf %u : bf16 to f32
     %v32 = arith.extf %v : bf16 to f32
@@ -111,13 +112,13 @@ func.func @bf16_sums(%x: memref<70x48xbf16>, %y: memref<48x80xbf16>, %z: memref<
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: memref.load %[[CS]]
 #ta = affine_map<(i, j, k) -> (i, k)>
-#tb = affine_map<(i, j, k) -> (k, j)>
+#tb = affine_map<(i, j, k) -> (j, k)>
 #tc = affine_map<(i, j, k) -> (i, j)>
-func.func @f16(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref<70x80xf32>) {
+func.func @f16(%x: memref<70x48xf16>, %y: memref<80x48xf16>, %z: memref<70x80xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%z : memref<70x80xf32>)
   linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %y : memref<70x48xf16>, memref<48x80xf16>) outs(%z : memref<70x80xf32>) {
+      ins(%x, %y : memref<70x48xf16>, memref<80x48xf16>) outs(%z : memref<70x80xf32>) {
   ^bb0(%u: f16, %v: f16, %acc: f32):
     %u32 = arith.extf %u : f16 to f32
     %v32 = arith.extf %v : f16 to f32
@@ -131,12 +132,13 @@ func.func @f16(%x: memref<70x48xf16>, %y: memref<48x80xf16>, %z: memref<70x80xf3
 // -----
 
 // A grid of 128 x 128 tiles with tile-min-blocks blocks (2 x 2 here): 8 warps of 64 x 32
-// each, a 16-deep k-step 4 ldmatrix x4 for A and 2 for B, then 16 mma.syncs; no shared
+// each, a 16-deep k-step 4 ldmatrix x4 for A and 2 for B (B [K][N] as it is: staged
+// [32][128 + 8], ldmatrix .trans), then 16 mma.syncs; no shared
 // buffer for the sums (66 KB): each lane adds the fill value to its own and stores them,
 // where they are inside the output.
 // CHECK-LABEL: func.func @f16_tile128
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
-// CHECK-SAME: workgroup(%[[AS:.*]] : memref<128x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<128x40xf16, #gpu.address_space<workgroup>>) {
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<128x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x136xf16, #gpu.address_space<workgroup>>) {
 // CHECK: scf.for
 // CHECK-COUNT-4: nvgpu.ldmatrix %[[AS]]
 // CHECK-COUNT-2: nvgpu.ldmatrix %[[BS]]
@@ -227,18 +229,26 @@ func.func @mixed_bytes(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70
 // -----
 
 // In the planned entry, 16 bytes (8 bf16) a vector load: A's chunk along its row of the
-// [64][40] buffer as one vector store, B's (8 columns of one reduction index) down the
-// transposed buffer element by element.
+// [64][40] buffer as one vector store; B [K][N] (8 columns of one reduction index a chunk)
+// staged as it is, [32][64 + 8], a chunk along its row as one vector store too, and its
+// fragments loaded with ldmatrix .trans (lane l at depth row l % 8 + 8 ((l / 8) % 2),
+// column 8 (l / 16) of the warp's two fragments).
 // CHECK-LABEL: func.func @bf16_vector_staging
+// CHECK: workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x72xbf16, #gpu.address_space<workgroup>>
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<128x64xbf16>, vector<8xbf16>
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xbf16>, vector<8xbf16>
-// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[B:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> ({{.*}}, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[B:.*]] = %{{.*}}, %[[B1:.*]] = %{{.*}}) -> ({{.*}}, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
 // CHECK: gpu.barrier
-// CHECK: vector.store %[[A]], %{{.*}} {alignment = 16 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %[[A]], %[[AS]]{{.*}} {alignment = 16 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: vector.store
-// CHECK: vector.extract %[[B]][0]
-// CHECK-COUNT-16: memref.store %{{.*}} : memref<64x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: vector.store %[[B]], %[[BS]]{{.*}} {alignment = 16 : i64} : memref<32x72xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %[[B1]], %[[BS]]
+// CHECK-NOT: memref.store
 // CHECK: gpu.barrier
+// CHECK: nvgpu.ldmatrix %[[AS]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[AS]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[BS]]{{.*}} {numTiles = 4 : i32, transpose = true} : memref<32x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: nvgpu.ldmatrix %[[BS]]{{.*}} {numTiles = 4 : i32, transpose = true}
 #ta = affine_map<(i, j, k) -> (i, k)>
 #tb = affine_map<(i, j, k) -> (k, j)>
 #tc = affine_map<(i, j, k) -> (i, j)>
