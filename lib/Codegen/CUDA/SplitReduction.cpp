@@ -144,16 +144,35 @@ void splitContraction(RewriterBase &rewriter, linalg::GenericOp op, Split split)
   rewriter.cloneRegionBefore(op.getRegion(), partial.getRegion(), partial.getRegion().end());
 
   // The total: slice 0 + slice 1 + ... at every output point, added to the output (or to
-  // the value of the fill that made it, unless that is 0).
-  int64_t rank = outType.getRank();
-  SmallVector<AffineMap> totalMaps;
+  // the value of the fill that made it, unless that is 0). Each slice an extract_slice
+  // read at the identity, reshaped as the contraction's only user reshapes it (a matmul's
+  // [M][N] expanded to [1][M][N]), so that the elementwise op after (the bias add) fuses
+  // with the total.
+  Operation *reshape = nullptr;
+  if (op->getResult(0).hasOneUse() &&
+      isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(*op->getResult(0).user_begin()))
+    reshape = *op->getResult(0).user_begin();
+  auto reshaped = [&](Value v) -> Value {
+    if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(reshape))
+      return tensor::ExpandShapeOp::create(rewriter, loc, expand.getResultType(), v,
+                                           expand.getReassociationIndices());
+    if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(reshape))
+      return tensor::CollapseShapeOp::create(rewriter, loc, collapse.getResultType(), v,
+                                             collapse.getReassociationIndices());
+    return v;
+  };
+  auto totalType = reshape ? cast<RankedTensorType>(reshape->getResult(0).getType()) : outType;
+  SmallVector<Value> slices;
   for (int64_t s = 0; s < split.slices; ++s) {
-    SmallVector<AffineExpr> results = {getAffineConstantExpr(s, ctx)};
-    for (int64_t d = 0; d < rank; ++d)
-      results.push_back(getAffineDimExpr(d, ctx));
-    totalMaps.push_back(AffineMap::get(rank, 0, results, ctx));
+    SmallVector<OpFoldResult> offsets(outType.getRank() + 1, rewriter.getIndexAttr(0)), sizes,
+        strides(outType.getRank() + 1, rewriter.getIndexAttr(1));
+    offsets[0] = rewriter.getIndexAttr(s);
+    for (int64_t size : partialShape)
+      sizes.push_back(rewriter.getIndexAttr(size));
+    sizes[0] = rewriter.getIndexAttr(1);
+    slices.push_back(reshaped(tensor::ExtractSliceOp::create(
+        rewriter, loc, outType, partial.getResult(0), offsets, sizes, strides)));
   }
-  totalMaps.push_back(rewriter.getMultiDimIdentityMap(rank));
   Value dest = out->get(), start;
   bool readOut = true;
   if (auto fill = dest.getDefiningOp<linalg::FillOp>()) {
@@ -163,9 +182,14 @@ void splitContraction(RewriterBase &rewriter, linalg::GenericOp op, Split split)
     if (matchPattern(start, m_AnyZeroFloat()) || matchPattern(start, m_Zero()))
       start = Value();
   }
-  SmallVector<Value> slices(split.slices, partial.getResult(0));
+  dest = readOut || !reshape ? reshaped(dest)
+                             : tensor::EmptyOp::create(rewriter, loc, totalType.getShape(),
+                                                       totalType.getElementType())
+                                   .getResult();
+  int64_t rank = totalType.getRank();
+  SmallVector<AffineMap> totalMaps(split.slices + 1, rewriter.getMultiDimIdentityMap(rank));
   auto total = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{outType}, slices, ValueRange{dest}, totalMaps,
+      rewriter, loc, TypeRange{totalType}, slices, ValueRange{dest}, totalMaps,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &b, Location l, ValueRange args) {
         Value sum = args[0];
@@ -177,7 +201,10 @@ void splitContraction(RewriterBase &rewriter, linalg::GenericOp op, Split split)
           sum = add(b, l, start, sum);
         linalg::YieldOp::create(b, l, sum);
       });
-  rewriter.replaceOp(op, total.getResults());
+  if (!reshape)
+    return rewriter.replaceOp(op, total.getResults());
+  rewriter.replaceOp(reshape, total.getResults());
+  rewriter.eraseOp(op);
 }
 
 struct InfcSplitReductionPass

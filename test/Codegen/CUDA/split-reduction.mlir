@@ -4,7 +4,8 @@
 // 64 x 96 outputs (6 tiles of 32) reduced over 2048: 8 slices of 256 (16 would leave 128
 // a slice). A and B are expanded along K into (slice, k), the slice a parallel loop read
 // by both (the tiled kernel's batch), the partial sums [8][64][96] from a zero fill; the
-// total adds the 8 slices (the fill of 0 that started the matmul needs no add).
+// total adds the 8 slices (extract_slices read at the identity; the fill of 0 that
+// started the matmul needs no add).
 // CHECK-DAG: #[[MA:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // CHECK-DAG: #[[MB:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2, d1)>
 // CHECK-DAG: #[[MC:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1)>
@@ -15,7 +16,11 @@
 // CHECK: %[[PARTIAL:.*]] = linalg.generic {indexing_maps = [#[[MA]], #[[MB]], #[[MC]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[A]], %[[B]] : tensor<64x8x256xf32>, tensor<8x256x96xf32>) outs(%[[ZEROS]] : tensor<8x64x96xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
-// CHECK: %[[TOTAL:.*]] = linalg.generic {{.*}} ins(%[[PARTIAL]], %[[PARTIAL]], %[[PARTIAL]], %[[PARTIAL]], %[[PARTIAL]], %[[PARTIAL]], %[[PARTIAL]], %[[PARTIAL]] : {{.*}}) outs(%{{.*}} : tensor<64x96xf32>)
+// CHECK: %[[P0:.*]] = tensor.extract_slice %[[PARTIAL]][0, 0, 0] [1, 64, 96] [1, 1, 1] : tensor<8x64x96xf32> to tensor<64x96xf32>
+// CHECK: %[[P1:.*]] = tensor.extract_slice %[[PARTIAL]][1, 0, 0] [1, 64, 96] [1, 1, 1]
+// CHECK-COUNT-5: tensor.extract_slice %[[PARTIAL]]
+// CHECK: %[[P7:.*]] = tensor.extract_slice %[[PARTIAL]][7, 0, 0] [1, 64, 96] [1, 1, 1]
+// CHECK: %[[TOTAL:.*]] = linalg.generic {indexing_maps = [#[[ID:.*]], #[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[P0]], %[[P1]], {{.*}}, %[[P7]] : {{.*}}) outs(%{{.*}} : tensor<64x96xf32>)
 // CHECK-NEXT: ^bb0(%[[S0:.*]]: f32, %[[S1:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[S7:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[S0]], %[[S1]] : f32
 // CHECK-COUNT-5: arith.addf
@@ -37,19 +42,18 @@ func.func @matmul(%a: tensor<64x2048xf32>, %b: tensor<2048x96xf32>) -> tensor<64
 
 // A 3x3 conv of 256 channels to 64 x 7 x 7 (4 tiles of 32): the channels split in 8
 // (2304 / 8 = 288 a slice), the window dimensions (read as oh + kh) left alone; the input
-// and the filter expanded along their channels, the partial sums [8][1][64][7][7]. The
-// total reads slice s at (s, n, f, oh, ow).
+// and the filter expanded along their channels, the partial sums [8][1][64][7][7]; the
+// total reads slice s as an extract_slice.
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d7, d4, d2 + d5, d3 + d6)>
 // CHECK-DAG: #[[FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d7, d4, d5, d6)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d7, d0, d1, d2, d3)>
-// CHECK-DAG: #[[S0:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d0, d1, d2, d3)>
-// CHECK-DAG: #[[S7:.*]] = affine_map<(d0, d1, d2, d3) -> (7, d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv
 // CHECK-DAG: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 8, 32, 9, 9] : tensor<1x256x9x9xf32> into tensor<1x8x32x9x9xf32>
 // CHECK-DAG: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] output_shape [64, 8, 32, 3, 3] : tensor<64x256x3x3xf32> into tensor<64x8x32x3x3xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[FILTER]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
 // CHECK: } -> tensor<8x1x64x7x7xf32>
-// CHECK: linalg.generic {indexing_maps = [#[[S0]], #{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}, #[[S7]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK: tensor.extract_slice %{{.*}}[7, 0, 0, 0, 0] [1, 1, 64, 7, 7] [1, 1, 1, 1, 1] : tensor<8x1x64x7x7xf32> to tensor<1x64x7x7xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
 // CHECK: } -> tensor<1x64x7x7xf32>
 func.func @conv(%x: tensor<1x256x9x9xf32>, %w: tensor<64x256x3x3xf32>) -> tensor<1x64x7x7xf32> {
   %zero = arith.constant 0.0 : f32
@@ -135,4 +139,24 @@ func.func @in_loop(%a: tensor<64x2048xf32>, %b: tensor<2048x96xf32>, %c: tensor<
     scf.yield %m : tensor<64x96xf32>
   }
   return %r : tensor<64x96xf32>
+}
+
+// -----
+
+// The matmul's only user expands its [64][96] to [1][64][96] (an MLP layer's batch): the
+// slices and the total take that shape, so the bias add after fuses with the total.
+// CHECK-LABEL: func.func @reshaped
+// CHECK: %[[P0:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [1, 64, 96] [1, 1, 1] : tensor<8x64x96xf32> to tensor<64x96xf32>
+// CHECK: tensor.expand_shape %[[P0]] {{\[}}[0, 1], [2]] output_shape [1, 64, 96] : tensor<64x96xf32> into tensor<1x64x96xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x64x96xf32>
+// CHECK: %[[TOTAL:.*]] = linalg.generic {{.*}} outs(%[[EMPTY]] : tensor<1x64x96xf32>)
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return %[[TOTAL]] : tensor<1x64x96xf32>
+func.func @reshaped(%a: tensor<64x2048xf32>, %b: tensor<2048x96xf32>) -> tensor<1x64x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x2048xf32>, tensor<2048x96xf32>) outs(%f : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %r = tensor.expand_shape %m [[0, 1], [2]] output_shape [1, 64, 96] : tensor<64x96xf32> into tensor<1x64x96xf32>
+  return %r : tensor<1x64x96xf32>
 }
