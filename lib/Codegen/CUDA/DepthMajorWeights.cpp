@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstring>
+
 namespace infc {
 #define GEN_PASS_DEF_INFCDEPTHMAJORWEIGHTS
 #include "infc/Codegen/CUDA/Passes.h.inc"
@@ -106,6 +108,8 @@ void makeDepthMajor(OpBuilder &b, linalg::GenericOp op, OpOperand *input) {
   op.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
 }
 
+// (Generics only: infc-lower-precision and infc-narrow-integer-operands generalize every
+// 16-bit and int8 contraction.)
 struct InfcDepthMajorWeightsPass
     : public infc::impl::InfcDepthMajorWeightsBase<InfcDepthMajorWeightsPass> {
   void runOnOperation() override {

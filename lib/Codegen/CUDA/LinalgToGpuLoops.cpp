@@ -638,10 +638,10 @@ struct Prologue {
 };
 
 /// The all-parallel ops right before reduction `op` (past pure ops, fills of its output and
-/// fills of memory they do not read) whose payloads can run inside its loads: each writes one of its inputs (or
-/// what a reshape of it is) whole (identity map), which nothing but the reduction reads,
-/// from memory the reduction's kernel does not write. `claimed`: ops already fused
-/// elsewhere.
+/// fills of memory they do not read) whose payloads can run inside its loads: each writes
+/// one of its inputs (or what a reshape of it is) whole (identity map), which nothing but
+/// the reduction reads, from memory the reduction's kernel does not write. `claimed`: ops
+/// already fused elsewhere.
 SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operation *> &claimed) {
   SmallVector<Prologue> found;
   if (op.getNumReductionLoops() == 0)

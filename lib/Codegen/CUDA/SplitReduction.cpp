@@ -175,7 +175,9 @@ void splitContraction(RewriterBase &rewriter, linalg::GenericOp op, Split split)
   }
   Value dest = out->get(), start;
   bool readOut = true;
-  if (auto fill = dest.getDefiningOp<linalg::FillOp>()) {
+  // (A fill of a scalar of another type converts it: then the total reads the output.)
+  auto fill = dest.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getInputs()[0].getType() == element) {
     dest = fill.getOutputs()[0];
     readOut = false;
     start = fill.getInputs()[0];
