@@ -174,6 +174,34 @@ func.func @f16_tile128(%x: memref<250x48xf16>, %y: memref<48x250xf16>, %z: memre
 
 // -----
 
+// The same without a fill: each lane reads the output at its element (inside the output)
+// and adds its sum to it.
+// CHECK-LABEL: func.func @f16_tile128_accumulate
+// CHECK: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+// CHECK: scf.yield
+// CHECK: scf.if
+// CHECK: %[[START:.*]] = memref.load %[[Z:.*]][%{{.*}}, %{{.*}}] : memref<250x250xf32>
+// CHECK: %[[SUM:.*]] = vector.extract %{{.*}}[0, 0] : f32 from vector<2x2xf32>
+// CHECK: %[[OUT:.*]] = arith.addf %[[START]], %[[SUM]] : f32
+// CHECK: memref.store %[[OUT]], %[[Z]]
+#ta = affine_map<(i, j, k) -> (i, k)>
+#tb = affine_map<(i, j, k) -> (j, k)>
+#tc = affine_map<(i, j, k) -> (i, j)>
+func.func @f16_tile128_accumulate(%x: memref<250x48xf16>, %y: memref<250x48xf16>, %z: memref<250x250xf32>) {
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<250x48xf16>, memref<250x48xf16>) outs(%z : memref<250x250xf32>) {
+  ^bb0(%u: f16, %v: f16, %acc: f32):
+    %u32 = arith.extf %u : f16 to f32
+    %v32 = arith.extf %v : f16 to f32
+    %p = arith.mulf %u32, %v32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // Bytes summed in i32 (an int8 model's product after infc-narrow-integer-operands): the
 // same kernel with m16n8k32 steps (one a 32-deep step), each register 4 bytes along the
 // reduction (A and B staged [64][48]: 32 bytes + 16 of padding; ldmatrix x4 reads 16-byte
