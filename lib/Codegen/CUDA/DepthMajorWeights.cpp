@@ -26,17 +26,6 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-/// Whether the tiled kernel of `op` would be the 16-bit or byte tensor-core one: both
-/// inputs f16 (or both bf16) summed in f32, or both bytes summed in i32.
-bool stagesReductionMajor(linalg::LinalgOp op) {
-  auto elementOf = [](Value v) { return cast<ShapedType>(v.getType()).getElementType(); };
-  Type a = elementOf(op.getDpsInputs()[0]), b = elementOf(op.getDpsInputs()[1]);
-  Type acc = elementOf(op.getDpsInits()[0]);
-  if (acc.isF32())
-    return a == b && (a.isF16() || a.isBF16());
-  return acc.isInteger(32) && a.isInteger(8) && b.isInteger(8);
-}
-
 /// `attr` with its dimensions permuted: result dimension j is dimension `perm[j]`.
 DenseElementsAttr transposed(DenseElementsAttr attr, ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(attr.getType());
@@ -115,8 +104,12 @@ struct InfcDepthMajorWeightsPass
   void runOnOperation() override {
     OpBuilder b(&getContext());
     getOperation().walk([&](linalg::GenericOp op) {
-      if (!op.hasPureTensorSemantics() || !infc::classifyContraction(op) ||
-          !stagesReductionMajor(op))
+      // The 16-bit and byte tensor-core kernels (not TF32's: it stages B [depth][tile]).
+      if (!op.hasPureTensorSemantics() || !infc::classifyContraction(op))
+        return;
+      std::optional<infc::ContractionTiling::TensorCoreKind> kind =
+          infc::tensorCoreKind(op, /*tf32=*/false);
+      if (!kind)
         return;
       for (OpOperand *input : op.getDpsInputOperands())
         makeDepthMajor(b, op, input);

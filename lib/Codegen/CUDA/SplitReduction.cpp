@@ -62,7 +62,7 @@ std::optional<Split> splitOf(linalg::LinalgOp op, int64_t minBlocks, int64_t min
   std::optional<infc::ContractionTiling> t = infc::classifyContraction(op);
   if (!t)
     return std::nullopt;
-  int64_t blocks = llvm::divideCeil(t->rows, 32) * llvm::divideCeil(t->cols, 32) * t->batch;
+  int64_t blocks = t->blocks(32);
   int64_t slices = 1;
   while (2 * slices <= maxSplits && blocks * slices < minBlocks &&
          t->depth / (2 * slices) >= minDepth && t->batch * 2 * slices <= 65535)

@@ -38,7 +38,7 @@ using infc::ContractionTiling;
 
 namespace {
 Type elementOf(OpOperand *operand) {
-  return cast<MemRefType>(operand->get().getType()).getElementType();
+  return cast<ShapedType>(operand->get().getType()).getElementType();
 }
 
 bool isWidening(Operation *op) { return isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(op); }
@@ -497,14 +497,39 @@ struct KernelBuilder {
 
   /// The loop dimensions at output row `row`, column `col` (reductions 0).
   SmallVector<Value> dimsAt(Value row, Value col) {
+    SmallVector<Value> rowDims(op.getNumLoops()), colDims(op.getNumLoops());
+    delinearize(row, t.rowDims, rowDims);
+    delinearize(col, t.colDims, colDims);
+    return dimsFrom(rowDims, colDims);
+  }
+
+  /// The loop dimensions at a point whose row and column dimensions `rowDims` and
+  /// `colDims` hold (indexed by loop dimension), this block's batch, reductions 0.
+  SmallVector<Value> dimsFrom(ArrayRef<Value> rowDims, ArrayRef<Value> colDims) {
     SmallVector<Value> dims(op.getNumLoops(), Value());
     for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
       dims[d] = value;
-    delinearize(row, t.rowDims, dims);
-    delinearize(col, t.colDims, dims);
+    for (unsigned d : t.rowDims)
+      dims[d] = rowDims[d];
+    for (unsigned d : t.colDims)
+      dims[d] = colDims[d];
     for (unsigned d : t.reductionDims)
       dims[d] = c(0);
     return dims;
+  }
+
+  /// Stores `sum` at loop dimensions `dims` through `store` (the epilogue) with the
+  /// starting value added: `initialValue` (a folded fill), or the output read there.
+  void storeSum(ArrayRef<Value> dims, Value sum, Value initialValue,
+                function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+    OpOperand *out = op.getDpsInitOperand(0);
+    Value start = initialValue;
+    if (!start)
+      start = memref::LoadOp::create(b, loc, out->get(),
+                                     indices(op.getMatchingIndexingMap(out), dims));
+    store(b, dims,
+          isa<IntegerType>(sum.getType()) ? arith::AddIOp::create(b, loc, start, sum).getResult()
+                                          : arith::AddFOp::create(b, loc, start, sum).getResult());
   }
 
   /// Whether (row, col) is inside the output (null: always, the sizes are tile multiples).
@@ -529,22 +554,13 @@ struct KernelBuilder {
   void storeTileSums(Value results, Value initialValue,
                      function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
     const int64_t tile = t.tile;
-    bool integers = isa<IntegerType>(elementOf(op.getDpsInitOperand(0)));
-    OpOperand *out = op.getDpsInitOperand(0);
     for (int64_t l = 0; l < tile * tile / threads; ++l) {
       Value e = add(tid, l * threads);
       Value r = div(e, tile), cc = rem(e, tile);
       Value row = add(rowStart, r), col = add(colStart, cc);
       where(insideOutput(row, col), [&] {
-        SmallVector<Value> dims = dimsAt(row, col);
-        Value start = initialValue;
-        if (!start)
-          start = memref::LoadOp::create(b, loc, out->get(),
-                                         indices(op.getMatchingIndexingMap(out), dims));
         Value sum = memref::LoadOp::create(b, loc, results, ValueRange{r, cc});
-        store(b, dims,
-              integers ? arith::AddIOp::create(b, loc, start, sum).getResult()
-                       : arith::AddFOp::create(b, loc, start, sum).getResult());
+        storeSum(dimsAt(row, col), sum, initialValue, store);
       });
     }
   }
@@ -559,8 +575,6 @@ struct KernelBuilder {
                          ArrayRef<std::array<Value, 2>> coordsC, int64_t fragsM, int64_t fragsN,
                          Value initialValue,
                          function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
-    bool integers = isa<IntegerType>(elementOf(op.getDpsInitOperand(0)));
-    OpOperand *out = op.getDpsInitOperand(0);
     // A row or column of the output: whether it is inside, its loop dimensions.
     struct Line {
       Value inside;
@@ -587,24 +601,9 @@ struct KernelBuilder {
         for (int64_t v = 0; v < 4; ++v) {
           const Line &row = rowLines[2 * i + v / 2], &col = colLines[2 * j + v % 2];
           where(both(row.inside, col.inside), [&] {
-            SmallVector<Value> dims(op.getNumLoops(), Value());
-            for (auto [d, value] : llvm::zip(t.batchDims, batchDims))
-              dims[d] = value;
-            for (unsigned d : t.rowDims)
-              dims[d] = row.dims[d];
-            for (unsigned d : t.colDims)
-              dims[d] = col.dims[d];
-            for (unsigned d : t.reductionDims)
-              dims[d] = c(0);
-            Value start = initialValue;
-            if (!start)
-              start = memref::LoadOp::create(b, loc, out->get(),
-                                             indices(op.getMatchingIndexingMap(out), dims));
             Value sum = vector::ExtractOp::create(b, loc, sums[i * fragsN + j],
                                                   ArrayRef<int64_t>{v / 2, v % 2});
-            store(b, dims,
-                  integers ? arith::AddIOp::create(b, loc, start, sum).getResult()
-                           : arith::AddFOp::create(b, loc, start, sum).getResult());
+            storeSum(dimsFrom(row.dims, col.dims), sum, initialValue, store);
           });
         }
   }
@@ -666,7 +665,7 @@ struct KernelBuilder {
     // .trans; bytes have no transposing ldmatrix, so B is transposed on the way in.
     bool transposedB = !tf32 && bits == 16 && !depthFastest(t.colInput, t.colDims);
     SmallVector<int64_t> shapeB =
-        tf32 || transposedB ? SmallVector<int64_t>{depth, tile + (tf32 ? 8 : 128 / bits)} : shapeA;
+        tf32 || transposedB ? SmallVector<int64_t>{depth, tile + 8} : shapeA;
     Layout layoutB = tf32 || transposedB ? Layout::DepthMajor : Layout::TileMajor;
     int64_t pitchC = tile + 4;
     // The sums of 128 x 128 tiles would take 66 KB of shared memory (48 KB is the static
@@ -1060,6 +1059,19 @@ std::optional<ContractionTiling> infc::classifyContraction(linalg::LinalgOp op) 
   return t;
 }
 
+std::optional<ContractionTiling::TensorCoreKind>
+infc::tensorCoreKind(linalg::LinalgOp op, bool tf32) {
+  // f16 or bf16 inputs summed in f32, f32 inputs and sums as TF32 when allowed, and bytes
+  // (either signedness each) summed in i32.
+  using Kind = ContractionTiling::TensorCoreKind;
+  Type elementA = tensorCoreElement(op, 0, tf32), elementB = tensorCoreElement(op, 1, tf32);
+  if (elementA && elementB && elementA.isInteger(8) && elementB.isInteger(8))
+    return Kind::Int8;
+  if (!elementA || elementA != elementB || !isa<FloatType>(elementA))
+    return std::nullopt;
+  return elementA.isF32() ? Kind::Tf32 : elementA.isBF16() ? Kind::Bf16 : Kind::F16;
+}
+
 std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
                                                             int64_t minBlocks,
                                                             bool tensorCores, bool tf32) {
@@ -1074,28 +1086,17 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
   // 128 only where its tiles are nearly as full as 64's: a conv of 64 filters (ResNet-50's
   // first stage at batch 32) would compute as many zero rows in 128 x 128 tiles as real
   // ones.
-  auto blocks = [&](int64_t tile) {
-    return llvm::divideCeil(t.rows, tile) * llvm::divideCeil(t.cols, tile) * t.batch;
-  };
   auto filled = [&](int64_t tile) {
     return double(t.rows * t.cols) /
            double(llvm::alignTo(t.rows, tile) * llvm::alignTo(t.cols, tile));
   };
-  t.tile = blocks(128) >= minBlocks && filled(128) >= 0.9 * filled(64) ? 128
-           : blocks(64) >= minBlocks                                    ? 64
-                                                                        : 32;
-  // Tensor cores (mma.sync) for f16 or bf16 inputs summed in f32, f32 inputs and sums as
-  // TF32 when allowed, and bytes (either signedness each) summed in i32: one tile shape.
-  Type elementA = tensorCoreElement(op, 0, tf32), elementB = tensorCoreElement(op, 1, tf32);
-  bool floats = elementA && elementA == elementB && isa<FloatType>(elementA);
-  bool bytes = elementA && elementB && elementA.isInteger(8) && elementB.isInteger(8);
-  if (tensorCores && (floats || bytes)) {
-    using Kind = ContractionTiling::TensorCoreKind;
+  t.tile = t.blocks(128) >= minBlocks && filled(128) >= 0.9 * filled(64) ? 128
+           : t.blocks(64) >= minBlocks                                      ? 64
+                                                                            : 32;
+  std::optional<ContractionTiling::TensorCoreKind> kind = tensorCoreKind(op, tf32);
+  if (tensorCores && kind) {
     t.tensorCores = true;
-    t.kind = bytes               ? Kind::Int8
-             : elementA.isF32()  ? Kind::Tf32
-             : elementA.isBF16() ? Kind::Bf16
-                                 : Kind::F16;
+    t.kind = *kind;
     // The same tiles: 128 x 128 of 8 warps (a big GEMM: a warp's 64 x 32 takes 6 ldmatrix
     // for 16 mma.syncs where 32 x 32 takes 4 for 8, and the block's global loads serve twice
     // the products), 64 x 64 of 4 warps, or 32 x 32 where those would leave SMs idle (a

@@ -11,6 +11,7 @@
 #define INFC_LIB_CODEGEN_CUDA_TILEDCONTRACTION_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <optional>
 
@@ -36,6 +37,11 @@ struct ContractionTiling {
   enum class TensorCoreKind { Tf32, F16, Bf16, Int8 };
   TensorCoreKind kind = TensorCoreKind::F16;
 
+  /// The blocks of a grid of tile x tile tiles.
+  int64_t blocks(int64_t tileSize) const {
+    return llvm::divideCeil(rows, tileSize) * llvm::divideCeil(cols, tileSize) * batch;
+  }
+
   static constexpr int64_t kThreadsPerSide = 16;
   /// A block's threads: 16 x 16 (SIMT), 4 or 8 warps (tensor cores).
   int64_t threads = kThreadsPerSide * kThreadsPerSide;
@@ -46,6 +52,12 @@ struct ContractionTiling {
 /// (the inputs optionally widened), static ranges, rows and columns of at least 32 and a
 /// reduction of at least 16.
 std::optional<ContractionTiling> classifyContraction(mlir::linalg::LinalgOp op);
+
+/// The tensor cores `op` (a classifyContraction one, tensors or buffers) would run on: f16
+/// or bf16 inputs summed in f32, f32 inputs and sums as TF32 when `tf32`, bytes widened by
+/// extsi / extui and summed in i32; none otherwise.
+std::optional<ContractionTiling::TensorCoreKind> tensorCoreKind(mlir::linalg::LinalgOp op,
+                                                                bool tf32);
 
 /// The tiling of `op` (on buffers) if classifyContraction accepts it. `minBlocks`: the tile
 /// shrinks (128, 64, 32) until the grid has that many blocks or it is the smallest; 128
