@@ -126,7 +126,7 @@ static void addLinalgPasses(OpPassManager &pm, const infc::InfcPipelineOptions &
   // AMX tiles take K in steps of 64 bytes (infc-vnni-matmul pads A to them otherwise).
   if (!seam.directConv && options.vnni && options.amx && options.vectorBits >= 512)
     seam.byteRowMultiple = 64;
-  if (!seam.directConv) {
+  if (!seam.directConv || options.gpuChannelsLast) {
     pm.addNestedPass<func::FuncOp>(infc::createInfcChannelsLast());
     pm.addPass(createCanonicalizerPass());
   }
@@ -388,6 +388,9 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> precision{*this, "precision",
                                 llvm::cl::desc("CUDA: fp32 (default), tf32, fp16 or bf16"),
                                 llvm::cl::init("fp32")};
+  Option<std::string> gpuLayout{*this, "gpu-layout",
+                                llvm::cl::desc("CUDA: convolutions over nhwc (default) or nchw"),
+                                llvm::cl::init("nhwc")};
   Option<bool> skipGraphPasses{
       *this, "skip-graph-passes",
       llvm::cl::desc("the input is `infc compile --emit=infc` output: run the passes after "
@@ -413,6 +416,7 @@ void infc::registerInfcPipelines() {
           options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
         options.cudaPath = cl.cudaPath;
         options.precision = cl.precision;
+        options.gpuChannelsLast = cl.gpuLayout != "nchw";
         options.skipGraphPasses = cl.skipGraphPasses;
         if (cl.stopAfter == "infc")
           options.stopAfter = PipelineStage::Infc;

@@ -27,8 +27,9 @@ Compile cases:
   g1-g3  --input-shape of the wrong rank, naming a non-existent input, malformed
   h      an ai.onnx opset from the future (99): the message mentions 'opset'
   t1-t2  --target cuda: an architecture ptxas refuses (its message comes along), one LLVM
-         does not know, one older than sm_80 and one that is not sm_NN; an unknown --target, --gpu or --precision without --target cuda,
-         --precision fp8, --quantize without --calibration for cuda
+         does not know, one older than sm_80 and one that is not sm_NN; an unknown --target,
+         --gpu, --precision or --gpu-layout without --target cuda, --precision fp8,
+         --gpu-layout nhcw, --quantize without --calibration for cuda
   i      a Reshape whose shape is a graph input: refused, naming the input and --input-value;
          with --input-value it compiles, matches onnxruntime, and a run passing another
          shape fails cleanly
@@ -472,8 +473,8 @@ def _(ctx):
                       ["--target", "cuda", "--gpu", "compute_80"], label="--gpu compute_80")
 
 
-@case("t2", "an unknown --target, --gpu or --precision without --target cuda, --precision fp8, "
-            "--quantize without --calibration for cuda")
+@case("t2", "an unknown --target, --gpu, --precision or --gpu-layout without --target cuda, "
+            "--precision fp8, --gpu-layout nhcw, --quantize without --calibration for cuda")
 def _(ctx):
     p = save(tiny_model(), ctx.path("tiny.onnx"))
     ctx.compile_fails(p, [both(r"--target", r"tpu")], ["--target", "tpu"], label="tpu")
@@ -483,6 +484,10 @@ def _(ctx):
                       label="--precision on the CPU")
     ctx.compile_fails(p, [both(r"--precision", r"fp8")],
                       ["--target", "cuda", "--precision", "fp8"], label="--precision fp8")
+    ctx.compile_fails(p, [both(r"--gpu-layout", r"--target cuda")], ["--gpu-layout", "nchw"],
+                      label="--gpu-layout on the CPU")
+    ctx.compile_fails(p, [both(r"--gpu-layout", r"nhcw")],
+                      ["--target", "cuda", "--gpu-layout", "nhcw"], label="--gpu-layout nhcw")
     ctx.compile_fails(p, [both(r"--quantize", r"--calibration")],
                       ["--target", "cuda", "--quantize", "int8"], label="--quantize")
 

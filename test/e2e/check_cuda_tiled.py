@@ -3,7 +3,8 @@
 
     check_cuda_tiled.py --infc BUILD/bin/infc --work DIR [--python-dir DIR]
 
-infc-linalg-to-gpu-loops runs matmuls, batch matmuls and convolutions (an implicit GEMM) of
+infc-linalg-to-gpu-loops runs matmuls, batch matmuls and convolutions (an implicit GEMM, over
+NHWC, or NCHW in the _nchw cases) of
 at least 32 rows and columns as one kernel each that stages tiles of both inputs in shared
 memory (lib/Codegen/CUDA/TiledContraction.cpp). Each case is a model built to take one
 tile size (128, 64, 32: the kernel picks the largest that still gives 132 blocks) with
@@ -188,7 +189,7 @@ def heads_case(name, a_shape, b_shape, heads):
 
 def conv_case(name, x_shape, filters, kernel, strides=(1, 1), pads=(0, 0, 0, 0),
               dilations=(1, 1)):
-    """Conv + bias + Relu: the implicit GEMM, filters x output pixels."""
+    """Conv + bias + Relu: the implicit GEMM, output pixels x filters (NCHW: filters x pixels)."""
     def build(rng):
         c = x_shape[1]
         w = (rng.standard_normal((filters, c) + kernel) / np.sqrt(c * kernel[0] * kernel[1]))
@@ -226,6 +227,10 @@ CASES = [
                pads=(1, 1, 1, 1)), 1, 32),
     (conv_case("conv3x3_dilated_batch2", (2, 20, 19, 21), 36, (3, 3), dilations=(2, 2)), 1, 32),
     (conv_case("conv1x1", (1, 64, 28, 28), 96, (1, 1)), 1, 32),
+    # the model's own layout (--gpu-layout=nchw): filters x pixels, B the pixels
+    (conv_case("conv1x1_64_filters_nchw", (8, 16, 48, 48), 64, (1, 1)), 1, 64),
+    (conv_case("conv3x3_stride2_nchw", (1, 24, 33, 35), 40, (3, 3), strides=(2, 2),
+               pads=(1, 1, 1, 1)), 1, 32),
     (reshaped_matmul_case("matmul_3d_reshaped_bias_relu", (6, 40, 48), (48, 72),
                           (6, 40, 8, 9)), 1, 32),
     (reshaped_matmul_case("batch_matmul_collapsed_bias_relu", (4, 35, 64), (4, 64, 40),
@@ -246,8 +251,9 @@ CASES = [
 ONE_KERNEL = ("matmul_3d_reshaped_bias_relu", "batch_matmul_collapsed_bias_relu",
               "scores_transposed_k", "projection_to_heads")
 # Split cases: two kernels at fp32 (the slices' contraction, its padding a prologue, and
-# the sum with the epilogue).
-TWO_KERNELS = ("matmul_split_k", "conv3x3_split_k")
+# the sum with the epilogue), and over NHWC a third: the output's transpose back to NCHW (a
+# transpose is the epilogue of a tiled kernel, not of the elementwise sum).
+SPLIT_KERNELS = {"matmul_split_k": 2, "conv3x3_split_k": 3}
 
 
 def ptxas_kernels(ptx_path, arch):
@@ -312,11 +318,18 @@ def compile_emulator_and_ptx(infc, path, stem, extra=()):
     return so, ptx, None
 
 
+def layout_flags(name):
+    """A _nchw case's convolutions over NCHW (--gpu-layout=nchw); the others over NHWC."""
+    return ["--gpu-layout=nchw"] if name.endswith("_nchw") else []
+
+
 def transposed_b(name):
-    """Whether the case's B is read with its tile dimension fastest: a conv's input (its
-    pixels), a batch matmul's second input, K^T (a matmul's weights are stored
+    """Whether the case's B is read with its tile dimension fastest: an NCHW conv's input (its
+    pixels; over NHWC the rows are the pixels, A, and B the filters [F, KH, KW, C], both
+    channels-innermost), a batch matmul's second input, K^T (a matmul's weights are stored
     reduction-innermost, infc-depth-major-weights)."""
-    return name.startswith("conv") or name in ("batch_matmul", "scores_transposed_k")
+    return (name.startswith("conv") and name.endswith("_nchw")) or name in (
+        "batch_matmul", "scores_transposed_k")
 
 
 def shared_bytes(tile, precision, name):
@@ -345,7 +358,7 @@ def main():
             what = f"{name} {precision}"
             so, ptx, failed = compile_emulator_and_ptx(
                 args.infc, path, os.path.join(args.work, f"{name}_{precision}"),
-                [f"--precision={precision}"])
+                [f"--precision={precision}", *layout_flags(name)])
             if failed:
                 tally.report(False, f"{what}: compile failed\n{failed.describe()}")
                 continue
@@ -381,8 +394,9 @@ def main():
                     problems.append(f"{arch}: {len(with_barrier)} tiled kernels, expected {tiled}")
                 if precision == "fp32" and name in ONE_KERNEL and len(kernels) != 1:
                     problems.append(f"{arch}: {len(kernels)} kernels, expected 1 (fused)")
-                if precision == "fp32" and name in TWO_KERNELS and len(kernels) != 2:
-                    problems.append(f"{arch}: {len(kernels)} kernels, expected 2 (split)")
+                split = SPLIT_KERNELS.get(name)
+                if precision == "fp32" and split and len(kernels) != split:
+                    problems.append(f"{arch}: {len(kernels)} kernels, expected {split} (split)")
                 for k, (smem, spilled, _) in with_barrier.items():
                     want_smem = shared_bytes(tile, precision, name)
                     if smem != want_smem:

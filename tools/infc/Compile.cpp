@@ -32,7 +32,7 @@ int infc::fail(const std::string &message) {
 namespace {
 struct CompileOptions {
   std::string input, output, emit = "so", header, cpu, quantize, device = "cpu", gpus,
-      cudaPath, precision = "fp32";
+      cudaPath, precision = "fp32", gpuLayout; // gpuLayout: empty for the default (nhwc)
   int optLevel = 3;
   bool report = false;
   infc::OnnxImportOptions import;
@@ -193,7 +193,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     if (value("-o", o.output) || value("--output", o.output) || value("--emit", o.emit) ||
         value("--header", o.header) || value("--cpu", o.cpu) || value("--target", o.device) ||
         value("--gpu", o.gpus) || value("--cuda-path", o.cudaPath) ||
-        value("--precision", o.precision))
+        value("--precision", o.precision) || value("--gpu-layout", o.gpuLayout))
       continue;
     if (value("--input-shape", v)) {
       std::string error;
@@ -261,6 +261,10 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     return fail("unknown --precision=" + o.precision + " (fp32, tf32, fp16 or bf16)");
   if (o.precision != "fp32" && o.device == "cpu")
     return fail("--precision " + o.precision + " needs --target cuda (the CPU computes in fp32)");
+  if (!o.gpuLayout.empty() && o.gpuLayout != "nhwc" && o.gpuLayout != "nchw")
+    return fail("unknown --gpu-layout=" + o.gpuLayout + " (nhwc or nchw)");
+  if (!o.gpuLayout.empty() && o.device == "cpu")
+    return fail("--gpu-layout needs --target cuda (the CPU convolves over NHWC)");
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
     return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm or ptx)");
@@ -318,6 +322,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     pipeline.device = Device::CUDA;
     pipeline.emulateGpu = o.device == "cuda-emulator";
     pipeline.precision = o.precision;
+    pipeline.gpuChannelsLast = o.gpuLayout != "nchw";
     if (!o.gpus.empty()) {
       llvm::SmallVector<llvm::StringRef> archs;
       llvm::StringRef(o.gpus).split(archs, ',', -1, false);

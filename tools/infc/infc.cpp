@@ -24,6 +24,8 @@ static const char *kUsage =
     "      --precision fp32|tf32|fp16|bf16\n"
     "                                   CUDA: matmul/conv operands in fp16 or bf16 (or\n"
     "                                   f32 on tensor cores as TF32), f32 sums\n"
+    "      --gpu-layout nhwc|nchw       CUDA: the layout convolutions and pools run in\n"
+    "                                   (default nhwc; nchw: the model's own)\n"
     "      -O0|-O1|-O2|-O3              LLVM optimization level (default -O3)\n"
     "      --quantize int8 --calibration DIR  int8 post-training quantization, calibrated on\n"
     "                                   DIR/<sample>/<input>.npy by running the float model\n"

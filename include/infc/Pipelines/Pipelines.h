@@ -51,6 +51,10 @@ struct InfcPipelineOptions {
   /// accumulating in f32 (infc-lower-precision); "tf32" runs f32 ones on tensor cores as
   /// TF32 (10-bit mantissas, f32 sums); "fp32" (default) leaves them.
   std::string precision = "fp32";
+  /// CUDA: convolutions and pools over NHWC (infc-channels-last, as on the CPU): the
+  /// implicit GEMM then reads both operands with the reduction's channels innermost.
+  /// false: NCHW ones, the model's own layout.
+  bool gpuChannelsLast = true;
 };
 
 /// Graph passes, then the seam (infc to linalg), then CPU or CUDA code generation down to

@@ -68,7 +68,8 @@ struct InfcLowerPrecisionPass
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
-              linalg::DepthwiseConv2DNchwChwOp, linalg::Conv2DNgchwGfchwOp>(op) &&
+              linalg::DepthwiseConv2DNchwChwOp, linalg::Conv2DNgchwGfchwOp,
+              linalg::Conv2DNhwcFhwcOp, linalg::DepthwiseConv2DNhwcHwcOp>(op) &&
           op.hasPureTensorSemantics() &&
           llvm::all_of(op->getOperandTypes(),
                        [](Type t) { return getElementTypeOrSelf(t).isF32(); }))

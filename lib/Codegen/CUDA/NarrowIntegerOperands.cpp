@@ -78,7 +78,8 @@ struct InfcNarrowIntegerOperandsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp>(op) &&
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
+              linalg::Conv2DNhwcFhwcOp>(op) &&
           op.hasPureTensorSemantics() &&
           llvm::all_of(op->getOperandTypes(),
                        [](Type t) { return getElementTypeOrSelf(t).isInteger(32); }))

@@ -3,7 +3,10 @@
 // Bufferized, a tensor.pad is a fill of the whole result and then a copy of the source into
 // its middle: two kernels and two writes of the interior. As a linalg.generic over the
 // result that reads the source where it lies inside and takes the padding value elsewhere,
-// it is one kernel writing each element once.
+// it is one kernel writing each element once. A transpose right before the pad (the NCHW
+// image into the first NHWC convolution) or right after it (an NCHW pad into an NHWC
+// convolution) is folded into that loop nest, which reads the source permuted: one kernel
+// less, and the padded image then fuses into the convolution as its prologue.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
@@ -19,6 +22,14 @@ namespace infc {
 using namespace mlir;
 
 namespace {
+/// `op`, a tensor linalg.transpose, if its result has one use (the pad's).
+linalg::TransposeOp soleTranspose(Operation *op) {
+  auto transpose = dyn_cast_or_null<linalg::TransposeOp>(op);
+  return transpose && transpose->getNumResults() == 1 && transpose->getResult(0).hasOneUse()
+             ? transpose
+             : linalg::TransposeOp();
+}
+
 struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToGenericPass> {
   void runOnOperation() override {
     SmallVector<tensor::PadOp> pads;
@@ -45,13 +56,35 @@ struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToG
         padding = b.clone(*def)->getResult(0);
       }
       int64_t rank = type.getRank();
-      Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+      // The loop nest's dim d is the pad's dim outerPerm[d] (a transpose after it).
+      SmallVector<int64_t> outerPerm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      Operation *replaced = pad;
+      if (pad->hasOneUse())
+        if (auto after = dyn_cast<linalg::TransposeOp>(*pad->getUsers().begin());
+            after && after->getNumResults() == 1 && after.getInput() == pad.getResult()) {
+          outerPerm.assign(after.getPermutation().begin(), after.getPermutation().end());
+          replaced = after;
+        }
+      SmallVector<int64_t> loopOf(rank); // the loop dim of pad dim p
+      for (int64_t d = 0; d < rank; ++d)
+        loopOf[outerPerm[d]] = d;
+      auto resultType = cast<RankedTensorType>(replaced->getResult(0).getType());
+      // The source's dim p is the transposed input's dim innerPerm[p] (a transpose before).
+      Value source = pad.getSource();
+      SmallVector<int64_t> innerPerm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      linalg::TransposeOp before = soleTranspose(source.getDefiningOp());
+      if (before) {
+        innerPerm.assign(before.getPermutation().begin(), before.getPermutation().end());
+        source = before.getInput();
+      }
+      b.setInsertionPoint(replaced);
+      Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                           resultType.getElementType());
       SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
       SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-      Value source = pad.getSource();
       ArrayRef<int64_t> low = pad.getStaticLow();
       auto generic = linalg::GenericOp::create(
-          b, loc, TypeRange{type}, ValueRange{}, ValueRange{init}, maps, iterators,
+          b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init}, maps, iterators,
           [&](OpBuilder &nb, Location nl, ValueRange) {
             auto c = [&](int64_t v) {
               return arith::ConstantIndexOp::create(nb, nl, v).getResult();
@@ -59,7 +92,7 @@ struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToG
             Value inside;
             SmallVector<Value> at;
             for (int64_t d = 0; d < rank; ++d) {
-              Value i = linalg::IndexOp::create(nb, nl, d);
+              Value i = linalg::IndexOp::create(nb, nl, loopOf[d]);
               int64_t size = sourceType.getDimSize(d);
               if (low[d] == 0 && size == type.getDimSize(d)) {
                 at.push_back(i);
@@ -76,13 +109,20 @@ struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToG
               inside = inside ? arith::AndIOp::create(nb, nl, inside, in).getResult() : in;
               at.push_back(clamped);
             }
-            Value v = tensor::ExtractOp::create(nb, nl, source, at);
+            SmallVector<Value> sourceAt(rank);
+            for (int64_t d = 0; d < rank; ++d)
+              sourceAt[innerPerm[d]] = at[d];
+            Value v = tensor::ExtractOp::create(nb, nl, source, sourceAt);
             if (inside)
               v = arith::SelectOp::create(nb, nl, inside, v, padding);
             linalg::YieldOp::create(nb, nl, v);
           });
-      pad.replaceAllUsesWith(generic.getResult(0));
+      replaced->getResult(0).replaceAllUsesWith(generic.getResult(0));
+      if (replaced != pad)
+        replaced->erase();
       pad.erase();
+      if (before)
+        before.erase();
     }
   }
 };

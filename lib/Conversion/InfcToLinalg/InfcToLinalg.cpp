@@ -293,17 +293,6 @@ struct ConvertInfcToLinalgPass
     });
     if (smallFloats.wasInterrupted())
       return signalPassFailure();
-    // infc-channels-last writes NHWC convolutions and pools for the CPU pipeline only.
-    if (directConv && getOperation()
-                          ->walk([](Operation *op) {
-                            if (!op->hasAttr("channels_last") ||
-                                !isa<ConvOp, MaxPoolOp, AvgPoolOp>(op))
-                              return WalkResult::advance();
-                            op->emitOpError("channels_last is lowered for the CPU only");
-                            return WalkResult::interrupt();
-                          })
-                          .wasInterrupted())
-      return signalPassFailure();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<InfcDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,

@@ -688,6 +688,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
   /// infc-channels-last's NHWC convolutions (CPU): plain as a matmul, depthwise as a tap sum.
   LogicalResult lowerChannelsLast(ConvOp op, OpAdaptor adaptor,
                                   ConversionPatternRewriter &rewriter) const {
+    if (directConv)
+      return lowerChannelsLastDirect(op, adaptor, rewriter);
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
@@ -733,6 +735,53 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       result = leadingSlice(rewriter, loc, y, resultType);
     } else {
       result = convChannelsLast(rewriter, loc, input, weight, op, resultType);
+    }
+    rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
+    return success();
+  }
+
+  /// infc-channels-last's NHWC convolutions on the GPU: linalg.conv_2d_nhwc_fhwc (the
+  /// weights permuted to [F, KH, KW, C] at compile time, so both operands of the implicit
+  /// GEMM have the reduction's channels innermost) and linalg.depthwise_conv_2d_nhwc_hwc,
+  /// one loop nest each. An int8 one reads its bytes padded, widened inside the
+  /// convolution (infc-narrow-integer-operands then multiplies the bytes themselves).
+  LogicalResult lowerChannelsLastDirect(ConvOp op, OpAdaptor adaptor,
+                                        ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    int64_t group = op.getGroup(), f = resultType.getDimSize(3),
+            c = cast<RankedTensorType>(op.getInput().getType()).getDimSize(3);
+    if (group != 1 && !(group == c && f == c && isa<FloatType>(et)))
+      return op.emitOpError("channels_last is lowered for plain convolutions and float "
+                            "depthwise ones");
+    CastOp fromBytes = group == 1 && isa<IntegerType>(et) ? op.getCastFromBytes() : nullptr;
+    Value x = fromBytes ? rewriter.getRemappedValue(fromBytes.getInput()) : adaptor.getInput();
+    x = padSpatial(rewriter, loc, x, op.getPads(),
+                   rewriter.getZeroAttr(getElementTypeOrSelf(x.getType())),
+                   /*channelsLast=*/true);
+    if (fromBytes)
+      x = widenBytes(rewriter, loc, x, et, isUnsigned(fromBytes.getInput().getType()));
+    auto strides = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
+    Value acc = zeros(rewriter, loc, resultType.getShape(), et);
+    Value result;
+    if (group == 1) {
+      Value w = permuteWeights(rewriter, loc, adaptor.getWeight(), {0, 2, 3, 1});
+      result = linalg::Conv2DNhwcFhwcOp::create(rewriter, loc, TypeRange{resultType},
+                                                ValueRange{x, w}, ValueRange{acc}, strides,
+                                                dilations)
+                   .getResult(0);
+    } else {
+      // [C, 1, KH, KW] -> [KH, KW, C]
+      auto wt = cast<RankedTensorType>(adaptor.getWeight().getType());
+      Value w = reshapeTensor(
+          rewriter, loc, permuteWeights(rewriter, loc, adaptor.getWeight(), {2, 3, 0, 1}),
+          RankedTensorType::get({wt.getDimSize(2), wt.getDimSize(3), c}, et));
+      result = linalg::DepthwiseConv2DNhwcHwcOp::create(rewriter, loc, TypeRange{resultType},
+                                                        ValueRange{x, w}, ValueRange{acc},
+                                                        strides, dilations)
+                   .getResult(0);
     }
     rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
     return success();

@@ -1,5 +1,4 @@
 // RUN: infc-opt %s -convert-infc-to-linalg -split-input-file -mlir-print-elementsattrs-with-hex-if-larger=100000 | FileCheck %s
-// RUN: infc-opt %s -convert-infc-to-linalg="direct-conv=true" -split-input-file -verify-diagnostics >/dev/null
 // RUN: infc-opt %s -convert-infc-to-linalg="byte-row-multiple=64" -split-input-file -mlir-print-elementsattrs-with-hex-if-larger=100000 | FileCheck %s --check-prefix=AMX
 
 // channels_last (what infc-channels-last writes for the CPU): a plain convolution is the
@@ -38,7 +37,6 @@
 func.func @plain(%x: tensor<1x4x4x2xf32>, %b: tensor<2xf32>) -> tensor<1x3x3x2xf32> {
   %w = infc.constant dense<[[[[0.0, 1.0], [10.0, 11.0]], [[100.0, 101.0], [110.0, 111.0]]],
                            [[[1000.0, 1001.0], [1010.0, 1011.0]], [[1100.0, 1101.0], [1110.0, 1111.0]]]]> : tensor<2x2x2x2xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x2xf32>, tensor<2x2x2x2xf32>, tensor<2xf32>) -> tensor<1x3x3x2xf32>
   return %y : tensor<1x3x3x2xf32>
 }
@@ -53,7 +51,6 @@ func.func @plain(%x: tensor<1x4x4x2xf32>, %b: tensor<2xf32>) -> tensor<1x3x3x2xf
 // CHECK: linalg.matmul ins(%[[A]], %{{.*}} : tensor<25x3xf32>, tensor<3x4xf32>)
 func.func @pointwise(%x: tensor<1x5x5x3xf32>) -> tensor<1x5x5x4xf32> {
   %w = infc.constant dense<0.5> : tensor<4x3x1x1xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x5x5x3xf32>, tensor<4x3x1x1xf32>) -> tensor<1x5x5x4xf32>
   return %y : tensor<1x5x5x4xf32>
 }
@@ -73,7 +70,6 @@ func.func @pointwise(%x: tensor<1x5x5x3xf32>) -> tensor<1x5x5x4xf32> {
 // CHECK: math.fma
 func.func @depthwise(%x: tensor<1x4x4x2xf32>) -> tensor<1x3x3x2xf32> {
   %w = infc.constant dense<[[[[0.0, 1.0], [3.0, 4.0]]], [[[10.0, 11.0], [13.0, 14.0]]]]> : tensor<2x1x2x2xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x2x2xf32>) -> tensor<1x3x3x2xf32>
   return %y : tensor<1x3x3x2xf32>
 }
@@ -85,7 +81,6 @@ func.func @depthwise(%x: tensor<1x4x4x2xf32>) -> tensor<1x3x3x2xf32> {
 // CHECK: tensor.extract_slice %arg0[0, 1, 1, 0] [1, 2, 2, 3] [1, 2, 2, 1] : tensor<1x4x4x3xf32> to tensor<1x2x2x3xf32>
 // CHECK: arith.maximumf
 func.func @max_pool(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32> {
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.max_pool %x {ceil_mode = false, channels_last, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>
   return %y : tensor<1x2x2x3xf32>
 }
@@ -98,7 +93,6 @@ func.func @max_pool(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32> {
 // CHECK: arith.constant dense<{{.*}}> : tensor<2x2x1xf32>
 // CHECK: arith.divf
 func.func @avg_pool(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32> {
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.avg_pool %x {ceil_mode = false, channels_last, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>
   return %y : tensor<1x2x2x3xf32>
 }
@@ -125,7 +119,6 @@ func.func @avg_pool(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32> {
 // CHECK-NOT: linalg.matmul
 func.func @implicit(%x: tensor<1x8x8x2xf32>) -> tensor<1x8x8x64xf32> {
   %w = infc.constant dense<1.0> : tensor<64x2x3x3xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x2xf32>, tensor<64x2x3x3xf32>) -> tensor<1x8x8x64xf32>
   return %y : tensor<1x8x8x64xf32>
 }
@@ -140,7 +133,6 @@ func.func @implicit(%x: tensor<1x8x8x2xf32>) -> tensor<1x8x8x64xf32> {
 // CHECK: linalg.matmul
 func.func @narrow_image(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x64xf32> {
   %w = infc.constant dense<1.0> : tensor<64x2x3x3xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<64x2x3x3xf32>) -> tensor<1x4x4x64xf32>
   return %y : tensor<1x4x4x64xf32>
 }
@@ -165,7 +157,6 @@ func.func @narrow_image(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x64xf32> {
 // CHECK-NOT: linalg.copy
 func.func @stem(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x64xf32> {
   %w = infc.constant dense<1.0> : tensor<64x3x3x3xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>, tensor<64x3x3x3xf32>) -> tensor<1x2x2x64xf32>
   return %y : tensor<1x2x2x64xf32>
 }
@@ -188,7 +179,6 @@ func.func @stem(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x64xf32> {
 // CHECK-NOT: linalg.matmul
 func.func @pixel_rows(%x: tensor<1x10x10x2xf32>) -> tensor<1x10x10x128xf32> {
   %w = infc.constant dense<1.0> : tensor<128x2x3x3xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x10x10x2xf32>, tensor<128x2x3x3xf32>) -> tensor<1x10x10x128xf32>
   return %y : tensor<1x10x10x128xf32>
 }
@@ -203,7 +193,6 @@ func.func @pixel_rows(%x: tensor<1x10x10x2xf32>) -> tensor<1x10x10x128xf32> {
 // CHECK-NOT: linalg.copy
 func.func @pixel_rows_stride2(%x: tensor<1x20x20x8xf32>) -> tensor<1x10x10x64xf32> {
   %w = infc.constant dense<1.0> : tensor<64x8x3x3xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x20x20x8xf32>, tensor<64x8x3x3xf32>) -> tensor<1x10x10x64xf32>
   return %y : tensor<1x10x10x64xf32>
 }
@@ -226,7 +215,6 @@ func.func @pixel_rows_stride2(%x: tensor<1x20x20x8xf32>) -> tensor<1x10x10x64xf3
 // CHECK-NOT: linalg.matmul
 func.func @few_filters(%x: tensor<1x10x10x1xf32>, %b: tensor<24xf32>) -> tensor<1x10x10x24xf32> {
   %w = infc.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]], [[[11.0, 12.0], [13.0, 14.0]]], [[[21.0, 22.0], [23.0, 24.0]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]], [[[0.5, 0.5], [0.5, 0.5]]]]> : tensor<24x1x2x2xf32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %x, %w, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x10x10x1xf32>, tensor<24x1x2x2xf32>, tensor<24xf32>) -> tensor<1x10x10x24xf32>
   return %y : tensor<1x10x10x24xf32>
 }
@@ -263,7 +251,6 @@ func.func @few_filters(%x: tensor<1x10x10x1xf32>, %b: tensor<24xf32>) -> tensor<
 func.func @bytes(%x: tensor<1x4x4x8xui8>) -> tensor<1x4x4x16xi32> {
   %w = infc.constant dense<3> : tensor<16x8x3x3xi32>
   %c = infc.cast %x : tensor<1x4x4x8xui8> -> tensor<1x4x4x8xi32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %c, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x8xi32>, tensor<16x8x3x3xi32>) -> tensor<1x4x4x16xi32>
   return %y : tensor<1x4x4x16xi32>
 }
@@ -280,7 +267,6 @@ func.func @bytes(%x: tensor<1x4x4x8xui8>) -> tensor<1x4x4x16xi32> {
 func.func @bytes_pointwise(%x: tensor<1x4x4x8xi8>) -> tensor<1x4x4x16xi32> {
   %w = infc.constant dense<3> : tensor<16x8x1x1xi32>
   %c = infc.cast %x : tensor<1x4x4x8xi8> -> tensor<1x4x4x8xi32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %c, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x8xi32>, tensor<16x8x1x1xi32>) -> tensor<1x4x4x16xi32>
   return %y : tensor<1x4x4x16xi32>
 }
@@ -310,7 +296,6 @@ func.func @bytes_pointwise(%x: tensor<1x4x4x8xi8>) -> tensor<1x4x4x16xi32> {
 func.func @bytes_strided_dilated(%x: tensor<1x9x9x4xi8>) -> tensor<1x3x3x2xi32> {
   %w = infc.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[10, 11, 12], [13, 14, 15], [16, 17, 18]], [[19, 20, 21], [22, 23, 24], [25, 26, 27]], [[28, 29, 30], [31, 32, 33], [34, 35, 36]]], [[[37, 38, 39], [40, 41, 42], [43, 44, 45]], [[46, 47, 48], [49, 50, 51], [52, 53, 54]], [[55, 56, 57], [58, 59, 60], [61, 62, 63]], [[64, 65, 66], [67, 68, 69], [70, 71, 72]]]]> : tensor<2x4x3x3xi32>
   %c = infc.cast %x : tensor<1x9x9x4xi8> -> tensor<1x9x9x4xi32>
-  // expected-error @+1 {{channels_last is lowered for the CPU only}}
   %y = infc.conv %c, %w {channels_last, dilations = array<i64: 2, 2>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x9x9x4xi32>, tensor<2x4x3x3xi32>) -> tensor<1x3x3x2xi32>
   return %y : tensor<1x3x3x2xi32>
 }

@@ -12,7 +12,10 @@ def InfcPadToGeneric : Pass<"infc-pad-to-generic", "mlir::func::FuncOp"> {
     shape, non-negative static amounts and a padding value from outside its region into a
     `linalg.generic` over the result whose body reads the source at the clamped index
     (`tensor.extract`) and selects the padding value outside it: one kernel, each element
-    written once. Other pads are left alone.
+    written once. A `linalg.transpose` whose only user is the pad, or the pad's only user,
+    folds into the same loop nest (it reads the source permuted, or runs over the
+    transposed result): the NCHW image into an NHWC network, an NCHW pad into an NHWC
+    convolution. Other pads are left alone.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];
