@@ -230,29 +230,37 @@ struct Lowering {
     return memref::LoadOp::create(b, loc, input, at);
   }
 
-  /// The memrefs input `input`'s elements come from at its own indices (InputSources): the
-  /// input itself, or the inputs of its prologue when that is elementwise at the identity
-  /// (no reshape between; every input of the input's shape and strides) and its payload
-  /// elementwise ops on its inputs only; none otherwise.
-  SmallVector<Value> sourcesOf(Value input) {
+  /// The memrefs input `input`'s elements come from (InputSources): the input itself; the
+  /// inputs of its prologue when that is elementwise at the identity (no reshape between;
+  /// every input of the input's shape and strides) and its payload elementwise ops on its
+  /// inputs only; the memref a prologue reads rows of (rowLoad's); none otherwise.
+  SmallVector<infc::InputSource> sourcesOf(Value input) {
     if (known.lookup(input))
       return {};
     Lowering *producer = prologues.lookup(input);
     if (!producer)
-      return {input};
+      return {{input}};
     linalg::LinalgOp p = producer->op;
-    if (!producer->prologueReshapes.empty() || p.getNumDpsInits() != 1 ||
-        !p.getBlock()->getArgument(p.getNumDpsInputs()).use_empty() ||
-        infc::capturesMemref(p))
+    if (p.getNumDpsInits() != 1 || !p.getBlock()->getArgument(p.getNumDpsInputs()).use_empty())
+      return {};
+    // Rows of the input are inside rows of the prologue's output through reshapes that do
+    // not merge its innermost dimension (split-K's expansion of a conv's channels).
+    memref::LoadOp row = rowLoad(p);
+    if (row && llvm::all_of(producer->prologueReshapes, [](Operation *reshape) {
+          auto collapse = dyn_cast<memref::CollapseShapeOp>(reshape);
+          return !collapse || collapse.getReassociationIndices().back().size() == 1;
+        }))
+      return {{row.getMemRef(), /*byRows=*/true}};
+    if (row || !producer->prologueReshapes.empty() || infc::capturesMemref(p))
       return {};
     auto inputType = cast<MemRefType>(input.getType());
-    SmallVector<Value> from;
+    SmallVector<infc::InputSource> from;
     for (OpOperand *in : p.getDpsInputOperands()) {
       auto type = dyn_cast<MemRefType>(in->get().getType());
       if (!type || type.getShape() != inputType.getShape() ||
           !p.getMatchingIndexingMap(in).isIdentity())
         return {};
-      from.push_back(in->get());
+      from.push_back({in->get()});
     }
     for (Operation &inner : p.getBlock()->without_terminator())
       if (inner.getNumRegions() ||
@@ -261,37 +269,91 @@ struct Lowering {
     return from;
   }
 
+  /// The one load of prologue `p` (no inputs, its output at the identity) if it takes each
+  /// row of its output's innermost dimension from a row of a memref: a pad of the outer
+  /// dimensions (infc-pad-to-generic's loop nest: the source read at the clamped indices,
+  /// the padding selected outside). The load's last index is the innermost loop index,
+  /// which nothing else uses, so every other value is the same along a row; the rest of the
+  /// payload is loop indices, constants and elementwise ops.
+  static memref::LoadOp rowLoad(linalg::LinalgOp p) {
+    int64_t rank = p.getNumLoops();
+    if (p.getNumDpsInputs() || rank == 0 || p.getNumReductionLoops())
+      return {};
+    memref::LoadOp load;
+    for (Operation &inner : p.getBlock()->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        if ((int64_t)index.getDim() == rank - 1 &&
+            llvm::any_of(index->getUses(), [](OpOperand &use) {
+              auto user = dyn_cast<memref::LoadOp>(use.getOwner());
+              return !user || use.getOperandNumber() != user->getNumOperands() - 1;
+            }))
+          return {};
+        continue;
+      }
+      if (auto l = dyn_cast<memref::LoadOp>(inner)) {
+        if (load || p->getRegion(0).isAncestor(l.getMemRef().getParentRegion()))
+          return {};
+        load = l;
+        continue;
+      }
+      if (inner.getNumRegions() ||
+          !(OpTrait::hasElementwiseMappableTraits(&inner) || isa<arith::ConstantOp>(inner)))
+        return {};
+    }
+    if (!load)
+      return {};
+    auto index = load.getIndices().back().getDefiningOp<linalg::IndexOp>();
+    return index && (int64_t)index.getDim() == rank - 1 ? load : memref::LoadOp();
+  }
+
   /// `width` elements of input `input` from `at` on as a vector (InputVectorLoad): one
-  /// vector load, or its prologue's payload on vector loads of its inputs.
+  /// vector load, or its prologue's payload on vector loads (of its inputs, or of the row
+  /// rowLoad reads: the loop indices then `at`'s, what does not depend on the load scalar).
   Value loadVectorInput(OpBuilder &b, Value input, ArrayRef<Value> at, int64_t width) {
     auto vectorOf = [&](Type type) { return VectorType::get({width}, type); };
-    auto loadFrom = [&](Value memref) -> Value {
+    auto loadFrom = [&](Value memref, ValueRange indices) -> Value {
       auto type = cast<MemRefType>(memref.getType());
       int64_t bytes = width * type.getElementTypeBitWidth() / 8;
-      return vector::LoadOp::create(b, loc, vectorOf(type.getElementType()), memref, at,
+      return vector::LoadOp::create(b, loc, vectorOf(type.getElementType()), memref, indices,
                                     /*nontemporal=*/false,
                                     llvm::MaybeAlign(std::min<int64_t>(16, bytes)));
     };
     Lowering *producer = prologues.lookup(input);
     if (!producer)
-      return loadFrom(input);
+      return loadFrom(input, at);
     linalg::LinalgOp p = producer->op;
     Block *block = p.getBlock();
     IRMapping mapping;
     for (OpOperand *in : p.getDpsInputOperands())
-      mapping.map(p.getMatchingBlockArgument(in), loadFrom(in->get()));
-    // A scalar from outside the payload (or a constant in it) is the same in every lane.
+      mapping.map(p.getMatchingBlockArgument(in), loadFrom(in->get(), at));
+    // (a row load's prologue: its loop indices, through the reshapes between)
+    SmallVector<Value> outputAt(at);
+    for (Operation *reshape : llvm::reverse(producer->prologueReshapes))
+      outputAt = reshapedIndices(b, loc, reshape, outputAt, /*toSource=*/true);
+    // A scalar (from outside the payload, or made in it from scalars only) is the same in
+    // every lane.
     auto operand = [&](Value v) -> Value {
-      if (Value mapped = mapping.lookupOrNull(v))
+      Value mapped = mapping.lookupOrDefault(v);
+      if (isa<VectorType>(mapped.getType()))
         return mapped;
-      return vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), v);
+      return vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), mapped);
     };
     for (Operation &inner : block->without_terminator()) {
-      if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
-        auto value = cast<TypedAttr>(constant.getValue());
-        mapping.map(constant.getResult(),
-                    arith::ConstantOp::create(
-                        b, loc, SplatElementsAttr::get(vectorOf(value.getType()), value)));
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(index.getResult(), outputAt[index.getDim()]);
+        continue;
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+        SmallVector<Value> indices;
+        for (Value i : load.getIndices())
+          indices.push_back(mapping.lookupOrDefault(i));
+        mapping.map(load.getResult(), loadFrom(load.getMemRef(), indices));
+        continue;
+      }
+      if (llvm::none_of(inner.getOperands(), [&](Value v) {
+            return isa<VectorType>(mapping.lookupOrDefault(v).getType());
+          })) {
+        b.clone(inner, mapping);
         continue;
       }
       OperationState state(inner.getLoc(), inner.getName());

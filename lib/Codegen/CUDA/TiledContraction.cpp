@@ -248,39 +248,51 @@ struct KernelBuilder {
   /// a thread stages of input `input` with one vector load: the most, up to 16 bytes, that
   /// are consecutive in memory wherever a chunk starts, the first aligned to the vector,
   /// and all inside the input or none (1: one at a time). Only an input read from memory
-  /// element for element (itself, or an elementwise prologue's sources: `sources`) whose
-  /// address is a linear function of the loop dimensions, with the fast group's flattened
-  /// index moving it by one element (the run may cross the memref's innermost dimension:
-  /// a conv filter's channels x window; the load addresses it linearly).
+  /// element for element (itself, or a prologue's sources: `sources`) whose address is a
+  /// linear function of the loop dimensions: the fast group's innermost dimensions whose
+  /// coefficients chain (each the product of the ranges inside it: a conv filter's
+  /// channels x window, an NHWC input's channels and, at dilation 1, its window's columns)
+  /// hold whole chunks, which are then consecutive (the load addresses them linearly, even
+  /// across the memref's innermost dimension); every other dimension moves a chunk by a
+  /// multiple of it. A byRows source (a padded NHWC image) also needs each chunk inside one
+  /// row of the input's innermost dimension.
   int64_t stagedWidth(unsigned input, ArrayRef<unsigned> side, int64_t extent) {
     OpOperand *operand = op.getDpsInputOperand(input);
     auto type = cast<MemRefType>(operand->get().getType());
     int64_t bits = type.getElementTypeBitWidth();
     SmallVector<int64_t> strides;
     int64_t offset;
-    SmallVector<Value> from = sources(operand->get());
+    SmallVector<infc::InputSource> from = sources(operand->get());
     // vector.load reads along the innermost dimension, which must have unit stride.
-    if (from.empty() || !type.getElementType().isIntOrFloat() || bits % 8 ||
-        failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
-        llvm::any_of(strides, ShapedType::isDynamic) || strides.empty() || strides.back() != 1)
+    auto unitInnermost = [](MemRefType t, SmallVectorImpl<int64_t> &strides, int64_t &offset) {
+      return t.getElementType().isIntOrFloat() && t.getElementTypeBitWidth() % 8 == 0 &&
+             succeeded(t.getStridesAndOffset(strides, offset)) &&
+             !ShapedType::isDynamic(offset) && !llvm::any_of(strides, ShapedType::isDynamic) &&
+             !strides.empty() && strides.back() == 1;
+    };
+    if (from.empty() || !unitInnermost(type, strides, offset))
       return 1;
-    // Each source's offset and pointer alignment, and its elements' bytes (the prologue's
-    // inputs have the input's strides, so the same chunks are consecutive there).
+    // Each source's offset, outer strides and pointer alignment, and its elements' bytes
+    // (an elementwise prologue's inputs have the input's strides, so the same chunks are
+    // consecutive there).
     struct Source {
       int64_t offset, alignment, bytes;
+      SmallVector<int64_t> outerStrides; // byRows: the strides but the innermost
     };
     SmallVector<Source> froms;
-    for (Value source : from) {
-      auto sourceType = cast<MemRefType>(source.getType());
+    bool byRows = false;
+    for (const infc::InputSource &source : from) {
+      auto sourceType = cast<MemRefType>(source.memref.getType());
       SmallVector<int64_t> sourceStrides;
       int64_t sourceOffset;
-      if (!sourceType.getElementType().isIntOrFloat() ||
-          sourceType.getElementTypeBitWidth() % 8 ||
-          failed(sourceType.getStridesAndOffset(sourceStrides, sourceOffset)) ||
-          ShapedType::isDynamic(sourceOffset) || sourceStrides != strides)
+      if (!unitInnermost(sourceType, sourceStrides, sourceOffset) ||
+          (!source.byRows && sourceStrides != strides))
         return 1;
-      froms.push_back({sourceOffset, pointerAlignment(source),
-                       sourceType.getElementTypeBitWidth() / 8});
+      byRows |= source.byRows;
+      sourceStrides.pop_back();
+      froms.push_back({sourceOffset, pointerAlignment(source.memref),
+                       sourceType.getElementTypeBitWidth() / 8,
+                       source.byRows ? sourceStrides : SmallVector<int64_t>()});
     }
     SmallVector<int64_t> coefficients(op.getNumLoops(), 0);
     int64_t constant = offset;
@@ -293,24 +305,39 @@ struct KernelBuilder {
     int64_t fastExtent = fastDepth ? t.depth : extent;
     int64_t step = fastDepth ? t.tileDepth : t.tile;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    // (A dimension of range 1 is always 0: the batch of a conv at batch 1, a 1x1 window.)
+    // The chained innermost fast dimensions and the product of their ranges. (A dimension
+    // of range 1 is always 0: the batch of a conv at batch 1, a 1x1 window.)
+    SmallVector<unsigned> chained;
     int64_t inner = 1;
     for (unsigned d : llvm::reverse(fast)) {
       if (ranges[d] == 1)
         continue;
       if (coefficients[d] != inner)
-        return 1;
+        break;
+      chained.push_back(d);
       inner *= ranges[d];
     }
+    if (chained.empty())
+      return 1;
+    ArrayRef<int64_t> shape = type.getShape();
     for (int64_t width = std::min<int64_t>(128 / bits, stagedPerThread()); width > 1;
          width /= 2) {
-      bool aligned = fastExtent % width == 0 && step % width == 0 &&
+      bool aligned = inner % width == 0 && fastExtent % width == 0 && step % width == 0 &&
                      stagedPerThread() % width == 0;
       for (const Source &source : froms)
         aligned &= source.alignment >= std::min<int64_t>(16, width * source.bytes) &&
-                   (constant - offset + source.offset) % width == 0;
+                   (source.outerStrides.empty()
+                        ? (constant - offset + source.offset) % width == 0
+                        : source.offset % width == 0 &&
+                              llvm::all_of(source.outerStrides,
+                                           [&](int64_t s) { return s % width == 0; }));
       for (auto [d, coefficient] : llvm::enumerate(coefficients))
-        aligned &= llvm::is_contained(fast, d) || ranges[d] == 1 || coefficient % width == 0;
+        aligned &= llvm::is_contained(chained, d) || ranges[d] == 1 || coefficient % width == 0;
+      // A chunk starting at a multiple of the width inside rows of a multiple of it.
+      if (byRows)
+        aligned &= offset % width == 0 && constant % width == 0 && shape.back() % width == 0 &&
+                   llvm::all_of(ArrayRef<int64_t>(strides).drop_back(),
+                                [&](int64_t s) { return s % width == 0; });
       if (aligned)
         return width;
     }

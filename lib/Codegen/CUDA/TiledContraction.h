@@ -78,13 +78,24 @@ llvm::SmallVector<mlir::Value> indexingMapAt(mlir::OpBuilder &b, mlir::Location 
 using InputLoad = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value memref,
                                                  llvm::ArrayRef<mlir::Value> indices)>;
 
-/// The memrefs input `memref`'s elements come from, each at the input's own indices: the
-/// input itself, or the inputs of an elementwise prologue of its shape and strides; none if
-/// they are computed otherwise (then the kernel loads them one at a time).
-using InputSources = llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value memref)>;
+/// A memref an input's elements come from.
+struct InputSource {
+  mlir::Value memref;
+  /// false: read at the input's own indices (the input itself, an elementwise prologue's
+  /// input of its shape and strides). true: read by a prologue that takes each row of the
+  /// input's innermost dimension from a row of this memref, at the same innermost index (a
+  /// pad of the outer dimensions: infc-pad-to-generic's loop nest); its other indices
+  /// computed once for the whole row.
+  bool byRows = false;
+};
+
+/// The memrefs input `memref`'s elements come from; none if they are computed otherwise
+/// (then the kernel loads them one at a time).
+using InputSources = llvm::function_ref<llvm::SmallVector<InputSource>(mlir::Value memref)>;
 
 /// `width` neighbouring elements of input `memref` (consecutive in memory and aligned, as
-/// the kernel checked on its sources) from `indices` on, as a vector, inside the kernel.
+/// the kernel checked on its sources; inside one row of a byRows source) from `indices` on,
+/// as a vector, inside the kernel.
 using InputVectorLoad = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Value memref, llvm::ArrayRef<mlir::Value> indices, int64_t width)>;
 

@@ -282,3 +282,95 @@ func.func @cast_into_tensor_cores(%ws: memref<16384xi8> {infc.workspace}, %x: me
   }
   return
 }
+
+// -----
+
+// An NHWC convolution's padding (of H and W only) stages in vectors: a chunk of 4 channels
+// lies in one row of the padded image, so it is one 16-byte load of the source at that
+// row's clamped (h, w), and the padding selected for the whole chunk; the filters
+// [F, KH, KW, C] stage in vectors too. Nothing is loaded element by element.
+// CHECK-LABEL: func.func @pad_rows_into_tiled_conv
+// CHECK-SAME: (%[[WS:.*]]: memref<165888xi8> {infc.workspace}, %[[X:.*]]: memref<1x34x34x32xf32>, %[[W:.*]]: memref<64x3x3x32xf32>
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load %[[X]][
+// CHECK-DAG: vector.load %[[W]][{{.*}} : memref<64x3x3x32xf32>, vector<4xf32>
+// CHECK-DAG: %[[V:.*]] = vector.load %[[X]][{{.*}} : memref<1x34x34x32xf32>, vector<4xf32>
+// CHECK-DAG: arith.select %{{.*}}, %[[V]], %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK-NOT: memref.load %[[X]][
+// CHECK: gpu.terminator
+#id4 = affine_map<(n, h, w, c) -> (n, h, w, c)>
+func.func @pad_rows_into_tiled_conv(%ws: memref<165888xi8> {infc.workspace},
+                                    %x: memref<1x34x34x32xf32>, %w: memref<64x3x3x32xf32>,
+                                    %y: memref<1x34x34x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c33 = arith.constant 33 : index
+  %c35 = arith.constant 35 : index
+  %p = memref.view %ws[%c0][] : memref<165888xi8> to memref<1x36x36x32xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%p : memref<1x36x36x32xf32>) {
+  ^bb0(%o: f32):
+    %hi = linalg.index 1 : index
+    %wi = linalg.index 2 : index
+    %ci = linalg.index 3 : index
+    %hs = arith.subi %hi, %c1 : index
+    %hc = arith.minsi %hs, %c33 : index
+    %hcl = arith.maxsi %hc, %c0 : index
+    %ws_ = arith.subi %wi, %c1 : index
+    %wc = arith.minsi %ws_, %c33 : index
+    %wcl = arith.maxsi %wc, %c0 : index
+    %h0 = arith.cmpi sge, %hi, %c1 : index
+    %h1 = arith.cmpi slt, %hi, %c35 : index
+    %w0 = arith.cmpi sge, %wi, %c1 : index
+    %w1 = arith.cmpi slt, %wi, %c35 : index
+    %a = arith.andi %h0, %h1 : i1
+    %b = arith.andi %w0, %w1 : i1
+    %in = arith.andi %a, %b : i1
+    %v = memref.load %x[%c0, %hcl, %wcl, %ci] : memref<1x34x34x32xf32>
+    %s = arith.select %in, %v, %zero : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x34x34x64xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x36x36x32xf32>, memref<64x3x3x32xf32>) outs(%y : memref<1x34x34x64xf32>)
+  return
+}
+
+// -----
+
+// A pad of the channels too (the innermost index clamped): its rows are not the source's,
+// so the image is staged element by element (the filters still in vectors).
+// CHECK-LABEL: func.func @pad_channels_into_tiled_conv
+// CHECK-SAME: (%[[WS:.*]]: memref<165888xi8> {infc.workspace}, %[[X:.*]]: memref<1x34x34x30xf32>
+// CHECK: gpu.launch
+// CHECK-NOT: vector.load %[[X]][
+// CHECK: memref.load %[[X]][
+// CHECK-NOT: vector.load %[[X]][
+// CHECK: gpu.terminator
+#id4 = affine_map<(n, h, w, c) -> (n, h, w, c)>
+func.func @pad_channels_into_tiled_conv(%ws: memref<165888xi8> {infc.workspace},
+                                        %x: memref<1x34x34x30xf32>, %w: memref<64x3x3x32xf32>,
+                                        %y: memref<1x32x32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c29 = arith.constant 29 : index
+  %c30 = arith.constant 30 : index
+  %p = memref.view %ws[%c0][] : memref<165888xi8> to memref<1x34x34x32xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%p : memref<1x34x34x32xf32>) {
+  ^bb0(%o: f32):
+    %hi = linalg.index 1 : index
+    %wi = linalg.index 2 : index
+    %ci = linalg.index 3 : index
+    %cc = arith.minsi %ci, %c29 : index
+    %in = arith.cmpi slt, %ci, %c30 : index
+    %v = memref.load %x[%c0, %hi, %wi, %cc] : memref<1x34x34x30xf32>
+    %s = arith.select %in, %v, %zero : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x32x32x64xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x34x34x32xf32>, memref<64x3x3x32xf32>) outs(%y : memref<1x32x32x64xf32>)
+  return
+}
