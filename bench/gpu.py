@@ -12,7 +12,8 @@ two steps:
      writes the pack: per model NAME.so.xz, NAME.inputs.npz, NAME.reference.npz, plus
      manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32), with
      --precision fp16 and bf16 (NAME_fp16, NAME_bf16) and with --precision tf32 at batch 1
-     and 32 (NAME_tf32, NAME_tf32_b32): the reduced precisions checked by relative L2 error
+     and 32 (NAME_tf32, NAME_tf32_b32), ResNet-50 also with --gpu-layout nchw at fp32 and
+     fp16 (NAME_nchw, NAME_nchw_fp16; the others run NHWC): the reduced precisions checked by relative L2 error
      (RELATIVE_L2: 5e-3, bf16 3e-2). To fit the 64 MiB, the large models (ResNet-50, BERT-base) have
      compressible weights: every initializer repeats its first 4096 values (same scale and
      distribution) and BatchNorm is the identity (so folding it keeps the repetition). Their
@@ -56,6 +57,7 @@ MODELS = {
 }
 TILE = 4096
 BATCHED = ("resnet50", "bert_base")  # also at batch 32, with --precision fp16, bf16, tf32
+CONV_MODELS = ("resnet50",)  # also with --gpu-layout nchw (fp32, fp16) beside the default nhwc
 # The reduced precisions' bound on the relative L2 error against ORT's fp32 (bf16 keeps 8
 # mantissa bits: 2.3e-3 a product measured, up to 1e-2 through the zoo's models).
 RELATIVE_L2 = {"fp16": 5e-3, "tf32": 5e-3, "bf16": 3e-2}
@@ -167,6 +169,12 @@ def prepare(args):
                        ("--precision", "tf32"), repeat=(name, 1))
             pack_model(args, ort, pack, work, manifest, name + "_tf32_b32", batched,
                        inputs32, tile, ("--precision", "tf32"), repeat=(name, 32))
+            if name in CONV_MODELS:  # the model's own layout, to set NHWC against
+                pack_model(args, ort, pack, work, manifest, name + "_nchw", model, inputs,
+                           tile, ("--gpu-layout", "nchw"), repeat=(name, 1))
+                pack_model(args, ort, pack, work, manifest, name + "_nchw_fp16", model,
+                           inputs, tile, ("--gpu-layout", "nchw", "--precision", "fp16"),
+                           repeat=(name, 1))
     shutil.rmtree(work)
     with open(os.path.join(pack, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -281,6 +289,7 @@ def run(args):
         for suffix in ("_fp16", "_bf16", "_tf32"):
             if base.endswith(suffix):
                 base, precision = base[:-len(suffix)], suffix[1:]
+        base = base[:-len("_nchw")] if base.endswith("_nchw") else base
         if base in BATCHED:
             row["torch_ms"] = torch_baseline(base, batch, precision, args.warmup, args.iters)
         rows.append(row)
