@@ -277,7 +277,8 @@ struct KernelBuilder {
     // consecutive there).
     struct Source {
       int64_t offset, alignment, bytes;
-      SmallVector<int64_t> outerStrides; // byRows: the strides but the innermost
+      bool byRows;
+      SmallVector<int64_t> outerStrides; // the strides but the innermost
     };
     SmallVector<Source> froms;
     bool byRows = false;
@@ -291,8 +292,7 @@ struct KernelBuilder {
       byRows |= source.byRows;
       sourceStrides.pop_back();
       froms.push_back({sourceOffset, pointerAlignment(source.memref),
-                       sourceType.getElementTypeBitWidth() / 8,
-                       source.byRows ? sourceStrides : SmallVector<int64_t>()});
+                       sourceType.getElementTypeBitWidth() / 8, source.byRows, sourceStrides});
     }
     SmallVector<int64_t> coefficients(op.getNumLoops(), 0);
     int64_t constant = offset;
@@ -326,7 +326,7 @@ struct KernelBuilder {
                      stagedPerThread() % width == 0;
       for (const Source &source : froms)
         aligned &= source.alignment >= std::min<int64_t>(16, width * source.bytes) &&
-                   (source.outerStrides.empty()
+                   (!source.byRows
                         ? (constant - offset + source.offset) % width == 0
                         : source.offset % width == 0 &&
                               llvm::all_of(source.outerStrides,

@@ -702,17 +702,14 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       // contiguous (a 1x1 one reads its input as is), widened after, times the weights.
       // (Of the i32 values when the bytes' cast folded away after infc-channels-last.)
       CastOp fromBytes = op.getCastFromBytes();
-      Value x = fromBytes ? rewriter.getRemappedValue(fromBytes.getInput()) : input;
-      x = padSpatial(rewriter, loc, x, op.getPads(),
-                     rewriter.getZeroAttr(getElementTypeOrSelf(x.getType())),
-                     /*channelsLast=*/true);
+      Value x = paddedChannelsLastInput(op, adaptor, rewriter, fromBytes);
       result = convChannelsLastAsMatmul(
           rewriter, loc, x, weight, op.getStrides(), op.getDilations(), resultType,
           fromBytes && isUnsigned(fromBytes.getInput().getType()), byteRowMultiple);
       rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
       return success();
     }
-    // infc-channels-last writes only these (and for the CPU: the pass refuses directConv).
+    // infc-channels-last writes only these.
     if (!isa<FloatType>(et) || (group != 1 && !(group == c && f == c)))
       return op.emitOpError("channels_last is lowered for float convolutions, plain or "
                             "depthwise, and plain integer convolutions");
@@ -740,6 +737,16 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     return success();
   }
 
+  /// An NHWC convolution's input padded over H and W with zeros: its bytes where `fromBytes`
+  /// (the cast that widens them) is set (0 widens to 0), else the input as it is.
+  static Value paddedChannelsLastInput(ConvOp op, OpAdaptor adaptor,
+                                       ConversionPatternRewriter &rewriter, CastOp fromBytes) {
+    Value x = fromBytes ? rewriter.getRemappedValue(fromBytes.getInput()) : adaptor.getInput();
+    return padSpatial(rewriter, op.getLoc(), x, op.getPads(),
+                      rewriter.getZeroAttr(getElementTypeOrSelf(x.getType())),
+                      /*channelsLast=*/true);
+  }
+
   /// infc-channels-last's NHWC convolutions on the GPU: linalg.conv_2d_nhwc_fhwc (the
   /// weights permuted to [F, KH, KW, C] at compile time, so both operands of the implicit
   /// GEMM have the reduction's channels innermost) and linalg.depthwise_conv_2d_nhwc_hwc,
@@ -756,10 +763,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       return op.emitOpError("channels_last is lowered for plain convolutions and float "
                             "depthwise ones");
     CastOp fromBytes = group == 1 && isa<IntegerType>(et) ? op.getCastFromBytes() : nullptr;
-    Value x = fromBytes ? rewriter.getRemappedValue(fromBytes.getInput()) : adaptor.getInput();
-    x = padSpatial(rewriter, loc, x, op.getPads(),
-                   rewriter.getZeroAttr(getElementTypeOrSelf(x.getType())),
-                   /*channelsLast=*/true);
+    Value x = paddedChannelsLastInput(op, adaptor, rewriter, fromBytes);
     if (fromBytes)
       x = widenBytes(rewriter, loc, x, et, isUnsigned(fromBytes.getInput().getType()));
     auto strides = rewriter.getI64TensorAttr(op.getStrides());
