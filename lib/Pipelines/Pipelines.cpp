@@ -266,6 +266,13 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     pm.addNestedPass<func::FuncOp>(infc::createInfcLowerPrecision(precision));
     // The casts to half join the ops that make their operands (a conv's padding).
     pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
+    // What is left between kernels is stored in half too; the casts before the
+    // contractions then fold away (truncf of extf).
+    infc::InfcHalfActivationsOptions activations;
+    activations.precision = options.precision;
+    pm.addNestedPass<func::FuncOp>(infc::createInfcHalfActivations(activations));
+    pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   }
   // The 16-bit and int8 tensor cores stage their weights reduction-innermost.
   pm.addNestedPass<func::FuncOp>(infc::createInfcDepthMajorWeights());

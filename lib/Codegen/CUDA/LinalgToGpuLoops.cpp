@@ -703,8 +703,10 @@ struct Prologue {
 /// fills of memory they do not read) whose payloads can run inside its loads: each writes
 /// one of its inputs (or what a reshape of it is) whole (identity map), which nothing but
 /// the reduction reads, from memory the reduction's kernel does not write. `claimed`: ops
-/// already fused elsewhere.
-SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operation *> &claimed) {
+/// already fused elsewhere; `epilogue`: whether an op is better run as the epilogue of
+/// the reduction before it.
+SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operation *> &claimed,
+                                    function_ref<bool(linalg::LinalgOp)> epilogue) {
   SmallVector<Prologue> found;
   if (op.getNumReductionLoops() == 0)
     return found;
@@ -734,7 +736,7 @@ SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operatio
     auto producer = dyn_cast<linalg::LinalgOp>(prev);
     if (!producer || claimed.contains(producer) || isa<linalg::FillOp>(producer) ||
         producer.getNumReductionLoops() || producer.getNumDpsInits() != 1 ||
-        producer->getNumResults() || !Lowering(producer).matches())
+        producer->getNumResults() || !Lowering(producer).matches() || epilogue(producer))
       break;
     OpOperand *init = producer.getDpsInitOperand(0);
     Value written = init->get();
@@ -971,10 +973,33 @@ struct InfcLinalgToGpuLoopsPass
     // Prologues first: a producer fused into the reduction after it is not also the
     // epilogue of the one before.
     DenseMap<Operation *, SmallVector<Prologue>> prologuesOf;
+    // An op that can be the epilogue of the reduction right before it is not a prologue
+    // of the one after: computed once and stored (in half, with --precision), not again
+    // in every block that stages it (a GELU between two matmuls, a conv's BN and Relu).
+    auto epilogueOfPrevious = [&](linalg::LinalgOp producer) {
+      Operation *prev = producer->getPrevNode();
+      while (prev && isMemoryEffectFree(prev) && !prev->getNumRegions())
+        prev = prev->getPrevNode();
+      auto reduction = dyn_cast_or_null<linalg::LinalgOp>(prev);
+      if (!reduction || isa<linalg::FillOp>(reduction) || !reduction.getNumReductionLoops() ||
+          fused.contains(reduction))
+        return false;
+      Lowering lowering(reduction);
+      if (!lowering.matches())
+        return false;
+      std::deque<Lowering> before;
+      for (Prologue prologue : prologuesOf.lookup(reduction)) {
+        before.emplace_back(prologue.producer);
+        before.back().matches();
+        lowering.prologues[prologue.input] = &before.back();
+      }
+      return lowering.takesEpilogue(producer, lowering.kernelReads(),
+                                    {reduction.getDpsInits()[0]});
+    };
     for (linalg::LinalgOp op : prologues ? ops : SmallVector<linalg::LinalgOp>()) {
       if (!Lowering(op).matches())
         continue;
-      SmallVector<Prologue> producers = findPrologues(op, fused);
+      SmallVector<Prologue> producers = findPrologues(op, fused, epilogueOfPrevious);
       for (const Prologue &prologue : producers)
         fused.insert(prologue.producer);
       if (!producers.empty())

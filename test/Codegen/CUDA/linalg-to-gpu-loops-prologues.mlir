@@ -374,3 +374,42 @@ func.func @pad_channels_into_tiled_conv(%ws: memref<165888xi8> {infc.workspace},
     ins(%p, %w : memref<1x34x34x32xf32>, memref<64x3x3x32xf32>) outs(%y : memref<1x32x32x64xf32>)
   return
 }
+
+// -----
+
+// An op between two reductions that can be the epilogue of the one before (a GELU between
+// the FFN matmuls) is that, not the prologue of the one after: computed once where the
+// first matmul's sum is ready and stored, not again at every load of the second.
+// CHECK-LABEL: func.func @epilogue_before_prologue
+// CHECK-SAME: (%[[WS:.*]]: memref<512xi8>, %{{.*}}: memref<4x8xf32>, %{{.*}}: memref<8x16xf32>, %{{.*}}: memref<16x8xf32>, %{{.*}}: memref<4x8xf32>)
+// CHECK: %[[H:.*]] = memref.view %[[WS]][%{{.*}}][] : memref<512xi8> to memref<4x16xf32>
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: arith.mulf
+// CHECK: %[[T:.*]] = math.tanh
+// CHECK: memref.store %[[T]], %[[H]]
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: memref.load %[[H]]
+// CHECK-NOT: math.tanh
+// CHECK: return
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @epilogue_before_prologue(%ws: memref<512xi8>, %x: memref<4x8xf32>, %w1: memref<8x16xf32>,
+                                    %w2: memref<16x8xf32>, %y: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c256 = arith.constant 256 : index
+  %p = memref.view %ws[%c0][] : memref<512xi8> to memref<4x16xf32>
+  %h = memref.view %ws[%c256][] : memref<512xi8> to memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w1 : memref<4x8xf32>, memref<8x16xf32>) outs(%p : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p : memref<4x16xf32>) outs(%h : memref<4x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<4x8xf32>)
+  linalg.matmul ins(%h, %w2 : memref<4x16xf32>, memref<16x8xf32>) outs(%y : memref<4x8xf32>)
+  return
+}

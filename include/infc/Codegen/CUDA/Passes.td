@@ -112,6 +112,30 @@ def InfcLowerPrecision : Pass<"infc-lower-precision", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def InfcHalfActivations : Pass<"infc-half-activations", "mlir::func::FuncOp"> {
+  let summary = "Store the f32 activations between kernels in fp16 or bf16";
+  let description = [{
+    `infc compile --precision fp16|bf16`, after `infc-lower-precision`: the f32 result of
+    an elementwise `linalg.generic` (all loops parallel, its output not read) whose every
+    reader takes its elements as they are (an input of a `linalg.generic`, a
+    `tensor.extract`, also through `tensor.extract_slice`, `tensor.expand_shape`,
+    `tensor.collapse_shape` and `linalg.transpose`, which then move halves) is stored in
+    the half type: the producer truncates what it yields, each reader widens what it reads
+    back to f32. A conv's epilogue writes halves that the next conv's padding reads (half
+    the bytes of every activation between kernels, as a framework's fp16 model stores
+    them); the truncation LowerPrecision put before a contraction folds away. Arithmetic
+    stays f32: the contractions' and reductions' sums, and the payloads of elementwise ops.
+    Not converted: a value a model output or anything else reads (an insert_slice, the
+    output of another op), a contraction's or reduction's result.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
+           "fp16 or bf16">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcPackWeights : Pass<"infc-pack-weights", "mlir::ModuleOp"> {
   let summary = "Put every constant the entry function reads into one weights argument";
   let description = [{
