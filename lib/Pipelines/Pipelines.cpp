@@ -267,12 +267,20 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     // The casts to half join the ops that make their operands (a conv's padding).
     pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
     // What is left between kernels is stored in half too; the casts before the
-    // contractions then fold away (truncf of extf).
-    infc::InfcHalfActivationsOptions activations;
-    activations.precision = options.precision;
-    pm.addNestedPass<func::FuncOp>(infc::createInfcHalfActivations(activations));
-    pm.addPass(createCanonicalizerPass());
-    pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
+    // contractions then fold away (truncf of extf). bf16's 8 mantissa bits would cost a
+    // residual stream too much (BERT-base: 1e-2 -> 2.6e-2 relative error), so by default
+    // it stores in half only what is rounded to half anyway.
+    std::string mode = options.activations;
+    if (mode.empty())
+      mode = options.precision == "bf16" ? "rounded" : "half";
+    if (mode != "fp32") {
+      infc::InfcHalfActivationsOptions activations;
+      activations.precision = options.precision;
+      activations.mode = mode;
+      pm.addNestedPass<func::FuncOp>(infc::createInfcHalfActivations(activations));
+      pm.addPass(createCanonicalizerPass());
+      pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
+    }
   }
   // The 16-bit and int8 tensor cores stage their weights reduction-innermost.
   pm.addNestedPass<func::FuncOp>(infc::createInfcDepthMajorWeights());
@@ -395,6 +403,10 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> precision{*this, "precision",
                                 llvm::cl::desc("CUDA: fp32 (default), tf32, fp16 or bf16"),
                                 llvm::cl::init("fp32")};
+  Option<std::string> activations{
+      *this, "activations",
+      llvm::cl::desc("CUDA, fp16/bf16: activations stored half, rounded or fp32 (default: "
+                     "half for fp16, rounded for bf16)")};
   Option<std::string> gpuLayout{*this, "gpu-layout",
                                 llvm::cl::desc("CUDA: convolutions over nhwc (default) or nchw"),
                                 llvm::cl::init("nhwc")};
@@ -423,6 +435,7 @@ void infc::registerInfcPipelines() {
           options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
         options.cudaPath = cl.cudaPath;
         options.precision = cl.precision;
+        options.activations = cl.activations;
         options.gpuChannelsLast = cl.gpuLayout != "nchw";
         options.skipGraphPasses = cl.skipGraphPasses;
         if (cl.stopAfter == "infc")

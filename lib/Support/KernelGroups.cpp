@@ -98,6 +98,28 @@ bool fitsRows(linalg::LinalgOp op, ArrayRef<int64_t> rows, int64_t maxPoints) {
     return false;
   return pointsPerRow(op, rows.size()) <= maxPoints;
 }
+
+/// `v` without the reshapes (expand/collapse_shape) it is seen through.
+Value withoutReshapes(Value v) {
+  while (auto reshape = v.getDefiningOp())
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(reshape))
+      v = reshape->getOperand(0);
+    else
+      break;
+  return v;
+}
+
+/// Whether `op` reads what `before` writes, a reduction of no row group (a contraction):
+/// it can be the epilogue of `before`'s kernel (a softmax's scale and mask after Q K^T),
+/// which stores its output once (in half, with --precision) rather than the sums.
+bool epilogueOfReduction(linalg::LinalgOp op, linalg::LinalgOp before, int64_t minReduction) {
+  if (!before || !before.getNumReductionLoops() || before.getNumDpsInits() != 1 ||
+      rowReductionShape(before, minReduction))
+    return false;
+  Value out = withoutReshapes(before.getDpsInits()[0]);
+  return llvm::any_of(op.getDpsInputOperands(),
+                      [&](OpOperand *input) { return withoutReshapes(input->get()) == out; });
+}
 } // namespace
 
 SmallVector<RowGroup> findRowGroups(Block &block, int64_t minReduction) {
@@ -120,7 +142,8 @@ SmallVector<RowGroup> findRowGroups(Block &block, int64_t minReduction) {
       continue;
     int64_t maxPoints = pointsPerRow(seq[i], rows->size());
     size_t first = i, last = i;
-    while (first > floor && seq[first - 1] && fitsRows(seq[first - 1], *rows, maxPoints))
+    while (first > floor && seq[first - 1] && fitsRows(seq[first - 1], *rows, maxPoints) &&
+           !(first >= 2 && epilogueOfReduction(seq[first - 1], seq[first - 2], minReduction)))
       --first;
     while (last + 1 < seq.size() && seq[last + 1]) {
       linalg::LinalgOp next = seq[last + 1];

@@ -29,7 +29,8 @@ Compile cases:
   t1-t2  --target cuda: an architecture ptxas refuses (its message comes along), one LLVM
          does not know, one older than sm_80 and one that is not sm_NN; an unknown --target,
          --gpu, --precision or --gpu-layout without --target cuda, --precision fp8,
-         --gpu-layout nhcw, --quantize without --calibration for cuda
+         --gpu-layout nhcw, --activations bf8 or without --precision fp16|bf16, --quantize
+         without --calibration for cuda
   i      a Reshape whose shape is a graph input: refused, naming the input and --input-value;
          with --input-value it compiles, matches onnxruntime, and a run passing another
          shape fails cleanly
@@ -474,7 +475,8 @@ def _(ctx):
 
 
 @case("t2", "an unknown --target, --gpu, --precision or --gpu-layout without --target cuda, "
-            "--precision fp8, --gpu-layout nhcw, --quantize without --calibration for cuda")
+            "--precision fp8, --gpu-layout nhcw, --activations bf8 or without fp16/bf16, "
+            "--quantize without --calibration for cuda")
 def _(ctx):
     p = save(tiny_model(), ctx.path("tiny.onnx"))
     ctx.compile_fails(p, [both(r"--target", r"tpu")], ["--target", "tpu"], label="tpu")
@@ -488,6 +490,12 @@ def _(ctx):
                       label="--gpu-layout on the CPU")
     ctx.compile_fails(p, [both(r"--gpu-layout", r"nhcw")],
                       ["--target", "cuda", "--gpu-layout", "nhcw"], label="--gpu-layout nhcw")
+    ctx.compile_fails(p, [both(r"--activations", r"bf8")],
+                      ["--target", "cuda", "--precision", "fp16", "--activations", "bf8"],
+                      label="--activations bf8")
+    ctx.compile_fails(p, [both(r"--activations", r"--precision fp16 or bf16")],
+                      ["--target", "cuda", "--activations", "half"],
+                      label="--activations at fp32")
     ctx.compile_fails(p, [both(r"--quantize", r"--calibration")],
                       ["--target", "cuda", "--quantize", "int8"], label="--quantize")
 

@@ -32,7 +32,8 @@ int infc::fail(const std::string &message) {
 namespace {
 struct CompileOptions {
   std::string input, output, emit = "so", header, cpu, quantize, device = "cpu", gpus,
-      cudaPath, precision = "fp32", gpuLayout; // gpuLayout: empty for the default (nhwc)
+      cudaPath, precision = "fp32", gpuLayout, // gpuLayout: empty for the default (nhwc)
+      activations; // empty for the precision's default
   int optLevel = 3;
   bool report = false;
   infc::OnnxImportOptions import;
@@ -193,7 +194,8 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     if (value("-o", o.output) || value("--output", o.output) || value("--emit", o.emit) ||
         value("--header", o.header) || value("--cpu", o.cpu) || value("--target", o.device) ||
         value("--gpu", o.gpus) || value("--cuda-path", o.cudaPath) ||
-        value("--precision", o.precision) || value("--gpu-layout", o.gpuLayout))
+        value("--precision", o.precision) || value("--gpu-layout", o.gpuLayout) ||
+        value("--activations", o.activations))
       continue;
     if (value("--input-shape", v)) {
       std::string error;
@@ -261,6 +263,12 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     return fail("unknown --precision=" + o.precision + " (fp32, tf32, fp16 or bf16)");
   if (o.precision != "fp32" && o.device == "cpu")
     return fail("--precision " + o.precision + " needs --target cuda (the CPU computes in fp32)");
+  if (!o.activations.empty() && o.activations != "half" && o.activations != "rounded" &&
+      o.activations != "fp32")
+    return fail("unknown --activations=" + o.activations + " (half, rounded or fp32)");
+  if (!o.activations.empty() && o.precision != "fp16" && o.precision != "bf16")
+    return fail("--activations needs --precision fp16 or bf16 (activations are fp32 at " +
+                o.precision + ")");
   if (!o.gpuLayout.empty() && o.gpuLayout != "nhwc" && o.gpuLayout != "nchw")
     return fail("unknown --gpu-layout=" + o.gpuLayout + " (nhwc or nchw)");
   if (!o.gpuLayout.empty() && o.device == "cpu")
@@ -322,6 +330,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     pipeline.device = Device::CUDA;
     pipeline.emulateGpu = o.device == "cuda-emulator";
     pipeline.precision = o.precision;
+    pipeline.activations = o.activations;
     pipeline.gpuChannelsLast = o.gpuLayout != "nchw";
     if (!o.gpus.empty()) {
       llvm::SmallVector<llvm::StringRef> archs;

@@ -51,6 +51,11 @@ struct InfcPipelineOptions {
   /// accumulating in f32 (infc-lower-precision); "tf32" runs f32 ones on tensor cores as
   /// TF32 (10-bit mantissas, f32 sums); "fp32" (default) leaves them.
   std::string precision = "fp32";
+  /// CUDA, with precision fp16 or bf16: how the activations between kernels are stored
+  /// (infc-half-activations): "half" (every one whose readers take its elements as they
+  /// are), "rounded" (only those each reader rounds to half anyway: f32 storage's results
+  /// bit for bit), "fp32"; empty for the precision's default (fp16 half, bf16 rounded).
+  std::string activations;
   /// CUDA: convolutions and pools over NHWC (infc-channels-last, as on the CPU): the
   /// implicit GEMM then reads both operands with the reduction's channels innermost.
   /// false: NCHW ones, the model's own layout.

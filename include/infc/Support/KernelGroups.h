@@ -53,8 +53,9 @@ struct RowGroup {
 /// The row groups of `block`'s top level, by structure only (the caller checks memory):
 /// each around one or more row reductions, with the ops right before and after them that
 /// fit the rows. Between members only memory-effect-free ops, allocations and
-/// deallocations. (An op that could be the epilogue of a contraction right before joins the
-/// group instead: one kernel fewer either way.)
+/// deallocations. An op right after a reduction of no row group whose output it reads (a
+/// contraction) stays out: it is that kernel's epilogue, which stores what it computes
+/// (the scores' scale and mask, in half with --precision) instead of the sums.
 llvm::SmallVector<RowGroup> findRowGroups(mlir::Block &block, int64_t minReduction);
 
 /// A run of all-parallel ops over the same loop ranges, each reading what the ones before

@@ -5,7 +5,8 @@
 // padding reads and truncates. Here the result of an elementwise op whose readers all just
 // read its elements is stored in the half type instead (the producer truncates, every
 // reader widens), so each activation crosses memory in half the bytes; the arithmetic
-// around it stays f32.
+// around it stays f32. Mode `rounded` takes only values that every reader rounds to half
+// anyway (into a contraction): the results are those of f32 storage, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
@@ -31,9 +32,44 @@ struct HalfUses {
   SmallVector<Operation *> movers;
 };
 
-/// Whether every use of `value`, an f32 tensor, reads its elements as they are, and if so
-/// the uses in `uses`.
-bool collectHalfUses(Value value, HalfUses &uses) {
+/// Whether `c` is a float constant that `half` holds exactly.
+bool exactIn(Value c, FloatType half) {
+  FloatAttr attr;
+  if (!matchPattern(c, m_Constant(&attr)))
+    return false;
+  APFloat f = attr.getValue();
+  bool lost = false;
+  f.convert(half.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return !lost;
+}
+
+/// Whether every use of the f32 scalar `v` ends in a truncation to `half` that it would
+/// give the same bits if `v` were first rounded to `half` itself: directly, or through
+/// ops that commute with rounding (round to nearest is monotonic: max, min, negation; a
+/// select against a constant `half` holds).
+bool roundedToHalf(Value v, FloatType half) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto trunc = dyn_cast<arith::TruncFOp>(user)) {
+      if (trunc.getType() != half)
+        return false;
+      continue;
+    }
+    bool commutes = isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+                        arith::MinNumFOp, arith::NegFOp>(user);
+    if (auto select = dyn_cast<arith::SelectOp>(user))
+      commutes = use.getOperandNumber() != 0 &&
+                 exactIn(user->getOperand(3 - use.getOperandNumber()), half);
+    if (!commutes || !roundedToHalf(user->getResult(0), half))
+      return false;
+  }
+  return true;
+}
+
+/// Whether every use of `value`, an f32 tensor, reads its elements as they are (and with
+/// `roundedOnly`, rounds them to `half` as roundedToHalf says), and if so the uses in
+/// `uses`.
+bool collectHalfUses(Value value, FloatType half, bool roundedOnly, HalfUses &uses) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     if (auto generic = dyn_cast<linalg::GenericOp>(user)) {
@@ -42,12 +78,15 @@ bool collectHalfUses(Value value, HalfUses &uses) {
       // nothing and shift every element it meets.
       if (!generic.isDpsInput(&use) || !generic.hasPureTensorSemantics() ||
           (generic.getNumReductionLoops() == 0 &&
-           !generic.getMatchingIndexingMap(&use).isPermutation()))
+           !generic.getMatchingIndexingMap(&use).isPermutation()) ||
+          (roundedOnly && !roundedToHalf(generic.getMatchingBlockArgument(&use), half)))
         return false;
       uses.readers.push_back(&use);
       continue;
     }
-    if (isa<tensor::ExtractOp>(user)) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(user)) {
+      if (roundedOnly && !roundedToHalf(extract.getResult(), half))
+        return false;
       uses.readers.push_back(&use);
       continue;
     }
@@ -58,7 +97,7 @@ bool collectHalfUses(Value value, HalfUses &uses) {
     if (!moves)
       return false;
     uses.movers.push_back(user);
-    if (!collectHalfUses(user->getResult(0), uses))
+    if (!collectHalfUses(user->getResult(0), half, roundedOnly, uses))
       return false;
   }
   return true;
@@ -141,6 +180,11 @@ struct InfcHalfActivationsPass
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (mode != "half" && mode != "rounded") {
+      getOperation().emitError("infc-half-activations: mode '")
+          << mode << "' is not half or rounded";
+      return signalPassFailure();
+    }
     FloatType half;
     if (precision == "fp16")
       half = Float16Type::get(ctx);
@@ -158,7 +202,7 @@ struct InfcHalfActivationsPass
       for (unsigned index = 0; index < op.getNumDpsInits(); ++index) {
         HalfUses uses;
         if (isElementwiseResult(op, index) && !op->getResult(index).use_empty() &&
-            collectHalfUses(op->getResult(index), uses))
+            collectHalfUses(op->getResult(index), half, mode == "rounded", uses))
           storeInHalf(rewriter, op, index, half, uses);
       }
   }

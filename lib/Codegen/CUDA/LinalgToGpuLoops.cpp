@@ -973,28 +973,50 @@ struct InfcLinalgToGpuLoopsPass
     // Prologues first: a producer fused into the reduction after it is not also the
     // epilogue of the one before.
     DenseMap<Operation *, SmallVector<Prologue>> prologuesOf;
-    // An op that can be the epilogue of the reduction right before it is not a prologue
-    // of the one after: computed once and stored (in half, with --precision), not again
-    // in every block that stages it (a GELU between two matmuls, a conv's BN and Relu).
+    // An op that can end the epilogue chain of the reduction before it is not a prologue
+    // of the one after: computed once and stored (in half, with --precision), not again in
+    // every block that stages it (a GELU between two matmuls, a conv's BN and Relu, the
+    // cast to half after attention's transpose from heads).
     auto epilogueOfPrevious = [&](linalg::LinalgOp producer) {
-      Operation *prev = producer->getPrevNode();
-      while (prev && isMemoryEffectFree(prev) && !prev->getNumRegions())
-        prev = prev->getPrevNode();
-      auto reduction = dyn_cast_or_null<linalg::LinalgOp>(prev);
-      if (!reduction || isa<linalg::FillOp>(reduction) || !reduction.getNumReductionLoops() ||
-          fused.contains(reduction))
-        return false;
+      SmallVector<linalg::LinalgOp> chain = {producer};
+      linalg::LinalgOp reduction;
+      for (Operation *prev = producer->getPrevNode(); !reduction; prev = prev->getPrevNode()) {
+        while (prev && isMemoryEffectFree(prev) && !prev->getNumRegions())
+          prev = prev->getPrevNode();
+        auto before = dyn_cast_or_null<linalg::LinalgOp>(prev);
+        if (!before || isa<linalg::FillOp>(before) || fused.contains(before))
+          return false;
+        if (before.getNumReductionLoops())
+          reduction = before;
+        else
+          chain.insert(chain.begin(), before);
+      }
       Lowering lowering(reduction);
       if (!lowering.matches())
         return false;
-      std::deque<Lowering> before;
+      std::deque<Lowering> links;
       for (Prologue prologue : prologuesOf.lookup(reduction)) {
-        before.emplace_back(prologue.producer);
-        before.back().matches();
-        lowering.prologues[prologue.input] = &before.back();
+        links.emplace_back(prologue.producer);
+        links.back().matches();
+        lowering.prologues[prologue.input] = &links.back();
       }
-      return lowering.takesEpilogue(producer, lowering.kernelReads(),
-                                    {reduction.getDpsInits()[0]});
+      // The main loop's chain (below), without building it.
+      SmallVector<Value> reads = lowering.kernelReads();
+      SmallVector<Value> written = {reduction.getDpsInits()[0]};
+      Lowering *tail = &lowering;
+      for (linalg::LinalgOp next : chain) {
+        if (!tail->takesEpilogue(next, reads, written))
+          return false;
+        links.emplace_back(next);
+        if (!links.back().matches())
+          return false;
+        for (Value read : memrefsRead(next))
+          if (read != tail->epilogueView)
+            reads.push_back(read);
+        written.push_back(next.getDpsInits()[0]);
+        tail = &links.back();
+      }
+      return true;
     };
     for (linalg::LinalgOp op : prologues ? ops : SmallVector<linalg::LinalgOp>()) {
       if (!Lowering(op).matches())

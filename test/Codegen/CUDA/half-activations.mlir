@@ -2,6 +2,8 @@
 // RUN: infc-opt %s -infc-half-activations=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
 // RUN: infc-opt %s -infc-half-activations -canonicalize -split-input-file | FileCheck %s --check-prefix=FOLD
 // RUN: not infc-opt %s -infc-half-activations=precision=fp8 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: infc-opt %s -infc-half-activations=mode=rounded -split-input-file | FileCheck %s --check-prefix=ROUNDED
+// RUN: not infc-opt %s -infc-half-activations=mode=some -split-input-file 2>&1 | FileCheck %s --check-prefix=BADMODE
 
 // A conv's epilogue (bias, relu) read by the next conv's padding (tensor.extract) and by a
 // residual add: it yields halves, each reader widens them. The padding already truncates
@@ -26,6 +28,10 @@
 // BF16: arith.truncf %{{.*}} : f32 to bf16
 // BF16: tensor.extract %{{.*}} : tensor<1x4x4x8xbf16>
 // BAD: infc-half-activations: precision 'fp8' is not fp16 or bf16
+// BADMODE: infc-half-activations: mode 'some' is not half or rounded
+// With mode=rounded the residual add, which adds the value as it is, keeps it f32.
+// ROUNDED-LABEL: func.func @epilogue_into_padding
+// ROUNDED-NOT: tensor<1x4x4x8xf16>
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d3)>
 func.func @epilogue_into_padding(%conv: tensor<1x4x4x8xf32>, %bias: tensor<8xf32>, %other: tensor<1x4x4x8xf32>) -> (tensor<1x6x6x8xf16>, tensor<1x4x4x8xf32>) {
@@ -80,6 +86,8 @@ func.func @epilogue_into_padding(%conv: tensor<1x4x4x8xf32>, %bias: tensor<8xf32
 // CHECK-NEXT: ^bb0(%[[H:.*]]: f16, %{{.*}}: f16):
 // CHECK: %[[W:.*]] = arith.extf %[[H]] : f16 to f32
 // CHECK: arith.truncf %[[W]] : f32 to f16
+// ROUNDED-LABEL: func.func @through_movers
+// ROUNDED: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8xf16>)
 // FOLD-LABEL: func.func @through_movers
 // FOLD: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8xf16>)
 // FOLD: %[[X:.*]] = tensor.expand_shape %[[P]]
@@ -107,6 +115,38 @@ func.func @through_movers(%x: tensor<4x8xf32>) -> tensor<2x4x4xf16> {
     linalg.yield %n : f16
   } -> tensor<2x4x4xf16>
   return %h : tensor<2x4x4xf16>
+}
+
+// -----
+
+// A max pool's window maximum, rounded after: max commutes with rounding (round to nearest
+// is monotonic), so mode=rounded stores the Relu before it in half too (bit for bit the
+// same result); a select against -inf (a pool's padding) and a negation likewise.
+// ROUNDED-LABEL: func.func @max_then_round
+// ROUNDED: %[[R:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xf16>)
+// ROUNDED: linalg.generic {{.*}} ins(%[[R]], %[[R]] : tensor<8xf16>, tensor<8xf16>)
+#id1m = affine_map<(d0) -> (d0)>
+func.func @max_then_round(%x: tensor<8xf32>, %c: i1) -> tensor<8xf16> {
+  %zero = arith.constant 0.0 : f32
+  %neginf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %relu = linalg.generic {indexing_maps = [#id1m, #id1m], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %he = tensor.empty() : tensor<8xf16>
+  %pooled = linalg.generic {indexing_maps = [#id1m, #id1m, #id1m], iterator_types = ["parallel"]}
+      ins(%relu, %relu : tensor<8xf32>, tensor<8xf32>) outs(%he : tensor<8xf16>) {
+  ^bb0(%a: f32, %b: f32, %o: f16):
+    %p = arith.select %c, %b, %neginf : f32
+    %n = arith.negf %p : f32
+    %m = arith.maximumf %a, %n : f32
+    %t = arith.truncf %m : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8xf16>
+  return %pooled : tensor<8xf16>
 }
 
 // -----

@@ -413,3 +413,41 @@ func.func @epilogue_before_prologue(%ws: memref<512xi8>, %x: memref<4x8xf32>, %w
   linalg.matmul ins(%h, %w2 : memref<4x16xf32>, memref<16x8xf32>) outs(%y : memref<4x8xf32>)
   return
 }
+
+// -----
+
+// The same at the end of a chain of epilogues (attention's transpose from heads, then the
+// cast before the output projection): both run after the first matmul's sum, the
+// transposed value is stored once.
+// CHECK-LABEL: func.func @chain_before_prologue
+// CHECK: %[[H:.*]] = memref.view %{{.*}}[%c256][] : memref<512xi8> to memref<16x4xf32>
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: %[[T:.*]] = math.tanh
+// CHECK: memref.store %[[T]], %[[H]]
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: memref.load %[[H]]
+// CHECK-NOT: math.tanh
+// CHECK: return
+#id3 = affine_map<(i, j) -> (i, j)>
+func.func @chain_before_prologue(%ws: memref<512xi8>, %x: memref<4x8xf32>, %w1: memref<8x16xf32>,
+                                 %w2: memref<4x8xf32>, %y: memref<16x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c256 = arith.constant 256 : index
+  %p = memref.view %ws[%c0][] : memref<512xi8> to memref<4x16xf32>
+  %t = memref.view %ws[%c256][] : memref<512xi8> to memref<16x4xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w1 : memref<4x8xf32>, memref<8x16xf32>) outs(%p : memref<4x16xf32>)
+  linalg.transpose ins(%p : memref<4x16xf32>) outs(%t : memref<16x4xf32>) permutation = [1, 0]
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<16x4xf32>) outs(%t : memref<16x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %th = math.tanh %v : f32
+    linalg.yield %th : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<16x8xf32>)
+  linalg.matmul ins(%t, %w2 : memref<16x4xf32>, memref<4x8xf32>) outs(%y : memref<16x8xf32>)
+  return
+}

@@ -282,3 +282,58 @@ func.func @not_row_reductions(%x: memref<8x16xf32>, %r: memref<8xf32>, %a: memre
   }
   return
 }
+
+// -----
+
+// The scale right after a matmul (attention's scores) is the matmul's epilogue, not the
+// first op of the softmax's row kernel: the scaled scores are what is stored (in half, with
+// --precision), read once by the row kernel.
+// CHECK-LABEL: func.func @scale_stays_with_matmul
+// CHECK-DAG: %[[EIGHTH:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[EIGHTH]] : f32
+// CHECK: memref.store %[[SCALED]]
+// CHECK: gpu.launch
+// CHECK-NOT: %[[EIGHTH]]
+// CHECK: arith.maximumf
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#mm_a = affine_map<(i, j, k) -> (i, k)>
+#mm_b = affine_map<(i, j, k) -> (k, j)>
+#mm_c = affine_map<(i, j, k) -> (i, j)>
+#id2 = affine_map<(i, j) -> (i, j)>
+#row2 = affine_map<(i, j) -> (i)>
+func.func @scale_stays_with_matmul(%ws: memref<2048xi8>, %q: memref<4x8xf32>, %k: memref<8x40xf32>,
+                                   %m: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %eighth = arith.constant 0.125 : f32
+  %neginf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : index
+  %c640 = arith.constant 640 : index
+  %p = memref.view %ws[%c0][] : memref<2048xi8> to memref<4x40xf32>
+  %s = memref.view %ws[%c640][] : memref<2048xi8> to memref<4x40xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x40xf32>)
+  linalg.generic {indexing_maps = [#mm_a, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<4x8xf32>, memref<8x40xf32>) outs(%p : memref<4x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %prod = arith.mulf %a, %b : f32
+    %sum = arith.addf %acc, %prod : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p : memref<4x40xf32>) outs(%s : memref<4x40xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %scaled = arith.mulf %v, %eighth : f32
+    linalg.yield %scaled : f32
+  }
+  linalg.fill ins(%neginf : f32) outs(%m : memref<4xf32>)
+  linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%s : memref<4x40xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.maximumf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}

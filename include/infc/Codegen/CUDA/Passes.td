@@ -126,11 +126,18 @@ def InfcHalfActivations : Pass<"infc-half-activations", "mlir::func::FuncOp"> {
     them); the truncation LowerPrecision put before a contraction folds away. Arithmetic
     stays f32: the contractions' and reductions' sums, and the payloads of elementwise ops.
     Not converted: a value a model output or anything else reads (an insert_slice, the
-    output of another op), a contraction's or reduction's result.
+    output of another op), a contraction's or reduction's result. With `mode=rounded`, only
+    a value that every reader rounds to the half type anyway (a contraction's operand, its
+    padding; through max, min, negation, a select against a constant the half type holds,
+    which commute with rounding): the results are bit for bit those of f32 storage (a
+    residual stream that a LayerNorm reads stays f32).
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
            "fp16 or bf16">,
+    Option<"mode", "mode", "std::string", /*default=*/"\"half\"",
+           "half (every value whose readers take its elements as they are) or rounded "
+           "(only those each reader rounds to half anyway)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];
