@@ -755,10 +755,12 @@ SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operatio
     for (Operation &inner : producer.getBlock()->without_terminator())
       if (inner.getNumRegions() || !(isMemoryEffectFree(&inner) || isa<memref::LoadOp>(inner)))
         clonable = false;
-    // The kernel writes the reduction's outputs while other threads read these.
+    // The kernel writes the reduction's outputs while other threads read these. (What the
+    // producer writes is never written once it is fused: it may read it, in place, as a
+    // split-K sum adding the residual into the residual's buffer does.)
     for (Value read : memrefsRead(producer)) {
       for (Value out : op.getDpsInits())
-        if (mayOverlap(read, out) || mayOverlap(read, written))
+        if (mayOverlap(read, out))
           clonable = false;
       for (Value out : filled)
         if (mayOverlap(read, out))

@@ -451,3 +451,36 @@ func.func @chain_before_prologue(%ws: memref<512xi8>, %x: memref<4x8xf32>, %w1: 
   linalg.matmul ins(%t, %w2 : memref<16x4xf32>, memref<4x8xf32>) outs(%y : memref<16x8xf32>)
   return
 }
+
+// -----
+
+// A prologue that reads its own output buffer (a split-K sum adding the residual in place,
+// into the residual's buffer): fused all the same, as its write is gone; the buffer keeps
+// the residual.
+// CHECK-LABEL: func.func @in_place_prologue
+// CHECK-SAME: (%[[WS:.*]]: memref<256xi8>, %[[S:.*]]: memref<4x8xf32>, %{{.*}}: memref<8x16xf32>, %{{.*}}: memref<4x16xf32>)
+// CHECK: %[[R:.*]] = memref.view %[[WS]]
+// CHECK: memref.store %{{.*}}, %[[R]]
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK-DAG: memref.load %[[R]]
+// CHECK-DAG: memref.load %[[S]]
+// CHECK: arith.addf
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: memref.store{{.*}}%[[R]]
+// CHECK: return
+#id4 = affine_map<(i, j) -> (i, j)>
+func.func @in_place_prologue(%ws: memref<256xi8>, %s: memref<4x8xf32>, %b: memref<8x16xf32>,
+                             %c: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %r = memref.view %ws[%c0][] : memref<256xi8> to memref<4x8xf32>
+  linalg.copy ins(%s : memref<4x8xf32>) outs(%r : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %s : memref<4x8xf32>, memref<4x8xf32>) outs(%r : memref<4x8xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %sum = arith.addf %v, %w : f32
+    linalg.yield %sum : f32
+  }
+  linalg.matmul ins(%r, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
