@@ -112,13 +112,33 @@ Value withoutReshapes(Value v) {
 /// Whether `op` reads what `before` writes, a reduction of no row group (a contraction):
 /// it can be the epilogue of `before`'s kernel (a softmax's scale and mask after Q K^T),
 /// which stores its output once (in half, with --precision) rather than the sums.
+/// (What the loop lowering's epilogue needs of its form: `op` reads that output once,
+/// through a permutation of its loops over the output's static shape, and captures no
+/// memref.)
 bool epilogueOfReduction(linalg::LinalgOp op, linalg::LinalgOp before, int64_t minReduction) {
   if (!before || !before.getNumReductionLoops() || before.getNumDpsInits() != 1 ||
-      rowReductionShape(before, minReduction))
+      rowReductionShape(before, minReduction) || capturesMemref(op))
     return false;
   Value out = withoutReshapes(before.getDpsInits()[0]);
-  return llvm::any_of(op.getDpsInputOperands(),
-                      [&](OpOperand *input) { return withoutReshapes(input->get()) == out; });
+  OpOperand *read = nullptr;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (withoutReshapes(input->get()) == out) {
+      if (read)
+        return false;
+      read = input;
+    }
+  if (!read)
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(read);
+  auto type = cast<MemRefType>(read->get().getType());
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (!map.isPermutation() || !type.hasStaticShape() ||
+      ranges.size() != (size_t)type.getRank())
+    return false;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (ranges[map.getDimPosition(i)] != type.getDimSize(i))
+      return false;
+  return true;
 }
 } // namespace
 

@@ -43,20 +43,21 @@ bool exactIn(Value c, FloatType half) {
   return !lost;
 }
 
-/// Whether every use of the f32 scalar `v` ends in a truncation to `half` that it would
-/// give the same bits if `v` were first rounded to `half` itself: directly, or through
-/// ops that commute with rounding (round to nearest is monotonic: max, min, negation; a
+/// Whether every use of the f32 scalar `v` ends in a truncation to `half` that would give
+/// the same bits if `v` were first rounded to `half` itself: directly, or through ops that
+/// commute with rounding (round to nearest is monotonic: maximumf, minimumf, negation; a
 /// select against a constant `half` holds).
 bool roundedToHalf(Value v, FloatType half) {
   for (OpOperand &use : v.getUses()) {
     Operation *user = use.getOwner();
     if (auto trunc = dyn_cast<arith::TruncFOp>(user)) {
-      if (trunc.getType() != half)
+      // The producer's truncation rounds to nearest (no rounding mode of its own).
+      if (trunc.getType() != half || trunc.getRoundingmodeAttr())
         return false;
       continue;
     }
-    bool commutes = isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
-                        arith::MinNumFOp, arith::NegFOp>(user);
+    // (maxnum/minnum leave the sign of equal zeros open: -0 stored for a tiny negative.)
+    bool commutes = isa<arith::MaximumFOp, arith::MinimumFOp, arith::NegFOp>(user);
     if (auto select = dyn_cast<arith::SelectOp>(user))
       commutes = use.getOperandNumber() != 0 &&
                  exactIn(user->getOperand(3 - use.getOperandNumber()), half);
@@ -113,7 +114,8 @@ Value emptyLike(RewriterBase &rewriter, Operation *op, Value like, Type element)
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, op->getLoc(), like);
-  return tensor::EmptyOp::create(rewriter, op->getLoc(), sizes, element);
+  return tensor::EmptyOp::create(rewriter, op->getLoc(), sizes, element,
+                                 cast<RankedTensorType>(like.getType()).getEncoding());
 }
 
 /// Every use of `value` (now of type `half`) widened back to f32 right where it was read:
@@ -185,12 +187,8 @@ struct InfcHalfActivationsPass
           << mode << "' is not half or rounded";
       return signalPassFailure();
     }
-    FloatType half;
-    if (precision == "fp16")
-      half = Float16Type::get(ctx);
-    else if (precision == "bf16")
-      half = BFloat16Type::get(ctx);
-    else {
+    FloatType half = infc::halfPrecisionType(ctx, precision);
+    if (!half) {
       getOperation().emitError("infc-half-activations: precision '")
           << precision << "' is not fp16 or bf16";
       return signalPassFailure();

@@ -755,12 +755,14 @@ SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operatio
     for (Operation &inner : producer.getBlock()->without_terminator())
       if (inner.getNumRegions() || !(isMemoryEffectFree(&inner) || isa<memref::LoadOp>(inner)))
         clonable = false;
-    // The kernel writes the reduction's outputs while other threads read these. (What the
-    // producer writes is never written once it is fused: it may read it, in place, as a
-    // split-K sum adding the residual into the residual's buffer does.)
+    // The kernel writes the reduction's outputs while other threads read these. What the
+    // producer writes is never written once it is fused: at the top level it may read it,
+    // in place (a split-K sum adding the residual into the residual's buffer); inside a
+    // loop of the model the next iteration would read the value never stored.
+    bool topLevel = isa<FunctionOpInterface>(op->getParentOp());
     for (Value read : memrefsRead(producer)) {
       for (Value out : op.getDpsInits())
-        if (mayOverlap(read, out))
+        if (mayOverlap(read, out) || (!topLevel && mayOverlap(read, written)))
           clonable = false;
       for (Value out : filled)
         if (mayOverlap(read, out))

@@ -55,12 +55,8 @@ struct InfcLowerPrecisionPass
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    FloatType half;
-    if (precision == "fp16")
-      half = Float16Type::get(ctx);
-    else if (precision == "bf16")
-      half = BFloat16Type::get(ctx);
-    else {
+    FloatType half = infc::halfPrecisionType(ctx, precision);
+    if (!half) {
       getOperation().emitError("infc-lower-precision: precision '")
           << precision << "' is not fp16 or bf16";
       return signalPassFailure();
@@ -99,3 +95,11 @@ struct InfcLowerPrecisionPass
   }
 };
 } // namespace
+
+FloatType infc::halfPrecisionType(MLIRContext *ctx, StringRef precision) {
+  if (precision == "fp16")
+    return Float16Type::get(ctx);
+  if (precision == "bf16")
+    return BFloat16Type::get(ctx);
+  return {};
+}

@@ -151,6 +151,33 @@ func.func @max_then_round(%x: tensor<8xf32>, %c: i1) -> tensor<8xf16> {
 
 // -----
 
+// A reader whose truncation has a rounding mode of its own (toward zero) would not get the
+// bits of the producer's round to nearest: mode=rounded leaves the value f32.
+// ROUNDED-LABEL: func.func @other_rounding
+// ROUNDED-NOT: tensor<8xf16>) {
+// ROUNDED: ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<8xf16>)
+#id1r = affine_map<(d0) -> (d0)>
+func.func @other_rounding(%x: tensor<8xf32>) -> tensor<8xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %relu = linalg.generic {indexing_maps = [#id1r, #id1r], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %he = tensor.empty() : tensor<8xf16>
+  %h = linalg.generic {indexing_maps = [#id1r, #id1r], iterator_types = ["parallel"]}
+      ins(%relu : tensor<8xf32>) outs(%he : tensor<8xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a toward_zero : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8xf16>
+  return %h : tensor<8xf16>
+}
+
+// -----
+
 // Left in f32: a model output, a value another op accumulates into (an output operand), a
 // value an elementwise op broadcasts (a LayerNorm's mean), a reduction's result.
 // CHECK-LABEL: func.func @stays_f32

@@ -337,3 +337,58 @@ func.func @scale_stays_with_matmul(%ws: memref<2048xi8>, %q: memref<4x8xf32>, %k
   }
   return
 }
+
+// -----
+
+// An op after a matmul that could not be its epilogue (it broadcasts the product along the
+// row) still joins the row group: not a kernel of its own.
+// CHECK-LABEL: func.func @broadcast_joins_rows
+// CHECK: %[[V:.*]] = memref.view %{{.*}}[%c0][] : memref<2048xi8> to memref<4x1xf32>
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[V]]
+// CHECK-NOT: scf.parallel
+// CHECK: gpu.launch
+// CHECK: memref.load %[[V]]
+// CHECK: arith.mulf
+// CHECK: arith.maximumf
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+// CHECK: return
+#bc_a = affine_map<(i, j, k) -> (i, k)>
+#bc_b = affine_map<(i, j, k) -> (k, j)>
+#bc_c = affine_map<(i, j, k) -> (i, j)>
+#bc_id = affine_map<(i, j) -> (i, j)>
+#bc_col = affine_map<(i, j) -> (i, 0)>
+#bc_row = affine_map<(i, j) -> (i)>
+func.func @broadcast_joins_rows(%ws: memref<2048xi8>, %x: memref<4x8xf32>, %w: memref<8x1xf32>,
+                                %s: memref<4x40xf32>, %m: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %neginf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %v = memref.view %ws[%c0][] : memref<2048xi8> to memref<4x1xf32>
+  %e = memref.view %ws[%c64][] : memref<2048xi8> to memref<4x40xf32>
+  linalg.fill ins(%zero : f32) outs(%v : memref<4x1xf32>)
+  linalg.generic {indexing_maps = [#bc_a, #bc_b, #bc_c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x8xf32>, memref<8x1xf32>) outs(%v : memref<4x1xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %prod = arith.mulf %a, %b : f32
+    %sum = arith.addf %acc, %prod : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#bc_id, #bc_col, #bc_id], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %v : memref<4x40xf32>, memref<4x1xf32>) outs(%e : memref<4x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  }
+  linalg.fill ins(%neginf : f32) outs(%m : memref<4xf32>)
+  linalg.generic {indexing_maps = [#bc_id, #bc_row], iterator_types = ["parallel", "reduction"]}
+      ins(%e : memref<4x40xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}

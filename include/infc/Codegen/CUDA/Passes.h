@@ -25,6 +25,8 @@ namespace infc {
 std::optional<unsigned> gpuArchVersion(llvm::StringRef arch);
 /// Whether LLVM's NVPTX back end knows `arch` as a processor (it writes the PTX for it).
 bool isNvptxProcessor(llvm::StringRef arch);
+/// The 16-bit float type a --precision names: f16 for "fp16", bf16 for "bf16", else null.
+mlir::FloatType halfPrecisionType(mlir::MLIRContext *ctx, llvm::StringRef precision);
 
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
