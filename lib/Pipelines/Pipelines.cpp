@@ -418,10 +418,35 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
 };
 } // namespace
 
+/// Why `cl`'s string options are not ones the pipeline knows (the CLI checks its own
+/// flags; a pipeline string would otherwise fall back to the defaults silently), or "".
+static std::string invalidOption(const PipelineCLOptions &cl) {
+  auto oneOf = [](const std::string &value, std::initializer_list<const char *> allowed) {
+    return llvm::any_of(allowed, [&](const char *a) { return value == a; });
+  };
+  if (!oneOf(cl.target, {"cpu", "cuda", "cuda-emulator"}))
+    return "target '" + cl.target + "' is not cpu, cuda or cuda-emulator";
+  if (!oneOf(cl.precision, {"fp32", "tf32", "fp16", "bf16"}))
+    return "precision '" + cl.precision + "' is not fp32, tf32, fp16 or bf16";
+  if (!oneOf(cl.gpuLayout, {"nhwc", "nchw"}))
+    return "gpu-layout '" + cl.gpuLayout + "' is not nhwc or nchw";
+  if (!cl.activations.empty() && !oneOf(cl.activations, {"half", "rounded", "fp32"}))
+    return "activations '" + cl.activations + "' is not half, rounded or fp32";
+  if (!oneOf(cl.stopAfter, {"infc", "linalg", "llvm"}))
+    return "stop-after '" + cl.stopAfter + "' is not infc, linalg or llvm";
+  return "";
+}
+
 void infc::registerInfcPipelines() {
-  PassPipelineRegistration<PipelineCLOptions>(
+  registerPassPipeline(
       "infc-pipeline", "The whole infc compile pipeline (as `infc compile` runs it)",
-      [](OpPassManager &pm, const PipelineCLOptions &cl) {
+      [](OpPassManager &pm, StringRef optionString,
+         function_ref<LogicalResult(const Twine &)> errorHandler) -> LogicalResult {
+        PipelineCLOptions cl;
+        if (failed(cl.parseFromString(optionString)))
+          return failure();
+        if (std::string why = invalidOption(cl); !why.empty())
+          return errorHandler("infc-pipeline: " + why);
         InfcPipelineOptions options;
         options.vectorBits = cl.vectorBits;
         options.vnni = cl.vnni;
@@ -443,6 +468,10 @@ void infc::registerInfcPipelines() {
         else if (cl.stopAfter == "linalg")
           options.stopAfter = PipelineStage::Linalg;
         buildInfcPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionHandler) {
+        optionHandler(PipelineCLOptions());
       });
 }
 
