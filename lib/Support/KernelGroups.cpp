@@ -33,6 +33,40 @@ SmallVector<Value> memrefsRead(linalg::LinalgOp op) {
 
 bool capturesMemref(linalg::LinalgOp op) { return !capturedShapedValues(op).empty(); }
 
+std::optional<SmallVector<Operation *>> reshapesFrom(Value of, Value view) {
+  SmallVector<Operation *> reshapes;
+  while (view != of) {
+    Operation *reshape = view.getDefiningOp();
+    if (!isa_and_present<memref::ExpandShapeOp, memref::CollapseShapeOp>(reshape))
+      return std::nullopt;
+    reshapes.insert(reshapes.begin(), reshape);
+    view = reshape->getOperand(0);
+  }
+  return reshapes;
+}
+
+OpOperand *epilogueInput(linalg::LinalgOp next, Value out) {
+  OpOperand *read = nullptr;
+  for (OpOperand *input : next.getDpsInputOperands())
+    if (reshapesFrom(out, input->get())) {
+      if (read)
+        return nullptr; // read twice: once at another thread's element
+      read = input;
+    }
+  if (!read)
+    return nullptr;
+  AffineMap map = next.getMatchingIndexingMap(read);
+  auto type = cast<MemRefType>(read->get().getType());
+  SmallVector<int64_t> ranges = next.getStaticLoopRanges();
+  if (!map.isPermutation() || !type.hasStaticShape() ||
+      ranges.size() != (size_t)type.getRank())
+    return nullptr;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (ranges[map.getDimPosition(i)] != type.getDimSize(i))
+      return nullptr;
+  return read;
+}
+
 Operation *rowReductionCombiner(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)
     return nullptr;
@@ -99,46 +133,14 @@ bool fitsRows(linalg::LinalgOp op, ArrayRef<int64_t> rows, int64_t maxPoints) {
   return pointsPerRow(op, rows.size()) <= maxPoints;
 }
 
-/// `v` without the reshapes (expand/collapse_shape) it is seen through.
-Value withoutReshapes(Value v) {
-  while (auto reshape = v.getDefiningOp())
-    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(reshape))
-      v = reshape->getOperand(0);
-    else
-      break;
-  return v;
-}
-
-/// Whether `op` reads what `before` writes, a reduction of no row group (a contraction):
-/// it can be the epilogue of `before`'s kernel (a softmax's scale and mask after Q K^T),
-/// which stores its output once (in half, with --precision) rather than the sums.
-/// (What the loop lowering's epilogue needs of its form: `op` reads that output once,
-/// through a permutation of its loops over the output's static shape, and captures no
-/// memref.)
+/// Whether `op` can be the epilogue of `before`, a reduction of no row group (a
+/// contraction) whose output it reads (epilogueInput): that kernel then stores what `op`
+/// computes (a softmax's scale and mask after Q K^T; in half, with --precision) rather
+/// than the sums.
 bool epilogueOfReduction(linalg::LinalgOp op, linalg::LinalgOp before, int64_t minReduction) {
-  if (!before || !before.getNumReductionLoops() || before.getNumDpsInits() != 1 ||
-      rowReductionShape(before, minReduction) || capturesMemref(op))
-    return false;
-  Value out = withoutReshapes(before.getDpsInits()[0]);
-  OpOperand *read = nullptr;
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (withoutReshapes(input->get()) == out) {
-      if (read)
-        return false;
-      read = input;
-    }
-  if (!read)
-    return false;
-  AffineMap map = op.getMatchingIndexingMap(read);
-  auto type = cast<MemRefType>(read->get().getType());
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (!map.isPermutation() || !type.hasStaticShape() ||
-      ranges.size() != (size_t)type.getRank())
-    return false;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (ranges[map.getDimPosition(i)] != type.getDimSize(i))
-      return false;
-  return true;
+  return before && before.getNumReductionLoops() && before.getNumDpsInits() == 1 &&
+         !rowReductionShape(before, minReduction) && !capturesMemref(op) &&
+         epilogueInput(op, before.getDpsInits()[0]);
 }
 } // namespace
 

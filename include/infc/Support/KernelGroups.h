@@ -27,6 +27,17 @@ llvm::SmallVector<mlir::Value> memrefsRead(mlir::linalg::LinalgOp op);
 /// elements at indices the indexing maps don't tell.
 bool capturesMemref(mlir::linalg::LinalgOp op);
 
+/// The reshapes (expand_shape, collapse_shape) that make `view` from `of`, first one
+/// first, if `view` is `of` or made from it that way only.
+std::optional<llvm::SmallVector<mlir::Operation *>> reshapesFrom(mlir::Value of,
+                                                                 mlir::Value view);
+
+/// The input through which all-parallel `next` can read `out` as the epilogue of the
+/// kernel that writes it: its only input that is `out` or a reshape of it (reshapesFrom),
+/// read through a permutation of `next`'s loops over that view's static shape; null if
+/// none. (The loop lowering fuses by it, the row groups leave such an op to it.)
+mlir::OpOperand *epilogueInput(mlir::linalg::LinalgOp next, mlir::Value out);
+
 /// The combining op of a row reduction (`yield combine(f(inputs), out)`, `out` used
 /// there only, `combine` one with a neutral element: add, mul, max, min, and, or, xor),
 /// or null.

@@ -29,6 +29,7 @@ namespace infc {
 
 using namespace mlir;
 using infc::memrefsRead;
+using infc::reshapesFrom;
 
 namespace {
 /// The buffer a memref is part of: views are followed up to the memory plan's buffers
@@ -157,20 +158,6 @@ SmallVector<Value> reshapedIndices(OpBuilder &b, Location loc, Operation *reshap
   ArrayRef<int64_t> shape = expand.getResultType().getShape();
   return toSource ? joinIndices(b, loc, groups, shape, at)
                   : splitIndices(b, loc, groups, shape, at);
-}
-
-/// The reshapes (expand_shape, collapse_shape) that make `view` from `of`, first one
-/// first, if `view` is `of` or made from it that way only.
-std::optional<SmallVector<Operation *>> reshapesFrom(Value of, Value view) {
-  SmallVector<Operation *> reshapes;
-  while (view != of) {
-    Operation *reshape = view.getDefiningOp();
-    if (!isa_and_present<memref::ExpandShapeOp, memref::CollapseShapeOp>(reshape))
-      return std::nullopt;
-    reshapes.insert(reshapes.begin(), reshape);
-    view = reshape->getOperand(0);
-  }
-  return reshapes;
 }
 
 struct Lowering {
@@ -511,24 +498,12 @@ struct Lowering {
         !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isProjectedPermutation())
       return false;
     Value out = op.getDpsInits()[0];
-    epilogueView = Value();
-    for (OpOperand *input : next.getDpsInputOperands())
-      if (std::optional<SmallVector<Operation *>> reshapes = reshapesFrom(out, input->get())) {
-        if (epilogueView)
-          return false; // read twice: once at another thread's element
-        epilogueView = input->get();
-        epilogueReshapes = std::move(*reshapes);
-        epilogueMap = next.getMatchingIndexingMap(input);
-      }
-    if (!epilogueView || !epilogueMap.isPermutation())
+    OpOperand *input = infc::epilogueInput(next, out);
+    if (!input)
       return false;
-    auto viewType = cast<MemRefType>(epilogueView.getType());
-    SmallVector<int64_t> ranges = next.getStaticLoopRanges();
-    if (!viewType.hasStaticShape() || ranges.size() != (size_t)viewType.getRank())
-      return false;
-    for (int64_t i = 0; i < viewType.getRank(); ++i)
-      if (ranges[epilogueMap.getDimPosition(i)] != viewType.getDimSize(i))
-        return false;
+    epilogueView = input->get();
+    epilogueReshapes = *reshapesFrom(out, epilogueView);
+    epilogueMap = next.getMatchingIndexingMap(input);
     // The fused loop writes the epilogue's output while other threads still read the
     // kernel's inputs or write its other outputs: they must not share memory (the memory
     // plan lets buffers that were live at different times share bytes).
@@ -698,6 +673,38 @@ struct Prologue {
   linalg::LinalgOp producer;
   Value input;
 };
+
+/// `lowering` with `found` (findPrologues') as its prologues, their Lowerings held in
+/// `holders`.
+void attachPrologues(Lowering &lowering, ArrayRef<Prologue> found,
+                     std::deque<Lowering> &holders) {
+  for (Prologue prologue : found) {
+    holders.emplace_back(prologue.producer);
+    holders.back().matches();
+    holders.back().prologueReshapes =
+        *reshapesFrom(prologue.producer.getDpsInits()[0], prologue.input);
+    lowering.prologues[prologue.input] = &holders.back();
+  }
+}
+
+/// `next` as the epilogue of `tail`, the last op of a kernel's chain so far (`reads`,
+/// `written`: the kernel's memory, updated): its Lowering, held in `links`, or null if it
+/// cannot be.
+Lowering *linkEpilogue(Lowering &tail, linalg::LinalgOp next, std::deque<Lowering> &links,
+                       SmallVectorImpl<Value> &reads, SmallVectorImpl<Value> &written) {
+  if (!tail.takesEpilogue(next, reads, written))
+    return nullptr;
+  links.emplace_back(next);
+  if (!links.back().matches()) {
+    links.pop_back();
+    return nullptr;
+  }
+  for (Value read : memrefsRead(next))
+    if (read != tail.epilogueView)
+      reads.push_back(read);
+  written.push_back(next.getDpsInits()[0]);
+  return &links.back();
+}
 
 /// The all-parallel ops right before reduction `op` (past pure ops, fills of its output and
 /// fills of memory they do not read) whose payloads can run inside its loads: each writes
@@ -999,27 +1006,14 @@ struct InfcLinalgToGpuLoopsPass
       if (!lowering.matches())
         return false;
       std::deque<Lowering> links;
-      for (Prologue prologue : prologuesOf.lookup(reduction)) {
-        links.emplace_back(prologue.producer);
-        links.back().matches();
-        lowering.prologues[prologue.input] = &links.back();
-      }
+      attachPrologues(lowering, prologuesOf.lookup(reduction), links);
       // The main loop's chain (below), without building it.
       SmallVector<Value> reads = lowering.kernelReads();
       SmallVector<Value> written = {reduction.getDpsInits()[0]};
       Lowering *tail = &lowering;
-      for (linalg::LinalgOp next : chain) {
-        if (!tail->takesEpilogue(next, reads, written))
+      for (linalg::LinalgOp next : chain)
+        if (!(tail = linkEpilogue(*tail, next, links, reads, written)))
           return false;
-        links.emplace_back(next);
-        if (!links.back().matches())
-          return false;
-        for (Value read : memrefsRead(next))
-          if (read != tail->epilogueView)
-            reads.push_back(read);
-        written.push_back(next.getDpsInits()[0]);
-        tail = &links.back();
-      }
       return true;
     };
     for (linalg::LinalgOp op : prologues ? ops : SmallVector<linalg::LinalgOp>()) {
@@ -1044,13 +1038,7 @@ struct InfcLinalgToGpuLoopsPass
         continue;
       }
       std::deque<Lowering> prologues;
-      for (Prologue prologue : prologuesOf.lookup(op)) {
-        prologues.emplace_back(prologue.producer);
-        prologues.back().matches();
-        prologues.back().prologueReshapes =
-            *reshapesFrom(prologue.producer.getDpsInits()[0], prologue.input);
-        lowering.prologues[prologue.input] = &prologues.back();
-      }
+      attachPrologues(lowering, prologuesOf.lookup(op), prologues);
       linalg::FillOp fill = fillToFold(op);
       if (fill && fill.getInputs()[0].getParentBlock() == op->getBlock() &&
           fill.getInputs()[0].getType() ==
@@ -1068,31 +1056,25 @@ struct InfcLinalgToGpuLoopsPass
           while (next && isMemoryEffectFree(next) && !next->getNumRegions())
             next = next->getNextNode();
           auto nextOp = dyn_cast_or_null<linalg::LinalgOp>(next);
-          if (!nextOp || fused.contains(nextOp) || !tail->takesEpilogue(nextOp, reads, written))
+          Lowering *link = nextOp && !fused.contains(nextOp)
+                               ? linkEpilogue(*tail, nextOp, epilogues, reads, written)
+                               : nullptr;
+          if (!link)
             break;
-          epilogues.emplace_back(nextOp);
-          if (!epilogues.back().matches()) {
-            epilogues.pop_back();
-            break;
-          }
           // The pure ops between (the bias's view, say) move up: the fused loop uses them.
           for (Operation *between = after->getNextNode(); between != next;) {
             Operation *moved = between;
             between = between->getNextNode();
             moved->moveBefore(op);
           }
-          tail->epilogue = &epilogues.back();
+          tail->epilogue = link;
           // The epilogue reads the output from a register: memory needs it only if
           // something else reads it (a model output, a later op, the epilogue's own init).
           Value buffer = bufferOf(tail->op.getDpsInits()[0]);
           tail->storesOutput =
               isa<BlockArgument>(buffer) || !readOnlyBy(buffer, tail->op, nextOp) ||
               !nextOp.getMatchingBlockArgument(nextOp.getDpsInitOperand(0)).use_empty();
-          for (Value read : memrefsRead(nextOp))
-            if (read != tail->epilogueView)
-              reads.push_back(read);
-          written.push_back(nextOp.getDpsInits()[0]);
-          tail = &epilogues.back();
+          tail = link;
           after = nextOp;
         }
       }
