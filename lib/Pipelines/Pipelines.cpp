@@ -304,7 +304,8 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   // function, where the loads and stores of their body cannot run.
   pm.addNestedPass<func::FuncOp>(infc::createInfcMapToGpu());
   if (options.emulateGpu) {
-    pm.addNestedPass<func::FuncOp>(infc::createInfcGpuLaunchToLoops());
+    pm.addNestedPass<func::FuncOp>(
+        infc::createInfcGpuLaunchToLoops({/*raceCheck=*/options.emulatorRaceCheck}));
     pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors()); // the emulated mma.syncs
     pm.addPass(createCanonicalizerPass());
     addHostLowering(pm, options);
@@ -410,6 +411,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> gpuLayout{*this, "gpu-layout",
                                 llvm::cl::desc("CUDA: convolutions over nhwc (default) or nchw"),
                                 llvm::cl::init("nhwc")};
+  Option<bool> emulatorRaceCheck{
+      *this, "emulator-race-check",
+      llvm::cl::desc("cuda-emulator: blocks and threads last first over poisoned shared and "
+                     "private memory (compare with a plain run: a difference is a race)"),
+      llvm::cl::init(false)};
   Option<bool> skipGraphPasses{
       *this, "skip-graph-passes",
       llvm::cl::desc("the input is `infc compile --emit=infc` output: run the passes after "
@@ -418,22 +424,63 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
 };
 } // namespace
 
+using infc::PipelineChoice;
+
+ArrayRef<StringLiteral> infc::pipelineChoices(PipelineChoice choice) {
+  static constexpr StringLiteral targets[] = {"cpu", "cuda", "cuda-emulator"};
+  static constexpr StringLiteral precisions[] = {"fp32", "tf32", "fp16", "bf16"};
+  static constexpr StringLiteral layouts[] = {"nhwc", "nchw"};
+  static constexpr StringLiteral activations[] = {"half", "rounded", "fp32"};
+  switch (choice) {
+  case PipelineChoice::Target:
+    return targets;
+  case PipelineChoice::Precision:
+    return precisions;
+  case PipelineChoice::GpuLayout:
+    return layouts;
+  case PipelineChoice::Activations:
+    return activations;
+  }
+  llvm_unreachable("a PipelineChoice without values");
+}
+
+bool infc::isPipelineChoice(PipelineChoice choice, StringRef value) {
+  return llvm::is_contained(pipelineChoices(choice), value);
+}
+
+std::string infc::pipelineChoiceList(PipelineChoice choice) {
+  ArrayRef<StringLiteral> values = pipelineChoices(choice);
+  std::string list;
+  for (auto [i, value] : llvm::enumerate(values))
+    list += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + value.str();
+  return list;
+}
+
 /// Why `cl`'s string options are not ones the pipeline knows (the CLI checks its own
-/// flags; a pipeline string would otherwise fall back to the defaults silently), or "".
+/// flags against the same lists; a pipeline string would otherwise fall back to the
+/// defaults silently), or "".
 static std::string invalidOption(const PipelineCLOptions &cl) {
-  auto oneOf = [](const std::string &value, std::initializer_list<const char *> allowed) {
-    return llvm::any_of(allowed, [&](const char *a) { return value == a; });
+  struct Checked {
+    const char *name;
+    const std::string &value;
+    PipelineChoice choice;
   };
-  if (!oneOf(cl.target, {"cpu", "cuda", "cuda-emulator"}))
-    return "target '" + cl.target + "' is not cpu, cuda or cuda-emulator";
-  if (!oneOf(cl.precision, {"fp32", "tf32", "fp16", "bf16"}))
-    return "precision '" + cl.precision + "' is not fp32, tf32, fp16 or bf16";
-  if (!oneOf(cl.gpuLayout, {"nhwc", "nchw"}))
-    return "gpu-layout '" + cl.gpuLayout + "' is not nhwc or nchw";
-  if (!cl.activations.empty() && !oneOf(cl.activations, {"half", "rounded", "fp32"}))
-    return "activations '" + cl.activations + "' is not half, rounded or fp32";
-  if (!oneOf(cl.stopAfter, {"infc", "linalg", "llvm"}))
+  for (const Checked &option : {Checked{"target", cl.target, PipelineChoice::Target},
+                                Checked{"precision", cl.precision, PipelineChoice::Precision},
+                                Checked{"gpu-layout", cl.gpuLayout, PipelineChoice::GpuLayout},
+                                Checked{"activations", cl.activations,
+                                        PipelineChoice::Activations}}) {
+    // An empty activations is the precision's default.
+    if (option.value.empty() && option.choice == PipelineChoice::Activations)
+      continue;
+    if (!isPipelineChoice(option.choice, option.value))
+      return std::string(option.name) + " '" + option.value + "' is not " +
+             pipelineChoiceList(option.choice);
+  }
+  if (cl.stopAfter != "infc" && cl.stopAfter != "linalg" && cl.stopAfter != "llvm")
     return "stop-after '" + cl.stopAfter + "' is not infc, linalg or llvm";
+  if (cl.emulatorRaceCheck && cl.target != "cuda-emulator")
+    return "emulator-race-check needs target=cuda-emulator";
   return "";
 }
 
@@ -456,6 +503,7 @@ void infc::registerInfcPipelines() {
         if (cl.target == "cuda" || cl.target == "cuda-emulator")
           options.device = Device::CUDA;
         options.emulateGpu = cl.target == "cuda-emulator";
+        options.emulatorRaceCheck = cl.emulatorRaceCheck;
         if (!cl.gpu.empty())
           options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
         options.cudaPath = cl.cudaPath;

@@ -4,11 +4,13 @@
 // RUN: not infc-opt %s --infc-pipeline="target=cuda gpu-layout=nhcw" 2>&1 | FileCheck %s --check-prefix=LAYOUT
 // RUN: not infc-opt %s --infc-pipeline="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not infc-opt %s --infc-pipeline="target=cuda precision=fp16 activations=some" 2>&1 | FileCheck %s --check-prefix=ACTIVATIONS
+// RUN: not infc-opt %s --infc-pipeline="target=cuda emulator-race-check=true" 2>&1 | FileCheck %s --check-prefix=RACE
 
 // A pipeline string's values are checked as the CLI's flags are, not taken for defaults.
 // LAYOUT: infc-pipeline: gpu-layout 'nhcw' is not nhwc or nchw
 // TARGET: infc-pipeline: target 'tpu' is not cpu, cuda or cuda-emulator
 // ACTIVATIONS: infc-pipeline: activations 'some' is not half, rounded or fp32
+// RACE: infc-pipeline: emulator-race-check needs target=cuda-emulator
 
 // The PTX is for the oldest architecture whatever the order given.
 // ORDER: gpu.binary @infc_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">

@@ -36,6 +36,7 @@ struct CompileOptions {
       activations; // empty for the precision's default
   int optLevel = 3;
   bool report = false;
+  bool emulatorRaceCheck = false;
   infc::OnnxImportOptions import;
   infc::QuantizeOptions quantization;
 };
@@ -225,6 +226,10 @@ int infc::compileCommand(const Args &args, const char *argv0) {
       o.report = true;
       continue;
     }
+    if (a == "--emulator-race-check") {
+      o.emulatorRaceCheck = true;
+      continue;
+    }
     if (value("--input-value", v)) {
       std::string error;
       if (!parseInputValue(v, o, error))
@@ -254,23 +259,29 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   if (o.quantize.empty() != o.quantization.calibrationDir.empty())
     return fail(o.quantize.empty() ? "--calibration needs --quantize int8"
                                    : "--quantize int8 needs --calibration DIR (see docs/cli.md)");
-  if (o.device != "cpu" && o.device != "cuda" && o.device != "cuda-emulator")
-    return fail("unknown --target=" + o.device + " (cpu, cuda, or cuda-emulator for tests)");
+  using infc::PipelineChoice;
+  auto unknown = [&](llvm::StringRef flag, const std::string &value, PipelineChoice choice) {
+    return fail("unknown " + flag.str() + "=" + value + " (" +
+                infc::pipelineChoiceList(choice) + ")");
+  };
+  if (!infc::isPipelineChoice(PipelineChoice::Target, o.device))
+    return unknown("--target", o.device, PipelineChoice::Target);
+  if (o.emulatorRaceCheck && o.device != "cuda-emulator")
+    return fail("--emulator-race-check needs --target cuda-emulator");
   if (o.device != "cuda" && (!o.gpus.empty() || !o.cudaPath.empty()))
     return fail("--gpu and --cuda-path need --target cuda");
-  if (o.precision != "fp32" && o.precision != "tf32" && o.precision != "fp16" &&
-      o.precision != "bf16")
-    return fail("unknown --precision=" + o.precision + " (fp32, tf32, fp16 or bf16)");
+  if (!infc::isPipelineChoice(PipelineChoice::Precision, o.precision))
+    return unknown("--precision", o.precision, PipelineChoice::Precision);
   if (o.precision != "fp32" && o.device == "cpu")
     return fail("--precision " + o.precision + " needs --target cuda (the CPU computes in fp32)");
-  if (!o.activations.empty() && o.activations != "half" && o.activations != "rounded" &&
-      o.activations != "fp32")
-    return fail("unknown --activations=" + o.activations + " (half, rounded or fp32)");
+  if (!o.activations.empty() &&
+      !infc::isPipelineChoice(PipelineChoice::Activations, o.activations))
+    return unknown("--activations", o.activations, PipelineChoice::Activations);
   if (!o.activations.empty() && o.precision != "fp16" && o.precision != "bf16")
     return fail("--activations needs --precision fp16 or bf16 (activations are fp32 at " +
                 o.precision + ")");
-  if (!o.gpuLayout.empty() && o.gpuLayout != "nhwc" && o.gpuLayout != "nchw")
-    return fail("unknown --gpu-layout=" + o.gpuLayout + " (nhwc or nchw)");
+  if (!o.gpuLayout.empty() && !infc::isPipelineChoice(PipelineChoice::GpuLayout, o.gpuLayout))
+    return unknown("--gpu-layout", o.gpuLayout, PipelineChoice::GpuLayout);
   if (!o.gpuLayout.empty() && o.device == "cpu")
     return fail("--gpu-layout needs --target cuda (the CPU convolves over NHWC)");
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};
@@ -329,6 +340,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   if (o.device != "cpu") {
     pipeline.device = Device::CUDA;
     pipeline.emulateGpu = o.device == "cuda-emulator";
+    pipeline.emulatorRaceCheck = o.emulatorRaceCheck;
     pipeline.precision = o.precision;
     pipeline.activations = o.activations;
     pipeline.gpuChannelsLast = o.gpuLayout != "nchw";

@@ -47,6 +47,10 @@ struct InfcPipelineOptions {
   /// CUDA: run the kernels' IR on the CPU instead, each launch as loops over its blocks and
   /// threads (infc-gpu-launch-to-loops), to test the GPU lowering without a GPU.
   bool emulateGpu = false;
+  /// CUDA, emulated: blocks and threads run last first over poisoned shared, private and
+  /// workspace memory (infc-gpu-launch-to-loops' race-check): the same outputs as a plain emulated
+  /// run, bit for bit, unless a kernel races or reads memory nothing wrote.
+  bool emulatorRaceCheck = false;
   /// CUDA: "fp16" or "bf16" stores the operands of matmuls and convolutions in that type,
   /// accumulating in f32 (infc-lower-precision); "tf32" runs f32 ones on tensor cores as
   /// TF32 (10-bit mantissas, f32 sums); "fp32" (default) leaves them.
@@ -61,6 +65,19 @@ struct InfcPipelineOptions {
   /// false: NCHW ones, the model's own layout.
   bool gpuChannelsLast = true;
 };
+
+/// The string options that take one of a few values, shared by `infc compile`'s flags
+/// and `--infc-pipeline`'s options: one list of values for both checks.
+enum class PipelineChoice { Target, Precision, GpuLayout, Activations };
+
+/// The values `choice` takes, in the order messages list them.
+llvm::ArrayRef<llvm::StringLiteral> pipelineChoices(PipelineChoice choice);
+
+/// Whether `value` is one of pipelineChoices(choice).
+bool isPipelineChoice(PipelineChoice choice, llvm::StringRef value);
+
+/// pipelineChoices(choice) for a message: "a, b or c".
+std::string pipelineChoiceList(PipelineChoice choice);
 
 /// Graph passes, then the seam (infc to linalg), then CPU or CUDA code generation down to
 /// the LLVM dialect (with the kernels in a gpu.binary for CUDA). The module's `func.func @main` is the model's entry point.

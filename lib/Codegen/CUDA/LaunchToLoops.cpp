@@ -67,6 +67,9 @@ struct Emulation {
   gpu::LaunchOp launch;
   OpBuilder b;
   Location loc;
+  /// Blocks and threads run last first, shared and private memory poisoned at each block's
+  /// start (the pass's race-check option).
+  bool raceCheck = false;
   Value zero, one;
   /// Block size operands (z, y, x) and the private attributions' per-thread buffers.
   Value blockZ, blockY, blockX;
@@ -256,7 +259,15 @@ struct Emulation {
       }
     }
     if (!missing.empty()) {
-      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
+      // The warp's lane that runs first gathers: lane 0, or with raceCheck the last one
+      // (lane 31 of a whole warp).
+      Value firstLane = zero;
+      if (raceCheck) {
+        Value last = arith::SubIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, threadCount, one), warp);
+        firstLane = arith::MinUIOp::create(b, loc, last, index(31));
+      }
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, firstLane);
       auto once = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(once.thenBlock());
@@ -541,7 +552,45 @@ struct Emulation {
     return success();
   }
 
-  explicit Emulation(gpu::LaunchOp launch) : launch(launch), b(launch), loc(launch.getLoc()) {}
+  Emulation(gpu::LaunchOp launch, bool raceCheck)
+      : launch(launch), b(launch), loc(launch.getLoc()), raceCheck(raceCheck) {}
+
+  /// The id an iteration `iv` of a loop over `bound` blocks or threads stands for: `iv`,
+  /// or with raceCheck `bound - 1 - iv` (last first).
+  Value orderedId(Value iv, Value bound) {
+    if (!raceCheck)
+      return iv;
+    return arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, bound, one), iv);
+  }
+
+  /// What every element of a poisoned buffer of `element` holds: a NaN (it survives any
+  /// arithmetic into the outputs), integers and indices the bytes 0xA5, vectors of those.
+  TypedAttr poisonOf(Type element) {
+    if (auto vector = dyn_cast<VectorType>(element))
+      return SplatElementsAttr::get(vector, poisonOf(vector.getElementType()));
+    if (auto floatType = dyn_cast<FloatType>(element))
+      return b.getFloatAttr(element, APFloat::getQNaN(floatType.getFloatSemantics()));
+    unsigned width = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+    APInt pattern(8, 0xA5);
+    return b.getIntegerAttr(element, width < 8 ? pattern.trunc(width)
+                                               : APInt::getSplat(width, pattern));
+  }
+
+  /// Fills the static buffer `memref` with poisonOf its elements, a loop per dimension.
+  void poison(Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    OpBuilder::InsertionGuard guard(b);
+    Value value = arith::ConstantOp::create(b, loc, poisonOf(type.getElementType()));
+    SmallVector<Value> ivs;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value size = type.isDynamicDim(d) ? memref::DimOp::create(b, loc, memref, d).getResult()
+                                        : index(type.getDimSize(d));
+      auto loop = scf::ForOp::create(b, loc, zero, size, one);
+      ivs.push_back(loop.getInductionVar());
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+    }
+    memref::StoreOp::create(b, loc, value, memref, ivs);
+  }
 
   /// Makes `v` available under `mapping` at b's insertion point: a pure op of the kernel
   /// computed earlier (perhaps before a barrier) is computed again here.
@@ -596,8 +645,8 @@ struct Emulation {
     Value ivs[3];
     for (int i = 0; i < 3; ++i) {
       auto loop = scf::ForOp::create(b, loc, zero, bounds[i], one);
-      ivs[i] = loop.getInductionVar();
       b.setInsertionPoint(loop.getBody()->getTerminator());
+      ivs[i] = orderedId(loop.getInductionVar(), bounds[i]);
     }
     IRMapping mapping = blockLevel;
     mapping.map(threadIds.z, ivs[0]);
@@ -791,12 +840,13 @@ struct Emulation {
     mapping.map(blockSize.y, block.y);
     mapping.map(blockSize.z, block.z);
     // Shared memory: one buffer the blocks use in turn; private memory: one per thread.
+    SmallVector<Value> blockMemory; // both, poisoned at each block's start with raceCheck
     for (BlockArgument attribution : launch.getWorkgroupAttributions()) {
       auto type = cast<MemRefType>(attribution.getType());
-      mapping.map(attribution,
-                  memref::AllocaOp::create(b, loc, MemRefType::get(type.getShape(),
-                                                                   type.getElementType()))
-                      .getResult());
+      blockMemory.push_back(
+          memref::AllocaOp::create(b, loc, MemRefType::get(type.getShape(),
+                                                           type.getElementType())));
+      mapping.map(attribution, blockMemory.back());
     }
     threadCount = arith::MulIOp::create(
         b, loc, arith::MulIOp::create(b, loc, block.z, block.y), block.x);
@@ -804,6 +854,7 @@ struct Emulation {
       auto type = cast<MemRefType>(attribution.getType());
       privates.push_back(
           {attribution, perThreadBuffer(type.getShape(), type.getElementType())});
+      blockMemory.push_back(privates.back().second);
     }
     // Outermost first: block z, y, x; then the threads, per segment between barriers.
     Value bounds[3] = {grid.z, grid.y, grid.x};
@@ -813,9 +864,14 @@ struct Emulation {
       OpBuilder::InsertionGuard guard(b);
       for (int i = 0; i < 3; ++i) {
         auto loop = scf::ForOp::create(b, loc, zero, bounds[i], one);
-        mapping.map(ids[i], loop.getInductionVar());
         b.setInsertionPoint(loop.getBody()->getTerminator());
+        mapping.map(ids[i], orderedId(loop.getInductionVar(), bounds[i]));
       }
+      // What a block reads of its shared or private memory before writing it would be
+      // another block's leftovers here, garbage on a GPU: poisoned, it shows in the outputs.
+      if (raceCheck)
+        for (Value memory : blockMemory)
+          poison(memory);
       if (failed(emitBlock(body.front(), mapping)))
         return failure();
     }
@@ -828,12 +884,40 @@ struct Emulation {
 
 struct InfcGpuLaunchToLoopsPass
     : public infc::impl::InfcGpuLaunchToLoopsBase<InfcGpuLaunchToLoopsPass> {
+  using InfcGpuLaunchToLoopsBase::InfcGpuLaunchToLoopsBase;
   void runOnOperation() override {
+    if (raceCheck)
+      poisonWorkspace();
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
     for (gpu::LaunchOp launch : launches)
-      if (failed(Emulation(launch).run()))
+      if (failed(Emulation(launch, raceCheck).run()))
         return signalPassFailure();
+  }
+
+  /// Fills the workspace (the entry's `infc.workspace` argument) with the bytes 0xFF when
+  /// a run starts (a NaN in every float type, -1 in every integer one): a kernel that reads
+  /// a buffer of it before any kernel of the run wrote it reads what the last run or the
+  /// allocator left there, on a GPU too.
+  void poisonWorkspace() {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!func.getArgAttr(arg.getArgNumber(), "infc.workspace") || !type ||
+          type.getRank() != 1 || !type.hasStaticShape() || !type.getElementType().isInteger(8))
+        continue;
+      Location loc = func.getLoc();
+      auto b = OpBuilder::atBlockBegin(&func.getBody().front());
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value size = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
+      Value ones = arith::ConstantIntOp::create(b, loc, 0xFF, 8);
+      auto loop = scf::ForOp::create(b, loc, zero, size, one);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      memref::StoreOp::create(b, loc, ones, arg, loop.getInductionVar());
+    }
   }
 };
 } // namespace

@@ -317,7 +317,19 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     (nvgpu's layout) and each lane compute its own elements of the product. An
     `nvgpu.ldmatrix` reads, for each lane, the rows its source lanes point at (their
     indices computed again from their thread ids: pure index arithmetic).
+
+    `race-check` runs the blocks and the threads of each piece last first, fills every
+    block's shared and private memory with a poison (NaN; bytes 0xA5) before it runs, and
+    the workspace (the `infc.workspace` argument) with the bytes 0xFF when a run starts. A
+    kernel whose threads only read what a barrier (or a warp-level op) made theirs, whose
+    blocks only read what no other block of the launch writes, and that reads no memory
+    before something wrote it, gives the same bits either way: compared with a plain run,
+    any difference is a race or a read of memory nothing wrote.
   }];
+  let options = [
+    Option<"raceCheck", "race-check", "bool", /*default=*/"false",
+           "blocks and threads last first, shared and private memory poisoned">,
+  ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect",
                            "mlir::affine::AffineDialect", "mlir::LLVM::LLVMDialect",
