@@ -51,6 +51,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -90,6 +91,8 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
   // memref.alloc as an AllocationOpInterface: buffer-results-to-out-params' hoisting of a
   // returned static alloc into the out-parameter needs it.
   memref::registerAllocationOpInterfaceExternalModels(registry);
+  // --emulator-checks: the emulated kernels' loads, stores and views bounds-checked.
+  memref::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
@@ -305,7 +308,11 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addNestedPass<func::FuncOp>(infc::createInfcMapToGpu());
   if (options.emulateGpu) {
     pm.addNestedPass<func::FuncOp>(
-        infc::createInfcGpuLaunchToLoops({/*raceCheck=*/options.emulatorRaceCheck}));
+        infc::createInfcGpuLaunchToLoops({/*raceCheck=*/options.emulatorChecks}));
+    // Out of bounds, a kernel faults on a GPU or reads another buffer of the workspace;
+    // the emulator would read on silently.
+    if (options.emulatorChecks)
+      pm.addPass(createGenerateRuntimeVerificationPass());
     pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors()); // the emulated mma.syncs
     pm.addPass(createCanonicalizerPass());
     addHostLowering(pm, options);
@@ -411,10 +418,10 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> gpuLayout{*this, "gpu-layout",
                                 llvm::cl::desc("CUDA: convolutions over nhwc (default) or nchw"),
                                 llvm::cl::init("nhwc")};
-  Option<bool> emulatorRaceCheck{
-      *this, "emulator-race-check",
-      llvm::cl::desc("cuda-emulator: blocks and threads last first over poisoned shared and "
-                     "private memory (compare with a plain run: a difference is a race)"),
+  Option<bool> emulatorChecks{
+      *this, "emulator-checks",
+      llvm::cl::desc("cuda-emulator: blocks and threads last first over poisoned memory, "
+                     "loads and stores bounds-checked (compare with a plain run)"),
       llvm::cl::init(false)};
   Option<bool> skipGraphPasses{
       *this, "skip-graph-passes",
@@ -479,8 +486,8 @@ static std::string invalidOption(const PipelineCLOptions &cl) {
   }
   if (cl.stopAfter != "infc" && cl.stopAfter != "linalg" && cl.stopAfter != "llvm")
     return "stop-after '" + cl.stopAfter + "' is not infc, linalg or llvm";
-  if (cl.emulatorRaceCheck && cl.target != "cuda-emulator")
-    return "emulator-race-check needs target=cuda-emulator";
+  if (cl.emulatorChecks && cl.target != "cuda-emulator")
+    return "emulator-checks needs target=cuda-emulator";
   return "";
 }
 
@@ -503,7 +510,7 @@ void infc::registerInfcPipelines() {
         if (cl.target == "cuda" || cl.target == "cuda-emulator")
           options.device = Device::CUDA;
         options.emulateGpu = cl.target == "cuda-emulator";
-        options.emulatorRaceCheck = cl.emulatorRaceCheck;
+        options.emulatorChecks = cl.emulatorChecks;
         if (!cl.gpu.empty())
           options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
         options.cudaPath = cl.cudaPath;

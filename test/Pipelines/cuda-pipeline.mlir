@@ -1,16 +1,17 @@
 // RUN: infc-opt %s --infc-pipeline="target=cuda gpu=sm_80,sm_90" | FileCheck %s
 // RUN: infc-opt %s --infc-pipeline="target=cuda-emulator" | FileCheck %s --check-prefix=EMU
+// RUN: infc-opt %s --infc-pipeline="target=cuda-emulator emulator-checks=true" | FileCheck %s --check-prefix=CHECKS
 // RUN: infc-opt %s --infc-pipeline="target=cuda gpu=sm_90,sm_80" | FileCheck %s --check-prefix=ORDER
 // RUN: not infc-opt %s --infc-pipeline="target=cuda gpu-layout=nhcw" 2>&1 | FileCheck %s --check-prefix=LAYOUT
 // RUN: not infc-opt %s --infc-pipeline="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not infc-opt %s --infc-pipeline="target=cuda precision=fp16 activations=some" 2>&1 | FileCheck %s --check-prefix=ACTIVATIONS
-// RUN: not infc-opt %s --infc-pipeline="target=cuda emulator-race-check=true" 2>&1 | FileCheck %s --check-prefix=RACE
+// RUN: not infc-opt %s --infc-pipeline="target=cuda emulator-checks=true" 2>&1 | FileCheck %s --check-prefix=RACE
 
 // A pipeline string's values are checked as the CLI's flags are, not taken for defaults.
 // LAYOUT: infc-pipeline: gpu-layout 'nhcw' is not nhwc or nchw
 // TARGET: infc-pipeline: target 'tpu' is not cpu, cuda or cuda-emulator
 // ACTIVATIONS: infc-pipeline: activations 'some' is not half, rounded or fp32
-// RACE: infc-pipeline: emulator-race-check needs target=cuda-emulator
+// RACE: infc-pipeline: emulator-checks needs target=cuda-emulator
 
 // The PTX is for the oldest architecture whatever the order given.
 // ORDER: gpu.binary @infc_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
@@ -36,6 +37,15 @@
 // EMU-LABEL: llvm.func @main
 // EMU-SAME: (%{{.*}}: !llvm.ptr {infc.workspace}, %{{.*}}: !llvm.ptr {infc.weights}, %{{.*}}: !llvm.ptr {infc.name = "x"}, %{{.*}}: !llvm.ptr {infc.name = "y"})
 // EMU-NOT: gpu.
+// EMU-NOT: llvm.call @abort
+
+// With emulator-checks: the workspace filled with 0xFF bytes on entry, and the loads and
+// stores that bounds do not prove in range checked (an abort with a message that names
+// the ONNX node).
+// CHECKS: llvm.mlir.global private constant @assert_msg
+// CHECKS-LABEL: llvm.func @main
+// CHECKS: llvm.mlir.constant(-1 : i8) : i8
+// CHECKS: llvm.call @abort()
 func.func @main(%x: tensor<1x1x4x4xf32> {infc.name = "x"}) -> (tensor<1x3xf32> {infc.name = "y"}) {
   %w = infc.constant dense<[[[[1.0, 0.0, -1.0], [2.0, 0.0, -2.0], [1.0, 0.0, -1.0]]], [[[0.5, 0.5, 0.5], [0.0, 0.0, 0.0], [-0.5, -0.5, -0.5]]]]> : tensor<2x1x3x3xf32>
   %cb = infc.constant dense<[0.0, 1.0]> : tensor<2xf32>

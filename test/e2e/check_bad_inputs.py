@@ -476,7 +476,7 @@ def _(ctx):
 
 @case("t2", "an unknown --target, --gpu, --precision or --gpu-layout without --target cuda, "
             "--precision fp8, --gpu-layout nhcw, --activations bf8 or without fp16/bf16, "
-            "--quantize without --calibration for cuda, --emulator-race-check for cuda")
+            "--quantize without --calibration for cuda, --emulator-checks for cuda")
 def _(ctx):
     p = save(tiny_model(), ctx.path("tiny.onnx"))
     ctx.compile_fails(p, [both(r"--target", r"tpu")], ["--target", "tpu"], label="tpu")
@@ -498,9 +498,9 @@ def _(ctx):
                       label="--activations at fp32")
     ctx.compile_fails(p, [both(r"--quantize", r"--calibration")],
                       ["--target", "cuda", "--quantize", "int8"], label="--quantize")
-    ctx.compile_fails(p, [both(r"--emulator-race-check", r"--target cuda-emulator")],
-                      ["--target", "cuda", "--emulator-race-check"],
-                      label="--emulator-race-check on the GPU")
+    ctx.compile_fails(p, [both(r"--emulator-checks", r"--target cuda-emulator")],
+                      ["--target", "cuda", "--emulator-checks"],
+                      label="--emulator-checks on the GPU")
 
 
 # --- run-time cases -----------------------------------------------------------------------

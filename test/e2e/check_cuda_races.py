@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""Races and reads of unwritten memory in the CUDA kernels, without a GPU.
+"""Races, reads of unwritten memory and out-of-bounds accesses in the CUDA kernels, without
+a GPU.
 
-    check_cuda_races.py --infc BUILD/bin/infc --zoo DIR --work DIR [--python-dir DIR]
-                        [--only NAME,...]
+    check_cuda_races.py --infc BUILD/bin/infc --zoo DIR --work DIR [--only NAME,...]
 
 The emulator (--target cuda-emulator) runs a kernel's blocks one after another and, between
 two barriers, its threads one after another, always in the same order: a kernel that reads
 what another thread writes without a barrier between them, or what another block of the same
 launch writes, or shared or private memory before writing it, can still give the right
-numbers there and wrong ones on a GPU. `--emulator-race-check` runs the blocks and the threads
+numbers there and wrong ones on a GPU. `--emulator-checks` runs the blocks and the threads
 last first, fills each block's shared and private memory with NaNs (integers: bytes 0xA5)
 before it runs, and the workspace with the bytes 0xFF (NaN in every float type) when a run
-starts. Every case here is compiled both ways, and the outputs must be the same bits:
-each thread computes what it computed before, so any difference is one of those bugs.
+starts; and every memref load, store and view is checked against its bounds (an abort,
+which on a GPU would be an illegal address or another buffer's data). Every case here is
+compiled both ways and run by `infc run` (a process of its own), and the outputs must be the
+same bits: each thread computes what it computed before, so any difference is one of those
+bugs.
 
 Cases: the zoo models (fp32; ResNet-18, MobileNetV2 and the BERT layer also at fp16, the BERT
 layer at tf32), check_cuda_tiled.py's contractions at fp32, tf32, fp16 and bf16 (SIMT and
@@ -23,6 +26,7 @@ Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 
 import argparse
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -60,7 +64,6 @@ def same_bits(plain, checked):
 class Checker:
     def __init__(self, args):
         self.args = args
-        self.infc = harness.import_infc(args.python_dir)
         self.tally = harness.Tally()
         self.only = set(args.only.split(",")) if args.only else None
 
@@ -72,21 +75,43 @@ class Checker:
             raise RuntimeError(f"compile failed\n{r.describe()}")
         return so
 
+    def run(self, so, inputs, stem):
+        """`infc run` in a process of its own (a failed bounds check aborts it): the
+        outputs by name."""
+        in_dir, out_dir = stem + "_inputs", stem + "_out"
+        for d in (in_dir, out_dir):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+        argv = [self.args.infc, "run", so, "--output-dir", out_dir]
+        for i, (name, value) in enumerate(inputs.items()):
+            path = os.path.join(in_dir, f"{i}.npy")
+            np.save(path, value)
+            argv += ["--input", f"{name}={path}"]
+        r = harness.run_tool(argv, 900)
+        if r.returncode or r.crash_reason():
+            raise RuntimeError(f"run failed\n{r.describe()}")
+        return {f[:-len(".npy")]: np.load(os.path.join(out_dir, f), allow_pickle=False)
+                for f in sorted(os.listdir(out_dir)) if f.endswith(".npy")}
+
     def check(self, name, path, inputs, flags=()):
-        """Compiles `path` plainly and with --emulator-race-check, runs both on `inputs`."""
+        """Compiles `path` plainly and with --emulator-checks, runs both on `inputs`."""
         if self.only is not None and name.split(" ")[0] not in self.only:
             return
         stem = os.path.join(self.args.work, name.replace(" ", "_"))
         try:
-            plain = self.infc.load(self.compile(path, stem, flags))(**inputs)
-            checked = self.infc.load(
-                self.compile(path, stem + "_race_check", [*flags, "--emulator-race-check"]))(
-                    **inputs)
+            plain = self.run(self.compile(path, stem, flags), inputs, stem)
+            checked_stem = stem + "_checked"
+            checked = self.run(self.compile(path, checked_stem, [*flags, "--emulator-checks"]),
+                               inputs, checked_stem)
         except RuntimeError as e:
             self.tally.report(False, f"{name}: {e}")
             return
         problems, counts = [], 0
+        if not plain or sorted(plain) != sorted(checked):
+            problems.append(f"outputs {sorted(checked)} vs {sorted(plain)}")
         for output, value in plain.items():
+            if output not in checked:
+                continue
             ok, summary = same_bits(value, checked[output])
             counts += value.size
             if not ok:
@@ -102,7 +127,6 @@ def main():
     parser.add_argument("--infc", required=True)
     parser.add_argument("--zoo", required=True)
     parser.add_argument("--work", required=True)
-    parser.add_argument("--python-dir", default=harness.DEFAULT_PYTHON_DIR)
     parser.add_argument("--only", default="", help="case names (before the precision)")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)

@@ -36,7 +36,7 @@ struct CompileOptions {
       activations; // empty for the precision's default
   int optLevel = 3;
   bool report = false;
-  bool emulatorRaceCheck = false;
+  bool emulatorChecks = false;
   infc::OnnxImportOptions import;
   infc::QuantizeOptions quantization;
 };
@@ -226,8 +226,8 @@ int infc::compileCommand(const Args &args, const char *argv0) {
       o.report = true;
       continue;
     }
-    if (a == "--emulator-race-check") {
-      o.emulatorRaceCheck = true;
+    if (a == "--emulator-checks") {
+      o.emulatorChecks = true;
       continue;
     }
     if (value("--input-value", v)) {
@@ -266,8 +266,8 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   };
   if (!infc::isPipelineChoice(PipelineChoice::Target, o.device))
     return unknown("--target", o.device, PipelineChoice::Target);
-  if (o.emulatorRaceCheck && o.device != "cuda-emulator")
-    return fail("--emulator-race-check needs --target cuda-emulator");
+  if (o.emulatorChecks && o.device != "cuda-emulator")
+    return fail("--emulator-checks needs --target cuda-emulator");
   if (o.device != "cuda" && (!o.gpus.empty() || !o.cudaPath.empty()))
     return fail("--gpu and --cuda-path need --target cuda");
   if (!infc::isPipelineChoice(PipelineChoice::Precision, o.precision))
@@ -340,7 +340,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   if (o.device != "cpu") {
     pipeline.device = Device::CUDA;
     pipeline.emulateGpu = o.device == "cuda-emulator";
-    pipeline.emulatorRaceCheck = o.emulatorRaceCheck;
+    pipeline.emulatorChecks = o.emulatorChecks;
     pipeline.precision = o.precision;
     pipeline.activations = o.activations;
     pipeline.gpuChannelsLast = o.gpuLayout != "nchw";

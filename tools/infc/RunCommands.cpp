@@ -101,6 +101,9 @@ int infc::runCommand(const Args &args) {
   std::string error;
   if (!parseRunArgs(args, o, false, error))
     return fail(error);
+  // Line by line even into a pipe: what a model prints before it aborts (the message of a
+  // bounds check of --emulator-checks, through puts) would die in the buffer otherwise.
+  setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   LoadedModel m;
   if (!m.open(o.library, o.threads, error) || !m.bindFiles(o.inputs, /*random=*/false, error) ||
       !m.run(error))

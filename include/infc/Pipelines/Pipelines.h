@@ -48,9 +48,13 @@ struct InfcPipelineOptions {
   /// threads (infc-gpu-launch-to-loops), to test the GPU lowering without a GPU.
   bool emulateGpu = false;
   /// CUDA, emulated: blocks and threads run last first over poisoned shared, private and
-  /// workspace memory (infc-gpu-launch-to-loops' race-check): the same outputs as a plain emulated
-  /// run, bit for bit, unless a kernel races or reads memory nothing wrote.
-  bool emulatorRaceCheck = false;
+  /// workspace memory (infc-gpu-launch-to-loops' race-check, which also checks 1-D vector
+  /// loads and stores against their views' footprint), and every memref load, store and
+  /// view checked against its bounds at run time (upstream's
+  /// generate-runtime-verification: an abort that names the op): the same outputs as a
+  /// plain emulated run, bit for bit, unless a kernel races, reads memory nothing wrote, or
+  /// reaches outside a buffer (an illegal address on a GPU, or another buffer's data).
+  bool emulatorChecks = false;
   /// CUDA: "fp16" or "bf16" stores the operands of matmuls and convolutions in that type,
   /// accumulating in f32 (infc-lower-precision); "tf32" runs f32 ones on tensor cores as
   /// TF32 (10-bit mantissas, f32 sums); "fp32" (default) leaves them.

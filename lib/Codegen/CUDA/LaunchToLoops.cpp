@@ -893,6 +893,53 @@ struct InfcGpuLaunchToLoopsPass
     for (gpu::LaunchOp launch : launches)
       if (failed(Emulation(launch, raceCheck).run()))
         return signalPassFailure();
+    if (raceCheck)
+      checkVectorAccesses();
+  }
+
+  /// Asserts before every 1-D vector.load and vector.store that its elements lie inside
+  /// the footprint of its memref (static layouts): the staging's chunks may run across
+  /// the innermost dimension, so the check is on the linear offset, not per dimension.
+  /// (Upstream's runtime verification, which the pipeline adds, covers memref ops only.)
+  /// Past the footprint, a GPU faults or reads another buffer; the CPU reads on.
+  void checkVectorAccesses() {
+    SmallVector<Operation *> accesses;
+    getOperation().walk([&](Operation *op) {
+      if (isa<vector::LoadOp, vector::StoreOp>(op))
+        accesses.push_back(op);
+    });
+    for (Operation *op : accesses) {
+      auto load = dyn_cast<vector::LoadOp>(op);
+      auto store = dyn_cast<vector::StoreOp>(op);
+      Value memref = load ? load.getBase() : store.getBase();
+      ValueRange indices = load ? load.getIndices() : store.getIndices();
+      VectorType vector = load ? load.getVectorType() : store.getVectorType();
+      auto type = cast<MemRefType>(memref.getType());
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (vector.getRank() != 1 || !type.hasStaticShape() || type.getNumElements() == 0 ||
+          failed(type.getStridesAndOffset(strides, offset)) ||
+          llvm::any_of(strides, ShapedType::isDynamic) || strides.empty())
+        continue;
+      // The last element's offset from the view's start, and the largest in the view.
+      int64_t footprint = 0;
+      for (auto [size, stride] : llvm::zip(type.getShape(), strides))
+        footprint += (size - 1) * stride;
+      Location loc = op->getLoc();
+      OpBuilder b(op);
+      auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+      Value last = constant((vector.getNumElements() - 1) * strides.back());
+      for (auto [index, stride] : llvm::zip(indices, strides))
+        last = arith::AddIOp::create(b, loc, last,
+                                     arith::MulIOp::create(b, loc, index, constant(stride)));
+      Value inside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, last, constant(footprint));
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << "infc emulator: " << op->getName() << " of " << vector << " past the end of "
+         << type << " at " << loc;
+      cf::AssertOp::create(b, loc, inside, message);
+    }
   }
 
   /// Fills the workspace (the entry's `infc.workspace` argument) with the bytes 0xFF when

@@ -2,6 +2,7 @@
 // RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check | mlir-opt --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | mlir-runner -e racy -entry-point-result=i32 | FileCheck %s --check-prefix=RACE
 // RUN: infc-opt %s -infc-gpu-launch-to-loops | mlir-opt --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | mlir-runner -e synced -entry-point-result=i32 | FileCheck %s --check-prefix=SYNCED
 // RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check | mlir-opt --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | mlir-runner -e synced -entry-point-result=i32 | FileCheck %s --check-prefix=SYNCED
+// RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check | mlir-opt --generate-runtime-verification --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | not --crash stdbuf -oL mlir-runner -e outOfBounds -entry-point-result=i32 2>&1 | FileCheck %s --check-prefix=BOUNDS
 
 // The emulator's race check, run: thread t stores t + 1 into shared[t] and reads
 // shared[t - 1] (thread 0 its own) with no barrier between, then the host adds up what the
@@ -14,6 +15,14 @@
 // RACE-NOT: 2017
 // RACE: {{-?[0-9]+}}
 // SYNCED: 2017
+
+// Thread 63 of @outOfBounds reads a[64] of a 64-element buffer: on a GPU an illegal address
+// or the next buffer's data; with the bounds checks that --emulator-checks adds
+// (generate-runtime-verification, after the emulation), the emulated run prints what and
+// where, then aborts (stdbuf: the message is put on stdout, which abort does not flush).
+// BOUNDS: ERROR: Runtime op verification failed
+// BOUNDS-NEXT: memref.load
+// BOUNDS-NEXT: ^ out-of-bounds access
 
 func.func @racy() -> i32 {
   %c1 = arith.constant 1 : index
@@ -74,5 +83,22 @@ func.func private @total(%out: memref<64xi32>) -> i32 {
     %s = arith.addi %acc, %x : i32
     scf.yield %s : i32
   }
+  return %sum : i32
+}
+
+func.func @outOfBounds() -> i32 {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %a = memref.alloca() : memref<64xi32>
+  %out = memref.alloca() : memref<64xi32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %c1k = arith.constant 1 : index
+    %next = arith.addi %tx, %c1k : index
+    %x = memref.load %a[%next] : memref<64xi32>
+    memref.store %x, %out[%tx] : memref<64xi32>
+    gpu.terminator
+  }
+  %sum = func.call @total(%out) : (memref<64xi32>) -> i32
   return %sum : i32
 }

@@ -324,7 +324,10 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     kernel whose threads only read what a barrier (or a warp-level op) made theirs, whose
     blocks only read what no other block of the launch writes, and that reads no memory
     before something wrote it, gives the same bits either way: compared with a plain run,
-    any difference is a race or a read of memory nothing wrote.
+    any difference is a race or a read of memory nothing wrote. It also asserts before
+    each 1-D `vector.load` and `vector.store` that its elements lie inside its memref's
+    footprint (upstream's generate-runtime-verification, which the pipeline runs after
+    this pass, checks memref loads, stores and views).
   }];
   let options = [
     Option<"raceCheck", "race-check", "bool", /*default=*/"false",
