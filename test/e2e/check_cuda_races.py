@@ -49,15 +49,16 @@ def same_bits(plain, checked):
     """Whether two outputs are the same bits, and a summary."""
     if plain.shape != checked.shape or plain.dtype != checked.dtype:
         return False, f"{checked.dtype}{list(checked.shape)} vs {plain.dtype}{list(plain.shape)}"
-    a = np.ascontiguousarray(plain).view(np.uint8).reshape(plain.size, -1)
-    b = np.ascontiguousarray(checked).view(np.uint8).reshape(checked.size, -1)
-    differ = np.any(a != b, axis=1) if plain.size else np.zeros(0, bool)
+    # One row of bytes an element (NaNs compare by their bits, as everything else).
+    a = np.ascontiguousarray(plain).view(np.uint8).reshape(plain.size, plain.dtype.itemsize)
+    b = np.ascontiguousarray(checked).view(np.uint8).reshape(checked.size, plain.dtype.itemsize)
+    differ = np.any(a != b, axis=1)
     if not differ.any():
         return True, f"{plain.size} elements the same bits"
     first = int(np.argmax(differ))
     nans = int(np.isnan(checked).sum()) if np.issubdtype(checked.dtype, np.floating) else 0
     return False, (f"{int(differ.sum())} of {plain.size} elements differ ({nans} NaN), the "
-                   f"first at {np.unravel_index(first, plain.shape)}: "
+                   f"first at {tuple(int(i) for i in np.unravel_index(first, plain.shape))}: "
                    f"{plain.flat[first]!r} vs {checked.flat[first]!r}")
 
 
@@ -103,8 +104,8 @@ class Checker:
             checked_stem = stem + "_checked"
             checked = self.run(self.compile(path, checked_stem, [*flags, "--emulator-checks"]),
                                inputs, checked_stem)
-        except RuntimeError as e:
-            self.tally.report(False, f"{name}: {e}")
+        except Exception as e:  # a failed build or run, or unreadable outputs: this case fails
+            self.tally.report(False, f"{name}: {type(e).__name__}: {e}")
             return
         problems, counts = [], 0
         if not plain or sorted(plain) != sorted(checked):

@@ -12,13 +12,19 @@
 // the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer.
 // A warp shuffle splits the kernel as a barrier does: every thread leaves the value it
 // shares in a buffer before any reads its partner's; so does an nvgpu.mma.sync (TF32) or an
-// nvvm.mma.sync (f16, bf16, bytes), or a run of independent ones: lane 0 of each warp
-// gathers the warp's whole A and B from the lanes' fragments (nvgpu's layout) and each lane
-// computes its own part of the product (TF32 operands truncated as the tensor cores do).
+// nvvm.mma.sync (f16, bf16, bytes), or a run of independent ones: the lane of each warp
+// that runs first gathers the warp's whole A and B from the lanes' fragments (nvgpu's
+// layout) and each lane computes its own part of the product (TF32 operands truncated as
+// the tensor cores do).
 // An nvgpu.ldmatrix needs no piece of its own: each lane reads its registers from the rows
 // its source lanes point at, their addresses computed again from their thread ids. Shared
 // memory is one buffer reused by the blocks in turn, private memory one slice of a buffer
 // per thread.
+//
+// With race-check (--emulator-checks) the blocks and threads run last first over poisoned
+// shared, private and workspace memory, and 1-D vector loads and stores are asserted inside
+// their views: outputs that differ from a plain run's show a race or a read of unwritten
+// memory.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
@@ -205,7 +211,7 @@ struct Emulation {
   /// A warp's mma.sync as the lanes see it: `read(thread, operand, value)` gives element
   /// `value` (nvgpu's numbering; bytes signless) of A (operand 0) or B (1) from the
   /// fragment `thread` left. The warp's A [m][k] and B [n][k] are gathered where the layout
-  /// puts them, once a warp (by its lane 0: the warp's lanes run in turn, the gathered
+  /// puts them, once a warp (by the lane that runs first: the lanes run in turn, the gathered
   /// matrices stay for the others) and once a piece for the same fragment (`fragments`:
   /// its first value, A's and B's), then this lane's 4 elements of C + A B^T (f32, or i32
   /// for bytes, which wrap).
@@ -563,11 +569,11 @@ struct Emulation {
     return arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, bound, one), iv);
   }
 
-  /// What every element of a poisoned buffer of `element` holds: a NaN (it survives any
+  /// What every element of a poisoned buffer of `element` holds: a NaN (it survives most
   /// arithmetic into the outputs), integers and indices the bytes 0xA5, vectors of those.
   TypedAttr poisonOf(Type element) {
-    if (auto vector = dyn_cast<VectorType>(element))
-      return SplatElementsAttr::get(vector, poisonOf(vector.getElementType()));
+    if (auto vectorType = dyn_cast<VectorType>(element))
+      return SplatElementsAttr::get(vectorType, poisonOf(vectorType.getElementType()));
     if (auto floatType = dyn_cast<FloatType>(element))
       return b.getFloatAttr(element, APFloat::getQNaN(floatType.getFloatSemantics()));
     unsigned width = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
@@ -899,7 +905,8 @@ struct InfcGpuLaunchToLoopsPass
 
   /// Asserts before every 1-D vector.load and vector.store that its elements lie inside
   /// the footprint of its memref (static layouts): the staging's chunks may run across
-  /// the innermost dimension, so the check is on the linear offset, not per dimension.
+  /// the innermost dimension, so the check is on the linear offset, not per dimension (a
+  /// vector over the gap between rows of a strided view passes; it stays in the buffer).
   /// (Upstream's runtime verification, which the pipeline adds, covers memref ops only.)
   /// Past the footprint, a GPU faults or reads another buffer; the CPU reads on.
   void checkVectorAccesses() {
@@ -913,30 +920,39 @@ struct InfcGpuLaunchToLoopsPass
       auto store = dyn_cast<vector::StoreOp>(op);
       Value memref = load ? load.getBase() : store.getBase();
       ValueRange indices = load ? load.getIndices() : store.getIndices();
-      VectorType vector = load ? load.getVectorType() : store.getVectorType();
+      VectorType vectorType = load ? load.getVectorType() : store.getVectorType();
       auto type = cast<MemRefType>(memref.getType());
       SmallVector<int64_t> strides;
       int64_t offset;
-      if (vector.getRank() != 1 || !type.hasStaticShape() || type.getNumElements() == 0 ||
+      if (vectorType.getRank() != 1 || isa<VectorType>(type.getElementType()) ||
+          !type.hasStaticShape() || type.getNumElements() == 0 ||
           failed(type.getStridesAndOffset(strides, offset)) ||
           llvm::any_of(strides, ShapedType::isDynamic) || strides.empty())
         continue;
-      // The last element's offset from the view's start, and the largest in the view.
+      // The largest offset from the view's start in the view, and the largest the
+      // vector's first element may have so that its last one is inside.
       int64_t footprint = 0;
       for (auto [size, stride] : llvm::zip(type.getShape(), strides))
         footprint += (size - 1) * stride;
+      int64_t lastFirst = footprint - (vectorType.getNumElements() - 1) * strides.back();
       Location loc = op->getLoc();
       OpBuilder b(op);
       auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-      Value last = constant((vector.getNumElements() - 1) * strides.back());
-      for (auto [index, stride] : llvm::zip(indices, strides))
-        last = arith::AddIOp::create(b, loc, last,
-                                     arith::MulIOp::create(b, loc, index, constant(stride)));
-      Value inside =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, last, constant(footprint));
+      Value inside;
+      if (lastFirst < 0) {
+        inside = arith::ConstantIntOp::create(b, loc, 0, 1); // the vector never fits
+      } else {
+        Value first = constant(0);
+        for (auto [index, stride] : llvm::zip(indices, strides))
+          first = arith::AddIOp::create(b, loc, first,
+                                        arith::MulIOp::create(b, loc, index, constant(stride)));
+        // Unsigned: a first offset before the view's start is as wrong as one past its end.
+        inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, first,
+                                       constant(lastFirst));
+      }
       std::string message;
       llvm::raw_string_ostream os(message);
-      os << "infc emulator: " << op->getName() << " of " << vector << " past the end of "
+      os << "infc emulator: " << op->getName() << " of " << vectorType << " past the end of "
          << type << " at " << loc;
       cf::AssertOp::create(b, loc, inside, message);
     }

@@ -1,19 +1,27 @@
-// RUN: infc-opt %s -infc-gpu-launch-to-loops | mlir-opt --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | mlir-runner -e racy -entry-point-result=i32 | FileCheck %s --check-prefix=PLAIN
-// RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check | mlir-opt --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | mlir-runner -e racy -entry-point-result=i32 | FileCheck %s --check-prefix=RACE
-// RUN: infc-opt %s -infc-gpu-launch-to-loops | mlir-opt --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | mlir-runner -e synced -entry-point-result=i32 | FileCheck %s --check-prefix=SYNCED
-// RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check | mlir-opt --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | mlir-runner -e synced -entry-point-result=i32 | FileCheck %s --check-prefix=SYNCED
-// RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check | mlir-opt --generate-runtime-verification --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts | not --crash stdbuf -oL mlir-runner -e outOfBounds -entry-point-result=i32 2>&1 | FileCheck %s --check-prefix=BOUNDS
+// REQUIRES: mlir-runner
+// DEFINE: %{lower} = mlir-opt --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts
+// DEFINE: %{run} = mlir-runner -entry-point-result=i32
+// RUN: infc-opt %s -infc-gpu-launch-to-loops | %{lower} | %{run} -e racy \
+// RUN:   | FileCheck %s --check-prefix=PLAIN
+// RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check | %{lower} | %{run} -e racy \
+// RUN:   | FileCheck %s --check-prefix=RACE
+// RUN: infc-opt %s -infc-gpu-launch-to-loops | %{lower} | %{run} -e synced \
+// RUN:   | FileCheck %s --check-prefix=SYNCED
+// RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check | %{lower} | %{run} -e synced \
+// RUN:   | FileCheck %s --check-prefix=SYNCED
+// RUN: infc-opt %s -infc-gpu-launch-to-loops=race-check \
+// RUN:   | mlir-opt --generate-runtime-verification | %{lower} \
+// RUN:   | not --crash stdbuf -oL %{run} -e outOfBounds 2>&1 | FileCheck %s --check-prefix=BOUNDS
 
 // The emulator's race check, run: thread t stores t + 1 into shared[t] and reads
 // shared[t - 1] (thread 0 its own) with no barrier between, then the host adds up what the
 // threads read. A plain run takes the threads in order, so every thread finds its
 // neighbour's value and the sum is right (1 + 1 + 2 + ... + 63 = 2017): the race is
 // invisible. With race-check the threads run last first over poisoned shared memory, so
-// all but thread 0 read 0xA5A5A5A5: the sum differs and the race shows. With the barrier
-// both runs give 2017.
+// all but thread 0 read 0xA5A5A5A5: the sum is 1 + 63 * 0xA5A5A5A5 (mod 2^32, as i32) and
+// the race shows. With the barrier both runs give 2017.
 // PLAIN: 2017
-// RACE-NOT: 2017
-// RACE: {{-?[0-9]+}}
+// RACE: -1010580580
 // SYNCED: 2017
 
 // Thread 63 of @outOfBounds reads a[64] of a 64-element buffer: on a GPU an illegal address

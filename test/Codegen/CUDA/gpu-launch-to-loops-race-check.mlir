@@ -80,20 +80,23 @@ func.func @workspace(%ws: memref<256xi8> {infc.workspace}, %x: memref<4xf32>) {
   return
 }
 
-// Each 1-D vector.load and vector.store asserted inside its memref's footprint: the last
-// element's linear offset (here t * 4 + 3 in a 64 x 4 view: 255 at most); plain runs none.
+// Each 1-D vector.load and vector.store asserted inside its memref's footprint: the first
+// element's linear offset t * 4 at most 255 - 3 in a 64 x 4 view (unsigned: a negative
+// offset fails too); a vector longer than the whole view fails always; plain runs none.
 // CHECK-LABEL: func.func @vectors
 // CHECK: scf.for %[[TX:.*]] = %{{.*}} to %c64
 // CHECK: %[[T:.*]] = arith.subi %{{.*}}, %[[TX]] : index
 // CHECK: %[[ROW:.*]] = arith.muli %[[T]], %c4
-// CHECK: %[[OK:.*]] = arith.cmpi ule, %{{.*}}, %c255
+// CHECK: %[[OK:.*]] = arith.cmpi ule, %{{.*}}, %c252
 // CHECK: cf.assert %[[OK]], "infc emulator: vector.load of vector<4xf32> past the end of memref<64x4xf32> at loc(
 // CHECK: vector.load
 // CHECK: cf.assert {{.*}} "infc emulator: vector.store of vector<4xf32> past the end of memref<64x4xf32> at
 // CHECK: vector.store
+// CHECK: %[[NEVER:.*]] = arith.constant false
+// CHECK: cf.assert %[[NEVER]], "infc emulator: vector.load of vector<8xf32> past the end of memref<4xf32>
 // PLAIN-LABEL: func.func @vectors
 // PLAIN-NOT: cf.assert
-func.func @vectors(%a: memref<64x4xf32>, %b: memref<64x4xf32>) {
+func.func @vectors(%a: memref<64x4xf32>, %b: memref<64x4xf32>, %small: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -101,6 +104,7 @@ func.func @vectors(%a: memref<64x4xf32>, %b: memref<64x4xf32>) {
              threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
     %v = vector.load %a[%tx, %c0] : memref<64x4xf32>, vector<4xf32>
     vector.store %v, %b[%tx, %c0] : memref<64x4xf32>, vector<4xf32>
+    %w = vector.load %small[%c0] : memref<4xf32>, vector<8xf32>
     gpu.terminator
   }
   return

@@ -313,7 +313,8 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
     buffer. A warp-level op (`gpu.shuffle`; `nvgpu.mma.sync` or `nvvm.mma.sync`,
     with the independent mma.syncs right after it) splits the kernel as a barrier does:
     each thread leaves the values it shares in buffers, a shuffle reads its source lane's,
-    an mma.sync has lane 0 of the warp gather its whole A and B from the lanes' fragments
+    an mma.sync has the warp's lane that runs first (lane 0; with race-check the last)
+    gather its whole A and B from the lanes' fragments
     (nvgpu's layout) and each lane compute its own elements of the product. An
     `nvgpu.ldmatrix` reads, for each lane, the rows its source lanes point at (their
     indices computed again from their thread ids: pure index arithmetic).
@@ -331,7 +332,8 @@ def InfcGpuLaunchToLoops : Pass<"infc-gpu-launch-to-loops", "mlir::func::FuncOp"
   }];
   let options = [
     Option<"raceCheck", "race-check", "bool", /*default=*/"false",
-           "blocks and threads last first, shared and private memory poisoned">,
+           "blocks and threads last first, shared and private memory poisoned per "
+           "block, the workspace per run, 1-D vector loads and stores asserted in bounds">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect",
