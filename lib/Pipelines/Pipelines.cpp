@@ -13,12 +13,10 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
@@ -347,15 +345,12 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(infc::createInfcAlignSharedMemory());
-  kernels.addPass(createConvertNVGPUToNVVMPass()); // the TF32 kernels' mma.sync
-  kernels.addPass(createConvertGpuOpsToNVVMOps());
-  kernels.addPass(createCanonicalizerPass());
-  kernels.addPass(createCSEPass());
-  kernels.addPass(createReconcileUnrealizedCastsPass());
+  // Bare pointers and 32-bit indices where the kernels' buffers allow; the launches match.
+  infc::InfcKernelsToNVVMOptions toNvvm;
+  toNvvm.indexBitwidth = options.gpuIndexBitwidth;
+  pm.addPass(infc::createInfcKernelsToNVVM(toNvvm));
   addFuncToLLVM(pm);
-  GpuToLLVMConversionPassOptions launches;
-  launches.hostBarePtrCallConv = true;
-  pm.addPass(createGpuToLLVMConversionPass(launches));
+  pm.addPass(infc::createInfcLaunchesToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   GpuModuleToBinaryPassOptions binary;
@@ -418,6 +413,10 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> gpuLayout{*this, "gpu-layout",
                                 llvm::cl::desc("CUDA: convolutions over nhwc (default) or nchw"),
                                 llvm::cl::init("nhwc")};
+  Option<std::string> gpuIndexBits{
+      *this, "gpu-index-bits",
+      llvm::cl::desc("CUDA: the kernels' index width, 64 (default) or 32"),
+      llvm::cl::init("64")};
   Option<bool> emulatorChecks{
       *this, "emulator-checks",
       llvm::cl::desc("cuda-emulator: blocks and threads last first over poisoned memory, "
@@ -438,6 +437,7 @@ ArrayRef<StringLiteral> infc::pipelineChoices(PipelineChoice choice) {
   static constexpr StringLiteral precisions[] = {"fp32", "tf32", "fp16", "bf16"};
   static constexpr StringLiteral layouts[] = {"nhwc", "nchw"};
   static constexpr StringLiteral activations[] = {"half", "rounded", "fp32"};
+  static constexpr StringLiteral indexBits[] = {"64", "32"};
   switch (choice) {
   case PipelineChoice::Target:
     return targets;
@@ -447,9 +447,13 @@ ArrayRef<StringLiteral> infc::pipelineChoices(PipelineChoice choice) {
     return layouts;
   case PipelineChoice::Activations:
     return activations;
+  case PipelineChoice::GpuIndexBits:
+    return indexBits;
   }
   llvm_unreachable("a PipelineChoice without values");
 }
+
+unsigned infc::gpuIndexBitwidthOf(StringRef choice) { return choice == "32" ? 32 : 64; }
 
 bool infc::isPipelineChoice(PipelineChoice choice, StringRef value) {
   return llvm::is_contained(pipelineChoices(choice), value);
@@ -476,7 +480,9 @@ static std::string invalidOption(const PipelineCLOptions &cl) {
                                 Checked{"precision", cl.precision, PipelineChoice::Precision},
                                 Checked{"gpu-layout", cl.gpuLayout, PipelineChoice::GpuLayout},
                                 Checked{"activations", cl.activations,
-                                        PipelineChoice::Activations}}) {
+                                        PipelineChoice::Activations},
+                                Checked{"gpu-index-bits", cl.gpuIndexBits,
+                                        PipelineChoice::GpuIndexBits}}) {
     // An empty activations is the precision's default.
     if (option.value.empty() && option.choice == PipelineChoice::Activations)
       continue;
@@ -517,6 +523,7 @@ void infc::registerInfcPipelines() {
         options.precision = cl.precision;
         options.activations = cl.activations;
         options.gpuChannelsLast = cl.gpuLayout != "nchw";
+        options.gpuIndexBitwidth = infc::gpuIndexBitwidthOf(cl.gpuIndexBits);
         options.skipGraphPasses = cl.skipGraphPasses;
         if (cl.stopAfter == "infc")
           options.stopAfter = PipelineStage::Infc;

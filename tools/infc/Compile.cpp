@@ -33,7 +33,8 @@ namespace {
 struct CompileOptions {
   std::string input, output, emit = "so", header, cpu, quantize, device = "cpu", gpus,
       cudaPath, precision = "fp32", gpuLayout, // gpuLayout: empty for the default (nhwc)
-      activations; // empty for the precision's default
+      activations, // empty for the precision's default
+      gpuIndexBits;  // empty for the default (64)
   int optLevel = 3;
   bool report = false;
   bool emulatorChecks = false;
@@ -196,7 +197,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
         value("--header", o.header) || value("--cpu", o.cpu) || value("--target", o.device) ||
         value("--gpu", o.gpus) || value("--cuda-path", o.cudaPath) ||
         value("--precision", o.precision) || value("--gpu-layout", o.gpuLayout) ||
-        value("--activations", o.activations))
+        value("--activations", o.activations) || value("--gpu-index-bits", o.gpuIndexBits))
       continue;
     if (value("--input-shape", v)) {
       std::string error;
@@ -284,6 +285,12 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     return unknown("--gpu-layout", o.gpuLayout, PipelineChoice::GpuLayout);
   if (!o.gpuLayout.empty() && o.device == "cpu")
     return fail("--gpu-layout needs --target cuda (the CPU convolves over NHWC)");
+  if (!o.gpuIndexBits.empty() &&
+      !infc::isPipelineChoice(PipelineChoice::GpuIndexBits, o.gpuIndexBits))
+    return unknown("--gpu-index-bits", o.gpuIndexBits, PipelineChoice::GpuIndexBits);
+  if (!o.gpuIndexBits.empty() && o.device != "cuda")
+    return fail("--gpu-index-bits needs --target cuda (the emulator and the CPU index in 64 "
+                "bits)");
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
     return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm or ptx)");
@@ -344,6 +351,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     pipeline.precision = o.precision;
     pipeline.activations = o.activations;
     pipeline.gpuChannelsLast = o.gpuLayout != "nchw";
+    pipeline.gpuIndexBitwidth = infc::gpuIndexBitwidthOf(o.gpuIndexBits);
     if (!o.gpus.empty()) {
       llvm::SmallVector<llvm::StringRef> archs;
       llvm::StringRef(o.gpus).split(archs, ',', -1, false);

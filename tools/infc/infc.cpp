@@ -34,6 +34,8 @@ static const char *kUsage =
     "                                   for bf16, the results of fp32 storage), or fp32\n"
     "      --gpu-layout nhwc|nchw       CUDA: the layout convolutions and pools run in\n"
     "                                   (default nhwc; nchw: the model's own)\n"
+    "      --gpu-index-bits 64|32       CUDA: the kernels' index arithmetic (default 64;\n"
+    "                                   32 needs every buffer within 2^30 elements)\n"
     "      -O0|-O1|-O2|-O3              LLVM optimization level (default -O3)\n"
     "      --quantize int8 --calibration DIR  int8 post-training quantization, calibrated on\n"
     "                                   DIR/<sample>/<input>.npy by running the float model\n"

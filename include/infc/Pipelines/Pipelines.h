@@ -70,14 +70,19 @@ struct InfcPipelineOptions {
   /// implicit GEMM then reads both operands with the reduction's channels innermost.
   /// false: NCHW ones, the model's own layout.
   bool gpuChannelsLast = true;
+  /// CUDA: the kernels' index width (infc-kernels-to-nvvm): 64, or 32 (which needs every
+  /// kernel's buffers static and within 2^30 elements).
+  unsigned gpuIndexBitwidth = 64;
 };
 
 /// The string options that take one of a few values, shared by `infc compile`'s flags
 /// and `--infc-pipeline`'s options: one list of values for both checks.
-enum class PipelineChoice { Target, Precision, GpuLayout, Activations };
+enum class PipelineChoice { Target, Precision, GpuLayout, Activations, GpuIndexBits };
 
 /// The values `choice` takes, in the order messages list them.
 llvm::ArrayRef<llvm::StringLiteral> pipelineChoices(PipelineChoice choice);
+/// InfcPipelineOptions::gpuIndexBitwidth for a GpuIndexBits choice ("32": 32, else 64).
+unsigned gpuIndexBitwidthOf(llvm::StringRef choice);
 
 /// Whether `value` is one of pipelineChoices(choice).
 bool isPipelineChoice(PipelineChoice choice, llvm::StringRef value);

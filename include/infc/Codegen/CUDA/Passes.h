@@ -28,6 +28,10 @@ bool isNvptxProcessor(llvm::StringRef arch);
 /// The 16-bit float type a --precision names: f16 for "fp16", bf16 for "bf16", else null.
 mlir::FloatType halfPrecisionType(mlir::MLIRContext *ctx, llvm::StringRef precision);
 
+/// The unit attribute infc-kernels-to-nvvm sets on the top module when the kernels take
+/// bare pointers (infc-launches-to-llvm lowers the launches to match, then removes it).
+inline constexpr llvm::StringLiteral kBarePointerKernelsAttrName = "infc.bare_pointer_kernels";
+
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "infc/Codegen/CUDA/Passes.h.inc"

@@ -280,6 +280,48 @@ def InfcAlignSharedMemory : Pass<"infc-align-shared-memory", "mlir::gpu::GPUModu
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def InfcKernelsToNVVM : Pass<"infc-kernels-to-nvvm", "mlir::ModuleOp"> {
+  let summary = "The outlined kernels to the NVVM dialect, with bare pointers where every "
+                "kernel's buffers are static";
+  let description = [{
+    Chooses the kernels' calling convention once for the whole model, then lowers each
+    `gpu.module` (nvgpu's ldmatrix and mma.sync, then convert-gpu-to-nvvm,
+    canonicalization, CSE, cast reconciliation) with the index width asked for.
+
+    When every memref argument of every kernel has a static shape, strides and offset, the
+    kernels take bare pointers: one parameter a buffer instead of a descriptor of
+    3 + 2 x rank (ResNet-50: 3547 -> 341 parameters), its shape and strides being
+    constants in the kernel anyway. The module is then marked `infc.bare_pointer_kernels`
+    for infc-launches-to-llvm, which lowers the launches to match. Otherwise the kernels
+    take descriptors.
+
+    `index-bitwidth=32` computes the kernels' indices in 32 bits. It needs bare pointers,
+    no `index` argument, and every argument's extent (its offset plus the offset of its
+    last element, in elements) at most 2^30: the headroom below 2^31 covers the index
+    arithmetic of threads past a tensor's end (a tile's guarded rows). Otherwise it is an
+    error. Not the default: without a GPU to time it, the PTX says only that it trades
+    64-bit arithmetic for a 64-bit widening at every access.
+  }];
+  let options = [
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
+           "the kernels' index width: 64 or 32">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
+}
+
+def InfcLaunchesToLLVM : Pass<"infc-launches-to-llvm", "mlir::ModuleOp"> {
+  let summary = "The host's kernel launches to the LLVM dialect, in the kernels' convention";
+  let description = [{
+    Runs upstream's gpu-to-llvm in the kernels' convention: where infc-kernels-to-nvvm
+    marked the module `infc.bare_pointer_kernels` (the mark is removed), a launch passes
+    each buffer's aligned pointer, the kernel rebuilding the rest of the descriptor from
+    its static type; otherwise whole descriptors. (Upstream's host option decides for the
+    kernels too when set, so both follow the mark; the host functions were lowered
+    before, with bare pointers, by func-to-llvm.)
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def InfcCudaFatbin : Pass<"infc-cuda-fatbin", "mlir::ModuleOp"> {
   let summary = "Replace each gpu.binary's PTX by a fatbin: a cubin per GPU, and the PTX";
   let description = [{
