@@ -3,6 +3,14 @@
  * copies, module loading and kernel launches. Kernels do not run: a launch is only logged.
  * Device memory is host memory.
  *
+ * What a real driver would refuse, it refuses: an image that is not a fatbin holding a
+ * cubin, a function the cubin does not define, and a launch whose parameters are not what
+ * the kernel takes. The cubin's .nv.info.<kernel> sections list each kernel's parameters
+ * (EIATTR_KPARAM_INFO: ordinal, offset, size); infc's kernels take bare pointers, so every
+ * 8-byte parameter must point into a live cuMemAlloc allocation (a launch passing fewer
+ * values than the kernel reads, or sizes where pointers belong, fails with
+ * CUDA_ERROR_INVALID_VALUE and logs "bad-param KERNEL ORDINAL VALUE").
+ *
  * The runtime opens it through INFC_CUDA_DRIVER=<path of this library>. Environment:
  *   MOCK_CUDA_LOG=FILE          append one line per call ("htod BYTES", "launch NAME gx gy gz
  *                               bx by bz", "load BYTES", "alloc BYTES", ...)
@@ -20,6 +28,166 @@ typedef unsigned long long CUdeviceptr;
 #define EXPORT __attribute__((visibility("default")))
 
 static int launches; /* kernels run (directly, or replayed from a graph) */
+
+/* Live allocations, for checking that a launch's pointers point into one. */
+static struct allocation {
+  uintptr_t base;
+  size_t bytes;
+} *allocations;
+static size_t num_allocations, max_allocations;
+
+static int add_allocation(uintptr_t base, size_t bytes) {
+  if (num_allocations == max_allocations) {
+    size_t grown = max_allocations ? 2 * max_allocations : 256;
+    struct allocation *more = realloc(allocations, grown * sizeof *more);
+    if (!more)
+      return -1;
+    allocations = more;
+    max_allocations = grown;
+  }
+  allocations[num_allocations++] = (struct allocation){base, bytes};
+  return 0;
+}
+static void remove_allocation(uintptr_t base) {
+  for (size_t i = 0; i < num_allocations; ++i)
+    if (allocations[i].base == base) {
+      allocations[i] = allocations[--num_allocations];
+      return;
+    }
+}
+/* Whether `p` points into (or just past the end of) a live allocation. */
+static int is_device_pointer(uint64_t p) {
+  for (size_t i = 0; i < num_allocations; ++i)
+    if (p >= allocations[i].base && p <= allocations[i].base + allocations[i].bytes)
+      return 1;
+  return 0;
+}
+
+/* A kernel of a loaded cubin: its name and its parameters' sizes by ordinal. A function
+ * handle points at one; a module (a malloc'd struct module) owns them. */
+struct kernel {
+  char *name;
+  int num_params;
+  uint16_t *param_bytes;
+};
+struct module {
+  struct kernel *kernels;
+  int num_kernels, max_kernels;
+};
+
+static struct kernel *find_kernel(struct module *m, const char *name) {
+  for (int i = 0; i < m->num_kernels; ++i)
+    if (!strcmp(m->kernels[i].name, name))
+      return &m->kernels[i];
+  return NULL;
+}
+static struct kernel *add_kernel(struct module *m, const char *name) {
+  struct kernel *k = find_kernel(m, name);
+  if (k)
+    return k;
+  if (m->num_kernels == m->max_kernels) {
+    int grown = m->max_kernels ? 2 * m->max_kernels : 64;
+    struct kernel *more = realloc(m->kernels, grown * sizeof *more);
+    if (!more)
+      return NULL;
+    m->kernels = more;
+    m->max_kernels = grown;
+  }
+  k = &m->kernels[m->num_kernels];
+  *k = (struct kernel){strdup(name), 0, NULL};
+  if (!k->name)
+    return NULL;
+  ++m->num_kernels;
+  return k;
+}
+static void free_module(struct module *m) {
+  for (int i = 0; i < m->num_kernels; ++i) {
+    free(m->kernels[i].name);
+    free(m->kernels[i].param_bytes);
+  }
+  free(m->kernels);
+  free(m);
+}
+static int set_param(struct kernel *k, int ordinal, uint16_t bytes) {
+  if (ordinal >= k->num_params) {
+    uint16_t *more = realloc(k->param_bytes, (ordinal + 1) * sizeof *more);
+    if (!more)
+      return -1;
+    memset(more + k->num_params, 0, (ordinal + 1 - k->num_params) * sizeof *more);
+    k->param_bytes = more;
+    k->num_params = ordinal + 1;
+  }
+  k->param_bytes[ordinal] = bytes;
+  return 0;
+}
+
+static uint16_t u16_at(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static uint32_t u32_at(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t u64_at(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* The first cubin (an ELF image, kind 2) of a fatbin, or NULL. */
+static const unsigned char *first_cubin(const unsigned char *fatbin, uint64_t *bytes) {
+  const unsigned char *p = fatbin + u16_at(fatbin + 6);
+  const unsigned char *end = p + u64_at(fatbin + 8);
+  while (p + 16 <= end) {
+    uint32_t header = u32_at(p + 4);
+    uint64_t payload = u64_at(p + 8);
+    if (u16_at(p) == 2 && !memcmp(p + header, "\x7f" "ELF", 4)) {
+      *bytes = payload;
+      return p + header;
+    }
+    p += header + payload;
+  }
+  return NULL;
+}
+
+/* Records the kernels of an ELF64 cubin: each .text.<kernel> section, and the parameters
+ * its .nv.info.<kernel> section lists. -1 when the image cannot be read. */
+static int read_kernels(struct module *m, const unsigned char *elf, uint64_t bytes) {
+  if (bytes < 64 || elf[4] != 2 /* ELFCLASS64 */)
+    return -1;
+  uint64_t shoff = u64_at(elf + 0x28);
+  uint16_t shentsize = u16_at(elf + 0x3a), shnum = u16_at(elf + 0x3c),
+           shstrndx = u16_at(elf + 0x3e);
+  if (shentsize < 64 || shstrndx >= shnum || shoff + (uint64_t)shnum * shentsize > bytes)
+    return -1;
+  const unsigned char *strings = elf + shoff + (uint64_t)shstrndx * shentsize;
+  uint64_t strings_at = u64_at(strings + 0x18), strings_bytes = u64_at(strings + 0x20);
+  if (strings_at + strings_bytes > bytes)
+    return -1;
+  for (uint16_t i = 0; i < shnum; ++i) {
+    const unsigned char *section = elf + shoff + (uint64_t)i * shentsize;
+    uint32_t name_at = u32_at(section);
+    uint64_t at = u64_at(section + 0x18), size = u64_at(section + 0x20);
+    if (name_at >= strings_bytes || !memchr(elf + strings_at + name_at, 0,
+                                            strings_bytes - name_at))
+      continue;
+    const char *name = (const char *)elf + strings_at + name_at;
+    if (!strncmp(name, ".text.", 6) && name[6]) {
+      if (!add_kernel(m, name + 6))
+        return -1;
+      continue;
+    }
+    if (strncmp(name, ".nv.info.", 9) || !name[9] || at + size > bytes)
+      continue;
+    struct kernel *k = add_kernel(m, name + 9);
+    if (!k)
+      return -1;
+    /* Attributes: format (u8), attribute (u8), then a u16 value, or for format 4
+     * (EIFMT_SVAL) a u16 size and that many bytes. */
+    for (uint64_t p = 0; p + 4 <= size;) {
+      const unsigned char *a = elf + at + p;
+      uint64_t value_bytes = a[0] == 4 ? u16_at(a + 2) : 0;
+      if (p + 4 + value_bytes > size)
+        break;
+      if (a[0] == 4 && a[1] == 0x17 /* EIATTR_KPARAM_INFO */ && value_bytes >= 12 &&
+          set_param(k, u16_at(a + 8), (uint16_t)((u32_at(a + 12) >> 18) & 0x3fff)))
+        return -1;
+      p += 4 + value_bytes;
+    }
+  }
+  return 0;
+}
 
 /* A graph: the launches captured on the stream, replayed (logged) at each cuGraphLaunch. */
 #define MAX_CAPTURED 4096
@@ -74,11 +242,16 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
   void *m = calloc(1, bytes);
   if (!m)
     return 2;
+  if (add_allocation((uintptr_t)m, bytes)) {
+    free(m);
+    return 2;
+  }
   *p = (CUdeviceptr)(uintptr_t)m;
   logf_("alloc %zu", bytes);
   return 0;
 }
 EXPORT CUresult cuMemFree_v2(CUdeviceptr p) {
+  remove_allocation((uintptr_t)p);
   free((void *)(uintptr_t)p);
   logf_("free");
   return 0;
@@ -130,34 +303,34 @@ EXPORT CUresult cuModuleLoadData(void **module, const void *image) {
       fclose(f);
     }
   }
-  /* An allocation, so a leak checker reports a module the runtime never unloads. */
-  *module = malloc(1);
-  return *module ? 0 : 2;
+  /* An allocation (so a leak checker reports a module the runtime never unloads) holding
+   * the cubin's kernels. */
+  struct module *m = calloc(1, sizeof *m);
+  if (!m)
+    return 2;
+  uint64_t cubin_bytes = 0;
+  const unsigned char *cubin = first_cubin(image, &cubin_bytes);
+  if (!cubin || read_kernels(m, cubin, cubin_bytes)) {
+    logf_("no readable cubin");
+    free_module(m);
+    return 200; /* CUDA_ERROR_INVALID_IMAGE */
+  }
+  *module = m;
+  return 0;
 }
 EXPORT CUresult cuModuleUnload(void *module) {
   if (!module)
     return 400; /* CUDA_ERROR_INVALID_HANDLE */
-  free(module);
+  free_module(module);
   logf_("unload");
   return 0;
 }
 EXPORT CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
-  if (!module || !name || !*name)
-    return 500; /* CUDA_ERROR_NOT_FOUND */
-  /* The mock's function handle is its name, kept (reachable) for the process's life: the
-   * runtime's functions live as long as their module. */
-  static char *names[4096];
-  static int count;
-  char *handle = NULL;
-  for (int i = 0; i < count && !handle; ++i)
-    if (!strcmp(names[i], name))
-      handle = names[i];
-  if (!handle) {
-    handle = strdup(name);
-    if (handle && count < (int)(sizeof names / sizeof *names))
-      names[count++] = handle;
-  }
-  *f = handle;
+  struct kernel *k = module && name ? find_kernel(module, name) : NULL;
+  if (!k)
+    return 500; /* CUDA_ERROR_NOT_FOUND: the cubin defines no such kernel */
+  /* The function handle is the module's kernel: it lives as long as its module. */
+  *f = k;
   logf_("function %s", name);
   return 0;
 }
@@ -180,7 +353,20 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
   if (s != &stream || !params || !gx || !gy || !gz || !bx || !by || !bz ||
       (unsigned long long)bx * by * bz > 1024)
     return 1; /* CUDA_ERROR_INVALID_VALUE */
-  struct launch l = {(const char *)f, {gx, gy, gz, bx, by, bz}};
+  /* The parameters, as the driver copies them: by the kernel's list (at capture too). */
+  const struct kernel *k = f;
+  if (!k)
+    return 400; /* CUDA_ERROR_INVALID_HANDLE */
+  for (int i = 0; i < k->num_params; ++i) {
+    uint64_t value = 0;
+    if (k->param_bytes[i] == 8 && params[i])
+      memcpy(&value, params[i], 8);
+    if (!params[i] || (k->param_bytes[i] == 8 && !is_device_pointer(value))) {
+      logf_("bad-param %s %d %#llx", k->name, i, (unsigned long long)value);
+      return 1; /* CUDA_ERROR_INVALID_VALUE */
+    }
+  }
+  struct launch l = {k->name, {gx, gy, gz, bx, by, bz}};
   if (capturing) {
     if (num_captured == MAX_CAPTURED)
       return 2;
@@ -229,6 +415,10 @@ EXPORT CUresult cuGetErrorString(CUresult r, const char **s) {
   switch (r) {
   case 100: *s = "no CUDA-capable device is detected"; break;
   case 700: *s = "an illegal memory access was encountered"; break;
+  case 1: *s = "invalid argument"; break;
+  case 200: *s = "device kernel image is invalid"; break;
+  case 400: *s = "invalid resource handle"; break;
+  case 500: *s = "named symbol not found"; break;
   default: *s = "mock CUDA error"; break;
   }
   return 0;
