@@ -13,7 +13,9 @@ two steps:
      manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32), with
      --precision fp16 at batch 1 and 32 (NAME_fp16, NAME_fp16_b32; activations stored in
      half), bf16 (NAME_bf16) and tf32 at batch 1 and 32 (NAME_tf32, NAME_tf32_b32), ResNet-50 also with --gpu-layout nchw at fp32 and
-     fp16 (NAME_nchw, NAME_nchw_fp16; the others run NHWC): the reduced precisions checked by relative L2 error
+     fp16 (NAME_nchw, NAME_nchw_fp16; the others run NHWC), and fp16 at batch 32 with
+     --gpu-index-bits 32 (NAME_i32_fp16_b32, beside NAME_fp16_b32's default 64): the
+     reduced precisions checked by relative L2 error
      (RELATIVE_L2: 5e-3, bf16 3e-2). To fit the 64 MiB, the large models (ResNet-50, BERT-base) have
      compressible weights: every initializer repeats its first 4096 values (same scale and
      distribution) and BatchNorm is the identity (so folding it keeps the repetition). Their
@@ -171,6 +173,11 @@ def prepare(args):
                        ("--precision", "tf32"), repeat=(name, 1))
             pack_model(args, ort, pack, work, manifest, name + "_tf32_b32", batched,
                        inputs32, tile, ("--precision", "tf32"), repeat=(name, 32))
+            # 32-bit index arithmetic against the default 64 (fewer registers in the loop
+            # kernels, more in the tiled ones: only a GPU can say which is faster)
+            pack_model(args, ort, pack, work, manifest, name + "_i32_fp16_b32", batched,
+                       inputs32, tile, ("--precision", "fp16", "--gpu-index-bits", "32"),
+                       repeat=(name, 32))
             if name in CONV_MODELS:  # the model's own layout, to set NHWC against
                 pack_model(args, ort, pack, work, manifest, name + "_nchw", model, inputs,
                            tile, ("--gpu-layout", "nchw"), repeat=(name, 1))
@@ -291,7 +298,8 @@ def run(args):
         for suffix in ("_fp16", "_bf16", "_tf32"):
             if base.endswith(suffix):
                 base, precision = base[:-len(suffix)], suffix[1:]
-        base = base[:-len("_nchw")] if base.endswith("_nchw") else base
+        for variant in ("_nchw", "_i32"):  # the same model as the baseline sees it
+            base = base[:-len(variant)] if base.endswith(variant) else base
         if base in BATCHED:
             row["torch_ms"] = torch_baseline(base, batch, precision, args.warmup, args.iters)
         rows.append(row)

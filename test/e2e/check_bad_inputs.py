@@ -30,7 +30,8 @@ Compile cases:
          does not know, one older than sm_80 and one that is not sm_NN; an unknown --target,
          --gpu, --precision or --gpu-layout without --target cuda, --precision fp8,
          --gpu-layout nhcw, --activations bf8 or without --precision fp16|bf16, --quantize
-         without --calibration for cuda
+         without --calibration for cuda, --emulator-checks for cuda, --gpu-index-bits 16 or
+         for the emulator
   i      a Reshape whose shape is a graph input: refused, naming the input and --input-value;
          with --input-value it compiles, matches onnxruntime, and a run passing another
          shape fails cleanly
@@ -476,7 +477,8 @@ def _(ctx):
 
 @case("t2", "an unknown --target, --gpu, --precision or --gpu-layout without --target cuda, "
             "--precision fp8, --gpu-layout nhcw, --activations bf8 or without fp16/bf16, "
-            "--quantize without --calibration for cuda, --emulator-checks for cuda")
+            "--quantize without --calibration for cuda, --emulator-checks for cuda, "
+            "--gpu-index-bits 16 or for the emulator")
 def _(ctx):
     p = save(tiny_model(), ctx.path("tiny.onnx"))
     ctx.compile_fails(p, [both(r"--target", r"tpu")], ["--target", "tpu"], label="tpu")
@@ -501,6 +503,11 @@ def _(ctx):
     ctx.compile_fails(p, [both(r"--emulator-checks", r"--target cuda-emulator")],
                       ["--target", "cuda", "--emulator-checks"],
                       label="--emulator-checks on the GPU")
+    ctx.compile_fails(p, [both(r"--gpu-index-bits", r"64 or 32")],
+                      ["--target", "cuda", "--gpu-index-bits", "16"], label="--gpu-index-bits 16")
+    ctx.compile_fails(p, [both(r"--gpu-index-bits", r"--target cuda")],
+                      ["--target", "cuda-emulator", "--gpu-index-bits", "32"],
+                      label="--gpu-index-bits for the emulator")
 
 
 # --- run-time cases -----------------------------------------------------------------------
