@@ -9,7 +9,8 @@
  * (EIATTR_KPARAM_INFO: ordinal, offset, size); infc's kernels take bare pointers, so every
  * 8-byte parameter must point into a live cuMemAlloc allocation (a launch passing fewer
  * values than the kernel reads, or sizes where pointers belong, fails with
- * CUDA_ERROR_INVALID_VALUE and logs "bad-param KERNEL ORDINAL VALUE").
+ * CUDA_ERROR_INVALID_VALUE and logs "bad-param KERNEL ORDINAL VALUE"), as does a block of
+ * more threads than the kernel's .maxntid (EIATTR_MAX_THREADS; "bad-block ...").
  *
  * The runtime opens it through INFC_CUDA_DRIVER=<path of this library>. Environment:
  *   MOCK_CUDA_LOG=FILE          append one line per call ("htod BYTES", "launch NAME gx gy gz
@@ -69,6 +70,7 @@ struct kernel {
   char *name;
   int num_params;
   uint16_t *param_bytes;
+  unsigned max_threads; /* .maxntid's product (EIATTR_MAX_THREADS); 0: not declared */
 };
 struct module {
   struct kernel *kernels;
@@ -94,7 +96,7 @@ static struct kernel *add_kernel(struct module *m, const char *name) {
     m->max_kernels = grown;
   }
   k = &m->kernels[m->num_kernels];
-  *k = (struct kernel){strdup(name), 0, NULL};
+  *k = (struct kernel){strdup(name), 0, NULL, 0};
   if (!k->name)
     return NULL;
   ++m->num_kernels;
@@ -183,6 +185,9 @@ static int read_kernels(struct module *m, const unsigned char *elf, uint64_t byt
       if (a[0] == 4 && a[1] == 0x17 /* EIATTR_KPARAM_INFO */ && value_bytes >= 12 &&
           set_param(k, u16_at(a + 8), (uint16_t)((u32_at(a + 12) >> 18) & 0x3fff)))
         return -1;
+      if (a[0] == 4 && a[1] == 0x05 /* EIATTR_MAX_THREADS: .maxntid x, y, z */ &&
+          value_bytes >= 12)
+        k->max_threads = u32_at(a + 4) * u32_at(a + 8) * u32_at(a + 12);
       p += 4 + value_bytes;
     }
   }
@@ -357,6 +362,11 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
   const struct kernel *k = f;
   if (!k)
     return 400; /* CUDA_ERROR_INVALID_HANDLE */
+  /* More threads than the kernel's .maxntid: the driver refuses the launch. */
+  if (k->max_threads && (unsigned long long)bx * by * bz > k->max_threads) {
+    logf_("bad-block %s %u %u %u > %u", k->name, bx, by, bz, k->max_threads);
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  }
   for (int i = 0; i < k->num_params; ++i) {
     uint64_t value = 0;
     if (k->param_bytes[i] == 8 && params[i])
