@@ -17,9 +17,10 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["infc-opt", "infc"], [config.infc_tools_dir])
 
-# Tests that run lowered IR on the host need upstream's runner (mlir-22-tools) and stdbuf.
+# Tests that run lowered IR on the host need upstream's runner (mlir-22-tools), stdbuf.
 import shutil
 if shutil.which("stdbuf") and all(
-    os.path.exists(os.path.join(config.llvm_tools_dir, tool)) for tool in ("mlir-opt", "mlir-runner")
+    os.path.exists(os.path.join(config.llvm_tools_dir, tool))
+    for tool in ("mlir-opt", "mlir-runner")
 ):
     config.available_features.add("mlir-runner")

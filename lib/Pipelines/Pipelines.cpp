@@ -11,7 +11,6 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
-#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -494,6 +493,8 @@ static std::string invalidOption(const PipelineCLOptions &cl) {
     return "stop-after '" + cl.stopAfter + "' is not infc, linalg or llvm";
   if (cl.emulatorChecks && cl.target != "cuda-emulator")
     return "emulator-checks needs target=cuda-emulator";
+  if (cl.gpuIndexBits != "64" && cl.target != "cuda")
+    return "gpu-index-bits=" + cl.gpuIndexBits + " needs target=cuda";
   return "";
 }
 

@@ -6,12 +6,23 @@
 // RUN: not infc-opt %s --infc-pipeline="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not infc-opt %s --infc-pipeline="target=cuda precision=fp16 activations=some" 2>&1 | FileCheck %s --check-prefix=ACTIVATIONS
 // RUN: not infc-opt %s --infc-pipeline="target=cuda emulator-checks=true" 2>&1 | FileCheck %s --check-prefix=RACE
+// RUN: not infc-opt %s --infc-pipeline="target=cuda-emulator gpu-index-bits=32" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BITS-TARGET
+// RUN: not infc-opt %s --infc-pipeline="target=cuda gpu-index-bits=16" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BITS
+// RUN: infc-opt %s --infc-pipeline="target=cuda gpu-index-bits=32" | FileCheck %s --check-prefix=I32
 
 // A pipeline string's values are checked as the CLI's flags are, not taken for defaults.
 // LAYOUT: infc-pipeline: gpu-layout 'nhcw' is not nhwc or nchw
 // TARGET: infc-pipeline: target 'tpu' is not cpu, cuda or cuda-emulator
 // ACTIVATIONS: infc-pipeline: activations 'some' is not half, rounded or fp32
 // RACE: infc-pipeline: emulator-checks needs target=cuda-emulator
+// BITS-TARGET: infc-pipeline: gpu-index-bits=32 needs target=cuda
+// BITS: infc-pipeline: gpu-index-bits '16' is not 64 or 32
+
+// 32-bit kernel indices: the same launches, every kernel built.
+// I32: gpu.launch_func @infc_kernels::@k0_conv
+// I32: gpu.binary @infc_kernels
 
 // The PTX is for the oldest architecture whatever the order given.
 // ORDER: gpu.binary @infc_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
@@ -25,6 +36,7 @@
 // CHECK-NOT: llvm.load
 // CHECK-NOT: llvm.store
 // CHECK: gpu.launch_func @infc_kernels::@k0_conv
+// CHECK-SAME: args({{(%[a-z0-9]+ : !llvm.ptr(, )?)+}}){{$}}
 // CHECK-NOT: llvm.load
 // CHECK-NOT: llvm.store
 // CHECK: gpu.launch_func @infc_kernels::@{{.*}}_softmax

@@ -6,11 +6,15 @@
  * What a real driver would refuse, it refuses: an image that is not a fatbin holding a
  * cubin, a function the cubin does not define, and a launch whose parameters are not what
  * the kernel takes. The cubin's .nv.info.<kernel> sections list each kernel's parameters
- * (EIATTR_KPARAM_INFO: ordinal, offset, size); infc's kernels take bare pointers, so every
- * 8-byte parameter must point into a live cuMemAlloc allocation (a launch passing fewer
- * values than the kernel reads, or sizes where pointers belong, fails with
- * CUDA_ERROR_INVALID_VALUE and logs "bad-param KERNEL ORDINAL VALUE"), as does a block of
- * more threads than the kernel's .maxntid (EIATTR_MAX_THREADS; "bad-block ...").
+ * (EIATTR_KPARAM_INFO: ordinal, offset, size). The check assumes bare pointers, as infc's
+ * kernels take them whenever their buffers are static (every model the tests build): each
+ * 8-byte parameter must point into a live cuMemAlloc allocation, so sizes and strides
+ * where pointers belong fail with CUDA_ERROR_INVALID_VALUE and log "bad-param KERNEL
+ * ORDINAL VALUE" (a model with descriptor kernels, or 64-bit scalar arguments, would need
+ * the check taught which parameters are pointers). A launch that passes fewer values than
+ * the kernel lists makes the mock read past the caller's array, as the driver would: it
+ * fails or crashes, either way a failed test. A block of more threads than the kernel's
+ * .maxntid (EIATTR_MAX_THREADS) is refused too ("bad-block ...").
  *
  * The runtime opens it through INFC_CUDA_DRIVER=<path of this library>. Environment:
  *   MOCK_CUDA_LOG=FILE          append one line per call ("htod BYTES", "launch NAME gx gy gz
@@ -127,14 +131,16 @@ static uint16_t u16_at(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); r
 static uint32_t u32_at(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t u64_at(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-/* The first cubin (an ELF image, kind 2) of a fatbin, or NULL. */
+/* The first cubin (an ELF image, kind 2) of a fatbin, or NULL. Each entry: kind (u16),
+ * version (u16), header size (u32), payload size (u64), ... then the payload. */
 static const unsigned char *first_cubin(const unsigned char *fatbin, uint64_t *bytes) {
   const unsigned char *p = fatbin + u16_at(fatbin + 6);
   const unsigned char *end = p + u64_at(fatbin + 8);
-  while (p + 16 <= end) {
-    uint32_t header = u32_at(p + 4);
-    uint64_t payload = u64_at(p + 8);
-    if (u16_at(p) == 2 && !memcmp(p + header, "\x7f" "ELF", 4)) {
+  while (end - p >= 16) {
+    uint64_t left = (uint64_t)(end - p), header = u32_at(p + 4), payload = u64_at(p + 8);
+    if (header < 16 || header > left || payload > left - header)
+      return NULL; /* a malformed entry: nothing past it can be trusted */
+    if (u16_at(p) == 2 && payload >= 4 && !memcmp(p + header, "\x7f" "ELF", 4)) {
       *bytes = payload;
       return p + header;
     }
@@ -151,11 +157,13 @@ static int read_kernels(struct module *m, const unsigned char *elf, uint64_t byt
   uint64_t shoff = u64_at(elf + 0x28);
   uint16_t shentsize = u16_at(elf + 0x3a), shnum = u16_at(elf + 0x3c),
            shstrndx = u16_at(elf + 0x3e);
-  if (shentsize < 64 || shstrndx >= shnum || shoff + (uint64_t)shnum * shentsize > bytes)
+  /* Sizes compared as "a > bytes || b > bytes - a": no sum that could wrap. */
+  if (shentsize < 64 || shstrndx >= shnum || shoff > bytes ||
+      (uint64_t)shnum * shentsize > bytes - shoff)
     return -1;
   const unsigned char *strings = elf + shoff + (uint64_t)shstrndx * shentsize;
   uint64_t strings_at = u64_at(strings + 0x18), strings_bytes = u64_at(strings + 0x20);
-  if (strings_at + strings_bytes > bytes)
+  if (strings_at > bytes || strings_bytes > bytes - strings_at)
     return -1;
   for (uint16_t i = 0; i < shnum; ++i) {
     const unsigned char *section = elf + shoff + (uint64_t)i * shentsize;
@@ -170,7 +178,7 @@ static int read_kernels(struct module *m, const unsigned char *elf, uint64_t byt
         return -1;
       continue;
     }
-    if (strncmp(name, ".nv.info.", 9) || !name[9] || at + size > bytes)
+    if (strncmp(name, ".nv.info.", 9) || !name[9] || at > bytes || size > bytes - at)
       continue;
     struct kernel *k = add_kernel(m, name + 9);
     if (!k)

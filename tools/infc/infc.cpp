@@ -35,7 +35,7 @@ static const char *kUsage =
     "      --gpu-layout nhwc|nchw       CUDA: the layout convolutions and pools run in\n"
     "                                   (default nhwc; nchw: the model's own)\n"
     "      --gpu-index-bits 64|32       CUDA: the kernels' index arithmetic (default 64;\n"
-    "                                   32 needs every buffer within 2^30 elements)\n"
+    "                                   32 needs every buffer static, within 2^30 elements)\n"
     "      -O0|-O1|-O2|-O3              LLVM optimization level (default -O3)\n"
     "      --quantize int8 --calibration DIR  int8 post-training quantization, calibrated on\n"
     "                                   DIR/<sample>/<input>.npy by running the float model\n"

@@ -14,6 +14,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/Passes.h"
@@ -30,48 +31,62 @@ namespace {
 /// leaves room for the index arithmetic of threads past a tensor's end.
 constexpr int64_t kMaxExtent32 = int64_t(1) << 30;
 
-/// What the kernels' arguments allow: bare pointers (static memrefs only) and, with them,
-/// 32-bit indices (no index arguments, every buffer's extent within kMaxExtent32).
+/// What the device functions' arguments allow: bare pointers (ranked memrefs with static
+/// shapes, strides and offsets only) and, with them, 32-bit indices. `notIndex32` is the
+/// first function and argument that rules 32-bit indices out, and why.
 struct KernelConvention {
   bool barePointers = true;
   bool index32 = true;
+  gpu::GPUFuncOp notIndex32;
+  std::string why;
 };
 
 KernelConvention conventionOf(ModuleOp module) {
   KernelConvention convention;
-  module.walk([&](gpu::GPUFuncOp func) {
-    if (!func.isKernel())
+  auto refuse32 = [&](gpu::GPUFuncOp func, unsigned arg, const Twine &why) {
+    if (convention.notIndex32)
       return;
-    for (Type type : func.getArgumentTypes()) {
-      if (type.isIndex())
-        convention.index32 = false;
-      auto memref = dyn_cast<MemRefType>(type);
+    convention.notIndex32 = func;
+    convention.why = ("argument " + Twine(arg) + " " + why).str();
+  };
+  // Every device function: convert-gpu-to-nvvm's convention applies to all of them, and
+  // one it cannot give bare pointers would fail to lower.
+  module.walk([&](gpu::GPUFuncOp func) {
+    for (auto [arg, type] : llvm::enumerate(func.getArgumentTypes())) {
+      // An index, or memory or vectors of them, is 64-bit on the host.
+      if (getElementTypeOrSelf(type).isIndex())
+        refuse32(func, arg, "holds indices, 64-bit on the host");
+      auto memref = dyn_cast<BaseMemRefType>(type);
       if (!memref)
         continue;
+      auto ranked = dyn_cast<MemRefType>(memref);
       SmallVector<int64_t> strides;
       int64_t offset;
-      if (!LLVMTypeConverter::canConvertToBarePtr(memref) ||
-          failed(memref.getStridesAndOffset(strides, offset))) {
+      if (!ranked || !LLVMTypeConverter::canConvertToBarePtr(ranked) ||
+          failed(ranked.getStridesAndOffset(strides, offset))) {
         convention.barePointers = false;
+        refuse32(func, arg, "is not a static buffer");
         continue;
       }
       // The offset of the last element from the buffer's aligned pointer, plus one.
       int64_t extent = offset;
-      if (!llvm::is_contained(memref.getShape(), 0)) {
+      if (!llvm::is_contained(ranked.getShape(), 0)) {
         extent += 1;
-        for (auto [size, stride] : llvm::zip(memref.getShape(), strides))
+        for (auto [size, stride] : llvm::zip(ranked.getShape(), strides))
           extent += (size - 1) * stride;
       }
       if (extent > kMaxExtent32)
-        convention.index32 = false;
+        refuse32(func, arg, "spans " + Twine(extent) + " elements, more than 2^30");
     }
   });
-  convention.index32 &= convention.barePointers;
+  convention.index32 = !convention.notIndex32;
   return convention;
 }
 
 /// nvgpu's ldmatrix and mma.sync to NVVM with an index of `bitwidth` bits (upstream's
-/// convert-nvgpu-to-nvvm always takes the host's 64).
+/// convert-nvgpu-to-nvvm always takes the host's 64). Only the patterns: the type
+/// conversions upstream's pass adds for nvgpu's own types (async tokens, mbarriers,
+/// warpgroup accumulators) are not here, so cp.async or wgmma would need them first.
 LogicalResult lowerNvgpu(gpu::GPUModuleOp module, unsigned bitwidth) {
   MLIRContext *ctx = module.getContext();
   LowerToLLVMOptions options(ctx);
@@ -98,8 +113,10 @@ struct InfcKernelsToNVVMPass
     }
     KernelConvention convention = conventionOf(module);
     if (indexBitwidth == 32 && !convention.index32) {
-      module.emitError("32-bit kernel indices (--gpu-index-bits 32) need every kernel's "
-                       "buffers static and within 2^30 elements, and no index argument");
+      convention.notIndex32.emitError()
+          << "infc-kernels-to-nvvm: 32-bit kernel indices (--gpu-index-bits 32) need every "
+             "kernel's buffers static and within 2^30 elements, and no index argument: "
+          << convention.notIndex32.getName() << "'s " << convention.why;
       return signalPassFailure();
     }
     unsigned bitwidth = indexBitwidth;

@@ -447,7 +447,9 @@ struct Emulation {
     // read of memory, at block level.)
     assert(blockMapping && "an ldmatrix outside a per-thread loop");
     int64_t tiles = type.getDimSize(0), perRegister = type.getDimSize(1);
-    auto [lane, warp] = laneAndWarp();
+    // Plain locals: the lambda below captures warp (structured bindings need C++20).
+    Value lane, warp;
+    std::tie(lane, warp) = laneAndWarp();
     Value group = arith::DivUIOp::create(b, loc, lane, index(4));
     Value column = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(perRegister));

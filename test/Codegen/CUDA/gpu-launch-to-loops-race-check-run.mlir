@@ -20,9 +20,9 @@
 // invisible. With race-check the threads run last first over poisoned shared memory, so
 // all but thread 0 read 0xA5A5A5A5: the sum is 1 + 63 * 0xA5A5A5A5 (mod 2^32, as i32) and
 // the race shows. With the barrier both runs give 2017.
-// PLAIN: 2017
-// RACE: -1010580580
-// SYNCED: 2017
+// PLAIN: {{^}}2017{{$}}
+// RACE: {{^}}-1010580580{{$}}
+// SYNCED: {{^}}2017{{$}}
 
 // Thread 63 of @outOfBounds reads a[64] of a 64-element buffer: on a GPU an illegal address
 // or the next buffer's data; with the bounds checks that --emulator-checks adds

@@ -7,16 +7,21 @@
 // index-bitwidth=32 the index arithmetic and the addresses' offsets are i32 (widened once
 // for the getelementptr).
 // CHECK: module attributes {gpu.container_module, infc.bare_pointer_kernels}
-// CHECK: llvm.func @scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK: llvm.func @scale(%arg0: !llvm.ptr, %arg1: !llvm.ptr) attributes
 // CHECK-SAME: nvvm.kernel
 // CHECK: llvm.mul {{.*}} : i64
-// CHECK: llvm.getelementptr
+// CHECK: llvm.getelementptr {{.*}}%arg0[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: llvm.getelementptr %arg1[1] : (!llvm.ptr) -> !llvm.ptr, f32
 // I32: module attributes {gpu.container_module, infc.bare_pointer_kernels}
-// I32: llvm.func @scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
-// I32: nvvm.read.ptx.sreg.tid.x : i32
+// I32: llvm.func @scale(%arg0: !llvm.ptr, %arg1: !llvm.ptr) attributes
 // I32-NOT: i64
 // I32: llvm.mul {{.*}} : i32
-// I32: llvm.getelementptr {{.*}} : (!llvm.ptr, i32) -> !llvm.ptr, f32
+// I32-NOT: i64
+// I32: llvm.getelementptr {{.*}}%arg0[{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+// I32-NOT: i64
+// I32: llvm.getelementptr %arg1[1] : (!llvm.ptr) -> !llvm.ptr, f32
+// I32-NOT: i64
+// I32: llvm.return
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @scale(%in: memref<64x4xf32>,

@@ -6,8 +6,10 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK-NOT: infc.bare_pointer_kernels
 // CHECK-LABEL: llvm.func @host
+// CHECK: %[[IN:.*]] = llvm.extractvalue %{{.*}}[1] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+// CHECK: %[[OUT:.*]] = llvm.extractvalue %{{.*}}[1] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 // CHECK: gpu.launch_func @kernels::@scale
-// CHECK-SAME: args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr)
+// CHECK-SAME: args(%[[IN]] : !llvm.ptr, %[[OUT]] : !llvm.ptr){{$}}
 module attributes {gpu.container_module, infc.bare_pointer_kernels} {
   gpu.module @kernels {
     llvm.func @scale(%a: !llvm.ptr, %b: !llvm.ptr) attributes {gpu.kernel, nvvm.kernel} {
@@ -30,7 +32,7 @@ module attributes {gpu.container_module, infc.bare_pointer_kernels} {
 // parameters.)
 // CHECK-LABEL: llvm.func @host
 // CHECK: gpu.launch_func @kernels::@scale
-// CHECK-SAME: args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64)
+// CHECK-SAME: args(%{{[0-9]+}} : !llvm.ptr, %{{[0-9]+}} : !llvm.ptr, %{{[0-9]+}} : i64, %{{[0-9]+}} : i64, %{{[0-9]+}} : i64){{$}}
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     llvm.func @scale(%a: !llvm.ptr, %b: !llvm.ptr, %c: i64, %d: i64, %e: i64) attributes {gpu.kernel, nvvm.kernel} {

@@ -288,25 +288,30 @@ def InfcKernelsToNVVM : Pass<"infc-kernels-to-nvvm", "mlir::ModuleOp"> {
     `gpu.module` (nvgpu's ldmatrix and mma.sync, then convert-gpu-to-nvvm,
     canonicalization, CSE, cast reconciliation) with the index width asked for.
 
-    When every memref argument of every kernel has a static shape, strides and offset, the
-    kernels take bare pointers: one parameter a buffer instead of a descriptor of
+    When every memref argument of every device function has a static shape, strides and
+    offset, the kernels take bare pointers: one parameter a buffer instead of a descriptor of
     3 + 2 x rank (ResNet-50: 3547 -> 341 parameters), its shape and strides being
     constants in the kernel anyway. The module is then marked `infc.bare_pointer_kernels`
     for infc-launches-to-llvm, which lowers the launches to match. Otherwise the kernels
     take descriptors.
 
     `index-bitwidth=32` computes the kernels' indices in 32 bits. It needs bare pointers,
-    no `index` argument, and every argument's extent (its offset plus the offset of its
-    last element, in elements) at most 2^30: the headroom below 2^31 covers the index
-    arithmetic of threads past a tensor's end (a tile's guarded rows). Otherwise it is an
-    error. Not the default: without a GPU to time it, the PTX says only that it trades
-    64-bit arithmetic for a 64-bit widening at every access.
+    no argument of indices (an `index`, or a memref or vector of them: 64-bit on the
+    host), and every argument's extent (the offset of its last element, plus one) at most
+    2^30; otherwise it is an error that names the kernel and the argument. The headroom
+    below 2^31 is for the index arithmetic of threads past a tensor's end (a tile's
+    guarded rows compare rows, not linear offsets): an argument, not a proof that no
+    intermediate overflows. Not the default: without a GPU to time it, the PTX says only
+    that it trades 64-bit arithmetic for a 64-bit widening at every access.
   }];
   let options = [
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "the kernels' index width: 64 or 32">,
   ];
-  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
+  // What the nested pipeline's conversions create.
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::cf::ControlFlowDialect", "mlir::memref::MemRefDialect",
+                           "mlir::gpu::GPUDialect"];
 }
 
 def InfcLaunchesToLLVM : Pass<"infc-launches-to-llvm", "mlir::ModuleOp"> {
@@ -319,7 +324,8 @@ def InfcLaunchesToLLVM : Pass<"infc-launches-to-llvm", "mlir::ModuleOp"> {
     kernels too when set, so both follow the mark; the host functions were lowered
     before, with bare pointers, by func-to-llvm.)
   }];
-  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+                           "mlir::gpu::GPUDialect"];
 }
 
 def InfcCudaFatbin : Pass<"infc-cuda-fatbin", "mlir::ModuleOp"> {
