@@ -8,13 +8,15 @@
  * the kernel takes. The cubin's .nv.info.<kernel> sections list each kernel's parameters
  * (EIATTR_KPARAM_INFO: ordinal, offset, size). The check assumes bare pointers, as infc's
  * kernels take them whenever their buffers are static (every model the tests build): each
- * 8-byte parameter must point into a live cuMemAlloc allocation, so sizes and strides
- * where pointers belong fail with CUDA_ERROR_INVALID_VALUE and log "bad-param KERNEL
- * ORDINAL VALUE" (a model with descriptor kernels, or 64-bit scalar arguments, would need
- * the check taught which parameters are pointers). A launch that passes fewer values than
- * the kernel lists makes the mock read past the caller's array, as the driver would: it
- * fails or crashes, either way a failed test. A block of more threads than the kernel's
- * .maxntid (EIATTR_MAX_THREADS) is refused too ("bad-block ...").
+ * 8-byte parameter must point into a live cuMemAlloc allocation, 16 bytes aligned within
+ * it (the kernels' vector accesses need that on a GPU, and the emulator cannot see where a
+ * buffer starts). Sizes and strides where pointers belong fail with
+ * CUDA_ERROR_INVALID_VALUE and log "bad-param KERNEL ORDINAL VALUE" (a model with
+ * descriptor kernels, or 64-bit scalar arguments, would need the check taught which
+ * parameters are pointers). A launch that passes fewer values than the kernel lists makes
+ * the mock read past the caller's array, as the driver would: it fails or crashes, either
+ * way a failed test. A block of more threads than the kernel's .maxntid
+ * (EIATTR_MAX_THREADS) is refused too ("bad-block ...").
  *
  * The runtime opens it through INFC_CUDA_DRIVER=<path of this library>. Environment:
  *   MOCK_CUDA_LOG=FILE          append one line per call ("htod BYTES", "launch NAME gx gy gz
@@ -60,11 +62,14 @@ static void remove_allocation(uintptr_t base) {
       return;
     }
 }
-/* Whether `p` points into (or just past the end of) a live allocation. */
-static int is_device_pointer(uint64_t p) {
+/* Whether `p` points into (or just past the end of) a live allocation at a multiple of 16
+ * bytes from its start. cuMemAlloc's allocations start 256-byte aligned and the kernels'
+ * widest loads and stores are 16 bytes; the memory plan's views and the weights' offsets
+ * keep that (a caller's misaligned device input is copied by the runtime first). */
+static int is_aligned_device_pointer(uint64_t p) {
   for (size_t i = 0; i < num_allocations; ++i)
     if (p >= allocations[i].base && p <= allocations[i].base + allocations[i].bytes)
-      return 1;
+      return (p - allocations[i].base) % 16 == 0;
   return 0;
 }
 
@@ -379,7 +384,7 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     uint64_t value = 0;
     if (k->param_bytes[i] == 8 && params[i])
       memcpy(&value, params[i], 8);
-    if (!params[i] || (k->param_bytes[i] == 8 && !is_device_pointer(value))) {
+    if (!params[i] || (k->param_bytes[i] == 8 && !is_aligned_device_pointer(value))) {
       logf_("bad-param %s %d %#llx", k->name, i, (unsigned long long)value);
       return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
