@@ -344,7 +344,8 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(infc::createInfcAlignSharedMemory());
-  // Bare pointers and 32-bit indices where the kernels' buffers allow; the launches match.
+  // Bare pointers where every kernel's buffers are static (the launches lowered to match);
+  // 32-bit indices when asked for.
   infc::InfcKernelsToNVVMOptions toNvvm;
   toNvvm.indexBitwidth = options.gpuIndexBitwidth;
   pm.addPass(infc::createInfcKernelsToNVVM(toNvvm));
