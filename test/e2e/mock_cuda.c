@@ -308,10 +308,8 @@ EXPORT CUresult cuModuleLoadData(void **module, const void *image) {
   if ((uintptr_t)image % 8 || !is_fatbin(image)) /* the driver reads the header as words */
     return 200; /* CUDA_ERROR_INVALID_IMAGE */
   /* The fatbin header: magic (u32), version (u16), header size (u16), payload size (u64). */
-  uint16_t header;
-  uint64_t payload;
-  memcpy(&header, (const char *)image + 6, 2);
-  memcpy(&payload, (const char *)image + 8, 8);
+  uint16_t header = u16_at((const unsigned char *)image + 6);
+  uint64_t payload = u64_at((const unsigned char *)image + 8);
   logf_("load %llu", (unsigned long long)(header + payload));
   const char *dump = getenv("MOCK_CUDA_DUMP");
   if (dump) {

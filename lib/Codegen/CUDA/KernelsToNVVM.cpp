@@ -32,11 +32,10 @@ namespace {
 constexpr int64_t kMaxExtent32 = int64_t(1) << 30;
 
 /// What the device functions' arguments allow: bare pointers (ranked memrefs with static
-/// shapes, strides and offsets only) and, with them, 32-bit indices. `notIndex32` is the
-/// first function and argument that rules 32-bit indices out, and why.
+/// shapes, strides and offsets only) and, with them, 32-bit indices unless `notIndex32`
+/// (the first function and argument that rules them out, and why) is set.
 struct KernelConvention {
   bool barePointers = true;
-  bool index32 = true;
   gpu::GPUFuncOp notIndex32;
   std::string why;
 };
@@ -79,7 +78,6 @@ KernelConvention conventionOf(ModuleOp module) {
         refuse32(func, arg, "spans " + Twine(extent) + " elements, more than 2^30");
     }
   });
-  convention.index32 = !convention.notIndex32;
   return convention;
 }
 
@@ -112,19 +110,18 @@ struct InfcKernelsToNVVMPass
       return signalPassFailure();
     }
     KernelConvention convention = conventionOf(module);
-    if (indexBitwidth == 32 && !convention.index32) {
+    if (indexBitwidth == 32 && convention.notIndex32) {
       convention.notIndex32.emitError()
           << "infc-kernels-to-nvvm: 32-bit kernel indices (--gpu-index-bits 32) need every "
              "kernel's buffers static and within 2^30 elements, and no index argument: "
           << convention.notIndex32.getName() << "'s " << convention.why;
       return signalPassFailure();
     }
-    unsigned bitwidth = indexBitwidth;
     if (convention.barePointers)
       module->setAttr(infc::kBarePointerKernelsAttrName, UnitAttr::get(&getContext()));
 
     ConvertGpuOpsToNVVMOpsOptions nvvm;
-    nvvm.indexBitwidth = bitwidth;
+    nvvm.indexBitwidth = indexBitwidth;
     nvvm.useBarePtrCallConv = convention.barePointers;
     OpPassManager kernels(gpu::GPUModuleOp::getOperationName());
     kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
@@ -132,7 +129,8 @@ struct InfcKernelsToNVVMPass
     kernels.addPass(createCSEPass());
     kernels.addPass(createReconcileUnrealizedCastsPass());
     for (auto gpuModule : llvm::to_vector(module.getOps<gpu::GPUModuleOp>()))
-      if (failed(lowerNvgpu(gpuModule, bitwidth)) || failed(runPipeline(kernels, gpuModule)))
+      if (failed(lowerNvgpu(gpuModule, indexBitwidth)) ||
+          failed(runPipeline(kernels, gpuModule)))
         return signalPassFailure();
   }
 };
