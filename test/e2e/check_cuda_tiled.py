@@ -333,19 +333,24 @@ def transposed_b(name):
 
 
 def shared_bytes(tile, precision, name):
+    """The tiled kernel's static shared memory: the staged tiles of A and B, two stages of
+    them where both fit 48 KB beside the staged sums (one barrier a reduction step), else one."""
     t = tensor_core_tile(tile)
     # tensor cores: the sums staged as C t x (t + 4) f32, but in 128 x 128 tiles (66 KB)
     sums = t * (t + 4) * 4 if t < 128 else 0
     if precision == "tf32":  # A t x (32 + 4), B 32 x (t + 8), f32
-        return (t * 36 + 32 * (t + 8)) * 4 + sums
-    if precision in ("fp16", "bf16"):
+        staged = (t * 36 + 32 * (t + 8)) * 4
+    elif precision in ("fp16", "bf16"):
         # A t x (32 + 8) halves; B the same, or 32 x (t + 8) as it is read (ldmatrix .trans)
         b = 32 * (t + 8) if transposed_b(name) else t * 40
-        return (t * 40 + b) * 2 + sums
-    depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
-    run = min(4, tile // 16)  # a thread's runs of neighbouring rows and columns
-    pitch = tile + -(-(32 // depth) // run) * run  # 32 / depth, rounded up to a run
-    return 2 * depth * pitch * ELEMENT_BYTES[precision]
+        staged = (t * 40 + b) * 2
+    else:
+        depth = 4 * 256 // tile  # TiledContraction.cpp: four staged elements per thread
+        run = min(4, tile // 16)  # a thread's runs of neighbouring rows and columns
+        pitch = tile + -(-(32 // depth) // run) * run  # 32 / depth, rounded up to a run
+        staged, sums = 2 * depth * pitch * ELEMENT_BYTES[precision], 0
+    stages = 2 if 2 * staged + sums <= 48 * 1024 else 1
+    return stages * staged + sums
 
 
 def main():

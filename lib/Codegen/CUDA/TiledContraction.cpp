@@ -5,7 +5,9 @@
 //   - per step of the reduction it stages tileDepth x tile of each input in shared memory,
 //     1024 elements an input, four per thread, neighbouring threads on neighbouring
 //     addresses of the input (coalesced); out-of-range elements are staged as 0; a step's
-//     elements are loaded into registers while the step before is computed;
+//     elements are loaded into registers while the step before is computed; where two
+//     stages of the staged tiles fit the static shared memory, a step is stored into one
+//     while the step before may still be read from the other (one barrier a step, not two);
 //   - its 16 x 16 threads each accumulate a threadTile x threadTile piece in registers
 //     (private memory indexed by constants, which LLVM keeps in registers), its rows and
 //     columns runs of 4 neighbours (2 in 32 x 32 tiles), 4 ty (tx) + 64 g in 128 x 128
@@ -40,6 +42,10 @@ namespace {
 Type elementOf(OpOperand *operand) {
   return cast<ShapedType>(operand->get().getType()).getElementType();
 }
+
+/// The most static shared memory a kernel may declare (the rest of an SM's needs dynamic
+/// shared memory, opted into at launch).
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
 bool isWidening(Operation *op) { return isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(op); }
 
@@ -400,16 +406,36 @@ struct KernelBuilder {
     DepthMajor, // [tileDepth][pitch]
     TileMajor,  // [tile][pitch]: the reduction along the rows
   };
-  SmallVector<Value> stagedIndex(Layout layout, Value kk, Value ii) {
+  SmallVector<Value> stagedIndex(Layout layout, Value kk, Value ii, Value stage) {
     if (layout == Layout::DepthMajor)
-      return {kk, ii};
-    return {ii, kk};
+      return {inStage(kk, stage), ii};
+    return {inStage(ii, stage), kk};
+  }
+
+  /// How many stages of the staged tiles (`stageBytes` together) fit the static shared
+  /// memory beside `otherBytes`: 2 where they fit (a step stores into one stage while the
+  /// step before is computed from the other, so one barrier a step is enough), else 1 (a
+  /// barrier before the stores as well, until the step before is read).
+  static int64_t stagesThatFit(int64_t stageBytes, int64_t otherBytes) {
+    return 2 * stageBytes + otherBytes <= kStaticSharedBytes ? 2 : 1;
+  }
+
+  /// Row `row` of a stage whose first row is `stage` (null: one stage, at row 0). Two
+  /// stages of a buffer lie one after the other along its rows.
+  Value inStage(Value row, Value stage) { return stage ? add(row, stage) : row; }
+
+  /// The first row of the stage that the reduction step at `k0` uses, in a buffer of
+  /// `stages` stages of `rows` rows each (null with one stage).
+  Value stageAt(Value k0, int64_t stages, int64_t rows) {
+    if (stages == 1)
+      return Value();
+    return mul(rem(div(k0, t.tileDepth), stages), rows);
   }
 
   /// Stores `values` (from stageLoads) into `shared`, laid out as `layout` says: a chunk
   /// along a row of `shared` as one vector store, across rows element by element.
   void stageStores(unsigned input, ArrayRef<unsigned> side, ValueRange values, Value shared,
-                   Layout layout = Layout::DepthMajor) {
+                   Layout layout, Value stage) {
     bool fastDepth = depthFastest(input, side);
     bool alongRow = fastDepth == (layout == Layout::TileMajor);
     auto type = cast<MemRefType>(shared.getType());
@@ -419,7 +445,7 @@ struct KernelBuilder {
       int64_t width = vector ? vector.getNumElements() : 1;
       auto [kk, ii] = stagedElement(input, side, l, width);
       if (!vector) {
-        memref::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii));
+        memref::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii, stage));
         continue;
       }
       if (alongRow) {
@@ -428,14 +454,14 @@ struct KernelBuilder {
         int64_t pitchBytes = type.getShape()[1] * elementBytes;
         int64_t alignment = std::min<int64_t>(width * elementBytes,
                                               (int64_t)llvm::MinAlign(pitchBytes, 16));
-        vector::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii),
+        vector::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii, stage),
                                 /*nontemporal=*/false, llvm::MaybeAlign(alignment));
         continue;
       }
       for (int64_t e = 0; e < width; ++e) {
         Value x = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e});
         Value kkE = fastDepth ? add(kk, e) : kk, iiE = fastDepth ? ii : add(ii, e);
-        memref::StoreOp::create(b, loc, x, shared, stagedIndex(layout, kkE, iiE));
+        memref::StoreOp::create(b, loc, x, shared, stagedIndex(layout, kkE, iiE, stage));
       }
     }
   }
@@ -663,9 +689,9 @@ struct KernelBuilder {
   /// side signed or unsigned), the last three as nvvm.mma.sync (nvgpu's has no bf16 and no
   /// mixed signedness). 128 x 128 output tiles of 8 warps of 64 x 32 each (4 x 4 fragments
   /// of 16 x 8), 64 x 64 ones of 4 warps of 32 x 32 or 32 x 32 ones of 4 warps of 16 x 16;
-  /// 32-deep reduction steps staged in shared memory. TF32: each lane loads its fragment
-  /// elements where the PTX layout (nvgpu::getLaneIdAndValueIdToOperandCoord) puts them,
-  /// A [tile][36], B [32][tile + 8] (a warp's loads, lane (g, t) at row g and column t of A
+  /// 32-deep reduction steps staged in shared memory (two stages where they fit). TF32:
+  /// each lane loads its fragment elements where the PTX layout
+  /// (nvgpu::getLaneIdAndValueIdToOperandCoord) puts them, A [tile][36], B [32][tile + 8] (a warp's loads, lane (g, t) at row g and column t of A
   /// or row t and column g of B, hit 32 different banks). 16-bit and bytes: A and B both
   /// [tile][32 + 16 bytes], the reduction along the rows, as a register holds 2 or 4
   /// neighbouring elements along it; a warp loads each A fragment and each two B fragments
@@ -698,6 +724,12 @@ struct KernelBuilder {
     // The sums of 128 x 128 tiles would take 66 KB of shared memory (48 KB is the static
     // limit): their lanes store them themselves.
     bool stageSums = tile <= 64;
+    int64_t sumsBytes = stageSums ? tile * pitchC * accType.getIntOrFloatBitWidth() / 8 : 0;
+    const int64_t stages = stagesThatFit(
+        (shapeA[0] * shapeA[1] + shapeB[0] * shapeB[1]) * bits / 8, sumsBytes);
+    const int64_t rowsA = shapeA[0], rowsB = shapeB[0];
+    shapeA[0] *= stages;
+    shapeB[0] *= stages;
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
     SmallVector<Type> workgroup = {bufferType(shapeA, element, shared),
@@ -795,15 +827,17 @@ struct KernelBuilder {
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
       ValueRange current = steps.getRegionIterArgs().drop_front(frags);
-      gpu::BarrierOp::create(b, loc); // the last step's tiles are read
+      if (stages == 1)
+        gpu::BarrierOp::create(b, loc); // the last step's tiles are read
+      Value stageA = stageAt(k0, stages, rowsA), stageB = stageAt(k0, stages, rowsB);
       SmallVector<Value> chunks(current);
       if (tf32)
         for (Value &v : chunks)
           v = roundToTf32(v);
       stageStores(t.rowInput, t.rowDims, ArrayRef<Value>(chunks).take_front(staged), rowTile,
-                  Layout::TileMajor);
+                  Layout::TileMajor, stageA);
       stageStores(t.colInput, t.colDims, ArrayRef<Value>(chunks).drop_front(staged), colTile,
-                  layoutB);
+                  layoutB, stageB);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> next = stageNextLoads(k0, current.getTypes());
       SmallVector<Value> acc(steps.getRegionIterArgs().take_front(frags));
@@ -814,24 +848,26 @@ struct KernelBuilder {
             for (const std::array<Value, 2> &rc : coordsA)
               a[i].push_back(memref::LoadOp::create(
                   b, loc, rowTile,
-                  ValueRange{add(add(warpRow, i * m), rc[0]), add(rc[1], kk)}));
+                  ValueRange{inStage(add(add(warpRow, i * m), rc[0]), stageA), add(rc[1], kk)}));
           for (int64_t j = 0; j < fragsN; ++j)
             for (const std::array<Value, 2> &rc : coordsB) // (column n, depth k)
               bf[j].push_back(memref::LoadOp::create(
                   b, loc, colTile,
-                  ValueRange{add(rc[1], kk), add(add(warpCol, j * n), rc[0])}));
+                  ValueRange{inStage(add(rc[1], kk), stageB), add(add(warpCol, j * n), rc[0])}));
         } else {
           for (int64_t i = 0; i < fragsM; ++i) {
-            Value matrices = ldmatrix(rowTile, add(add(warpRow, i * m), rowInA), add(offsetA, kk));
+            Value matrices = ldmatrix(rowTile, inStage(add(add(warpRow, i * m), rowInA), stageA),
+                                      add(offsetA, kk));
             for (int64_t r = 0; r < registersA; ++r)
               a[i].push_back(registerOf(matrices, r));
           }
           for (int64_t j = 0; j < fragsN; j += 2) {
             Value matrices =
                 transposedB
-                    ? ldmatrix(colTile, add(depthInB, kk), add(add(warpCol, j * n), columnInB),
-                               /*transpose=*/true)
-                    : ldmatrix(colTile, add(add(warpCol, j * n), rowInB), add(offsetB, kk));
+                    ? ldmatrix(colTile, inStage(add(depthInB, kk), stageB),
+                               add(add(warpCol, j * n), columnInB), /*transpose=*/true)
+                    : ldmatrix(colTile, inStage(add(add(warpCol, j * n), rowInB), stageB),
+                               add(offsetB, kk));
             for (int64_t r = 0; r < 2 * registersB; ++r)
               bf[j + r / registersB].push_back(registerOf(matrices, r));
           }
@@ -928,13 +964,17 @@ struct KernelBuilder {
     // starts V-aligned.
     int64_t pitch = t.tile + llvm::alignTo(32 / t.tileDepth, V);
     Type accType = elementOf(op.getDpsInitOperand(0));
+    Type rowElement = elementOf(op.getDpsInputOperand(t.rowInput));
+    Type colElement = elementOf(op.getDpsInputOperand(t.colInput));
+    const int64_t stages = stagesThatFit(
+        t.tileDepth * pitch *
+            (rowElement.getIntOrFloatBitWidth() + colElement.getIntOrFloatBitWidth()) / 8,
+        0);
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
     gpu::LaunchOp launch = openLaunch(
-        TypeRange{bufferType({t.tileDepth, pitch}, elementOf(op.getDpsInputOperand(t.rowInput)),
-                             shared),
-                  bufferType({t.tileDepth, pitch}, elementOf(op.getDpsInputOperand(t.colInput)),
-                             shared)},
+        TypeRange{bufferType({stages * t.tileDepth, pitch}, rowElement, shared),
+                  bufferType({stages * t.tileDepth, pitch}, colElement, shared)},
         TypeRange{bufferType({T * T}, accType, gpu::AddressSpace::Private)});
     Value rowTile = launch.getWorkgroupAttributions()[0];
     Value colTile = launch.getWorkgroupAttributions()[1];
@@ -978,9 +1018,13 @@ struct KernelBuilder {
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
       ValueRange current = steps.getRegionIterArgs();
-      gpu::BarrierOp::create(b, loc); // the step before is read
-      stageStores(t.rowInput, t.rowDims, current.take_front(staged), rowTile);
-      stageStores(t.colInput, t.colDims, current.drop_front(staged), colTile);
+      if (stages == 1)
+        gpu::BarrierOp::create(b, loc); // the step before is read
+      Value stage = stageAt(k0, stages, t.tileDepth);
+      stageStores(t.rowInput, t.rowDims, current.take_front(staged), rowTile,
+                  Layout::DepthMajor, stage);
+      stageStores(t.colInput, t.colDims, current.drop_front(staged), colTile,
+                  Layout::DepthMajor, stage);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> next = stageNextLoads(k0, current.getTypes());
       auto depth = scf::ForOp::create(b, loc, c(0), c(t.tileDepth), c(1));
@@ -995,7 +1039,7 @@ struct KernelBuilder {
           int64_t bytes = V * type.getElementTypeBitWidth() / 8;
           for (int64_t i = 0; i < T; i += V) {
             Value run = vector::LoadOp::create(b, loc, VectorType::get({V}, element), tileBuffer,
-                                               ValueRange{kk, inTile(offset, i)},
+                                               ValueRange{inStage(kk, stage), inTile(offset, i)},
                                                /*nontemporal=*/false, llvm::MaybeAlign(bytes));
             for (int64_t v = 0; v < V; ++v)
               values.push_back(vector::ExtractOp::create(b, loc, run, ArrayRef<int64_t>{v}));

@@ -19,7 +19,7 @@
 // each) and 2 mma.syncs a 16-deep step, A and B staged [32][40], the sums through [32][36].
 // SMALL-LABEL: func.func @bf16
 // SMALL: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c3, %{{.*}} = %c3, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
-// SMALL-SAME: workgroup(%[[AS:.*]] : memref<32x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x40xbf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<32x36xf32, #gpu.address_space<workgroup>>)
+// SMALL-SAME: workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<32x36xf32, #gpu.address_space<workgroup>>)
 // SMALL: scf.for
 // SMALL: gpu.barrier
 // SMALL: nvgpu.ldmatrix %[[AS]]
@@ -36,13 +36,13 @@
 // CHECK-LABEL: func.func @bf16
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
-// CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<128x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<128x40xbf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
 // CHECK: %[[ACC:.*]]:40 = scf.for %{{.*}} iter_args(
-// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[AS]]
 // CHECK: memref.store %{{.*}}, %[[BS]]
 // CHECK: gpu.barrier
-// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<128x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // CHECK: %[[PAIR:.*]] = vector.extract %[[AM]][0] : vector<2xbf16> from vector<4x2xbf16>
 // CHECK: %[[WORD:.*]] = vector.bitcast %[[PAIR]] : vector<2xbf16> to vector<1xi32>
 // CHECK: %[[A0:.*]] = vector.extract %[[WORD]][0] : i32 from vector<1xi32>
@@ -104,8 +104,8 @@ func.func @bf16_sums(%x: memref<70x48xbf16>, %y: memref<48x80xbf16>, %z: memref<
 // the ldmatrix result), nvvm.mma.sync m16n8k16 f16 (its types implied).
 // CHECK-LABEL: func.func @f16
 // CHECK: gpu.launch
-// CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
-// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<128x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<128x40xf16, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<128x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: %[[A0:.*]] = vector.extract %[[AM]][0] : vector<2xf16> from vector<4x2xf16>
 // CHECK: nvvm.mma.sync A[%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-15: nvvm.mma.sync
@@ -138,7 +138,7 @@ func.func @f16(%x: memref<70x48xf16>, %y: memref<80x48xf16>, %z: memref<70x80xf3
 // where they are inside the output.
 // CHECK-LABEL: func.func @f16_tile128
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
-// CHECK-SAME: workgroup(%[[AS:.*]] : memref<128x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x136xf16, #gpu.address_space<workgroup>>) {
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<256x40xf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x136xf16, #gpu.address_space<workgroup>>) {
 // CHECK: scf.for
 // CHECK-COUNT-4: nvgpu.ldmatrix %[[AS]]
 // CHECK-COUNT-2: nvgpu.ldmatrix %[[BS]]
@@ -210,8 +210,8 @@ func.func @f16_tile128_accumulate(%x: memref<250x48xf16>, %y: memref<250x48xf16>
 // addi.
 // CHECK-LABEL: func.func @bytes
 // CHECK: gpu.launch
-// CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x48xi8, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x48xi8, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xi32, #gpu.address_space<workgroup>>)
-// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x48xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<128x48xi8, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<128x48xi8, #gpu.address_space<workgroup>>, %[[CS:.*]] : memref<64x68xi32, #gpu.address_space<workgroup>>)
+// CHECK: %[[AM:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<128x48xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
 // CHECK: %[[QUAD:.*]] = vector.extract %[[AM]][0] : vector<4xi8> from vector<4x4xi8>
 // CHECK: vector.bitcast %[[QUAD]] : vector<4xi8> to vector<1xi32>
 // CHECK: nvvm.mma.sync {{.*}} {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
@@ -262,20 +262,20 @@ func.func @mixed_bytes(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70
 // fragments loaded with ldmatrix .trans (lane l at depth row l % 8 + 8 ((l / 8) % 2),
 // column 8 (l / 16) of the warp's two fragments).
 // CHECK-LABEL: func.func @bf16_vector_staging
-// CHECK: workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x72xbf16, #gpu.address_space<workgroup>>
+// CHECK: workgroup(%[[AS:.*]] : memref<128x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x72xbf16, #gpu.address_space<workgroup>>
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<128x64xbf16>, vector<8xbf16>
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xbf16>, vector<8xbf16>
 // CHECK: scf.for {{.*}} iter_args({{.*}}, %[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[B:.*]] = %{{.*}}, %[[B1:.*]] = %{{.*}}) -> ({{.*}}, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
-// CHECK: gpu.barrier
-// CHECK: vector.store %[[A]], %[[AS]]{{.*}} {alignment = 16 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.store %[[A]], %[[AS]]{{.*}} {alignment = 16 : i64} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: vector.store
-// CHECK: vector.store %[[B]], %[[BS]]{{.*}} {alignment = 16 : i64} : memref<32x72xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %[[B]], %[[BS]]{{.*}} {alignment = 16 : i64} : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: vector.store %[[B1]], %[[BS]]
 // CHECK-NOT: memref.store
 // CHECK: gpu.barrier
 // CHECK: nvgpu.ldmatrix %[[AS]]{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix %[[AS]]{{.*}} {numTiles = 4 : i32, transpose = false}
-// CHECK: nvgpu.ldmatrix %[[BS]]{{.*}} {numTiles = 4 : i32, transpose = true} : memref<32x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: nvgpu.ldmatrix %[[BS]]{{.*}} {numTiles = 4 : i32, transpose = true} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // CHECK: nvgpu.ldmatrix %[[BS]]{{.*}} {numTiles = 4 : i32, transpose = true}
 #ta = affine_map<(i, j, k) -> (i, k)>
 #tb = affine_map<(i, j, k) -> (k, j)>

@@ -7,7 +7,9 @@
 // Per 8-deep step a warp loads 2 A fragments (vector<4x1xf32>) and 4 B fragments
 // (vector<2x1xf32>) from shared memory and runs 2 x 4 nvgpu.mma.sync m16n8k8 on its 8
 // accumulators (loop values); the sums leave through a [64][68] buffer to the store, where
-// the fill's value is added.
+// the fill's value is added. Two stages of A and B (36 KB) would not fit the 48 KB of
+// static shared memory beside the sums (17 KB): one stage, so a step's stores wait at a
+// barrier until the step before is read, and a second barrier before they are read.
 // CHECK-LABEL: func.func @matmul
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c2, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
@@ -15,7 +17,7 @@
 // The loop values: the 8 accumulators, then the step's 16 + 16 staged elements (the next
 // step's loaded while this one is computed).
 // CHECK: %[[ACC:.*]]:40 = scf.for %{{.*}} iter_args(
-// CHECK: gpu.barrier
+// CHECK-NEXT: gpu.barrier
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %c4096_i32
 // CHECK: %[[CUT:.*]] = arith.andi %[[UP]], %c-8192_i32

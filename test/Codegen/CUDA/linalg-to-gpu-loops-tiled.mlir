@@ -6,10 +6,11 @@
 // (pitch 34: a thread's rows and columns are two runs of 2 neighbours, each one 8-byte
 // shared load a step; a warp's 32 staging stores along the depth hit 16 banks twice), four
 // accumulators a thread in private memory, started from the fill's value (the fill and the output's read
-// are gone). Each step is stored between two barriers, then the next step's elements are
-// loaded into registers (loop values) before this step's FMAs run, which hides their
-// latency; each result is stored where it is inside the output (100 and 70 are not
-// multiples of 32).
+// are gone). The buffers hold two stages of 32 rows: step k0 is stored into stage
+// (k0 / 32) % 2 while the step before may still be read from the other, so one barrier a
+// step is enough; then the next step's elements are loaded into registers (loop values)
+// before this step's FMAs run, which hides their latency; each result is stored where it
+// is inside the output (100 and 70 are not multiples of 32).
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: memref<100x40xf32>, %[[B:.*]]: memref<40x70xf32>, %[[C:.*]]: memref<100x70xf32>)
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -19,7 +20,7 @@
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK-NOT: linalg.fill
 // CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[C3]], %{{.*}} = %[[C4]], %{{.*}} = %[[C1]]) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
-// CHECK-SAME: workgroup(%[[AS:.*]] : memref<32x34xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<32x34xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[AS:.*]] : memref<64x34xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x34xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: private(%[[ACC:.*]] : memref<4xf32, #gpu.address_space<private>>)
 // CHECK-NOT: memref.load %[[C]]
 // CHECK: memref.store %[[ZERO]], %[[ACC]]
@@ -30,21 +31,29 @@
 // CHECK: scf.yield %[[ZERO]] : f32
 // CHECK: memref.load %[[B]]
 // CHECK: %{{.*}}:8 = scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
-// ...stored into shared memory between two barriers...
-// CHECK: gpu.barrier
-// CHECK: memref.store %{{.*}}, %[[AS]]
+// ...stored into its stage of shared memory, then one barrier...
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[STEP:.*]] = arith.divui %[[K0]], %[[C32:.*]] : index
+// CHECK: %[[PARITY:.*]] = arith.remui %[[STEP]], %{{.*}} : index
+// CHECK: %[[STAGE:.*]] = arith.muli %[[PARITY]], %[[C32]] : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[STAGE]] : index
+// CHECK: memref.store %{{.*}}, %[[AS]][%[[ROW]], %{{.*}}]
+// CHECK-NOT: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[BS]]
 // CHECK: gpu.barrier
-// ...the next step's loaded (if there is one) before this one is computed.
+// CHECK-NOT: gpu.barrier
+// ...the next step's loaded (if there is one) before this one is computed from its stage.
 // CHECK: %[[NEXT:.*]]:8 = scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK: memref.load %[[A]]
 // CHECK: memref.load %[[B]]
-// CHECK: scf.for
-// CHECK: vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x34xf32, #gpu.address_space<workgroup>>, vector<2xf32>
-// CHECK: vector.load %[[BS]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x34xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK: scf.for %[[KK:.*]] = %{{.*}} to %[[C32]]
+// CHECK: %[[AT:.*]] = arith.addi %[[KK]], %[[STAGE]] : index
+// CHECK: vector.load %[[AS]][%[[AT]], %{{.*}}] {alignment = 8 : i64} : memref<64x34xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK: vector.load %[[BS]][%[[AT]], %{{.*}}] {alignment = 8 : i64} : memref<64x34xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
 // CHECK: arith.addf %{{.*}}, %[[P]] fastmath<contract> : f32
 // CHECK: memref.store %{{.*}}, %[[ACC]]
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.yield %[[NEXT]]#0, %[[NEXT]]#1
 // CHECK: }
 // CHECK: scf.if
@@ -68,12 +77,12 @@ func.func @matmul(%a: memref<100x40xf32>, %b: memref<40x70xf32>, %c: memref<100x
 // shared loads a step; the output read first (no fill); 1536 rows need no guard on the rows.
 // CHECK-LABEL: func.func @large
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c13, %{{.*}} = %c12, %{{.*}} = %c1)
-// CHECK-SAME: workgroup(%{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: private(%{{.*}} : memref<64xf32, #gpu.address_space<private>>)
 // CHECK: memref.load %{{.*}} : memref<1536x1600xf32>
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<8x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<16x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK-NOT: memref.load %{{.*}} : memref<8x132xf32
 // CHECK: scf.yield
 func.func @large(%a: memref<1536x64xf32>, %b: memref<64x1600xf32>, %c: memref<1536x1600xf32>) {
@@ -94,7 +103,7 @@ func.func @large(%a: memref<1536x64xf32>, %b: memref<64x1600xf32>, %c: memref<15
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: memref<1x24x35x37xf32>, %[[W:.*]]: memref<40x24x3x3xf32>, %[[BIAS:.*]]: memref<40xf32>, %[[Y:.*]]: memref<1x40x17x18xf32>, %[[Z:.*]]: memref<1x40x17x18xf32>)
 // CHECK: gpu.launch
-// CHECK-SAME: workgroup(%{{.*}} : memref<32x34xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x34xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x34xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x34xf32, #gpu.address_space<workgroup>>)
 // CHECK: arith.remui %{{.*}}, %{{.*}} : i32
 // CHECK: arith.divui %{{.*}}, %{{.*}} : i32
 // CHECK: memref.load %[[W]]
@@ -164,9 +173,8 @@ func.func @max_of_products(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: mem
 // CHECK: %[[A0:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<128x64xf32>, vector<4xf32>
 // CHECK: %[[B0:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x96xf32>, vector<4xf32>
 // CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]]) -> (vector<4xf32>, vector<4xf32>)
-// CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.store %{{.*}}, %{{.*}} : memref<32x34xf32, #gpu.address_space<workgroup>>
-// CHECK: vector.store %[[B]], %{{.*}} {alignment = 8 : i64} : memref<32x34xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-4: memref.store %{{.*}}, %{{.*}} : memref<64x34xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.store %[[B]], %{{.*}} {alignment = 8 : i64} : memref<64x34xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: gpu.barrier
 // Anywhere else the pointers' alignment is unknown: one element at a time.
 // CHECK-LABEL: func.func @not_entry
