@@ -33,10 +33,22 @@ enum {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_NOT_SUPPORTED = 801,
   CU_STREAM_DEFAULT = 0, /* synchronizes with the legacy default stream */
   CU_STREAM_NON_BLOCKING = 1,
-  CU_STREAM_CAPTURE_MODE_RELAXED = 2 /* the first launches load the kernel module */
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2, /* the first launches load the kernel module */
+  CU_STREAM_CAPTURE_STATUS_NONE = 0,
+  /* CUpointer_attribute and CUmemorytype */
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+  CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+  CU_MEMORYTYPE_HOST = 1,
+  CU_MEMORYTYPE_DEVICE = 2,
+  CU_MEMORYTYPE_UNIFIED = 4
 };
+/* The device the models run on: ordinal 0 (of those CUDA_VISIBLE_DEVICES leaves). */
+enum { MODEL_DEVICE_ORDINAL = 0 };
 
 static struct {
   pthread_once_t once;
@@ -70,6 +82,9 @@ static struct {
   CUresult (*GraphLaunch)(CUgraphExec, CUstream);
   CUresult (*GraphExecDestroy)(CUgraphExec);
   CUresult (*GraphDestroy)(CUgraph);
+  /* Checks of the caller's device memory and stream (optional: skipped without them). */
+  CUresult (*PointerGetAttributes)(unsigned, int *, void **, CUdeviceptr);
+  CUresult (*StreamIsCapturing)(CUstream, int *);
 } drv = {.once = PTHREAD_ONCE_INIT};
 
 static const char *cu_error(CUresult r) {
@@ -127,6 +142,8 @@ static void open_driver(void) {
   LOAD_OPTIONAL(GraphLaunch, "cuGraphLaunch");
   LOAD_OPTIONAL(GraphExecDestroy, "cuGraphExecDestroy");
   LOAD_OPTIONAL(GraphDestroy, "cuGraphDestroy");
+  LOAD_OPTIONAL(PointerGetAttributes, "cuPointerGetAttributes");
+  LOAD_OPTIONAL(StreamIsCapturing, "cuStreamIsCapturing");
 #undef LOAD_OPTIONAL
   CUresult r = drv.Init(0);
   int count = 0;
@@ -139,7 +156,7 @@ static void open_driver(void) {
   }
   CUdevice device;
   if (r == CUDA_SUCCESS)
-    r = drv.DeviceGet(&device, 0);
+    r = drv.DeviceGet(&device, MODEL_DEVICE_ORDINAL);
   if (r == CUDA_SUCCESS)
     r = drv.DevicePrimaryCtxRetain(&drv.context, device);
   if (r != CUDA_SUCCESS)
@@ -329,11 +346,20 @@ struct infc__cuda_session {
   CUgraphExec exec;
 };
 
+/* INFC_CUDA_GRAPHS: "0" launches each kernel per run; "require" makes a session whose
+ * capture fails an error (a benchmark then knows it timed the graph); else a capture that
+ * fails falls back to launching each kernel. */
 static int graphs_enabled(void) {
   const char *env = getenv("INFC_CUDA_GRAPHS");
+  return !(env && !strcmp(env, "0"));
+}
+static int graphs_required(void) {
+  const char *env = getenv("INFC_CUDA_GRAPHS");
+  return env && !strcmp(env, "require");
+}
+static int driver_has_graphs(void) {
   return drv.StreamBeginCapture && drv.StreamEndCapture && drv.GraphInstantiateWithFlags &&
-         drv.GraphLaunch && drv.GraphExecDestroy && drv.GraphDestroy &&
-         !(env && !strcmp(env, "0"));
+         drv.GraphLaunch && drv.GraphExecDestroy && drv.GraphDestroy;
 }
 
 /* Captures the model's launches on the session's stream into c->exec. On failure, what
@@ -481,12 +507,18 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
   c->args[0] = (void *)(uintptr_t)c->workspace;
   for (size_t i = 0; i < ni + no; ++i)
     c->args[2 + i] = (void *)(uintptr_t)c->buffers[i];
-  if (!what && graphs_enabled()) {
-    /* A driver that refuses the capture still runs the kernels one by one; a real fault
-     * (a kernel the GPU has no image for) then shows at the first run, with its message. */
+  char detail[200];
+  if (!what && graphs_enabled() && !driver_has_graphs() && graphs_required()) {
+    r = CUDA_ERROR_NOT_SUPPORTED;
+    what = "INFC_CUDA_GRAPHS=require: the driver has no CUDA graphs";
+  }
+  else if (!what && graphs_enabled() && driver_has_graphs()) {
+    /* A driver that refuses the capture still runs the kernels one by one (unless graphs
+     * are required); a real fault (a kernel the GPU has no image for) then shows at the
+     * first run, with its message. */
     const char *capture_failed = NULL;
-    char detail[160];
-    capture_graph(c, d, &r, &capture_failed, detail, sizeof detail);
+    char failure[160];
+    capture_graph(c, d, &r, &capture_failed, failure, sizeof failure);
     if (capture_failed) {
       if (c->exec)
         drv.GraphExecDestroy(c->exec);
@@ -494,6 +526,10 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
         drv.GraphDestroy(c->graph);
       c->exec = NULL;
       c->graph = NULL;
+      if (graphs_required()) {
+        snprintf(detail, sizeof detail, "INFC_CUDA_GRAPHS=require: %s", capture_failed);
+        what = detail;
+      }
     }
   }
   CUcontext popped;
@@ -516,6 +552,37 @@ static int in_place(const infc__cuda_session *c, const infc_tensor *t, const voi
   return t && (t->flags & INFC_TENSOR_DEVICE) && !c->exec && (uintptr_t)p % 16 == 0;
 }
 
+/* Why `bytes` bytes of the caller's device memory at `p` are not for the model's kernels
+ * (NULL when they are): memory the driver does not know (a host pointer flagged
+ * INFC_TENSOR_DEVICE), host memory it pinned, memory of another GPU, or an allocation that
+ * ends before the tensor does. A kernel given any of them would fault, and a fault is sticky:
+ * it would end every later use of the primary context, the caller's included. */
+static const char *unusable_device_memory(const void *p, size_t bytes) {
+  if (!drv.PointerGetAttributes)
+    return NULL;
+  unsigned type = 0;
+  int ordinal = -1;
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  int attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                      CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  void *values[] = {&type, &ordinal, &start, &size};
+  /* Unknown pointers are no error here: their attributes come back zero. */
+  if (drv.PointerGetAttributes(4, attributes, values, (CUdeviceptr)(uintptr_t)p) !=
+      CUDA_SUCCESS)
+    return NULL;
+  if (type == CU_MEMORYTYPE_HOST)
+    return "is pinned host memory (pass it without INFC_TENSOR_DEVICE)";
+  if (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED)
+    return "is not memory the CUDA driver allocated or registered";
+  if (type == CU_MEMORYTYPE_DEVICE && ordinal != MODEL_DEVICE_ORDINAL)
+    return "is memory of another GPU than the model's (device 0)";
+  uintptr_t at = (uintptr_t)p, begin = (uintptr_t)start;
+  if (size && (at < begin || bytes > size - (at - begin)))
+    return "lies outside its allocation (the allocation is smaller than the tensor)";
+  return NULL;
+}
+
 /* host_io: the caller's input pointers, then its output pointers; in/out: their tensors (an
  * output's may be NULL: a library-owned host buffer). Host memory goes through the session's
  * device buffers; device memory (INFC_TENSOR_DEVICE) is used in place without a graph (when
@@ -529,10 +596,37 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   CUresult r = drv.CtxPushCurrent(drv.context);
   if (r != CUDA_SUCCESS)
     return infc__fail(s, INFC_ERR_INTERNAL, "CUDA: making the device current: %s", cu_error(r));
+  int host_memory = 0;
+  for (size_t k = 0; k < ni + no; ++k) {
+    const infc_tensor *t = k < ni ? in[k] : out[k - ni];
+    const char *why = NULL;
+    if (t && (t->flags & INFC_TENSOR_DEVICE))
+      why = unusable_device_memory(host_io[k], bytes[k]);
+    else if (t) /* an output not asked for (infc_run_named) is not copied back */
+      host_memory = 1;
+    if (why) {
+      CUcontext popped;
+      drv.CtxPopCurrent(&popped);
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': the device pointer %s",
+                        k < ni ? "input" : "output", k < ni ? k : k - ni,
+                        k < ni ? d->inputs[k].name : d->outputs[k - ni].name, why);
+    }
+  }
+  /* Pageable host copies cannot join a graph: the driver would refuse them and end the
+   * caller's capture with an error. */
+  int capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (host_memory && c->caller_stream && drv.StreamIsCapturing &&
+      drv.StreamIsCapturing(c->caller_stream, &capture) == CUDA_SUCCESS &&
+      capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    CUcontext popped;
+    drv.CtxPopCurrent(&popped);
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "the session's CUDA stream is being "
+                      "captured into a graph, which host tensors cannot join: pass every "
+                      "input and output in device memory (INFC_TENSOR_DEVICE)");
+  }
   CUstream stream = c->caller_stream ? c->caller_stream : c->stream;
   cuda_run run = {.stream = stream};
   const char *what = NULL;
-  int host_memory = 0;
   void **args = c->args;
   if (!c->exec) {
     memcpy(c->run_args, c->args, (2 + ni + no) * sizeof *args);
@@ -540,12 +634,8 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   }
   for (size_t k = 0; k < ni + no; ++k) {
     const infc_tensor *t = k < ni ? in[k] : out[k - ni];
-    if (t && (t->flags & INFC_TENSOR_DEVICE)) {
-      if (in_place(c, t, host_io[k]))
-        args[2 + k] = host_io[k];
-    } else if (t) { /* an output not asked for (infc_run_named) is not copied back */
-      host_memory = 1;
-    }
+    if (in_place(c, t, host_io[k]))
+      args[2 + k] = host_io[k];
   }
   for (size_t i = 0; !what && i < ni; ++i) {
     if (!bytes[i] || in_place(c, in[i], host_io[i]))

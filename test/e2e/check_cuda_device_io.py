@@ -20,6 +20,12 @@ shows what reached the driver:
     run returns);
   - a library-owned output (data NULL) with INFC_TENSOR_DEVICE, and unknown flags, are
     refused with a message;
+  - so are, before anything reaches the GPU, a device input whose allocation ends before
+    the tensor does, host memory flagged INFC_TENSOR_DEVICE (the driver does not know it),
+    and a host input while the caller's stream is being captured into a graph;
+  - a driver that refuses the capture (MOCK_CUDA_FAIL_CAPTURE): the session launches each
+    kernel per run instead (the device buffers used in place); with INFC_CUDA_GRAPHS=require
+    the session is refused with a message instead;
   - the last session unloads the kernel modules and frees all it allocated, a later
     session loads them again, and dlclose of the .so then calls the driver no more;
   - the Python package with objects that have __cuda_array_interface__ (as CuPy and
@@ -108,6 +114,13 @@ def python_child(args):
     return 1 if problems else 0
 
 
+def input_name(lib, model, i):
+    from infc import _abi
+    info = _abi.IOInfo()
+    lib.infc_model_input_info(model, i, ctypes.byref(info))
+    return info.name.decode()
+
+
 def child(args):
     """One stage, in this process: prints the stage's findings, exits 0 when they hold."""
     sys.path.insert(0, harness.DEFAULT_PYTHON_DIR)
@@ -122,6 +135,9 @@ def child(args):
                                ctypes.cast(err, ctypes.c_void_p), 512, stream)
     session = ctypes.c_void_p()
     st = lib.infc_session_create(model, ctypes.byref(opts), ctypes.byref(session))
+    if args.stage == "graph-required":  # the capture refused, and graphs required
+        print(f"session: status {st}: {err.value.decode()}")
+        return 0 if st == 5 and "INFC_CUDA_GRAPHS=require" in err.value.decode() else 1
     if st:
         print(f"session: status {st}: {err.value.decode()}")
         return 1
@@ -157,13 +173,30 @@ def child(args):
         outs[0].data = None
     if args.stage == "bad-flags":
         ins[0].flags = 6
+    first = inputs[input_name(lib, model, 0)]
+    if args.stage == "short-allocation":  # its last 16 bytes past the allocation's end
+        ptr = ctypes.c_uint64()
+        mock.cuMemAlloc_v2(ctypes.byref(ptr), first.nbytes)
+        ins[0].data = ptr.value + 16
+    if args.stage == "host-as-device":  # host memory flagged as device memory
+        ins[0].data = first.ctypes.data
+    if args.stage == "captured-host":  # the caller's stream capturing, a host input
+        mock.cuStreamBeginCapture_v2.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        assert mock.cuStreamBeginCapture_v2(stream, 2) == 0
+        ins[0].data, ins[0].flags = first.ctypes.data, 0
     open(args.log, "w").close()  # the run's calls only
     st = lib.infc_run(session, ins, n_in, outs, n_out)
     message = lib.infc_session_error(session).decode()
-    if args.stage in ("library-owned", "bad-flags"):
-        want = "library-owned output" if args.stage == "library-owned" else "flags and reserved"
-        ok = st == 1 and want in message
-        print(f"status {st}: {message}")
+    refusals = {"library-owned": "library-owned output", "bad-flags": "flags and reserved",
+                "short-allocation": "lies outside its allocation",
+                "host-as-device": "is not memory the CUDA driver allocated",
+                "captured-host": "is being captured"}
+    if args.stage in refusals:
+        # refused before anything reaches the GPU: no copy, no launch
+        reached = [line.split()[0] for line in open(args.log)
+                   if line.split()[0] not in ("pointer-attributes",)]
+        ok = st == 1 and refusals[args.stage] in message and not reached
+        print(f"status {st}: {message}" + (f"; the driver saw {reached}" if reached else ""))
         return 0 if ok else 1
     if st:
         print(f"run: status {st}: {message}")
@@ -173,7 +206,7 @@ def child(args):
     ops = [line.split() for line in open(args.log)]
     names = [op[0] for op in ops]
     problems = []
-    graphs = args.stage not in ("no-graph", "misaligned")
+    graphs = args.stage not in ("no-graph", "misaligned", "capture-fails")
     host_in = args.stage == "host-input"
     copied = graphs or args.stage == "misaligned"
     want_dtod = (0 if not copied else (n_in - host_in) + n_out)
@@ -259,12 +292,17 @@ def main(argv=None):
         return 1
     failed = 0
     stages = ("device", "no-graph", "misaligned", "host-input", "library-owned", "bad-flags",
-              "lifetime", "python")
+              "short-allocation", "host-as-device", "captured-host", "capture-fails",
+              "graph-required", "lifetime", "python")
     for stage in stages:
         log = os.path.join(args.work, stage + ".log")
         env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log)
         if stage in ("no-graph", "misaligned"):
             env["INFC_CUDA_GRAPHS"] = "0"
+        if stage in ("capture-fails", "graph-required"):
+            env["MOCK_CUDA_FAIL_CAPTURE"] = "1"
+        if stage == "graph-required":
+            env["INFC_CUDA_GRAPHS"] = "require"
         p = subprocess.run([sys.executable, __file__, "--stage", stage, "--so", so,
                             "--inputs", args.inputs, "--mock-driver", args.mock_driver,
                             "--log", log], capture_output=True, text=True, env=env, timeout=300)

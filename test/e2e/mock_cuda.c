@@ -24,7 +24,8 @@
  *   MOCK_CUDA_NO_DEVICE=1       cuInit fails with CUDA_ERROR_NO_DEVICE
  *   MOCK_CUDA_FAIL_LAUNCH=N     the Nth kernel run in this process fails (700, illegal
  *                               address); a launch captured into a graph runs at each replay
- *   MOCK_CUDA_DUMP=FILE         write the image passed to cuModuleLoadData */
+ *   MOCK_CUDA_DUMP=FILE         write the image passed to cuModuleLoadData
+ *   MOCK_CUDA_FAIL_CAPTURE=1    cuStreamBeginCapture fails (900, not permitted) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +402,8 @@ static int graph, graph_exec;
 EXPORT CUresult cuStreamBeginCapture_v2(void *s, int mode) {
   if (s != &stream || capturing)
     return 1;
+  if (getenv("MOCK_CUDA_FAIL_CAPTURE"))
+    return 900; /* CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED */
   logf_("capture-begin %d", mode);
   capturing = 1;
   num_captured = 0;
@@ -430,12 +433,48 @@ EXPORT CUresult cuGraphLaunch(void *exec, void *s) {
       return 700;
   return 0;
 }
+EXPORT CUresult cuStreamIsCapturing(void *s, int *status) {
+  if (s != &stream)
+    return 400;
+  *status = capturing; /* CU_STREAM_CAPTURE_STATUS_NONE or _ACTIVE */
+  return 0;
+}
+/* Device memory (CU_MEMORYTYPE_DEVICE, device 0) inside a live allocation, whose range it
+ * gives; anything else unknown: every attribute zero, as the driver answers. */
+EXPORT CUresult cuPointerGetAttributes(unsigned n, const int *attributes, void **data,
+                                       CUdeviceptr p) {
+  const struct allocation *a = NULL;
+  for (size_t i = 0; i < num_allocations && !a; ++i)
+    if (p >= allocations[i].base && p < allocations[i].base + allocations[i].bytes)
+      a = &allocations[i];
+  for (unsigned i = 0; i < n; ++i) {
+    switch (attributes[i]) {
+    case 2: /* MEMORY_TYPE */
+      *(unsigned *)data[i] = a ? 2 : 0;
+      break;
+    case 9: /* DEVICE_ORDINAL */
+      *(int *)data[i] = a ? 0 : -1;
+      break;
+    case 11: /* RANGE_START_ADDR */
+      *(CUdeviceptr *)data[i] = a ? a->base : 0;
+      break;
+    case 12: /* RANGE_SIZE */
+      *(size_t *)data[i] = a ? a->bytes : 0;
+      break;
+    default:
+      return 1;
+    }
+  }
+  logf_("pointer-attributes");
+  return 0;
+}
 EXPORT CUresult cuGraphExecDestroy(void *exec) { return exec == &graph_exec ? 0 : 1; }
 EXPORT CUresult cuGraphDestroy(void *g) { return g == &graph ? 0 : 1; }
 EXPORT CUresult cuGetErrorString(CUresult r, const char **s) {
   switch (r) {
   case 100: *s = "no CUDA-capable device is detected"; break;
   case 700: *s = "an illegal memory access was encountered"; break;
+  case 900: *s = "operation not permitted when stream is capturing"; break;
   case 1: *s = "invalid argument"; break;
   case 200: *s = "device kernel image is invalid"; break;
   case 400: *s = "invalid resource handle"; break;
