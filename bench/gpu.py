@@ -24,9 +24,11 @@ two steps:
   2. on the GPU machine, with the pack carried (bench/.gitignore ignores it: name
      bench/gpu-pack in the device tool's `carry`; about 20 MiB):
        python3 bench/gpu.py run --pack bench/gpu-pack --out $OUT
-     for each model: loads the .so through python/infc (the C ABI), checks its outputs
-     against the reference (rtol 1e-3, atol 1e-4: fp32), and times runs (P50 of --iters after
-     --warmup). The baseline is PyTorch on the same GPU (torchvision ResNet-50, transformers
+     for each model: loads the .so through python/infc (the C ABI) with its CUDA graph
+     required (INFC_CUDA_GRAPHS=require; if the capture fails, without, and the table says
+     why), checks its outputs against the reference (rtol 1e-3, atol 1e-4: fp32), and times
+     runs (P50 of --iters after --warmup) with host inputs and outputs, then with both in GPU
+     memory on PyTorch's stream (their outputs must equal the host run's bit for bit). The baseline is PyTorch on the same GPU (torchvision ResNet-50, transformers
      BertModel; eager, cuDNN autotuning on, inputs already on the device) at batch 1 and 32,
      as the stand-in that this machine can run (its onnxruntime is the CPU build), like for
      like: fp32 rows with TF32 off (infc's fp32 kernels sum exact fp32 products), _tf32 rows
@@ -208,6 +210,46 @@ def p50_ms(fn, warmup, iters, sync=None):
     return float(np.median(times))
 
 
+def load_with_graph(infc, so):
+    """The model with its CUDA graph required (INFC_CUDA_GRAPHS=require), and "yes"; if the
+    capture fails, the model launching each kernel per run, and why the graph is missing."""
+    os.environ["INFC_CUDA_GRAPHS"] = "require"
+    try:
+        return infc.load(so), "yes"
+    except infc.Error as e:
+        if "INFC_CUDA_GRAPHS=require" not in str(e):
+            raise
+        os.environ["INFC_CUDA_GRAPHS"] = "1"
+        return infc.load(so), f"no: {e}"
+    finally:
+        os.environ.pop("INFC_CUDA_GRAPHS", None)
+
+
+def device_io(model, inputs, host_outputs, warmup, iters):
+    """P50 ms of runs with the inputs and outputs in GPU memory (PyTorch CUDA tensors through
+    __cuda_array_interface__, no copy through the host) on PyTorch's stream, like the
+    PyTorch baseline's; and whether their outputs are bit for bit the host run's. (None,
+    None) without PyTorch on a GPU."""
+    try:
+        import torch
+    except ImportError:
+        return None, None
+    if not torch.cuda.is_available():
+        return None, None
+    torch_inputs = {k: torch.from_numpy(np.ascontiguousarray(v)).cuda() for k, v in inputs.items()}
+    outputs = {io.name: torch.from_numpy(np.empty(io.shape, io.dtype)).cuda()
+               for io in model.outputs}
+    torch.cuda.synchronize()  # the inputs are complete before another stream reads them
+    stream = torch.cuda.Stream()  # not the legacy default one: a run returns once enqueued
+    session = model.session(cuda_stream=stream.cuda_stream)
+    ms = p50_ms(lambda: session.run(torch_inputs, out=dict(outputs)), warmup, iters,
+                stream.synchronize)
+    same = all(np.array_equal(outputs[k].cpu().numpy(), host_outputs[k], equal_nan=True)
+               for k in outputs)
+    session.close()
+    return ms, same
+
+
 def torch_baseline(name, batch, precision, warmup, iters):
     """PyTorch on the GPU for the models it has (None for the others): `precision` fp32
     (TF32 off), tf32 (TF32 on), fp16 or bf16 (the model in that type)."""
@@ -268,7 +310,7 @@ def run(args):
         row = {"model": name}
         try:
             t0 = time.perf_counter()
-            model = infc.load(so)
+            model, row["cuda_graph"] = load_with_graph(infc, so)
             row["session_s"] = round(time.perf_counter() - t0, 3)
             got = model(inputs)
             worst = 0.0
@@ -290,6 +332,16 @@ def run(args):
             row["worst_error_over_tolerance"] = round(worst, 4)
             failed += not ok
             row["infc_ms"] = round(p50_ms(lambda: model(inputs), args.warmup, args.iters), 3)
+            try:
+                ms, same = device_io(model, inputs, got, args.warmup, args.iters)
+            except Exception as e:  # noqa: BLE001 - the host figures stand
+                ms, same = None, None
+                row["device_io_error"] = str(e)
+                failed += 1
+            if ms is not None:
+                row["infc_device_ms"] = round(ms, 3)
+                row["device_io_same"] = same
+                failed += not same
         except Exception as e:  # noqa: BLE001 - reported, the next model still runs
             row["error"] = str(e)
             failed += 1
@@ -301,26 +353,34 @@ def run(args):
         for variant in ("_nchw", "_i32"):  # the same model as the baseline sees it
             base = base[:-len(variant)] if base.endswith(variant) else base
         if base in BATCHED:
-            row["torch_ms"] = torch_baseline(base, batch, precision, args.warmup, args.iters)
+            try:
+                row["torch_ms"] = torch_baseline(base, batch, precision, args.warmup, args.iters)
+            except Exception as e:  # noqa: BLE001 - a missing torchvision, say: infc's stand
+                row["torch_ms"] = f"failed: {e}"
         rows.append(row)
         log(json.dumps(row))
     lines = ["# infc --target cuda on " + gpu_name(), "",
              f"Command: `python3 bench/gpu.py run --pack {args.pack}` (P50 of {args.iters} "
-             f"runs after {args.warmup} warm-up; host inputs and outputs, copies included).",
+             f"runs after {args.warmup} warm-up). infc ms: host inputs and outputs, copies "
+             "included; infc device ms: inputs and outputs in GPU memory (PyTorch tensors) "
+             "on PyTorch's stream, as the baseline's; infc / PyTorch compares the latter.",
              f"onnxruntime CUDA provider: {'yes' if ort_cuda else 'not installed here'}; "
              "baseline: PyTorch eager on the same GPU where it has the model (inputs on the "
              "device; fp32 rows TF32 off, _tf32 rows TF32 on, _fp16 / _bf16 rows the model in "
              "that type).",
              "",
              "| model (_b32: batch 32, _fp16 / _bf16 / _tf32: --precision) | matches ORT | infc ms "
-             "| PyTorch ms "
-             "| infc / PyTorch | session creation s |", "|---|---|---|---|---|---|"]
+             "| infc device ms | PyTorch ms | infc / PyTorch | CUDA graph | session creation s |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        ratio = (f"{r['infc_ms'] / r['torch_ms']:.2f}" if r.get("infc_ms") and r.get("torch_ms")
-                 else "-")
+        ratio = (f"{r['infc_device_ms'] / r['torch_ms']:.2f}"
+                 if r.get("infc_device_ms") and isinstance(r.get("torch_ms"), float) else "-")
+        device = r.get("infc_device_ms", r.get("device_io_error", "-"))
+        if r.get("device_io_same") is False:
+            device = f"{device} (outputs differ from the host run's)"
         lines.append(f"| {r['model']} | {r.get('match', r.get('error', '?'))} "
-                     f"| {r.get('infc_ms', '-')} | {r.get('torch_ms', '-')} | {ratio} "
-                     f"| {r.get('session_s', '-')} |")
+                     f"| {r.get('infc_ms', '-')} | {device} | {r.get('torch_ms', '-')} "
+                     f"| {ratio} | {r.get('cuda_graph', '-')} | {r.get('session_s', '-')} |")
     open(os.path.join(out, "gpu.md"), "w").write("\n".join(lines) + "\n")
     json.dump(rows, open(os.path.join(out, "gpu.json"), "w"), indent=1)
     log("\n".join(lines))

@@ -8,9 +8,9 @@
  * The generated host code (MLIR's gpu-to-llvm lowering) calls mgpuModuleLoad from a global
  * constructor at load time, and per kernel launch mgpuModuleGetFunction, mgpuStreamCreate,
  * mgpuLaunchKernel, mgpuStreamSynchronize and mgpuStreamDestroy. Here a module is loaded into
- * the driver only at its first launch (and unloaded with the last session), every launch goes
- * on the stream of the run in progress on this thread, and the run synchronizes once, after
- * copying the outputs back. */
+ * the driver only when the first session looks its kernels up (and unloaded with the last
+ * session), every launch goes on the stream of the run in progress on this thread, and the
+ * run synchronizes once, after copying the outputs back. */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -171,7 +171,7 @@ typedef struct cuda_module {
   const void *image; /* the fatbin, in the .so's read-only data */
   size_t size;
   void *aligned;     /* a copy when the image is not 8-byte aligned (the driver wants it) */
-  CUmodule module;   /* loaded at the first launch */
+  CUmodule module;   /* loaded at the first lookup of one of its kernels */
   size_t num_functions, capacity;
   struct {
     const char *name; /* the generated code passes the same pointer on every launch */
@@ -184,6 +184,7 @@ typedef struct cuda_run {
   CUstream stream;
   CUresult error;
   char what[160];
+  int dry; /* look every kernel up (loading its module), launch none */
 } cuda_run;
 
 static _Thread_local cuda_run *current_run;
@@ -307,8 +308,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
                       void *stream, void **params, void **extra, size_t paramsCount) {
   (void)paramsCount;
   cuda_run *run = current_run;
-  if (!function || !run || run->error != CUDA_SUCCESS)
-    return; /* the failure is recorded already */
+  if (!function || !run || run->error != CUDA_SUCCESS || run->dry)
+    return; /* the failure is recorded already, or nothing is to run */
   CUresult r = drv.LaunchKernel((CUfunction)function, (unsigned)gridX, (unsigned)gridY,
                                 (unsigned)gridZ, (unsigned)blockX, (unsigned)blockY,
                                 (unsigned)blockZ, (unsigned)smem, (CUstream)stream, params,
@@ -320,7 +321,7 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
 /* ---- sessions -------------------------------------------------------------------------- */
 
 /* The device copy of the weights: uploaded by the first session, freed with the last (as
- * the kernel modules, loaded by the first session's capture or run, are unloaded). */
+ * the kernel modules, loaded by the first session's lookup of its kernels, are unloaded). */
 static pthread_mutex_t weights_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUdeviceptr weights_device;
 static size_t weights_users;
@@ -508,6 +509,21 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
   for (size_t i = 0; i < ni + no; ++i)
     c->args[2 + i] = (void *)(uintptr_t)c->buffers[i];
   char detail[200];
+  if (!what) {
+    /* Every kernel looked up once, now, by a pass of the entry that launches nothing: the
+     * modules load outside the capture (loading code while a stream captures is not what a
+     * graph should depend on), and a .so without an image for this GPU fails here, with the
+     * driver's message, rather than at the first run. */
+    cuda_run dry = {.stream = c->stream, .dry = 1};
+    current_run = &dry;
+    d->entry(c->args);
+    current_run = NULL;
+    if (dry.error != CUDA_SUCCESS) {
+      r = dry.error;
+      snprintf(detail, sizeof detail, "%s", dry.what);
+      what = detail;
+    }
+  }
   if (!what && graphs_enabled() && !driver_has_graphs() && graphs_required()) {
     r = CUDA_ERROR_NOT_SUPPORTED;
     what = "INFC_CUDA_GRAPHS=require: the driver has no CUDA graphs";
