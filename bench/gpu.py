@@ -10,25 +10,26 @@ two steps:
      generates the models (test/models/make_zoo.py, seeded weights), compiles each with
      `infc compile --target cuda`, computes onnxruntime's CPU outputs on seeded inputs, and
      writes the pack: per model NAME.so.xz, NAME.inputs.npz, NAME.reference.npz, plus
-     manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32), with
-     --precision fp16 at batch 1 and 32 (NAME_fp16, NAME_fp16_b32; activations stored in
-     half), bf16 (NAME_bf16) and tf32 at batch 1 and 32 (NAME_tf32, NAME_tf32_b32), ResNet-50 also with --gpu-layout nchw at fp32 and
-     fp16 (NAME_nchw, NAME_nchw_fp16; the others run NHWC), and fp16 at batch 32 with
-     --gpu-index-bits 32 (NAME_i32_fp16_b32, beside NAME_fp16_b32's default 64): the
-     reduced precisions checked by relative L2 error
-     (RELATIVE_L2: 5e-3, bf16 3e-2). To fit the 64 MiB, the large models (ResNet-50, BERT-base) have
-     compressible weights: every initializer repeats its first 4096 values (same scale and
-     distribution) and BatchNorm is the identity (so folding it keeps the repetition). Their
-     latency does not depend on the values; correctness is still checked against ORT on
-     exactly those weights.
+     manifest.json; ResNet-50 and BERT-base also at batch 32 (NAME_b32), with --precision
+     fp16 at batch 1 and 32 (NAME_fp16, NAME_fp16_b32; activations stored in half), bf16
+     (NAME_bf16) and tf32 at batch 1 and 32 (NAME_tf32, NAME_tf32_b32), ResNet-50 also
+     with --gpu-layout nchw at fp32 and fp16 (NAME_nchw, NAME_nchw_fp16; the others run
+     NHWC), and fp16 at batch 32 with --gpu-index-bits 32 (NAME_i32_fp16_b32, beside
+     NAME_fp16_b32's default 64): the reduced precisions checked by relative L2 error
+     (RELATIVE_L2: 5e-3, bf16 3e-2). To fit the 64 MiB, the large models (ResNet-50,
+     BERT-base) have compressible weights: every initializer repeats its first 4096 values
+     (same scale and distribution) and BatchNorm is the identity (so folding it keeps the
+     repetition). Their latency does not depend on the values; correctness is still checked
+     against ORT on exactly those weights.
   2. on the GPU machine, with the pack carried (bench/.gitignore ignores it: name
-     bench/gpu-pack in the device tool's `carry`; about 20 MiB):
+     bench/gpu-pack in the device tool's `carry`; about 48 MiB):
        python3 bench/gpu.py run --pack bench/gpu-pack --out $OUT
      for each model: loads the .so through python/infc (the C ABI) with its CUDA graph
      required (INFC_CUDA_GRAPHS=require; if the capture fails, without, and the table says
      why), checks its outputs against the reference (rtol 1e-3, atol 1e-4: fp32), and times
-     runs (P50 of --iters after --warmup) with host inputs and outputs, then with both in GPU
-     memory on PyTorch's stream (their outputs must equal the host run's bit for bit). The baseline is PyTorch on the same GPU (torchvision ResNet-50, transformers
+     runs (P50 of --iters after --warmup) with host inputs and outputs, then with both in
+     GPU memory on a PyTorch stream (their outputs must equal the host run's bit for bit).
+     The baseline is PyTorch on the same GPU (torchvision ResNet-50, transformers
      BertModel; eager, cuDNN autotuning on, inputs already on the device) at batch 1 and 32,
      as the stand-in that this machine can run (its onnxruntime is the CPU build), like for
      like: fp32 rows with TF32 off (infc's fp32 kernels sum exact fp32 products), _tf32 rows
@@ -210,26 +211,40 @@ def p50_ms(fn, warmup, iters, sync=None):
     return float(np.median(times))
 
 
+def with_graphs(setting, make):
+    """make() with INFC_CUDA_GRAPHS=setting (read at session creation), the caller's own
+    setting restored after."""
+    before = os.environ.get("INFC_CUDA_GRAPHS")
+    os.environ["INFC_CUDA_GRAPHS"] = setting
+    try:
+        return make()
+    finally:
+        if before is None:
+            os.environ.pop("INFC_CUDA_GRAPHS", None)
+        else:
+            os.environ["INFC_CUDA_GRAPHS"] = before
+
+
 def load_with_graph(infc, so):
     """The model with its CUDA graph required (INFC_CUDA_GRAPHS=require), and "yes"; if the
-    capture fails, the model launching each kernel per run, and why the graph is missing."""
-    os.environ["INFC_CUDA_GRAPHS"] = "require"
+    capture fails, the model launching each kernel per run, and why the graph is missing.
+    INFC_CUDA_GRAPHS=0 set by the caller is kept (no graph)."""
+    if os.environ.get("INFC_CUDA_GRAPHS") == "0":
+        return infc.load(so), "no: INFC_CUDA_GRAPHS=0"
     try:
-        return infc.load(so), "yes"
+        return with_graphs("require", lambda: infc.load(so)), "yes"
     except infc.Error as e:
         if "INFC_CUDA_GRAPHS=require" not in str(e):
             raise
-        os.environ["INFC_CUDA_GRAPHS"] = "1"
-        return infc.load(so), f"no: {e}"
-    finally:
-        os.environ.pop("INFC_CUDA_GRAPHS", None)
+        return with_graphs("1", lambda: infc.load(so)), f"no: {e}"
 
 
-def device_io(model, inputs, host_outputs, warmup, iters):
+def device_io(model, inputs, host_outputs, graph, warmup, iters):
     """P50 ms of runs with the inputs and outputs in GPU memory (PyTorch CUDA tensors through
     __cuda_array_interface__, no copy through the host) on PyTorch's stream, like the
     PyTorch baseline's; and whether their outputs are bit for bit the host run's. (None,
-    None) without PyTorch on a GPU."""
+    None) without PyTorch on a GPU. `graph`: whether the host run's session had its CUDA
+    graph; this session then must too."""
     try:
         import torch
     except ImportError:
@@ -237,16 +252,18 @@ def device_io(model, inputs, host_outputs, warmup, iters):
     if not torch.cuda.is_available():
         return None, None
     torch_inputs = {k: torch.from_numpy(np.ascontiguousarray(v)).cuda() for k, v in inputs.items()}
-    outputs = {io.name: torch.from_numpy(np.empty(io.shape, io.dtype)).cuda()
-               for io in model.outputs}
+    outputs = {k: torch.from_numpy(np.empty_like(v)).cuda() for k, v in host_outputs.items()}
     torch.cuda.synchronize()  # the inputs are complete before another stream reads them
     stream = torch.cuda.Stream()  # not the legacy default one: a run returns once enqueued
-    session = model.session(cuda_stream=stream.cuda_stream)
-    ms = p50_ms(lambda: session.run(torch_inputs, out=dict(outputs)), warmup, iters,
-                stream.synchronize)
+    session = with_graphs("require" if graph else "0",
+                          lambda: model.session(cuda_stream=stream.cuda_stream))
+    try:
+        ms = p50_ms(lambda: session.run(torch_inputs, out=dict(outputs)), warmup, iters,
+                    stream.synchronize)
+    finally:
+        session.close()
     same = all(np.array_equal(outputs[k].cpu().numpy(), host_outputs[k], equal_nan=True)
                for k in outputs)
-    session.close()
     return ms, same
 
 
@@ -333,7 +350,8 @@ def run(args):
             failed += not ok
             row["infc_ms"] = round(p50_ms(lambda: model(inputs), args.warmup, args.iters), 3)
             try:
-                ms, same = device_io(model, inputs, got, args.warmup, args.iters)
+                ms, same = device_io(model, inputs, got, row["cuda_graph"] == "yes",
+                                     args.warmup, args.iters)
             except Exception as e:  # noqa: BLE001 - the host figures stand
                 ms, same = None, None
                 row["device_io_error"] = str(e)

@@ -36,7 +36,7 @@ enum {
   CUDA_ERROR_NOT_SUPPORTED = 801,
   CU_STREAM_DEFAULT = 0, /* synchronizes with the legacy default stream */
   CU_STREAM_NON_BLOCKING = 1,
-  CU_STREAM_CAPTURE_MODE_RELAXED = 2, /* the first launches load the kernel module */
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2, /* other threads may make any call meanwhile */
   CU_STREAM_CAPTURE_STATUS_NONE = 0,
   /* CUpointer_attribute and CUmemorytype */
   CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
@@ -530,8 +530,7 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
   }
   else if (!what && graphs_enabled() && driver_has_graphs()) {
     /* A driver that refuses the capture still runs the kernels one by one (unless graphs
-     * are required); a real fault (a kernel the GPU has no image for) then shows at the
-     * first run, with its message. */
+     * are required). */
     const char *capture_failed = NULL;
     char failure[160];
     capture_graph(c, d, &r, &capture_failed, failure, sizeof failure);
@@ -570,9 +569,10 @@ static int in_place(const infc__cuda_session *c, const infc_tensor *t, const voi
 
 /* Why `bytes` bytes of the caller's device memory at `p` are not for the model's kernels
  * (NULL when they are): memory the driver does not know (a host pointer flagged
- * INFC_TENSOR_DEVICE), host memory it pinned, memory of another GPU, or an allocation that
- * ends before the tensor does. A kernel given any of them would fault, and a fault is sticky:
- * it would end every later use of the primary context, the caller's included. */
+ * INFC_TENSOR_DEVICE), memory of another GPU, or an allocation that ends before the tensor
+ * does, which a kernel would fault on (a fault is sticky: it ends every later use of the
+ * primary context, the caller's included); and host memory the driver pinned, which kernels
+ * could reach, but over the bus, a copy at every access: pass it as host memory. */
 static const char *unusable_device_memory(const void *p, size_t bytes) {
   if (!drv.PointerGetAttributes)
     return NULL;
@@ -594,7 +594,7 @@ static const char *unusable_device_memory(const void *p, size_t bytes) {
   if (type == CU_MEMORYTYPE_DEVICE && ordinal != MODEL_DEVICE_ORDINAL)
     return "is memory of another GPU than the model's (device 0)";
   uintptr_t at = (uintptr_t)p, begin = (uintptr_t)start;
-  if (size && (at < begin || bytes > size - (at - begin)))
+  if (size && (at < begin || at - begin > size || bytes > size - (at - begin)))
     return "lies outside its allocation (the allocation is smaller than the tensor)";
   return NULL;
 }

@@ -691,8 +691,9 @@ struct KernelBuilder {
   /// of 16 x 8), 64 x 64 ones of 4 warps of 32 x 32 or 32 x 32 ones of 4 warps of 16 x 16;
   /// 32-deep reduction steps staged in shared memory (two stages where they fit). TF32:
   /// each lane loads its fragment elements where the PTX layout
-  /// (nvgpu::getLaneIdAndValueIdToOperandCoord) puts them, A [tile][36], B [32][tile + 8] (a warp's loads, lane (g, t) at row g and column t of A
-  /// or row t and column g of B, hit 32 different banks). 16-bit and bytes: A and B both
+  /// (nvgpu::getLaneIdAndValueIdToOperandCoord) puts them, A [tile][36], B [32][tile + 8]
+  /// (a warp's loads, lane (g, t) at row g and column t of A or row t and column g of B,
+  /// hit 32 different banks). 16-bit and bytes: A and B both
   /// [tile][32 + 16 bytes], the reduction along the rows, as a register holds 2 or 4
   /// neighbouring elements along it; a warp loads each A fragment and each two B fragments
   /// with one ldmatrix x4 (eight 16-byte rows at a time, 80 or 48 bytes apart: 32 banks;

@@ -265,18 +265,32 @@ func.func @mixed_bytes(%x: memref<70x48xi8>, %y: memref<48x80xi8>, %z: memref<70
 // CHECK: workgroup(%[[AS:.*]] : memref<128x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x72xbf16, #gpu.address_space<workgroup>>
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<128x64xbf16>, vector<8xbf16>
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x96xbf16>, vector<8xbf16>
-// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[B:.*]] = %{{.*}}, %[[B1:.*]] = %{{.*}}) -> ({{.*}}, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// Two stages of each buffer: the step at K0 stores into and reads from stage
+// (K0 / 32) % 2, its first row 64 that in A's [2 x 64][40], 32 in B's [2 x 32][72]; one
+// barrier a step.
+// CHECK: scf.for %[[K0:.*]] = {{.*}} iter_args({{.*}}, %[[A:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[B:.*]] = %{{.*}}, %[[B1:.*]] = %{{.*}}) -> ({{.*}}, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
 // CHECK-NOT: gpu.barrier
-// CHECK: vector.store %[[A]], %[[AS]]{{.*}} {alignment = 16 : i64} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: %[[STEP:.*]] = arith.divui %[[K0]], %c32
+// CHECK: %[[PARITY:.*]] = arith.remui %[[STEP]], %c2
+// CHECK: %[[STAGE_A:.*]] = arith.muli %[[PARITY]], %c64
+// CHECK: %[[STAGE_B:.*]] = arith.muli %[[PARITY]], %c32
+// CHECK: %[[ROW_A:.*]] = arith.addi %{{.*}}, %[[STAGE_A]]
+// CHECK: vector.store %[[A]], %[[AS]][%[[ROW_A]], %{{.*}}] {alignment = 16 : i64} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: vector.store
-// CHECK: vector.store %[[B]], %[[BS]]{{.*}} {alignment = 16 : i64} : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: %[[ROW_B:.*]] = arith.addi %{{.*}}, %[[STAGE_B]]
+// CHECK: vector.store %[[B]], %[[BS]][%[[ROW_B]], %{{.*}}] {alignment = 16 : i64} : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: vector.store %[[B1]], %[[BS]]
 // CHECK-NOT: memref.store
 // CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[FRAG_A:.*]] = arith.addi %{{.*}}, %[[STAGE_A]]
+// CHECK: nvgpu.ldmatrix %[[AS]][%[[FRAG_A]], %{{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix %[[AS]]{{.*}} {numTiles = 4 : i32, transpose = false}
-// CHECK: nvgpu.ldmatrix %[[AS]]{{.*}} {numTiles = 4 : i32, transpose = false}
-// CHECK: nvgpu.ldmatrix %[[BS]]{{.*}} {numTiles = 4 : i32, transpose = true} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: %[[DEPTH_B:.*]] = arith.addi %{{.*}}, %[[STAGE_B]]
+// CHECK: nvgpu.ldmatrix %[[BS]][%[[DEPTH_B]], %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // CHECK: nvgpu.ldmatrix %[[BS]]{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
 #ta = affine_map<(i, j, k) -> (i, k)>
 #tb = affine_map<(i, j, k) -> (k, j)>
 #tc = affine_map<(i, j, k) -> (i, j)>

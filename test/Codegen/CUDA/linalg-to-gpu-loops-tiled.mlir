@@ -83,7 +83,7 @@ func.func @matmul(%a: memref<100x40xf32>, %b: memref<40x70xf32>, %c: memref<100x
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<16x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// CHECK-NOT: memref.load %{{.*}} : memref<8x132xf32
+// CHECK-NOT: memref.load %{{.*}} : memref<16x132xf32
 // CHECK: scf.yield
 func.func @large(%a: memref<1536x64xf32>, %b: memref<64x1600xf32>, %c: memref<1536x1600xf32>) {
   linalg.matmul ins(%a, %b : memref<1536x64xf32>, memref<64x1600xf32>) outs(%c : memref<1536x1600xf32>)
