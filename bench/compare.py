@@ -355,8 +355,8 @@ def write_markdown(path, models, sg, args, meta):
             L.append(f.read().rstrip())
         L.append("")
     # The last bench/int8.py, int8_cpus.py, ppocr.py and orinet.py runs (their method
-    # sections are in the text).
-    for section in ("int8.md", "int8_cpus.md", "ppocr.md", "orinet.md"):
+    # sections are in the text), and the GPU section (bench/gpu.md: what bench/gpu.py found).
+    for section in ("int8.md", "int8_cpus.md", "ppocr.md", "orinet.md", "gpu.md"):
         section_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), section)
         if os.path.exists(section_path):
             with open(section_path) as f:
