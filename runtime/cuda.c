@@ -154,13 +154,27 @@ static void open_driver(void) {
              "has no CUDA device");
     return;
   }
-  CUdevice device;
-  if (r == CUDA_SUCCESS)
-    r = drv.DeviceGet(&device, MODEL_DEVICE_ORDINAL);
-  if (r == CUDA_SUCCESS)
-    r = drv.DevicePrimaryCtxRetain(&drv.context, device);
   if (r != CUDA_SUCCESS)
     snprintf(drv.error, sizeof drv.error, "the CUDA driver failed to start: %s", cu_error(r));
+}
+
+/* Device 0's primary context, retained by the first session that gets it. A failure (the
+ * device held by another process in exclusive mode, say) fails only that session: the next
+ * one tries again. */
+static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUresult retain_context(void) {
+  pthread_mutex_lock(&context_lock);
+  CUresult r = CUDA_SUCCESS;
+  if (!drv.context) {
+    CUdevice device;
+    r = drv.DeviceGet(&device, MODEL_DEVICE_ORDINAL);
+    if (r == CUDA_SUCCESS)
+      r = drv.DevicePrimaryCtxRetain(&drv.context, device);
+    if (r != CUDA_SUCCESS)
+      drv.context = NULL;
+  }
+  pthread_mutex_unlock(&context_lock);
+  return r;
 }
 
 /* ---- what the generated code calls ---------------------------------------------------- */
@@ -450,6 +464,9 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
     snprintf(error, size, "%s", drv.error);
     return INFC_ERR_UNAVAILABLE;
   }
+  CUresult retained = retain_context();
+  if (retained != CUDA_SUCCESS)
+    return cuda_fail(error, size, retained, "retaining device 0's primary context");
   size_t ni = d->num_inputs, no = d->num_outputs;
   infc__cuda_session *c = calloc(1, sizeof *c);
   if (c) {

@@ -26,6 +26,8 @@ shows what reached the driver:
   - a driver that refuses the capture (MOCK_CUDA_FAIL_CAPTURE): the session launches each
     kernel per run instead (the device buffers used in place); with INFC_CUDA_GRAPHS=require
     the session is refused with a message instead;
+  - a device busy at the first session (MOCK_CUDA_FAIL_RETAIN): that session fails with the
+    driver's message, and the next one retains the context and runs;
   - the last session unloads the kernel modules and frees all it allocated, a later
     session loads them again, and dlclose of the .so then calls the driver no more;
   - the Python package with objects that have __cuda_array_interface__ (as CuPy and
@@ -135,6 +137,14 @@ def child(args):
                                ctypes.cast(err, ctypes.c_void_p), 512, stream)
     session = ctypes.c_void_p()
     st = lib.infc_session_create(model, ctypes.byref(opts), ctypes.byref(session))
+    if args.stage == "busy-device":  # the context refused once: this session fails, the next runs
+        first = err.value.decode()
+        if st != 5 or "busy or unavailable" not in first:
+            print(f"the first session: status {st}: {first}")
+            return 1
+        st = lib.infc_session_create(model, ctypes.byref(opts), ctypes.byref(session))
+        if st == 0:
+            print(f"the first session refused ({first}), the second created")
     if args.stage == "graph-required":  # the capture refused, and graphs required
         print(f"session: status {st}: {err.value.decode()}")
         return 0 if st == 5 and "INFC_CUDA_GRAPHS=require" in err.value.decode() else 1
@@ -293,7 +303,7 @@ def main(argv=None):
     failed = 0
     stages = ("device", "no-graph", "misaligned", "host-input", "library-owned", "bad-flags",
               "short-allocation", "host-as-device", "captured-host", "capture-fails",
-              "graph-required", "lifetime", "python")
+              "graph-required", "busy-device", "lifetime", "python")
     for stage in stages:
         log = os.path.join(args.work, stage + ".log")
         env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log)
@@ -303,6 +313,8 @@ def main(argv=None):
             env["MOCK_CUDA_FAIL_CAPTURE"] = "1"
         if stage == "graph-required":
             env["INFC_CUDA_GRAPHS"] = "require"
+        if stage == "busy-device":
+            env["MOCK_CUDA_FAIL_RETAIN"] = "1"
         p = subprocess.run([sys.executable, __file__, "--stage", stage, "--so", so,
                             "--inputs", args.inputs, "--mock-driver", args.mock_driver,
                             "--log", log], capture_output=True, text=True, env=env, timeout=300)

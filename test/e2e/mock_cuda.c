@@ -25,7 +25,8 @@
  *   MOCK_CUDA_FAIL_LAUNCH=N     the Nth kernel run in this process fails (700, illegal
  *                               address); a launch captured into a graph runs at each replay
  *   MOCK_CUDA_DUMP=FILE         write the image passed to cuModuleLoadData
- *   MOCK_CUDA_FAIL_CAPTURE=1    cuStreamBeginCapture fails (900, not permitted) */
+ *   MOCK_CUDA_FAIL_CAPTURE=1    cuStreamBeginCapture fails (900, not permitted)
+ *   MOCK_CUDA_FAIL_RETAIN=N     the first N cuDevicePrimaryCtxRetain calls fail (46, busy) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,8 +251,15 @@ EXPORT CUresult cuInit(unsigned flags) {
 EXPORT CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
 EXPORT CUresult cuDeviceGet(int *d, int ordinal) { *d = ordinal; return 0; }
 static int context;
+static int retains_failed;
 EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
   (void)dev;
+  const char *fail = getenv("MOCK_CUDA_FAIL_RETAIN");
+  if (fail && retains_failed < atoi(fail)) {
+    ++retains_failed;
+    return 46; /* CUDA_ERROR_DEVICE_UNAVAILABLE */
+  }
+  logf_("retain");
   *ctx = &context;
   return 0;
 }
@@ -475,6 +483,7 @@ EXPORT CUresult cuGetErrorString(CUresult r, const char **s) {
   case 100: *s = "no CUDA-capable device is detected"; break;
   case 700: *s = "an illegal memory access was encountered"; break;
   case 900: *s = "operation not permitted when stream is capturing"; break;
+  case 46: *s = "CUDA-capable device(s) is/are busy or unavailable"; break;
   case 1: *s = "invalid argument"; break;
   case 200: *s = "device kernel image is invalid"; break;
   case 400: *s = "invalid resource handle"; break;
