@@ -544,8 +544,7 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
   if (!what && graphs_enabled() && !driver_has_graphs() && graphs_required()) {
     r = CUDA_ERROR_NOT_SUPPORTED;
     what = "INFC_CUDA_GRAPHS=require: the driver has no CUDA graphs";
-  }
-  else if (!what && graphs_enabled() && driver_has_graphs()) {
+  } else if (!what && graphs_enabled() && driver_has_graphs()) {
     /* A driver that refuses the capture still runs the kernels one by one (unless graphs
      * are required). */
     const char *capture_failed = NULL;
