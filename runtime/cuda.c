@@ -29,6 +29,15 @@ typedef struct CUstream_st *CUstream;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
+/* CUDA_KERNEL_NODE_PARAMS_v2 */
+typedef struct {
+  CUfunction func;
+  unsigned grid[3], block[3], shared_bytes;
+  void **kernel_params, **extra;
+  void *kern;
+  CUcontext ctx;
+} kernel_node_params;
 enum {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
@@ -45,7 +54,8 @@ enum {
   CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
   CU_MEMORYTYPE_HOST = 1,
   CU_MEMORYTYPE_DEVICE = 2,
-  CU_MEMORYTYPE_UNIFIED = 4
+  CU_MEMORYTYPE_UNIFIED = 4,
+  CU_GRAPH_NODE_TYPE_KERNEL = 0
 };
 /* The device the models run on: ordinal 0 (of those CUDA_VISIBLE_DEVICES leaves). */
 enum { MODEL_DEVICE_ORDINAL = 0 };
@@ -82,6 +92,13 @@ static struct {
   CUresult (*GraphLaunch)(CUgraphExec, CUstream);
   CUresult (*GraphExecDestroy)(CUgraphExec);
   CUresult (*GraphDestroy)(CUgraph);
+  /* Rebinding a graph's kernels to the caller's device buffers (optional: without them,
+   * device inputs and outputs are copied through the captured buffers). */
+  CUresult (*GraphGetNodes)(CUgraph, CUgraphNode *, size_t *);
+  CUresult (*GraphNodeGetType)(CUgraphNode, int *);
+  CUresult (*GraphKernelNodeGetParams)(CUgraphNode, kernel_node_params *);
+  CUresult (*GraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode, const kernel_node_params *);
+  CUresult (*FuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
   /* Checks of the caller's device memory and stream (optional: skipped without them). */
   CUresult (*PointerGetAttributes)(unsigned, int *, void **, CUdeviceptr);
   CUresult (*StreamIsCapturing)(CUstream, int *);
@@ -144,6 +161,11 @@ static void open_driver(void) {
   LOAD_OPTIONAL(GraphDestroy, "cuGraphDestroy");
   LOAD_OPTIONAL(PointerGetAttributes, "cuPointerGetAttributes");
   LOAD_OPTIONAL(StreamIsCapturing, "cuStreamIsCapturing");
+  LOAD_OPTIONAL(GraphGetNodes, "cuGraphGetNodes");
+  LOAD_OPTIONAL(GraphNodeGetType, "cuGraphNodeGetType");
+  LOAD_OPTIONAL(GraphKernelNodeGetParams, "cuGraphKernelNodeGetParams_v2");
+  LOAD_OPTIONAL(GraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2");
+  LOAD_OPTIONAL(FuncGetParamInfo, "cuFuncGetParamInfo");
 #undef LOAD_OPTIONAL
   CUresult r = drv.Init(0);
   int count = 0;
@@ -359,6 +381,25 @@ struct infc__cuda_session {
    * driver without them). The buffers it reads and writes are this session's, fixed. */
   CUgraph graph;
   CUgraphExec exec;
+  /* The graph's kernel nodes that take an input or output buffer, and the buffer each
+   * input and output is bound to in `exec` now: a run with the caller's device memory
+   * rebinds them to it (zero copy) and one with host memory back to the session's. NULL
+   * (device memory copied instead) where the driver cannot rebind. */
+  struct bound_node *bound_nodes;
+  size_t num_bound_nodes;
+  CUdeviceptr *bound, *wanted; /* per input and output; wanted: a run's scratch */
+};
+
+/* A kernel node of the graph whose parameters include input or output buffers: its
+ * parameters as captured (values), and which of them is which buffer. */
+struct bound_node {
+  CUgraphNode node;
+  kernel_node_params params; /* kernel_params point into values */
+  unsigned char *values;
+  size_t num_uses;
+  struct buffer_use {
+    size_t param, buffer; /* parameter index; input, then output index */
+  } *uses;
 };
 
 /* INFC_CUDA_GRAPHS: "0" launches each kernel per run; "require" makes a session whose
@@ -408,10 +449,116 @@ static infc_status cuda_fail(char *error, size_t size, CUresult r, const char *w
   return INFC_ERR_UNAVAILABLE;
 }
 
+static void free_bound_nodes(infc__cuda_session *c) {
+  for (size_t i = 0; i < c->num_bound_nodes; ++i) {
+    free(c->bound_nodes[i].values);
+    free(c->bound_nodes[i].params.kernel_params);
+    free(c->bound_nodes[i].uses);
+  }
+  free(c->bound_nodes);
+  free(c->bound);
+  free(c->wanted);
+  c->bound_nodes = NULL;
+  c->num_bound_nodes = 0;
+  c->bound = c->wanted = NULL;
+}
+
+/* Adds kernel node `node` (its parameters `p`) to c->bound_nodes if it takes an input or
+ * output buffer: a parameter of 8 bytes equal to one (the kernels take their buffers as
+ * bare pointers or as descriptors, whose pointers are the buffers'). 0 when out of memory
+ * or the driver cannot list the kernel's parameters. */
+static int add_bound_node(infc__cuda_session *c, CUgraphNode node, const kernel_node_params *p) {
+  enum { MAX_PARAMS = 1024 }; /* 4 KB of parameters, CUDA's limit, are at most 1024 */
+  size_t sizes[MAX_PARAMS], num_params = 0, bytes = 0, num_uses = 0;
+  size_t offset, size;
+  while (num_params < MAX_PARAMS &&
+         drv.FuncGetParamInfo(p->func, num_params, &offset, &size) == CUDA_SUCCESS) {
+    sizes[num_params++] = size;
+    bytes += size;
+  }
+  if (num_params == MAX_PARAMS)
+    return 0;
+  for (size_t i = 0; i < num_params; ++i)
+    for (size_t k = 0; sizes[i] == 8 && k < c->num_buffers; ++k)
+      num_uses += !memcmp(p->kernel_params[i], &c->buffers[k], 8);
+  if (!num_uses)
+    return 1;
+  struct bound_node *b = &c->bound_nodes[c->num_bound_nodes];
+  *b = (struct bound_node){.node = node, .params = *p};
+  b->values = malloc(bytes ? bytes : 1);
+  b->params.kernel_params = calloc(num_params ? num_params : 1, sizeof(void *));
+  b->uses = calloc(num_uses, sizeof *b->uses);
+  ++c->num_bound_nodes; /* freed with the others, however far this got */
+  if (!b->values || !b->params.kernel_params || !b->uses)
+    return 0;
+  for (size_t i = 0, at = 0; i < num_params; at += sizes[i++]) {
+    memcpy(b->values + at, p->kernel_params[i], sizes[i]);
+    b->params.kernel_params[i] = b->values + at;
+    for (size_t k = 0; sizes[i] == 8 && k < c->num_buffers; ++k)
+      if (!memcmp(p->kernel_params[i], &c->buffers[k], 8))
+        b->uses[b->num_uses++] = (struct buffer_use){i, k};
+  }
+  return 1;
+}
+
+/* Finds the graph's kernel nodes that take input or output buffers (c->bound_nodes), for
+ * runs to rebind to the caller's device memory. Without the driver calls for it, or on any
+ * failure, c->bound stays NULL: device memory is then copied through the session's. */
+static void find_bound_nodes(infc__cuda_session *c) {
+  if (!drv.GraphGetNodes || !drv.GraphNodeGetType || !drv.GraphKernelNodeGetParams ||
+      !drv.GraphExecKernelNodeSetParams || !drv.FuncGetParamInfo)
+    return;
+  size_t n = 0;
+  if (drv.GraphGetNodes(c->graph, NULL, &n) != CUDA_SUCCESS)
+    return;
+  CUgraphNode *nodes = calloc(n ? n : 1, sizeof *nodes);
+  c->bound_nodes = calloc(n ? n : 1, sizeof *c->bound_nodes);
+  c->bound = calloc(c->num_buffers + 1, sizeof *c->bound);
+  c->wanted = calloc(c->num_buffers + 1, sizeof *c->wanted);
+  int ok = nodes && c->bound_nodes && c->bound && c->wanted &&
+           drv.GraphGetNodes(c->graph, nodes, &n) == CUDA_SUCCESS;
+  for (size_t i = 0; ok && i < n; ++i) {
+    int type = -1;
+    kernel_node_params params;
+    ok = drv.GraphNodeGetType(nodes[i], &type) == CUDA_SUCCESS;
+    if (ok && type == CU_GRAPH_NODE_TYPE_KERNEL)
+      ok = drv.GraphKernelNodeGetParams(nodes[i], &params) == CUDA_SUCCESS &&
+           params.func && params.kernel_params && add_bound_node(c, nodes[i], &params);
+  }
+  free(nodes);
+  if (ok)
+    memcpy(c->bound, c->buffers, c->num_buffers * sizeof *c->bound);
+  else
+    free_bound_nodes(c);
+}
+
+/* Binds the graph's kernels to c->wanted (per input and output: the caller's device buffer
+ * or the session's), setting the parameters of the nodes whose buffers change. */
+static CUresult rebind(infc__cuda_session *c) {
+  for (size_t i = 0; i < c->num_bound_nodes; ++i) {
+    struct bound_node *b = &c->bound_nodes[i];
+    int changed = 0;
+    for (size_t u = 0; u < b->num_uses; ++u)
+      changed |= c->wanted[b->uses[u].buffer] != c->bound[b->uses[u].buffer];
+    if (!changed)
+      continue;
+    for (size_t u = 0; u < b->num_uses; ++u)
+      memcpy(b->params.kernel_params[b->uses[u].param], &c->wanted[b->uses[u].buffer], 8);
+    CUresult r = drv.GraphExecKernelNodeSetParams(c->exec, b->node, &b->params);
+    if (r != CUDA_SUCCESS) {
+      memset(c->bound, 0, c->num_buffers * sizeof *c->bound); /* unknown: all rebound next */
+      return r;
+    }
+  }
+  memcpy(c->bound, c->wanted, c->num_buffers * sizeof *c->bound);
+  return CUDA_SUCCESS;
+}
+
 /* The session's host allocations (NULL is fine); the device ones are the caller's to free. */
 static void free_host_memory(infc__cuda_session *c) {
   if (!c)
     return;
+  free_bound_nodes(c);
   free(c->buffers);
   free(c->args);
   free(c->run_args);
@@ -550,6 +697,8 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
     const char *capture_failed = NULL;
     char failure[160];
     capture_graph(c, d, &r, &capture_failed, failure, sizeof failure);
+    if (!capture_failed)
+      find_bound_nodes(c);
     if (capture_failed) {
       if (c->exec)
         drv.GraphExecDestroy(c->exec);
@@ -576,11 +725,12 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
   return INFC_OK;
 }
 
-/* Whether the caller's device memory `t` at `p` is used in place (no graph, and 16-byte
- * aligned: the kernels' vector loads assume their buffers are) instead of copied
- * device-to-device through the session's buffer. */
+/* Whether the caller's device memory `t` at `p` is used in place (without a graph, or with
+ * one whose kernels can be rebound to it; 16-byte aligned: the kernels' vector loads assume
+ * their buffers are) instead of copied device-to-device through the session's buffer. */
 static int in_place(const infc__cuda_session *c, const infc_tensor *t, const void *p) {
-  return t && (t->flags & INFC_TENSOR_DEVICE) && !c->exec && (uintptr_t)p % 16 == 0;
+  return t && (t->flags & INFC_TENSOR_DEVICE) && (!c->exec || c->bound) &&
+         (uintptr_t)p % 16 == 0;
 }
 
 /* Why `bytes` bytes of the caller's device memory at `p` are not for the model's kernels
@@ -617,8 +767,9 @@ static const char *unusable_device_memory(const void *p, size_t bytes) {
 
 /* host_io: the caller's input pointers, then its output pointers; in/out: their tensors (an
  * output's may be NULL: a library-owned host buffer). Host memory goes through the session's
- * device buffers; device memory (INFC_TENSOR_DEVICE) is used in place without a graph (when
- * 16-byte aligned), and copied device-to-device through the session's buffers otherwise. */
+ * device buffers; device memory (INFC_TENSOR_DEVICE) is used in place when 16-byte aligned
+ * (with a graph, by rebinding its kernels: c->bound), and copied device-to-device through
+ * the session's buffers otherwise. */
 infc_status infc__cuda_run(infc_session *s, void *const *host_io,
                            const infc_tensor *const *in, infc_tensor *const *out) {
   const infc_model_desc *d = s->desc;
@@ -666,9 +817,14 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   }
   for (size_t k = 0; k < ni + no; ++k) {
     const infc_tensor *t = k < ni ? in[k] : out[k - ni];
-    if (in_place(c, t, host_io[k]))
+    int own = !in_place(c, t, host_io[k]);
+    if (c->bound)
+      c->wanted[k] = own ? c->buffers[k] : (CUdeviceptr)(uintptr_t)host_io[k];
+    else if (!c->exec && !own)
       args[2 + k] = host_io[k];
   }
+  if (c->bound && (r = rebind(c)) != CUDA_SUCCESS)
+    what = "binding the model's CUDA graph to the caller's buffers";
   for (size_t i = 0; !what && i < ni; ++i) {
     if (!bytes[i] || in_place(c, in[i], host_io[i]))
       continue;

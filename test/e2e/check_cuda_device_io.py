@@ -8,14 +8,16 @@ Compiles the model with --target cuda and drives it through the C ABI (ctypes) w
 stand-in driver (mock_cuda.c: device memory is host memory, kernels only logged), whose log
 shows what reached the driver:
   - inputs and outputs in device memory (INFC_TENSOR_DEVICE) on the caller's stream
-    (infc_session_options.cuda_stream): with the CUDA graph they are copied device-to-device
-    into the buffers the graph was captured with (one copy per input and per output, none
-    through the host), the graph is launched on the caller's stream, and the run returns
-    without synchronizing; the device output holds what the session's buffer held;
-  - the same without a graph (INFC_CUDA_GRAPHS=0): no copy at all (the kernels get the
-    caller's buffers); but buffers 2 bytes off a 16-byte boundary (the kernels' vector loads
-    assume 16) are copied device-to-device through the session's buffers, the outputs
-    written back;
+    (infc_session_options.cuda_stream): no copy at all; the CUDA graph's kernels are rebound
+    to the caller's buffers (cuGraphExecKernelNodeSetParams: the replayed launches, logged
+    with their pointers by MOCK_CUDA_LOG_ARGS, take every one of them), the graph is launched
+    on the caller's stream, and the run returns without synchronizing; a later run with host
+    memory rebinds the kernels to the session's buffers (none of the caller's left) and
+    copies in and out;
+  - the same without a graph (INFC_CUDA_GRAPHS=0): no copy (the kernels get the caller's
+    buffers); but buffers 2 bytes off a 16-byte boundary (the kernels' vector loads assume
+    16), with the graph or without, are copied device-to-device through the session's
+    buffers, the outputs written back;
   - a host input with a device output still synchronizes (the host memory is done when the
     run returns);
   - a library-owned output (data NULL) with INFC_TENSOR_DEVICE, and unknown flags, are
@@ -31,8 +33,9 @@ shows what reached the driver:
   - the last session unloads the kernel modules and frees all it allocated, a later
     session loads them again, and dlclose of the .so then calls the driver no more;
   - the Python package with objects that have __cuda_array_interface__ (as CuPy and
-    PyTorch CUDA tensors do) and a caller's stream: the same device-only run, the given
-    arrays returned; without out=, host outputs copied back and waited for.
+    PyTorch CUDA tensors do) and a caller's stream: the same device-only run (the graph's
+    kernels take the arrays), the given arrays returned; without out=, host outputs copied
+    back and waited for.
 Each stage runs in a child process (the driver is opened once per process). Prints PASS/FAIL
 per stage and exits 1 on any failure.
 """
@@ -97,14 +100,17 @@ def python_child(args):
             for io in model.outputs}
     open(args.log, "w").close()
     got = session.run(inputs, out=outs)
-    names = [line.split()[0] for line in open(args.log)]
+    ops = [line.split() for line in open(args.log)]
+    names = [op[0] for op in ops]
     problems = []
     if any(got[k] is not outs[k] for k in outs):
         problems.append("run() did not return the given GPU arrays")
-    if names.count("dtod") != len(inputs) + len(outs) or "htod" in names or "sync" in names:
+    if "dtod" in names or "htod" in names or "sync" in names:
         problems.append(f"device run: {collections.Counter(names)}")
-    if any(set(o.bytes()) != {0} for o in outs.values()):  # the session's buffers: zeros
-        problems.append("a GPU output was not written")
+    # The graph's kernels take the arrays themselves (zero copy).
+    given = {a.ptr for a in list(inputs.values()) + list(outs.values())}
+    if not given <= replayed_pointers(ops):
+        problems.append("the graph's kernels do not take every given GPU array")
     # Host outputs (library-owned): copied back, and the run waits for them.
     open(args.log, "w").close()
     host = session.run(inputs)
@@ -155,7 +161,7 @@ def child(args):
     n_in = lib.infc_model_num_inputs(model)
     n_out = lib.infc_model_num_outputs(model)
     keep = []
-    shift = 2 if args.stage == "misaligned" else 0
+    shift = 2 if args.stage in ("misaligned", "misaligned-graph") else 0
 
     def tensor(info, data, flags):
         shape = (ctypes.c_int64 * max(info.rank, 1))(*[info.shape[k] for k in range(info.rank)])
@@ -218,8 +224,16 @@ def child(args):
     problems = []
     graphs = args.stage not in ("no-graph", "misaligned", "capture-fails")
     host_in = args.stage == "host-input"
-    copied = graphs or args.stage == "misaligned"
+    copied = args.stage in ("misaligned", "misaligned-graph")
     want_dtod = (0 if not copied else (n_in - host_in) + n_out)
+    # With the graph, in place means the graph's kernels rebound to the caller's buffers:
+    # every one of them among the replayed launches' pointers (MOCK_CUDA_LOG_ARGS).
+    rebound = graphs and not copied
+    device_pointers = {t.data for t in list(ins)[host_in:] + list(outs)}
+    if rebound != ("set-params" in names):
+        problems.append("kernels rebound" if not rebound else "no kernel rebound")
+    if rebound and not device_pointers <= replayed_pointers(ops):
+        problems.append("the graph's kernels do not take every caller's buffer")
     if names.count("dtod") != want_dtod:
         problems.append(f"{names.count('dtod')} device-to-device copies, expected {want_dtod}")
     if names.count("htod") != host_in or "dtoh" in names:
@@ -234,9 +248,58 @@ def child(args):
                                         (out_bytes[j],))
             if out_bytes[j] and (got == 0x5A).all():
                 problems.append(f"output {j} was not written")
+    if args.stage == "device-then-host" and not problems:
+        problems += host_after_device(args, lib, model, session, ins, outs, inputs,
+                                      device_pointers)
     counts = ", ".join(f"{n} {op}" for op, n in collections.Counter(names).items())
     print("; ".join(problems) if problems else f"ok: {counts}")
     return 1 if problems else 0
+
+
+def replayed_pointers(ops):
+    """The pointers the graph replays passed its kernels (the mock's launch lines with
+    MOCK_CUDA_LOG_ARGS: name, 6 dims, then the 8-byte parameters)."""
+    return {int(v, 16) for op in ops if op[0] == "launch" for v in op[8:]}
+
+
+def host_after_device(args, lib, model, session, ins, outs, inputs, device_pointers):
+    """After a run on the caller's device buffers, a run with host memory only: the graph's
+    kernels are rebound to the session's buffers (none of the caller's left among the
+    replay's pointers), the inputs copied in and the outputs out."""
+    from infc import _abi
+    keep, host_ins, host_outs = [], (_abi.Tensor * len(ins))(), (_abi.Tensor * len(outs))()
+    for i in range(len(ins)):
+        value = np.ascontiguousarray(inputs[input_name(lib, model, i)])
+        keep.append(value)
+        host_ins[i] = _abi.Tensor(value.ctypes.data, ins[i].dtype, ins[i].rank, ins[i].shape,
+                                  0, 0, 0)
+    for j in range(len(outs)):
+        buffer = np.empty(harness_bytes(lib, model, j), np.uint8)
+        keep.append(buffer)
+        host_outs[j] = _abi.Tensor(buffer.ctypes.data, outs[j].dtype, outs[j].rank,
+                                   outs[j].shape, 0, 0, 0)
+    open(args.log, "w").close()
+    st = lib.infc_run(session, host_ins, len(ins), host_outs, len(outs))
+    if st:
+        return [f"the host run: status {st}: {lib.infc_session_error(session).decode()}"]
+    ops = [line.split() for line in open(args.log)]
+    names = [op[0] for op in ops]
+    problems = []
+    if "set-params" not in names:
+        problems.append("the host run did not rebind the kernels")
+    if device_pointers & replayed_pointers(ops):
+        problems.append("the host run's kernels still take the caller's device buffers")
+    if names.count("htod") != len(ins) or names.count("dtoh") != len(outs):
+        problems.append(f"the host run: {names.count('htod')} copies in, "
+                        f"{names.count('dtoh')} out")
+    return problems
+
+
+def harness_bytes(lib, model, j):
+    from infc import _abi
+    info = _abi.IOInfo()
+    lib.infc_model_output_info(model, j, ctypes.byref(info))
+    return info.byte_size
 
 
 def lifetime(args, lib, model, opts, session, ins, outs):
@@ -301,12 +364,14 @@ def main(argv=None):
         print(f"FAIL compile\n{r.describe()}")
         return 1
     failed = 0
-    stages = ("device", "no-graph", "misaligned", "host-input", "library-owned", "bad-flags",
+    stages = ("device", "device-then-host", "no-graph", "misaligned", "misaligned-graph",
+              "host-input", "library-owned", "bad-flags",
               "short-allocation", "host-as-device", "captured-host", "capture-fails",
               "graph-required", "busy-device", "lifetime", "python")
     for stage in stages:
         log = os.path.join(args.work, stage + ".log")
-        env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log)
+        env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log,
+                   MOCK_CUDA_LOG_ARGS="1")
         if stage in ("no-graph", "misaligned"):
             env["INFC_CUDA_GRAPHS"] = "0"
         if stage in ("capture-fails", "graph-required"):

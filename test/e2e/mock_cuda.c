@@ -26,7 +26,9 @@
  *                               address); a launch captured into a graph runs at each replay
  *   MOCK_CUDA_DUMP=FILE         write the image passed to cuModuleLoadData
  *   MOCK_CUDA_FAIL_CAPTURE=1    cuStreamBeginCapture fails (900, not permitted)
- *   MOCK_CUDA_FAIL_RETAIN=N     the first N cuDevicePrimaryCtxRetain calls fail (46, busy) */
+ *   MOCK_CUDA_FAIL_RETAIN=N     the first N cuDevicePrimaryCtxRetain calls fail (46, busy)
+ *   MOCK_CUDA_LOG_ARGS=1        a graph replay's "launch" lines end with the kernel's 8-byte
+ *                               parameters (as cuGraphExecKernelNodeSetParams left them) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,13 +211,32 @@ static int read_kernels(struct module *m, const unsigned char *elf, uint64_t byt
   return 0;
 }
 
-/* A graph: the launches captured on the stream, replayed (logged) at each cuGraphLaunch. */
+/* A graph: the launches captured on the stream, replayed (logged) at each cuGraphLaunch.
+ * A captured launch is a kernel node: its parameter values are copied at capture, as the
+ * driver copies them, and cuGraphExecKernelNodeSetParams replaces them. */
 #define MAX_CAPTURED 4096
+#define MAX_PARAM_BYTES 4096 /* CUDA's limit on a kernel's parameters */
 static struct launch {
   const char *name;
   unsigned dims[6];
+  const struct kernel *k;
+  unsigned char values[MAX_PARAM_BYTES]; /* the parameters, one after the other */
+  void *pointers[MAX_PARAM_BYTES / 4];   /* the address of each in values */
 } captured[MAX_CAPTURED];
 static int num_captured, capturing;
+
+/* Copies the parameters `params` of kernel `k` into `l` (0 if they fit). */
+static int copy_params(struct launch *l, const struct kernel *k, void *const *params) {
+  size_t at = 0;
+  for (int i = 0; i < k->num_params; ++i) {
+    if (at + k->param_bytes[i] > sizeof l->values)
+      return -1;
+    memcpy(l->values + at, params[i], k->param_bytes[i]);
+    l->pointers[i] = l->values + at;
+    at += k->param_bytes[i];
+  }
+  return 0;
+}
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include <stdarg.h>
@@ -360,13 +381,40 @@ EXPORT CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
   return 0;
 }
 /* "Runs" a kernel: logs it, or fails it when it is the one MOCK_CUDA_FAIL_LAUNCH names. */
+/* Whether kernel `k`'s parameters `params` are what it takes: every 8-byte one a pointer
+ * into a live allocation, 16 bytes aligned within it. */
+static int params_ok(const struct kernel *k, void *const *params) {
+  for (int i = 0; i < k->num_params; ++i) {
+    uint64_t value = 0;
+    if (k->param_bytes[i] == 8 && params[i])
+      memcpy(&value, params[i], 8);
+    if (!params[i] || (k->param_bytes[i] == 8 && !is_aligned_device_pointer(value))) {
+      logf_("bad-param %s %d %#llx", k->name, i, (unsigned long long)value);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Logs a kernel run: "launch NAME gx gy gz bx by bz", and with MOCK_CUDA_LOG_ARGS a graph
+ * node's 8-byte parameters after it (a replay's pointers). */
 static CUresult run_kernel(const struct launch *l) {
   ++launches;
   const char *fail = getenv("MOCK_CUDA_FAIL_LAUNCH");
   if (fail && atoi(fail) == launches)
     return 700; /* CUDA_ERROR_ILLEGAL_ADDRESS */
-  logf_("launch %s %u %u %u %u %u %u", l->name, l->dims[0], l->dims[1], l->dims[2],
-        l->dims[3], l->dims[4], l->dims[5]);
+  char args[512] = "";
+  size_t used = 0;
+  if (l->k && getenv("MOCK_CUDA_LOG_ARGS"))
+    for (int i = 0; i < l->k->num_params && used + 20 < sizeof args; ++i)
+      if (l->k->param_bytes[i] == 8) {
+        uint64_t value;
+        memcpy(&value, l->pointers[i], 8);
+        used += (size_t)snprintf(args + used, sizeof args - used, " %#llx",
+                                 (unsigned long long)value);
+      }
+  logf_("launch %s %u %u %u %u %u %u%s", l->name, l->dims[0], l->dims[1], l->dims[2],
+        l->dims[3], l->dims[4], l->dims[5], args);
   return 0;
 }
 
@@ -387,22 +435,16 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     logf_("bad-block %s %u %u %u > %u", k->name, bx, by, bz, k->max_threads);
     return 1; /* CUDA_ERROR_INVALID_VALUE */
   }
-  for (int i = 0; i < k->num_params; ++i) {
-    uint64_t value = 0;
-    if (k->param_bytes[i] == 8 && params[i])
-      memcpy(&value, params[i], 8);
-    if (!params[i] || (k->param_bytes[i] == 8 && !is_aligned_device_pointer(value))) {
-      logf_("bad-param %s %d %#llx", k->name, i, (unsigned long long)value);
-      return 1; /* CUDA_ERROR_INVALID_VALUE */
-    }
-  }
-  struct launch l = {k->name, {gx, gy, gz, bx, by, bz}};
+  if (!params_ok(k, params))
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
   if (capturing) {
     if (num_captured == MAX_CAPTURED)
       return 2;
-    captured[num_captured++] = l;
-    return 0;
+    struct launch *l = &captured[num_captured++];
+    *l = (struct launch){.name = k->name, .dims = {gx, gy, gz, bx, by, bz}, .k = k};
+    return copy_params(l, k, params) ? 1 : 0;
   }
+  struct launch l = {.name = k->name, .dims = {gx, gy, gz, bx, by, bz}};
   return run_kernel(&l);
 }
 
@@ -474,6 +516,70 @@ EXPORT CUresult cuPointerGetAttributes(unsigned n, const int *attributes, void *
     }
   }
   logf_("pointer-attributes");
+  return 0;
+}
+/* The graph's kernel nodes: its captured launches. */
+struct kernel_node_params { /* CUDA_KERNEL_NODE_PARAMS_v2 */
+  void *func;
+  unsigned grid[3], block[3], shared_bytes;
+  void **kernel_params, **extra;
+  void *kern, *ctx;
+};
+static struct launch *as_node(void *node) {
+  struct launch *l = node;
+  return l >= captured && l < captured + num_captured ? l : NULL;
+}
+EXPORT CUresult cuGraphGetNodes(void *g, void **nodes, size_t *n) {
+  if (g != &graph || !n)
+    return 1;
+  if (!nodes) {
+    *n = (size_t)num_captured;
+    return 0;
+  }
+  size_t count = *n < (size_t)num_captured ? *n : (size_t)num_captured;
+  for (size_t i = 0; i < count; ++i)
+    nodes[i] = &captured[i];
+  *n = count;
+  return 0;
+}
+EXPORT CUresult cuGraphNodeGetType(void *node, int *type) {
+  if (!as_node(node))
+    return 400;
+  *type = 0; /* CU_GRAPH_NODE_TYPE_KERNEL */
+  return 0;
+}
+EXPORT CUresult cuGraphKernelNodeGetParams_v2(void *node, struct kernel_node_params *p) {
+  struct launch *l = as_node(node);
+  if (!l || !p)
+    return 1;
+  *p = (struct kernel_node_params){.func = (void *)l->k,
+                                   .grid = {l->dims[0], l->dims[1], l->dims[2]},
+                                   .block = {l->dims[3], l->dims[4], l->dims[5]},
+                                   .kernel_params = l->pointers};
+  return 0;
+}
+EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(void *exec, void *node,
+                                                  const struct kernel_node_params *p) {
+  struct launch *l = as_node(node);
+  if (exec != &graph_exec || !l || !p || p->func != l->k || !p->kernel_params ||
+      memcmp(p->grid, l->dims, sizeof p->grid) || memcmp(p->block, l->dims + 3, sizeof p->block))
+    return 1;
+  if (!params_ok(l->k, p->kernel_params) || copy_params(l, l->k, p->kernel_params))
+    return 1;
+  logf_("set-params %s", l->name);
+  return 0;
+}
+EXPORT CUresult cuFuncGetParamInfo(void *f, size_t index, size_t *offset, size_t *size) {
+  const struct kernel *k = f;
+  if (!k || index >= (size_t)k->num_params)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  size_t at = 0;
+  for (size_t i = 0; i < index; ++i)
+    at += k->param_bytes[i];
+  if (offset)
+    *offset = at;
+  if (size)
+    *size = k->param_bytes[index];
   return 0;
 }
 EXPORT CUresult cuGraphExecDestroy(void *exec) { return exec == &graph_exec ? 0 : 1; }
