@@ -783,7 +783,7 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   for (size_t k = 0; k < ni + no; ++k) {
     const infc_tensor *t = k < ni ? in[k] : out[k - ni];
     const char *why = NULL;
-    if (t && (t->flags & INFC_TENSOR_DEVICE))
+    if (t && (t->flags & INFC_TENSOR_DEVICE) && bytes[k]) /* empty: never read or written */
       why = unusable_device_memory(host_io[k], bytes[k]);
     else if (t) /* an output not asked for (infc_run_named) is not copied back */
       host_memory = 1;
@@ -817,7 +817,7 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   }
   for (size_t k = 0; k < ni + no; ++k) {
     const infc_tensor *t = k < ni ? in[k] : out[k - ni];
-    int own = !in_place(c, t, host_io[k]);
+    int own = !bytes[k] || !in_place(c, t, host_io[k]);
     if (c->bound)
       c->wanted[k] = own ? c->buffers[k] : (CUdeviceptr)(uintptr_t)host_io[k];
     else if (!c->exec && !own)
