@@ -40,6 +40,7 @@ typedef struct {
 } kernel_node_params;
 enum {
   CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_NOT_SUPPORTED = 801,
@@ -465,22 +466,35 @@ static void free_bound_nodes(infc__cuda_session *c) {
 
 /* Adds kernel node `node` (its parameters `p`) to c->bound_nodes if it takes an input or
  * output buffer: a parameter of 8 bytes equal to one (the kernels take their buffers as
- * bare pointers or as descriptors, whose pointers are the buffers'). 0 when out of memory
- * or the driver cannot list the kernel's parameters. */
-static int add_bound_node(infc__cuda_session *c, CUgraphNode node, const kernel_node_params *p) {
-  enum { MAX_PARAMS = 1024 }; /* 4 KB of parameters, CUDA's limit, are at most 1024 */
+ * bare pointers or as descriptors, whose pointers are the buffers'). 0 when out of memory,
+ * when the driver cannot list the kernel's parameters, or when one points inside a buffer
+ * but not at its start (a view of it, which rebinding would miss). */
+static int add_bound_node(infc__cuda_session *c, CUgraphNode node, const kernel_node_params *p,
+                          const size_t *io_bytes) {
+  enum { MAX_PARAMS = 1024 }; /* more parameters than any of our kernels takes: copies then */
   size_t sizes[MAX_PARAMS], num_params = 0, bytes = 0, num_uses = 0;
   size_t offset, size;
+  CUresult r;
   while (num_params < MAX_PARAMS &&
-         drv.FuncGetParamInfo(p->func, num_params, &offset, &size) == CUDA_SUCCESS) {
+         (r = drv.FuncGetParamInfo(p->func, num_params, &offset, &size)) == CUDA_SUCCESS) {
     sizes[num_params++] = size;
     bytes += size;
   }
-  if (num_params == MAX_PARAMS)
+  /* The list ends with an invalid index; every kernel takes at least one buffer. */
+  if (num_params == MAX_PARAMS || r != CUDA_ERROR_INVALID_VALUE || !num_params)
     return 0;
-  for (size_t i = 0; i < num_params; ++i)
-    for (size_t k = 0; sizes[i] == 8 && k < c->num_buffers; ++k)
-      num_uses += !memcmp(p->kernel_params[i], &c->buffers[k], 8);
+  for (size_t i = 0; i < num_params; ++i) {
+    if (!p->kernel_params[i])
+      return 0;
+    uint64_t value = 0;
+    if (sizes[i] == 8)
+      memcpy(&value, p->kernel_params[i], 8);
+    for (size_t k = 0; sizes[i] == 8 && k < c->num_buffers; ++k) {
+      num_uses += value == c->buffers[k];
+      if (value > c->buffers[k] && value - c->buffers[k] < io_bytes[k])
+        return 0;
+    }
+  }
   if (!num_uses)
     return 1;
   struct bound_node *b = &c->bound_nodes[c->num_bound_nodes];
@@ -504,7 +518,7 @@ static int add_bound_node(infc__cuda_session *c, CUgraphNode node, const kernel_
 /* Finds the graph's kernel nodes that take input or output buffers (c->bound_nodes), for
  * runs to rebind to the caller's device memory. Without the driver calls for it, or on any
  * failure, c->bound stays NULL: device memory is then copied through the session's. */
-static void find_bound_nodes(infc__cuda_session *c) {
+static void find_bound_nodes(infc__cuda_session *c, const size_t *io_bytes) {
   if (!drv.GraphGetNodes || !drv.GraphNodeGetType || !drv.GraphKernelNodeGetParams ||
       !drv.GraphExecKernelNodeSetParams || !drv.FuncGetParamInfo)
     return;
@@ -523,7 +537,8 @@ static void find_bound_nodes(infc__cuda_session *c) {
     ok = drv.GraphNodeGetType(nodes[i], &type) == CUDA_SUCCESS;
     if (ok && type == CU_GRAPH_NODE_TYPE_KERNEL)
       ok = drv.GraphKernelNodeGetParams(nodes[i], &params) == CUDA_SUCCESS &&
-           params.func && params.kernel_params && add_bound_node(c, nodes[i], &params);
+           params.func && params.kernel_params &&
+           add_bound_node(c, nodes[i], &params, io_bytes);
   }
   free(nodes);
   if (ok)
@@ -698,7 +713,7 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
     char failure[160];
     capture_graph(c, d, &r, &capture_failed, failure, sizeof failure);
     if (!capture_failed)
-      find_bound_nodes(c);
+      find_bound_nodes(c, model->io_bytes);
     if (capture_failed) {
       if (c->exec)
         drv.GraphExecDestroy(c->exec);
@@ -728,8 +743,9 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
 /* Whether the caller's device memory `t` at `p` is used in place (without a graph, or with
  * one whose kernels can be rebound to it; 16-byte aligned: the kernels' vector loads assume
  * their buffers are) instead of copied device-to-device through the session's buffer. */
-static int in_place(const infc__cuda_session *c, const infc_tensor *t, const void *p) {
-  return t && (t->flags & INFC_TENSOR_DEVICE) && (!c->exec || c->bound) &&
+static int in_place(const infc__cuda_session *c, int rebinding, const infc_tensor *t,
+                    const void *p) {
+  return t && (t->flags & INFC_TENSOR_DEVICE) && (!c->exec || rebinding) &&
          (uintptr_t)p % 16 == 0;
 }
 
@@ -798,9 +814,10 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   /* Pageable host copies cannot join a graph: the driver would refuse them and end the
    * caller's capture with an error. */
   int capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (host_memory && c->caller_stream && drv.StreamIsCapturing &&
-      drv.StreamIsCapturing(c->caller_stream, &capture) == CUDA_SUCCESS &&
-      capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+  if (c->caller_stream && drv.StreamIsCapturing &&
+      drv.StreamIsCapturing(c->caller_stream, &capture) != CUDA_SUCCESS)
+    capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (host_memory && capture != CU_STREAM_CAPTURE_STATUS_NONE) {
     CUcontext popped;
     drv.CtxPopCurrent(&popped);
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "the session's CUDA stream is being "
@@ -815,18 +832,31 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
     memcpy(c->run_args, c->args, (2 + ni + no) * sizeof *args);
     args = c->run_args;
   }
+  /* The graph's kernels rebound to the caller's device buffers, unless the caller's stream
+   * is capturing (what a captured launch of a rebound graph sees is not documented: copies,
+   * as the graph was captured), or the driver refuses (copies from then on). */
+  int rebinding = c->bound && capture == CU_STREAM_CAPTURE_STATUS_NONE;
   for (size_t k = 0; k < ni + no; ++k) {
     const infc_tensor *t = k < ni ? in[k] : out[k - ni];
-    int own = !bytes[k] || !in_place(c, t, host_io[k]);
+    int own = !bytes[k] || !in_place(c, rebinding, t, host_io[k]);
     if (c->bound)
       c->wanted[k] = own ? c->buffers[k] : (CUdeviceptr)(uintptr_t)host_io[k];
     else if (!c->exec && !own)
       args[2 + k] = host_io[k];
   }
-  if (c->bound && (r = rebind(c)) != CUDA_SUCCESS)
-    what = "binding the model's CUDA graph to the caller's buffers";
+  if (c->bound && rebind(c) != CUDA_SUCCESS) {
+    memcpy(c->wanted, c->buffers, c->num_buffers * sizeof *c->wanted);
+    if ((r = rebind(c)) != CUDA_SUCCESS) {
+      /* Its kernels' buffers unknown: no graph from now on (each kernel launched). */
+      what = "binding the model's CUDA graph to its buffers";
+      drv.GraphExecDestroy(c->exec);
+      c->exec = NULL;
+    }
+    free_bound_nodes(c);
+    rebinding = 0;
+  }
   for (size_t i = 0; !what && i < ni; ++i) {
-    if (!bytes[i] || in_place(c, in[i], host_io[i]))
+    if (!bytes[i] || in_place(c, rebinding, in[i], host_io[i]))
       continue;
     r = (in[i]->flags & INFC_TENSOR_DEVICE)
             ? drv.MemcpyDtoDAsync(c->buffers[i], (CUdeviceptr)(uintptr_t)host_io[i], bytes[i],
@@ -849,7 +879,7 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   }
   for (size_t j = 0; !what && j < no; ++j) {
     int device = out[j] && (out[j]->flags & INFC_TENSOR_DEVICE);
-    if (!out[j] || !bytes[ni + j] || in_place(c, out[j], host_io[ni + j]))
+    if (!out[j] || !bytes[ni + j] || in_place(c, rebinding, out[j], host_io[ni + j]))
       continue;
     r = device ? drv.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)host_io[ni + j],
                                      c->buffers[ni + j], bytes[ni + j], stream)

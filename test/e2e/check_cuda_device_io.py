@@ -24,12 +24,15 @@ shows what reached the driver:
     refused with a message;
   - so are, before anything reaches the GPU, a device input whose allocation ends before
     the tensor does, host memory flagged INFC_TENSOR_DEVICE (the driver does not know it),
-    and a host input while the caller's stream is being captured into a graph;
+    and a host input while the caller's stream is being captured into a graph (device
+    memory then is copied through the session's buffers, the graph's kernels not rebound);
   - a driver that refuses the capture (MOCK_CUDA_FAIL_CAPTURE): the session launches each
     kernel per run instead (the device buffers used in place); with INFC_CUDA_GRAPHS=require
     the session is refused with a message instead;
   - a device busy at the first session (MOCK_CUDA_FAIL_RETAIN): that session fails with the
     driver's message, and the next one retains the context and runs;
+  - a driver that refuses to rebind a kernel midway (MOCK_CUDA_FAIL_SET_PARAMS): the kernels
+    are bound back to the session's buffers and the run copies through them instead;
   - the last session unloads the kernel modules and frees all it allocated, a later
     session loads them again, and dlclose of the .so then calls the driver no more;
   - the Python package with objects that have __cuda_array_interface__ (as CuPy and
@@ -196,10 +199,19 @@ def child(args):
         ins[0].data = ptr.value + 16
     if args.stage == "host-as-device":  # host memory flagged as device memory
         ins[0].data = first.ctypes.data
-    if args.stage == "captured-host":  # the caller's stream capturing, a host input
+    if args.stage in ("captured-host", "captured-device"):  # the caller's stream capturing
         mock.cuStreamBeginCapture_v2.argtypes = [ctypes.c_void_p, ctypes.c_int]
         assert mock.cuStreamBeginCapture_v2(stream, 2) == 0
+    if args.stage == "captured-host":  # and a host input
         ins[0].data, ins[0].flags = first.ctypes.data, 0
+    # The session's own input and output buffers: its allocations after the workspace's.
+    allocs = [int(op[2], 16) for op in (line.split() for line in open(args.log))
+              if op[0] == "alloc"]
+    first_io = 1 if lib.infc_model_workspace_bytes(model) else 0
+    session_buffers = set(allocs[first_io:first_io + n_in + n_out])
+    if len(session_buffers) != n_in + n_out:
+        print(f"the session's buffers not found among its allocations: {allocs}")
+        return 1
     open(args.log, "w").close()  # the run's calls only
     st = lib.infc_run(session, ins, n_in, outs, n_out)
     message = lib.infc_session_error(session).decode()
@@ -224,16 +236,22 @@ def child(args):
     problems = []
     graphs = args.stage not in ("no-graph", "misaligned", "capture-fails")
     host_in = args.stage == "host-input"
-    copied = args.stage in ("misaligned", "misaligned-graph")
+    copied = args.stage in ("misaligned", "misaligned-graph", "rebind-refused",
+                            "captured-device")
     want_dtod = (0 if not copied else (n_in - host_in) + n_out)
     # With the graph, in place means the graph's kernels rebound to the caller's buffers:
     # every one of them among the replayed launches' pointers (MOCK_CUDA_LOG_ARGS).
     rebound = graphs and not copied
     device_pointers = {t.data for t in list(ins)[host_in:] + list(outs)}
-    if rebound != ("set-params" in names):
+    if args.stage == "rebind-refused":  # bound back to the session's buffers, then copies
+        if names.count("set-params") == 0 or device_pointers & replayed_pointers(ops):
+            problems.append("after the refusal, the kernels were not bound back")
+    elif rebound != ("set-params" in names):
         problems.append("kernels rebound" if not rebound else "no kernel rebound")
     if rebound and not device_pointers <= replayed_pointers(ops):
         problems.append("the graph's kernels do not take every caller's buffer")
+    if rebound and not host_in and session_buffers & replayed_pointers(ops):
+        problems.append("a graph kernel still takes a session buffer")
     if names.count("dtod") != want_dtod:
         problems.append(f"{names.count('dtod')} device-to-device copies, expected {want_dtod}")
     if names.count("htod") != host_in or "dtoh" in names:
@@ -250,7 +268,7 @@ def child(args):
                 problems.append(f"output {j} was not written")
     if args.stage == "device-then-host" and not problems:
         problems += host_after_device(args, lib, model, session, ins, outs, inputs,
-                                      device_pointers)
+                                      device_pointers, session_buffers)
     counts = ", ".join(f"{n} {op}" for op, n in collections.Counter(names).items())
     print("; ".join(problems) if problems else f"ok: {counts}")
     return 1 if problems else 0
@@ -262,10 +280,11 @@ def replayed_pointers(ops):
     return {int(v, 16) for op in ops if op[0] == "launch" for v in op[8:]}
 
 
-def host_after_device(args, lib, model, session, ins, outs, inputs, device_pointers):
+def host_after_device(args, lib, model, session, ins, outs, inputs, device_pointers,
+                      session_buffers):
     """After a run on the caller's device buffers, a run with host memory only: the graph's
     kernels are rebound to the session's buffers (none of the caller's left among the
-    replay's pointers), the inputs copied in and the outputs out."""
+    replay's pointers, the session's there), the inputs copied in and the outputs out."""
     from infc import _abi
     keep, host_ins, host_outs = [], (_abi.Tensor * len(ins))(), (_abi.Tensor * len(outs))()
     for i in range(len(ins)):
@@ -289,6 +308,8 @@ def host_after_device(args, lib, model, session, ins, outs, inputs, device_point
         problems.append("the host run did not rebind the kernels")
     if device_pointers & replayed_pointers(ops):
         problems.append("the host run's kernels still take the caller's device buffers")
+    if not session_buffers <= replayed_pointers(ops):
+        problems.append("the host run's kernels do not take every session buffer")
     if names.count("htod") != len(ins) or names.count("dtoh") != len(outs):
         problems.append(f"the host run: {names.count('htod')} copies in, "
                         f"{names.count('dtoh')} out")
@@ -367,7 +388,8 @@ def main(argv=None):
     stages = ("device", "device-then-host", "no-graph", "misaligned", "misaligned-graph",
               "host-input", "library-owned", "bad-flags",
               "short-allocation", "host-as-device", "captured-host", "capture-fails",
-              "graph-required", "busy-device", "lifetime", "python")
+              "captured-device", "graph-required", "busy-device", "rebind-refused", "lifetime",
+              "python")
     for stage in stages:
         log = os.path.join(args.work, stage + ".log")
         env = dict(os.environ, INFC_CUDA_DRIVER=args.mock_driver, MOCK_CUDA_LOG=log,
@@ -380,6 +402,8 @@ def main(argv=None):
             env["INFC_CUDA_GRAPHS"] = "require"
         if stage == "busy-device":
             env["MOCK_CUDA_FAIL_RETAIN"] = "1"
+        if stage == "rebind-refused":
+            env["MOCK_CUDA_FAIL_SET_PARAMS"] = "2"  # the rebinding fails midway
         p = subprocess.run([sys.executable, __file__, "--stage", stage, "--so", so,
                             "--inputs", args.inputs, "--mock-driver", args.mock_driver,
                             "--log", log], capture_output=True, text=True, env=env, timeout=300)

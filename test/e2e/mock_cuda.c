@@ -20,13 +20,14 @@
  *
  * The runtime opens it through INFC_CUDA_DRIVER=<path of this library>. Environment:
  *   MOCK_CUDA_LOG=FILE          append one line per call ("htod BYTES", "launch NAME gx gy gz
- *                               bx by bz", "load BYTES", "alloc BYTES", ...)
+ *                               bx by bz", "load BYTES", "alloc BYTES ADDRESS", ...)
  *   MOCK_CUDA_NO_DEVICE=1       cuInit fails with CUDA_ERROR_NO_DEVICE
  *   MOCK_CUDA_FAIL_LAUNCH=N     the Nth kernel run in this process fails (700, illegal
  *                               address); a launch captured into a graph runs at each replay
  *   MOCK_CUDA_DUMP=FILE         write the image passed to cuModuleLoadData
  *   MOCK_CUDA_FAIL_CAPTURE=1    cuStreamBeginCapture fails (900, not permitted)
  *   MOCK_CUDA_FAIL_RETAIN=N     the first N cuDevicePrimaryCtxRetain calls fail (46, busy)
+ *   MOCK_CUDA_FAIL_SET_PARAMS=N the Nth cuGraphExecKernelNodeSetParams call fails (801)
  *   MOCK_CUDA_LOG_ARGS=1        a graph replay's "launch" lines end with the kernel's 8-byte
  *                               parameters (as cuGraphExecKernelNodeSetParams left them) */
 #include <stdint.h>
@@ -229,9 +230,10 @@ static int num_captured, capturing;
 static int copy_params(struct launch *l, const struct kernel *k, void *const *params) {
   size_t at = 0;
   for (int i = 0; i < k->num_params; ++i) {
-    if (at + k->param_bytes[i] > sizeof l->values)
+    if (at + k->param_bytes[i] > sizeof l->values ||
+        (size_t)i >= sizeof l->pointers / sizeof *l->pointers)
       return -1;
-    memcpy(l->values + at, params[i], k->param_bytes[i]);
+    memmove(l->values + at, params[i], k->param_bytes[i]); /* params may be l->pointers */
     l->pointers[i] = l->values + at;
     at += k->param_bytes[i];
   }
@@ -295,7 +297,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
     return 2;
   }
   *p = (CUdeviceptr)(uintptr_t)m;
-  logf_("alloc %zu", bytes);
+  logf_("alloc %zu %#llx", bytes, (unsigned long long)*p);
   return 0;
 }
 EXPORT CUresult cuMemFree_v2(CUdeviceptr p) {
@@ -403,7 +405,7 @@ static CUresult run_kernel(const struct launch *l) {
   const char *fail = getenv("MOCK_CUDA_FAIL_LAUNCH");
   if (fail && atoi(fail) == launches)
     return 700; /* CUDA_ERROR_ILLEGAL_ADDRESS */
-  char args[512] = "";
+  char args[2048] = "";
   size_t used = 0;
   if (l->k && getenv("MOCK_CUDA_LOG_ARGS"))
     for (int i = 0; i < l->k->num_params && used + 20 < sizeof args; ++i)
@@ -564,6 +566,10 @@ EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(void *exec, void *node,
   if (exec != &graph_exec || !l || !p || p->func != l->k || !p->kernel_params ||
       memcmp(p->grid, l->dims, sizeof p->grid) || memcmp(p->block, l->dims + 3, sizeof p->block))
     return 1;
+  static int calls;
+  const char *fail = getenv("MOCK_CUDA_FAIL_SET_PARAMS");
+  if (fail && ++calls == atoi(fail))
+    return 801; /* CUDA_ERROR_NOT_SUPPORTED */
   if (!params_ok(l->k, p->kernel_params) || copy_params(l, l->k, p->kernel_params))
     return 1;
   logf_("set-params %s", l->name);
