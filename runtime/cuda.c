@@ -798,11 +798,14 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   int host_memory = 0;
   for (size_t k = 0; k < ni + no; ++k) {
     const infc_tensor *t = k < ni ? in[k] : out[k - ni];
-    const char *why = NULL;
-    if (t && (t->flags & INFC_TENSOR_DEVICE) && bytes[k]) /* empty: never read or written */
-      why = unusable_device_memory(host_io[k], bytes[k]);
-    else if (t) /* an output not asked for (infc_run_named) is not copied back */
+    if (!t) /* an output not asked for (infc_run_named) is not copied back */
+      continue;
+    if (!(t->flags & INFC_TENSOR_DEVICE)) {
       host_memory = 1;
+      continue;
+    }
+    /* An empty tensor is never read or written: its pointer may be anything. */
+    const char *why = bytes[k] ? unusable_device_memory(host_io[k], bytes[k]) : NULL;
     if (why) {
       CUcontext popped;
       drv.CtxPopCurrent(&popped);
