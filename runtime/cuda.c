@@ -464,6 +464,20 @@ static void free_bound_nodes(infc__cuda_session *c) {
   c->bound = c->wanted = NULL;
 }
 
+/* Which input or output buffer (its index) an 8-byte parameter `param` is; SIZE_MAX when
+ * none, SIZE_MAX - 1 when it points inside one but not at its start. */
+static size_t buffer_of(const infc__cuda_session *c, const size_t *io_bytes, const void *param) {
+  uint64_t value;
+  memcpy(&value, param, 8);
+  for (size_t k = 0; k < c->num_buffers; ++k) {
+    if (value == c->buffers[k])
+      return k;
+    if (value > c->buffers[k] && value - c->buffers[k] < io_bytes[k])
+      return SIZE_MAX - 1;
+  }
+  return SIZE_MAX;
+}
+
 /* Adds kernel node `node` (its parameters `p`) to c->bound_nodes if it takes an input or
  * output buffer: a parameter of 8 bytes equal to one (the kernels take their buffers as
  * bare pointers or as descriptors, whose pointers are the buffers'). 0 when out of memory,
@@ -486,14 +500,10 @@ static int add_bound_node(infc__cuda_session *c, CUgraphNode node, const kernel_
   for (size_t i = 0; i < num_params; ++i) {
     if (!p->kernel_params[i])
       return 0;
-    uint64_t value = 0;
-    if (sizes[i] == 8)
-      memcpy(&value, p->kernel_params[i], 8);
-    for (size_t k = 0; sizes[i] == 8 && k < c->num_buffers; ++k) {
-      num_uses += value == c->buffers[k];
-      if (value > c->buffers[k] && value - c->buffers[k] < io_bytes[k])
-        return 0;
-    }
+    size_t k = sizes[i] == 8 ? buffer_of(c, io_bytes, p->kernel_params[i]) : SIZE_MAX;
+    if (k == SIZE_MAX - 1)
+      return 0;
+    num_uses += k != SIZE_MAX;
   }
   if (!num_uses)
     return 1;
@@ -508,9 +518,9 @@ static int add_bound_node(infc__cuda_session *c, CUgraphNode node, const kernel_
   for (size_t i = 0, at = 0; i < num_params; at += sizes[i++]) {
     memcpy(b->values + at, p->kernel_params[i], sizes[i]);
     b->params.kernel_params[i] = b->values + at;
-    for (size_t k = 0; sizes[i] == 8 && k < c->num_buffers; ++k)
-      if (!memcmp(p->kernel_params[i], &c->buffers[k], 8))
-        b->uses[b->num_uses++] = (struct buffer_use){i, k};
+    size_t k = sizes[i] == 8 ? buffer_of(c, io_bytes, p->kernel_params[i]) : SIZE_MAX;
+    if (k != SIZE_MAX)
+      b->uses[b->num_uses++] = (struct buffer_use){i, k};
   }
   return 1;
 }
@@ -712,9 +722,9 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
     const char *capture_failed = NULL;
     char failure[160];
     capture_graph(c, d, &r, &capture_failed, failure, sizeof failure);
-    if (!capture_failed)
+    if (!capture_failed) {
       find_bound_nodes(c, model->io_bytes);
-    if (capture_failed) {
+    } else {
       if (c->exec)
         drv.GraphExecDestroy(c->exec);
       if (c->graph)

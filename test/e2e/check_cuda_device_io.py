@@ -267,7 +267,7 @@ def child(args):
             if out_bytes[j] and (got == 0x5A).all():
                 problems.append(f"output {j} was not written")
     if args.stage == "device-then-host" and not problems:
-        problems += host_after_device(args, lib, model, session, ins, outs, inputs,
+        problems += host_after_device(args, lib, model, session, ins, outs, out_bytes, inputs,
                                       device_pointers, session_buffers)
     counts = ", ".join(f"{n} {op}" for op, n in collections.Counter(names).items())
     print("; ".join(problems) if problems else f"ok: {counts}")
@@ -280,8 +280,8 @@ def replayed_pointers(ops):
     return {int(v, 16) for op in ops if op[0] == "launch" for v in op[8:]}
 
 
-def host_after_device(args, lib, model, session, ins, outs, inputs, device_pointers,
-                      session_buffers):
+def host_after_device(args, lib, model, session, ins, outs, out_bytes, inputs,
+                      device_pointers, session_buffers):
     """After a run on the caller's device buffers, a run with host memory only: the graph's
     kernels are rebound to the session's buffers (none of the caller's left among the
     replay's pointers, the session's there), the inputs copied in and the outputs out."""
@@ -293,7 +293,7 @@ def host_after_device(args, lib, model, session, ins, outs, inputs, device_point
         host_ins[i] = _abi.Tensor(value.ctypes.data, ins[i].dtype, ins[i].rank, ins[i].shape,
                                   0, 0, 0)
     for j in range(len(outs)):
-        buffer = np.empty(harness_bytes(lib, model, j), np.uint8)
+        buffer = np.empty(out_bytes[j], np.uint8)
         keep.append(buffer)
         host_outs[j] = _abi.Tensor(buffer.ctypes.data, outs[j].dtype, outs[j].rank,
                                    outs[j].shape, 0, 0, 0)
@@ -315,12 +315,6 @@ def host_after_device(args, lib, model, session, ins, outs, inputs, device_point
                         f"{names.count('dtoh')} out")
     return problems
 
-
-def harness_bytes(lib, model, j):
-    from infc import _abi
-    info = _abi.IOInfo()
-    lib.infc_model_output_info(model, j, ctypes.byref(info))
-    return info.byte_size
 
 
 def lifetime(args, lib, model, opts, session, ins, outs):

@@ -71,11 +71,16 @@ static void remove_allocation(uintptr_t base) {
  * bytes from its start. cuMemAlloc's allocations start 256-byte aligned and the kernels'
  * widest loads and stores are 16 bytes; the memory plan's views and the weights' offsets
  * keep that (a caller's misaligned device input is copied by the runtime first). */
-static int is_aligned_device_pointer(uint64_t p) {
+static const struct allocation *allocation_of(uint64_t p, int or_just_past) {
   for (size_t i = 0; i < num_allocations; ++i)
-    if (p >= allocations[i].base && p <= allocations[i].base + allocations[i].bytes)
-      return (p - allocations[i].base) % 16 == 0;
-  return 0;
+    if (p >= allocations[i].base &&
+        p - allocations[i].base < allocations[i].bytes + (or_just_past ? 1 : 0))
+      return &allocations[i];
+  return NULL;
+}
+static int is_aligned_device_pointer(uint64_t p) {
+  const struct allocation *a = allocation_of(p, 1);
+  return a && (p - a->base) % 16 == 0;
 }
 
 /* A kernel of a loaded cubin: its name and its parameters' sizes by ordinal. A function
@@ -382,7 +387,6 @@ EXPORT CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
   logf_("function %s", name);
   return 0;
 }
-/* "Runs" a kernel: logs it, or fails it when it is the one MOCK_CUDA_FAIL_LAUNCH names. */
 /* Whether kernel `k`'s parameters `params` are what it takes: every 8-byte one a pointer
  * into a live allocation, 16 bytes aligned within it. */
 static int params_ok(const struct kernel *k, void *const *params) {
@@ -398,8 +402,9 @@ static int params_ok(const struct kernel *k, void *const *params) {
   return 1;
 }
 
-/* Logs a kernel run: "launch NAME gx gy gz bx by bz", and with MOCK_CUDA_LOG_ARGS a graph
- * node's 8-byte parameters after it (a replay's pointers). */
+/* "Runs" a kernel: logs it ("launch NAME gx gy gz bx by bz", and with MOCK_CUDA_LOG_ARGS a
+ * graph node's 8-byte parameters after it: a replay's pointers), or fails it when it is the
+ * one MOCK_CUDA_FAIL_LAUNCH names. */
 static CUresult run_kernel(const struct launch *l) {
   ++launches;
   const char *fail = getenv("MOCK_CUDA_FAIL_LAUNCH");
@@ -495,10 +500,7 @@ EXPORT CUresult cuStreamIsCapturing(void *s, int *status) {
  * gives; anything else unknown: every attribute zero, as the driver answers. */
 EXPORT CUresult cuPointerGetAttributes(unsigned n, const int *attributes, void **data,
                                        CUdeviceptr p) {
-  const struct allocation *a = NULL;
-  for (size_t i = 0; i < num_allocations && !a; ++i)
-    if (p >= allocations[i].base && p < allocations[i].base + allocations[i].bytes)
-      a = &allocations[i];
+  const struct allocation *a = allocation_of(p, 0);
   for (unsigned i = 0; i < n; ++i) {
     switch (attributes[i]) {
     case 2: /* MEMORY_TYPE */
