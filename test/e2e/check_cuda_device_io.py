@@ -316,7 +316,6 @@ def host_after_device(args, lib, model, session, ins, outs, out_bytes, inputs,
     return problems
 
 
-
 def lifetime(args, lib, model, opts, session, ins, outs):
     """The last session gives back all the device holds of the model (the modules too), and
     a later session loads them again; dlclose then reaches the driver no more."""
