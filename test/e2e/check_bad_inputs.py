@@ -40,6 +40,7 @@ Run-time cases, on the zoo mlp compiled here (each in a subprocess, so a crash i
          dtype -> infc.Error whose message matches; load() of a non-library -> infc.Error
   r6-r8  `infc run`: an input of the wrong shape, a missing --input, an input file that is not
          .npy -> non-zero exit, no crash, a message on stderr
+  r9     `infc run` with an empty (0x3) .npy input: runs, outputs match numpy
 
 Prints one PASS/FAIL line per case (with the reasons and infc's stderr on failure) and
 'N passed, M failed' at the end; exits 1 on any failure, 2 on bad usage.
@@ -589,6 +590,34 @@ def _(ctx):
     r = _run_cli(ctx, ["--input", f"input={p}"])
     if r:
         ctx.expect_clean_failure(r, [r"garbage\.npy|npy|input"])
+
+
+@case("r9", "infc run: an empty input (0x3) is a tensor, not a missing one")
+def _(ctx):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    like = helper.make_tensor_value_info("like", TensorProto.FLOAT, [0, 3])
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu"),
+                           helper.make_node("Neg", ["like"], ["z"], name="neg")], "empty",
+                          [x, like], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                                      helper.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+    p = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+             ctx.path("empty.onnx"))
+    so = ctx.compile_ok(p)
+    if not so:
+        return
+    xv = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    np.save(ctx.path("x.npy"), xv)
+    np.save(ctx.path("like.npy"), np.zeros((0, 3), np.float32))
+    r = harness.run_tool([ctx.args.infc, "run", so, "--input", f"x={ctx.path('x.npy')}",
+                          "--input", f"like={ctx.path('like.npy')}", "--output-dir",
+                          ctx.path("out")], TIMEOUT)
+    ctx.logs.append(r.describe())
+    if r.returncode != 0 or r.crash_reason():
+        ctx.fail(f"infc run failed: {r.crash_reason() or f'exit {r.returncode}'}")
+        return
+    y, z = np.load(ctx.path("out", "y.npy")), np.load(ctx.path("out", "z.npy"))
+    if not np.array_equal(y, np.maximum(xv, 0)) or z.shape != (0, 3):
+        ctx.fail(f"wrong outputs: y={y.tolist()}, z of shape {z.shape}")
 
 
 def main(argv=None):

@@ -59,7 +59,10 @@ bool LoadedModel::bind(
     if (!provide(info, a, error))
       return false;
     infc_tensor t{};
-    t.data = a.data.data();
+    // An empty array has no bytes but is a tensor all the same: the runtime takes NULL
+    // for a missing one, so an empty input points at a byte it will not read.
+    static char noBytes;
+    t.data = a.data.empty() ? &noBytes : a.data.data();
     t.dtype = a.dtype;
     t.rank = (int32_t)a.shape.size();
     t.shape = a.shape.data();

@@ -25,21 +25,93 @@ size_t dtypeSize(infc_dtype dtype) {
   }
 }
 
-/// The value of `key` in the header dict, as its raw text.
+/// The value of `key` in the header dict, as its raw text ("" when absent).
 std::string field(const std::string &header, const std::string &key) {
   size_t k = header.find("'" + key + "'");
   if (k == std::string::npos)
     return "";
   size_t colon = header.find(':', k);
-  size_t start = header.find_first_not_of(' ', colon + 1);
-  if (header[start] == '(') {
-    size_t end = header.find(')', start);
-    return header.substr(start, end - start + 1);
-  }
-  size_t end = header.find_first_of(",}", start);
-  return header.substr(start, end - start);
+  size_t start = colon == std::string::npos ? colon : header.find_first_not_of(' ', colon + 1);
+  if (start == std::string::npos)
+    return "";
+  size_t end = header[start] == '(' ? header.find(')', start) : header.find_first_of(",}", start);
+  if (end == std::string::npos)
+    return "";
+  return header.substr(start, end - start + (header[start] == '('));
 }
 } // namespace
+
+bool infc::parseNpy(const std::string &content, const std::string &path, NpyArray &array,
+                    std::string &error) {
+  auto fail = [&](const std::string &why) {
+    error = "'" + path + "' " + why;
+    return false;
+  };
+  if (content.size() < 10 || content.compare(0, 6, "\x93NUMPY") != 0)
+    return fail("is not a .npy file");
+  uint8_t major = content[6];
+  size_t headerLen, offset;
+  if (major == 1) {
+    headerLen = (uint8_t)content[8] | ((uint8_t)content[9] << 8);
+    offset = 10;
+  } else {
+    if (content.size() < 12)
+      return fail("is truncated");
+    headerLen = (uint32_t)(uint8_t)content[8] | ((uint32_t)(uint8_t)content[9] << 8) |
+                ((uint32_t)(uint8_t)content[10] << 16) | ((uint32_t)(uint8_t)content[11] << 24);
+    offset = 12;
+  }
+  if (headerLen > content.size() - offset)
+    return fail("is truncated");
+  std::string header = content.substr(offset, headerLen);
+  std::string descr = field(header, "descr"), order = field(header, "fortran_order"),
+              shape = field(header, "shape");
+  if (order.find("True") != std::string::npos)
+    return fail("is in Fortran order; save it C-contiguous");
+  if (descr.size() < 4 || (descr[1] == '>' && descr.substr(2, 2) != "u1" &&
+                           descr.substr(2, 2) != "i1" && descr.substr(2, 2) != "b1"))
+    return fail("has unsupported dtype " + descr);
+  std::string code = descr.substr(2, descr.size() - 3);
+  bool found = false;
+  for (const DtypeName &d : kDtypes)
+    if (code == d.descr) {
+      array.dtype = d.dtype;
+      found = true;
+    }
+  if (!found)
+    return fail("has unsupported dtype " + descr);
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+    return fail("has no shape in its header");
+  array.shape.clear();
+  uint64_t count = 1;
+  std::string dims = shape.substr(1, shape.size() - 2);
+  std::stringstream ss(dims);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t first = item.find_first_not_of(' ');
+    if (first == std::string::npos)
+      continue;
+    size_t last = item.find_last_not_of(' ');
+    std::string digits = item.substr(first, last - first + 1);
+    // numpy writes plain decimal dims; at most 2^59 elements keep the byte count in range.
+    if (digits.empty() || digits.size() > 18 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      return fail("has a malformed shape " + shape);
+    int64_t dim = std::strtoll(digits.c_str(), nullptr, 10);
+    if (dim != 0 && count > (uint64_t(1) << 59) / (uint64_t)dim)
+      return fail("has a shape too large to hold: " + shape);
+    count *= dim;
+    array.shape.push_back(dim);
+  }
+  if (array.shape.size() > 32)
+    return fail("has more than 32 dims");
+  uint64_t bytes = count * dtypeSize(array.dtype);
+  size_t dataStart = offset + headerLen;
+  if (content.size() - dataStart < bytes)
+    return fail("holds fewer bytes than its shape needs");
+  array.data.assign(content.begin() + dataStart, content.begin() + dataStart + bytes);
+  return true;
+}
 
 bool infc::readNpy(const std::string &path, NpyArray &array, std::string &error) {
   std::ifstream in(path, std::ios::binary);
@@ -48,70 +120,7 @@ bool infc::readNpy(const std::string &path, NpyArray &array, std::string &error)
     return false;
   }
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (content.size() < 10 || content.compare(0, 6, "\x93NUMPY") != 0) {
-    error = "'" + path + "' is not a .npy file";
-    return false;
-  }
-  uint8_t major = content[6];
-  size_t headerLen, offset;
-  if (major == 1) {
-    headerLen = (uint8_t)content[8] | ((uint8_t)content[9] << 8);
-    offset = 10;
-  } else {
-    if (content.size() < 12) {
-      error = "'" + path + "' is truncated";
-      return false;
-    }
-    headerLen = (uint32_t)(uint8_t)content[8] | ((uint32_t)(uint8_t)content[9] << 8) |
-                ((uint32_t)(uint8_t)content[10] << 16) | ((uint32_t)(uint8_t)content[11] << 24);
-    offset = 12;
-  }
-  if (offset + headerLen > content.size()) {
-    error = "'" + path + "' is truncated";
-    return false;
-  }
-  std::string header = content.substr(offset, headerLen);
-  std::string descr = field(header, "descr"), order = field(header, "fortran_order"),
-              shape = field(header, "shape");
-  if (order.find("True") != std::string::npos) {
-    error = "'" + path + "' is in Fortran order; save it C-contiguous";
-    return false;
-  }
-  if (descr.size() < 4 || (descr[1] == '>' && descr.substr(2, 2) != "u1" &&
-                           descr.substr(2, 2) != "i1" && descr.substr(2, 2) != "b1")) {
-    error = "'" + path + "' has unsupported dtype " + descr;
-    return false;
-  }
-  std::string code = descr.substr(2, descr.size() - 3);
-  bool found = false;
-  for (const DtypeName &d : kDtypes)
-    if (code == d.descr) {
-      array.dtype = d.dtype;
-      found = true;
-    }
-  if (!found) {
-    error = "'" + path + "' has unsupported dtype " + descr;
-    return false;
-  }
-  array.shape.clear();
-  int64_t count = 1;
-  std::string dims = shape.substr(1, shape.size() - 2);
-  std::stringstream ss(dims);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.find_first_not_of(' ') == std::string::npos)
-      continue;
-    array.shape.push_back(std::stoll(item));
-    count *= array.shape.back();
-  }
-  size_t bytes = count * dtypeSize(array.dtype);
-  size_t dataStart = offset + headerLen;
-  if (content.size() - dataStart < bytes) {
-    error = "'" + path + "' holds fewer bytes than its shape needs";
-    return false;
-  }
-  array.data.assign(content.begin() + dataStart, content.begin() + dataStart + bytes);
-  return true;
+  return parseNpy(content, path, array, error);
 }
 
 static const char *npyDescr(infc_dtype dtype) {

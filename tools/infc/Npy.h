@@ -16,6 +16,9 @@ struct NpyArray {
 
 /// Reads a C-order .npy of a dtype the runtime knows; false with `error` otherwise.
 bool readNpy(const std::string &path, NpyArray &array, std::string &error);
+/// The same for a file's bytes already read (`path` only names it in errors).
+bool parseNpy(const std::string &content, const std::string &path, NpyArray &array,
+              std::string &error);
 /// Writes `data` as a C-order .npy.
 bool writeNpy(const std::string &path, infc_dtype dtype, const int64_t *shape, int32_t rank,
               const void *data, size_t bytes, std::string &error);

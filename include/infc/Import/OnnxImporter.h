@@ -33,6 +33,13 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
                                                   llvm::StringRef path,
                                                   const OnnxImportOptions &options);
 
+/// The same for a model held in memory (the fuzzers'); `path` names it in diagnostics, and
+/// its folder is where external data is looked up.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModelFromBytes(mlir::MLIRContext &context,
+                                                           llvm::StringRef bytes,
+                                                           llvm::StringRef path,
+                                                           const OnnxImportOptions &options);
+
 /// What `infc inspect` prints: a summary of the model without compiling it.
 struct OnnxModelSummary {
   struct Value {
@@ -51,6 +58,8 @@ llvm::LogicalResult summarizeOnnxModel(llvm::StringRef path, OnnxModelSummary &s
 
 /// Whether the importer handles `opType` of the default ONNX domain.
 bool isSupportedOnnxOp(llvm::StringRef opType);
+/// Every op type of the default ONNX domain the importer handles, sorted.
+std::vector<llvm::StringRef> supportedOnnxOps();
 
 } // namespace infc
 

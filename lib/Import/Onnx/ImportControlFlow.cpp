@@ -17,7 +17,7 @@ using namespace infc;
 
 namespace {
 const onnx::GraphProto *graphAttr(NodeImporter &n, StringRef name) {
-  const onnx::AttributeProto *a = n.attr(name);
+  const onnx::AttributeProto *a = n.typedAttr(name, onnx::AttributeProto::GRAPH);
   if (!a || !a->has_g()) {
     n.error() << "expects a '" << name << "' subgraph attribute";
     return nullptr;

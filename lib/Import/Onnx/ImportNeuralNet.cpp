@@ -63,24 +63,47 @@ LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
                          ArrayRef<int64_t> dilations, SmallVectorImpl<int64_t> &pads) {
   std::string autoPad = n.getString("auto_pad", "NOTSET");
   size_t rank = inSpatial.size();
+  auto list = [](ArrayRef<int64_t> v) {
+    std::string s;
+    for (int64_t x : v)
+      s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return "[" + s + "]";
+  };
+  // The shape arithmetic below divides by strides and indexes by spatial dim.
+  if (kernel.size() != rank || llvm::any_of(kernel, [](int64_t k) { return k < 1; }))
+    return n.error() << "kernel_shape " << list(kernel) << " must hold " << rank
+                     << " positive sizes";
+  if (strides.size() != rank || llvm::any_of(strides, [](int64_t s) { return s < 1; }))
+    return n.error() << "strides " << list(strides) << " must hold " << rank
+                     << " positive values";
+  if (dilations.size() != rank || llvm::any_of(dilations, [](int64_t s) { return s < 1; }))
+    return n.error() << "dilations " << list(dilations) << " must hold " << rank
+                     << " positive values";
   if (autoPad == "NOTSET") {
     pads = n.getInts("pads", SmallVector<int64_t>(2 * rank, 0));
     if (pads.size() != 2 * rank)
       return n.error() << "expects " << 2 * rank << " pads, got " << pads.size();
-    return success();
+    if (llvm::any_of(pads, [](int64_t p) { return p < 0 || p > (int64_t(1) << 32); }))
+      return n.error() << "pads " << list(pads) << " must be non-negative";
+  } else {
+    pads.assign(2 * rank, 0);
+    if (autoPad != "VALID" && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+      return n.error() << "unsupported auto_pad '" << autoPad << "'";
+    for (size_t d = 0; d < rank && autoPad != "VALID"; ++d) {
+      int64_t out = (inSpatial[d] + strides[d] - 1) / strides[d];
+      int64_t total = std::max<int64_t>(
+          0, (out - 1) * strides[d] + dilations[d] * (kernel[d] - 1) + 1 - inSpatial[d]);
+      int64_t small = total / 2;
+      pads[d] = autoPad == "SAME_UPPER" ? small : total - small;
+      pads[d + rank] = total - pads[d];
+    }
   }
-  pads.assign(2 * rank, 0);
-  if (autoPad == "VALID")
-    return success();
-  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
-    return n.error() << "unsupported auto_pad '" << autoPad << "'";
   for (size_t d = 0; d < rank; ++d) {
-    int64_t out = (inSpatial[d] + strides[d] - 1) / strides[d];
-    int64_t total = std::max<int64_t>(
-        0, (out - 1) * strides[d] + dilations[d] * (kernel[d] - 1) + 1 - inSpatial[d]);
-    int64_t small = total / 2;
-    pads[d] = autoPad == "SAME_UPPER" ? small : total - small;
-    pads[d + rank] = total - pads[d];
+    int64_t span = dilations[d] * (kernel[d] - 1) + 1;
+    if (inSpatial[d] + pads[d] + pads[d + rank] < span)
+      return n.error() << "the kernel spans " << span << " along spatial dim " << d
+                       << ", more than the padded input's " << inSpatial[d] << " + "
+                       << pads[d] << " + " << pads[d + rank];
   }
   return success();
 }

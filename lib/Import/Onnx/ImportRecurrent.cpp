@@ -218,7 +218,7 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
       lengths = n.reshape(n.input(4), {batch, 1});
   }
   SmallVector<std::string> names;
-  if (const onnx::AttributeProto *a = n.attr("activations"))
+  if (const onnx::AttributeProto *a = n.typedAttr("activations", onnx::AttributeProto::STRINGS))
     for (const std::string &s : a->strings())
       names.push_back(s);
   if (names.empty()) {
@@ -244,7 +244,7 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
   }
   auto floats = [&](StringRef attr) {
     SmallVector<double> v;
-    if (const onnx::AttributeProto *a = n.attr(attr))
+    if (const onnx::AttributeProto *a = n.typedAttr(attr, onnx::AttributeProto::FLOATS))
       for (float f : a->floats())
         v.push_back(f);
     v.resize(names.size(), std::nan(""));

@@ -80,6 +80,13 @@ LogicalResult importTranspose(NodeImporter &n) {
   SmallVector<int64_t> perm = n.getInts("perm", reversed);
   if ((int64_t)perm.size() != rank)
     return n.error() << "perm has " << perm.size() << " entries for rank " << rank;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return n.error() << "perm is not a permutation of [0, " << rank << "): entry " << p
+                       << (p >= 0 && p < rank ? " repeats" : " is out of range");
+    seen[p] = true;
+  }
   n.setResult(0, n.create<TransposeOp>(n.input(0), n.b.getDenseI64ArrayAttr(perm)));
   return success();
 }
@@ -326,23 +333,23 @@ std::optional<DenseElementsAttr> tensorAttr(NodeImporter &n, const onnx::TensorP
 
 LogicalResult importConstant(NodeImporter &n) {
   MLIRContext *ctx = n.b.getContext();
-  if (const onnx::AttributeProto *a = n.attr("value")) {
+  if (const onnx::AttributeProto *a = n.typedAttr("value", onnx::AttributeProto::TENSOR)) {
     auto attr = tensorAttr(n, a->t());
     if (!attr)
       return failure();
     n.setResult(0, n.constant(*attr));
-  } else if (const onnx::AttributeProto *a = n.attr("value_float")) {
+  } else if (const onnx::AttributeProto *a = n.typedAttr("value_float", onnx::AttributeProto::FLOAT)) {
     n.setResult(0, n.constant(DenseElementsAttr::get(
                        RankedTensorType::get({}, Float32Type::get(ctx)), a->f())));
-  } else if (const onnx::AttributeProto *a = n.attr("value_floats")) {
+  } else if (const onnx::AttributeProto *a = n.typedAttr("value_floats", onnx::AttributeProto::FLOATS)) {
     SmallVector<float> v(a->floats().begin(), a->floats().end());
     n.setResult(0, n.constant(DenseElementsAttr::get(
                        RankedTensorType::get({(int64_t)v.size()}, Float32Type::get(ctx)),
                        ArrayRef<float>(v))));
-  } else if (const onnx::AttributeProto *a = n.attr("value_int")) {
+  } else if (const onnx::AttributeProto *a = n.typedAttr("value_int", onnx::AttributeProto::INT)) {
     n.setResult(0, n.constant(DenseElementsAttr::get(
                        RankedTensorType::get({}, IntegerType::get(ctx, 64)), a->i())));
-  } else if (const onnx::AttributeProto *a = n.attr("value_ints")) {
+  } else if (const onnx::AttributeProto *a = n.typedAttr("value_ints", onnx::AttributeProto::INTS)) {
     SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
     n.setResult(0, n.constant(DenseElementsAttr::get(
                        RankedTensorType::get({(int64_t)v.size()}, IntegerType::get(ctx, 64)),
@@ -359,7 +366,7 @@ LogicalResult importConstantOfShape(NodeImporter &n) {
     return failure();
   DenseElementsAttr value = DenseElementsAttr::get(
       RankedTensorType::get({1}, Float32Type::get(n.b.getContext())), 0.0f);
-  if (const onnx::AttributeProto *a = n.attr("value")) {
+  if (const onnx::AttributeProto *a = n.typedAttr("value", onnx::AttributeProto::TENSOR)) {
     auto attr = tensorAttr(n, a->t());
     if (!attr)
       return failure();

@@ -1255,7 +1255,7 @@ LogicalResult importUpsample(NodeImporter &n) {
   m.nearest = "simple";
   SmallVector<double> scales;
   if (n.opset < 9) {
-    if (const onnx::AttributeProto *a = n.attr("scales"))
+    if (const onnx::AttributeProto *a = n.typedAttr("scales", onnx::AttributeProto::FLOATS))
       for (float s : a->floats())
         scales.push_back(s);
   } else {

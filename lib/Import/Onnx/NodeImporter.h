@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -53,6 +54,9 @@ public:
   llvm::SmallVector<int64_t> getInts(llvm::StringRef name,
                                      llvm::ArrayRef<int64_t> def = {}) const;
   bool hasAttr(llvm::StringRef name) const { return attr(name) != nullptr; }
+  /// Attribute `name` if it holds `type` (an onnx::AttributeProto::AttributeType); an
+  /// error and null when it holds another (the import of the node then fails).
+  const onnx::AttributeProto *typedAttr(llvm::StringRef name, int type) const;
 
   /// The value of input i if it folded to a constant.
   mlir::DenseElementsAttr constantInput(unsigned i) const;
@@ -62,8 +66,21 @@ public:
   /// Input i as int64 values; emits an error naming `what` unless it is constant.
   std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned i, llvm::StringRef what);
 
-  /// Builds op OpTy and folds it on the spot when its operands are constants.
+  /// Builds op OpTy and folds it on the spot when its operands are constants. An op whose
+  /// result types are inferred is checked first: operands it cannot take (which its builder
+  /// would abort on) are an error of the node, and a placeholder stands in for the result
+  /// so that the importer can return; the node's import then fails.
   template <typename OpTy, typename... Args> mlir::Value create(Args &&...args) {
+    if constexpr (buildsWithTypes<OpTy, Args...>(0)) {
+      mlir::OperationState state(loc, OpTy::getOperationName());
+      OpTy::build(b, state, mlir::TypeRange(), args...);
+      llvm::SmallVector<mlir::Type> types;
+      std::string why;
+      if (!inferTypes<OpTy>(state, types, why))
+        return failedOp(OpTy::getOperationName(), why, state.operands);
+      state.addTypes(types);
+      return foldNow(b.create(state));
+    }
     auto op = OpTy::create(b, loc, std::forward<Args>(args)...);
     return foldNow(op.getOperation());
   }
@@ -100,6 +117,35 @@ public:
   llvm::SmallVector<mlir::Value> results;
 
 private:
+  /// Whether OpTy infers its result types and has a builder taking them before `Args`.
+  template <typename OpTy, typename... Args>
+  static constexpr auto buildsWithTypes(int)
+      -> decltype(OpTy::build(std::declval<mlir::OpBuilder &>(),
+                              std::declval<mlir::OperationState &>(),
+                              std::declval<mlir::TypeRange>(), std::declval<Args>()...),
+                  bool()) {
+    return OpTy::template hasTrait<mlir::InferTypeOpInterface::Trait>();
+  }
+  template <typename OpTy, typename... Args> static constexpr bool buildsWithTypes(...) {
+    return false;
+  }
+  template <typename OpTy>
+  bool inferTypes(mlir::OperationState &state, llvm::SmallVectorImpl<mlir::Type> &types,
+                  std::string &why) {
+    mlir::MLIRContext *ctx = b.getContext();
+    // The inference reports why it fails at `loc`; the message is kept for the node's error.
+    mlir::ScopedDiagnosticHandler capture(ctx, [&](mlir::Diagnostic &d) {
+      if (why.empty())
+        why = d.str();
+      return mlir::success();
+    });
+    return mlir::succeeded(OpTy::inferReturnTypes(
+        ctx, loc, state.operands, state.attributes.getDictionary(ctx),
+        state.getRawProperties(), state.regions, types));
+  }
+  /// Reports that `opName` cannot take its operands; returns the placeholder.
+  mlir::Value failedOp(llvm::StringRef opName, llvm::StringRef why, mlir::ValueRange operands);
+
   llvm::SmallVectorImpl<mlir::Value> &inputs;
 };
 

@@ -6,11 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NodeImporter.h"
+#include "OnnxValidation.h"
 #include "infc/Import/OnnxImporter.h"
 #include "infc/runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -134,6 +137,14 @@ const ImportRegistry &infc::importRegistry() {
 
 bool infc::isSupportedOnnxOp(StringRef opType) { return importRegistry().count(opType); }
 
+std::vector<StringRef> infc::supportedOnnxOps() {
+  std::vector<StringRef> ops;
+  for (const auto &entry : importRegistry())
+    ops.push_back(entry.getKey());
+  llvm::sort(ops);
+  return ops;
+}
+
 /// The newest ai.onnx opset the importers were checked against (the pinned onnx 1.23 knows
 /// 28; the ops imported here have not changed meaning since their opset-18 forms).
 constexpr int64_t kNewestOpset = 28;
@@ -159,23 +170,42 @@ const onnx::AttributeProto *NodeImporter::attr(StringRef name) const {
   return nullptr;
 }
 
-int64_t NodeImporter::getInt(StringRef name, int64_t def) const {
+/// The attribute `name` when it holds `type`; otherwise (the validation against the schema
+/// lets no such model through, so an importer asked for the wrong type) an error and null.
+const onnx::AttributeProto *NodeImporter::typedAttr(StringRef name, int type) const {
   const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return nullptr;
+  int held = attributeTypeOf(*a);
+  bool isList = type >= onnx::AttributeProto::FLOATS && type != onnx::AttributeProto::SPARSE_TENSOR &&
+                type != onnx::AttributeProto::TYPE_PROTO;
+  if (held == type || (held == onnx::AttributeProto::UNDEFINED && isList))
+    return a;
+  const_cast<NodeImporter *>(this)->error()
+      << "attribute '" << name << "' is not of the type this op reads ("
+      << onnx::AttributeProto::AttributeType_Name(
+             static_cast<onnx::AttributeProto::AttributeType>(type))
+      << ")";
+  return nullptr;
+}
+
+int64_t NodeImporter::getInt(StringRef name, int64_t def) const {
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::INT);
   return a ? a->i() : def;
 }
 
 double NodeImporter::getFloat(StringRef name, double def) const {
-  const onnx::AttributeProto *a = attr(name);
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::FLOAT);
   return a ? a->f() : def;
 }
 
 std::string NodeImporter::getString(StringRef name, StringRef def) const {
-  const onnx::AttributeProto *a = attr(name);
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::STRING);
   return a ? a->s() : def.str();
 }
 
 SmallVector<int64_t> NodeImporter::getInts(StringRef name, ArrayRef<int64_t> def) const {
-  const onnx::AttributeProto *a = attr(name);
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::INTS);
   if (!a)
     return SmallVector<int64_t>(def);
   return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
@@ -259,6 +289,23 @@ Value NodeImporter::foldNow(Operation *op) {
   return constant(attr);
 }
 
+Value NodeImporter::failedOp(StringRef opName, StringRef why, ValueRange operands) {
+  error() << "cannot build " << opName << ": " << why;
+  // Zeros of the first tensor operand's type: something of a plausible shape for the rest of
+  // the importer to read until it returns.
+  RankedTensorType type = RankedTensorType::get({}, b.getF32Type());
+  for (Value v : operands)
+    if (auto t = dyn_cast<RankedTensorType>(v.getType());
+        t && t.hasStaticShape() && t.getNumElements() >= 0) {
+      type = t;
+      break;
+    }
+  Attribute zero = b.getZeroAttr(type.getElementType());
+  if (!zero)
+    type = RankedTensorType::get({}, b.getF32Type()), zero = b.getF32FloatAttr(0);
+  return constant(SplatElementsAttr::get(type, zero));
+}
+
 Value NodeImporter::constant(DenseElementsAttr value) {
   return ConstantOp::create(b, loc, cast<ElementsAttr>(value));
 }
@@ -321,7 +368,11 @@ std::optional<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
 
 InFlightDiagnostic NodeImporter::error() {
   std::string domain = isDefaultDomain(node.domain()) ? "" : node.domain() + ":";
-  return emitError(loc) << "node '" << node.name() << "' (" << domain << node.op_type()
+  // An unnamed node goes by the name its location gives it (op type and import order).
+  std::string name = node.name();
+  if (auto named = dyn_cast<NameLoc>(loc); named && name.empty())
+    name = named.getName().strref().rsplit('(').first.str();
+  return emitError(loc) << "node '" << name << "' (" << domain << node.op_type()
                         << ", opset " << opset << "): ";
 }
 
@@ -332,8 +383,9 @@ InFlightDiagnostic NodeImporter::error() {
 namespace {
 class ModelImporter {
 public:
-  ModelImporter(MLIRContext &ctx, StringRef path, const OnnxImportOptions &options)
-      : ctx(ctx), path(path), options(options), b(&ctx),
+  ModelImporter(MLIRContext &ctx, StringRef path, const OnnxImportOptions &options,
+                std::optional<StringRef> bytes = std::nullopt)
+      : ctx(ctx), path(path), options(options), bytes(bytes), b(&ctx),
         fileLoc(FileLineColLoc::get(&ctx, path, 0, 0)) {}
 
   OwningOpRef<ModuleOp> run();
@@ -347,12 +399,16 @@ private:
   RankedTensorType inputType(const onnx::ValueInfoProto &info);
   LogicalResult importNode(const onnx::NodeProto &node);
   int64_t importedNodes = 0;
+  int64_t errorCount = 0; // errors emitted in the context since run() began
+  int64_t nodeFirstError = -1; // errorCount when the node being imported began (-1: none)
+  LogicalResult checkTypes(ModuleOp module);
   FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &graph, ValueRange args);
   void listUnsupported(const onnx::GraphProto &graph, std::string &list, int &count);
 
   MLIRContext &ctx;
   std::string path;
   const OnnxImportOptions &options;
+  std::optional<StringRef> bytes; // the model, when given in memory rather than at `path`
   OpBuilder b;
   Location fileLoc;
   onnx::ModelProto model;
@@ -362,11 +418,18 @@ private:
 } // namespace
 
 LogicalResult ModelImporter::loadModel() {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!buffer)
-    return error() << "cannot read the model: " << buffer.getError().message();
-  google::protobuf::io::ArrayInputStream raw((*buffer)->getBufferStart(),
-                                             (int)(*buffer)->getBufferSize());
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  if (!bytes) {
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+    if (!buffer)
+      return error() << "cannot read the model: " << buffer.getError().message();
+    file = std::move(*buffer);
+    bytes = file->getBuffer();
+  }
+  if (bytes->size() > (size_t)INT_MAX)
+    return error() << "the model is larger than protobuf reads (2 GiB); keep its weights "
+                      "in external data";
+  google::protobuf::io::ArrayInputStream raw(bytes->data(), (int)bytes->size());
   google::protobuf::io::CodedInputStream stream(&raw);
   stream.SetTotalBytesLimit(INT_MAX);
   if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
@@ -419,18 +482,20 @@ LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor,
                                               std::string &bytes) {
   std::string location;
   int64_t offset = 0, length = -1;
+  std::string badNumber;
   for (const onnx::StringStringEntryProto &e : tensor.external_data()) {
     if (e.key() == "location")
       location = e.value();
-    else if (e.key() == "offset")
-      offset = std::stoll(e.value());
-    else if (e.key() == "length")
-      length = std::stoll(e.value());
+    else if ((e.key() == "offset" || e.key() == "length") &&
+             StringRef(e.value()).getAsInteger(10, e.key() == "offset" ? offset : length))
+      badNumber = e.key() + " '" + e.value() + "'";
   }
   auto fail = [&]() {
     return error() << "initializer '" << tensor.name() << "': external data '" << location
                    << "': ";
   };
+  if (!badNumber.empty())
+    return fail() << "the " << badNumber << " is not a number";
   if (location.empty())
     return fail() << "no location given";
   // Only files inside the model's folder: a model must not read arbitrary files.
@@ -455,7 +520,7 @@ LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor,
   int64_t size = (*buffer)->getBufferSize();
   if (length < 0)
     length = size - offset;
-  if (offset < 0 || offset + length > size)
+  if (offset < 0 || length < 0 || offset > size || length > size - offset)
     return fail() << "offset " << offset << " + length " << length
                   << " exceeds the file size " << size;
   bytes.assign((*buffer)->getBufferStart() + offset, length);
@@ -765,8 +830,8 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
     }
     auto it = values.find(name);
     if (it == values.end())
-      return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
-                            << ", opset " << opset << "): input '" << name
+      return emitError(loc) << "node '" << locName.substr(0, locName.rfind('(')) << "' ("
+                            << node.op_type() << ", opset " << opset << "): input '" << name
                             << "' is not produced by any earlier node";
     inputs.push_back(it->second);
   }
@@ -774,8 +839,15 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
   importer.importGraph = [this](const onnx::GraphProto &graph, ValueRange args) {
     return importSubgraph(graph, args);
   };
+  int64_t outerFirstError = nodeFirstError;
+  nodeFirstError = errorCount;
+  llvm::scope_exit restoreFirstError([&] { nodeFirstError = outerFirstError; });
+  if (failed(checkInputTypes(importer)))
+    return failure();
   const ImportFn &fn = importRegistry().find(node.op_type())->second;
-  if (failed(fn(importer)))
+  // An importer that reported an error but went on building has failed all the same.
+  int64_t errorsBefore = errorCount;
+  if (failed(fn(importer)) || errorCount != errorsBefore)
     return failure();
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
@@ -819,7 +891,21 @@ FailureOr<SmallVector<Value>> ModelImporter::importSubgraph(const onnx::GraphPro
 }
 
 OwningOpRef<ModuleOp> ModelImporter::run() {
-  if (failed(loadModel()) || failed(checkSupported()))
+  // Counts the errors, then lets the tool's handler print them.
+  DiagnosticEngine::HandlerID counter = ctx.getDiagEngine().registerHandler([&](Diagnostic &d) {
+    if (d.getSeverity() != DiagnosticSeverity::Error)
+      return failure();
+    // One error a node: what follows its first is a consequence of it.
+    bool consequence = nodeFirstError >= 0 && errorCount > nodeFirstError;
+    ++errorCount;
+    return success(consequence);
+  });
+  llvm::scope_exit unregister([&] { ctx.getDiagEngine().eraseHandler(counter); });
+  if (failed(loadModel()))
+    return nullptr;
+  if (validateOnnxModel(model, opset, [&](const std::string &m) { error() << m; }))
+    return nullptr;
+  if (failed(checkSupported()))
     return nullptr;
   const onnx::GraphProto &graph = model.graph();
 
@@ -947,13 +1033,59 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "infc.name", b.getStringAttr(out.name()));
   (*module)->setAttr("infc.graph_name", b.getStringAttr(graph.name()));
+  if (failed(checkTypes(*module)) || failed(verify(*module)))
+    return nullptr;
   return module;
+}
+
+/// Every tensor the import made has a static shape of at most kMaxTensorBytes: what a
+/// Reshape, Expand or ConstantOfShape computed from constants must still be allocatable.
+LogicalResult ModelImporter::checkTypes(ModuleOp module) {
+  WalkResult walk = module.walk([&](Operation *op) {
+    SmallVector<Value> values(op->getResults());
+    for (Region &r : op->getRegions())
+      for (Block &block : r)
+        llvm::append_range(values, block.getArguments());
+    for (Value v : values) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type)
+        continue;
+      std::optional<int64_t> n = elementCount(type.getShape());
+      int64_t bits = type.getElementType().getIntOrFloatBitWidth(), bytes = 0;
+      if (n && !llvm::MulOverflow(*n, std::max<int64_t>(bits / 8, 1), bytes) &&
+          bytes <= kMaxTensorBytes)
+        continue;
+      InFlightDiagnostic d = emitError(op->getLoc());
+      if (auto arg = dyn_cast<BlockArgument>(v); arg && isa<func::FuncOp>(op)) {
+        auto name = cast<func::FuncOp>(op).getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                                         "infc.name");
+        d << "graph input '" << (name ? name.str() : std::string("?")) << "': ";
+      } else if (auto name = dyn_cast<NameLoc>(op->getLoc())) {
+        StringRef node = name.getName().strref(), opType = node.rsplit('(').second;
+        d << "node '" << node.rsplit('(').first << "' (" << opType.drop_back() << ", opset "
+          << opset << "): ";
+      }
+      d << "computes a tensor of " << (n ? "more bytes than the address space holds"
+                                           : "a negative or uncountable size")
+        << ": " << type;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 OwningOpRef<ModuleOp> infc::importOnnxModel(MLIRContext &context, StringRef path,
                                             const OnnxImportOptions &options) {
   context.loadDialect<InfcDialect, func::FuncDialect>();
   return ModelImporter(context, path, options).run();
+}
+
+OwningOpRef<ModuleOp> infc::importOnnxModelFromBytes(MLIRContext &context, StringRef bytes,
+                                                     StringRef path,
+                                                     const OnnxImportOptions &options) {
+  context.loadDialect<InfcDialect, func::FuncDialect>();
+  return ModelImporter(context, path, options, bytes).run();
 }
 
 //===----------------------------------------------------------------------===//
