@@ -5,7 +5,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${INFC_BUILD_DIR:-$REPO/build}"
 
-APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22 libclang-rt-22-dev
               libprotobuf-dev protobuf-compiler libonnx-dev ninja-build ccache cmake
               libgtest-dev python3)
 missing=()
