@@ -563,6 +563,16 @@ def _(d):
                  [vi("y", None)], [init("s", np.array([1 << 24] * 3, np.int64))])
 
 
+@case("dims_huge_index_table", "dims", "ReverseSequence over 4 x 2^40 (found by fuzz_compile)",
+      E("node 'rs' (ReverseSequence, opset 17): needs an index constant of 1099511627776 "
+        "elements, more than the 67108864 the compiler builds"), ort="run")
+def _(d):
+    return model([helper.make_node("ReverseSequence", ["x", "lens"], ["y"], name="rs",
+                                   batch_axis=0, time_axis=1)],
+                 [vi("x", [4, 1 << 40])], [vi("y", None)],
+                 [init("lens", np.array([1, 2, 3, 4], np.int64))])
+
+
 @case("dims_tensor_attr_negative", "dims", "a Constant whose tensor has a negative dim",
       E("node 'c' (Constant, opset 17): attribute 'value': the tensor has a negative dim: "
         "[-1]"))

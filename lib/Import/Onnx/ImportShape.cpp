@@ -423,6 +423,10 @@ LogicalResult importRange(NodeImporter &n) {
                     delta = n.constantInput(2);
   if (!start || !limit || !delta)
     return n.notConstant(!start ? 0 : !limit ? 1 : 2, !start ? "start" : !limit ? "limit" : "delta");
+  for (DenseElementsAttr a : {start, limit, delta})
+    if (a.getNumElements() != 1)
+      return n.error() << "start, limit and delta must be scalars, got "
+                       << a.getType();
   Type et = start.getElementType();
   auto scalar = [](DenseElementsAttr a) {
     return isa<FloatType>(a.getElementType())
@@ -432,7 +436,11 @@ LogicalResult importRange(NodeImporter &n) {
   double s = scalar(start), l = scalar(limit), d = scalar(delta);
   if (d == 0)
     return n.error() << "delta is 0";
-  int64_t count = std::max<int64_t>(0, (int64_t)std::ceil((l - s) / d));
+  double steps = std::ceil((l - s) / d);
+  if (!(steps <= (double)kMaxMaterializedElements)) // NaN and infinity too
+    return n.error() << "makes " << steps << " elements, more than the "
+                     << kMaxMaterializedElements << " the compiler builds";
+  int64_t count = std::max<int64_t>(0, (int64_t)steps);
   auto type = RankedTensorType::get({count}, et);
   if (isa<FloatType>(et)) {
     SmallVector<APFloat> v;

@@ -105,6 +105,8 @@ public:
 
   /// Diagnostics that name the node, op type and opset.
   mlir::InFlightDiagnostic error();
+  /// Whether error() was called: the node has failed, and nothing more is folded for it.
+  bool hadError = false;
 
   /// Imports a subgraph attribute's body (If branches, Scan bodies) inline at the builder's
   /// insertion point, its inputs bound to `args`; outer-scope values stay visible. Returns
@@ -162,6 +164,11 @@ mlir::Value splitHeads(NodeImporter &n, mlir::Value v, int64_t heads);
 
 /// log(softmax(x)) along `axis`, max-shifted as the ONNX reference computes it.
 mlir::Value logSoftmax(NodeImporter &n, mlir::Value x, int64_t axis);
+
+/// The most elements of a constant the importer builds from less (an index table, a fold
+/// whose result outgrows its constant operands): 2^26, 512 MiB of int64. Folds of larger
+/// results are left to run time; constants the model holds are not limited.
+constexpr int64_t kMaxMaterializedElements = int64_t(1) << 26;
 
 /// The most time steps a recurrence or a Scan is unrolled to at import.
 constexpr int64_t kMaxUnrolledSteps = 1024;

@@ -270,11 +270,25 @@ std::optional<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i, Strin
 
 Value NodeImporter::foldNow(Operation *op) {
   SmallVector<Attribute> operands;
+  int64_t operandElements = 0;
   for (Value v : op->getOperands()) {
     Attribute a;
     matchPattern(v, m_Constant(&a));
     operands.push_back(a);
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a); dense && !dense.isSplat())
+      operandElements += dense.getNumElements();
   }
+  // A fold that would build a large constant out of a smaller one (Expand, Tile, a splat
+  // widened by an elementwise op: the folders expand splats) is left to run time: the
+  // compiler's memory is not the model's.
+  if (op->getNumResults() == 1)
+    if (auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+      if (std::optional<int64_t> n = elementCount(type.getShape());
+          !n || (*n > kMaxMaterializedElements && *n > operandElements))
+        return op->getResult(0);
+  // After an error the node fails whatever follows: nothing more is computed for it.
+  if (hadError)
+    return op->getResult(0);
   SmallVector<OpFoldResult> folded;
   if (op->getNumResults() != 1 || failed(op->fold(operands, folded)) || folded.empty())
     return op->getResult(0);
@@ -367,6 +381,7 @@ std::optional<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
 }
 
 InFlightDiagnostic NodeImporter::error() {
+  hadError = true;
   std::string domain = isDefaultDomain(node.domain()) ? "" : node.domain() + ":";
   // An unnamed node goes by the name its location gives it (op type and import order).
   std::string name = node.name();
