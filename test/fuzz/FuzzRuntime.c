@@ -36,7 +36,8 @@ static infc_session *session(void) {
  * checked" (the caller promises enough), so then it is larger than any tensor of the model. */
 static void *fill(bytes *b, infc_tensor *t, int64_t *shape, int is_output) {
   t->dtype = (infc_dtype)(take(b) % 20);
-  t->rank = (int32_t)(take(b) % 6) - (take(b) == 255); /* 0..5, sometimes -1 */
+  int32_t rank = (int32_t)(take(b) % 6);
+  t->rank = rank - (take(b) == 255); /* 0..5, sometimes one less (-1) */
   for (int k = 0; k < 8; ++k)
     shape[k] = (int64_t)(int8_t)take(b);
   uint8_t flags = take(b);

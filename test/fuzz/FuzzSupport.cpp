@@ -35,6 +35,7 @@ void infc::fuzz::importAndCheck(llvm::StringRef bytes, bool lower) {
     ctx.loadAllAvailableDialects();
   ctx.getDiagEngine().registerHandler([](Diagnostic &) { return success(); });
   OnnxImportOptions options;
+  options.verify = false; // verified below: invalid IR from the importer is a finding
   OwningOpRef<ModuleOp> module =
       importOnnxModelFromBytes(ctx, bytes, "/nonexistent/fuzz.onnx", options);
   if (!module)
@@ -161,7 +162,8 @@ size_t infc::fuzz::mutateModel(uint8_t *data, size_t size, size_t maxSize, unsig
       break;
     onnx::NodeProto &n = pick(*g.mutable_node(), rng);
     std::vector<std::string> names = valueNames(g);
-    std::string name = rng() % 4 ? names[rng() % names.size()] : std::string(rng() % 2 ? "" : "x");
+    std::string name = rng() % 4 && !names.empty() ? names[rng() % names.size()]
+                                                   : std::string(rng() % 2 ? "" : "x");
     if (rng() % 3 == 0)
       n.add_input(name);
     else if (n.input_size())
@@ -192,7 +194,8 @@ size_t infc::fuzz::mutateModel(uint8_t *data, size_t size, size_t maxSize, unsig
       g.mutable_output()->RemoveLast();
     else if (g.output_size()) {
       std::vector<std::string> names = valueNames(g);
-      pick(*g.mutable_output(), rng).set_name(names[rng() % names.size()]);
+      if (!names.empty())
+        pick(*g.mutable_output(), rng).set_name(names[rng() % names.size()]);
     }
     break;
   }

@@ -99,19 +99,20 @@ def runtime_seeds():
     byte_size, fill (the fill byte only when the data is allocated)."""
     F32, I64, F64 = 1, 8, 2
 
-    def tensor(dtype, dims, nbytes, flags=0):
+    def tensor(dtype, dims, nbytes, flags=0, output=False):
         t = [dtype, len(dims), 0] + [d & 0xFF for d in list(dims) + [0] * (8 - len(dims))]
         t += [flags, nbytes]
-        if not flags & 8:
-            t.append(1)
+        if (not flags & 4 or not output) and not flags & 8:
+            t.append(1)  # the fill byte of an allocated buffer
         return t
 
     a, b = tensor(F32, [2, 3], 24), tensor(F32, [3], 12)
-    outs = [tensor(F32, [2, 3], 24), tensor(I64, [2], 16), tensor(F64, [], 8)]
+    outs = [tensor(F32, [2, 3], 24, output=True), tensor(I64, [2], 16, output=True),
+            tensor(F64, [], 8, output=True)]
     valid = [2, 3] + a + b + sum(outs, [])
     seeds = {"valid": bytes(valid),
-             "library_outputs": bytes([2, 3] + a + b + sum((tensor(t[0], [], 0, 4)
-                                                             for t in outs), [])),
+             "library_outputs": bytes([2, 3] + a + b + tensor(F32, [2, 3], 0, 4, True)
+                                      + tensor(I64, [2], 0, 4, True) + tensor(F64, [], 0, 4, True)),
              "short_buffer": bytes([2, 3] + tensor(F32, [2, 3], 20) + b + sum(outs, [])),
              "wrong_dtype": bytes([2, 3] + tensor(I64, [2, 3], 48) + b + sum(outs, [])),
              "wrong_dims": bytes([2, 3] + tensor(F32, [3, 2], 24) + b + sum(outs, [])),

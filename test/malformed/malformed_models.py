@@ -497,7 +497,7 @@ def _(d):
 
 
 @case("op_unnamed_node", "op", "an unnamed node is named by its place in the graph",
-      E("node #1 (Sigmoid, opset 17): takes 1 input, given 3"))
+      E("node 'Sigmoid_1' (Sigmoid, opset 17): takes 1 input, given 3"))
 def _(d):
     return model([helper.make_node("Relu", ["x"], ["t"]),
                   helper.make_node("Sigmoid", ["t", "t", "t"], ["y"])], [vi("x", [2])],
@@ -571,6 +571,42 @@ def _(d):
                                    batch_axis=0, time_axis=1)],
                  [vi("x", [4, 1 << 40])], [vi("y", None)],
                  [init("lens", np.array([1, 2, 3, 4], np.int64))])
+
+
+@case("dims_gathernd_huge_rows", "dims", "GatherND of 2^32 index rows (found by fuzz_compile)",
+      E("node 'g' (GatherND, opset 17): needs a row offset table of 4294967296 elements, more "
+        "than the 67108864 the compiler builds"), ort="run")
+def _(d):
+    return model([helper.make_node("GatherND", ["x", "i"], ["y"], name="g")],
+                 [vi("x", [2, 3]), vi("i", [1 << 32, 1], TensorProto.INT64)], [vi("y", None)])
+
+
+@case("dims_eyelike_huge", "dims", "EyeLike of 2^20 x 2^20 (found by fuzz_compile)",
+      E("node 'n' (EyeLike, opset 17): needs a diagonal table of 1099511627776 elements, more "
+        "than the 67108864 the compiler builds"), ort="run")
+def _(d):
+    return unary("EyeLike", shape=(1 << 20, 1 << 20))
+
+
+@case("dims_typed_data_short", "dims", "an initializer of 2^40 floats with no float_data",
+      E("initializer 'w' holds 0 values for a shape of 1099511627776 elements"))
+def _(d):
+    m = model([helper.make_node("Add", ["x", "w"], ["y"], name="a")], [vi("x", [1])],
+              [vi("y", None)], [init("w", np.ones(1, np.float32))])
+    t = m.graph.initializer[0]
+    t.ClearField("raw_data")
+    t.ClearField("dims")
+    t.dims.append(1 << 40)
+    return m
+
+
+@case("value_range_infinite", "attr-value", "Range up to infinity",
+      E("node 'r' (Range, opset 17): start, limit and delta must be finite"), ort="run")
+def _(d):
+    return model([helper.make_node("Range", ["a", "b", "c"], ["y"], name="r")], [],
+                 [vi("y", None)], [init("a", np.array(0, np.float32)),
+                                   init("b", np.array(np.inf, np.float32)),
+                                   init("c", np.array(1, np.float32))])
 
 
 @case("dims_tensor_attr_negative", "dims", "a Constant whose tensor has a negative dim",

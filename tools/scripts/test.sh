@@ -8,8 +8,8 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${INFC_BUILD_DIR:-$REPO/build}"
 ASAN_BUILD="${INFC_ASAN_BUILD_DIR:-$REPO/build-asan}"
-# lit, the unit and Python tests, the bad-input and malformed-model tests, seven zoo models
-# and int8 calibration through infc compile and run, the C embedding, and the four fuzzers
+# lit, the unit and Python tests, the bad-input and malformed-model tests, six zoo models and
+# int8 calibration through infc compile and run, the C embedding, and the four fuzzers
 # for INFC_FUZZ_SECONDS (15 s) each: about a minute and a half.
 SANITIZER_SUBSET='^lit$|^runtime\.|^import\.|^python\.|^e2e_bad_inputs$|^e2e_malformed$|^e2e_(mlp|lenet|seq_encoder|decoder|qlinear_cnn|bert_layer|quantize|c_embedding)$|^fuzz_'
 bash "$REPO/tools/scripts/setup.sh"

@@ -25,13 +25,10 @@ Value infc::splitHeads(NodeImporter &n, Value v, int64_t heads) {
 
 Value infc::iota(NodeImporter &n, ArrayRef<int64_t> shape, int64_t size) {
   auto type = RankedTensorType::get(shape, n.b.getI64Type());
-  if (size > kMaxMaterializedElements) {
-    // A constant this large would be built in the compiler's memory: refused, with zeros of
-    // the shape (a splat costs nothing) for the importer to return with.
-    n.error() << "needs an index constant of " << size << " elements, more than the "
-              << kMaxMaterializedElements << " the compiler builds";
+  // A constant this large would be built in the compiler's memory: refused, with zeros of
+  // the shape (a splat costs nothing) for the importer to return with.
+  if (!n.tableFits({size}, "an index constant"))
     return n.constant(SplatElementsAttr::get(type, n.b.getI64IntegerAttr(0)));
-  }
   SmallVector<int64_t> values = llvm::to_vector(llvm::seq<int64_t>(0, size));
   return n.constant(DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
 }

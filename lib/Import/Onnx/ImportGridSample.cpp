@@ -156,6 +156,8 @@ LogicalResult importGridSample(NodeImporter &n) {
       n.reshape(n.castElements(n.input(0), compute), {batch, channels, volume}),
       n.b.getDenseI64ArrayAttr({0, 2, 1}));
   rows = n.reshape(rows, {batch * volume, channels});
+  if (!n.tableFits({batch}, "an offset table"))
+    return failure();
   SmallVector<int64_t> offsets;
   for (int64_t b = 0; b < batch; ++b)
     offsets.push_back(b * volume);

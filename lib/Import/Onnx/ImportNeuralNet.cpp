@@ -514,6 +514,9 @@ Value maxPoolIndices(NodeImporter &n, Value x, Value y) {
   auto ys = cast<RankedTensorType>(y.getType()).getShape();
   int64_t oh = oneD ? 1 : ys[2], ow = ys.back(), taps = k[0] * k[1];
   bool columnMajor = n.getInt("storage_order", 0) != 0;
+  if (!n.tableFits({oh, ow, taps}, "an index table") ||
+      !n.tableFits({batch, channels}, "an offset table"))
+    return nullptr;
   SmallVector<int64_t> table; // [oh * ow, taps]
   for (int64_t i = 0; i < oh; ++i)
     for (int64_t j = 0; j < ow; ++j)

@@ -364,6 +364,8 @@ LogicalResult importConstantOfShape(NodeImporter &n) {
   auto shape = n.constantInts(0, "shape");
   if (!shape)
     return failure();
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return n.error() << "shape has a negative dim";
   DenseElementsAttr value = DenseElementsAttr::get(
       RankedTensorType::get({1}, Float32Type::get(n.b.getContext())), 0.0f);
   if (const onnx::AttributeProto *a = n.typedAttr("value", onnx::AttributeProto::TENSOR)) {
@@ -383,6 +385,8 @@ LogicalResult importExpand(NodeImporter &n) {
   auto shape = n.constantInts(1, "shape");
   if (!shape)
     return failure();
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return n.error() << "shape has a negative dim";
   SmallVector<int64_t> result;
   if (failed(broadcastShapes(n.inputType(0).getShape(), *shape, result)))
     return n.error() << "cannot expand " << n.inputType(0) << " to the given shape";
@@ -404,6 +408,8 @@ template <typename Fn> ImportFn window(Fn w) {
     int64_t size = (*sizeAttr.getValues<APInt>().begin()).getSExtValue();
     if (size < 0)
       return n.error() << "size " << size << " is negative";
+    if (!n.tableFits({size}, "a window"))
+      return failure();
     Type et = onnxElementType(n.b.getContext(), n.getInt("output_datatype", 1));
     if (!et)
       return n.error() << "unsupported output_datatype";
@@ -437,10 +443,14 @@ LogicalResult importRange(NodeImporter &n) {
   if (d == 0)
     return n.error() << "delta is 0";
   double steps = std::ceil((l - s) / d);
-  if (!(steps <= (double)kMaxMaterializedElements)) // NaN and infinity too
+  if (!std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d) || !std::isfinite(steps))
+    return n.error() << "start, limit and delta must be finite";
+  if (steps > (double)kMaxMaterializedElements)
     return n.error() << "makes " << steps << " elements, more than the "
                      << kMaxMaterializedElements << " the compiler builds";
-  int64_t count = std::max<int64_t>(0, (int64_t)steps);
+  int64_t count = steps <= 0 ? 0 : (int64_t)steps;
+  if (!isa<FloatType>(et) && (std::fabs(s) > 0x1p62 || std::fabs(l) > 0x1p62))
+    return n.error() << "integer bounds beyond 2^62 are not supported";
   auto type = RankedTensorType::get({count}, et);
   if (isa<FloatType>(et)) {
     SmallVector<APFloat> v;

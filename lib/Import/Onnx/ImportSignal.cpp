@@ -181,6 +181,8 @@ LogicalResult importSTFT(NodeImporter &n) {
   if (n.input(2) && n.inputType(2).getShape() != ArrayRef<int64_t>{frameLength})
     return n.error() << "expects a window of " << frameLength << ", got " << n.inputType(2);
   int64_t frames = (length - frameLength) / hop + 1;
+  if (!n.tableFits({frames, frameLength}, "a frame index table"))
+    return failure();
   SmallVector<int64_t> index;
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t t = 0; t < frameLength; ++t)

@@ -224,6 +224,8 @@ LogicalResult importSpaceToDepth(NodeImporter &n) {
 
 /// The [rows, cols] table of j - i.
 Value diagonalOffsets(NodeImporter &n, int64_t rows, int64_t cols) {
+  if (!n.tableFits({rows, cols}, "a diagonal table"))
+    return nullptr;
   SmallVector<int64_t> diff;
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
@@ -245,6 +247,8 @@ LogicalResult importTrilu(NodeImporter &n) {
     k = n.reshape(castTo(n, n.input(1), n.b.getI64Type()), {});
   }
   Value d = diagonalOffsets(n, xt.getDimSize(xt.getRank() - 2), xt.getDimSize(xt.getRank() - 1));
+  if (!d)
+    return failure();
   Value drop = n.getInt("upper", 1) ? n.create<LessOp>(d, k) : n.create<GreaterOp>(d, k);
   n.setResult(0, n.create<WhereOp>(drop, n.scalarLike(n.input(0), 0), n.input(0)));
   return success();
@@ -262,6 +266,8 @@ LogicalResult importEyeLike(NodeImporter &n) {
       return n.error() << "unsupported dtype " << onnxDataTypeName(dtype);
   }
   Value d = diagonalOffsets(n, xt.getDimSize(0), xt.getDimSize(1));
+  if (!d)
+    return failure();
   Value on = n.create<EqualOp>(d, i64Constant(n, {}, {n.getInt("k", 0)}));
   n.setResult(0, castTo(n, on, et));
   return success();
@@ -274,8 +280,12 @@ LogicalResult importOneHot(NodeImporter &n) {
   auto depthValues = constantDoubles(n, 1, "depth");
   if (!depthValues)
     return failure();
-  if (depthValues->size() != 1 || (*depthValues)[0] < 1)
+  if (depthValues->size() != 1 || !((*depthValues)[0] >= 1))
     return n.error() << "depth must be a positive scalar";
+  if ((*depthValues)[0] > (double)kMaxMaterializedElements)
+    return n.error() << "needs a one-hot table of " << (*depthValues)[0]
+                     << " elements, more than the " << kMaxMaterializedElements
+                     << " the compiler builds";
   int64_t depth = (int64_t)(*depthValues)[0];
   if (n.inputType(2).getNumElements() != 2)
     return n.error() << "values must hold [off, on]";
@@ -289,6 +299,8 @@ LogicalResult importOneHot(NodeImporter &n) {
   SmallVector<int64_t> idxShape(it.getShape()), rangeShape(it.getRank() + 1, 1);
   idxShape.insert(idxShape.begin() + *axis, 1);
   rangeShape[*axis] = depth;
+  if (!n.tableFits({depth}, "a one-hot table"))
+    return failure();
   SmallVector<int64_t> range = llvm::to_vector(llvm::seq<int64_t>(0, depth));
   Value hot = n.create<EqualOp>(n.reshape(idx, idxShape), i64Constant(n, rangeShape, range));
   Value values = n.reshape(n.input(2), {2});
@@ -359,6 +371,8 @@ LogicalResult importGatherND(NodeImporter &n) {
   Value row =
       reduceSum(n, n.create<MulOp>(idx, i64Constant(n, {K}, stridesOf(addressed))), {q - 1}, false);
   // The batch offset of each row: its position in the leading b dims times P.
+  if (!n.tableFits(rowShape, "a row offset table"))
+    return failure();
   SmallVector<int64_t> offsets(product(rowShape));
   int64_t perBatch = product(ArrayRef<int64_t>(rowShape).drop_front(b));
   for (int64_t p = 0; p < (int64_t)offsets.size(); ++p)
@@ -479,6 +493,8 @@ LogicalResult einsumPrepare(NodeImporter &n, Labeled &t, ArrayRef<int> needed) {
         Value v = transpose(n, t.value, perm);
         newShape.push_back(size * size);
         v = n.reshape(v, newShape);
+        if (!n.tableFits({size}, "a diagonal table"))
+          return failure();
         SmallVector<int64_t> diag;
         for (int64_t k = 0; k < size; ++k)
           diag.push_back(k * (size + 1));

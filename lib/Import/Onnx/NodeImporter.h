@@ -108,6 +108,10 @@ public:
   /// Whether error() was called: the node has failed, and nothing more is folded for it.
   bool hadError = false;
 
+  /// Whether a table (an index constant the importer computes) of `dims` may be built: at
+  /// most kMaxMaterializedElements elements; an error naming `what` otherwise.
+  bool tableFits(llvm::ArrayRef<int64_t> dims, llvm::StringRef what);
+
   /// Imports a subgraph attribute's body (If branches, Scan bodies) inline at the builder's
   /// insertion point, its inputs bound to `args`; outer-scope values stay visible. Returns
   /// the body's outputs, or failure after an error.

@@ -240,11 +240,14 @@ private:
                       int64_t version) {
     std::string domain =
         node.domain().empty() || node.domain() == "ai.onnx" ? "" : node.domain() + ":";
-    std::string name = !node.name().empty() ? "'" + node.name() + "'"
-                       : scopes.size() == 1 ? "#" + std::to_string(index)
-                                            : "#" + std::to_string(index) + " of '" +
-                                                  g.name() + "'";
-    return "node " + name + " (" + domain + node.op_type() + ", opset " +
+    // An unnamed node is called as the importer calls it, by op type and position (there
+    // counted over the whole model, here in its graph: the same for a graph without
+    // subgraphs before the node).
+    std::string name = !node.name().empty() ? node.name()
+                       : scopes.size() == 1 ? node.op_type() + "_" + std::to_string(index)
+                                            : g.name() + "/" + node.op_type() + "_" +
+                                                  std::to_string(index);
+    return "node '" + name + "' (" + domain + node.op_type() + ", opset " +
            std::to_string(version) + "): ";
   }
 
@@ -275,6 +278,10 @@ private:
       for (const onnx::TensorProto &t : a.tensors())
         checkTensorAttribute(t, a.name(), fail);
     }
+    llvm::StringSet<> outputs;
+    for (const std::string &out : node.output())
+      if (!out.empty() && (defined(out) || !outputs.insert(out).second))
+        fail("output '" + out + "' is already defined (a value may be written once)");
     if (!first.empty())
       problem(ref + first);
     // Subgraphs see the names defined before their node, not the node's own outputs.
@@ -284,12 +291,9 @@ private:
       for (const onnx::GraphProto &sub : a.graphs())
         checkGraph(sub, false);
     }
-    std::string twice;
     for (const std::string &out : node.output())
-      if (!out.empty() && !define(out, /*outerToo=*/true) && twice.empty())
-        twice = out;
-    if (!twice.empty())
-      problem(ref + "output '" + twice + "' is already defined (a value may be written once)");
+      if (!out.empty())
+        define(out, /*outerToo=*/true);
   }
 
   void checkTensorAttribute(const onnx::TensorProto &t, const std::string &attr,
