@@ -381,6 +381,16 @@ def _(d):
     return conv(group=2)
 
 
+@case("value_conv_bias_shape", "attr-value", "a Conv bias of 3 values for 1 filter (found by "
+      "fuzz_compile: the op's verifier, named as the node's error)",
+      E("node 'conv' (Conv, opset 17): 'infc.conv' op expects a bias of shape [1]"), ort="run")
+def _(d):
+    n = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv")
+    return model([n], [vi("x", [1, 1, 4, 4])], [vi("y", None)],
+                 [init("w", np.ones((1, 1, 3, 3), np.float32)),
+                  init("b", np.ones(3, np.float32))])
+
+
 @case("value_conv_auto_pad", "attr-value", "Conv auto_pad 'SAME'",
       E("node 'conv' (Conv, opset 17): unsupported auto_pad 'SAME'"))
 def _(d):

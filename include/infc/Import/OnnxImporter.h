@@ -24,10 +24,6 @@ struct OnnxImportOptions {
     std::vector<char> data; // row-major, little-endian
   };
   llvm::StringMap<InputValue> inputValues;
-
-  /// Verify the imported module (an invalid one is an error). The fuzzers turn this off
-  /// and verify themselves, so that an importer building invalid IR is a finding.
-  bool verify = true;
 };
 
 /// Imports an ONNX model file into a module with one `func.func @main` of infc ops on static

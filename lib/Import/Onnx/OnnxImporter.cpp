@@ -430,6 +430,7 @@ private:
   int64_t importedNodes = 0;
   int64_t errorCount = 0; // errors emitted in the context since run() began
   int64_t nodeFirstError = -1; // errorCount when the node being imported began (-1: none)
+  NodeImporter *currentNode = nullptr; // the node whose importer runs
   LogicalResult checkTypes(ModuleOp module);
   FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &graph, ValueRange args);
   void listUnsupported(const onnx::GraphProto &graph, std::string &list, int &count);
@@ -887,10 +888,25 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
   if (failed(checkInputTypes(importer)))
     return failure();
   const ImportFn &fn = importRegistry().find(node.op_type())->second;
+  NodeImporter *outerNode = currentNode;
+  currentNode = &importer;
+  llvm::scope_exit restoreNode([&] { currentNode = outerNode; });
+  // The ops the node builds go before the insertion point: remember what precedes them.
+  Block *block = b.getInsertionBlock();
+  Operation *before = b.getInsertionPoint() == block->begin()
+                          ? nullptr
+                          : &*std::prev(b.getInsertionPoint());
   // An importer that reported an error but went on building has failed all the same.
   int64_t errorsBefore = errorCount;
   if (failed(fn(importer)) || errorCount != errorsBefore)
     return failure();
+  // The node's ops verify before the next node builds on them: operands an op cannot take
+  // are this node's error (named as such), not a crash in a later importer.
+  for (Operation &op : llvm::make_range(before ? std::next(before->getIterator())
+                                               : block->begin(),
+                                        b.getInsertionPoint()))
+    if (failed(verify(&op)))
+      return failure();
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
       continue;
@@ -937,6 +953,13 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   DiagnosticEngine::HandlerID counter = ctx.getDiagEngine().registerHandler([&](Diagnostic &d) {
     if (d.getSeverity() != DiagnosticSeverity::Error)
       return failure();
+    // An error raised while a node imports (an op's verifier, say) names the node as the
+    // importers' own errors do; the message goes round again with the prefix.
+    if (currentNode && !StringRef(d.str()).starts_with("node '")) {
+      std::string message = d.str();
+      currentNode->error() << message;
+      return success();
+    }
     // One error a node: what follows its first is a consequence of it.
     bool consequence = nodeFirstError >= 0 && errorCount > nodeFirstError;
     ++errorCount;
@@ -1075,7 +1098,7 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "infc.name", b.getStringAttr(out.name()));
   (*module)->setAttr("infc.graph_name", b.getStringAttr(graph.name()));
-  if (failed(checkTypes(*module)) || (options.verify && failed(verify(*module))))
+  if (failed(checkTypes(*module)) || failed(verify(*module)))
     return nullptr;
   return module;
 }
