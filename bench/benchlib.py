@@ -206,7 +206,10 @@ def worker_main(argv):
                 for _ in range(req.get("warmup", 0)):
                     eng.run()
                 times = []
+                pause = req.get("interval_ms", 0) / 1e3
                 for _ in range(req["iters"]):
+                    if pause:  # a paced run: idle first, as a product between events
+                        time.sleep(pause)
                     t = time.perf_counter()
                     eng.run()
                     times.append(time.perf_counter() - t)

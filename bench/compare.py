@@ -354,9 +354,9 @@ def write_markdown(path, models, sg, args, meta):
         with open(status) as f:
             L.append(f.read().rstrip())
         L.append("")
-    # The last bench/int8.py, int8_cpus.py, ppocr.py and orinet.py runs (their method
+    # The last bench/paced.py, int8.py, int8_cpus.py, ppocr.py and orinet.py runs (their method
     # sections are in the text), and the GPU section (bench/gpu.md: what bench/gpu.py found).
-    for section in ("int8.md", "int8_cpus.md", "ppocr.md", "orinet.md", "gpu.md"):
+    for section in ("paced.md", "int8.md", "int8_cpus.md", "ppocr.md", "orinet.md", "gpu.md"):
         section_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), section)
         if os.path.exists(section_path):
             with open(section_path) as f:

@@ -106,7 +106,10 @@ LogicalResult importScan(NodeImporter &n) {
   // Opset 8 puts an optional sequence_lens first and a batch dim before the scan axis.
   bool batched = n.opset < 9;
   unsigned first = batched ? 1 : 0;
-  int64_t numStates = (int64_t)n.numInputs() - first - numScanInputs;
+  // Checked before the subtraction: any int64 may come in.
+  int64_t numStates = numScanInputs <= 0 || numScanInputs > (int64_t)n.numInputs()
+                          ? -1
+                          : (int64_t)n.numInputs() - first - numScanInputs;
   int64_t numScanOutputs = body->output_size() - numStates;
   if (numScanInputs <= 0 || numStates < 0 || numScanOutputs < 0)
     return n.error() << "num_scan_inputs " << numScanInputs << " does not fit the "

@@ -634,8 +634,8 @@ LogicalResult importLRN(NodeImporter &n) {
   if (!isa<FloatType>(xt.getElementType()) || xt.getRank() < 3)
     return n.error() << "expects a float input [N, C, ...], got " << xt;
   int64_t size = n.getInt("size", 0);
-  if (size <= 0)
-    return n.error() << "size must be positive, got " << size;
+  if (size <= 0 || size > (int64_t(1) << 20)) // its pads are added to dims: keep them small
+    return n.error() << "size must be positive and at most 2^20, got " << size;
   double alpha = n.getFloat("alpha", 1e-4), beta = n.getFloat("beta", 0.75),
          bias = n.getFloat("bias", 1.0);
   int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1), rest = 1;

@@ -1168,8 +1168,9 @@ LogicalResult resize(NodeImporter &n, const ResizeMode &m, ArrayRef<double> scal
     if (scalesIn.size() != count)
       return n.error() << "expects " << count << " scales, got " << scalesIn.size();
     for (size_t i = 0; i < count; ++i) {
-      if (scalesIn[i] <= 0)
-        return n.error() << "scales must be positive";
+      // A scale that makes a dim past 2^62 (or is not a number) is no image size.
+      if (!(scalesIn[i] > 0) || !(scalesIn[i] * xt.getDimSize(axes[i]) < 0x1p62))
+        return n.error() << "scales must be positive and make dims below 2^62";
       scales[axes[i]] = scalesIn[i];
       sizes[axes[i]] = (int64_t)std::floor(scalesIn[i] * xt.getDimSize(axes[i]));
     }
@@ -1190,6 +1191,8 @@ LogicalResult resize(NodeImporter &n, const ResizeMode &m, ArrayRef<double> scal
         s = policy == "not_larger" ? std::min(s, scales[a]) : std::max(s, scales[a]);
       for (int64_t a : axes) {
         scales[a] = s;
+        if (!(s * xt.getDimSize(a) < 0x1p62))
+          return n.error() << "sizes make a dim past 2^62";
         sizes[a] = (int64_t)(s * xt.getDimSize(a) + 0.5);
       }
     }

@@ -333,8 +333,13 @@ Value NodeImporter::scalarLike(Value like, double value) {
     f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
     return constant(DenseElementsAttr::get(type, f));
   }
+  // A value past int64 (an attribute's 1e30, say) saturates; NaN is 0.
+  int64_t whole = std::isnan(value)     ? 0
+                  : value >= 0x1p63     ? INT64_MAX
+                  : value < -0x1p63     ? INT64_MIN
+                                        : (int64_t)value;
   return constant(DenseElementsAttr::get(
-      type, APInt(et.getIntOrFloatBitWidth(), (uint64_t)(int64_t)value, true, true)));
+      type, APInt(et.getIntOrFloatBitWidth(), (uint64_t)whole, true, true)));
 }
 
 Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
