@@ -222,6 +222,9 @@ mlir::FailureOr<mlir::DenseElementsAttr> denseFromTensorProto(mlir::Type element
 /// ONNX TensorProto data type to an MLIR element type (null if unsupported).
 mlir::Type onnxElementType(mlir::MLIRContext *ctx, int32_t dataType);
 const char *onnxDataTypeName(int32_t dataType);
+/// Bytes per element of an ONNX data type: 1 for sub-byte and unknown types (an upper
+/// bound where sizes are checked, an estimate where they are summed).
+int64_t onnxElementBytes(int32_t dataType);
 
 } // namespace infc
 

@@ -1176,9 +1176,11 @@ static std::string describeType(const onnx::TypeProto &type) {
   return s + "]";
 }
 
-/// Bytes per element of an ONNX data type (1 for the ones infc does not know).
-static int64_t onnxElementBytes(int32_t dataType) {
+int64_t infc::onnxElementBytes(int32_t dataType) {
   switch (dataType) {
+  case onnx::TensorProto::COMPLEX128:
+    return 16;
+  case onnx::TensorProto::COMPLEX64:
   case onnx::TensorProto::DOUBLE:
   case onnx::TensorProto::INT64:
   case onnx::TensorProto::UINT64:

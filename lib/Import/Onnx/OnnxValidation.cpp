@@ -120,32 +120,7 @@ static std::string tensorSizeProblem(ArrayRef<int64_t> dims, int32_t dataType) {
     if (d < 0)
       return "has a negative dim: " + shapeString(dims);
   std::optional<int64_t> n = elementCount(dims);
-  // Sub-byte and unknown types count as a byte an element: an upper bound is enough here.
-  int64_t width = 1;
-  switch (dataType) {
-  case onnx::TensorProto::DOUBLE:
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64:
-  case onnx::TensorProto::COMPLEX64:
-    width = 8;
-    break;
-  case onnx::TensorProto::COMPLEX128:
-    width = 16;
-    break;
-  case onnx::TensorProto::FLOAT:
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32:
-    width = 4;
-    break;
-  case onnx::TensorProto::FLOAT16:
-  case onnx::TensorProto::BFLOAT16:
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-    width = 2;
-    break;
-  default:
-    break;
-  }
+  int64_t width = onnxElementBytes(dataType);
   int64_t bytes;
   if (!n || llvm::MulOverflow(*n, width, bytes))
     return "has more elements than int64 can count: " + shapeString(dims);
