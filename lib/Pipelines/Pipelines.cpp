@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - the infc compilation pipeline ----------------------===//
 #include "infc/Pipelines/Pipelines.h"
 #include "infc/Codegen/CPU/Passes.h"
+#include "infc/Codegen/Common/Passes.h"
 #include "infc/Codegen/CUDA/Passes.h"
 #include "infc/Conversion/Passes.h"
 #include "infc/Dialect/Infc/IR/InfcDialect.h"

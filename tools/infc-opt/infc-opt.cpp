@@ -1,6 +1,7 @@
 //===- infc-opt.cpp - the infc pass driver for lit tests ------------------===//
 #include "infc/Conversion/Passes.h"
 #include "infc/Codegen/CPU/Passes.h"
+#include "infc/Codegen/Common/Passes.h"
 #include "infc/Codegen/CUDA/Passes.h"
 #include "infc/Dialect/Infc/IR/InfcDialect.h"
 #include "infc/Dialect/Infc/Transforms/Passes.h"
@@ -13,6 +14,7 @@ int main(int argc, char **argv) {
   infc::registerInfcDialects(registry);
   infc::registerInfcTransformsPasses();
   infc::registerInfcConversionPasses();
+  infc::registerInfcCodegenCommonPasses();
   infc::registerInfcCodegenCPUPasses();
   infc::registerInfcCodegenCUDAPasses();
   infc::registerInfcPipelines();

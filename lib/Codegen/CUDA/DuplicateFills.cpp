@@ -18,7 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"
 
-#include "infc/Support/KernelGroups.h"
+#include "infc/Codegen/Common/KernelGroups.h"
 
 #include "mlir/IR/IRMapping.h"
 

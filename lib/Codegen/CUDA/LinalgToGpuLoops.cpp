@@ -11,7 +11,7 @@
 
 #include "RowKernels.h"
 #include "TiledContraction.h"
-#include "infc/Support/KernelGroups.h"
+#include "infc/Codegen/Common/KernelGroups.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -1,6 +1,6 @@
 //===- RowKernels.h - a row group as one kernel, a block per row -*- C++ -*-===//
 //
-// infc-linalg-to-gpu-loops runs a row group (infc/Support/KernelGroups.h: a LayerNorm's
+// infc-linalg-to-gpu-loops runs a row group (infc/Codegen/Common/KernelGroups.h: a LayerNorm's
 // reductions and elementwise ops, a softmax's) as one gpu.launch: a block per row, its
 // threads splitting each op's points of the row (neighbouring threads on neighbouring
 // elements), each reduction's partial results combined by warp shuffles, then across the
@@ -13,7 +13,7 @@
 #ifndef INFC_LIB_CODEGEN_CUDA_ROWKERNELS_H
 #define INFC_LIB_CODEGEN_CUDA_ROWKERNELS_H
 
-#include "infc/Support/KernelGroups.h"
+#include "infc/Codegen/Common/KernelGroups.h"
 
 namespace infc {
 

@@ -4,71 +4,6 @@
 
 include "mlir/Pass/PassBase.td"
 
-def InfcUniqueResults : Pass<"infc-unique-results", "mlir::func::FuncOp"> {
-  let summary = "Give each repeat of a returned buffer a copy of its own";
-  let description = [{
-    After one-shot bufferization, before buffer-results-to-out-params: a memref that a
-    `func.return` returns more than once (two graph outputs of one tensor) is returned
-    once; each repeat returns a new 64-byte-aligned `memref.alloc` with a `memref.copy` of
-    it. buffer-results-to-out-params' hoist-static-allocs replaces a returned alloc by the
-    out-parameter and erases it, which it cannot do twice.
-  }];
-  let dependentDialects = ["mlir::memref::MemRefDialect"];
-}
-
-def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
-  let summary = "Place every static buffer of the entry function in one workspace arena";
-  let description = [{
-    After bufferization, each `memref.alloc` of static shape in the entry function's body
-    becomes a `memref.view` into a new leading argument `memref<N x i8>` (the session's
-    workspace), at an offset chosen so buffers whose live ranges overlap never overlap in
-    memory (greedy by size, 64-byte aligned). Live ranges follow aliases (views, reshapes)
-    to their last use. The module gets `infc.workspace_bytes = N`. No allocation is left
-    for run time: an allocation it cannot place (inside a loop, or of a dynamic shape) is an
-    error, since the model would malloc it on every run and never free it.
-
-    With `kernel-groups` (the CUDA pipeline), the buffers read by the ops that
-    infc-linalg-to-gpu-loops may run as one kernel stay live until the group's last op:
-    a reduction (linalg op with a reduction loop), the all-parallel linalg ops right before
-    it that write one of its inputs (computed inside its loads), and the all-parallel ones
-    right after it, each reading the output of the one before (its epilogues: a bias add,
-    then a transpose). A fused kernel writes its outputs
-    while other threads still read those buffers, so they must not share bytes. So does
-    every buffer a row group touches (infc/Support/KernelGroups.h: one kernel of a block
-    per row), to the group's last op, and every buffer a point group touches (a run of
-    all-parallel ops over the same points: one kernel of a thread a point).
-  }];
-  let options = [
-    Option<"entryName", "entry", "std::string", /*default=*/"\"main\"",
-           "Name of the entry function">,
-    Option<"kernelGroups", "kernel-groups", "bool", /*default=*/"false",
-           "Keep the inputs of a fusible producer, reduction and epilogue live across the "
-           "group (the CUDA kernels' fusion)">,
-  ];
-  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
-}
-
-def InfcLowerCopies : Pass<"infc-lower-copies", "mlir::func::FuncOp"> {
-  let summary = "Turn memref.copy into linalg.copy so it lowers to loops";
-  let description = [{
-    A `memref.copy` between strided buffers lowers to a call of `memrefCopy` from MLIR's
-    runner utilities, which a model.so must not depend on. As `linalg.copy` it becomes
-    plain loops (contiguous copies still become memcpy after LLVM's idiom recognition).
-  }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect"];
-}
-
-def InfcFuseElementwise : Pass<"infc-fuse-elementwise", "mlir::func::FuncOp"> {
-  let summary = "Fuse chains of elementwise linalg ops, never into a contraction";
-  let description = [{
-    Upstream's elementwise fusion also folds a bias add or activation into the matmul that
-    produces it, which turns the named `linalg.matmul` into a generic contraction the matmul
-    code generation no longer recognizes. This pass fuses only when producer and consumer
-    are both all-parallel ops, plus the reshape propagation that enables it.
-  }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
-}
-
 def InfcVnniMatmul : Pass<"infc-vnni-matmul", "mlir::func::FuncOp"> {
   let summary = "Run i8 x i8 -> i32 matmuls on AVX-512 VNNI (vpdpbusd), AMX or vpmaddwd";
   let description = [{
@@ -357,16 +292,6 @@ def InfcVectorizeCopies : Pass<"infc-vectorize-copies", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
                            "mlir::arith::ArithDialect"];
-}
-
-def InfcLowerVectors : Pass<"infc-lower-vectors", "mlir::func::FuncOp"> {
-  let summary = "Lower vector.contract and transfers to FMAs, loads and stores";
-  let description = [{
-    In three small pattern groups (one mixed group is very slow to converge): contractions to
-    outer products; outer products, transposes and broadcasts to FMAs; transfers to loads and
-    stores and shape casts.
-  }];
-  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
 }
 
 #endif // INFC_CODEGEN_CPU_PASSES_TD

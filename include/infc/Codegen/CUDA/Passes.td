@@ -191,7 +191,7 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     (dynamic shapes) are left for upstream's lowering.
 
     Last (`point-groups`), the all-parallel ops left on their own form point groups
-    (`infc/Support/KernelGroups.h`: runs over the same loop ranges, an LSTM cell's gates,
+    (`infc/Codegen/Common/KernelGroups.h`: runs over the same loop ranges, an LSTM cell's gates,
     past independent ops of other ranges, which move before the run): one parallel loop
     nest each, every point running the ops in turn, when every access to memory the group
     writes is that point of the same buffer.
@@ -213,7 +213,7 @@ def InfcLinalgToGpuLoops : Pass<"infc-linalg-to-gpu-loops", "mlir::func::FuncOp"
     `tf32` (`--precision tf32`), f32 contractions take the same tiles as TF32:
     `nvgpu.mma.sync` m16n8k8, the inputs rounded to TF32 as they are staged.
 
-    First (`row-kernels`), the row groups (`infc/Support/KernelGroups.h`: reductions of
+    First (`row-kernels`), the row groups (`infc/Codegen/Common/KernelGroups.h`: reductions of
     the trailing loop dims into the leading "row" dims, of at least 32 elements a row, with
     a known combiner such as add or max, and the all-parallel ops right before and after
     them over the same rows: a LayerNorm, a softmax) become one `gpu.launch` each

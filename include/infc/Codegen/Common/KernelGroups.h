@@ -7,8 +7,8 @@
 // block per row.
 //
 //===----------------------------------------------------------------------===//
-#ifndef INFC_SUPPORT_KERNELGROUPS_H
-#define INFC_SUPPORT_KERNELGROUPS_H
+#ifndef INFC_CODEGEN_COMMON_KERNELGROUPS_H
+#define INFC_CODEGEN_COMMON_KERNELGROUPS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -90,4 +90,4 @@ llvm::SmallVector<PointGroup> findPointGroups(
 
 } // namespace infc
 
-#endif // INFC_SUPPORT_KERNELGROUPS_H
+#endif // INFC_CODEGEN_COMMON_KERNELGROUPS_H

@@ -1,12 +1,12 @@
 //===- LowerCopies.cpp - memref.copy to linalg.copy ------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
+#include "infc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCLOWERCOPIES
-#include "infc/Codegen/CPU/Passes.h.inc"
+#include "infc/Codegen/Common/Passes.h.inc"
 } // namespace infc
 
 using namespace mlir;

@@ -1,5 +1,5 @@
 //===- KernelGroups.cpp - linalg ops on buffers that may share a kernel ---===//
-#include "infc/Support/KernelGroups.h"
+#include "infc/Codegen/Common/KernelGroups.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

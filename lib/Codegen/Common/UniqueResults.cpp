@@ -8,14 +8,14 @@
 // returned buffer is returned once.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
+#include "infc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCUNIQUERESULTS
-#include "infc/Codegen/CPU/Passes.h.inc"
+#include "infc/Codegen/Common/Passes.h.inc"
 } // namespace infc
 
 using namespace mlir;

@@ -1,7 +1,7 @@
 // RUN: infc-opt %s -infc-memory-plan | FileCheck %s
 // RUN: infc-opt %s -infc-memory-plan=kernel-groups=true | FileCheck %s --check-prefix=GROUPS
 
-// A row group (infc/Support/KernelGroups.h: the copy, the row sums, the two elementwise ops
+// A row group (infc/Codegen/Common/KernelGroups.h: the copy, the row sums, the two elementwise ops
 // over the same 4 rows and the copy out) that the CUDA lowering runs as one kernel of a
 // block per row. Without kernel groups %d takes the bytes of %x, dead after %c is computed;
 // with them every buffer the group touches stays live to its last op: another block may

@@ -1,6 +1,6 @@
 //===- MemoryPlan.cpp - static arena for all intermediate buffers ---------===//
-#include "infc/Codegen/CPU/Passes.h"
-#include "infc/Support/KernelGroups.h"
+#include "infc/Codegen/Common/Passes.h"
+#include "infc/Codegen/Common/KernelGroups.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,7 +11,7 @@
 
 namespace infc {
 #define GEN_PASS_DEF_INFCMEMORYPLAN
-#include "infc/Codegen/CPU/Passes.h.inc"
+#include "infc/Codegen/Common/Passes.h.inc"
 } // namespace infc
 
 using namespace mlir;

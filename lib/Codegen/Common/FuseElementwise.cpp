@@ -1,5 +1,5 @@
 //===- FuseElementwise.cpp - elementwise fusion that spares contractions --===//
-#include "infc/Codegen/CPU/Passes.h"
+#include "infc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -8,7 +8,7 @@
 
 namespace infc {
 #define GEN_PASS_DEF_INFCFUSEELEMENTWISE
-#include "infc/Codegen/CPU/Passes.h.inc"
+#include "infc/Codegen/Common/Passes.h.inc"
 } // namespace infc
 
 using namespace mlir;

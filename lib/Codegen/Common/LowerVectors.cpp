@@ -1,5 +1,5 @@
 //===- LowerVectors.cpp - vector.contract and transfers to FMAs and loads --===//
-#include "infc/Codegen/CPU/Passes.h"
+#include "infc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -10,7 +10,7 @@
 
 namespace infc {
 #define GEN_PASS_DEF_INFCLOWERVECTORS
-#include "infc/Codegen/CPU/Passes.h.inc"
+#include "infc/Codegen/Common/Passes.h.inc"
 } // namespace infc
 
 using namespace mlir;
