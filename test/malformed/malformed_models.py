@@ -368,6 +368,43 @@ def _(d):
     return conv(dilations=[1, -1])
 
 
+@case("value_conv_dilation_huge", "attr-value", "Conv dilations [1, 2^62] (found by fuzz_import: "
+      "the window's span overflowed int64)",
+      E("node 'conv' (Conv, opset 17): the window along spatial dim 1 (kernel 3, dilation "
+        "4611686018427387904, stride 1) is longer than 2^48"), ort="load")
+def _(d):
+    return conv(dilations=[1, 2**62])
+
+
+@case("value_convinteger_scalar_weight", "attr-value", "a ConvInteger weight of rank 0 (found "
+      "by fuzz_compile: its channels were read before the ranks were checked)",
+      E("node 'conv' (ConvInteger, opset 17): expects a weight of rank 4, got 'tensor<ui8>'"),
+      ort="load")
+def _(d):
+    n = helper.make_node("ConvInteger", ["x", "w"], ["y"], name="conv")
+    return model([n], [vi("x", [1, 1, 4, 4], TensorProto.UINT8)], [vi("y", None)],
+                 [init("w", np.array(1, np.uint8))])
+
+
+@case("value_convtranspose_stride_huge", "attr-value", "ConvTranspose strides [2^40, 1]",
+      E("node 'deconv' (ConvTranspose, opset 17): strides [1099511627776, 1] must hold 2 "
+        "positive values up to 2^32"), ort="run")
+def _(d):
+    n = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv", strides=[2**40, 1])
+    return model([n], [vi("x", [1, 1, 4, 4])], [vi("y", None)],
+                 [init("w", np.ones((1, 1, 3, 3), np.float32))])
+
+
+@case("value_col2im_pads_short", "attr-value", "Col2Im with one pad (its four were read)",
+      E("node 'col2im' (Col2Im, opset 18): pads [1] must hold 4 non-negative values up to 2^32"),
+      ort="load")
+def _(d):
+    n = helper.make_node("Col2Im", ["x", "image", "block"], ["y"], name="col2im", pads=[1])
+    return model([n], [vi("x", [1, 4, 9])], [vi("y", None)],
+                 [init("image", np.array([4, 4], np.int64)),
+                  init("block", np.array([2, 2], np.int64))], opset=18)
+
+
 @case("value_conv_pads_negative", "attr-value", "Conv pads [0, -1, 0, 0]",
       E("node 'conv' (Conv, opset 17): pads [0, -1, 0, 0] must be non-negative"), ort="load")
 def _(d):

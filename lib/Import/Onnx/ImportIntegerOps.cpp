@@ -127,8 +127,20 @@ LogicalResult importQLinearMatMul(NodeImporter &n) {
 }
 
 /// ConvInteger(x, w, x_zero, w_zero): the w zero point per output channel or scalar.
+/// The weight's output channels are read before convolution() checks the ranks: check them
+/// first (a rank-0 weight has no channel dim).
+LogicalResult requireConvRanks(NodeImporter &n, unsigned x, unsigned w) {
+  RankedTensorType xt = n.inputType(x), wt = n.inputType(w);
+  if (xt.getRank() != 3 && xt.getRank() != 4)
+    return n.error() << "only 1-D and 2-D convolutions are supported (input " << xt << ")";
+  if (wt.getRank() != xt.getRank())
+    return n.error() << "expects a weight of rank " << xt.getRank() << ", got " << wt;
+  return success();
+}
+
 LogicalResult importConvInteger(NodeImporter &n) {
-  if (failed(requireInt8(n, 0)) || failed(requireInt8(n, 1)))
+  if (failed(requireInt8(n, 0)) || failed(requireInt8(n, 1)) ||
+      failed(requireConvRanks(n, 0, 1)))
     return failure();
   SmallVector<int64_t> perChannel(n.inputType(1).getRank(), 1);
   perChannel[0] = n.inputType(1).getDimSize(0);
@@ -144,7 +156,7 @@ LogicalResult importConvInteger(NodeImporter &n) {
 /// zero point per output channel or scalar, the i32 bias added to the accumulator.
 LogicalResult importQLinearConv(NodeImporter &n) {
   if (failed(requireInt8(n, 0)) || failed(requireInt8(n, 3)) ||
-      failed(requireScalarOutputZero(n)))
+      failed(requireScalarOutputZero(n)) || failed(requireConvRanks(n, 0, 3)))
     return failure();
   int64_t channels = n.inputType(3).getDimSize(0);
   SmallVector<int64_t> perChannel(n.inputType(3).getRank(), 1);

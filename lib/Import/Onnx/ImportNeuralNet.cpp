@@ -1,6 +1,8 @@
 //===- ImportNeuralNet.cpp - ONNX linear algebra, conv, pooling, norms ----===//
 #include "NodeImporter.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 using namespace mlir;
 using namespace infc;
 
@@ -57,18 +59,37 @@ LogicalResult infc::importAlongAxis(NodeImporter &n,
 }
 
 namespace {
+/// No window, pad or image extent infc builds is longer: larger ones are refused before the
+/// shape arithmetic overflows (a dilation of 2^63 - 1 times a kernel of 3).
+constexpr int64_t kMaxWindowSpan = int64_t(1) << 48;
+
+std::string list(ArrayRef<int64_t> v) {
+  std::string s;
+  for (int64_t x : v)
+    s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return "[" + s + "]";
+}
+
+/// A window attribute (strides, dilations, pads, output_padding): `count` values in
+/// [lo, 2^32], `fallback` when absent.
+std::optional<SmallVector<int64_t>> windowInts(NodeImporter &n, StringRef name, size_t count,
+                                               int64_t lo, ArrayRef<int64_t> fallback) {
+  SmallVector<int64_t> v = n.getInts(name, SmallVector<int64_t>(fallback));
+  if (v.size() != count ||
+      llvm::any_of(v, [&](int64_t x) { return x < lo || x > (int64_t(1) << 32); })) {
+    n.error() << name << " " << list(v) << " must hold " << count
+              << (lo > 0 ? " positive" : " non-negative") << " values up to 2^32";
+    return std::nullopt;
+  }
+  return v;
+}
+
 /// Resolves auto_pad / pads for a 2-D window op into [top, left, bottom, right].
 LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
                          ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                          ArrayRef<int64_t> dilations, SmallVectorImpl<int64_t> &pads) {
   std::string autoPad = n.getString("auto_pad", "NOTSET");
   size_t rank = inSpatial.size();
-  auto list = [](ArrayRef<int64_t> v) {
-    std::string s;
-    for (int64_t x : v)
-      s += (s.empty() ? "" : ", ") + std::to_string(x);
-    return "[" + s + "]";
-  };
   // The shape arithmetic below divides by strides and indexes by spatial dim.
   if (kernel.size() != rank || llvm::any_of(kernel, [](int64_t k) { return k < 1; }))
     return n.error() << "kernel_shape " << list(kernel) << " must hold " << rank
@@ -79,6 +100,11 @@ LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
   if (dilations.size() != rank || llvm::any_of(dilations, [](int64_t s) { return s < 1; }))
     return n.error() << "dilations " << list(dilations) << " must hold " << rank
                      << " positive values";
+  for (size_t d = 0; d < rank; ++d)
+    if (strides[d] > kMaxWindowSpan || (kernel[d] - 1) > (kMaxWindowSpan - 1) / dilations[d])
+      return n.error() << "the window along spatial dim " << d << " (kernel " << kernel[d]
+                       << ", dilation " << dilations[d] << ", stride " << strides[d]
+                       << ") is longer than 2^48";
   if (autoPad == "NOTSET") {
     pads = n.getInts("pads", SmallVector<int64_t>(2 * rank, 0));
     if (pads.size() != 2 * rank)
@@ -207,9 +233,20 @@ LogicalResult importCol2Im(NodeImporter &n) {
     return failure();
   if (image->size() != 2 || block->size() != 2 || xt.getRank() != 3)
     return n.error() << "only 2-D images are supported (input " << xt << ")";
-  SmallVector<int64_t> d = n.getInts("dilations", {1, 1}), s = n.getInts("strides", {1, 1}),
-                       p = n.getInts("pads", {0, 0, 0, 0});
+  auto inRange = [](int64_t v) { return v >= 1 && v <= (int64_t(1) << 32); };
+  if (!llvm::all_of(*image, inRange) || !llvm::all_of(*block, inRange))
+    return n.error() << "image_shape " << list(*image) << " and block_shape " << list(*block)
+                     << " must hold positive values up to 2^32";
+  auto dilations = windowInts(n, "dilations", 2, 1, {1, 1});
+  auto strides = windowInts(n, "strides", 2, 1, {1, 1});
+  auto padding = windowInts(n, "pads", 4, 0, {0, 0, 0, 0});
+  if (!dilations || !strides || !padding)
+    return failure();
+  ArrayRef<int64_t> d = *dilations, s = *strides, p = *padding;
   int64_t kh = (*block)[0], kw = (*block)[1], taps = kh * kw;
+  if (kh - 1 > (kMaxWindowSpan - 1) / d[0] || kw - 1 > (kMaxWindowSpan - 1) / d[1])
+    return n.error() << "the block spans more than 2^48 (block_shape " << list(*block)
+                     << ", dilations " << list(d) << ")";
   int64_t batch = xt.getDimSize(0), cols = xt.getDimSize(1);
   int64_t hp = (*image)[0] + p[0] + p[2], wp = (*image)[1] + p[1] + p[3];
   int64_t oh = (hp - (d[0] * (kh - 1) + 1)) / s[0] + 1, ow = (wp - (d[1] * (kw - 1) + 1)) / s[1] + 1;
@@ -286,21 +323,24 @@ LogicalResult importConvTranspose(NodeImporter &n) {
   if (n.hasAttr("kernel_shape") && n.getInts("kernel_shape") != kernel)
     return n.error() << "kernel_shape does not match the weight " << wt;
   SmallVector<int64_t> ones(spatial, 1), zeros(spatial, 0);
-  SmallVector<int64_t> strides = n.getInts("strides", ones);
-  SmallVector<int64_t> dilations = n.getInts("dilations", ones);
-  SmallVector<int64_t> outputPadding = n.getInts("output_padding", zeros);
-  if ((int64_t)strides.size() != spatial || (int64_t)dilations.size() != spatial ||
-      (int64_t)outputPadding.size() != spatial)
-    return n.error() << "strides, dilations and output_padding need " << spatial << " values";
-  if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }) ||
-      llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
-    return n.error() << "strides and dilations must be positive";
+  auto stridesAttr = windowInts(n, "strides", spatial, 1, ones);
+  auto dilationsAttr = windowInts(n, "dilations", spatial, 1, ones);
+  auto outputPaddingAttr = windowInts(n, "output_padding", spatial, 0, zeros);
+  if (!stridesAttr || !dilationsAttr || !outputPaddingAttr)
+    return failure();
+  SmallVector<int64_t> strides = *stridesAttr, dilations = *dilationsAttr,
+                       outputPadding = *outputPaddingAttr;
 
   // The transposed pads, from `pads`, or from output_shape / auto_pad (spec formulas).
   SmallVector<int64_t> inSpatial(xt.getShape().drop_front(2)), full(spatial);
-  for (int64_t i = 0; i < spatial; ++i)
-    full[i] = strides[i] * (inSpatial[i] - 1) + outputPadding[i] +
-              (kernel[i] - 1) * dilations[i] + 1;
+  for (int64_t i = 0; i < spatial; ++i) {
+    std::optional<int64_t> length =
+        llvm::checkedMulAdd<int64_t>(strides[i], inSpatial[i] - 1, outputPadding[i] + 1);
+    std::optional<int64_t> taps = llvm::checkedMul<int64_t>(kernel[i] - 1, dilations[i]);
+    if (!length || !taps || *length > kMaxWindowSpan || *taps > kMaxWindowSpan)
+      return n.error() << "the output along spatial dim " << i << " is longer than 2^48";
+    full[i] = *length + *taps;
+  }
   std::string autoPad = n.getString("auto_pad", "NOTSET");
   SmallVector<int64_t> pads(2 * spatial, 0);
   SmallVector<int64_t> outShape = n.getInts("output_shape");
@@ -312,15 +352,19 @@ LogicalResult importConvTranspose(NodeImporter &n) {
         outShape.push_back(inSpatial[i] * strides[i]);
     if ((int64_t)outShape.size() != spatial)
       return n.error() << "output_shape needs " << spatial << " values";
+    if (llvm::any_of(outShape, [](int64_t v) { return v < 1 || v > kMaxWindowSpan; }))
+      return n.error() << "output_shape " << list(outShape)
+                       << " must hold positive values up to 2^48";
     for (int64_t i = 0; i < spatial; ++i) {
       int64_t total = full[i] - outShape[i];
       pads[i] = autoPad == "SAME_UPPER" ? floorDiv(total, 2) : total - floorDiv(total, 2);
       pads[i + spatial] = total - pads[i];
     }
   } else if (autoPad == "NOTSET") {
-    pads = n.getInts("pads", pads);
-    if ((int64_t)pads.size() != 2 * spatial)
-      return n.error() << "expects " << 2 * spatial << " pads, got " << pads.size();
+    auto padsAttr = windowInts(n, "pads", 2 * spatial, 0, pads);
+    if (!padsAttr)
+      return failure();
+    pads = *padsAttr;
   } else if (autoPad != "VALID") {
     return n.error() << "unsupported auto_pad '" << autoPad << "'";
   }
