@@ -123,11 +123,11 @@ static void addGraphPasses(OpPassManager &pm) {
 
 static void addLinalgPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
   infc::ConvertInfcToLinalgOptions seam;
-  seam.directConv = options.device == infc::Device::CUDA;
+  seam.directConv = options.cudaCodegen();
   // AMX tiles take K in steps of 64 bytes (infc-vnni-matmul pads A to them otherwise).
   if (!seam.directConv && options.vnni && options.amx && options.vectorBits >= 512)
     seam.byteRowMultiple = 64;
-  if (!seam.directConv || options.gpuChannelsLast) {
+  if (!seam.directConv || options.gpuLayout == infc::ConvLayout::NHWC) {
     pm.addNestedPass<func::FuncOp>(infc::createInfcChannelsLast());
     pm.addPass(createCanonicalizerPass());
   }
@@ -261,7 +261,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   // tf32 keeps f32 operands: the tensor cores round them (infc-linalg-to-gpu-loops{tf32}).
-  if (options.precision != "fp32" && options.precision != "tf32") {
+  if (options.precision == infc::Precision::FP16 || options.precision == infc::Precision::BF16) {
     infc::InfcLowerPrecisionOptions precision;
     precision.precision = options.precision;
     pm.addNestedPass<func::FuncOp>(infc::createInfcLowerPrecision(precision));
@@ -271,10 +271,10 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     // contractions then fold away (truncf of extf). bf16's 8 mantissa bits would cost a
     // residual stream too much (BERT-base: 1e-2 -> 2.6e-2 relative error), so by default
     // it stores in half only what is rounded to half anyway.
-    std::string mode = options.activations;
-    if (mode.empty())
-      mode = options.precision == "bf16" ? "rounded" : "half";
-    if (mode != "fp32") {
+    infc::Activations mode = options.activations.value_or(
+        options.precision == infc::Precision::BF16 ? infc::Activations::Rounded
+                                                   : infc::Activations::Half);
+    if (mode != infc::Activations::FP32) {
       infc::InfcHalfActivationsOptions activations;
       activations.precision = options.precision;
       activations.mode = mode;
@@ -298,13 +298,13 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(infc::createInfcPackWeights());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
   infc::InfcLinalgToGpuLoopsOptions loops;
-  loops.tf32 = options.precision == "tf32";
+  loops.tf32 = options.precision == infc::Precision::TF32;
   pm.addNestedPass<func::FuncOp>(infc::createInfcLinalgToGpuLoops(loops));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass()); // what is left
   // No canonicalization before the mapping: it would inline one-point loops into the host
   // function, where the loads and stores of their body cannot run.
   pm.addNestedPass<func::FuncOp>(infc::createInfcMapToGpu());
-  if (options.emulateGpu) {
+  if (options.target == infc::Target::CUDAEmulator) {
     pm.addNestedPass<func::FuncOp>(
         infc::createInfcGpuLaunchToLoops({/*raceCheck=*/options.emulatorChecks}));
     // Out of bounds, a kernel faults on a GPU or reads another buffer of the workspace;
@@ -348,7 +348,7 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   // Bare pointers where every kernel's buffers are static (the launches lowered to match);
   // 32-bit indices when asked for.
   infc::InfcKernelsToNVVMOptions toNvvm;
-  toNvvm.indexBitwidth = options.gpuIndexBitwidth;
+  toNvvm.indexBitwidth = options.gpuIndexWidth == infc::IndexWidth::I32 ? 32 : 64;
   pm.addPass(infc::createInfcKernelsToNVVM(toNvvm));
   addFuncToLLVM(pm);
   pm.addPass(infc::createInfcLaunchesToLLVM());
@@ -374,7 +374,7 @@ void infc::buildInfcPipeline(OpPassManager &pm, const InfcPipelineOptions &optio
   addLinalgPasses(pm, options);
   if (options.stopAfter == PipelineStage::Linalg)
     return;
-  if (options.device == infc::Device::CUDA)
+  if (options.cudaCodegen())
     addCUDACodegenPasses(pm, options);
   else
     addCPUCodegenPasses(pm, options);
@@ -431,73 +431,81 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
 };
 } // namespace
 
-using infc::PipelineChoice;
-
-ArrayRef<StringLiteral> infc::pipelineChoices(PipelineChoice choice) {
-  static constexpr StringLiteral targets[] = {"cpu", "cuda", "cuda-emulator"};
-  static constexpr StringLiteral precisions[] = {"fp32", "tf32", "fp16", "bf16"};
-  static constexpr StringLiteral layouts[] = {"nhwc", "nchw"};
-  static constexpr StringLiteral activations[] = {"half", "rounded", "fp32"};
-  static constexpr StringLiteral indexBits[] = {"64", "32"};
-  switch (choice) {
-  case PipelineChoice::Target:
-    return targets;
-  case PipelineChoice::Precision:
-    return precisions;
-  case PipelineChoice::GpuLayout:
-    return layouts;
-  case PipelineChoice::Activations:
-    return activations;
-  case PipelineChoice::GpuIndexBits:
-    return indexBits;
-  }
-  llvm_unreachable("a PipelineChoice without values");
+/// `--name value` or `name=value`, as `spelling` writes an option (`--name` or `name` for
+/// a flag without a value).
+static std::string spell(infc::OptionSpelling spelling, StringRef name, StringRef value = "") {
+  if (spelling == infc::OptionSpelling::Flags)
+    return ("--" + name + (value.empty() ? "" : " ") + value).str();
+  return (name + (value.empty() ? "" : "=") + value).str();
 }
 
-unsigned infc::gpuIndexBitwidthOf(StringRef choice) { return choice == "32" ? 32 : 64; }
-
-bool infc::isPipelineChoice(PipelineChoice choice, StringRef value) {
-  return llvm::is_contained(pipelineChoices(choice), value);
-}
-
-std::string infc::pipelineChoiceList(PipelineChoice choice) {
-  ArrayRef<StringLiteral> values = pipelineChoices(choice);
-  std::string list;
-  for (auto [i, value] : llvm::enumerate(values))
-    list += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + value.str();
-  return list;
-}
-
-/// Why `cl`'s string options are not ones the pipeline knows (the CLI checks its own
-/// flags against the same lists; a pipeline string would otherwise fall back to the
-/// defaults silently), or "".
-static std::string invalidOption(const PipelineCLOptions &cl) {
-  struct Checked {
-    const char *name;
-    const std::string &value;
-    PipelineChoice choice;
+std::string infc::checkPipelineOptions(const InfcPipelineOptions &options,
+                                       OptionSpelling spelling) {
+  auto option = [&](StringRef name, StringRef value = "") {
+    return spell(spelling, name, value);
   };
-  for (const Checked &option : {Checked{"target", cl.target, PipelineChoice::Target},
-                                Checked{"precision", cl.precision, PipelineChoice::Precision},
-                                Checked{"gpu-layout", cl.gpuLayout, PipelineChoice::GpuLayout},
-                                Checked{"activations", cl.activations,
-                                        PipelineChoice::Activations},
-                                Checked{"gpu-index-bits", cl.gpuIndexBits,
-                                        PipelineChoice::GpuIndexBits}}) {
-    // An empty activations is the precision's default.
-    if (option.value.empty() && option.choice == PipelineChoice::Activations)
-      continue;
-    if (!isPipelineChoice(option.choice, option.value))
-      return std::string(option.name) + " '" + option.value + "' is not " +
-             pipelineChoiceList(option.choice);
-  }
-  if (cl.stopAfter != "infc" && cl.stopAfter != "linalg" && cl.stopAfter != "llvm")
-    return "stop-after '" + cl.stopAfter + "' is not infc, linalg or llvm";
-  if (cl.emulatorChecks && cl.target != "cuda-emulator")
-    return "emulator-checks needs target=cuda-emulator";
-  if (cl.gpuIndexBits != "64" && cl.target != "cuda")
-    return "gpu-index-bits=" + cl.gpuIndexBits + " needs target=cuda";
+  if (options.emulatorChecks && options.target != Target::CUDAEmulator)
+    return option("emulator-checks") + " needs " + option("target", "cuda-emulator");
+  if (options.precision != Precision::FP32 && options.target == Target::CPU)
+    return option("precision", nameOf(options.precision)) + " needs " +
+           option("target", "cuda") + " (the CPU computes in fp32)";
+  if (options.activations && options.precision != Precision::FP16 &&
+      options.precision != Precision::BF16)
+    return option("activations", nameOf(*options.activations)) + " needs " +
+           option("precision", "fp16") + " or bf16 (activations are fp32 at " +
+           nameOf(options.precision).str() + ")";
+  if (options.gpuLayout != ConvLayout::NHWC && options.target == Target::CPU)
+    return option("gpu-layout", nameOf(options.gpuLayout)) + " needs " +
+           option("target", "cuda") + " (the CPU convolves over NHWC)";
+  if (options.gpuIndexWidth != IndexWidth::I64 && options.target != Target::CUDA)
+    return option("gpu-index-bits", nameOf(options.gpuIndexWidth)) + " needs " +
+           option("target", "cuda") + " (the emulator and the CPU index in 64 bits)";
   return "";
+}
+
+/// `value` as an E for option `name` of --infc-pipeline, or why not.
+template <typename E>
+static bool parsePipelineChoice(StringRef name, StringRef value, E &out, std::string &why) {
+  if (std::optional<E> choice = infc::parseChoice<E>(value)) {
+    out = *choice;
+    return true;
+  }
+  why = (name + " '" + value + "' is not " + infc::choiceList<E>()).str();
+  return false;
+}
+
+/// The typed options of `--infc-pipeline`'s strings, or why they are not valid.
+static std::string parsePipelineOptions(const PipelineCLOptions &cl,
+                                        infc::InfcPipelineOptions &options) {
+  std::string why;
+  if (!parsePipelineChoice("target", cl.target, options.target, why) ||
+      !parsePipelineChoice("precision", cl.precision, options.precision, why) ||
+      !parsePipelineChoice("gpu-layout", cl.gpuLayout, options.gpuLayout, why) ||
+      !parsePipelineChoice("gpu-index-bits", cl.gpuIndexBits, options.gpuIndexWidth, why))
+    return why;
+  if (!cl.activations.empty()) { // empty: the precision's default
+    infc::Activations activations;
+    if (!parsePipelineChoice("activations", cl.activations, activations, why))
+      return why;
+    options.activations = activations;
+  }
+  if (cl.stopAfter == "infc")
+    options.stopAfter = infc::PipelineStage::Infc;
+  else if (cl.stopAfter == "linalg")
+    options.stopAfter = infc::PipelineStage::Linalg;
+  else if (cl.stopAfter != "llvm")
+    return "stop-after '" + cl.stopAfter + "' is not infc, linalg or llvm";
+  options.vectorBits = cl.vectorBits;
+  options.vnni = cl.vnni;
+  options.amx = cl.amx;
+  options.int8Kernel = cl.int8Kernel;
+  options.int8KernelBits = cl.int8KernelBits;
+  options.emulatorChecks = cl.emulatorChecks;
+  if (!cl.gpu.empty())
+    options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
+  options.cudaPath = cl.cudaPath;
+  options.skipGraphPasses = cl.skipGraphPasses;
+  return infc::checkPipelineOptions(options, infc::OptionSpelling::PipelineString);
 }
 
 void infc::registerInfcPipelines() {
@@ -508,30 +516,9 @@ void infc::registerInfcPipelines() {
         PipelineCLOptions cl;
         if (failed(cl.parseFromString(optionString)))
           return failure();
-        if (std::string why = invalidOption(cl); !why.empty())
-          return errorHandler("infc-pipeline: " + why);
         InfcPipelineOptions options;
-        options.vectorBits = cl.vectorBits;
-        options.vnni = cl.vnni;
-        options.amx = cl.amx;
-        options.int8Kernel = cl.int8Kernel;
-        options.int8KernelBits = cl.int8KernelBits;
-        if (cl.target == "cuda" || cl.target == "cuda-emulator")
-          options.device = Device::CUDA;
-        options.emulateGpu = cl.target == "cuda-emulator";
-        options.emulatorChecks = cl.emulatorChecks;
-        if (!cl.gpu.empty())
-          options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
-        options.cudaPath = cl.cudaPath;
-        options.precision = cl.precision;
-        options.activations = cl.activations;
-        options.gpuChannelsLast = cl.gpuLayout != "nchw";
-        options.gpuIndexBitwidth = infc::gpuIndexBitwidthOf(cl.gpuIndexBits);
-        options.skipGraphPasses = cl.skipGraphPasses;
-        if (cl.stopAfter == "infc")
-          options.stopAfter = PipelineStage::Infc;
-        else if (cl.stopAfter == "linalg")
-          options.stopAfter = PipelineStage::Linalg;
+        if (std::string why = parsePipelineOptions(cl, options); !why.empty())
+          return errorHandler("infc-pipeline: " + why);
         buildInfcPipeline(pm, options);
         return success();
       },

@@ -1,5 +1,5 @@
 //===- FuzzNpy.cpp - libFuzzer target: the .npy reader of `infc run` -----------===//
-#include "Npy.h"
+#include "infc/Runner/Npy.h"
 
 #include <cstdint>
 #include <string>

@@ -1,12 +1,11 @@
 //===- Compile.cpp - infc compile and infc inspect ------------------------===//
 #include "Commands.h"
-#include "Header.h"
-#include "Npy.h"
-#include "Quantize.h"
 
 #include "infc/Codegen/CUDA/Passes.h"
 #include "infc/Import/OnnxImporter.h"
 #include "infc/Pipelines/Pipelines.h"
+#include "infc/Quantization/Calibration.h"
+#include "infc/Runner/Npy.h"
 #include "infc/Target/Target.h"
 
 #include "mlir/IR/AsmState.h"
@@ -30,15 +29,16 @@ int infc::fail(const std::string &message) {
 }
 
 namespace {
+/// `infc compile`'s command line, parsed: strings only where the value is free-form.
 struct CompileOptions {
-  std::string input, output, emit = "so", header, cpu, quantize, device = "cpu", gpus,
-      cudaPath, precision = "fp32", gpuLayout, // gpuLayout: empty for the default (nhwc)
-      activations, // empty for the precision's default
-      gpuIndexBits;  // empty for the default (64)
+  std::string input, output, emit = "so", header, cpu, quantize;
+  std::string gpus, cudaPath; // given only with --target cuda
   int optLevel = 3;
   bool report = false;
-  bool emulatorChecks = false;
   infc::OnnxImportOptions import;
+  /// The flags' part of the pipeline (target, precision, ...); the target CPU's features
+  /// are added before it runs.
+  infc::InfcPipelineOptions pipeline;
   infc::QuantizeOptions quantization;
 };
 
@@ -112,71 +112,23 @@ template <typename Fn> int writeOutput(const std::string &path, Fn write) {
   out.keep();
   return 0;
 }
-/// The lowered module's objects (code, weights) linked with the runtime into `output`;
-/// the objects go to a private temporary directory, removed on every path out.
-/// What emission needs from the lowered module: the memory plan's workspace size into the
-/// interface, and the weights pulled out of the IR (code refers to them by symbol).
-std::vector<infc::WeightBlob> prepareForEmission(ModuleOp module,
-                                                 infc::ModelInterface &interface) {
-  if (auto ws = module->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
-    interface.workspaceBytes = ws.getInt();
-  if (auto wb = module->getAttrOfType<IntegerAttr>("infc.weights_bytes")) {
-    interface.weightsArg = true;
-    interface.weightsBytes = wb.getInt();
-  }
-  interface.cuda = module->hasAttr("gpu.container_module"); // the kernels were outlined
-  std::vector<infc::WeightBlob> weights;
-  infc::extractWeights(module, weights);
-  return weights;
-}
-
-LogicalResult linkLibrary(ModuleOp module, infc::ModelInterface &interface,
-                          const infc::TargetOptions &target, const std::string &runtimeDir,
-                          const std::string &output, int64_t &weightBytes, std::string &error) {
-  std::vector<infc::WeightBlob> weights = prepareForEmission(module, interface);
-  weightBytes = 0;
-  for (const infc::WeightBlob &w : weights)
-    weightBytes += w.bytes.size();
-  llvm::SmallString<128> tmp;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("infc", tmp)) {
-    error = "cannot create a temporary directory: " + ec.message();
-    return failure();
-  }
-  struct Cleanup {
-    llvm::SmallString<128> dir;
-    ~Cleanup() { llvm::sys::fs::remove_directories(dir); }
-  } cleanup{tmp};
-  auto objectPath = [&](const char *name) {
-    llvm::SmallString<128> p(tmp);
-    llvm::sys::path::append(p, name);
-    return p.str().str();
-  };
-  std::string modelObj = objectPath("model.o"), weightsObj = objectPath("weights.o");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(modelObj, ec);
-    if (ec || failed(infc::emitModel(module, interface, target, infc::OutputKind::Object, os,
-                                     error))) {
-      if (ec)
-        error = ec.message();
-      return failure();
-    }
-  }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(weightsObj, ec);
-    if (ec || failed(infc::emitWeightsObject(weights, target, os, error))) {
-      if (ec)
-        error = ec.message();
-      return failure();
-    }
-  }
-  return infc::linkModel({modelObj, weightsObj}, runtimeDir, output, error);
-}
 } // namespace
 
-int infc::compileCommand(const Args &args, const char *argv0) {
-  CompileOptions o;
+namespace {
+/// Sets `out` to the value `text` names for `flag`, or says why not.
+template <typename E>
+std::string parseFlagChoice(llvm::StringRef flag, llvm::StringRef text, E &out) {
+  if (std::optional<E> value = infc::parseChoice<E>(text)) {
+    out = *value;
+    return "";
+  }
+  return ("unknown " + flag + "=" + text + " (" + infc::choiceList<E>() + ")").str();
+}
+
+/// `infc compile`'s arguments into `o`; "" or the error. A hand-written loop rather than
+/// LLVM's cl: each subcommand has its own flags, and cl's registry is process-global (the
+/// MLIR and LLVM libraries register hundreds of options in it).
+std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::StringRef a = args[i];
     auto value = [&](llvm::StringRef flag, std::string &out) {
@@ -192,127 +144,159 @@ int infc::compileCommand(const Args &args, const char *argv0) {
       }
       return false;
     };
-    std::string v;
+    std::string v, error;
     if (value("-o", o.output) || value("--output", o.output) || value("--emit", o.emit) ||
-        value("--header", o.header) || value("--cpu", o.cpu) || value("--target", o.device) ||
-        value("--gpu", o.gpus) || value("--cuda-path", o.cudaPath) ||
-        value("--precision", o.precision) || value("--gpu-layout", o.gpuLayout) ||
-        value("--activations", o.activations) || value("--gpu-index-bits", o.gpuIndexBits))
+        value("--header", o.header) || value("--cpu", o.cpu) || value("--gpu", o.gpus) ||
+        value("--cuda-path", o.cudaPath) || value("--quantize", o.quantize) ||
+        value("--calibration", o.quantization.calibrationDir))
       continue;
-    if (value("--input-shape", v)) {
-      std::string error;
-      if (!parseInputShapes(v, o, error))
-        return fail(error);
-      continue;
-    }
-    if (value("--quantize", o.quantize) || value("--calibration", o.quantization.calibrationDir))
-      continue;
-    if (value("--calibration-method", v)) {
+    if (value("--target", v))
+      error = parseFlagChoice("--target", v, o.pipeline.target);
+    else if (value("--precision", v))
+      error = parseFlagChoice("--precision", v, o.pipeline.precision);
+    else if (value("--activations", v))
+      error = parseFlagChoice("--activations", v, o.pipeline.activations.emplace());
+    else if (value("--gpu-layout", v))
+      error = parseFlagChoice("--gpu-layout", v, o.pipeline.gpuLayout);
+    else if (value("--gpu-index-bits", v))
+      error = parseFlagChoice("--gpu-index-bits", v, o.pipeline.gpuIndexWidth);
+    else if (value("--input-shape", v))
+      parseInputShapes(v, o, error);
+    else if (value("--input-value", v))
+      parseInputValue(v, o, error);
+    else if (value("--calibration-method", v)) {
       auto [method, pct] = llvm::StringRef(v).split('=');
       o.quantization.method = method.str();
       if (!pct.empty() && (pct.getAsDouble(o.quantization.percentile) ||
                            !(o.quantization.percentile > 50 && o.quantization.percentile <= 100)))
-        return fail("malformed --calibration-method '" + v +
-                    "' (minmax, percentile or percentile=P with 50 < P <= 100)");
-      continue;
-    }
-    if (value("--keep-float", v)) {
+        error = "malformed --calibration-method '" + v +
+                "' (minmax, percentile or percentile=P with 50 < P <= 100)";
+    } else if (value("--keep-float", v)) {
       llvm::SmallVector<llvm::StringRef> names;
       llvm::StringRef(v).split(names, ',', -1, false);
       for (llvm::StringRef name : names)
         o.quantization.keepFloat.push_back(name.str());
-      continue;
-    }
-    if (a == "--report") {
+    } else if (a == "--report") {
       o.report = true;
-      continue;
-    }
-    if (a == "--emulator-checks") {
-      o.emulatorChecks = true;
-      continue;
-    }
-    if (value("--input-value", v)) {
-      std::string error;
-      if (!parseInputValue(v, o, error))
-        return fail(error);
-      continue;
-    }
-    if (a.size() == 3 && a.starts_with("-O") && a[2] >= '0' && a[2] <= '3') {
+    } else if (a == "--emulator-checks") {
+      o.pipeline.emulatorChecks = true;
+    } else if (a.size() == 3 && a.starts_with("-O") && a[2] >= '0' && a[2] <= '3') {
       o.optLevel = a[2] - '0';
-      continue;
+    } else if (a.starts_with("-")) {
+      error = "unknown option '" + a.str() + "' for compile (see infc --help)";
+    } else if (!o.input.empty()) {
+      error = "more than one model given ('" + o.input + "' and '" + a.str() + "')";
+    } else {
+      o.input = a.str();
     }
-    if (a.starts_with("-"))
-      return fail("unknown option '" + a.str() + "' for compile (see infc --help)");
-    if (!o.input.empty())
-      return fail("more than one model given ('" + o.input + "' and '" + a.str() + "')");
-    o.input = a.str();
+    if (!error.empty())
+      return error;
   }
+  return "";
+}
+
+/// The rules between flags (the pipeline's in checkPipelineOptions); fills in the default
+/// output. "" or the error.
+std::string checkCompileOptions(CompileOptions &o) {
   if (o.input.empty())
-    return fail("compile needs a model: infc compile MODEL.onnx -o MODEL.so");
+    return "compile needs a model: infc compile MODEL.onnx -o MODEL.so";
   if (o.output.empty()) {
-    if (o.emit != "so")
-      o.output = "-";
-    else
-      return fail("compile needs an output: -o MODEL.so");
+    if (o.emit == "so")
+      return "compile needs an output: -o MODEL.so";
+    o.output = "-";
   }
   if (!o.quantize.empty() && o.quantize != "int8")
-    return fail("unknown --quantize=" + o.quantize + " (int8)");
+    return "unknown --quantize=" + o.quantize + " (int8)";
   if (o.quantize.empty() != o.quantization.calibrationDir.empty())
-    return fail(o.quantize.empty() ? "--calibration needs --quantize int8"
-                                   : "--quantize int8 needs --calibration DIR (see docs/cli.md)");
-  using infc::PipelineChoice;
-  auto unknown = [&](llvm::StringRef flag, const std::string &value, PipelineChoice choice) {
-    return fail("unknown " + flag.str() + "=" + value + " (" +
-                infc::pipelineChoiceList(choice) + ")");
-  };
-  if (!infc::isPipelineChoice(PipelineChoice::Target, o.device))
-    return unknown("--target", o.device, PipelineChoice::Target);
-  if (o.emulatorChecks && o.device != "cuda-emulator")
-    return fail("--emulator-checks needs --target cuda-emulator");
-  if (o.device != "cuda" && (!o.gpus.empty() || !o.cudaPath.empty()))
-    return fail("--gpu and --cuda-path need --target cuda");
-  if (!infc::isPipelineChoice(PipelineChoice::Precision, o.precision))
-    return unknown("--precision", o.precision, PipelineChoice::Precision);
-  if (o.precision != "fp32" && o.device == "cpu")
-    return fail("--precision " + o.precision + " needs --target cuda (the CPU computes in fp32)");
-  if (!o.activations.empty() &&
-      !infc::isPipelineChoice(PipelineChoice::Activations, o.activations))
-    return unknown("--activations", o.activations, PipelineChoice::Activations);
-  if (!o.activations.empty() && o.precision != "fp16" && o.precision != "bf16")
-    return fail("--activations needs --precision fp16 or bf16 (activations are fp32 at " +
-                o.precision + ")");
-  if (!o.gpuLayout.empty() && !infc::isPipelineChoice(PipelineChoice::GpuLayout, o.gpuLayout))
-    return unknown("--gpu-layout", o.gpuLayout, PipelineChoice::GpuLayout);
-  if (!o.gpuLayout.empty() && o.device == "cpu")
-    return fail("--gpu-layout needs --target cuda (the CPU convolves over NHWC)");
-  if (!o.gpuIndexBits.empty() &&
-      !infc::isPipelineChoice(PipelineChoice::GpuIndexBits, o.gpuIndexBits))
-    return unknown("--gpu-index-bits", o.gpuIndexBits, PipelineChoice::GpuIndexBits);
-  if (!o.gpuIndexBits.empty() && o.device != "cuda")
-    return fail("--gpu-index-bits needs --target cuda (the emulator and the CPU index in 64 "
-                "bits)");
+    return o.quantize.empty() ? "--calibration needs --quantize int8"
+                              : "--quantize int8 needs --calibration DIR (see docs/cli.md)";
+  if (o.pipeline.target != infc::Target::CUDA && (!o.gpus.empty() || !o.cudaPath.empty()))
+    return "--gpu and --cuda-path need --target cuda";
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
-    return fail("unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm or ptx)");
-  if (o.emit == "ptx" && o.device != "cuda")
-    return fail("--emit=ptx needs --target cuda");
+    return "unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm or ptx)";
+  if (o.emit == "ptx" && o.pipeline.target != infc::Target::CUDA)
+    return "--emit=ptx needs --target cuda";
+  return infc::checkPipelineOptions(o.pipeline, infc::OptionSpelling::Flags);
+}
+
+/// --gpu sm_80,sm_90 as architectures the CUDA target can build for; "" or the error.
+std::string parseGpuArchs(llvm::StringRef list, std::vector<std::string> &archs) {
+  llvm::SmallVector<llvm::StringRef> names;
+  list.split(names, ',', -1, false);
+  archs.clear();
+  for (llvm::StringRef arch : names) {
+    arch = arch.trim();
+    std::optional<unsigned> sm = infc::gpuArchVersion(arch);
+    if (!sm)
+      return "--gpu: '" + arch.str() + "' is not a GPU architecture (sm_80, sm_90, sm_90a, ...)";
+    // The tensor-core kernels are mma.sync shapes of sm_80 (m16n8k16 halves, m16n8k32
+    // bytes, TF32, bf16).
+    if (*sm < 80)
+      return "--gpu: '" + arch.str() + "' is older than sm_80, the oldest GPU the CUDA "
+                                       "target supports (Ampere)";
+    if (!infc::isNvptxProcessor(arch))
+      return "--gpu: '" + arch.str() + "' is not a GPU LLVM's NVPTX back end knows (sm_80, "
+                                       "sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120, ...)";
+    archs.push_back(arch.str());
+  }
+  if (archs.empty())
+    return "--gpu needs at least one architecture (sm_80, sm_90, ...)";
+  return "";
+}
+
+/// The pipeline `o` asks for on the CPU `target` names; "" or the error.
+std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOptions &target,
+                               infc::InfcPipelineOptions &pipeline) {
+  pipeline = o.pipeline;
+  std::string error;
+  pipeline.vectorBits = infc::targetVectorBits(target, error);
+  if (!error.empty())
+    return o.input + ": " + error;
+  pipeline.vnni = infc::targetHasAvx512Vnni(target);
+  pipeline.amx = pipeline.vnni && infc::targetHasAmxInt8(target);
+  if (!pipeline.vnni) {
+    infc::Int8Kernel kernel = infc::targetInt8KernelWithoutAvx512Vnni(target);
+    pipeline.int8Kernel = kernel.instruction;
+    pipeline.int8KernelBits = kernel.bits;
+  }
+  if (pipeline.target == infc::Target::CPU)
+    return "";
+  if (!o.gpus.empty())
+    if (std::string why = parseGpuArchs(o.gpus, pipeline.gpuArchs); !why.empty())
+      return why;
+  if (!o.cudaPath.empty())
+    pipeline.cudaPath = o.cudaPath;
+  else if (const char *env = getenv("CUDA_PATH"); env && *env)
+    pipeline.cudaPath = env;
+  return "";
+}
+
+/// Imports `o.input`, runs the pipeline (calibrating first with --quantize) and writes
+/// what --emit asks for.
+int runCompile(const CompileOptions &o, const char *argv0) {
+  using namespace infc;
   auto started = std::chrono::steady_clock::now();
+  TargetOptions target;
+  target.cpu = o.cpu;
+  target.optLevel = o.optLevel;
+  InfcPipelineOptions pipeline;
+  if (std::string error = pipelineOptionsFor(o, target, pipeline); !error.empty())
+    return fail(error);
 
   DialectRegistry registry;
   registerInfcDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // One line per diagnostic: "infc: error: model.onnx: message".
-  std::string modelPath = o.input;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     if (diag.getSeverity() != DiagnosticSeverity::Error)
       return success();
-    std::string where = modelPath;
     std::string message = diag.str();
     if (auto name = dyn_cast<NameLoc>(diag.getLocation());
         name && !llvm::StringRef(message).starts_with("node '"))
       message = "at " + name.getName().str() + ": " + message;
-    llvm::errs() << "infc: error: " << where << ": " << message << "\n";
+    llvm::errs() << "infc: error: " << o.input << ": " << message << "\n";
     return success();
   });
 
@@ -331,65 +315,14 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     module->print(os, flags);
     return true;
   };
-  TargetOptions target;
-  target.cpu = o.cpu;
-  target.optLevel = o.optLevel;
-  std::string targetError;
-  InfcPipelineOptions pipeline;
-  pipeline.vectorBits = targetVectorBits(target, targetError);
-  pipeline.vnni = targetHasAvx512Vnni(target);
-  pipeline.amx = pipeline.vnni && targetHasAmxInt8(target);
-  if (!pipeline.vnni) {
-    Int8Kernel kernel = targetInt8KernelWithoutAvx512Vnni(target);
-    pipeline.int8Kernel = kernel.instruction;
-    pipeline.int8KernelBits = kernel.bits;
-  }
-  if (o.device != "cpu") {
-    pipeline.device = Device::CUDA;
-    pipeline.emulateGpu = o.device == "cuda-emulator";
-    pipeline.emulatorChecks = o.emulatorChecks;
-    pipeline.precision = o.precision;
-    pipeline.activations = o.activations;
-    pipeline.gpuChannelsLast = o.gpuLayout != "nchw";
-    pipeline.gpuIndexBitwidth = infc::gpuIndexBitwidthOf(o.gpuIndexBits);
-    if (!o.gpus.empty()) {
-      llvm::SmallVector<llvm::StringRef> archs;
-      llvm::StringRef(o.gpus).split(archs, ',', -1, false);
-      pipeline.gpuArchs.clear();
-      for (llvm::StringRef arch : archs) {
-        arch = arch.trim();
-        std::optional<unsigned> sm = gpuArchVersion(arch);
-        if (!sm)
-          return fail("--gpu: '" + arch.str() + "' is not a GPU architecture (sm_80, sm_90, "
-                      "sm_90a, ...)");
-        // The tensor-core kernels are mma.sync shapes of sm_80 (m16n8k16 halves, m16n8k32
-        // bytes, TF32, bf16).
-        if (*sm < 80)
-          return fail("--gpu: '" + arch.str() + "' is older than sm_80, the oldest GPU the "
-                      "CUDA target supports (Ampere)");
-        if (!isNvptxProcessor(arch))
-          return fail("--gpu: '" + arch.str() + "' is not a GPU LLVM's NVPTX back end knows "
-                      "(sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120, ...)");
-        pipeline.gpuArchs.push_back(arch.str());
-      }
-      if (pipeline.gpuArchs.empty())
-        return fail("--gpu needs at least one architecture (sm_80, sm_90, ...)");
-    }
-    if (!o.cudaPath.empty())
-      pipeline.cudaPath = o.cudaPath;
-    else if (const char *env = getenv("CUDA_PATH"); env && *env)
-      pipeline.cudaPath = env;
-  }
-  if (!targetError.empty())
-    return fail(o.input + ": " + targetError);
   // The graph passes first: calibration and the report work on their result.
   // onHost: for this CPU whatever the target (the calibration model runs here).
   auto runPipeline = [&](ModuleOp m, PipelineStage stop, bool skipGraph, bool onHost = false) {
     InfcPipelineOptions stage = pipeline;
     if (onHost) {
-      stage.device = Device::CPU;
-      stage.emulateGpu = false;
-      stage.precision = "fp32";
+      stage.target = Target::CPU;
+      stage.precision = Precision::FP32;
+      stage.activations.reset();
     }
     stage.stopAfter = stop;
     stage.skipGraphPasses = skipGraph;
@@ -412,7 +345,8 @@ int infc::compileCommand(const Args &args, const char *argv0) {
         return false;
       }
       int64_t weightBytes;
-      return succeeded(linkLibrary(m, calibration, target, runtime, path, weightBytes, error));
+      return succeeded(
+          buildModelLibrary(m, calibration, target, runtime, path, weightBytes, error));
     };
     std::string error;
     auto calibrationStarted = std::chrono::steady_clock::now();
@@ -422,7 +356,7 @@ int infc::compileCommand(const Args &args, const char *argv0) {
     if (!runPipeline(*module, PipelineStage::Infc, false))
       return fail(o.input + ": compilation failed in the pass pipeline (see above)");
     // Without an 8-bit dot product, int8 buys memory, not speed (bench/int8_cpus.py).
-    if (pipeline.device == Device::CPU && !pipeline.vnni && pipeline.int8Kernel != "vpdpbusd")
+    if (pipeline.target == Target::CPU && !pipeline.vnni && pipeline.int8Kernel != "vpdpbusd")
       llvm::errs() << "infc: note: the target CPU has no VNNI (8-bit dot products): its int8 "
                       "matmuls run on "
                    << (pipeline.int8Kernel.empty()
@@ -470,7 +404,8 @@ int infc::compileCommand(const Args &args, const char *argv0) {
   }
   std::string error;
   int64_t weightBytes = 0;
-  if (failed(linkLibrary(*module, interface, target, runtime, o.output, weightBytes, error)))
+  if (failed(buildModelLibrary(*module, interface, target, runtime, o.output, weightBytes,
+                               error)))
     return fail(o.input + ": " + error);
   if (!o.header.empty() && writeOutput(o.header, [&](llvm::raw_ostream &os, std::string &) {
         writeModelHeader(os, interface, o.output);
@@ -486,6 +421,16 @@ int infc::compileCommand(const Args &args, const char *argv0) {
                                o.input.c_str(), o.output.c_str(), seconds, weightBytes / 1e6,
                                interface.workspaceBytes / 1e6);
   return 0;
+}
+} // namespace
+
+int infc::compileCommand(const Args &args, const char *argv0) {
+  CompileOptions options;
+  if (std::string error = parseCompileArgs(args, options); !error.empty())
+    return fail(error);
+  if (std::string error = checkCompileOptions(options); !error.empty())
+    return fail(error);
+  return runCompile(options, argv0);
 }
 
 int infc::inspectCommand(const Args &args) {

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
-#include "LoadedModel.h"
-#include "Npy.h"
+#include "infc/Runner/LoadedModel.h"
+#include "infc/Runner/Npy.h"
 
 #include <algorithm>
 #include <chrono>

@@ -89,6 +89,24 @@ llvm::LogicalResult emitWeightsObject(const std::vector<WeightBlob> &weights,
 llvm::LogicalResult linkModel(llvm::ArrayRef<std::string> objects, llvm::StringRef runtimeDir,
                               llvm::StringRef output, std::string &error);
 
+/// What emission needs from the lowered module: the memory plan's workspace size (and a
+/// CUDA model's weights size) into `interface`, and the weights pulled out of the IR (code
+/// refers to them by symbol).
+std::vector<WeightBlob> prepareForEmission(mlir::ModuleOp module, ModelInterface &interface);
+
+/// The lowered module's code and weights as objects, linked with the runtime archive in
+/// `runtimeDir` into `output` (nothing is left behind on failure). `weightBytes`: the
+/// weights' total size.
+llvm::LogicalResult buildModelLibrary(mlir::ModuleOp module, ModelInterface &interface,
+                                      const TargetOptions &target, llvm::StringRef runtimeDir,
+                                      llvm::StringRef output, int64_t &weightBytes,
+                                      std::string &error);
+
+/// The typed C header of `--header`: shapes as constants and a run function with one
+/// pointer per input and output.
+void writeModelHeader(llvm::raw_ostream &os, const ModelInterface &interface,
+                      llvm::StringRef libraryPath);
+
 } // namespace infc
 
 #endif // INFC_TARGET_TARGET_H

@@ -182,15 +182,14 @@ struct InfcHalfActivationsPass
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    if (mode != "half" && mode != "rounded") {
-      getOperation().emitError("infc-half-activations: mode '")
-          << mode << "' is not half or rounded";
+    if (mode == infc::Activations::FP32) {
+      getOperation().emitError("infc-half-activations: mode 'fp32' is not half or rounded");
       return signalPassFailure();
     }
     FloatType half = infc::halfPrecisionType(ctx, precision);
     if (!half) {
       getOperation().emitError("infc-half-activations: precision '")
-          << precision << "' is not fp16 or bf16";
+          << infc::nameOf(precision.getValue()) << "' is not fp16 or bf16";
       return signalPassFailure();
     }
     SmallVector<linalg::GenericOp> ops;
@@ -200,7 +199,8 @@ struct InfcHalfActivationsPass
       for (unsigned index = 0; index < op.getNumDpsInits(); ++index) {
         HalfUses uses;
         if (isElementwiseResult(op, index) && !op->getResult(index).use_empty() &&
-            collectHalfUses(op->getResult(index), half, mode == "rounded", uses))
+            collectHalfUses(op->getResult(index), half, mode == infc::Activations::Rounded,
+                            uses))
           storeInHalf(rewriter, op, index, half, uses);
       }
   }

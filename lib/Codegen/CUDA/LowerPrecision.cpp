@@ -58,7 +58,7 @@ struct InfcLowerPrecisionPass
     FloatType half = infc::halfPrecisionType(ctx, precision);
     if (!half) {
       getOperation().emitError("infc-lower-precision: precision '")
-          << precision << "' is not fp16 or bf16";
+          << infc::nameOf(precision.getValue()) << "' is not fp16 or bf16";
       return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> ops;
@@ -96,10 +96,10 @@ struct InfcLowerPrecisionPass
 };
 } // namespace
 
-FloatType infc::halfPrecisionType(MLIRContext *ctx, StringRef precision) {
-  if (precision == "fp16")
+FloatType infc::halfPrecisionType(MLIRContext *ctx, infc::Precision precision) {
+  if (precision == infc::Precision::FP16)
     return Float16Type::get(ctx);
-  if (precision == "bf16")
+  if (precision == infc::Precision::BF16)
     return BFloat16Type::get(ctx);
   return {};
 }

@@ -27,8 +27,8 @@
 // BF16-LABEL: func.func @epilogue_into_padding
 // BF16: arith.truncf %{{.*}} : f32 to bf16
 // BF16: tensor.extract %{{.*}} : tensor<1x4x4x8xbf16>
-// BAD: infc-half-activations: precision 'fp8' is not fp16 or bf16
-// BADMODE: infc-half-activations: mode 'some' is not half or rounded
+// BAD: for the --precision option: Cannot find option named 'fp8'
+// BADMODE: for the --mode option: Cannot find option named 'some'
 // With mode=rounded the residual add, which adds the value as it is, keeps it f32.
 // ROUNDED-LABEL: func.func @epilogue_into_padding
 // ROUNDED-NOT: tensor<1x4x4x8xf16>

@@ -20,7 +20,7 @@
 // BF16-LABEL: func.func @matmul
 // BF16: arith.truncf %{{.*}} : f32 to bf16
 // BF16: arith.constant dense<{{.*}}> : tensor<3x4xbf16>
-// BAD: infc-lower-precision: precision 'fp8' is not fp16 or bf16
+// BAD: for the --precision option: Cannot find option named 'fp8'
 func.func @matmul(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
   %w = arith.constant dense<0.5> : tensor<3x4xf32>
   %zero = arith.constant 0.0 : f32

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "infc/Support/Choices.h"
 
 #include <optional>
 
@@ -25,8 +26,8 @@ namespace infc {
 std::optional<unsigned> gpuArchVersion(llvm::StringRef arch);
 /// Whether LLVM's NVPTX back end knows `arch` as a processor (it writes the PTX for it).
 bool isNvptxProcessor(llvm::StringRef arch);
-/// The 16-bit float type a --precision names: f16 for "fp16", bf16 for "bf16", else null.
-mlir::FloatType halfPrecisionType(mlir::MLIRContext *ctx, llvm::StringRef precision);
+/// The 16-bit float type of a precision: f16 for FP16, bf16 for BF16, else null.
+mlir::FloatType halfPrecisionType(mlir::MLIRContext *ctx, Precision precision);
 
 /// The unit attribute infc-kernels-to-nvvm sets on the top module when the kernels take
 /// bare pointers (infc-launches-to-llvm lowers the launches to match, then removes it).

@@ -105,8 +105,10 @@ def InfcLowerPrecision : Pass<"infc-lower-precision", "mlir::func::FuncOp"> {
     Everything else stays f32.
   }];
   let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
-           "fp16 or bf16">,
+    Option<"precision", "precision", "::infc::Precision", /*default=*/"::infc::Precision::FP16",
+           "fp16 or bf16",
+           [{::llvm::cl::values(clEnumValN(::infc::Precision::FP16, "fp16", "fp16"),
+                                clEnumValN(::infc::Precision::BF16, "bf16", "bf16"))}]>,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];
@@ -133,11 +135,15 @@ def InfcHalfActivations : Pass<"infc-half-activations", "mlir::func::FuncOp"> {
     residual stream that a LayerNorm reads stays f32).
   }];
   let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
-           "fp16 or bf16">,
-    Option<"mode", "mode", "std::string", /*default=*/"\"half\"",
+    Option<"precision", "precision", "::infc::Precision", /*default=*/"::infc::Precision::FP16",
+           "fp16 or bf16",
+           [{::llvm::cl::values(clEnumValN(::infc::Precision::FP16, "fp16", "fp16"),
+                                clEnumValN(::infc::Precision::BF16, "bf16", "bf16"))}]>,
+    Option<"mode", "mode", "::infc::Activations", /*default=*/"::infc::Activations::Half",
            "half (every value whose readers take its elements as they are) or rounded "
-           "(only those each reader rounds to half anyway)">,
+           "(only those each reader rounds to half anyway)",
+           [{::llvm::cl::values(clEnumValN(::infc::Activations::Half, "half", "half"),
+                                clEnumValN(::infc::Activations::Rounded, "rounded", "rounded"))}]>,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];

@@ -1,4 +1,4 @@
-//===- Quantize.cpp - calibration for --quantize int8, and --report -------===//
+//===- Calibration.cpp - calibration for --quantize int8, and --report ----===//
 //
 // Calibration runs the float model through infc itself: a copy of the module returns, as
 // extra outputs, the activation of every convolution and matmul with constant weights; it
@@ -8,8 +8,8 @@
 // into integer kernels, the same path a model quantized by ORT takes.
 //
 //===----------------------------------------------------------------------===//
-#include "Quantize.h"
-#include "LoadedModel.h"
+#include "infc/Quantization/Calibration.h"
+#include "infc/Runner/LoadedModel.h"
 
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 #include "infc/Dialect/Infc/Transforms/Passes.h"

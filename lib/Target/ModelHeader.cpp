@@ -1,5 +1,5 @@
-//===- Header.cpp - the per-model C header of --header --------------------===//
-#include "Header.h"
+//===- ModelHeader.cpp - the per-model C header of --header ---------------===//
+#include "infc/Target/Target.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"

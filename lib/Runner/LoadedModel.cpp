@@ -1,5 +1,5 @@
 //===- LoadedModel.cpp - a model.so opened through the C ABI --------------===//
-#include "LoadedModel.h"
+#include "infc/Runner/LoadedModel.h"
 
 #include <cstring>
 #include <random>

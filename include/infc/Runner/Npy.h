@@ -1,6 +1,6 @@
-//===- Npy.h - minimal .npy reading and writing for infc run ---*- C++ -*-===//
-#ifndef INFC_TOOLS_INFC_NPY_H
-#define INFC_TOOLS_INFC_NPY_H
+//===- Npy.h - minimal .npy reading and writing ----------------*- C++ -*-===//
+#ifndef INFC_RUNNER_NPY_H
+#define INFC_RUNNER_NPY_H
 
 #include "infc/runtime.h"
 
@@ -24,4 +24,4 @@ bool writeNpy(const std::string &path, infc_dtype dtype, const int64_t *shape, i
               const void *data, size_t bytes, std::string &error);
 } // namespace infc
 
-#endif // INFC_TOOLS_INFC_NPY_H
+#endif // INFC_RUNNER_NPY_H

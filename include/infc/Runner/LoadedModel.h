@@ -4,10 +4,10 @@
 // infc_api_open, exactly as a product embedding it would.
 //
 //===----------------------------------------------------------------------===//
-#ifndef INFC_TOOLS_INFC_LOADEDMODEL_H
-#define INFC_TOOLS_INFC_LOADEDMODEL_H
+#ifndef INFC_RUNNER_LOADEDMODEL_H
+#define INFC_RUNNER_LOADEDMODEL_H
 
-#include "Npy.h"
+#include "infc/Runner/Npy.h"
 
 #include <functional>
 #include <map>
@@ -42,4 +42,4 @@ struct LoadedModel {
 };
 } // namespace infc
 
-#endif // INFC_TOOLS_INFC_LOADEDMODEL_H
+#endif // INFC_RUNNER_LOADEDMODEL_H

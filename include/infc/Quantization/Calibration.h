@@ -1,6 +1,6 @@
-//===- Quantize.h - infc compile --quantize int8 and --report ---*- C++ -*-===//
-#ifndef INFC_TOOLS_INFC_QUANTIZE_H
-#define INFC_TOOLS_INFC_QUANTIZE_H
+//===- Calibration.h - int8 calibration and the quantization report -*- C++ -*-===//
+#ifndef INFC_QUANTIZATION_CALIBRATION_H
+#define INFC_QUANTIZATION_CALIBRATION_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -51,4 +51,4 @@ void printQuantizationReport(mlir::ModuleOp module,
                              llvm::raw_ostream &os);
 } // namespace infc
 
-#endif // INFC_TOOLS_INFC_QUANTIZE_H
+#endif // INFC_QUANTIZATION_CALIBRATION_H

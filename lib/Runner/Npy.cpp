@@ -1,5 +1,5 @@
-//===- Npy.cpp - minimal .npy reading and writing for infc run ------------===//
-#include "Npy.h"
+//===- Npy.cpp - minimal .npy reading and writing -------------------------===//
+#include "infc/Runner/Npy.h"
 
 #include <cstdio>
 #include <cstring>
