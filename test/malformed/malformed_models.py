@@ -405,6 +405,27 @@ def _(d):
                   init("block", np.array([2, 2], np.int64))], opset=18)
 
 
+@case("value_reshape_shape_overflow", "attr-value", "a Reshape shape whose product overflows "
+      "int64 (found by fuzz_import)",
+      E("node 'n' (Reshape, opset 17): shape entry 1 (4611686018427387904) takes the element "
+        "count past 2^63"), ort="load")
+def _(d):
+    n = helper.make_node("Reshape", ["x", "shape"], ["y"], name="n")
+    return model([n], [vi("x", [2, 3])], [vi("y", None)],
+                 [init("shape", np.array([4, 2**62, 1], np.int64))])
+
+
+@case("value_maxunpool_stride_huge", "attr-value", "MaxUnpool strides [2^40, 1] (its unpooled "
+      "shape overflowed)",
+      E("node 'n' (MaxUnpool, opset 17): strides [1099511627776, 1] must hold 2 positive values "
+        "up to 2^32"), ort="run")
+def _(d):
+    n = helper.make_node("MaxUnpool", ["x", "i"], ["y"], name="n", kernel_shape=[2, 2],
+                         strides=[2**40, 1])
+    return model([n], [vi("x", [1, 1, 2, 2]), vi("i", [1, 1, 2, 2], TensorProto.INT64)],
+                 [vi("y", None)])
+
+
 @case("value_conv_pads_negative", "attr-value", "Conv pads [0, -1, 0, 0]",
       E("node 'conv' (Conv, opset 17): pads [0, -1, 0, 0] must be non-negative"), ort="load")
 def _(d):

@@ -630,22 +630,27 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
   if (spatial < 1 || n.inputType(1).getShape() != xt.getShape())
     return n.error() << "expects X [N, C, ...] and indices of its shape, got " << xt
                      << " and " << n.inputType(1);
-  SmallVector<int64_t> kernel = n.getInts("kernel_shape");
-  SmallVector<int64_t> strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
-  SmallVector<int64_t> pads = n.getInts("pads", SmallVector<int64_t>(2 * spatial, 0));
-  if ((int64_t)kernel.size() != spatial || (int64_t)strides.size() != spatial ||
-      (int64_t)pads.size() != 2 * spatial)
-    return n.error() << "kernel_shape, strides and pads do not match the input rank";
+  auto kernel = windowInts(n, "kernel_shape", spatial, 1, {});
+  auto strides = windowInts(n, "strides", spatial, 1, SmallVector<int64_t>(spatial, 1));
+  auto pads = windowInts(n, "pads", 2 * spatial, 0, SmallVector<int64_t>(2 * spatial, 0));
+  if (!kernel || !strides || !pads)
+    return failure();
   SmallVector<int64_t> inferred(xt.getShape().take_front(2));
-  int64_t total = xt.getDimSize(0) * xt.getDimSize(1);
+  std::optional<int64_t> total = xt.getDimSize(0) * xt.getDimSize(1);
   for (int64_t d = 0; d < spatial; ++d) {
-    inferred.push_back((xt.getDimSize(2 + d) - 1) * strides[d] - pads[d] - pads[spatial + d] +
-                       kernel[d]);
-    total *= inferred.back();
+    std::optional<int64_t> length = llvm::checkedMulAdd<int64_t>(
+        xt.getDimSize(2 + d) - 1, (*strides)[d], (*kernel)[d] - (*pads)[d] - (*pads)[spatial + d]);
+    if (!length || *length < 1 || *length > kMaxWindowSpan)
+      return n.error() << "the unpooled length along spatial dim " << d
+                       << " is not between 1 and 2^48";
+    inferred.push_back(*length);
+    total = total ? llvm::checkedMul<int64_t>(*total, *length) : std::nullopt;
   }
+  if (!total)
+    return n.error() << "the unpooled output has more than 2^63 elements";
   Type et = xt.getElementType();
   Value zeros = n.constant(
-      DenseElementsAttr::get(RankedTensorType::get({total}, et), n.b.getZeroAttr(et)));
+      DenseElementsAttr::get(RankedTensorType::get({*total}, et), n.b.getZeroAttr(et)));
   Value y = n.create<ScatterOp>(zeros, n.reshape(n.input(1), {xt.getNumElements()}),
                                 n.reshape(n.input(0), {xt.getNumElements()}),
                                 n.b.getI64IntegerAttr(0), n.b.getStringAttr("none"));
@@ -661,6 +666,8 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
     for (auto [want, have] : llvm::zip(*shape, inferred)) {
       if (want < have)
         return n.error() << "output_shape is smaller than the unpooled shape";
+      if (want > kMaxWindowSpan)
+        return n.error() << "output_shape " << list(*shape) << " has a dim over 2^48";
       high.push_back(want - have);
     }
     if (llvm::any_of(high, [](int64_t h) { return h > 0; }))
@@ -718,10 +725,10 @@ LogicalResult importLpPool(NodeImporter &n) {
   Value mean = pool<AvgPoolOp>(n, v, /*countIncludePad=*/true);
   if (!mean)
     return failure();
-  int64_t size = 1;
+  double size = 1; // the window's element count; pool() checked the kernel
   for (int64_t k : n.getInts("kernel_shape"))
     size *= k;
-  Value sum = n.create<MulOp>(mean, n.scalarLike(mean, (double)size));
+  Value sum = n.create<MulOp>(mean, n.scalarLike(mean, size));
   if (p == 2)
     n.setResult(0, n.create<SqrtOp>(sum));
   else if (p == 1)

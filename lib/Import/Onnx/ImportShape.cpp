@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "NodeImporter.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -55,16 +57,18 @@ LogicalResult importReshape(NodeImporter &n) {
     }
     if (shape[d] < 0)
       return n.error() << "invalid shape entry " << shape[d];
-    known *= shape[d];
+    std::optional<int64_t> product = llvm::checkedMul(known, shape[d]);
+    if (!product)
+      return n.error() << "shape entry " << d << " (" << shape[d]
+                       << ") takes the element count past 2^63";
+    known = *product;
   }
   if (inferred >= 0) {
     if (known == 0 || xt.getNumElements() % known)
       return n.error() << "cannot infer the -1 dim reshaping " << xt;
     shape[inferred] = xt.getNumElements() / known;
   }
-  int64_t total = 1;
-  for (int64_t s : shape)
-    total *= s;
+  int64_t total = inferred >= 0 ? known * shape[inferred] : known;
   if (total != xt.getNumElements())
     return n.error() << "cannot reshape " << xt << " (" << xt.getNumElements()
                      << " elements) to " << total << " elements";
