@@ -1,30 +1,8 @@
 //===- LaunchToLoops.cpp - gpu.launch as loops on the CPU (the emulator) --===//
 //
-// Tests the GPU lowering without a GPU: the kernels' IR, as infc-map-to-gpu wrote it, runs
-// on the CPU with every block and thread an iteration, and is compared with onnxruntime.
-//
-// A kernel with barriers is split at them (loop fission): the code between two barriers
-// runs for every thread of the block before any thread goes past the barrier, as on a GPU.
-// A barrier may sit in the kernel's body or in an scf.for there (the tiled contraction's
-// reduction steps), whose bounds must then be the same in every thread. A value computed
-// before a barrier and used after it is recomputed if it is pure (index arithmetic on the
-// thread and block ids); anything else crossing a barrier is refused, except a loop value of
-// the loop with barriers (accumulators, prefetched elements), kept per thread in a buffer.
-// A warp shuffle splits the kernel as a barrier does: every thread leaves the value it
-// shares in a buffer before any reads its partner's; so does an nvgpu.mma.sync (TF32) or an
-// nvvm.mma.sync (f16, bf16, bytes), or a run of independent ones: the lane of each warp
-// that runs first gathers the warp's whole A and B from the lanes' fragments (nvgpu's
-// layout) and each lane computes its own part of the product (TF32 operands truncated as
-// the tensor cores do).
-// An nvgpu.ldmatrix needs no piece of its own: each lane reads its registers from the rows
-// its source lanes point at, their addresses computed again from their thread ids. Shared
-// memory is one buffer reused by the blocks in turn, private memory one slice of a buffer
-// per thread.
-//
-// With race-check (--emulator-checks) the blocks and threads run last first over poisoned
-// shared, private and workspace memory, and 1-D vector loads and stores are asserted inside
-// their views: outputs that differ from a plain run's show a race or a read of unwritten
-// memory.
+// Tests the GPU lowering without a GPU: every block and thread of a launch an iteration,
+// the kernel split at barriers, shuffles and mma.syncs so that every thread reaches one
+// before any passes it. The design is in docs/cuda.md, "The emulator".
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CUDA/Passes.h"

@@ -1,24 +1,9 @@
 //===- TiledContraction.cpp - a contraction as one shared-memory tiled kernel --===//
 //
-// The kernel of a matmul-like op, written as one gpu.launch (the classic SGEMM blocking):
-//   - a block computes a tile x tile piece of the output (of one batch element);
-//   - per step of the reduction it stages tileDepth x tile of each input in shared memory,
-//     1024 elements an input, four per thread, neighbouring threads on neighbouring
-//     addresses of the input (coalesced); out-of-range elements are staged as 0; a step's
-//     elements are loaded into registers while the step before is computed; where two
-//     stages of the staged tiles fit the static shared memory, a step is stored into one
-//     while the step before may still be read from the other (one barrier a step, not two);
-//   - its 16 x 16 threads each accumulate a threadTile x threadTile piece in registers
-//     (private memory indexed by constants, which LLVM keeps in registers), its rows and
-//     columns runs of 4 neighbours (2 in 32 x 32 tiles), 4 ty (tx) + 64 g in 128 x 128
-//     tiles: a run is one 128-bit shared load, a warp's broadcasts or consecutive (no bank
-//     conflicts), a quarter of the loads of one element at a time.
-// The rows and columns are each a flattened group of loop dimensions, so a convolution
-// runs as an implicit GEMM: filters x output pixels, reduced over channels x window, its
-// input addresses computed from the loop dimensions by the op's indexing maps. With f16 or
-// bf16 inputs summed in f32, or bytes summed in i32, the products run on tensor cores
-// instead (buildMmaSync: mma.sync fragments per warp, the same staging), and so do f32
-// inputs when TF32 is allowed (the inputs rounded to TF32 as they are staged).
+// The classic SGEMM blocking (shared-memory tiles staged per reduction step, register tiles
+// per thread; mma.sync on tensor cores for half, byte and TF32 inputs), over flattened loop
+// dimensions so that a convolution runs as an implicit GEMM. The design is in docs/cuda.md,
+// "The contraction kernels".
 //
 //===----------------------------------------------------------------------===//
 #include "TiledContraction.h"

@@ -1,25 +1,9 @@
 //===- Winograd.cpp - 3x3 NHWC convolutions by Winograd F(2x2, 3x3) -------===//
 //
-// A stride-1 3x3 convolution computes each 2x2 block of output pixels (a tile) from the
-// 4x4 input block under it with 16 products per channel pair instead of 36 (Lavin and
-// Gray, "Fast Algorithms for Convolutional Neural Networks", 2016):
-//   Y_tile = A^T [ sum_c (G g_fc G^T) . (B^T d_c B) ] A
-// with the 4x4 weights U = G g G^T transformed at compile time. Written here as
-//   1. the input transform into V [16, TH * TW, C], V[xi] = (B^T d B)[xi], 32 additions
-//      per channel: a loop nest over the tiles (parallel) and vectors of 16 channels that
-//      reads the 4x4 block's 16 vectors of the padded image and writes the 16 results
-//      (vector ops already: written as one generic of 16 results, each result was
-//      bufferized into a buffer of its own and copied into V after);
-//   2. a loop over the 16 positions (`infc.weight_batch`, in parallel) of one matmul each,
-//      M[xi] [TH * TW, F] = V[xi] x U[xi] [C, F], U [16, C, F] constant:
-//      infc-pack-matmul-panels packs all 16 at compile time and the loop shares one
-//      register-tiled kernel (16 matmuls apart made ResNet-50 compile 5 times as long);
-//   3. the output transform, an elementwise generic over [TH, 2, TW, 2, F] (the NHWC
-//      output viewed by tiles) reading the 16 M[xi] of its tile: A^T m A, its row and
-//      column in the tile chosen by the loop indices.
-// 2.25 times fewer multiplications than the direct convolution, for a transformed weight
-// 16/9 times as large and the V and M buffers (4 times the input and the output):
-// worth it where the products dominate, 64 channels and more.
+// 16 products per channel pair for each 2x2 block of output pixels instead of 36 (Lavin and
+// Gray, 2016), for the 3x3 convolutions of 64 channels and more where the products dominate:
+// input transform, 16 matmuls against weights transformed at compile time, output transform.
+// The design and its measurements are in docs/architecture.md (the channels-last convs).
 //
 //===----------------------------------------------------------------------===//
 #include "PopulatePatterns.h"
