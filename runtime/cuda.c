@@ -83,8 +83,8 @@ static struct {
   CUresult (*ModuleLoadData)(CUmodule *, const void *);
   CUresult (*ModuleUnload)(CUmodule);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
-  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                           unsigned, unsigned, CUstream, void **, void **);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, CUstream, void **, void **);
   CUresult (*GetErrorString)(CUresult, const char **);
   /* CUDA graphs (optional: without them every run launches each kernel). */
   CUresult (*StreamBeginCapture)(CUstream, int);
@@ -115,8 +115,7 @@ static const char *cu_error(CUresult r) {
 static void *symbol(const char *name) {
   void *p = dlsym(drv.library, name);
   if (!p && !drv.error[0])
-    snprintf(drv.error, sizeof drv.error, "the CUDA driver has no %s (too old a driver)",
-             name);
+    snprintf(drv.error, sizeof drv.error, "the CUDA driver has no %s (too old a driver)", name);
   return p;
 }
 
@@ -126,8 +125,10 @@ static void open_driver(void) {
     path = "libcuda.so.1";
   drv.library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!drv.library) {
-    snprintf(drv.error, sizeof drv.error, "this model runs on an NVIDIA GPU and the CUDA "
-             "driver cannot be loaded (%s)", dlerror());
+    snprintf(drv.error, sizeof drv.error,
+             "this model runs on an NVIDIA GPU and the CUDA "
+             "driver cannot be loaded (%s)",
+             dlerror());
     return;
   }
 #define LOAD(field, name) *(void **)&drv.field = symbol(name)
@@ -173,7 +174,8 @@ static void open_driver(void) {
   if (r == CUDA_SUCCESS)
     r = drv.DeviceGetCount(&count);
   if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
-    snprintf(drv.error, sizeof drv.error, "this model runs on an NVIDIA GPU and the machine "
+    snprintf(drv.error, sizeof drv.error,
+             "this model runs on an NVIDIA GPU and the machine "
              "has no CUDA device");
     return;
   }
@@ -205,10 +207,10 @@ static CUresult retain_context(void) {
 typedef struct cuda_module {
   struct cuda_module *next; /* the .so's modules, unloaded from the driver with its last
                                session */
-  const void *image; /* the fatbin, in the .so's read-only data */
+  const void *image;        /* the fatbin, in the .so's read-only data */
   size_t size;
-  void *aligned;     /* a copy when the image is not 8-byte aligned (the driver wants it) */
-  CUmodule module;   /* loaded at the first lookup of one of its kernels */
+  void *aligned;   /* a copy when the image is not 8-byte aligned (the driver wants it) */
+  CUmodule module; /* loaded at the first lookup of one of its kernels */
   size_t num_functions, capacity;
   struct {
     const char *name; /* the generated code passes the same pointer on every launch */
@@ -243,8 +245,8 @@ void *mgpuStreamCreate(void);
 void mgpuStreamSynchronize(void *stream);
 void mgpuStreamDestroy(void *stream);
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
-                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
-                      void *stream, void **params, void **extra, size_t paramsCount);
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t paramsCount);
 
 /* At load time (a global constructor): nothing reaches the driver yet. */
 void *mgpuModuleLoad(const void *data, size_t size) {
@@ -341,16 +343,15 @@ void mgpuStreamSynchronize(void *stream) { (void)stream; }
 void mgpuStreamDestroy(void *stream) { (void)stream; }
 
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
-                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
-                      void *stream, void **params, void **extra, size_t paramsCount) {
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t paramsCount) {
   (void)paramsCount;
   cuda_run *run = current_run;
   if (!function || !run || run->error != CUDA_SUCCESS || run->dry)
     return; /* the failure is recorded already, or nothing is to run */
   CUresult r = drv.LaunchKernel((CUfunction)function, (unsigned)gridX, (unsigned)gridY,
                                 (unsigned)gridZ, (unsigned)blockX, (unsigned)blockY,
-                                (unsigned)blockZ, (unsigned)smem, (CUstream)stream, params,
-                                extra);
+                                (unsigned)blockZ, (unsigned)smem, (CUstream)stream, params, extra);
   if (r != CUDA_SUCCESS)
     run_failed(r, "launching a kernel", NULL);
 }
@@ -370,7 +371,7 @@ struct infc__cuda_session {
   CUstream stream;
   CUstream capture_stream; /* non-blocking: capturing on a stream that waits on the legacy
                               one is refused */
-  CUstream caller_stream; /* infc_session_options.cuda_stream, or NULL */
+  CUstream caller_stream;  /* infc_session_options.cuda_stream, or NULL */
   CUdeviceptr workspace;
   size_t num_buffers;
   CUdeviceptr *buffers; /* inputs then outputs */
@@ -546,9 +547,8 @@ static void find_bound_nodes(infc__cuda_session *c, const size_t *io_bytes) {
     kernel_node_params params;
     ok = drv.GraphNodeGetType(nodes[i], &type) == CUDA_SUCCESS;
     if (ok && type == CU_GRAPH_NODE_TYPE_KERNEL)
-      ok = drv.GraphKernelNodeGetParams(nodes[i], &params) == CUDA_SUCCESS &&
-           params.func && params.kernel_params &&
-           add_bound_node(c, nodes[i], &params, io_bytes);
+      ok = drv.GraphKernelNodeGetParams(nodes[i], &params) == CUDA_SUCCESS && params.func &&
+           params.kernel_params && add_bound_node(c, nodes[i], &params, io_bytes);
   }
   free(nodes);
   if (ok)
@@ -676,8 +676,7 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
     if (weights_users == 0 && d->weights_bytes) {
       r = drv.MemAlloc(&weights_device, (size_t)d->weights_bytes);
       if (r == CUDA_SUCCESS)
-        r = drv.MemcpyHtoDAsync(weights_device, d->weights, (size_t)d->weights_bytes,
-                                c->stream);
+        r = drv.MemcpyHtoDAsync(weights_device, d->weights, (size_t)d->weights_bytes, c->stream);
       if (r == CUDA_SUCCESS)
         r = drv.StreamSynchronize(c->stream);
       if (r != CUDA_SUCCESS) {
@@ -755,8 +754,7 @@ infc_status infc__cuda_session_create(const infc_model *model, void *stream,
  * their buffers are) instead of copied device-to-device through the session's buffer. */
 static int in_place(const infc__cuda_session *c, int rebinding, const infc_tensor *t,
                     const void *p) {
-  return t && (t->flags & INFC_TENSOR_DEVICE) && (!c->exec || rebinding) &&
-         (uintptr_t)p % 16 == 0;
+  return t && (t->flags & INFC_TENSOR_DEVICE) && (!c->exec || rebinding) && (uintptr_t)p % 16 == 0;
 }
 
 /* Why `bytes` bytes of the caller's device memory at `p` are not for the model's kernels
@@ -776,8 +774,7 @@ static const char *unusable_device_memory(const void *p, size_t bytes) {
                       CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
   void *values[] = {&type, &ordinal, &start, &size};
   /* Unknown pointers are no error here: their attributes come back zero. */
-  if (drv.PointerGetAttributes(4, attributes, values, (CUdeviceptr)(uintptr_t)p) !=
-      CUDA_SUCCESS)
+  if (drv.PointerGetAttributes(4, attributes, values, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS)
     return NULL;
   if (type == CU_MEMORYTYPE_HOST)
     return "is pinned host memory (pass it without INFC_TENSOR_DEVICE)";
@@ -796,8 +793,8 @@ static const char *unusable_device_memory(const void *p, size_t bytes) {
  * device buffers; device memory (INFC_TENSOR_DEVICE) is used in place when 16-byte aligned
  * (with a graph, by rebinding its kernels: c->bound), and copied device-to-device through
  * the session's buffers otherwise. */
-infc_status infc__cuda_run(infc_session *s, void *const *host_io,
-                           const infc_tensor *const *in, infc_tensor *const *out) {
+infc_status infc__cuda_run(infc_session *s, void *const *host_io, const infc_tensor *const *in,
+                           infc_tensor *const *out) {
   const infc_model_desc *d = s->desc;
   const size_t *bytes = s->model->io_bytes;
   size_t ni = d->num_inputs, no = d->num_outputs;
@@ -833,7 +830,8 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
   if (host_memory && capture != CU_STREAM_CAPTURE_STATUS_NONE) {
     CUcontext popped;
     drv.CtxPopCurrent(&popped);
-    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "the session's CUDA stream is being "
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "the session's CUDA stream is being "
                       "captured into a graph, which host tensors cannot join: pass every "
                       "input and output in device memory (INFC_TENSOR_DEVICE)");
   }
@@ -894,10 +892,9 @@ infc_status infc__cuda_run(infc_session *s, void *const *host_io,
     int device = out[j] && (out[j]->flags & INFC_TENSOR_DEVICE);
     if (!out[j] || !bytes[ni + j] || in_place(c, rebinding, out[j], host_io[ni + j]))
       continue;
-    r = device ? drv.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)host_io[ni + j],
-                                     c->buffers[ni + j], bytes[ni + j], stream)
-               : drv.MemcpyDtoHAsync(host_io[ni + j], c->buffers[ni + j], bytes[ni + j],
-                                     stream);
+    r = device ? drv.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)host_io[ni + j], c->buffers[ni + j],
+                                     bytes[ni + j], stream)
+               : drv.MemcpyDtoHAsync(host_io[ni + j], c->buffers[ni + j], bytes[ni + j], stream);
     if (r != CUDA_SUCCESS)
       what = "copying an output from the device";
   }

@@ -27,9 +27,9 @@
 
 struct infc_model {
   uint32_t magic;
-  atomic_uint refs;               /* model handles + sessions; the model is freed at 0 */
-  const infc_model_desc *desc;    /* validated at creation; read-only afterwards */
-  size_t *io_bytes;               /* dense bytes of inputs then outputs; 0 if dynamic */
+  atomic_uint refs;            /* model handles + sessions; the model is freed at 0 */
+  const infc_model_desc *desc; /* validated at creation; read-only afterwards */
+  size_t *io_bytes;            /* dense bytes of inputs then outputs; 0 if dynamic */
 };
 
 typedef struct infc__pool infc__pool;
@@ -38,16 +38,16 @@ typedef struct infc__cuda_session infc__cuda_session;
 struct infc_session {
   uint32_t magic;
   int32_t num_threads;
-  infc__pool *pool;               /* num_threads threads, the caller's included */
-  infc_model *model;              /* a reference */
+  infc__pool *pool;  /* num_threads threads, the caller's included */
+  infc_model *model; /* a reference */
   const infc_model_desc *desc;
-  void *workspace;                /* desc->workspace_bytes, or NULL when that is 0 (CPU) */
-  infc__cuda_session *cuda;       /* a CUDA model's device state, else NULL */
-  void **out_buffers;             /* library-owned outputs, one per output */
-  const int64_t **out_shapes;     /* their shapes, handed out in library-owned tensors */
-  int64_t *shape_storage;         /* backs out_shapes */
-  void **args;                    /* entry arguments: workspace, inputs..., outputs... */
-  const infc_tensor **in_bind;    /* per-run binding scratch, so runs allocate nothing */
+  void *workspace;             /* desc->workspace_bytes, or NULL when that is 0 (CPU) */
+  infc__cuda_session *cuda;    /* a CUDA model's device state, else NULL */
+  void **out_buffers;          /* library-owned outputs, one per output */
+  const int64_t **out_shapes;  /* their shapes, handed out in library-owned tensors */
+  int64_t *shape_storage;      /* backs out_shapes */
+  void **args;                 /* entry arguments: workspace, inputs..., outputs... */
+  const infc_tensor **in_bind; /* per-run binding scratch, so runs allocate nothing */
   infc_tensor **out_bind;
   char error[512];
 };

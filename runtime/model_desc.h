@@ -16,10 +16,10 @@
 
 /* One input or output of the model's entry point. */
 typedef struct infc_io_desc {
-  const char *name;      /* ONNX graph input/output name, NUL-terminated */
-  int32_t dtype;         /* an infc_dtype value from include/infc/runtime.h */
+  const char *name; /* ONNX graph input/output name, NUL-terminated */
+  int32_t dtype;    /* an infc_dtype value from include/infc/runtime.h */
   int32_t rank;
-  const int64_t *shape;  /* rank entries; -1 marks a dynamic dim (none yet: shapes are static) */
+  const int64_t *shape; /* rank entries; -1 marks a dynamic dim (none yet: shapes are static) */
   /* An input the model was specialized to (infc compile --input-value): the value_bytes
    * bytes every run must pass, as stored (row-major, little-endian). NULL otherwise. */
   const void *value;
@@ -31,20 +31,20 @@ typedef struct infc_io_desc {
  * output in order. A model with `weights` takes them after the workspace (a CUDA model
  * always, as the device copy; the GPU emulator's host code too). In a CUDA model every
  * pointer is device memory, and the entry enqueues kernels through the mgpu* calls
- * (cuda.c) on the stream of the run in progress. Outputs are written in place, densely in row-major order. The function
- * reads the weights (read-only, shared) and touches no other memory, so sessions can run it
- * concurrently. */
+ * (cuda.c) on the stream of the run in progress. Outputs are written in place, densely in row-major
+ * order. The function reads the weights (read-only, shared) and touches no other memory, so
+ * sessions can run it concurrently. */
 typedef void (*infc_entry_fn)(void **args);
 
 typedef struct infc_model_desc {
-  uint32_t desc_version;       /* INFC_MODEL_DESC_VERSION */
+  uint32_t desc_version; /* INFC_MODEL_DESC_VERSION */
   uint32_t num_inputs;
   uint32_t num_outputs;
-  uint32_t device;              /* INFC_DEVICE_CPU or INFC_DEVICE_CUDA */
+  uint32_t device; /* INFC_DEVICE_CPU or INFC_DEVICE_CUDA */
   const infc_io_desc *inputs;
   const infc_io_desc *outputs;
-  uint64_t workspace_bytes;    /* static memory plan: peak scratch bytes per session */
-  const char *model_name;      /* the ONNX graph name */
+  uint64_t workspace_bytes; /* static memory plan: peak scratch bytes per session */
+  const char *model_name;   /* the ONNX graph name */
   infc_entry_fn entry;
   /* The constants as one blob, passed as args[1] when not NULL (CUDA: uploaded once per
    * model and passed as the device copy). */

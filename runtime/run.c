@@ -26,32 +26,33 @@ static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
   if ((t->flags & INFC_TENSOR_DEVICE) && !s->cuda)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                       "%s %zu '%s': device memory (INFC_TENSOR_DEVICE) given to a model "
-                      "compiled for the CPU", kind, index, io->name);
+                      "compiled for the CPU",
+                      kind, index, io->name);
   if ((int32_t)t->dtype != io->dtype)
-    return infc__fail(s, INFC_ERR_DTYPE_MISMATCH, "%s %zu '%s': dtype %s (%d), expected %s",
-                      kind, index, io->name, infc__dtype_name((int32_t)t->dtype),
-                      (int)t->dtype, infc__dtype_name(io->dtype));
+    return infc__fail(s, INFC_ERR_DTYPE_MISMATCH, "%s %zu '%s': dtype %s (%d), expected %s", kind,
+                      index, io->name, infc__dtype_name((int32_t)t->dtype), (int)t->dtype,
+                      infc__dtype_name(io->dtype));
   if (t->rank != io->rank)
     return infc__fail(s, INFC_ERR_SHAPE_MISMATCH, "%s %zu '%s': rank %d, expected %d (shape %s)",
                       kind, index, io->name, (int)t->rank, (int)io->rank,
                       format_shape(want, sizeof want, io->shape, io->rank));
   if (t->rank > 0 && !t->shape)
-    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': shape is NULL with rank %d",
-                      kind, index, io->name, (int)t->rank);
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': shape is NULL with rank %d", kind,
+                      index, io->name, (int)t->rank);
   for (int32_t k = 0; k < t->rank; ++k)
     if (t->shape[k] != io->shape[k])
       return infc__fail(s, INFC_ERR_SHAPE_MISMATCH,
-                        "%s %zu '%s': dim %d is %lld, expected %lld (shape %s, expected %s)",
-                        kind, index, io->name, (int)k, (long long)t->shape[k],
-                        (long long)io->shape[k], format_shape(got, sizeof got, t->shape, t->rank),
+                        "%s %zu '%s': dim %d is %lld, expected %lld (shape %s, expected %s)", kind,
+                        index, io->name, (int)k, (long long)t->shape[k], (long long)io->shape[k],
+                        format_shape(got, sizeof got, t->shape, t->rank),
                         format_shape(want, sizeof want, io->shape, io->rank));
   if (!t->data)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': data is NULL", kind, index,
                       io->name);
   if (t->byte_size && t->byte_size < io_bytes)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
-                      "%s %zu '%s': byte_size %zu is less than the %zu bytes needed", kind,
-                      index, io->name, t->byte_size, io_bytes);
+                      "%s %zu '%s': byte_size %zu is less than the %zu bytes needed", kind, index,
+                      io->name, t->byte_size, io_bytes);
   return INFC_OK;
 }
 
@@ -79,24 +80,31 @@ static infc_status run_bound(infc_session *s) {
       return st;
     /* The code was compiled for this one value (what it decides folded away). */
     if (d->inputs[i].value && (s->in_bind[i]->flags & INFC_TENSOR_DEVICE))
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "input %zu '%s': the model was compiled "
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "input %zu '%s': the model was compiled "
                         "for one value of this input (infc compile --input-value), which must "
-                        "be passed in host memory", i, d->inputs[i].name);
+                        "be passed in host memory",
+                        i, d->inputs[i].name);
     if (d->inputs[i].value && (d->inputs[i].value_bytes != bytes[i] ||
                                memcmp(s->in_bind[i]->data, d->inputs[i].value, bytes[i])))
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "input %zu '%s': the model was compiled "
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "input %zu '%s': the model was compiled "
                         "for one value of this input (infc compile --input-value) and this "
-                        "run passes another", i, d->inputs[i].name);
+                        "run passes another",
+                        i, d->inputs[i].name);
     io[i] = s->in_bind[i]->data;
   }
   for (size_t j = 0; j < no; ++j) {
     const infc_tensor *t = s->out_bind[j];
     void *data = s->out_buffers[j];
     if (t && ((t->flags & ~INFC_TENSOR_DEVICE) || t->reserved))
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s': flags and reserved "
-                        "must be 0 (or flags INFC_TENSOR_DEVICE)", j, d->outputs[j].name);
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "output %zu '%s': flags and reserved "
+                        "must be 0 (or flags INFC_TENSOR_DEVICE)",
+                        j, d->outputs[j].name);
     if (t && !t->data && (t->flags & INFC_TENSOR_DEVICE))
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s': a library-owned output "
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "output %zu '%s': a library-owned output "
                         "(data NULL) is host memory; pass a device buffer to get it on the GPU",
                         j, d->outputs[j].name);
     if (t && t->data) {
@@ -114,12 +122,16 @@ static infc_status run_bound(infc_session *s) {
     size_t on = bytes[ni + j];
     for (size_t i = 0; i < ni; ++i)
       if (overlap(o, on, io[i], bytes[i]))
-        return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s' overlaps input %zu "
-                          "'%s'", j, d->outputs[j].name, i, d->inputs[i].name);
+        return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                          "output %zu '%s' overlaps input %zu "
+                          "'%s'",
+                          j, d->outputs[j].name, i, d->inputs[i].name);
     for (size_t k = 0; k < j; ++k)
       if (overlap(o, on, io[ni + k], bytes[ni + k]))
-        return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "output %zu '%s' overlaps output %zu "
-                          "'%s'", j, d->outputs[j].name, k, d->outputs[k].name);
+        return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                          "output %zu '%s' overlaps output %zu "
+                          "'%s'",
+                          j, d->outputs[j].name, k, d->outputs[k].name);
   }
 
   s->error[0] = '\0';
@@ -153,11 +165,15 @@ infc_status infc_run(infc_session *session, const infc_tensor *inputs, size_t nu
   infc_session *s = session;
   const infc_model_desc *d = s->desc;
   if (num_inputs != d->num_inputs)
-    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run: %zu inputs given, the model has "
-                      "%u", num_inputs, d->num_inputs);
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_run: %zu inputs given, the model has "
+                      "%u",
+                      num_inputs, d->num_inputs);
   if (num_outputs != d->num_outputs)
-    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run: %zu outputs given, the model has "
-                      "%u", num_outputs, d->num_outputs);
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_run: %zu outputs given, the model has "
+                      "%u",
+                      num_outputs, d->num_outputs);
   if (num_inputs && !inputs)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run: inputs is NULL");
   if (num_outputs && !outputs)
@@ -178,22 +194,25 @@ infc_status infc_run_named(infc_session *session, const char *const *input_names
   infc_session *s = session;
   const infc_model_desc *d = s->desc;
   if (num_inputs && (!inputs || !input_names))
-    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: inputs or input_names is "
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_run_named: inputs or input_names is "
                       "NULL");
   if (num_outputs && (!outputs || !output_names))
-    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: outputs or output_names "
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_run_named: outputs or output_names "
                       "is NULL");
   memset(s->in_bind, 0, d->num_inputs * sizeof *s->in_bind);
   memset(s->out_bind, 0, d->num_outputs * sizeof *s->out_bind);
   for (size_t k = 0; k < num_inputs; ++k) {
     const char *name = input_names[k];
     if (!name)
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: input name %zu is NULL",
-                        k);
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: input name %zu is NULL", k);
     long i = infc__find_io(d->inputs, d->num_inputs, name);
     if (i < 0)
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: the model has no input "
-                        "'%s'", name);
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "infc_run_named: the model has no input "
+                        "'%s'",
+                        name);
     if (s->in_bind[i])
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: input '%s' given twice",
                         name);
@@ -201,20 +220,28 @@ infc_status infc_run_named(infc_session *session, const char *const *input_names
   }
   for (size_t i = 0; i < d->num_inputs; ++i)
     if (!s->in_bind[i])
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: input %zu '%s' is "
-                        "missing", i, d->inputs[i].name);
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "infc_run_named: input %zu '%s' is "
+                        "missing",
+                        i, d->inputs[i].name);
   for (size_t k = 0; k < num_outputs; ++k) {
     const char *name = output_names[k];
     if (!name)
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: output name %zu is "
-                        "NULL", k);
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "infc_run_named: output name %zu is "
+                        "NULL",
+                        k);
     long j = infc__find_io(d->outputs, d->num_outputs, name);
     if (j < 0)
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: the model has no "
-                        "output '%s'", name);
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "infc_run_named: the model has no "
+                        "output '%s'",
+                        name);
     if (s->out_bind[j])
-      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_run_named: output '%s' given "
-                        "twice", name);
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "infc_run_named: output '%s' given "
+                        "twice",
+                        name);
     s->out_bind[j] = &outputs[k];
   }
   return run_bound(s);

@@ -8,7 +8,7 @@
 
 /* Size of the ABI 1.0 options (up to its last field); struct_size 0 stands for it. Fields are
  * only ever appended, so this stays the end of error_buffer_size. */
-#define INFC__SESSION_OPTIONS_V1_SIZE                                                          \
+#define INFC__SESSION_OPTIONS_V1_SIZE                                                              \
   (offsetof(infc_session_options, error_buffer_size) + sizeof(size_t))
 
 int infc__session_is_valid(const infc_session *session) {
@@ -152,14 +152,13 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   }
   if (d->device == INFC_DEVICE_CUDA) {
     char message[512];
-    infc_status cst = infc__cuda_session_create(model, opts.cuda_stream, &s->cuda, message,
-                                                sizeof message);
+    infc_status cst =
+        infc__cuda_session_create(model, opts.cuda_stream, &s->cuda, message, sizeof message);
     if (cst != INFC_OK) {
       session_free(s);
       return create_fail(&opts, cst, "infc_session_create: %s", message);
     }
-  } else if (d->workspace_bytes &&
-             !(s->workspace = aligned_alloc_64((size_t)d->workspace_bytes))) {
+  } else if (d->workspace_bytes && !(s->workspace = aligned_alloc_64((size_t)d->workspace_bytes))) {
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
                        "infc_session_create: cannot allocate the %llu byte workspace",

@@ -41,7 +41,7 @@ struct infc__pool {
   _Atomic uint64_t generation; /* bumped (under lock) for each parallel region */
   _Atomic int32_t pending;     /* workers still running the current region */
   _Atomic int stop;
-  infc__microtask task;        /* the current region, published by generation */
+  infc__microtask task; /* the current region, published by generation */
   int32_t nargs;
   void *args[8];
   /* Sense-reversing spin barrier for __kmpc_barrier (waits between worksharing loops are
@@ -58,15 +58,33 @@ static void invoke(infc__pool *p, int32_t tid) {
   int32_t gtid = tid, btid = tid;
   void **a = p->args;
   switch (p->nargs) {
-  case 0: p->task(&gtid, &btid); break;
-  case 1: p->task(&gtid, &btid, a[0]); break;
-  case 2: p->task(&gtid, &btid, a[0], a[1]); break;
-  case 3: p->task(&gtid, &btid, a[0], a[1], a[2]); break;
-  case 4: p->task(&gtid, &btid, a[0], a[1], a[2], a[3]); break;
-  case 5: p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4]); break;
-  case 6: p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5]); break;
-  case 7: p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break;
-  default: p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
+  case 0:
+    p->task(&gtid, &btid);
+    break;
+  case 1:
+    p->task(&gtid, &btid, a[0]);
+    break;
+  case 2:
+    p->task(&gtid, &btid, a[0], a[1]);
+    break;
+  case 3:
+    p->task(&gtid, &btid, a[0], a[1], a[2]);
+    break;
+  case 4:
+    p->task(&gtid, &btid, a[0], a[1], a[2], a[3]);
+    break;
+  case 5:
+    p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4]);
+    break;
+  case 6:
+    p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5]);
+    break;
+  case 7:
+    p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    break;
+  default:
+    p->task(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    break;
   }
 }
 
@@ -219,9 +237,8 @@ void __kmpc_fork_call(void *loc, int32_t nargs, infc__microtask task, ...) {
   in_parallel = 1;
   invoke(p, 0);
   in_parallel = 0;
-  for (int i = 0; i < INFC_SPIN_POLLS &&
-                  atomic_load_explicit(&p->pending, memory_order_acquire) != 0;
-       ++i)
+  for (int i = 0;
+       i < INFC_SPIN_POLLS && atomic_load_explicit(&p->pending, memory_order_acquire) != 0; ++i)
     spin_pause();
   if (atomic_load_explicit(&p->pending, memory_order_acquire) != 0) {
     pthread_mutex_lock(&p->lock);
@@ -233,29 +250,29 @@ void __kmpc_fork_call(void *loc, int32_t nargs, infc__microtask task, ...) {
 
 /* Static schedule without chunks: thread t of T takes one contiguous block; blocks differ in
  * size by at most one iteration. Bounds are inclusive, as in libomp. */
-#define STATIC_INIT(NAME, T, UT)                                                               \
-  void NAME(void *loc, int32_t gtid, int32_t sched, int32_t *plast, T *plower, T *pupper,     \
-            T *pstride, T incr, T chunk) {                                                     \
-    (void)loc, (void)sched, (void)chunk;                                                       \
-    infc__pool *p = current_pool;                                                              \
-    int32_t team = p && in_parallel ? p->size : 1, tid = team > 1 ? gtid : 0;                  \
-    T lower = *plower, upper = *pupper;                                                        \
-    UT trips = incr > 0 ? (upper < lower ? 0 : (UT)(upper - lower) / (UT)incr + 1)            \
-                        : (upper > lower ? 0 : (UT)(lower - upper) / (UT)(-incr) + 1);         \
-    UT per = trips / (UT)team, extra = trips % (UT)team;                                       \
-    UT first = (UT)tid * per + ((UT)tid < extra ? (UT)tid : extra);                            \
-    UT count = per + ((UT)tid < extra ? 1 : 0);                                                \
-    if (count == 0) {                                                                          \
-      *plower = upper + incr;                                                                  \
-      *pupper = upper;                                                                         \
-    } else {                                                                                   \
-      *plower = lower + (T)first * incr;                                                       \
-      *pupper = *plower + (T)(count - 1) * incr;                                               \
-    }                                                                                          \
-    if (plast)                                                                                 \
-      *plast = count && first + count == trips;                                                \
-    if (pstride)                                                                               \
-      *pstride = (T)trips * incr;                                                              \
+#define STATIC_INIT(NAME, T, UT)                                                                   \
+  void NAME(void *loc, int32_t gtid, int32_t sched, int32_t *plast, T *plower, T *pupper,          \
+            T *pstride, T incr, T chunk) {                                                         \
+    (void)loc, (void)sched, (void)chunk;                                                           \
+    infc__pool *p = current_pool;                                                                  \
+    int32_t team = p && in_parallel ? p->size : 1, tid = team > 1 ? gtid : 0;                      \
+    T lower = *plower, upper = *pupper;                                                            \
+    UT trips = incr > 0 ? (upper < lower ? 0 : (UT)(upper - lower) / (UT)incr + 1)                 \
+                        : (upper > lower ? 0 : (UT)(lower - upper) / (UT)(-incr) + 1);             \
+    UT per = trips / (UT)team, extra = trips % (UT)team;                                           \
+    UT first = (UT)tid * per + ((UT)tid < extra ? (UT)tid : extra);                                \
+    UT count = per + ((UT)tid < extra ? 1 : 0);                                                    \
+    if (count == 0) {                                                                              \
+      *plower = upper + incr;                                                                      \
+      *pupper = upper;                                                                             \
+    } else {                                                                                       \
+      *plower = lower + (T)first * incr;                                                           \
+      *pupper = *plower + (T)(count - 1) * incr;                                                   \
+    }                                                                                              \
+    if (plast)                                                                                     \
+      *plast = count && first + count == trips;                                                    \
+    if (pstride)                                                                                   \
+      *pstride = (T)trips * incr;                                                                  \
   }
 STATIC_INIT(__kmpc_for_static_init_8u, uint64_t, uint64_t)
 STATIC_INIT(__kmpc_for_static_init_8, int64_t, uint64_t)
@@ -275,8 +292,8 @@ void __kmpc_barrier(void *loc, int32_t gtid) {
     atomic_store_explicit(&p->barrier_sense, !sense, memory_order_release);
     return;
   }
-  for (unsigned polls = 0;
-       atomic_load_explicit(&p->barrier_sense, memory_order_acquire) == sense; ++polls) {
+  for (unsigned polls = 0; atomic_load_explicit(&p->barrier_sense, memory_order_acquire) == sense;
+       ++polls) {
     if (polls < INFC_SPIN_POLLS)
       spin_pause();
     else

@@ -181,8 +181,7 @@ typedef struct infc_session_options {
  * once; runs allocate nothing. options may be NULL (defaults). The session holds a reference
  * to the model. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY, UNAVAILABLE (e.g. dynamic dims). */
 INFC_API infc_status infc_session_create(const infc_model *model,
-                                         const infc_session_options *options,
-                                         infc_session **out);
+                                         const infc_session_options *options, infc_session **out);
 
 /* Frees the session and everything it owns (library-owned outputs included). NULL is a no-op. */
 INFC_API void infc_session_release(infc_session *session);
@@ -231,8 +230,7 @@ typedef struct infc_api {
   infc_status (*model_output_info)(const infc_model *, size_t, infc_io_info *);
   infc_status (*model_find_input)(const infc_model *, const char *, size_t *);
   infc_status (*model_find_output)(const infc_model *, const char *, size_t *);
-  infc_status (*session_create)(const infc_model *, const infc_session_options *,
-                                infc_session **);
+  infc_status (*session_create)(const infc_model *, const infc_session_options *, infc_session **);
   void (*session_release)(infc_session *);
   const char *(*session_error)(const infc_session *);
   const infc_model *(*session_model)(const infc_session *);
@@ -270,8 +268,7 @@ static inline infc_status infc_api_open(const char *path, infc_api *api, char *e
   const char *detail = "";
   if (!api || !path) {
     if (error_buffer && error_buffer_size)
-      snprintf(error_buffer, error_buffer_size, "infc_api_open: %s is NULL",
-               api ? "path" : "api");
+      snprintf(error_buffer, error_buffer_size, "infc_api_open: %s is NULL", api ? "path" : "api");
     if (api)
       memset(api, 0, sizeof *api);
     return INFC_ERR_INVALID_ARGUMENT;
@@ -286,15 +283,15 @@ static inline infc_status infc_api_open(const char *path, infc_api *api, char *e
     goto fail;
   }
   /* memcpy from void *: the C and C++ friendly way to turn dlsym's result into a function. */
-#define INFC__LOAD(field, symbol)                                                               \
-  do {                                                                                          \
-    void *sym_ = dlsym(api->handle, #symbol);                                                   \
-    if (!sym_) {                                                                                \
-      what = "missing symbol " #symbol " in";                                                   \
-      detail = "";                                                                              \
-      goto fail;                                                                                \
-    }                                                                                           \
-    memcpy(&api->field, &sym_, sizeof sym_);                                                    \
+#define INFC__LOAD(field, symbol)                                                                  \
+  do {                                                                                             \
+    void *sym_ = dlsym(api->handle, #symbol);                                                      \
+    if (!sym_) {                                                                                   \
+      what = "missing symbol " #symbol " in";                                                      \
+      detail = "";                                                                                 \
+      goto fail;                                                                                   \
+    }                                                                                              \
+    memcpy(&api->field, &sym_, sizeof sym_);                                                       \
   } while (0)
   INFC__LOAD(abi_version, infc_abi_version);
   INFC__LOAD(status_string, infc_status_string);

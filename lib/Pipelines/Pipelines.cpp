@@ -1,8 +1,8 @@
 //===- Pipelines.cpp - the infc compilation pipeline ----------------------===//
 #include "infc/Pipelines/Pipelines.h"
 #include "infc/Codegen/CPU/Passes.h"
-#include "infc/Codegen/Common/Passes.h"
 #include "infc/Codegen/CUDA/Passes.h"
+#include "infc/Codegen/Common/Passes.h"
 #include "infc/Conversion/Passes.h"
 #include "infc/Dialect/Infc/IR/InfcDialect.h"
 #include "infc/Dialect/Infc/Transforms/Passes.h"
@@ -18,8 +18,8 @@
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
@@ -37,9 +37,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/Transforms/InlinerInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -50,11 +49,13 @@
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/RuntimeOpVerification.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
@@ -62,21 +63,20 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
-#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
 void infc::registerInfcDialects(DialectRegistry &registry) {
-  registry.insert<InfcDialect, func::FuncDialect, arith::ArithDialect, math::MathDialect,
-                  tensor::TensorDialect, linalg::LinalgDialect, memref::MemRefDialect,
-                  bufferization::BufferizationDialect, scf::SCFDialect,
-                  affine::AffineDialect, cf::ControlFlowDialect, LLVM::LLVMDialect,
-                  vector::VectorDialect, omp::OpenMPDialect, amx::AMXDialect,
-                  gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
+  registry
+      .insert<InfcDialect, func::FuncDialect, arith::ArithDialect, math::MathDialect,
+              tensor::TensorDialect, linalg::LinalgDialect, memref::MemRefDialect,
+              bufferization::BufferizationDialect, scf::SCFDialect, affine::AffineDialect,
+              cf::ControlFlowDialect, LLVM::LLVMDialect, vector::VectorDialect, omp::OpenMPDialect,
+              amx::AMXDialect, gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerTilingInterfaceExternalModels(registry);
@@ -141,8 +141,7 @@ static void addLinalgPasses(OpPassManager &pm, const infc::InfcPipelineOptions &
 static void addBufferization(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   // A tensor.empty whose result is inserted into a bigger tensor (im2col's per-tap copies,
   // whose destination linalg's canonicalization replaces by an empty tensor) becomes that
   // slice of the destination, so the copy writes in place instead of into a scratch buffer
@@ -249,7 +248,6 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   addHostLowering(pm, options);
 }
 
-
 /// The same bufferized loops as on the CPU, each loop nest a kernel: weights and workspace
 /// in device memory, the host function a sequence of launches (runtime/cuda.c implements
 /// the mgpu* calls it makes over the CUDA driver).
@@ -271,9 +269,9 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
     // contractions then fold away (truncf of extf). bf16's 8 mantissa bits would cost a
     // residual stream too much (BERT-base: 1e-2 -> 2.6e-2 relative error), so by default
     // it stores in half only what is rounded to half anyway.
-    infc::Activations mode = options.activations.value_or(
-        options.precision == infc::Precision::BF16 ? infc::Activations::Rounded
-                                                   : infc::Activations::Half);
+    infc::Activations mode = options.activations.value_or(options.precision == infc::Precision::BF16
+                                                              ? infc::Activations::Rounded
+                                                              : infc::Activations::Half);
     if (mode != infc::Activations::FP32) {
       infc::InfcHalfActivationsOptions activations;
       activations.precision = options.precision;
@@ -390,15 +388,15 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                              llvm::cl::init(256)};
   Option<bool> vnni{*this, "vnni", llvm::cl::desc("the target has AVX-512 VNNI"),
                     llvm::cl::init(false)};
-  Option<bool> amx{*this, "amx", llvm::cl::desc("the target has AMX-INT8"),
-                   llvm::cl::init(false)};
+  Option<bool> amx{*this, "amx", llvm::cl::desc("the target has AMX-INT8"), llvm::cl::init(false)};
   Option<std::string> int8Kernel{
       *this, "int8-kernel",
       llvm::cl::desc("without vnni: vpdpbusd (AVX-VNNI) or vpmaddwd (AVX2, AVX-512BW)")};
   Option<int64_t> int8KernelBits{*this, "int8-kernel-bits",
                                  llvm::cl::desc("int8-kernel's width (256 or 512)"),
                                  llvm::cl::init(512)};
-  Option<std::string> target{*this, "target", llvm::cl::desc("cpu (default) | cuda | cuda-emulator"),
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cpu (default) | cuda | cuda-emulator"),
                              llvm::cl::init("cpu")};
   ListOption<std::string> gpu{*this, "gpu",
                               llvm::cl::desc("CUDA: GPU architectures (default sm_80,sm_90)")};
@@ -415,8 +413,7 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                                 llvm::cl::desc("CUDA: convolutions over nhwc (default) or nchw"),
                                 llvm::cl::init("nhwc")};
   Option<std::string> gpuIndexBits{
-      *this, "gpu-index-bits",
-      llvm::cl::desc("CUDA: the kernels' index width, 64 (default) or 32"),
+      *this, "gpu-index-bits", llvm::cl::desc("CUDA: the kernels' index width, 64 (default) or 32"),
       llvm::cl::init("64")};
   Option<bool> emulatorChecks{
       *this, "emulator-checks",
@@ -441,22 +438,20 @@ static std::string spell(infc::OptionSpelling spelling, StringRef name, StringRe
 
 std::string infc::checkPipelineOptions(const InfcPipelineOptions &options,
                                        OptionSpelling spelling) {
-  auto option = [&](StringRef name, StringRef value = "") {
-    return spell(spelling, name, value);
-  };
+  auto option = [&](StringRef name, StringRef value = "") { return spell(spelling, name, value); };
   if (options.emulatorChecks && options.target != Target::CUDAEmulator)
     return option("emulator-checks") + " needs " + option("target", "cuda-emulator");
   if (options.precision != Precision::FP32 && options.target == Target::CPU)
-    return option("precision", nameOf(options.precision)) + " needs " +
-           option("target", "cuda") + " (the CPU computes in fp32)";
+    return option("precision", nameOf(options.precision)) + " needs " + option("target", "cuda") +
+           " (the CPU computes in fp32)";
   if (options.activations && options.precision != Precision::FP16 &&
       options.precision != Precision::BF16)
     return option("activations", nameOf(*options.activations)) + " needs " +
            option("precision", "fp16") + " or bf16 (activations are fp32 at " +
            nameOf(options.precision).str() + ")";
   if (options.gpuLayout != ConvLayout::NHWC && options.target == Target::CPU)
-    return option("gpu-layout", nameOf(options.gpuLayout)) + " needs " +
-           option("target", "cuda") + " (the CPU convolves over NHWC)";
+    return option("gpu-layout", nameOf(options.gpuLayout)) + " needs " + option("target", "cuda") +
+           " (the CPU convolves over NHWC)";
   if (options.gpuIndexWidth != IndexWidth::I64 && options.target != Target::CUDA)
     return option("gpu-index-bits", nameOf(options.gpuIndexWidth)) + " needs " +
            option("target", "cuda") + " (the emulator and the CPU index in 64 bits)";

@@ -57,8 +57,7 @@ SmallVector<Operation *> quantizable(func::FuncOp func) {
     auto x = cast<RankedTensorType>(op->getOperand(0).getType());
     auto w = cast<RankedTensorType>(op->getOperand(1).getType());
     if (x.getElementType().isF32() && w.getElementType().isF32() &&
-        matchPattern(op->getOperand(1), m_Constant()) &&
-        (isa<ConvOp>(op) || w.getRank() == 2))
+        matchPattern(op->getOperand(1), m_Constant()) && (isa<ConvOp>(op) || w.getRank() == 2))
       ops.push_back(op);
   });
   return ops;
@@ -180,8 +179,8 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
       layers[loc].why = "kept in float (--keep-float)";
       continue;
     }
-    op->setAttr(kQuantId, IntegerAttr::get(IntegerType::get(module.getContext(), 64),
-                                           candidates.size()));
+    op->setAttr(kQuantId,
+                IntegerAttr::get(IntegerType::get(module.getContext(), 64), candidates.size()));
     candidates.push_back(op);
   }
   if (candidates.empty())
@@ -198,12 +197,12 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
       activations[id.getInt()] = op->getOperand(0);
   });
   ret->insertOperands(modelOutputs, activations);
-  copyFunc.setType(FunctionType::get(module.getContext(), copyFunc.getArgumentTypes(),
-                                     ret.getOperandTypes()));
+  copyFunc.setType(
+      FunctionType::get(module.getContext(), copyFunc.getArgumentTypes(), ret.getOperandTypes()));
   for (size_t i = 0; i < activations.size(); ++i)
-    copyFunc.setResultAttr(modelOutputs + i, "infc.name",
-                           StringAttr::get(module.getContext(),
-                                           "__infc_calibration_" + std::to_string(i)));
+    copyFunc.setResultAttr(
+        modelOutputs + i, "infc.name",
+        StringAttr::get(module.getContext(), "__infc_calibration_" + std::to_string(i)));
 
   llvm::SmallString<128> tmp;
   if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("infc-calibration", tmp)) {
@@ -316,8 +315,8 @@ void infc::printQuantizationReport(ModuleOp module,
     if (it != layers.end() && it->second.quantized) {
       const LayerQuantization &l = it->second;
       range = llvm::formatv("[{0:f2}, {1:f2}]", l.lo, l.hi).str();
-      double expected = std::sqrt(l.activationError * l.activationError +
-                                  l.weightError * l.weightError);
+      double expected =
+          std::sqrt(l.activationError * l.activationError + l.weightError * l.weightError);
       errors = llvm::formatv("{0,8:f2}% {1,8:f2}% {2,8:f2}%", 100 * l.activationError,
                              100 * l.weightError, 100 * expected)
                    .str();
@@ -327,9 +326,8 @@ void infc::printQuantizationReport(ModuleOp module,
     // Long node names keep their end, where exporters put what tells layers apart.
     if (node.size() > 48)
       node = ".." + node.substr(node.size() - 46);
-    os << llvm::format("%-48s %-10s %-6s %-22s ", node.c_str(),
-                       opType.substr(0, 10).c_str(), isInteger ? "int8" : "float",
-                       range.c_str())
+    os << llvm::format("%-48s %-10s %-6s %-22s ", node.c_str(), opType.substr(0, 10).c_str(),
+                       isInteger ? "int8" : "float", range.c_str())
        << errors << "\n";
   });
   os << integer << " of " << total

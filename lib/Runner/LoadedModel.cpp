@@ -111,8 +111,7 @@ bool LoadedModel::bindFiles(const std::map<std::string, std::string> &files, boo
 }
 
 bool LoadedModel::run(std::string &error) {
-  if (api.run(session, inputs.data(), inputs.size(), outputs.data(), outputs.size()) !=
-      INFC_OK) {
+  if (api.run(session, inputs.data(), inputs.size(), outputs.data(), outputs.size()) != INFC_OK) {
     error = api.session_error(session);
     return false;
   }

@@ -18,10 +18,21 @@ const DtypeName kDtypes[] = {{INFC_F32, "f4"}, {INFC_F64, "f8"}, {INFC_F16, "f2"
 
 size_t dtypeSize(infc_dtype dtype) {
   switch (dtype) {
-  case INFC_F64: case INFC_I64: case INFC_U64: return 8;
-  case INFC_F32: case INFC_I32: case INFC_U32: return 4;
-  case INFC_F16: case INFC_BF16: case INFC_I16: case INFC_U16: return 2;
-  default: return 1;
+  case INFC_F64:
+  case INFC_I64:
+  case INFC_U64:
+    return 8;
+  case INFC_F32:
+  case INFC_I32:
+  case INFC_U32:
+    return 4;
+  case INFC_F16:
+  case INFC_BF16:
+  case INFC_I16:
+  case INFC_U16:
+    return 2;
+  default:
+    return 1;
   }
 }
 
@@ -130,8 +141,8 @@ static const char *npyDescr(infc_dtype dtype) {
   return nullptr;
 }
 
-bool infc::writeNpy(const std::string &path, infc_dtype dtype, const int64_t *shape,
-                    int32_t rank, const void *data, size_t bytes, std::string &error) {
+bool infc::writeNpy(const std::string &path, infc_dtype dtype, const int64_t *shape, int32_t rank,
+                    const void *data, size_t bytes, std::string &error) {
   const char *code = npyDescr(dtype);
   if (!code) {
     error = "cannot write dtype code " + std::to_string((int)dtype) + " to .npy";

@@ -6,8 +6,7 @@
 
 using namespace mlir;
 
-std::vector<infc::WeightBlob> infc::prepareForEmission(ModuleOp module,
-                                                       ModelInterface &interface) {
+std::vector<infc::WeightBlob> infc::prepareForEmission(ModuleOp module, ModelInterface &interface) {
   if (auto ws = module->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
     interface.workspaceBytes = ws.getInt();
   if (auto wb = module->getAttrOfType<IntegerAttr>("infc.weights_bytes")) {
@@ -22,8 +21,7 @@ std::vector<infc::WeightBlob> infc::prepareForEmission(ModuleOp module,
 
 LogicalResult infc::buildModelLibrary(ModuleOp module, ModelInterface &interface,
                                       const TargetOptions &target, StringRef runtimeDir,
-                                      StringRef output, int64_t &weightBytes,
-                                      std::string &error) {
+                                      StringRef output, int64_t &weightBytes, std::string &error) {
   std::vector<WeightBlob> weights = prepareForEmission(module, interface);
   weightBytes = 0;
   for (const WeightBlob &w : weights)

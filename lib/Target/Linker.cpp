@@ -12,8 +12,8 @@
 
 using namespace llvm;
 
-LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDir,
-                              StringRef output, std::string &error) {
+LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDir, StringRef output,
+                              std::string &error) {
   SmallString<256> archive(runtimeDir), exports(runtimeDir);
   sys::path::append(archive, "libinfc_runtime.a");
   sys::path::append(exports, "infc_exports.map");
@@ -48,9 +48,10 @@ LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDi
   args.push_back("-Wl,--no-whole-archive");
   std::string soname = "-Wl,-soname," + sys::path::filename(output).str();
   args.push_back(soname);
-  for (StringRef a : {StringRef(versionScript), StringRef("-Wl,-Bsymbolic"), StringRef("-Wl,-z,defs"),
-                      StringRef("-Wl,-z,noexecstack"), StringRef("-Wl,-z,relro"),
-                      StringRef("-Wl,-z,now"), StringRef("-Wl,--as-needed"), StringRef("-lm")})
+  for (StringRef a :
+       {StringRef(versionScript), StringRef("-Wl,-Bsymbolic"), StringRef("-Wl,-z,defs"),
+        StringRef("-Wl,-z,noexecstack"), StringRef("-Wl,-z,relro"), StringRef("-Wl,-z,now"),
+        StringRef("-Wl,--as-needed"), StringRef("-lm")})
     args.push_back(a);
   // The linker's own output is kept and reported in the error, not streamed to the user.
   SmallString<128> log;
@@ -68,8 +69,7 @@ LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDi
     sys::fs::remove(temp);
     std::string details = logText ? (*logText)->getBuffer().trim().str() : message;
     std::replace(details.begin(), details.end(), '\n', ' ');
-    error = "linking failed (" + *driver + " exited with " + std::to_string(rc) + "): " +
-            details;
+    error = "linking failed (" + *driver + " exited with " + std::to_string(rc) + "): " + details;
     return failure();
   }
   if (std::error_code ec = sys::fs::rename(temp, output)) {

@@ -18,31 +18,71 @@ std::string identifier(StringRef s) {
 
 const char *cType(int32_t dtype) {
   switch (dtype) {
-  case 1: return "float";
-  case 2: return "double";
-  case 3: case 4: return "uint16_t";
-  case 5: return "int8_t";
-  case 6: return "int16_t";
-  case 7: return "int32_t";
-  case 8: return "int64_t";
-  case 9: return "uint8_t";
-  case 10: return "uint16_t";
-  case 11: return "uint32_t";
-  case 12: return "uint64_t";
-  case 13: return "uint8_t";
-  case 14: case 15: case 16: case 17: case 18: case 20: case 22: return "uint8_t"; // raw bits
-  case 19: case 21: return "int8_t";
-  default: return "void";
+  case 1:
+    return "float";
+  case 2:
+    return "double";
+  case 3:
+  case 4:
+    return "uint16_t";
+  case 5:
+    return "int8_t";
+  case 6:
+    return "int16_t";
+  case 7:
+    return "int32_t";
+  case 8:
+    return "int64_t";
+  case 9:
+    return "uint8_t";
+  case 10:
+    return "uint16_t";
+  case 11:
+    return "uint32_t";
+  case 12:
+    return "uint64_t";
+  case 13:
+    return "uint8_t";
+  case 14:
+  case 15:
+  case 16:
+  case 17:
+  case 18:
+  case 20:
+  case 22:
+    return "uint8_t"; // raw bits
+  case 19:
+  case 21:
+    return "int8_t";
+  default:
+    return "void";
   }
 }
 
 const char *dtypeEnum(int32_t dtype) {
-  static const char *names[] = {"INFC_DTYPE_INVALID", "INFC_F32", "INFC_F64", "INFC_F16",
-                                "INFC_BF16", "INFC_I8", "INFC_I16", "INFC_I32", "INFC_I64",
-                                "INFC_U8", "INFC_U16", "INFC_U32", "INFC_U64", "INFC_BOOL",
-                                "INFC_F8E4M3FN", "INFC_F8E4M3FNUZ", "INFC_F8E5M2",
-                                "INFC_F8E5M2FNUZ", "INFC_F4E2M1", "INFC_I4", "INFC_U4",
-                                "INFC_I2", "INFC_U2"};
+  static const char *names[] = {"INFC_DTYPE_INVALID",
+                                "INFC_F32",
+                                "INFC_F64",
+                                "INFC_F16",
+                                "INFC_BF16",
+                                "INFC_I8",
+                                "INFC_I16",
+                                "INFC_I32",
+                                "INFC_I64",
+                                "INFC_U8",
+                                "INFC_U16",
+                                "INFC_U32",
+                                "INFC_U64",
+                                "INFC_BOOL",
+                                "INFC_F8E4M3FN",
+                                "INFC_F8E4M3FNUZ",
+                                "INFC_F8E5M2",
+                                "INFC_F8E5M2FNUZ",
+                                "INFC_F4E2M1",
+                                "INFC_I4",
+                                "INFC_U4",
+                                "INFC_I2",
+                                "INFC_U2"};
   return dtype >= 0 && dtype < (int32_t)std::size(names) ? names[dtype] : names[0];
 }
 } // namespace
@@ -64,8 +104,8 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
       os << (d ? "][" : "") << v.shape[d];
       count *= v.shape[d];
     }
-    os << "] */\n#define " << id << "_RANK " << v.shape.size() << "\n#define " << id
-       << "_COUNT " << count << "\nstatic const int64_t " << id << "_shape[" 
+    os << "] */\n#define " << id << "_RANK " << v.shape.size() << "\n#define " << id << "_COUNT "
+       << count << "\nstatic const int64_t " << id << "_shape["
        << std::max<size_t>(1, v.shape.size()) << "] = {";
     for (size_t d = 0; d < v.shape.size(); ++d)
       os << (d ? ", " : "") << v.shape[d];
@@ -84,22 +124,20 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
   for (auto &v : interface.outputs)
     os << ",\n    " << cType(v.dtype) << " *" << identifier(v.name) << "_out";
   os << ") {\n";
-  auto tensors = [&](const std::vector<ModelValue> &values, const char *kind,
-                     const char *array, bool output) {
-    os << "  infc_tensor " << array << "[" << std::max<size_t>(1, values.size())
-       << "] = {{0}};\n";
+  auto tensors = [&](const std::vector<ModelValue> &values, const char *kind, const char *array,
+                     bool output) {
+    os << "  infc_tensor " << array << "[" << std::max<size_t>(1, values.size()) << "] = {{0}};\n";
     for (auto [i, v] : llvm::enumerate(values)) {
       std::string id = p + "_" + kind + "_" + identifier(v.name);
       os << "  " << array << "[" << i << "].data = (void *)" << identifier(v.name)
          << (output ? "_out" : "") << ";\n  " << array << "[" << i
-         << "].dtype = " << dtypeEnum(v.dtype) << ";\n  " << array << "[" << i
-         << "].rank = " << id << "_RANK;\n  " << array << "[" << i << "].shape = " << id
-         << "_shape;\n";
+         << "].dtype = " << dtypeEnum(v.dtype) << ";\n  " << array << "[" << i << "].rank = " << id
+         << "_RANK;\n  " << array << "[" << i << "].shape = " << id << "_shape;\n";
     }
   };
   tensors(interface.inputs, "input", "in", false);
   tensors(interface.outputs, "output", "out", true);
   os << "  return infc_run(session, in, " << interface.inputs.size() << ", out, "
-     << interface.outputs.size() << ");\n}\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* "
-     << guard << " */\n";
+     << interface.outputs.size() << ");\n}\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard
+     << " */\n";
 }

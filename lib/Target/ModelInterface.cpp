@@ -109,8 +109,8 @@ LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &inter
   }
   for (unsigned i = 0; i < type.getNumResults(); ++i) {
     ModelValue v;
-    if (failed(describe(type.getResult(i),
-                        func.getResultAttrOfType<StringAttr>(i, "infc.name"), i, false, v)))
+    if (failed(describe(type.getResult(i), func.getResultAttrOfType<StringAttr>(i, "infc.name"), i,
+                        false, v)))
       return failure();
     interface.outputs.push_back(v);
   }

@@ -19,8 +19,7 @@ llvm::Function *buildEntry(llvm::Module &m, llvm::Function *model) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
-  auto *entry = llvm::Function::Create(fnTy, llvm::GlobalValue::InternalLinkage,
-                                       "__infc_entry", m);
+  auto *entry = llvm::Function::Create(fnTy, llvm::GlobalValue::InternalLinkage, "__infc_entry", m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   llvm::SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < model->arg_size(); ++i) {
@@ -34,8 +33,8 @@ llvm::Function *buildEntry(llvm::Module &m, llvm::Function *model) {
 
 llvm::Constant *cString(llvm::Module &m, llvm::StringRef s, const llvm::Twine &name) {
   llvm::Constant *data = llvm::ConstantDataArray::getString(m.getContext(), s);
-  auto *gv = new llvm::GlobalVariable(m, data->getType(), true,
-                                      llvm::GlobalValue::PrivateLinkage, data, name);
+  auto *gv = new llvm::GlobalVariable(m, data->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                      data, name);
   gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   return gv;
 }
@@ -51,22 +50,20 @@ llvm::Constant *ioArray(llvm::Module &m, const std::vector<infc::ModelValue> &va
   std::vector<llvm::Constant *> entries;
   for (auto [i, v] : llvm::enumerate(values)) {
     llvm::Constant *shape = llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<int64_t>(v.shape));
-    auto *shapeGv = new llvm::GlobalVariable(m, shape->getType(), true,
-                                             llvm::GlobalValue::PrivateLinkage, shape,
-                                             "__infc_" + kind + "_shape" + llvm::Twine(i));
+    auto *shapeGv =
+        new llvm::GlobalVariable(m, shape->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                 shape, "__infc_" + kind + "_shape" + llvm::Twine(i));
     llvm::Constant *value = llvm::ConstantPointerNull::get(ptrTy);
     if (!v.value.empty()) {
       llvm::Constant *bytes = llvm::ConstantDataArray::get(
           ctx, llvm::ArrayRef<uint8_t>((const uint8_t *)v.value.data(), v.value.size()));
-      value = new llvm::GlobalVariable(m, bytes->getType(), true,
-                                       llvm::GlobalValue::PrivateLinkage, bytes,
-                                       "__infc_" + kind + "_value" + llvm::Twine(i));
+      value = new llvm::GlobalVariable(m, bytes->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                       bytes, "__infc_" + kind + "_value" + llvm::Twine(i));
     }
     entries.push_back(llvm::ConstantStruct::get(
         ioTy, {cString(m, v.name, "__infc_" + kind + "_name" + llvm::Twine(i)),
-               llvm::ConstantInt::get(i32, v.dtype),
-               llvm::ConstantInt::get(i32, v.shape.size()), shapeGv, value,
-               llvm::ConstantInt::get(i64, v.value.size())}));
+               llvm::ConstantInt::get(i32, v.dtype), llvm::ConstantInt::get(i32, v.shape.size()),
+               shapeGv, value, llvm::ConstantInt::get(i64, v.value.size())}));
   }
   auto *arrTy = llvm::ArrayType::get(ioTy, entries.size());
   return new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
@@ -80,8 +77,8 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *descTy = llvm::StructType::get(
-      ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64});
+  auto *descTy =
+      llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64});
   llvm::Constant *weights = llvm::ConstantPointerNull::get(ptrTy);
   if (interface.weightsArg)
     weights = m.getOrInsertGlobal("infc__weights", llvm::Type::getInt8Ty(ctx));
@@ -94,8 +91,8 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
                llvm::ConstantInt::get(i64, interface.workspaceBytes),
                cString(m, interface.name, "__infc_model_name"), entry, weights,
                llvm::ConstantInt::get(i64, interface.weightsBytes)});
-  auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage,
-                                      desc, "infc__model_desc");
+  auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
+                                      "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
   gv->setDSOLocal(true);
 }
@@ -118,8 +115,8 @@ void optimize(llvm::Module &m, llvm::TargetMachine *tm, int level) {
                                 : level == 2 ? llvm::OptimizationLevel::O2
                                 : level == 1 ? llvm::OptimizationLevel::O1
                                              : llvm::OptimizationLevel::O0;
-  llvm::ModulePassManager mpm = level == 0 ? pb.buildO0DefaultPipeline(opt)
-                                           : pb.buildPerModuleDefaultPipeline(opt);
+  llvm::ModulePassManager mpm =
+      level == 0 ? pb.buildO0DefaultPipeline(opt) : pb.buildPerModuleDefaultPipeline(opt);
   mpm.run(m, mam);
 }
 } // namespace
@@ -144,9 +141,9 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
       (interface.weightsArg ? 2 : 1) + interface.inputs.size() + interface.outputs.size();
   if (!model || model->arg_size() != expected) {
     error = interface.weightsArg ? "the lowered entry function does not take workspace, weights, "
-                             "inputs and outputs"
-                           : "the lowered entry function does not take workspace, inputs and "
-                             "outputs";
+                                   "inputs and outputs"
+                                 : "the lowered entry function does not take workspace, inputs and "
+                                   "outputs";
     return failure();
   }
   model->setName("__infc_model_main");

@@ -3,9 +3,9 @@
 
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
 
 std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptions &options,
@@ -29,8 +29,7 @@ std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptio
       f.AddFeature(name, enabled);
     features = f.getString();
   } else {
-    const llvm::MCSubtargetInfo *sti =
-        target->createMCSubtargetInfo(triple, "", "");
+    const llvm::MCSubtargetInfo *sti = target->createMCSubtargetInfo(triple, "", "");
     bool known = sti && sti->isCPUStringValid(cpu);
     delete sti;
     if (!known) {

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TargetMachine.h"
-#include "infc/Target/Target.h"
 #include "infc/Support/DenseBytes.h"
+#include "infc/Target/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -24,8 +24,7 @@ void infc::extractWeights(ModuleOp module, std::vector<WeightBlob> &weights, int
       return;
     auto type = cast<ShapedType>(dense.getType());
     if (!type.getElementType().isIntOrFloat() ||
-        type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8) <
-            minBytes)
+        type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8) < minBytes)
       return;
     std::optional<std::vector<char>> bytes = denseBytes(dense);
     if (!bytes)
@@ -41,8 +40,8 @@ void infc::extractWeights(ModuleOp module, std::vector<WeightBlob> &weights, int
 }
 
 LogicalResult infc::emitWeightsObject(const std::vector<WeightBlob> &weights,
-                                      const TargetOptions &options,
-                                      llvm::raw_pwrite_stream &os, std::string &error) {
+                                      const TargetOptions &options, llvm::raw_pwrite_stream &os,
+                                      std::string &error) {
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
   if (!tm)
     return failure();
@@ -51,9 +50,9 @@ LogicalResult infc::emitWeightsObject(const std::vector<WeightBlob> &weights,
   module.setTargetTriple(tm->getTargetTriple());
   module.setDataLayout(tm->createDataLayout());
   for (const WeightBlob &w : weights) {
-    llvm::Constant *data = llvm::ConstantDataArray::getRaw(
-        llvm::StringRef(w.bytes.data(), w.bytes.size()), w.bytes.size(),
-        llvm::Type::getInt8Ty(ctx));
+    llvm::Constant *data =
+        llvm::ConstantDataArray::getRaw(llvm::StringRef(w.bytes.data(), w.bytes.size()),
+                                        w.bytes.size(), llvm::Type::getInt8Ty(ctx));
     auto *gv = new llvm::GlobalVariable(module, data->getType(), /*isConstant=*/true,
                                         llvm::GlobalValue::ExternalLinkage, data, w.symbol);
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);

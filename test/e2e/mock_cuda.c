@@ -142,9 +142,21 @@ static int set_param(struct kernel *k, int ordinal, uint16_t bytes) {
   return 0;
 }
 
-static uint16_t u16_at(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static uint32_t u32_at(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t u64_at(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint16_t u16_at(const unsigned char *p) {
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return v;
+}
+static uint32_t u32_at(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+static uint64_t u64_at(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
 
 /* The first cubin (an ELF image, kind 2) of a fatbin, or NULL. Each entry: kind (u16),
  * version (u16), header size (u32), payload size (u64), ... then the payload. */
@@ -155,7 +167,11 @@ static const unsigned char *first_cubin(const unsigned char *fatbin, uint64_t *b
     uint64_t left = (uint64_t)(end - p), header = u32_at(p + 4), payload = u64_at(p + 8);
     if (header < 16 || header > left || payload > left - header)
       return NULL; /* a malformed entry: nothing past it can be trusted */
-    if (u16_at(p) == 2 && payload >= 4 && !memcmp(p + header, "\x7f" "ELF", 4)) {
+    if (u16_at(p) == 2 && payload >= 4 &&
+        !memcmp(p + header,
+                "\x7f"
+                "ELF",
+                4)) {
       *bytes = payload;
       return p + header;
     }
@@ -184,8 +200,7 @@ static int read_kernels(struct module *m, const unsigned char *elf, uint64_t byt
     const unsigned char *section = elf + shoff + (uint64_t)i * shentsize;
     uint32_t name_at = u32_at(section);
     uint64_t at = u64_at(section + 0x18), size = u64_at(section + 0x20);
-    if (name_at >= strings_bytes || !memchr(elf + strings_at + name_at, 0,
-                                            strings_bytes - name_at))
+    if (name_at >= strings_bytes || !memchr(elf + strings_at + name_at, 0, strings_bytes - name_at))
       continue;
     const char *name = (const char *)elf + strings_at + name_at;
     if (!strncmp(name, ".text.", 6) && name[6]) {
@@ -208,8 +223,7 @@ static int read_kernels(struct module *m, const unsigned char *elf, uint64_t byt
       if (a[0] == 4 && a[1] == 0x17 /* EIATTR_KPARAM_INFO */ && value_bytes >= 12 &&
           set_param(k, u16_at(a + 8), (uint16_t)((u32_at(a + 12) >> 18) & 0x3fff)))
         return -1;
-      if (a[0] == 4 && a[1] == 0x05 /* EIATTR_MAX_THREADS: .maxntid x, y, z */ &&
-          value_bytes >= 12)
+      if (a[0] == 4 && a[1] == 0x05 /* EIATTR_MAX_THREADS: .maxntid x, y, z */ && value_bytes >= 12)
         k->max_threads = u32_at(a + 4) * u32_at(a + 8) * u32_at(a + 12);
       p += 4 + value_bytes;
     }
@@ -276,8 +290,14 @@ EXPORT CUresult cuInit(unsigned flags) {
   logf_("init");
   return 0;
 }
-EXPORT CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
-EXPORT CUresult cuDeviceGet(int *d, int ordinal) { *d = ordinal; return 0; }
+EXPORT CUresult cuDeviceGetCount(int *n) {
+  *n = 1;
+  return 0;
+}
+EXPORT CUresult cuDeviceGet(int *d, int ordinal) {
+  *d = ordinal;
+  return 0;
+}
 static int context;
 static int retains_failed;
 EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
@@ -292,7 +312,10 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
   return 0;
 }
 EXPORT CUresult cuCtxPushCurrent_v2(void *ctx) { return ctx == &context ? 0 : 201; }
-EXPORT CUresult cuCtxPopCurrent_v2(void **ctx) { *ctx = &context; return 0; }
+EXPORT CUresult cuCtxPopCurrent_v2(void **ctx) {
+  *ctx = &context;
+  return 0;
+}
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
   void *m = calloc(1, bytes);
   if (!m)
@@ -343,7 +366,7 @@ EXPORT CUresult cuStreamSynchronize(void *s) {
 }
 EXPORT CUresult cuModuleLoadData(void **module, const void *image) {
   if ((uintptr_t)image % 8 || !is_fatbin(image)) /* the driver reads the header as words */
-    return 200; /* CUDA_ERROR_INVALID_IMAGE */
+    return 200;                                  /* CUDA_ERROR_INVALID_IMAGE */
   /* The fatbin header: magic (u32), version (u16), header size (u16), payload size (u64). */
   uint16_t header = u16_at((const unsigned char *)image + 6);
   uint64_t payload = u64_at((const unsigned char *)image + 8);
@@ -417,17 +440,17 @@ static CUresult run_kernel(const struct launch *l) {
       if (l->k->param_bytes[i] == 8) {
         uint64_t value;
         memcpy(&value, l->pointers[i], 8);
-        used += (size_t)snprintf(args + used, sizeof args - used, " %#llx",
-                                 (unsigned long long)value);
+        used +=
+            (size_t)snprintf(args + used, sizeof args - used, " %#llx", (unsigned long long)value);
       }
-  logf_("launch %s %u %u %u %u %u %u%s", l->name, l->dims[0], l->dims[1], l->dims[2],
-        l->dims[3], l->dims[4], l->dims[5], args);
+  logf_("launch %s %u %u %u %u %u %u%s", l->name, l->dims[0], l->dims[1], l->dims[2], l->dims[3],
+        l->dims[4], l->dims[5], args);
   return 0;
 }
 
 EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                               unsigned by, unsigned bz, unsigned smem, void *s,
-                               void **params, void **extra) {
+                               unsigned by, unsigned bz, unsigned smem, void *s, void **params,
+                               void **extra) {
   (void)smem;
   (void)extra;
   if (s != &stream || !params || !gx || !gy || !gz || !bx || !by || !bz ||
@@ -594,15 +617,33 @@ EXPORT CUresult cuGraphExecDestroy(void *exec) { return exec == &graph_exec ? 0 
 EXPORT CUresult cuGraphDestroy(void *g) { return g == &graph ? 0 : 1; }
 EXPORT CUresult cuGetErrorString(CUresult r, const char **s) {
   switch (r) {
-  case 100: *s = "no CUDA-capable device is detected"; break;
-  case 700: *s = "an illegal memory access was encountered"; break;
-  case 900: *s = "operation not permitted when stream is capturing"; break;
-  case 46: *s = "CUDA-capable device(s) is/are busy or unavailable"; break;
-  case 1: *s = "invalid argument"; break;
-  case 200: *s = "device kernel image is invalid"; break;
-  case 400: *s = "invalid resource handle"; break;
-  case 500: *s = "named symbol not found"; break;
-  default: *s = "mock CUDA error"; break;
+  case 100:
+    *s = "no CUDA-capable device is detected";
+    break;
+  case 700:
+    *s = "an illegal memory access was encountered";
+    break;
+  case 900:
+    *s = "operation not permitted when stream is capturing";
+    break;
+  case 46:
+    *s = "CUDA-capable device(s) is/are busy or unavailable";
+    break;
+  case 1:
+    *s = "invalid argument";
+    break;
+  case 200:
+    *s = "device kernel image is invalid";
+    break;
+  case 400:
+    *s = "invalid resource handle";
+    break;
+  case 500:
+    *s = "named symbol not found";
+    break;
+  default:
+    *s = "mock CUDA error";
+    break;
   }
   return 0;
 }

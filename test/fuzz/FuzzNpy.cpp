@@ -14,11 +14,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       count *= (size_t)d;
     size_t width = 0;
     switch (array.dtype) {
-    case INFC_F64: case INFC_I64: case INFC_U64: width = 8; break;
-    case INFC_F32: case INFC_I32: case INFC_U32: width = 4; break;
-    case INFC_F16: case INFC_I16: case INFC_U16: width = 2; break;
-    case INFC_I8: case INFC_U8: case INFC_BOOL: width = 1; break;
-    default: __builtin_trap(); // a dtype the reader does not produce
+    case INFC_F64:
+    case INFC_I64:
+    case INFC_U64:
+      width = 8;
+      break;
+    case INFC_F32:
+    case INFC_I32:
+    case INFC_U32:
+      width = 4;
+      break;
+    case INFC_F16:
+    case INFC_I16:
+    case INFC_U16:
+      width = 2;
+      break;
+    case INFC_I8:
+    case INFC_U8:
+    case INFC_BOOL:
+      width = 1;
+      break;
+    default:
+      __builtin_trap(); // a dtype the reader does not produce
     }
     if (array.data.size() != count * width)
       __builtin_trap();

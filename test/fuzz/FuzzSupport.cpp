@@ -65,8 +65,9 @@ void infc::fuzz::importAndCheck(llvm::StringRef bytes, bool lower) {
 namespace {
 /// Values a malformed model puts where a dim, an axis or a count goes.
 int64_t nastyInt(std::mt19937 &rng) {
-  static const int64_t values[] = {-1, 0, 1, 2, 3, 4, 7, 64, -2, -7, 1 << 20,
-                                   int64_t(1) << 31, int64_t(1) << 40, INT64_MAX, INT64_MIN};
+  static const int64_t values[] = {
+      -1,        0,        1, 2, 3, 4, 7, 64, -2, -7, 1 << 20, int64_t(1) << 31, int64_t(1) << 40,
+      INT64_MAX, INT64_MIN};
   return values[rng() % std::size(values)];
 }
 
@@ -137,8 +138,8 @@ size_t infc::fuzz::mutateModel(uint8_t *data, size_t size, size_t maxSize, unsig
   }
   case 1: // a dim of an input or an initializer
     if (g.input_size() && rng() % 2) {
-      auto *shape = pick(*g.mutable_input(), rng).mutable_type()->mutable_tensor_type()
-                        ->mutable_shape();
+      auto *shape =
+          pick(*g.mutable_input(), rng).mutable_type()->mutable_tensor_type()->mutable_shape();
       if (shape->dim_size())
         pick(*shape->mutable_dim(), rng).set_dim_value(nastyInt(rng));
       else
@@ -155,8 +156,10 @@ size_t infc::fuzz::mutateModel(uint8_t *data, size_t size, size_t maxSize, unsig
     if (g.initializer_size() && rng() % 2)
       pick(*g.mutable_initializer(), rng).set_data_type(rng() % 28);
     else if (g.input_size())
-      pick(*g.mutable_input(), rng).mutable_type()->mutable_tensor_type()->set_elem_type(
-          rng() % 28);
+      pick(*g.mutable_input(), rng)
+          .mutable_type()
+          ->mutable_tensor_type()
+          ->set_elem_type(rng() % 28);
     break;
   case 3: { // a node's wiring
     if (!g.node_size())

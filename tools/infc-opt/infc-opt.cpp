@@ -1,8 +1,8 @@
 //===- infc-opt.cpp - the infc pass driver for lit tests ------------------===//
-#include "infc/Conversion/Passes.h"
 #include "infc/Codegen/CPU/Passes.h"
-#include "infc/Codegen/Common/Passes.h"
 #include "infc/Codegen/CUDA/Passes.h"
+#include "infc/Codegen/Common/Passes.h"
+#include "infc/Conversion/Passes.h"
 #include "infc/Dialect/Infc/IR/InfcDialect.h"
 #include "infc/Dialect/Infc/Transforms/Passes.h"
 #include "infc/Pipelines/Pipelines.h"
@@ -19,6 +19,5 @@ int main(int argc, char **argv) {
   infc::registerInfcCodegenCUDAPasses();
   infc::registerInfcPipelines();
   infc::registerUpstreamPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "infc pass driver\n", registry));
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "infc pass driver\n", registry));
 }

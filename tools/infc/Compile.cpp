@@ -62,7 +62,8 @@ bool parseInputShapes(llvm::StringRef spec, CompileOptions &options, std::string
     auto [name, dims] = item.split('=');
     llvm::SmallVector<int64_t> shape;
     if (name.empty() || !item.contains('=') || !parseShape(dims, shape)) {
-      error = "malformed --input-shape '" + item.str() + "' (expected NAME=D0xD1x..., e.g. "
+      error = "malformed --input-shape '" + item.str() +
+              "' (expected NAME=D0xD1x..., e.g. "
               "input=1x3x224x224)";
       return false;
     }
@@ -233,11 +234,13 @@ std::string parseGpuArchs(llvm::StringRef list, std::vector<std::string> &archs)
     // The tensor-core kernels are mma.sync shapes of sm_80 (m16n8k16 halves, m16n8k32
     // bytes, TF32, bf16).
     if (*sm < 80)
-      return "--gpu: '" + arch.str() + "' is older than sm_80, the oldest GPU the CUDA "
-                                       "target supports (Ampere)";
+      return "--gpu: '" + arch.str() +
+             "' is older than sm_80, the oldest GPU the CUDA "
+             "target supports (Ampere)";
     if (!infc::isNvptxProcessor(arch))
-      return "--gpu: '" + arch.str() + "' is not a GPU LLVM's NVPTX back end knows (sm_80, "
-                                       "sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120, ...)";
+      return "--gpu: '" + arch.str() +
+             "' is not a GPU LLVM's NVPTX back end knows (sm_80, "
+             "sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120, ...)";
     archs.push_back(arch.str());
   }
   if (archs.empty())
@@ -404,13 +407,12 @@ int runCompile(const CompileOptions &o, const char *argv0) {
   }
   std::string error;
   int64_t weightBytes = 0;
-  if (failed(buildModelLibrary(*module, interface, target, runtime, o.output, weightBytes,
-                               error)))
+  if (failed(buildModelLibrary(*module, interface, target, runtime, o.output, weightBytes, error)))
     return fail(o.input + ": " + error);
   if (!o.header.empty() && writeOutput(o.header, [&](llvm::raw_ostream &os, std::string &) {
-        writeModelHeader(os, interface, o.output);
-        return true;
-      }) != 0) {
+                             writeModelHeader(os, interface, o.output);
+                             return true;
+                           }) != 0) {
     llvm::sys::fs::remove(o.output);
     return 1;
   }

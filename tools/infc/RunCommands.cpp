@@ -13,9 +13,9 @@
 #include <cstring>
 #include <map>
 #include <random>
-#include <thread>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace infc;
 
@@ -162,8 +162,8 @@ int infc::benchCommand(const Args &args) {
     auto t0 = std::chrono::steady_clock::now();
     if (!m.run(error))
       return fail(error);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::sort(ms.begin(), ms.end());

@@ -4,14 +4,14 @@
 // IR that comes out (types, folded shape chains, locations) and every error path.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Dialect/Infc/IR/InfcOps.h"
 #include "infc/Import/OnnxImporter.h"
+#include "infc/Dialect/Infc/IR/InfcOps.h"
 #include "infc/runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -116,7 +116,8 @@ TEST_F(OnnxImporterTest, GemmWithTransBFoldsTheWeightTranspose) {
   auto m = import();
   ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
   func::FuncOp f = mainOf(*m);
-  EXPECT_EQ(f.getFunctionType().getResult(0), RankedTensorType::get({2, 4}, Float32Type::get(&context)));
+  EXPECT_EQ(f.getFunctionType().getResult(0),
+            RankedTensorType::get({2, 4}, Float32Type::get(&context)));
   // The transpose of the constant weight was folded at import: no infc.transpose remains.
   int transposes = 0, matmuls = 0;
   f.walk([&](Operation *op) {
@@ -161,9 +162,11 @@ TEST_F(OnnxImporterTest, ShapeGatherConcatReshapeChainFoldsToStaticShape) {
   auto m = import();
   ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
   func::FuncOp f = mainOf(*m);
-  EXPECT_EQ(f.getFunctionType().getResult(0), RankedTensorType::get({2, 12}, Float32Type::get(&context)));
+  EXPECT_EQ(f.getFunctionType().getResult(0),
+            RankedTensorType::get({2, 12}, Float32Type::get(&context)));
   int shapeOps = 0;
-  f.walk([&](Operation *op) { shapeOps += isa<infc::ShapeOp, infc::GatherOp, infc::ConcatOp>(op); });
+  f.walk(
+      [&](Operation *op) { shapeOps += isa<infc::ShapeOp, infc::GatherOp, infc::ConcatOp>(op); });
   EXPECT_EQ(shapeOps, 0) << "the shape chain should fold away at import";
 }
 
@@ -206,8 +209,13 @@ TEST_F(OnnxImporterTest, SymbolicDimNeedsInputShape) {
 TEST_F(OnnxImporterTest, NegativeDimValueIsDynamic) {
   // paddle2onnx writes dim_value -1 for a dynamic dim; onnxruntime reads it as one.
   addInput("x", onnx::TensorProto::FLOAT, {2, 4});
-  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(0)->set_dim_value(-1);
+  model.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(-1);
   addNode("Relu", {"x"}, {"y"});
   addOutput("y");
   EXPECT_FALSE(import());
@@ -391,10 +399,20 @@ TEST_F(OnnxImporterTest, QuantizeLinearScalesAreNormalizedAndChecked) {
   EXPECT_TRUE(getElementTypeOrSelf(q.getType()).isSignlessInteger(8));
 
   // A per-axis scale must match the axis' dim.
-  model.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(0)->set_dim_value(2);
-  model.mutable_graph()->mutable_input(2)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(0)->set_dim_value(2);
+  model.mutable_graph()
+      ->mutable_input(1)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(2);
+  model.mutable_graph()
+      ->mutable_input(2)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(2);
   EXPECT_FALSE(import());
   ASSERT_FALSE(errors.empty());
   EXPECT_NE(errors[0].find("(QuantizeLinear, opset 17): a per-axis scale must have shape [3]"),
@@ -409,8 +427,7 @@ TEST_F(OnnxImporterTest, NodeErrorsNameNodeOpAndOpset) {
   addOutput("y");
   EXPECT_FALSE(import());
   ASSERT_FALSE(errors.empty());
-  EXPECT_NE(errors[0].find("node 'Reshape_1' (Reshape, opset 17)"), std::string::npos)
-      << errors[0];
+  EXPECT_NE(errors[0].find("node 'Reshape_1' (Reshape, opset 17)"), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find("compile-time constant"), std::string::npos) << errors[0];
 }
 
@@ -720,7 +737,6 @@ TEST_F(OnnxImporterTest, InputValueSpecializesAndConvertsExactly) {
   value.data.assign(reinterpret_cast<char *>(halves), reinterpret_cast<char *>(halves) + 8);
   EXPECT_FALSE(import(options));
   ASSERT_FALSE(errors.empty());
-  EXPECT_NE(errors[0].find("--input-value shape: element 0 has no exact value"),
-            std::string::npos)
+  EXPECT_NE(errors[0].find("--input-value shape: element 0 has no exact value"), std::string::npos)
       << errors[0];
 }

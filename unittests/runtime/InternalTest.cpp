@@ -38,8 +38,8 @@ struct DescBuilder {
   int64_t shapeY[1] = {3};
   infc_io_desc inputs[2] = {{"x", INFC_F32, 2, shapeX}, {"y", INFC_I8, 1, shapeY}};
   infc_io_desc outputs[1] = {{"z", INFC_F32, 2, kShape2x3}};
-  infc_model_desc desc = {INFC_MODEL_DESC_VERSION, 2, 1, 0, inputs, outputs, 256, "built",
-                          recordEntry};
+  infc_model_desc desc = {
+      INFC_MODEL_DESC_VERSION, 2, 1, 0, inputs, outputs, 256, "built", recordEntry};
 
   infc_status create(infc_model **m) {
     numArgs = static_cast<int>(1 + desc.num_inputs + desc.num_outputs);
@@ -157,8 +157,9 @@ TEST(Internal, SpecializedInputMustHoldItsValue) {
   ASSERT_EQ(infc_run(s, in, 2, out, 1), INFC_OK) << infc_session_error(s);
   y[2] = 4;
   EXPECT_EQ(infc_run(s, in, 2, out, 1), INFC_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(infc_session_error(s)).find("input 1 'y': the model was compiled for "
-                                                    "one value of this input"),
+  EXPECT_NE(std::string(infc_session_error(s))
+                .find("input 1 'y': the model was compiled for "
+                      "one value of this input"),
             std::string::npos)
       << infc_session_error(s);
   EXPECT_EQ(entryCalls, 1);

@@ -94,13 +94,24 @@ TEST(Abi, Dtypes) {
     infc_dtype dtype;
     size_t size;
     const char *name;
-  } table[] = {{INFC_F32, 4, "float32"}, {INFC_F64, 8, "float64"}, {INFC_F16, 2, "float16"},
-               {INFC_BF16, 2, "bfloat16"}, {INFC_I8, 1, "int8"},   {INFC_I16, 2, "int16"},
-               {INFC_I32, 4, "int32"},     {INFC_I64, 8, "int64"}, {INFC_U8, 1, "uint8"},
-               {INFC_U16, 2, "uint16"},    {INFC_U32, 4, "uint32"}, {INFC_U64, 8, "uint64"},
-               {INFC_BOOL, 1, "bool"},     {INFC_F8E4M3FN, 1, "float8_e4m3fn"},
-               {INFC_F8E5M2FNUZ, 1, "float8_e5m2fnuz"}, {INFC_F4E2M1, 1, "float4_e2m1fn"},
-               {INFC_I4, 1, "int4"},       {INFC_U2, 1, "uint2"}};
+  } table[] = {{INFC_F32, 4, "float32"},
+               {INFC_F64, 8, "float64"},
+               {INFC_F16, 2, "float16"},
+               {INFC_BF16, 2, "bfloat16"},
+               {INFC_I8, 1, "int8"},
+               {INFC_I16, 2, "int16"},
+               {INFC_I32, 4, "int32"},
+               {INFC_I64, 8, "int64"},
+               {INFC_U8, 1, "uint8"},
+               {INFC_U16, 2, "uint16"},
+               {INFC_U32, 4, "uint32"},
+               {INFC_U64, 8, "uint64"},
+               {INFC_BOOL, 1, "bool"},
+               {INFC_F8E4M3FN, 1, "float8_e4m3fn"},
+               {INFC_F8E5M2FNUZ, 1, "float8_e5m2fnuz"},
+               {INFC_F4E2M1, 1, "float4_e2m1fn"},
+               {INFC_I4, 1, "int4"},
+               {INFC_U2, 1, "uint2"}};
   for (const auto &e : table) {
     EXPECT_EQ(infc_dtype_size(e.dtype), e.size) << e.name;
     EXPECT_STREQ(infc_dtype_name(e.dtype), e.name);
@@ -311,8 +322,7 @@ TEST_F(RuntimeTest, FlagsMustBeZero) {
   infc_tensor lib[3] = {};
   lib[2].reserved = 5;
   EXPECT_EQ(infc_run(session, in, 2, lib, 3), INFC_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(infc_session_error(session)).find("output 2 'total'"),
-            std::string::npos);
+  EXPECT_NE(std::string(infc_session_error(session)).find("output 2 'total'"), std::string::npos);
 }
 
 TEST_F(RuntimeTest, ErrorsWriteNothing) {

@@ -11,6 +11,4 @@ extern "C" const char *__asan_default_options() {
   return "allocator_may_return_null=1:detect_leaks=1";
 }
 
-extern "C" const char *__ubsan_default_options() {
-  return "halt_on_error=1:print_stacktrace=1";
-}
+extern "C" const char *__ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1"; }

@@ -4,7 +4,8 @@
 
 uint32_t infc_abi_version(void) { return 2u << 16; }
 
-#define STUB(name) void name(void) {}
+#define STUB(name)                                                                                 \
+  void name(void) {}
 STUB(infc_status_string)
 STUB(infc_dtype_size)
 STUB(infc_dtype_name)

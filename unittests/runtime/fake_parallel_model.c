@@ -17,8 +17,8 @@
 void __kmpc_fork_call(void *loc, int32_t nargs, void (*task)(int32_t *, int32_t *, ...), ...);
 int32_t __kmpc_global_thread_num(void *loc);
 void __kmpc_for_static_init_8u(void *loc, int32_t gtid, int32_t sched, int32_t *plast,
-                               uint64_t *plower, uint64_t *pupper, int64_t *pstride,
-                               int64_t incr, int64_t chunk);
+                               uint64_t *plower, uint64_t *pupper, int64_t *pstride, int64_t incr,
+                               int64_t chunk);
 void __kmpc_for_static_fini(void *loc, int32_t gtid);
 void __kmpc_barrier(void *loc, int32_t gtid);
 

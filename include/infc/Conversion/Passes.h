@@ -21,8 +21,7 @@ namespace infc {
 
 /// All infc-to-linalg patterns (the pass uses exactly these).
 void populateInfcToLinalgPatterns(mlir::RewritePatternSet &patterns, bool directConv = false,
-                                  int64_t byteRowMultiple = 1,
-                                  int64_t winogradMinChannels = 64);
+                                  int64_t byteRowMultiple = 1, int64_t winogradMinChannels = 64);
 } // namespace infc
 
 #endif // INFC_CONVERSION_PASSES_H

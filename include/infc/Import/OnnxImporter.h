@@ -29,8 +29,7 @@ struct OnnxImportOptions {
 /// Imports an ONNX model file into a module with one `func.func @main` of infc ops on static
 /// tensor types. Every op is located at NameLoc("node(OpType)"). On failure, errors have
 /// been emitted through the context's diagnostic handler and null is returned.
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
-                                                  llvm::StringRef path,
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
                                                   const OnnxImportOptions &options);
 
 /// The same for a model held in memory (the fuzzers'); `path` names it in diagnostics, and

@@ -80,10 +80,12 @@ enum class OptionSpelling { Flags, PipelineString };
 std::string checkPipelineOptions(const InfcPipelineOptions &options, OptionSpelling spelling);
 
 /// Graph passes, then the seam (infc to linalg), then CPU or CUDA code generation down to
-/// the LLVM dialect (with the kernels in a gpu.binary for CUDA). The module's `func.func @main` is the model's entry point.
+/// the LLVM dialect (with the kernels in a gpu.binary for CUDA). The module's `func.func @main` is
+/// the model's entry point.
 void buildInfcPipeline(mlir::OpPassManager &pm, const InfcPipelineOptions &options);
 
-/// Registers `--infc-pipeline{stop-after=infc|linalg|llvm target=cpu|cuda ...}` with the pass registry.
+/// Registers `--infc-pipeline{stop-after=infc|linalg|llvm target=cpu|cuda ...}` with the pass
+/// registry.
 void registerInfcPipelines();
 
 /// Dialects the pipeline creates, for tools that parse or build its IR.

@@ -36,8 +36,7 @@ struct LoadedModel {
             std::string &error);
   /// Binds inputs from .npy files by name; with `random`, inputs without a file get seeded
   /// random data (uniform in [-1, 1) for f32, zeros otherwise).
-  bool bindFiles(const std::map<std::string, std::string> &files, bool random,
-                 std::string &error);
+  bool bindFiles(const std::map<std::string, std::string> &files, bool random, std::string &error);
   bool run(std::string &error);
 };
 } // namespace infc

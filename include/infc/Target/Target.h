@@ -45,7 +45,7 @@ struct WeightBlob {
 };
 
 struct TargetOptions {
-  std::string cpu;      // empty: the host CPU (with its features)
+  std::string cpu; // empty: the host CPU (with its features)
   int optLevel = 3;
 };
 
@@ -81,8 +81,8 @@ llvm::LogicalResult emitModel(mlir::ModuleOp module, const ModelInterface &inter
 /// Writes the weights as an object: one read-only, 64-byte aligned `.infc_weights`
 /// section holding every blob under its hidden symbol.
 llvm::LogicalResult emitWeightsObject(const std::vector<WeightBlob> &weights,
-                                      const TargetOptions &options,
-                                      llvm::raw_pwrite_stream &os, std::string &error);
+                                      const TargetOptions &options, llvm::raw_pwrite_stream &os,
+                                      std::string &error);
 
 /// Links objects with the runtime archive into `output` (written to a temporary and renamed,
 /// so a failure leaves no file behind).

@@ -102,13 +102,11 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     for (int64_t s = 0; s < steps; ++s) {
       SmallVector<Value> aTiles, bTiles;
       for (int64_t r = 0; r < rowBlock; ++r)
-        aTiles.push_back(amx::TileLoadOp::create(rb, loc, byteType, a,
-                                                 ValueRange{add(rb, row0, r * kRows),
-                                                            idx(rb, s * kBytes)}));
+        aTiles.push_back(amx::TileLoadOp::create(
+            rb, loc, byteType, a, ValueRange{add(rb, row0, r * kRows), idx(rb, s * kBytes)}));
       for (int64_t j = 0; j < colBlock; ++j)
         bTiles.push_back(amx::TileLoadOp::create(
-            rb, loc, byteType, bt,
-            ValueRange{add(rb, panel0, j), idx(rb, s * kRows), idx(rb, 0)}));
+            rb, loc, byteType, bt, ValueRange{add(rb, panel0, j), idx(rb, s * kRows), idx(rb, 0)}));
       for (int64_t r = 0; r < rowBlock; ++r)
         for (int64_t j = 0; j < colBlock; ++j)
           acc[r * colBlock + j] = amx::TileMulIOp::create(rb, loc, accType, aTiles[r], bTiles[j],
@@ -116,10 +114,9 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     }
     for (int64_t r = 0; r < rowBlock; ++r)
       for (int64_t j = 0; j < colBlock; ++j)
-        amx::TileStoreOp::create(rb, loc, c,
-                                 ValueRange{add(rb, row0, r * kRows),
-                                            mul(rb, add(rb, panel0, j), kRows)},
-                                 acc[r * colBlock + j]);
+        amx::TileStoreOp::create(
+            rb, loc, c, ValueRange{add(rb, row0, r * kRows), mul(rb, add(rb, panel0, j), kRows)},
+            acc[r * colBlock + j]);
     op.erase();
     return success();
   }

@@ -11,8 +11,8 @@
 // X (rows m0 + offset(t) ..) and a 1 x nr row of the panel.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
 #include "TileUtils.h"
+#include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -114,9 +114,9 @@ struct ConvEpilogue {
     for (Operation &bodyOp : body->without_terminator()) {
       for (Value operand : bodyOp.getOperands())
         if (!map.contains(operand))
-          map.map(operand, vector::BroadcastOp::create(
-                               b, loc, VectorType::get(rowType.getShape(), operand.getType()),
-                               operand));
+          map.map(operand,
+                  vector::BroadcastOp::create(
+                      b, loc, VectorType::get(rowType.getShape(), operand.getType()), operand));
       Operation *clone = b.clone(bodyOp, map);
       clone->getResult(0).setType(
           VectorType::get(rowType.getShape(), bodyOp.getResult(0).getType()));
@@ -153,8 +153,8 @@ struct ImplicitConv {
   /// Writes the [rows, nr] tile `acc` of wide rows [m0, m0 + rows) at `column` of `y`:
   /// whole, or row by row (through the epilogue, if any), each at its pixel of the
   /// [1, OH, OW, F] `y` when there is one.
-  Value store(OpBuilder &b, Location loc, Value acc, Value y, Value m0, Value column,
-              int64_t rows, ArrayRef<Value> channels) const {
+  Value store(OpBuilder &b, Location loc, Value acc, Value y, Value m0, Value column, int64_t rows,
+              ArrayRef<Value> channels) const {
     if (!epilogue && !ow)
       return vector::TransferWriteOp::create(b, loc, acc, y, ValueRange{m0, column},
                                              ArrayRef<bool>{true, true})
@@ -188,10 +188,10 @@ struct ImplicitConv {
       auto ifOp = scf::IfOp::create(
           b, loc, valid,
           [&](OpBuilder &tb, Location tl) {
-            Value written = vector::TransferWriteOp::create(
-                                tb, tl, v, y, ValueRange{constant(0), r, c, column},
-                                ArrayRef<bool>{true})
-                                .getResult();
+            Value written =
+                vector::TransferWriteOp::create(tb, tl, v, y, ValueRange{constant(0), r, c, column},
+                                                ArrayRef<bool>{true})
+                    .getResult();
             scf::YieldOp::create(tb, tl, written);
           },
           [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, y); });
@@ -212,12 +212,12 @@ struct ImplicitConv {
     AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
                d2 = getAffineDimExpr(2, ctx);
     ArrayAttr maps = b.getAffineMapArrayAttr({AffineMap::get(3, 0, {d0, d2}, ctx),
-                                             AffineMap::get(3, 0, {d2, d1}, ctx),
-                                             AffineMap::get(3, 0, {d0, d1}, ctx)});
-    ArrayAttr iterators = b.getArrayAttr(
-        {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
-         vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
-         vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
+                                              AffineMap::get(3, 0, {d2, d1}, ctx),
+                                              AffineMap::get(3, 0, {d0, d1}, ctx)});
+    ArrayAttr iterators =
+        b.getArrayAttr({vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+                        vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+                        vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
     // Pixel rows: each tile row's input row for tap (0, 0).
     auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     SmallVector<Value> pixelRows;
@@ -225,9 +225,9 @@ struct ImplicitConv {
       Value m = arith::AddIOp::create(b, loc, m0, constant(i));
       Value r = arith::DivUIOp::create(b, loc, m, constant(pixelW));
       Value c = arith::RemUIOp::create(b, loc, m, constant(pixelW));
-      pixelRows.push_back(arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, r, constant(stride * wp)),
-          arith::MulIOp::create(b, loc, c, constant(stride))));
+      pixelRows.push_back(
+          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, r, constant(stride * wp)),
+                                arith::MulIOp::create(b, loc, c, constant(stride))));
     }
     // The input row of a tap's offset `shift`: of the tile's first row (wide), or added to
     // each pixel row.
@@ -255,8 +255,8 @@ struct ImplicitConv {
       }
       Value bSlice = tensor::ExtractSliceOp::create(
           cb, cl, RankedTensorType::get({1, nr}, et), packed,
-          SmallVector<OpFoldResult>{p, k, idx(0)}, SmallVector<OpFoldResult>{idx(1), idx(1), idx(nr)},
-          SmallVector<OpFoldResult>(3, idx(1)));
+          SmallVector<OpFoldResult>{p, k, idx(0)},
+          SmallVector<OpFoldResult>{idx(1), idx(1), idx(nr)}, SmallVector<OpFoldResult>(3, idx(1)));
       Value bRow = vector::TransferReadOp::create(cb, cl, VectorType::get({1, nr}, et), bSlice,
                                                   ValueRange{zero, zero}, padding, inBounds);
       return vector::ContractionOp::create(cb, cl, a, bRow, accIn, maps, iterators).getResult();
@@ -266,8 +266,8 @@ struct ImplicitConv {
       for (const KSegment &segment : segments) {
         Value row = rowOf(b, loc, constant(segment.shift));
         auto run = scf::ForOp::create(
-            b, loc, constant(segment.channel), constant(segment.channel + segment.size),
-            one, ValueRange{acc}, [&](OpBuilder &cb, Location cl, Value ch, ValueRange chAcc) {
+            b, loc, constant(segment.channel), constant(segment.channel + segment.size), one,
+            ValueRange{acc}, [&](OpBuilder &cb, Location cl, Value ch, ValueRange chAcc) {
               Value k = arith::AddIOp::create(
                   cb, cl, ch, arith::ConstantIndexOp::create(cb, cl, segment.k - segment.channel));
               scf::YieldOp::create(cb, cl, step(cb, cl, row, ch, k, chAcc[0]));
@@ -287,8 +287,7 @@ struct ImplicitConv {
               tb, tl, arith::MulIOp::create(tb, tl, i, arith::ConstantIndexOp::create(tb, tl, wp)),
               j);
           Value row = rowOf(tb, tl, shift);
-          Value kBase =
-              arith::MulIOp::create(tb, tl, t, arith::ConstantIndexOp::create(tb, tl, c));
+          Value kBase = arith::MulIOp::create(tb, tl, t, arith::ConstantIndexOp::create(tb, tl, c));
           auto channels = scf::ForOp::create(
               tb, tl, zero, arith::ConstantIndexOp::create(tb, tl, c), one, tapAcc,
               [&](OpBuilder &cb, Location cl, Value ch, ValueRange chAcc) {
@@ -355,13 +354,12 @@ struct ImplicitConv {
     if (rowsOutside(panels, full)) {
       // Each panel loop: the tiles of rows [m0, m0 + rows) of every panel.
       auto acrossPanels = [&](OpBuilder &rb, Location rl, Value m0, int64_t rows, Value y) {
-        return scf::ForOp::create(
-                   rb, rl, zero, constant(rb, rl, panels), one, ValueRange{y},
-                   [&](OpBuilder &pb, Location pl, Value p, ValueRange panelIter) {
-                     scf::YieldOp::create(pb, pl,
-                                          tileInto(pb, pl, p, m0, rows, panelIter[0],
-                                                   channelsOf(pb, pl, p)));
-                   })
+        return scf::ForOp::create(rb, rl, zero, constant(rb, rl, panels), one, ValueRange{y},
+                                  [&](OpBuilder &pb, Location pl, Value p, ValueRange panelIter) {
+                                    scf::YieldOp::create(pb, pl,
+                                                         tileInto(pb, pl, p, m0, rows, panelIter[0],
+                                                                  channelsOf(pb, pl, p)));
+                                  })
             .getResult(0);
       };
       auto rowLoop = scf::ForOp::create(
@@ -434,8 +432,8 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
     int64_t f = cast<RankedTensorType>(output.getType()).getDimSize(1);
     if (t.getRank() != 4 || t.getDimSize(0) != 1 || (ow && t.getDimSize(2) != ow) ||
-        t.getDimSize(3) != f || groups.size() != 2 ||
-        groups[0] != ReassociationIndices{0, 1, 2} || groups[1] != ReassociationIndices{3})
+        t.getDimSize(3) != f || groups.size() != 2 || groups[0] != ReassociationIndices{0, 1, 2} ||
+        groups[1] != ReassociationIndices{3})
       return {};
     return expand;
   }
@@ -477,9 +475,8 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     Value pixels = expand.getResult();
     if (std::optional<ConvEpilogue> epilogue = ConvEpilogue::of(pixels))
       pixels = epilogue->op.getResult(0);
-    return llvm::any_of(pixels.getUsers(), [](Operation *user) {
-      return isa<tensor::PadOp>(user);
-    });
+    return llvm::any_of(pixels.getUsers(),
+                        [](Operation *user) { return isa<tensor::PadOp>(user); });
   }
 
   /// `op` as the pixel-row generic of a 1x1 stride-1 convolution ([1, 1, OW, 1, OW]).
@@ -492,8 +489,8 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     auto wt = cast<RankedTensorType>(weights.getType());
     Value w = arith::ConstantOp::create(
         b, loc,
-        weights.reshape(RankedTensorType::get({1, wt.getDimSize(0), wt.getDimSize(1)},
-                                              wt.getElementType())));
+        weights.reshape(
+            RankedTensorType::get({1, wt.getDimSize(0), wt.getDimSize(1)}, wt.getElementType())));
     MLIRContext *ctx = b.getContext();
     AffineExpr dm = getAffineDimExpr(0, ctx), df = getAffineDimExpr(1, ctx),
                dt = getAffineDimExpr(2, ctx), dc = getAffineDimExpr(3, ctx);
@@ -584,8 +581,8 @@ struct InfcImplicitConvPass : public infc::impl::InfcImplicitConvBase<InfcImplic
     DenseElementsAttr matrix = weights.reshape(matrixType);
     if (!matrix.isSplat() && conv.et.isF32())
       matrix = dropZeroRows(conv, matrix);
-    conv.packed = arith::ConstantOp::create(
-        b, loc, infc::packPanels(matrix, 0, conv.f / conv.nr, conv.nr));
+    conv.packed =
+        arith::ConstantOp::create(b, loc, infc::packPanels(matrix, 0, conv.f / conv.nr, conv.nr));
     conv.x = op.getDpsInputs()[0];
     conv.fillValue = fill.getInputs()[0];
     // The output as [1, OH, OW, F] pixels: the wide output's slice without its garbage

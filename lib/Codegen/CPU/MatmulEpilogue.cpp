@@ -115,8 +115,8 @@ std::optional<MatmulEpilogue> MatmulEpilogue::of(linalg::MatmulOp matmul, bool a
       e.access.push_back(Access::Scalar);
     } else if (map.isIdentity() && inType.getShape() == readType.getShape()) {
       e.access.push_back(Access::Element);
-    } else if (map.getNumResults() == 1 && map.getResult(0) == getAffineDimExpr(rank - 1,
-                                                                                g.getContext()) &&
+    } else if (map.getNumResults() == 1 &&
+               map.getResult(0) == getAffineDimExpr(rank - 1, g.getContext()) &&
                inType.getRank() == 1 && inType.getDimSize(0) == e.n) {
       e.access.push_back(Access::Column);
     } else {
@@ -153,9 +153,9 @@ Value MatmulEpilogue::resultInit(OpBuilder &b, Location loc) {
   return init;
 }
 
-Value MatmulEpilogue::apply(OpBuilder &b, Location loc, Value product, Value dest,
-                            OpFoldResult row, int64_t rows, OpFoldResult col, int64_t width,
-                            OpFoldResult destRow, bool addDest) const {
+Value MatmulEpilogue::apply(OpBuilder &b, Location loc, Value product, Value dest, OpFoldResult row,
+                            int64_t rows, OpFoldResult col, int64_t width, OpFoldResult destRow,
+                            bool addDest) const {
   MLIRContext *ctx = b.getContext();
   SmallVector<OpFoldResult> unit(2, b.getIndexAttr(1));
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows), b.getIndexAttr(width)};
@@ -180,10 +180,10 @@ Value MatmulEpilogue::apply(OpBuilder &b, Location loc, Value product, Value des
       maps.push_back(identity);
       break;
     case Access::Column:
-      operands.push_back(tensor::ExtractSliceOp::create(
-          b, loc, v, SmallVector<OpFoldResult>{col},
-          SmallVector<OpFoldResult>{b.getIndexAttr(width)},
-          SmallVector<OpFoldResult>{b.getIndexAttr(1)}));
+      operands.push_back(
+          tensor::ExtractSliceOp::create(b, loc, v, SmallVector<OpFoldResult>{col},
+                                         SmallVector<OpFoldResult>{b.getIndexAttr(width)},
+                                         SmallVector<OpFoldResult>{b.getIndexAttr(1)}));
       maps.push_back(AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx));
       break;
     case Access::Scalar:

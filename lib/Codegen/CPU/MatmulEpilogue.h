@@ -25,18 +25,16 @@ class MatmulEpilogue {
 public:
   /// The epilogue of `matmul`'s result, if it has exactly one such consumer. Without
   /// `allowInPlace` no residual holds the result (the result buffer holds partial sums).
-  static std::optional<MatmulEpilogue> of(mlir::linalg::MatmulOp matmul,
-                                          bool allowInPlace = true);
+  static std::optional<MatmulEpilogue> of(mlir::linalg::MatmulOp matmul, bool allowInPlace = true);
 
   /// The epilogue over rows [row, row + rows) and columns [col, col + width) of the product,
   /// given that block of it (`product`), inserted into `dest` (the [M, N] result, or a
   /// block of it starting at row `destRow`). With `addDest`, `dest` holds the partial sums
   /// of the K blocks before and `product` is the last block's: the epilogue then reads
   /// their sum (each tile adds what it overwrites).
-  mlir::Value apply(mlir::OpBuilder &b, mlir::Location loc, mlir::Value product,
-                    mlir::Value dest, mlir::OpFoldResult row, int64_t rows,
-                    mlir::OpFoldResult col, int64_t width, mlir::OpFoldResult destRow,
-                    bool addDest = false) const;
+  mlir::Value apply(mlir::OpBuilder &b, mlir::Location loc, mlir::Value product, mlir::Value dest,
+                    mlir::OpFoldResult row, int64_t rows, mlir::OpFoldResult col, int64_t width,
+                    mlir::OpFoldResult destRow, bool addDest = false) const;
 
   /// The [M, N] tensor the results go into (the consumer's init, viewed as [M, N]; this
   /// also collapses its elementwise inputs for apply), and the replacement of the consumer
@@ -51,8 +49,8 @@ public:
 private:
   enum class Access { Product, Element, Column, Scalar };
   mlir::linalg::GenericOp consumer;
-  mlir::tensor::ExpandShapeOp expand; // null when the consumer reads the product directly
-  llvm::SmallVector<Access> access;   // per consumer input
+  mlir::tensor::ExpandShapeOp expand;      // null when the consumer reads the product directly
+  llvm::SmallVector<Access> access;        // per consumer input
   llvm::SmallVector<mlir::Value> inputs2d; // per input, collapsed to [M, N] for Element
   int64_t inPlace = -1; // the Element input whose buffer takes the result, if any
   int64_t m = 0, n = 0;

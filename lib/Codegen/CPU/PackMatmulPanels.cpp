@@ -11,9 +11,9 @@
 // whole, one [batch, panels, K, nr] constant, and sliced in the loop.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
 #include "MatmulEpilogue.h"
 #include "TileUtils.h"
+#include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -57,8 +57,7 @@ Value packAtRunTime(OpBuilder &b, Location loc, Value matrix, int64_t col, int64
   Value view = tensor::ExpandShapeOp::create(b, loc, viewType, columns,
                                              SmallVector<ReassociationIndices>{{0}, {1, 2}});
   Value init = tensor::EmptyOp::create(b, loc, {panels, k, nr}, et);
-  return linalg::TransposeOp::create(b, loc, view, init, ArrayRef<int64_t>{1, 0, 2})
-      ->getResult(0);
+  return linalg::TransposeOp::create(b, loc, view, init, ArrayRef<int64_t>{1, 0, 2})->getResult(0);
 }
 
 /// Panels [col, col + panels * nr) of every matrix of a constant batch [batch, K, N] of
@@ -73,8 +72,8 @@ Value packBatch(OpBuilder &b, Location loc, DenseElementsAttr batch, OpFoldResul
   ArrayRef<char> raw = batch.getRawData(); // (one element when splat)
   std::vector<uint32_t> packed;
   for (int64_t i = 0; i < count; ++i)
-    infc::appendPanels(batch.isSplat() ? raw : raw.slice(i * k * n * 4, k * n * 4),
-                       batch.isSplat(), k, n, col, panels, nr, packed);
+    infc::appendPanels(batch.isSplat() ? raw : raw.slice(i * k * n * 4, k * n * 4), batch.isSplat(),
+                       k, n, col, panels, nr, packed);
   auto allType = RankedTensorType::get({count, panels, k, nr}, et);
   Value all = arith::ConstantOp::create(
       b, loc,
@@ -106,10 +105,10 @@ Value matmulIntoColumns(OpBuilder &b, Location loc, Value a, Value bSlice, Value
   if (epilogue) {
     // The product's own element type (the matmul's), not C's (the epilogue's result).
     // (The last K block's product starts from zero: C's partial sums have the fill.)
-    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, width},
-                                         fillValue.getType());
-    Value start = addDest ? arith::ConstantOp::create(b, loc, b.getZeroAttr(fillValue.getType()))
-                          : fillValue;
+    Value init =
+        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, width}, fillValue.getType());
+    Value start =
+        addDest ? arith::ConstantOp::create(b, loc, b.getZeroAttr(fillValue.getType())) : fillValue;
     init = linalg::FillOp::create(b, loc, start, init).getResult(0);
     Value product =
         linalg::MatmulOp::create(b, loc, ValueRange{a, bSlice}, ValueRange{init}).getResult(0);
@@ -274,9 +273,9 @@ struct InfcPackMatmulPanelsPass
     // `fill`: this K range is the first, so its panels start from fillValue (if any).
     // `rows`: of `a` and `c` (a row block from row `row`, or all of M).
     Value panelBegin, panelEnd;
-    auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset,
-                          int64_t kSize, Value c, bool fullPanels, bool lastPanel, bool fill,
-                          int64_t rows, OpFoldResult row) -> Value {
+    auto panelsInto = [&](OpBuilder &b, Location loc, Value a, OpFoldResult kOffset, int64_t kSize,
+                          Value c, bool fullPanels, bool lastPanel, bool fill, int64_t rows,
+                          OpFoldResult row) -> Value {
       Value init = fill ? fillValue : Value();
       const infc::MatmulEpilogue *fused =
           epilogue && use != EpilogueUse::None ? &*epilogue : nullptr;
@@ -304,9 +303,8 @@ struct InfcPackMatmulPanelsPass
             b, loc, zero, count, one, ValueRange{c},
             [&](OpBuilder &lb, Location ll, Value p, ValueRange iterArgs) {
               Value column = arith::MulIOp::create(lb, ll, p, width);
-              Value next =
-                  matmulIntoColumns(lb, ll, a, panelAt(lb, ll, packed, p, nr), iterArgs[0], column,
-                                    nr, init, fused, row, addDest);
+              Value next = matmulIntoColumns(lb, ll, a, panelAt(lb, ll, packed, p, nr), iterArgs[0],
+                                             column, nr, init, fused, row, addDest);
               scf::YieldOp::create(lb, ll, next);
             });
         // Panels are independent column blocks of C: the session's threads share them out.
@@ -332,17 +330,15 @@ struct InfcPackMatmulPanelsPass
       if (init) {
         scratch = linalg::FillOp::create(b, loc, init, scratch).getResult(0);
       } else {
-        Value cTail =
-            tensor::ExtractSliceOp::create(b, loc, result, cOffsets, tailSizes, unit2);
+        Value cTail = tensor::ExtractSliceOp::create(b, loc, result, cOffsets, tailSizes, unit2);
         Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
         scratch = linalg::FillOp::create(b, loc, zero, scratch).getResult(0);
-        scratch =
-            tensor::InsertSliceOp::create(b, loc, cTail, scratch, origin, tailSizes, unit2);
+        scratch = tensor::InsertSliceOp::create(b, loc, cTail, scratch, origin, tailSizes, unit2);
       }
-      Value product =
-          linalg::MatmulOp::create(b, loc, ValueRange{a, panelAt(b, loc, tailPacked, idx(0), width)},
-                                   ValueRange{scratch})
-              .getResult(0);
+      Value product = linalg::MatmulOp::create(
+                          b, loc, ValueRange{a, panelAt(b, loc, tailPacked, idx(0), width)},
+                          ValueRange{scratch})
+                          .getResult(0);
       Value valid = tensor::ExtractSliceOp::create(b, loc, product, origin, tailSizes, unit2);
       if (fused)
         return fused->apply(b, loc, valid, result, row, rows, idx(full * nr), tail, idx(0));
@@ -365,8 +361,8 @@ struct InfcPackMatmulPanelsPass
       };
       auto blockInto = [&](OpBuilder &lb, Location ll, OpFoldResult row, int64_t rows,
                            Value acc) -> Value {
-        Value block = panelsInto(lb, ll, rowsOf(lb, ll, a, row, rows, k), lb.getIndexAttr(0),
-                                 k, rowsOf(lb, ll, acc, row, rows, n), true,
+        Value block = panelsInto(lb, ll, rowsOf(lb, ll, a, row, rows, k), lb.getIndexAttr(0), k,
+                                 rowsOf(lb, ll, acc, row, rows, n), true,
                                  !scratchTail && !columnBlocks, true, rows, row);
         return tensor::InsertSliceOp::create(
             lb, ll, block, acc, SmallVector<OpFoldResult>{row, lb.getIndexAttr(0)},
@@ -400,13 +396,13 @@ struct InfcPackMatmulPanelsPass
         Value one = arith::ConstantIndexOp::create(b, loc, 1);
         Value count = arith::ConstantIndexOp::create(b, loc, blocks);
         Value size = arith::ConstantIndexOp::create(b, loc, blockPanels);
-        auto columnLoop = scf::ForOp::create(
-            b, loc, zero, count, one, ValueRange{c},
-            [&](OpBuilder &lb, Location ll, Value j, ValueRange iterArgs) {
-              panelBegin = arith::MulIOp::create(lb, ll, j, size);
-              panelEnd = arith::AddIOp::create(lb, ll, panelBegin, size);
-              scf::YieldOp::create(lb, ll, allRows(lb, ll, iterArgs[0]));
-            });
+        auto columnLoop =
+            scf::ForOp::create(b, loc, zero, count, one, ValueRange{c},
+                               [&](OpBuilder &lb, Location ll, Value j, ValueRange iterArgs) {
+                                 panelBegin = arith::MulIOp::create(lb, ll, j, size);
+                                 panelEnd = arith::AddIOp::create(lb, ll, panelBegin, size);
+                                 scf::YieldOp::create(lb, ll, allRows(lb, ll, iterArgs[0]));
+                               });
         result = columnLoop.getResult(0);
         panelBegin = panelEnd = Value();
         if (full % blockPanels) {
@@ -421,8 +417,8 @@ struct InfcPackMatmulPanelsPass
         result = panelsInto(b, loc, a, b.getIndexAttr(0), k, result, false, true, true, m,
                             b.getIndexAttr(0));
     } else if (kc == k) {
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true, true, m,
-                          b.getIndexAttr(0));
+      result =
+          panelsInto(b, loc, a, b.getIndexAttr(0), k, c, true, true, true, m, b.getIndexAttr(0));
     } else if (m * k * 4 <= kBlockMinBytes && fillValue) {
       // A few rows against weights from memory (A fits L2): each thread takes whole panels
       // and steps through a panel's K blocks in order, so each block is fetched once for
@@ -430,11 +426,12 @@ struct InfcPackMatmulPanelsPass
       // (K blocks around a parallel panel loop met after every block: 18 barriers a 7x7
       // conv, a tenth of ResNet-50's 7x7 stage at 2 threads). The first block starts from
       // the fill, the last applies the epilogue (if any) to the partial sums.
-      auto kSlice = [&](OpBuilder &lb, Location ll, Value t, OpFoldResult row,
-                        OpFoldResult col, ArrayRef<int64_t> shape) -> Value {
+      auto kSlice = [&](OpBuilder &lb, Location ll, Value t, OpFoldResult row, OpFoldResult col,
+                        ArrayRef<int64_t> shape) -> Value {
         return tensor::ExtractSliceOp::create(
-            lb, ll, RankedTensorType::get(shape, cast<RankedTensorType>(t.getType()).getElementType()),
-            t, SmallVector<OpFoldResult>{row, col},
+            lb, ll,
+            RankedTensorType::get(shape, cast<RankedTensorType>(t.getType()).getElementType()), t,
+            SmallVector<OpFoldResult>{row, col},
             SmallVector<OpFoldResult>{lb.getIndexAttr(shape[0]), lb.getIndexAttr(shape[1])},
             SmallVector<OpFoldResult>(2, lb.getIndexAttr(1)));
       };
@@ -470,10 +467,9 @@ struct InfcPackMatmulPanelsPass
                     [&](OpBuilder &kb, Location kl, Value i, ValueRange kIter) {
                       Value offset = arith::MulIOp::create(kb, kl, i, step);
                       auto [ai, bi] = block(kb, kl, offset);
-                      scf::YieldOp::create(
-                          kb, kl,
-                          matmulIntoColumns(kb, kl, ai, bi, kIter[0], column, nr, Value(),
-                                            nullptr, kb.getIndexAttr(0)));
+                      scf::YieldOp::create(kb, kl,
+                                           matmulIntoColumns(kb, kl, ai, bi, kIter[0], column, nr,
+                                                             Value(), nullptr, kb.getIndexAttr(0)));
                     });
                 acc = kLoop.getResult(0);
               }
@@ -481,8 +477,8 @@ struct InfcPackMatmulPanelsPass
               acc = epilogue ? matmulIntoColumns(lb, ll, al, bl, acc, column, nr, fillValue,
                                                  &*epilogue, lb.getIndexAttr(0),
                                                  /*addDest=*/true)
-                             : matmulIntoColumns(lb, ll, al, bl, acc, column, nr, Value(),
-                                                 nullptr, lb.getIndexAttr(0));
+                             : matmulIntoColumns(lb, ll, al, bl, acc, column, nr, Value(), nullptr,
+                                                 lb.getIndexAttr(0));
               scf::YieldOp::create(lb, ll, acc);
             });
         panelLoop->setAttr("infc.parallel", b.getUnitAttr());
@@ -492,8 +488,8 @@ struct InfcPackMatmulPanelsPass
         c = panelLoop.getResult(0);
       }
       // The tail panel over all of K (its scratch tile outside any loop).
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, false, true, true, m,
-                          b.getIndexAttr(0));
+      result =
+          panelsInto(b, loc, a, b.getIndexAttr(0), k, c, false, true, true, m, b.getIndexAttr(0));
     } else {
       // A larger than L2 would stream from memory once per panel: step K in blocks of kc
       // (serially), so each block of A stays in L2 while all panels pass over it. The first
@@ -510,8 +506,8 @@ struct InfcPackMatmulPanelsPass
       if (epilogue)
         use = EpilogueUse::None;
       if (fillValue) {
-        c = panelsInto(b, loc, aColumns(b, loc, b.getIndexAttr(0)), b.getIndexAttr(0), kc, c,
-                       true, false, true, m, b.getIndexAttr(0));
+        c = panelsInto(b, loc, aColumns(b, loc, b.getIndexAttr(0)), b.getIndexAttr(0), kc, c, true,
+                       false, true, m, b.getIndexAttr(0));
         firstBlock = 1;
       }
       if (endBlock > firstBlock) {
@@ -539,8 +535,8 @@ struct InfcPackMatmulPanelsPass
       }
       // The last panel over all of K, after the blocks: its scratch tile stays outside any
       // loop (the memory plan only places buffers of the function body).
-      result = panelsInto(b, loc, a, b.getIndexAttr(0), k, c, false, true, true, m,
-                          b.getIndexAttr(0));
+      result =
+          panelsInto(b, loc, a, b.getIndexAttr(0), k, c, false, true, true, m, b.getIndexAttr(0));
     }
     if (epilogue) {
       epilogue->replaceConsumer(b, loc, result);

@@ -8,8 +8,8 @@
 // into the interior, so the copy goes too.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
 #include "Borders.h"
+#include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,8 +32,7 @@ struct PadAsBorders : OpRewritePattern<tensor::PadOp> {
     Value padValue = op.getConstantPaddingValue();
     auto type = op.getResultType();
     auto sourceType = op.getSourceType();
-    if (!padValue || !type.hasStaticShape() || !sourceType.hasStaticShape() ||
-        op.getNofold())
+    if (!padValue || !type.hasStaticShape() || !sourceType.hasStaticShape() || op.getNofold())
       return rewriter.notifyMatchFailure(op, "not a static pad by a constant");
     std::optional<SmallVector<int64_t>> low = getConstantIntValues(op.getMixedLowPad());
     std::optional<SmallVector<int64_t>> high = getConstantIntValues(op.getMixedHighPad());
@@ -47,9 +46,9 @@ struct PadAsBorders : OpRewritePattern<tensor::PadOp> {
     auto attrs = [&](ArrayRef<int64_t> v) { return getAsIndexOpFoldResult(getContext(), v); };
     ArrayRef<int64_t> inner = sourceType.getShape();
     Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
-    result = tensor::InsertSliceOp::create(rewriter, loc, op.getSource(), result, attrs(*low),
-                                           attrs(inner),
-                                           attrs(SmallVector<int64_t>(type.getRank(), 1)));
+    result =
+        tensor::InsertSliceOp::create(rewriter, loc, op.getSource(), result, attrs(*low),
+                                      attrs(inner), attrs(SmallVector<int64_t>(type.getRank(), 1)));
     result = infc::fillBorder(rewriter, loc, result, padValue, *low, inner);
     rewriter.replaceOp(op, result);
     return success();

@@ -9,8 +9,8 @@
 // (114² instead of 112²: +3.6%), and the border is then filled with the pad value.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
 #include "Borders.h"
+#include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -41,8 +41,8 @@ LogicalResult padInput(RewriterBase &rewriter, tensor::PadOp pad) {
   std::optional<SmallVector<int64_t>> low = getConstantIntValues(pad.getMixedLowPad());
   std::optional<SmallVector<int64_t>> high = getConstantIntValues(pad.getMixedHighPad());
   if (!padValue || padValue.getParentRegion() == &pad.getRegion() || pad.getNofold() ||
-      !paddedType.hasStaticShape() || paddedType.getRank() != 4 || !low || !high ||
-      (*low)[0] || (*high)[0] || (*low)[3] || (*high)[3] ||
+      !paddedType.hasStaticShape() || paddedType.getRank() != 4 || !low || !high || (*low)[0] ||
+      (*high)[0] || (*low)[3] || (*high)[3] ||
       llvm::any_of(*low, [](int64_t p) { return p < 0; }) ||
       llvm::any_of(*high, [](int64_t p) { return p < 0; }))
     return failure();
@@ -98,12 +98,13 @@ LogicalResult padInput(RewriterBase &rewriter, tensor::PadOp pad) {
   Type et = resultType.getElementType();
   auto attrs = [&](ArrayRef<int64_t> v) { return getAsIndexOpFoldResult(ctx, v); };
   // The input padded (with zeros: the border pixels' results are overwritten below).
-  Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(imageType.getElementType()));
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(imageType.getElementType()));
   Value image = tensor::PadOp::create(
       rewriter, loc, RankedTensorType::get({1, hp, wp, k}, imageType.getElementType()),
       collapse.getSrc(), attrs(*low), attrs(*high), zero);
-  Value rows = tensor::CollapseShapeOp::create(rewriter, loc, image,
-                                               collapse.getReassociationIndices());
+  Value rows =
+      tensor::CollapseShapeOp::create(rewriter, loc, image, collapse.getReassociationIndices());
   Value init = tensor::EmptyOp::create(rewriter, loc, {hp * wp, f}, et);
   init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], init).getResult(0);
   Value product = linalg::MatmulOp::create(rewriter, loc, ValueRange{rows, matmul.getInputs()[1]},
@@ -119,11 +120,10 @@ LogicalResult padInput(RewriterBase &rewriter, tensor::PadOp pad) {
       rewriter, loc, TypeRange{wideType}, inputs,
       ValueRange{tensor::EmptyOp::create(rewriter, loc, wideType.getShape(), et)},
       epilogue.getIndexingMapsArray(), epilogue.getIteratorTypesArray());
-  rewriter.cloneRegionBefore(epilogue.getRegion(), widened.getRegion(),
-                             widened.getRegion().end());
+  rewriter.cloneRegionBefore(epilogue.getRegion(), widened.getRegion(), widened.getRegion().end());
   // The border, filled over the widened result.
-  Value result = infc::fillBorder(rewriter, loc, widened.getResult(0), padValue, *low,
-                                  {1, h, w, f});
+  Value result =
+      infc::fillBorder(rewriter, loc, widened.getResult(0), padValue, *low, {1, h, w, f});
   rewriter.replaceOp(pad, result);
   rewriter.eraseOp(epilogue);
   rewriter.eraseOp(expand);

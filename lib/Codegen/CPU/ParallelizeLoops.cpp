@@ -47,8 +47,7 @@ scf::ParallelOp mergeNested(scf::ParallelOp outer) {
       return {};
     views.push_back(&op);
   }
-  if (!inner || !inner.getInitVals().empty() ||
-      llvm::any_of(inner->getOperands(), [&](Value v) {
+  if (!inner || !inner.getInitVals().empty() || llvm::any_of(inner->getOperands(), [&](Value v) {
         Operation *def = v.getDefiningOp();
         return def && def->getBlock() == body;
       }))
@@ -64,10 +63,10 @@ scf::ParallelOp mergeNested(scf::ParallelOp outer) {
     return all;
   };
   OpBuilder b(outer);
-  auto merged = scf::ParallelOp::create(
-      b, outer.getLoc(), concat(outer.getLowerBound(), inner.getLowerBound()),
-      concat(outer.getUpperBound(), inner.getUpperBound()),
-      concat(outer.getStep(), inner.getStep()));
+  auto merged = scf::ParallelOp::create(b, outer.getLoc(),
+                                        concat(outer.getLowerBound(), inner.getLowerBound()),
+                                        concat(outer.getUpperBound(), inner.getUpperBound()),
+                                        concat(outer.getStep(), inner.getStep()));
   IRMapping map;
   SmallVector<Value> oldIvs = concat(outer.getInductionVars(), inner.getInductionVars());
   map.map(oldIvs, merged.getInductionVars());
@@ -94,9 +93,9 @@ struct InfcParallelizeLoopsPass
       if (loop->getParentOfType<scf::ParallelOp>())
         continue;
       OpBuilder b(loop);
-      auto parallel = scf::ParallelOp::create(b, loop.getLoc(), ValueRange{loop.getLowerBound()},
-                                              ValueRange{loop.getUpperBound()},
-                                              ValueRange{loop.getStep()});
+      auto parallel =
+          scf::ParallelOp::create(b, loop.getLoc(), ValueRange{loop.getLowerBound()},
+                                  ValueRange{loop.getUpperBound()}, ValueRange{loop.getStep()});
       IRMapping map;
       map.map(loop.getInductionVar(), parallel.getInductionVars()[0]);
       for (auto [arg, init] : llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))

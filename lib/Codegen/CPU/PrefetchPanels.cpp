@@ -14,8 +14,8 @@
 // loads need.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
 #include "MatmulEpilogue.h"
+#include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -41,8 +41,7 @@ int64_t tripCount(scf::ForOp loop) {
   return (*ub - *lb + *step - 1) / *step;
 }
 
-struct InfcPrefetchPanelsPass
-    : public infc::impl::InfcPrefetchPanelsBase<InfcPrefetchPanelsPass> {
+struct InfcPrefetchPanelsPass : public infc::impl::InfcPrefetchPanelsBase<InfcPrefetchPanelsPass> {
   void runOnOperation() override {
     getOperation().walk([&](scf::ForOp kLoop) { prefetchInto(kLoop); });
   }
@@ -105,8 +104,9 @@ struct InfcPrefetchPanelsPass
           !dependsOn(r, k, panelLoop))
         return std::nullopt;
       OpFoldResult zero = OpBuilder(read).getIndexAttr(0);
-      return PanelRead{row.getSource(), panelLoop.getInductionVar(), zero, type.getDimSize(1),
-                       r, panelLoop, panelLoop};
+      return PanelRead{
+          row.getSource(), panelLoop.getInductionVar(), zero, type.getDimSize(1), r, panelLoop,
+          panelLoop};
     }
     if (row.getMixedOffsets().size() == 2 && row.getMixedOffsets()[0] != OpFoldResult(k))
       if (auto wholeRow = row.getSource().getDefiningOp<memref::SubViewOp>())
@@ -123,8 +123,9 @@ struct InfcPrefetchPanelsPass
     if (sizes.size() != 3 || sizes[0] != 1 || ShapedType::isDynamic(sizes[1]) ||
         sizes[2] != type.getDimSize(2) || !panelLoop)
       return std::nullopt;
-    return PanelRead{block.getSource(), panelLoop.getInductionVar(), block.getMixedOffsets()[1],
-                     sizes[1], k, panelLoop, block->getParentOp()};
+    return PanelRead{
+        block.getSource(), panelLoop.getInductionVar(), block.getMixedOffsets()[1], sizes[1], k,
+        panelLoop,         block->getParentOp()};
   }
 
   void prefetchInto(scf::ForOp kLoop) {
@@ -136,8 +137,7 @@ struct InfcPrefetchPanelsPass
       if (!panel)
         continue;
       auto weights = cast<MemRefType>(panel->weights.getType());
-      int64_t panels = weights.getDimSize(0), k = weights.getDimSize(1),
-              nr = weights.getDimSize(2);
+      int64_t panels = weights.getDimSize(0), k = weights.getDimSize(1), nr = weights.getDimSize(2);
       // A panel loop that steps through its panels' K blocks inside (kPanelKBlocks) reads
       // them in memory order: the next block is the one after this, the row tiles those
       // between the block and the K loop. Otherwise the next block is that of the next
@@ -165,8 +165,8 @@ struct InfcPrefetchPanelsPass
       // prefetcher's case).
       if (tiles == 1 && panel->kc == k)
         continue;
-      insertPrefetches(kLoop, *panel, rowLoops, tiles,
-                       blocksInside ? panel->kc * nr : k * nr, panels * k * nr);
+      insertPrefetches(kLoop, *panel, rowLoops, tiles, blocksInside ? panel->kc * nr : k * nr,
+                       panels * k * nr);
       return;
     }
   }
@@ -197,21 +197,20 @@ struct InfcPrefetchPanelsPass
       Value i = arith::DivUIOp::create(
           b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
           loop.getStep());
-      tile = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tile, cst(tripCount(loop))),
-                                   i);
+      tile = arith::AddIOp::create(b, loc,
+                                   arith::MulIOp::create(b, loc, tile, cst(tripCount(loop))), i);
     }
     // The block's first float: panel * K * nr + kOff * nr (W is contiguous); the tile's
     // share of the next, no further than the weights' end (past the last panel: its last
     // lines, already in cache).
     Value kOff = getValueOrCreateConstantIndexOp(b, loc, panel.kOff);
-    Value start = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, panel.panel, cst(k * nr)),
-        arith::MulIOp::create(b, loc, kOff, cst(nr)));
-    Value share = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, start, cst(distance)),
-        arith::MulIOp::create(b, loc, tile, cst(kc * perStep)));
-    share = arith::MinUIOp::create(
-        b, loc, share, cst(size - 1 - (kc - 1) * perStep - (count - 1) * lineFloats));
+    Value start =
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, panel.panel, cst(k * nr)),
+                              arith::MulIOp::create(b, loc, kOff, cst(nr)));
+    Value share = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, start, cst(distance)),
+                                        arith::MulIOp::create(b, loc, tile, cst(kc * perStep)));
+    share = arith::MinUIOp::create(b, loc, share,
+                                   cst(size - 1 - (kc - 1) * perStep - (count - 1) * lineFloats));
     Value at = arith::AddIOp::create(b, loc, share,
                                      arith::MulIOp::create(b, loc, panel.row, cst(perStep)));
     Value flat = memref::CollapseShapeOp::create(b, loc, panel.weights,

@@ -5,17 +5,17 @@
 // so the hoisting works on iter_args instead of fighting memref aliasing.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
 #include "MatmulEpilogue.h"
 #include "TileUtils.h"
+#include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/IRMapping.h"
@@ -101,8 +101,7 @@ struct FoldExtractOfDisjointInsert : OpRewritePattern<tensor::ExtractSliceOp> {
       disjoint = disjoint || eo + es <= io || io + is <= eo;
     if (!disjoint)
       return failure();
-    rewriter.modifyOpInPlace(extract,
-                             [&] { extract.getSourceMutable().assign(insert.getDest()); });
+    rewriter.modifyOpInPlace(extract, [&] { extract.getSourceMutable().assign(insert.getDest()); });
     return success();
   }
 };
@@ -257,9 +256,9 @@ LogicalResult splitEpilogueRows(RewriterBase &rewriter, vector::TransferWriteOp 
         // row i after the rows before it are written: from the last write's result, so that
         // bufferization sees one tensor updated in place.
         Value base = read.getBase() == write.getBase() ? dest : read.getBase();
-        row = vector::TransferReadOp::create(rewriter, loc, rowType(read.getVectorType()),
-                                             base, shifted(read.getIndices(), i),
-                                             read.getPadding(), ArrayRef<bool>{true});
+        row = vector::TransferReadOp::create(rewriter, loc, rowType(read.getVectorType()), base,
+                                             shifted(read.getIndices(), i), read.getPadding(),
+                                             ArrayRef<bool>{true});
       } else if (auto broadcast = dyn_cast<vector::BroadcastOp>(op)) {
         Value source = broadcast.getSource();
         auto sourceType = dyn_cast<VectorType>(source.getType());
@@ -284,9 +283,9 @@ LogicalResult splitEpilogueRows(RewriterBase &rewriter, vector::TransferWriteOp 
       }
       rows.map(op->getResult(0), row);
     }
-    auto rowWrite = vector::TransferWriteOp::create(rewriter, loc, rowOf(write.getVector()), dest,
-                                                    shifted(write.getIndices(), i),
-                                                    ArrayRef<bool>{true});
+    auto rowWrite =
+        vector::TransferWriteOp::create(rewriter, loc, rowOf(write.getVector()), dest,
+                                        shifted(write.getIndices(), i), ArrayRef<bool>{true});
     if (rowWrite->getNumResults())
       dest = rowWrite.getResult();
   }
@@ -300,8 +299,7 @@ LogicalResult splitEpilogueRows(RewriterBase &rewriter, vector::TransferWriteOp 
 }
 
 /// Tiles `op` by one vector along its last (column) dim and unrolls the loop.
-LogicalResult splitOneVectorColumns(RewriterBase &rewriter, TilingInterface op,
-                                    int64_t lanes) {
+LogicalResult splitOneVectorColumns(RewriterBase &rewriter, TilingInterface op, int64_t lanes) {
   SmallVector<int64_t> sizes(op.getLoopIteratorTypes().size(), 0);
   sizes[1] = lanes;
   scf::SCFTilingOptions options;
@@ -328,9 +326,8 @@ LogicalResult splitColumns(RewriterBase &rewriter, LoopLikeOpInterface kLoop,
                            Operation *epilogueTile, int64_t lanes) {
   auto loop = cast<scf::ForOp>(kLoop.getOperation());
   auto step = llvm::to_vector(loop.getBody()->getOps<linalg::MatmulOp>());
-  if (step.size() != 1 ||
-      failed(splitOneVectorColumns(rewriter, cast<TilingInterface>(step.front().getOperation()),
-                                   lanes)))
+  if (step.size() != 1 || failed(splitOneVectorColumns(
+                              rewriter, cast<TilingInterface>(step.front().getOperation()), lanes)))
     return loop.emitOpError("register tile not split into one-vector columns");
   if (epilogueTile &&
       failed(splitOneVectorColumns(rewriter, cast<TilingInterface>(epilogueTile), lanes)))
@@ -360,8 +357,7 @@ struct InfcTileAndVectorizeMatmulPass
       scf::SCFTilingOptions options;
       options.setTileSizes(getAsIndexOpFoldResult(ctx, {1, 0, 0, 0}));
       batchRewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> result =
-          scf::tileUsingSCF(batchRewriter, tileable, options);
+      FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(batchRewriter, tileable, options);
       if (succeeded(result)) {
         batchRewriter.replaceOp(op, result->replacements);
         llvm::append_range(batchTiles, result->tiledOps);
@@ -413,21 +409,20 @@ struct InfcTileAndVectorizeMatmulPass
       fuse.tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
       fuse.tilingOptions.setInterchange(interchange);
       Operation *matmul = op;
-      fuse.setFusionControlFn([matmul](tensor::ExtractSliceOp, OpResult producer,
-                                       bool destination)
-                                  -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        // The fill (the loop's destination, or, under an epilogue, the matmul's init), and
-        // under an epilogue this matmul; no other producer (another matmul feeding A or the
-        // epilogue would be recomputed in every tile).
-        if (isa<linalg::FillOp>(producer.getOwner()) ||
-            (!destination && producer.getOwner() == matmul))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
-      });
+      fuse.setFusionControlFn(
+          [matmul](tensor::ExtractSliceOp, OpResult producer,
+                   bool destination) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+            // The fill (the loop's destination, or, under an epilogue, the matmul's init), and
+            // under an epilogue this matmul; no other producer (another matmul feeding A or the
+            // epilogue would be recomputed in every tile).
+            if (isa<linalg::FillOp>(producer.getOwner()) ||
+                (!destination && producer.getOwner() == matmul))
+              return scf::SCFTileAndFuseOptions::ControlFnResult{};
+            return std::nullopt;
+          });
       rewriter.setInsertionPoint(root);
       FailureOr<scf::SCFTileAndFuseResult> outer =
-          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(root),
-                                                    fuse);
+          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(root), fuse);
       if (failed(outer))
         continue;
       auto tiledMatmul = llvm::find_if(outer->tiledAndFusedOps,
@@ -556,9 +551,8 @@ struct InfcTileAndVectorizeMatmulPass
       auto write = insert.getSource().getDefiningOp<vector::TransferWriteOp>();
       auto slice = write ? write.getBase().getDefiningOp<tensor::ExtractSliceOp>()
                          : tensor::ExtractSliceOp();
-      if (slice && llvm::count_if(slice.getSource().getUsers(), [](Operation *u) {
-                     return isa<tensor::ExtractSliceOp>(u);
-                   }) > 1)
+      if (slice && llvm::count_if(slice.getSource().getUsers(),
+                                  [](Operation *u) { return isa<tensor::ExtractSliceOp>(u); }) > 1)
         columnWrites.push_back(insert);
     });
     if (!columnWrites.empty()) {

@@ -14,9 +14,8 @@ bool infc::isRegisterTileable(linalg::LinalgOp op) {
     return false;
   Type et = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
   return (et.isF32() || et.isSignlessInteger(32)) &&
-         llvm::all_of(op->getOperandTypes(), [&](Type t) {
-           return cast<ShapedType>(t).getElementType() == et;
-         });
+         llvm::all_of(op->getOperandTypes(),
+                      [&](Type t) { return cast<ShapedType>(t).getElementType() == et; });
 }
 
 // Per K step the kernel holds rows x cols accumulators, cols / lanes B vectors and one

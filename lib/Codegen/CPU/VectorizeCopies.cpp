@@ -76,8 +76,8 @@ struct InfcVectorizeCopiesPass
       indices.push_back(column);
       auto type = VectorType::get({width}, et);
       Value padding = arith::ConstantOp::create(mb, ml, mb.getZeroAttr(et));
-      Value v = vector::TransferReadOp::create(mb, ml, type, copy.getInputs()[0], indices,
-                                               padding, ArrayRef<bool>{true});
+      Value v = vector::TransferReadOp::create(mb, ml, type, copy.getInputs()[0], indices, padding,
+                                               ArrayRef<bool>{true});
       vector::TransferWriteOp::create(mb, ml, v, copy.getOutputs()[0], indices,
                                       ArrayRef<bool>{true});
     };

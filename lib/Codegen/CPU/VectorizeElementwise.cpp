@@ -14,8 +14,8 @@
 // Large ops get their outermost tiled loop marked infc.parallel for the session's threads.
 //
 //===----------------------------------------------------------------------===//
-#include "infc/Codegen/CPU/Passes.h"
 #include "TileUtils.h"
+#include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -202,8 +202,8 @@ struct InfcVectorizeElementwisePass
     }
     // A reduction over the one innermost dim accumulates vectors, then merges each row once;
     // the partial-reduction tiling takes no parallel dims, so those are tiled first.
-    if (innerReduction && (reductionDims.size() != 1 || ranges[inner] < 2 * lanes ||
-                           ranges[inner] % lanes != 0))
+    if (innerReduction &&
+        (reductionDims.size() != 1 || ranges[inner] < 2 * lanes || ranges[inner] % lanes != 0))
       return;
     SmallVector<int64_t> outerSizes = sizes;
     if (innerReduction)
@@ -233,8 +233,7 @@ struct InfcVectorizeElementwisePass
       if (elements >= parallelMinElements && !loopNest.empty() &&
           iterators[tiledDims.front()] == utils::IteratorType::parallel) {
         loopNest.front()->setAttr("infc.parallel", rewriter.getUnitAttr());
-        int64_t d0 = tiledDims.front(),
-                trips = (ranges[d0] + outerSizes[d0] - 1) / outerSizes[d0];
+        int64_t d0 = tiledDims.front(), trips = (ranges[d0] + outerSizes[d0] - 1) / outerSizes[d0];
         constexpr int64_t kFewIterations = 32;
         if (trips < kFewIterations && trips % 4 != 0 && loopNest.size() > 1 &&
             iterators[tiledDims[1]] == utils::IteratorType::parallel)

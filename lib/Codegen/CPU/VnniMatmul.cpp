@@ -29,7 +29,7 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-constexpr int64_t kLanes = 16; // i32 lanes of a zmm register: the columns of an AMX panel
+constexpr int64_t kLanes = 16;        // i32 lanes of a zmm register: the columns of an AMX panel
 constexpr int64_t kPanelsPerTile = 2; // rows x 2 accumulators + 2 B vectors + 1 A broadcast
 /// Fewer pairs of panels than this (and more row tiles than pairs) and the threads share
 /// out row tiles instead of pairs (3 pairs on 2 threads would split 2 : 1).
@@ -106,10 +106,10 @@ struct Madd {
 /// vectors of `lanes` words. For vpdpbusd one operand is u8 (run time activations), the
 /// other s8 (the weights); for vpmaddwd both are i16 pairs, signed or not alike.
 struct KernelOperands {
-  Value broadcast;   // [rows, words] i32
-  Value panels;      // [panels, words, lanes] i32
-  Value columnStart; // [panels, lanes] i32: accumulator start per column, or null
-  Value rowStart;    // [rows] i32: accumulator start per row, or null
+  Value broadcast;        // [rows, words] i32
+  Value panels;           // [panels, words, lanes] i32
+  Value columnStart;      // [panels, lanes] i32: accumulator start per column, or null
+  Value rowStart;         // [rows] i32: accumulator start per row, or null
   bool panelsAreUnsigned; // the u8 operand: the panels, else the broadcast words
   int64_t rows, numPanels, words;
 };
@@ -170,10 +170,10 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
         // Columns past N are zero weights; their results are sliced off.
         int64_t mp = roundUp(m, kAmxRows), kp = roundUp(k, kAmxBytes);
         int64_t panels = roundUp(n, kLanes) / kLanes;
-        Value c = amxProduct(builder, loc, padBytes(builder, loc, a, mp, kp), !isSigned,
-                             byteConstant(builder, loc, {panels, kp / 4, 4 * kLanes},
-                                          packPanelBytes(*b, k, n, kp)),
-                             /*bUnsigned=*/false);
+        Value c = amxProduct(
+            builder, loc, padBytes(builder, loc, a, mp, kp), !isSigned,
+            byteConstant(builder, loc, {panels, kp / 4, 4 * kLanes}, packPanelBytes(*b, k, n, kp)),
+            /*bUnsigned=*/false);
         replace(builder, op, c, ct);
         return;
       }
@@ -181,8 +181,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
         return; // the i32 kernel takes widths no panel divides
       int64_t panels = n / madd.lanes, words = llvm::divideCeil(k, madd.perWord());
       KernelOperands kernel{nullptr, nullptr, nullptr, nullptr, false, m, panels, words};
-      kernel.panels = constant(builder, loc, {panels, words, madd.lanes},
-                               packPanels(*b, k, n, words));
+      kernel.panels =
+          constant(builder, loc, {panels, words, madd.lanes}, packPanels(*b, k, n, words));
       if (madd.vnni && isSigned) {
         std::vector<int32_t> start(n, 0);
         for (int64_t c = 0; c < n; ++c) {
@@ -242,10 +242,9 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       kernel.broadcast = constant(builder, loc, {m, words}, aWords);
       if (madd.vnni && isSigned)
         kernel.rowStart = constant(builder, loc, {m}, start);
-      kernel.panels =
-          madd.vnni ? packColumns(builder, loc, bIn, k, n, madd.lanes, panels, words, isSigned,
-                                  false)
-                    : packColumnPairs(builder, loc, bIn, k, n, panels, words, isSigned);
+      kernel.panels = madd.vnni ? packColumns(builder, loc, bIn, k, n, madd.lanes, panels, words,
+                                              isSigned, false)
+                                : packColumnPairs(builder, loc, bIn, k, n, panels, words, isSigned);
       replace(builder, op, emitKernel(builder, loc, kernel), ct);
     }
   }
@@ -291,8 +290,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
 
   /// B [K, N] s8 as AMX B tiles: [ceil(N/16), kp/4, 64] bytes, byte 4j + t of row q holding
   /// B[4q + t][16p + j] (zero past K and N).
-  static std::vector<int8_t> packPanelBytes(ArrayRef<int64_t> b, int64_t k, int64_t n,
-                                            int64_t kp) {
+  static std::vector<int8_t> packPanelBytes(ArrayRef<int64_t> b, int64_t k, int64_t n, int64_t kp) {
     int64_t panels = roundUp(n, kLanes) / kLanes, words = kp / 4;
     std::vector<int8_t> packed(panels * words * 4 * kLanes, 0);
     for (int64_t r = 0; r < k; ++r)
@@ -311,8 +309,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     SmallVector<OpFoldResult> high = {b.getIndexAttr(mp - type.getDimSize(0)),
                                       b.getIndexAttr(kp - type.getDimSize(1))};
     Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
-    return tensor::PadOp::create(b, loc, RankedTensorType::get({mp, kp}, b.getI8Type()), a,
-                                 low, high, zero);
+    return tensor::PadOp::create(b, loc, RankedTensorType::get({mp, kp}, b.getI8Type()), a, low,
+                                 high, zero);
   }
 
   /// C [mp, panels x 16] i32 = A [mp, kp] bytes x B tiles [panels, kp/4, 64] bytes (each side
@@ -327,9 +325,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     auto bt = cast<RankedTensorType>(bTiles.getType());
     int64_t mp = at.getDimSize(0), kp = at.getDimSize(1), panels = bt.getDimSize(0);
     Type i8 = b.getI8Type(), i32 = b.getI32Type();
-    Value a3 = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({mp, kp / 4, 4}, i8), a,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    Value a3 = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({mp, kp / 4, 4}, i8), a,
+                                             SmallVector<ReassociationIndices>{{0}, {1, 2}});
     Value b4 = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({panels, kp / 4, kLanes, 4}, i8), bTiles,
         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -350,17 +347,16 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       return arith::ExtSIOp::create(nb, l, i32, v);
     };
     auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{init.getType()}, ValueRange{a3, b4}, ValueRange{init}, maps,
-        iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        b, loc, TypeRange{init.getType()}, ValueRange{a3, b4}, ValueRange{init}, maps, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
           Value prod = arith::MulIOp::create(nb, l, extend(nb, l, args[0], aUnsigned),
                                              extend(nb, l, args[1], bUnsigned));
           linalg::YieldOp::create(nb, l, arith::AddIOp::create(nb, l, prod, args[2]).getResult());
         });
     generic->setAttr("infc.amx", b.getUnitAttr());
-    return tensor::CollapseShapeOp::create(b, loc,
-                                           RankedTensorType::get({mp, panels * kLanes}, i32),
-                                           generic.getResult(0),
-                                           SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    return tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({mp, panels * kLanes}, i32), generic.getResult(0),
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
   }
 
   static Value constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
@@ -369,8 +365,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   }
 
   /// Bp[p][q][j]: the word of B[w q .. w q + w-1][L p + j] (w values a word, L lanes).
-  std::vector<int32_t> packPanels(ArrayRef<int64_t> b, int64_t k, int64_t n,
-                                  int64_t words) const {
+  std::vector<int32_t> packPanels(ArrayRef<int64_t> b, int64_t k, int64_t n, int64_t words) const {
     int64_t lanes = madd.lanes, per = madd.perWord(), panels = n / lanes;
     std::vector<int32_t> packed(panels * words * lanes);
     for (int64_t p = 0; p < panels; ++p)
@@ -395,14 +390,13 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     };
     // The 256-bit vpdpbusd is AVX512-VL's or AVX-VNNI's (VEX) encoding, as the target has.
     if (madd.vnni)
-      return LLVM::CallIntrinsicOp::create(
-                 b, loc, vecType,
-                 b.getStringAttr(madd.lanes == 16 ? "llvm.x86.avx512.vpdpbusd.512"
-                                                  : "llvm.x86.avx512.vpdpbusd.256"),
-                 ValueRange{acc, view(u8), view(s8)})
+      return LLVM::CallIntrinsicOp::create(b, loc, vecType,
+                                           b.getStringAttr(madd.lanes == 16
+                                                               ? "llvm.x86.avx512.vpdpbusd.512"
+                                                               : "llvm.x86.avx512.vpdpbusd.256"),
+                                           ValueRange{acc, view(u8), view(s8)})
           .getResult(0);
-    StringRef name =
-        madd.lanes == 16 ? "llvm.x86.avx512.pmaddw.d.512" : "llvm.x86.avx2.pmadd.wd";
+    StringRef name = madd.lanes == 16 ? "llvm.x86.avx512.pmaddw.d.512" : "llvm.x86.avx2.pmadd.wd";
     Value products = LLVM::CallIntrinsicOp::create(b, loc, vecType, b.getStringAttr(name),
                                                    ValueRange{view(u8), view(s8)})
                          .getResult(0);
@@ -425,11 +419,11 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       return vector::TransferReadOp::create(b, loc, vecType, source, indices,
                                             std::optional<Value>(), ArrayRef<bool>{true});
     };
-    Value zeroVec = arith::ConstantOp::create(builder, loc, DenseElementsAttr::get(
-                                                              vecType, builder.getI32IntegerAttr(0)));
+    Value zeroVec = arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(vecType, builder.getI32IntegerAttr(0)));
     // Rows [begin, end) in tiles of `rows` x `width` panels from panel p on, into C.
-    auto rowTiles = [&](OpBuilder &b, Value p, Value c, int64_t begin, int64_t end,
-                        int64_t rows, int64_t width, bool parallel) -> Value {
+    auto rowTiles = [&](OpBuilder &b, Value p, Value c, int64_t begin, int64_t end, int64_t rows,
+                        int64_t width, bool parallel) -> Value {
       if (begin >= end)
         return c;
       SmallVector<Value> panel, column, init;
@@ -476,8 +470,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
             for (int64_t r = 0; r < rows; ++r) {
               Value rIdx = arith::AddIOp::create(lb, loc, row, idx(lb, r));
               for (int64_t j = 0; j < width; ++j)
-                out = vector::TransferWriteOp::create(lb, loc, kLoop.getResult(r * width + j),
-                                                      out, ValueRange{rIdx, column[j]},
+                out = vector::TransferWriteOp::create(lb, loc, kLoop.getResult(r * width + j), out,
+                                                      ValueRange{rIdx, column[j]},
                                                       ArrayRef<bool>{true})
                           .getResult();
             }
@@ -507,8 +501,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
           builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
           [&](OpBuilder &pb, Location, Value pair, ValueRange cIn) {
             Value p = arith::MulIOp::create(pb, loc, pair, idx(pb, kPanelsPerTile));
-            scf::YieldOp::create(pb, loc,
-                                 allRows(pb, p, cIn[0], kPanelsPerTile, rowsInParallel));
+            scf::YieldOp::create(pb, loc, allRows(pb, p, cIn[0], kPanelsPerTile, rowsInParallel));
           });
       if (!rowsInParallel)
         pairLoop->setAttr("infc.parallel", builder.getUnitAttr());
@@ -525,9 +518,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   /// B padded with `pad` to [words x per, panels x lanes], then per panel p (a loop the
   /// session's threads share) and word row q, the `per` rows of `lanes` bytes at
   /// (per q + t, lanes p), which `combine` turns into the vector stored at out[p, q].
-  Value packRunTimePanels(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
-                          int64_t lanes, int64_t panels, int64_t words, int64_t per,
-                          int8_t pad, Value out,
+  Value packRunTimePanels(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n, int64_t lanes,
+                          int64_t panels, int64_t words, int64_t per, int8_t pad, Value out,
                           function_ref<Value(OpBuilder &, ArrayRef<Value>)> combine) {
     Type i8 = b.getI8Type();
     if (words * per != k || panels * lanes != n) {
@@ -553,9 +545,9 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
                 SmallVector<Value> rows;
                 for (int64_t t = 0; t < per; ++t) {
                   Value r = arith::AddIOp::create(qb, loc, row, idx(qb, t));
-                  rows.push_back(vector::TransferReadOp::create(
-                      qb, loc, rowType, in, ValueRange{r, column}, std::optional<Value>(),
-                      ArrayRef<bool>{true}));
+                  rows.push_back(
+                      vector::TransferReadOp::create(qb, loc, rowType, in, ValueRange{r, column},
+                                                     std::optional<Value>(), ArrayRef<bool>{true}));
                 }
                 Value next = vector::TransferWriteOp::create(qb, loc, combine(qb, rows), acc[0],
                                                              ValueRange{p, q, idx(qb, 0)},
@@ -573,9 +565,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   /// bytes `asBytes`), each four K-consecutive bytes of one column as u8 (a signed B offset
   /// by 128); zero past K and N. Per word row: four L-byte row loads interleaved by two byte
   /// shuffles into one 4L-byte store.
-  Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
-                    int64_t lanes, int64_t panels, int64_t words, bool isSigned,
-                    bool asBytes) {
+  Value packColumns(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n, int64_t lanes,
+                    int64_t panels, int64_t words, bool isSigned, bool asBytes) {
     Type i8 = b.getI8Type(), i32 = b.getI32Type();
     auto pairType = VectorType::get({2 * lanes}, i8);
     auto wordType = VectorType::get({4 * lanes}, i8);
@@ -608,8 +599,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
   /// B [K, N] i8 as vpmaddwd panels [ceil(N/L), ceil(K/2), L] of i32 words, each two
   /// K-consecutive values of one column extended to i16; zero past K and N. Per word row:
   /// two L-byte row loads, extended and interleaved into one store.
-  Value packColumnPairs(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n,
-                        int64_t panels, int64_t words, bool isSigned) {
+  Value packColumnPairs(OpBuilder &b, Location loc, Value in, int64_t k, int64_t n, int64_t panels,
+                        int64_t words, bool isSigned) {
     Type i16 = b.getI16Type(), i32 = b.getI32Type();
     int64_t lanes = madd.lanes;
     auto halfType = VectorType::get({lanes}, i16);
@@ -622,9 +613,9 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
         [&](OpBuilder &qb, ArrayRef<Value> rows) -> Value {
           SmallVector<Value> halves;
           for (Value bytes : rows)
-            halves.push_back(
-                isSigned ? arith::ExtSIOp::create(qb, loc, halfType, bytes).getResult()
-                         : arith::ExtUIOp::create(qb, loc, halfType, bytes).getResult());
+            halves.push_back(isSigned
+                                 ? arith::ExtSIOp::create(qb, loc, halfType, bytes).getResult()
+                                 : arith::ExtUIOp::create(qb, loc, halfType, bytes).getResult());
           Value pairs = vector::ShuffleOp::create(qb, loc, VectorType::get({2 * lanes}, i16),
                                                   halves[0], halves[1], interleave);
           return vector::BitCastOp::create(qb, loc, VectorType::get({lanes}, i32), pairs);

@@ -64,8 +64,7 @@ struct InfcCudaFatbinPass : public infc::impl::InfcCudaFatbinBase<InfcCudaFatbin
   using InfcCudaFatbinBase::InfcCudaFatbinBase;
 
   /// Runs `tool` of the toolkit; on failure `error` holds its command and messages.
-  bool runTool(StringRef tool, ArrayRef<std::string> args, const TempDir &dir,
-               std::string &error) {
+  bool runTool(StringRef tool, ArrayRef<std::string> args, const TempDir &dir, std::string &error) {
     llvm::SmallString<128> exe(toolkit);
     llvm::sys::path::append(exe, "bin", tool);
     if (!llvm::sys::fs::can_execute(exe)) {

@@ -30,8 +30,7 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-struct InfcDuplicateFillsPass
-    : public infc::impl::InfcDuplicateFillsBase<InfcDuplicateFillsPass> {
+struct InfcDuplicateFillsPass : public infc::impl::InfcDuplicateFillsBase<InfcDuplicateFillsPass> {
   void runOnOperation() override {
     SmallVector<linalg::FillOp> fills;
     getOperation().walk([&](linalg::FillOp fill) {
@@ -83,8 +82,7 @@ struct InfcDuplicateFillsPass
       return op && op.getNumReductionLoops() == 0 &&
              llvm::any_of(op.getDpsInputs(), [&](Value input) {
                auto producer = input.getDefiningOp<linalg::LinalgOp>();
-               return producer && producer.getNumReductionLoops() > 0 &&
-                      readsFrom(producer, empty);
+               return producer && producer.getNumReductionLoops() > 0 && readsFrom(producer, empty);
              });
     };
     SmallVector<OpOperand *> shared;

@@ -91,8 +91,9 @@ bool collectHalfUses(Value value, FloatType half, bool roundedOnly, HalfUses &us
       uses.readers.push_back(&use);
       continue;
     }
-    bool moves = isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-                     user) && use.getOperandNumber() == 0;
+    bool moves =
+        isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) &&
+        use.getOperandNumber() == 0;
     if (auto transpose = dyn_cast<linalg::TransposeOp>(user))
       moves = &use == transpose.getDpsInputOperand(0) && transpose.hasPureTensorSemantics();
     if (!moves)
@@ -199,8 +200,7 @@ struct InfcHalfActivationsPass
       for (unsigned index = 0; index < op.getNumDpsInits(); ++index) {
         HalfUses uses;
         if (isElementwiseResult(op, index) && !op->getResult(index).use_empty() &&
-            collectHalfUses(op->getResult(index), half, mode == infc::Activations::Rounded,
-                            uses))
+            collectHalfUses(op->getResult(index), half, mode == infc::Activations::Rounded, uses))
           storeInHalf(rewriter, op, index, half, uses);
       }
   }

@@ -99,8 +99,7 @@ LogicalResult lowerNvgpu(gpu::GPUModuleOp module, unsigned bitwidth) {
   return applyPartialConversion(module, target, std::move(patterns));
 }
 
-struct InfcKernelsToNVVMPass
-    : public infc::impl::InfcKernelsToNVVMBase<InfcKernelsToNVVMPass> {
+struct InfcKernelsToNVVMPass : public infc::impl::InfcKernelsToNVVMBase<InfcKernelsToNVVMPass> {
   using InfcKernelsToNVVMBase::InfcKernelsToNVVMBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -129,8 +128,7 @@ struct InfcKernelsToNVVMPass
     kernels.addPass(createCSEPass());
     kernels.addPass(createReconcileUnrealizedCastsPass());
     for (auto gpuModule : llvm::to_vector(module.getOps<gpu::GPUModuleOp>()))
-      if (failed(lowerNvgpu(gpuModule, indexBitwidth)) ||
-          failed(runPipeline(kernels, gpuModule)))
+      if (failed(lowerNvgpu(gpuModule, indexBitwidth)) || failed(runPipeline(kernels, gpuModule)))
         return signalPassFailure();
   }
 };

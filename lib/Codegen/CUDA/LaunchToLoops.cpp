@@ -39,11 +39,12 @@ SmallVector<Value> exchangedValues(Operation *op) {
 
 /// Whether `op` is or holds a barrier or a warp-level op (a point where threads exchange).
 bool containsBarrier(Operation *op) {
-  return op->walk([](Operation *inner) {
-             return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::MmaSyncOp, NVVM::MmaOp>(inner)
-                        ? WalkResult::interrupt()
-                        : WalkResult::advance();
-           })
+  return op
+      ->walk([](Operation *inner) {
+        return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::MmaSyncOp, NVVM::MmaOp>(inner)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
       .wasInterrupted();
 }
 
@@ -111,8 +112,7 @@ struct Emulation {
     SmallVector<bool> inBounds(type.getRank(), true);
     Value pad = arith::ConstantOp::create(b, loc, type.getElementType(),
                                           b.getZeroAttr(type.getElementType()));
-    return vector::TransferReadOp::create(b, loc, type, memref, indices, pad, inBounds)
-        .getResult();
+    return vector::TransferReadOp::create(b, loc, type, memref, indices, pad, inBounds).getResult();
   }
   void writeWhole(Value value, Value memref, ValueRange indices) {
     SmallVector<bool> inBounds(cast<VectorType>(value.getType()).getRank(), true);
@@ -142,8 +142,7 @@ struct Emulation {
   /// are a 32-thread warp's, by linear thread index.
   void emulateShuffle(gpu::ShuffleOp shuffle, IRMapping &mapping) {
     auto asIndex = [&](Value i32) {
-      return arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                        mapping.lookupOrDefault(i32))
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), mapping.lookupOrDefault(i32))
           .getResult();
     };
     Value offset = asIndex(shuffle.getOffset()), width = asIndex(shuffle.getWidth());
@@ -166,8 +165,8 @@ struct Emulation {
     }
     if (!valid)
       valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, source, width);
-    Value from = arith::AddIOp::create(
-        b, loc, warp, arith::SelectOp::create(b, loc, valid, source, lane));
+    Value from =
+        arith::AddIOp::create(b, loc, warp, arith::SelectOp::create(b, loc, valid, source, lane));
     Value buffer = exchanged(shuffle.getValue());
     SmallVector<Value> indices = spillIndices(buffer);
     indices[0] = from;
@@ -224,9 +223,7 @@ struct Emulation {
                                                    ValueRange{lane, index(value)}));
       return at;
     };
-    auto signless = [&](Type type) -> Type {
-      return type.isInteger(8) ? b.getI8Type() : type;
-    };
+    auto signless = [&](Type type) -> Type { return type.isInteger(8) ? b.getI8Type() : type; };
     auto [lane, warp] = laneAndWarp();
     // Each lane holds m k / 32 elements of A and n k / 32 of B.
     int64_t rows[2] = {w.m, w.n}, values[2] = {w.m * w.k / 32, w.n * w.k / 32};
@@ -247,8 +244,8 @@ struct Emulation {
       // (lane 31 of a whole warp).
       Value firstLane = zero;
       if (raceCheck) {
-        Value last = arith::SubIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, threadCount, one), warp);
+        Value last =
+            arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, threadCount, one), warp);
         firstLane = arith::MinUIOp::create(b, loc, last, index(31));
       }
       Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, firstLane);
@@ -268,8 +265,8 @@ struct Emulation {
     auto wide = VectorType::get({w.k}, acc);
     auto operand = [&](unsigned which, Value row) -> Value {
       Type element = w.element[which];
-      Value x = readWhole(VectorType::get({w.k}, signless(element)), whole[which],
-                          ValueRange{row, zero});
+      Value x =
+          readWhole(VectorType::get({w.k}, signless(element)), whole[which], ValueRange{row, zero});
       if (integers && element.isUnsignedInteger())
         return arith::ExtUIOp::create(b, loc, wide, x);
       if (integers)
@@ -289,8 +286,7 @@ struct Emulation {
       Value x = operand(0, at[0]), y = operand(1, at[1]);
       Value products = integers ? arith::MulIOp::create(b, loc, x, y).getResult()
                                 : arith::MulFOp::create(b, loc, x, y).getResult();
-      d.push_back(vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, products,
-                                              start));
+      d.push_back(vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, products, start));
     }
     return d;
   }
@@ -299,16 +295,14 @@ struct Emulation {
   /// lane's in a buffer [threads][registers][elements]. The result is also left in a buffer
   /// for later pieces.
   LogicalResult emulateMmaSync(nvgpu::MmaSyncOp mma, IRMapping &mapping) {
-    auto shape = llvm::map_to_vector(mma.getMmaShape(), [](Attribute a) {
-      return cast<IntegerAttr>(a).getInt();
-    });
+    auto shape = llvm::map_to_vector(mma.getMmaShape(),
+                                     [](Attribute a) { return cast<IntegerAttr>(a).getInt(); });
     auto typeA = cast<VectorType>(mma.getMatrixA().getType());
     auto typeB = cast<VectorType>(mma.getMatrixB().getType());
     auto typeC = cast<VectorType>(mma.getMatrixC().getType());
     Type element = typeA.getElementType(), acc = typeC.getElementType();
     bool tf32 = mma.getTf32Enabled().has_value();
-    if (!acc.isF32() || !(tf32 ? element.isF32() : element.isF16()) ||
-        typeC.getNumElements() != 4)
+    if (!acc.isF32() || !(tf32 ? element.isF32() : element.isF16()) || typeC.getNumElements() != 4)
       return mma.emitError("infc-gpu-launch-to-loops: an mma.sync other than TF32 or f16 "
                            "operands summed in f32");
     auto read = [&](Value thread, unsigned operand, int64_t v) -> Value {
@@ -322,11 +316,17 @@ struct Emulation {
     SmallVector<Value> start;
     for (int64_t v = 0; v < 4; ++v)
       start.push_back(vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{v / 2, v % 2}));
-    FailureOr<SmallVector<Value>> sums = emulateWarpMma(
-        mma,
-        WarpMma{shape[0], shape[1], shape[2], {element, element}, element, tf32, read,
-                {mma.getMatrixA(), mma.getMatrixB()}},
-        start);
+    FailureOr<SmallVector<Value>> sums =
+        emulateWarpMma(mma,
+                       WarpMma{shape[0],
+                               shape[1],
+                               shape[2],
+                               {element, element},
+                               element,
+                               tf32,
+                               read,
+                               {mma.getMatrixA(), mma.getMatrixB()}},
+                       start);
     if (failed(sums))
       return failure();
     Value d = vector::FromElementsOp::create(b, loc, typeC, *sums);
@@ -381,24 +381,28 @@ struct Emulation {
       Value reg = operand ? mma.getOperandB()[v / perRegister] : mma.getOperandA()[v / perRegister];
       Value buffer = exchanged(reg);
       if (isa<VectorType>(reg.getType())) // f16 pairs
-        return memref::LoadOp::create(
-            b, loc, buffer,
-            ValueRange{thread, index(v % perRegister)});
+        return memref::LoadOp::create(b, loc, buffer, ValueRange{thread, index(v % perRegister)});
       Value word = memref::LoadOp::create(b, loc, buffer, ValueRange{thread});
       if (int64_t shift = v % perRegister * bits)
-        word = arith::ShRUIOp::create(b, loc, word,
-                                      arith::ConstantIntOp::create(b, loc, shift, 32));
+        word =
+            arith::ShRUIOp::create(b, loc, word, arith::ConstantIntOp::create(b, loc, shift, 32));
       Value element = arith::TruncIOp::create(b, loc, narrow, word);
       if (bytes)
         return element;
       return arith::BitcastOp::create(b, loc, b.getBF16Type(), element);
     };
-    SmallVector<Value> start = llvm::map_to_vector(
-        mma.getOperandC(), [&](Value v) { return mapping.lookupOrDefault(v); });
+    SmallVector<Value> start =
+        llvm::map_to_vector(mma.getOperandC(), [&](Value v) { return mapping.lookupOrDefault(v); });
     Type layoutOf = bytes ? Type(b.getI8Type()) : Type(b.getF16Type());
     FailureOr<SmallVector<Value>> sums =
         emulateWarpMma(mma,
-                       WarpMma{16, 8, k, {elementA, elementB}, layoutOf, /*tf32=*/false, read,
+                       WarpMma{16,
+                               8,
+                               k,
+                               {elementA, elementB},
+                               layoutOf,
+                               /*tf32=*/false,
+                               read,
                                {mma.getOperandA()[0], mma.getOperandB()[0]}},
                        start);
     if (failed(sums))
@@ -429,8 +433,8 @@ struct Emulation {
     Value lane, warp;
     std::tie(lane, warp) = laneAndWarp();
     Value group = arith::DivUIOp::create(b, loc, lane, index(4));
-    Value column = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(perRegister));
+    Value column = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, lane, index(4)),
+                                         index(perRegister));
     Value src = mapping.lookupOrDefault(ld.getSrcMemref());
     Value result = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
     gpu::KernelDim3 ids = launch.getThreadIds();
@@ -497,8 +501,7 @@ struct Emulation {
     auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
     Value offset = metadata.getOffset();
     for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
-      offset = arith::AddIOp::create(b, loc, offset,
-                                     arith::MulIOp::create(b, loc, index, stride));
+      offset = arith::AddIOp::create(b, loc, offset, arith::MulIOp::create(b, loc, index, stride));
     Value aligned = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq,
         arith::RemUIOp::create(b, loc, offset, index(alignment.getInt() / bytes)), zero);
@@ -558,8 +561,8 @@ struct Emulation {
       return b.getFloatAttr(element, APFloat::getQNaN(floatType.getFloatSemantics()));
     unsigned width = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
     APInt pattern(8, 0xA5);
-    return b.getIntegerAttr(element, width < 8 ? pattern.trunc(width)
-                                               : APInt::getSplat(width, pattern));
+    return b.getIntegerAttr(element,
+                            width < 8 ? pattern.trunc(width) : APInt::getSplat(width, pattern));
   }
 
   /// Fills the static buffer `memref` with poisonOf its elements, a loop per dimension.
@@ -639,10 +642,8 @@ struct Emulation {
     mapping.map(threadIds.y, ivs[1]);
     mapping.map(threadIds.x, ivs[2]);
     // The thread's index in its block, (z * blockY + y) * blockX + x.
-    Value zy = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ivs[0], blockY),
-                                     ivs[1]);
-    Value linear = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, zy, blockX),
-                                         ivs[2]);
+    Value zy = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ivs[0], blockY), ivs[1]);
+    Value linear = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, zy, blockX), ivs[2]);
     llvm::SaveAndRestore<Value> thread(currentThread, linear);
     llvm::SaveAndRestore<const IRMapping *> atBlockLevel(blockMapping, &blockLevel);
     gatheredFragments.clear();
@@ -662,8 +663,8 @@ struct Emulation {
       sizes.push_back(b.getIndexAttr(1));
       for (int64_t size : type.getShape())
         sizes.push_back(b.getIndexAttr(size));
-      auto sliceType = memref::SubViewOp::inferRankReducedResultType(
-          type.getShape(), bufferType, offsets, sizes, strides);
+      auto sliceType = memref::SubViewOp::inferRankReducedResultType(type.getShape(), bufferType,
+                                                                     offsets, sizes, strides);
       mapping.map(attribution, memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
                                                          buffer, offsets, sizes, strides)
                                    .getResult());
@@ -683,8 +684,7 @@ struct Emulation {
 
   /// The ops of `block` (the kernel's body or a loop with barriers in it) at block level;
   /// `yieldInto`: the loop's buffers, where each thread leaves the values it yields.
-  LogicalResult emitBlock(Block &block, IRMapping &blockLevel,
-                          ArrayRef<Value> yieldInto = {}) {
+  LogicalResult emitBlock(Block &block, IRMapping &blockLevel, ArrayRef<Value> yieldInto = {}) {
     SmallVector<Operation *> segment;
     // The warp-level ops already placed (with a run of mma.syncs before them).
     DenseSet<Operation *> placed;
@@ -708,9 +708,8 @@ struct Emulation {
         auto isMma = [](Operation *o) { return isa<nvgpu::MmaSyncOp, NVVM::MmaOp>(o); };
         for (Operation *next = op.getNextNode(); isMma(&op) && next && isMma(next);
              next = next->getNextNode()) {
-          if (llvm::any_of(next->getOperands(), [&](Value v) {
-                return llvm::is_contained(run, v.getDefiningOp());
-              }))
+          if (llvm::any_of(next->getOperands(),
+                           [&](Value v) { return llvm::is_contained(run, v.getDefiningOp()); }))
             break;
           run.push_back(next);
           placed.insert(next);
@@ -829,17 +828,15 @@ struct Emulation {
     SmallVector<Value> blockMemory; // both, poisoned at each block's start with raceCheck
     for (BlockArgument attribution : launch.getWorkgroupAttributions()) {
       auto type = cast<MemRefType>(attribution.getType());
-      blockMemory.push_back(
-          memref::AllocaOp::create(b, loc, MemRefType::get(type.getShape(),
-                                                           type.getElementType())));
+      blockMemory.push_back(memref::AllocaOp::create(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType())));
       mapping.map(attribution, blockMemory.back());
     }
-    threadCount = arith::MulIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, block.z, block.y), block.x);
+    threadCount =
+        arith::MulIOp::create(b, loc, arith::MulIOp::create(b, loc, block.z, block.y), block.x);
     for (BlockArgument attribution : launch.getPrivateAttributions()) {
       auto type = cast<MemRefType>(attribution.getType());
-      privates.push_back(
-          {attribution, perThreadBuffer(type.getShape(), type.getElementType())});
+      privates.push_back({attribution, perThreadBuffer(type.getShape(), type.getElementType())});
       blockMemory.push_back(privates.back().second);
     }
     // Outermost first: block z, y, x; then the threads, per segment between barriers.
@@ -927,8 +924,8 @@ struct InfcGpuLaunchToLoopsPass
           first = arith::AddIOp::create(b, loc, first,
                                         arith::MulIOp::create(b, loc, index, constant(stride)));
         // Unsigned: a first offset before the view's start is as wrong as one past its end.
-        inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, first,
-                                       constant(lastFirst));
+        inside =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, first, constant(lastFirst));
       }
       std::string message;
       llvm::raw_string_ostream os(message);
@@ -948,8 +945,8 @@ struct InfcGpuLaunchToLoopsPass
       return;
     for (BlockArgument arg : func.getArguments()) {
       auto type = dyn_cast<MemRefType>(arg.getType());
-      if (!func.getArgAttr(arg.getArgNumber(), "infc.workspace") || !type ||
-          type.getRank() != 1 || !type.hasStaticShape() || !type.getElementType().isInteger(8))
+      if (!func.getArgAttr(arg.getArgNumber(), "infc.workspace") || !type || type.getRank() != 1 ||
+          !type.hasStaticShape() || !type.getElementType().isInteger(8))
         continue;
       Location loc = func.getLoc();
       auto b = OpBuilder::atBlockBegin(&func.getBody().front());

@@ -21,8 +21,7 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-struct InfcLaunchesToLLVMPass
-    : public infc::impl::InfcLaunchesToLLVMBase<InfcLaunchesToLLVMPass> {
+struct InfcLaunchesToLLVMPass : public infc::impl::InfcLaunchesToLLVMBase<InfcLaunchesToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     GpuToLLVMConversionPassOptions options;

@@ -47,8 +47,7 @@ Value bufferOf(Value v) {
 std::optional<std::pair<int64_t, int64_t>> workspaceRange(Value buffer) {
   auto view = buffer.getDefiningOp<memref::ViewOp>();
   auto type = view ? dyn_cast<MemRefType>(view.getType()) : MemRefType();
-  std::optional<int64_t> offset =
-      view ? getConstantIntValue(view.getByteShift()) : std::nullopt;
+  std::optional<int64_t> offset = view ? getConstantIntValue(view.getByteShift()) : std::nullopt;
   if (!offset || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
     return std::nullopt;
   int64_t bytes = type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
@@ -89,8 +88,7 @@ SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> grou
 /// The indices of `shape` from one index per group of `groups` (`joined`), each group's
 /// split row-major: unit dims take 0, a group of one other dim its index as is, and only
 /// a real split needs divisions (on i32 when the group fits).
-SmallVector<Value> splitIndices(OpBuilder &b, Location loc,
-                                ArrayRef<ReassociationIndices> groups,
+SmallVector<Value> splitIndices(OpBuilder &b, Location loc, ArrayRef<ReassociationIndices> groups,
                                 ArrayRef<int64_t> shape, ArrayRef<Value> joined) {
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
   SmallVector<Value> result(shape.size());
@@ -116,25 +114,23 @@ SmallVector<Value> splitIndices(OpBuilder &b, Location loc,
       Value dim = k ? arith::RemUIOp::create(b, loc, flat, constant(shape[dims[k]])) : flat;
       if (k)
         flat = arith::DivUIOp::create(b, loc, flat, constant(shape[dims[k]]));
-      result[dims[k]] =
-          narrow ? arith::IndexCastUIOp::create(b, loc, b.getIndexType(), dim) : dim;
+      result[dims[k]] = narrow ? arith::IndexCastUIOp::create(b, loc, b.getIndexType(), dim) : dim;
     }
   }
   return result;
 }
 
 /// One index per group of `groups` from the indices of `shape` (`split`): row-major.
-SmallVector<Value> joinIndices(OpBuilder &b, Location loc,
-                               ArrayRef<ReassociationIndices> groups, ArrayRef<int64_t> shape,
-                               ArrayRef<Value> split) {
+SmallVector<Value> joinIndices(OpBuilder &b, Location loc, ArrayRef<ReassociationIndices> groups,
+                               ArrayRef<int64_t> shape, ArrayRef<Value> split) {
   SmallVector<Value> result;
   for (const ReassociationIndices &group : groups) {
     Value flat;
     for (int64_t d : nonUnitDims(shape, group))
       flat = flat ? arith::AddIOp::create(
                         b, loc,
-                        arith::MulIOp::create(
-                            b, loc, flat, arith::ConstantIndexOp::create(b, loc, shape[d])),
+                        arith::MulIOp::create(b, loc, flat,
+                                              arith::ConstantIndexOp::create(b, loc, shape[d])),
                         split[d])
                   : split[d];
     result.push_back(flat ? flat : arith::ConstantIndexOp::create(b, loc, 0).getResult());
@@ -196,9 +192,7 @@ struct Lowering {
 
   Lowering(linalg::LinalgOp op) : op(op), loc(op.getLoc()) {}
 
-  Value constant(OpBuilder &b, int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  }
+  Value constant(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
   SmallVector<Value> indices(OpBuilder &b, AffineMap map) {
     return infc::indexingMapAt(b, loc, map, dims);
@@ -422,11 +416,11 @@ struct Lowering {
         accumulators.push_back(initialValue);
         continue;
       }
-      accumulators.push_back(used ? memref::LoadOp::create(
-                                        b, loc, output.get(),
+      accumulators.push_back(
+          used ? memref::LoadOp::create(b, loc, output.get(),
                                         indices(b, op.getMatchingIndexingMap(&output)))
-                                        .getResult()
-                                  : Value());
+                     .getResult()
+               : Value());
     }
     SmallVector<Value> results = reduce(b, 0, accumulators);
     zeroReductionDims(); // the loop counters are out of scope here
@@ -492,9 +486,8 @@ struct Lowering {
   /// transpose), one output of its own. `reads`: the memory the kernel reads so far,
   /// `written`: what it writes (this op's output among them).
   bool takesEpilogue(linalg::LinalgOp next, ArrayRef<Value> reads, ArrayRef<Value> written) {
-    if (op.getNumDpsInits() != 1 || next.getNumDpsInits() != 1 ||
-        !next.hasPureBufferSemantics() || next.getNumReductionLoops() ||
-        isa<linalg::FillOp>(next) || next->getNumResults() ||
+    if (op.getNumDpsInits() != 1 || next.getNumDpsInits() != 1 || !next.hasPureBufferSemantics() ||
+        next.getNumReductionLoops() || isa<linalg::FillOp>(next) || next->getNumResults() ||
         !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isProjectedPermutation())
       return false;
     Value out = op.getDpsInits()[0];
@@ -552,8 +545,8 @@ struct Lowering {
             return loadVectorInput(inner, input, at, width);
           },
           [&](OpBuilder &inner, ArrayRef<Value> at, Value result) {
-                                   storeResult(inner, at, result);
-                                 });
+            storeResult(inner, at, result);
+          });
       op->erase();
       return;
     }
@@ -676,8 +669,7 @@ struct Prologue {
 
 /// `lowering` with `found` (findPrologues') as its prologues, their Lowerings held in
 /// `holders`.
-void attachPrologues(Lowering &lowering, ArrayRef<Prologue> found,
-                     std::deque<Lowering> &holders) {
+void attachPrologues(Lowering &lowering, ArrayRef<Prologue> found, std::deque<Lowering> &holders) {
   for (Prologue prologue : found) {
     holders.emplace_back(prologue.producer);
     holders.back().matches();
@@ -750,9 +742,9 @@ SmallVector<Prologue> findPrologues(linalg::LinalgOp op, const DenseSet<Operatio
     Value buffer = bufferOf(written);
     Value input = inputOf(written);
     // The buffer is never written: the reduction must reach it through `input` only.
-    if (!input || llvm::any_of(memrefsTouched(op), [&](Value v) {
-          return v != input && bufferOf(v) == buffer;
-        }) ||
+    if (!input ||
+        llvm::any_of(memrefsTouched(op),
+                     [&](Value v) { return v != input && bufferOf(v) == buffer; }) ||
         !producer.getMatchingIndexingMap(init).isIdentity() ||
         !producer.getMatchingBlockArgument(init).use_empty() || isa<BlockArgument>(buffer) ||
         written != buffer || !readOnlyBy(buffer, producer, op))

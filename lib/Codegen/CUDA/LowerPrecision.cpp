@@ -49,8 +49,7 @@ Value toHalf(OpBuilder &b, Location loc, Value value, FloatType half) {
       .getResult(0);
 }
 
-struct InfcLowerPrecisionPass
-    : public infc::impl::InfcLowerPrecisionBase<InfcLowerPrecisionPass> {
+struct InfcLowerPrecisionPass : public infc::impl::InfcLowerPrecisionBase<InfcLowerPrecisionPass> {
   using InfcLowerPrecisionBase::InfcLowerPrecisionBase;
 
   void runOnOperation() override {
@@ -66,9 +65,9 @@ struct InfcLowerPrecisionPass
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
               linalg::DepthwiseConv2DNchwChwOp, linalg::Conv2DNgchwGfchwOp,
               linalg::Conv2DNhwcFhwcOp, linalg::DepthwiseConv2DNhwcHwcOp>(op) &&
-          op.hasPureTensorSemantics() &&
-          llvm::all_of(op->getOperandTypes(),
-                       [](Type t) { return getElementTypeOrSelf(t).isF32(); }))
+          op.hasPureTensorSemantics() && llvm::all_of(op->getOperandTypes(), [](Type t) {
+            return getElementTypeOrSelf(t).isF32();
+          }))
         ops.push_back(op);
     });
     IRRewriter rewriter(ctx);

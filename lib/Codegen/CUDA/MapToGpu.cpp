@@ -35,8 +35,8 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks, int64_t t
   Value one = c(1);
   auto launch = gpu::LaunchOp::create(
       b, loc, c(blocks), one, one, c(threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
-      /*asyncTokenType=*/nullptr, ValueRange{}, TypeRange{}, TypeRange{}, nullptr, nullptr,
-      nullptr, FlatSymbolRefAttr::get(b.getContext(), "infc_kernels"),
+      /*asyncTokenType=*/nullptr, ValueRange{}, TypeRange{}, TypeRange{}, nullptr, nullptr, nullptr,
+      FlatSymbolRefAttr::get(b.getContext(), "infc_kernels"),
       FlatSymbolRefAttr::get(b.getContext(), name));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&launch.getBody().front());

@@ -80,9 +80,9 @@ struct InfcNarrowIntegerOperandsPass
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
               linalg::Conv2DNhwcFhwcOp>(op) &&
-          op.hasPureTensorSemantics() &&
-          llvm::all_of(op->getOperandTypes(),
-                       [](Type t) { return getElementTypeOrSelf(t).isInteger(32); }))
+          op.hasPureTensorSemantics() && llvm::all_of(op->getOperandTypes(), [](Type t) {
+            return getElementTypeOrSelf(t).isInteger(32);
+          }))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -111,8 +111,9 @@ struct InfcNarrowIntegerOperandsPass
       arg.setType(rewriter.getI8Type());
       rewriter.setInsertionPointToStart(body);
       Type i32 = rewriter.getI32Type();
-      Value wide = narrowed->isUnsigned ? arith::ExtUIOp::create(rewriter, loc, i32, arg).getResult()
-                                        : arith::ExtSIOp::create(rewriter, loc, i32, arg).getResult();
+      Value wide = narrowed->isUnsigned
+                       ? arith::ExtUIOp::create(rewriter, loc, i32, arg).getResult()
+                       : arith::ExtSIOp::create(rewriter, loc, i32, arg).getResult();
       rewriter.replaceAllUsesExcept(arg, wide, wide.getDefiningOp());
     }
   }

@@ -80,8 +80,8 @@ struct InfcPackWeightsPass : public infc::impl::InfcPackWeightsBase<InfcPackWeig
       auto global = symbols.lookup<memref::GlobalOp>(get.getName());
       OpBuilder b(get);
       Value offset = arith::ConstantIndexOp::create(b, get.getLoc(), offsets.lookup(global));
-      Value view = memref::ViewOp::create(b, get.getLoc(), get.getType(), weights, offset,
-                                          ValueRange{});
+      Value view =
+          memref::ViewOp::create(b, get.getLoc(), get.getType(), weights, offset, ValueRange{});
       get.replaceAllUsesWith(view);
       get.erase();
     }
@@ -92,9 +92,8 @@ struct InfcPackWeightsPass : public infc::impl::InfcPackWeightsBase<InfcPackWeig
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     auto value = DenseElementsAttr::getFromRawBuffer(RankedTensorType::get({bytes}, i8), blob);
     memref::GlobalOp::create(b, module.getLoc(), "infc__weights",
-                                           /*sym_visibility=*/StringAttr(),
-                                           blobType, value, /*constant=*/true,
-                                           /*alignment=*/b.getI64IntegerAttr(kAlignment));
+                             /*sym_visibility=*/StringAttr(), blobType, value, /*constant=*/true,
+                             /*alignment=*/b.getI64IntegerAttr(kAlignment));
     module->setAttr("infc.weights_bytes", IntegerAttr::get(IntegerType::get(ctx, 64), bytes));
   }
 };

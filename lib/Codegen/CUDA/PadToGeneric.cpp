@@ -39,8 +39,7 @@ struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToG
       RankedTensorType sourceType = pad.getSourceType();
       Value padding = pad.getConstantPaddingValue();
       if (!padding || !type.hasStaticShape() || !sourceType.hasStaticShape() ||
-          !pad.getStaticLow().size() ||
-          llvm::any_of(pad.getStaticLow(), ShapedType::isDynamic) ||
+          !pad.getStaticLow().size() || llvm::any_of(pad.getStaticLow(), ShapedType::isDynamic) ||
           llvm::any_of(pad.getStaticHigh(), ShapedType::isDynamic) ||
           llvm::any_of(pad.getStaticLow(), [](int64_t v) { return v < 0; }) ||
           llvm::any_of(pad.getStaticHigh(), [](int64_t v) { return v < 0; }) ||
@@ -78,8 +77,8 @@ struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToG
         source = before.getInput();
       }
       b.setInsertionPoint(replaced);
-      Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                           resultType.getElementType());
+      Value init =
+          tensor::EmptyOp::create(b, loc, resultType.getShape(), resultType.getElementType());
       SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
       SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
       ArrayRef<int64_t> low = pad.getStaticLow();
@@ -104,8 +103,7 @@ struct InfcPadToGenericPass : public infc::impl::InfcPadToGenericBase<InfcPadToG
                   nb, nl, arith::MaxSIOp::create(nb, nl, shifted, c(0)), c(size - 1));
               Value in = arith::AndIOp::create(
                   nb, nl, arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, i, c(low[d])),
-                  arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i,
-                                        c(low[d] + size)));
+                  arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, c(low[d] + size)));
               inside = inside ? arith::AndIOp::create(nb, nl, inside, in).getResult() : in;
               at.push_back(clamped);
             }

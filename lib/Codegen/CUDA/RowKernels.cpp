@@ -62,8 +62,7 @@ struct RowKernelBuilder {
   /// element a warp), summed by every thread in the same order. One barrier.
   Value combineByShuffles(Operation *combiner, Value partial, Value tid, Value shared) {
     for (int32_t offset = kWarp / 2; offset >= 1; offset /= 2) {
-      auto shuffle = gpu::ShuffleOp::create(b, loc, partial, offset, kWarp,
-                                            gpu::ShuffleMode::XOR);
+      auto shuffle = gpu::ShuffleOp::create(b, loc, partial, offset, kWarp, gpu::ShuffleMode::XOR);
       partial = combine(combiner, partial, shuffle.getShuffleResult());
     }
     if (threads == kWarp)
@@ -80,8 +79,7 @@ struct RowKernelBuilder {
     gpu::BarrierOp::create(b, loc);
     Value total = memref::LoadOp::create(b, loc, shared, ValueRange{c(0)});
     for (int64_t warp = 1; warp < threads / kWarp; ++warp)
-      total = combine(combiner, total,
-                      memref::LoadOp::create(b, loc, shared, ValueRange{c(warp)}));
+      total = combine(combiner, total, memref::LoadOp::create(b, loc, shared, ValueRange{c(warp)}));
     return total;
   }
 
@@ -156,8 +154,8 @@ int64_t rowKernelThreads(const RowGroup &group) {
 }
 
 void emitRowKernel(OpBuilder &b, const RowGroup &group, RowPoint point, RowPartial partial) {
-  linalg::LinalgOp seed = *llvm::find_if(
-      group.ops, [](linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; });
+  linalg::LinalgOp seed =
+      *llvm::find_if(group.ops, [](linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; });
   RowKernelBuilder k{b, group, seed.getLoc(), rowKernelThreads(group)};
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(group.ops.front());
@@ -169,10 +167,10 @@ void emitRowKernel(OpBuilder &b, const RowGroup &group, RowPoint point, RowParti
     if (!op.getNumReductionLoops())
       continue;
     Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-    workgroup.push_back(MemRefType::get(
-        {shufflesCombine(element) ? k.threads / kWarp : k.threads}, element,
-        MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+    workgroup.push_back(
+        MemRefType::get({shufflesCombine(element) ? k.threads / kWarp : k.threads}, element,
+                        MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
   }
   int64_t rows = 1;
   for (int64_t r : group.rows)
@@ -180,9 +178,8 @@ void emitRowKernel(OpBuilder &b, const RowGroup &group, RowPoint point, RowParti
   Value one = k.c(1);
   auto launch = gpu::LaunchOp::create(
       b, k.loc, k.c(rows), one, one, k.c(k.threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr, ValueRange{},
-      workgroup, TypeRange{}, nullptr, nullptr, nullptr,
-      FlatSymbolRefAttr::get(ctx, "infc_kernels"),
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr, ValueRange{}, workgroup,
+      TypeRange{}, nullptr, nullptr, nullptr, FlatSymbolRefAttr::get(ctx, "infc_kernels"),
       FlatSymbolRefAttr::get(ctx, "kernel")); // infc-map-to-gpu names it
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::TerminatorOp::create(b, k.loc);
@@ -215,10 +212,10 @@ void emitRowKernel(OpBuilder &b, const RowGroup &group, RowPoint point, RowParti
     Operation *combiner = rowReductionCombiner(op);
     auto neutral = cast<TypedAttr>(*arith::getNeutralElement(combiner));
     Value start = arith::ConstantOp::create(b, k.loc, neutral);
-    scf::ForOp loop = k.overRow(tid, rowDims, inner, start,
-                                [&](ArrayRef<Value> dims, ValueRange acc) {
-                                  return SmallVector<Value>{partial(b, op, dims, acc[0])};
-                                });
+    scf::ForOp loop =
+        k.overRow(tid, rowDims, inner, start, [&](ArrayRef<Value> dims, ValueRange acc) {
+          return SmallVector<Value>{partial(b, op, dims, acc[0])};
+        });
     Value shared = launch.getWorkgroupAttributions()[nextShared++];
     Value total = shufflesCombine(start.getType())
                       ? k.combineByShuffles(combiner, loop.getResult(0), tid, shared)

@@ -18,13 +18,12 @@
 namespace infc {
 
 /// Member `op`'s whole payload at loop dimensions `dims` (loads, compute, store).
-using RowPoint =
-    llvm::function_ref<void(mlir::OpBuilder &, mlir::linalg::LinalgOp op,
-                            llvm::ArrayRef<mlir::Value> dims)>;
+using RowPoint = llvm::function_ref<void(mlir::OpBuilder &, mlir::linalg::LinalgOp op,
+                                         llvm::ArrayRef<mlir::Value> dims)>;
 /// Reduction `op`'s payload at `dims` on accumulator `acc`: the combined value.
-using RowPartial = llvm::function_ref<mlir::Value(
-    mlir::OpBuilder &, mlir::linalg::LinalgOp op, llvm::ArrayRef<mlir::Value> dims,
-    mlir::Value acc)>;
+using RowPartial =
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::linalg::LinalgOp op,
+                                   llvm::ArrayRef<mlir::Value> dims, mlir::Value acc)>;
 
 /// Threads a block of `group`'s kernel: the most points an op has in a row, rounded up to a
 /// power of two, from a warp (32) to 256.
@@ -32,8 +31,7 @@ int64_t rowKernelThreads(const RowGroup &group);
 
 /// Writes the kernel before the group's first op (the caller erases the ops). A fill right
 /// before a reduction into the same buffer becomes the reduction's starting value.
-void emitRowKernel(mlir::OpBuilder &b, const RowGroup &group, RowPoint point,
-                   RowPartial partial);
+void emitRowKernel(mlir::OpBuilder &b, const RowGroup &group, RowPoint point, RowPartial partial);
 
 } // namespace infc
 

@@ -209,8 +209,7 @@ void splitContraction(RewriterBase &rewriter, linalg::GenericOp op, Split split)
   rewriter.eraseOp(op);
 }
 
-struct InfcSplitReductionPass
-    : public infc::impl::InfcSplitReductionBase<InfcSplitReductionPass> {
+struct InfcSplitReductionPass : public infc::impl::InfcSplitReductionBase<InfcSplitReductionPass> {
   using InfcSplitReductionBase::InfcSplitReductionBase;
 
   void runOnOperation() override {

@@ -15,8 +15,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
@@ -41,7 +41,8 @@ bool isMultiplyAdd(linalg::LinalgOp op) {
   if (!body || body->getNumArguments() != 3)
     return false;
   for (Operation &inner : body->without_terminator())
-    if (!isWidening(&inner) && !isa<arith::MulFOp, arith::AddFOp, arith::MulIOp, arith::AddIOp>(inner))
+    if (!isWidening(&inner) &&
+        !isa<arith::MulFOp, arith::AddFOp, arith::MulIOp, arith::AddIOp>(inner))
       return false;
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   Operation *add = yield.getNumOperands() == 1 ? yield.getOperand(0).getDefiningOp() : nullptr;
@@ -257,9 +258,9 @@ struct KernelBuilder {
     // vector.load reads along the innermost dimension, which must have unit stride.
     auto unitInnermost = [](MemRefType t, SmallVectorImpl<int64_t> &strides, int64_t &offset) {
       return t.getElementType().isIntOrFloat() && t.getElementTypeBitWidth() % 8 == 0 &&
-             succeeded(t.getStridesAndOffset(strides, offset)) &&
-             !ShapedType::isDynamic(offset) && !llvm::any_of(strides, ShapedType::isDynamic) &&
-             !strides.empty() && strides.back() == 1;
+             succeeded(t.getStridesAndOffset(strides, offset)) && !ShapedType::isDynamic(offset) &&
+             !llvm::any_of(strides, ShapedType::isDynamic) && !strides.empty() &&
+             strides.back() == 1;
     };
     if (from.empty() || !unitInnermost(type, strides, offset))
       return 1;
@@ -287,8 +288,7 @@ struct KernelBuilder {
     }
     SmallVector<int64_t> coefficients(op.getNumLoops(), 0);
     int64_t constant = offset;
-    for (auto [expr, stride] :
-         llvm::zip(op.getMatchingIndexingMap(operand).getResults(), strides))
+    for (auto [expr, stride] : llvm::zip(op.getMatchingIndexingMap(operand).getResults(), strides))
       if (!linearTerms(expr, stride, coefficients, constant))
         return 1;
     bool fastDepth = depthFastest(input, side);
@@ -311,17 +311,15 @@ struct KernelBuilder {
     if (chained.empty())
       return 1;
     ArrayRef<int64_t> shape = type.getShape();
-    for (int64_t width = std::min<int64_t>(128 / bits, stagedPerThread()); width > 1;
-         width /= 2) {
+    for (int64_t width = std::min<int64_t>(128 / bits, stagedPerThread()); width > 1; width /= 2) {
       bool aligned = inner % width == 0 && fastExtent % width == 0 && step % width == 0 &&
                      stagedPerThread() % width == 0;
       for (const Source &source : froms)
         aligned &= source.alignment >= std::min<int64_t>(16, width * source.bytes) &&
-                   (!source.byRows
-                        ? (constant - offset + source.offset) % width == 0
-                        : source.offset % width == 0 &&
-                              llvm::all_of(source.outerStrides,
-                                           [&](int64_t s) { return s % width == 0; }));
+                   (!source.byRows ? (constant - offset + source.offset) % width == 0
+                                   : source.offset % width == 0 &&
+                                         llvm::all_of(source.outerStrides,
+                                                      [&](int64_t s) { return s % width == 0; }));
       for (auto [d, coefficient] : llvm::enumerate(coefficients))
         aligned &= llvm::is_contained(chained, d) || ranges[d] == 1 || coefficient % width == 0;
       // A chunk starting at a multiple of the width inside rows of a multiple of it.
@@ -437,8 +435,8 @@ struct KernelBuilder {
         // The chunk's offset in the row is a multiple of its bytes; the row's start as
         // aligned as the pitch allows.
         int64_t pitchBytes = type.getShape()[1] * elementBytes;
-        int64_t alignment = std::min<int64_t>(width * elementBytes,
-                                              (int64_t)llvm::MinAlign(pitchBytes, 16));
+        int64_t alignment =
+            std::min<int64_t>(width * elementBytes, (int64_t)llvm::MinAlign(pitchBytes, 16));
         vector::StoreOp::create(b, loc, v, shared, stagedIndex(layout, kk, ii, stage),
                                 /*nontemporal=*/false, llvm::MaybeAlign(alignment));
         continue;
@@ -516,8 +514,8 @@ struct KernelBuilder {
     auto launch = gpu::LaunchOp::create(
         b, loc, c(llvm::divideCeil(t.cols, t.tile)), c(llvm::divideCeil(t.rows, t.tile)),
         c(t.batch), c(threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
-        /*asyncTokenType=*/nullptr, ValueRange{}, workgroup, privates, nullptr, nullptr,
-        nullptr, FlatSymbolRefAttr::get(ctx, "infc_kernels"),
+        /*asyncTokenType=*/nullptr, ValueRange{}, workgroup, privates, nullptr, nullptr, nullptr,
+        FlatSymbolRefAttr::get(ctx, "infc_kernels"),
         FlatSymbolRefAttr::get(ctx, "kernel")); // infc-map-to-gpu names it
     b.setInsertionPointToStart(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
@@ -563,8 +561,8 @@ struct KernelBuilder {
     OpOperand *out = op.getDpsInitOperand(0);
     Value start = initialValue;
     if (!start)
-      start = memref::LoadOp::create(b, loc, out->get(),
-                                     indices(op.getMatchingIndexingMap(out), dims));
+      start =
+          memref::LoadOp::create(b, loc, out->get(), indices(op.getMatchingIndexingMap(out), dims));
     store(b, dims,
           isa<IntegerType>(sum.getType()) ? arith::AddIOp::create(b, loc, start, sum).getResult()
                                           : arith::AddFOp::create(b, loc, start, sum).getResult());
@@ -628,12 +626,12 @@ struct KernelBuilder {
     SmallVector<Line> rowLines, colLines;
     for (int64_t i = 0; i < fragsM; ++i)
       for (int64_t h = 0; h < 2; ++h)
-        rowLines.push_back(lineAt(add(rowStart, add(add(warpRow, i * 16), coordsC[2 * h][0])),
-                                  t.rows, t.rowDims));
+        rowLines.push_back(
+            lineAt(add(rowStart, add(add(warpRow, i * 16), coordsC[2 * h][0])), t.rows, t.rowDims));
     for (int64_t j = 0; j < fragsN; ++j)
       for (int64_t e = 0; e < 2; ++e)
-        colLines.push_back(lineAt(add(colStart, add(add(warpCol, j * 8), coordsC[e][1])),
-                                  t.cols, t.colDims));
+        colLines.push_back(
+            lineAt(add(colStart, add(add(warpCol, j * 8), coordsC[e][1])), t.cols, t.colDims));
     for (int64_t i = 0; i < fragsM; ++i)
       for (int64_t j = 0; j < fragsN; ++j)
         for (int64_t v = 0; v < 4; ++v) {
@@ -663,8 +661,8 @@ struct KernelBuilder {
     Value rounded = arith::AndIOp::create(
         b, loc, arith::AddIOp::create(b, loc, bits, constant(0x1000)), constant(0xFFFFE000));
     Value exponent = arith::AndIOp::create(b, loc, bits, constant(0x7F800000));
-    Value finite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, exponent,
-                                         constant(0x7F800000));
+    Value finite =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, exponent, constant(0x7F800000));
     return arith::BitcastOp::create(b, loc, x.getType(),
                                     arith::SelectOp::create(b, loc, finite, rounded, bits));
   }
@@ -711,8 +709,8 @@ struct KernelBuilder {
     // limit): their lanes store them themselves.
     bool stageSums = tile <= 64;
     int64_t sumsBytes = stageSums ? tile * pitchC * accType.getIntOrFloatBitWidth() / 8 : 0;
-    const int64_t stages = stagesThatFit(
-        (shapeA[0] * shapeA[1] + shapeB[0] * shapeB[1]) * bits / 8, sumsBytes);
+    const int64_t stages =
+        stagesThatFit((shapeA[0] * shapeA[1] + shapeB[0] * shapeB[1]) * bits / 8, sumsBytes);
     const int64_t rowsA = shapeA[0], rowsB = shapeB[0];
     shapeA[0] *= stages;
     shapeB[0] *= stages;
@@ -749,18 +747,15 @@ struct KernelBuilder {
       for (int64_t v = 0; v < registers * elements; v += elements) {
         std::array<Value, 2> rc;
         for (unsigned r = 0; r < 2; ++r)
-          rc[r] = affine::AffineApplyOp::create(b, loc, map.getSubMap({r}),
-                                                ValueRange{lane, c(v)});
+          rc[r] = affine::AffineApplyOp::create(b, loc, map.getSubMap({r}), ValueRange{lane, c(v)});
         coords.push_back(rc);
       }
       return coords;
     };
     SmallVector<std::array<Value, 2>> coordsA, coordsB;
     if (tf32) {
-      coordsA = at(layout({m, k}, element, nvgpu::MatMulOperandRole::A), registersA,
-                   perRegister);
-      coordsB = at(layout({n, k}, element, nvgpu::MatMulOperandRole::B), registersB,
-                   perRegister);
+      coordsA = at(layout({m, k}, element, nvgpu::MatMulOperandRole::A), registersA, perRegister);
+      coordsB = at(layout({n, k}, element, nvgpu::MatMulOperandRole::B), registersB, perRegister);
     }
     auto coordsC = at(layout({m, n}, accType, nvgpu::MatMulOperandRole::C), 4, 1);
     auto typeC = VectorType::get({2, 2}, accType);
@@ -790,8 +785,8 @@ struct KernelBuilder {
     }
     auto ldmatrix = [&](Value tileBuffer, Value row, Value col, bool transpose = false) {
       auto type = VectorType::get({4, perRegister}, element);
-      return nvgpu::LdMatrixOp::create(b, loc, type, tileBuffer, ValueRange{row, col},
-                                       transpose, /*numTiles=*/4);
+      return nvgpu::LdMatrixOp::create(b, loc, type, tileBuffer, ValueRange{row, col}, transpose,
+                                       /*numTiles=*/4);
     };
     // Register r of an ldmatrix: f16 a vector<2xf16>, bf16 and bytes an i32 of neighbours
     // along the row (the first in the low bits), as nvvm.mma.sync takes them.
@@ -849,11 +844,10 @@ struct KernelBuilder {
           }
           for (int64_t j = 0; j < fragsN; j += 2) {
             Value matrices =
-                transposedB
-                    ? ldmatrix(colTile, inStage(add(depthInB, kk), stageB),
-                               add(add(warpCol, j * n), columnInB), /*transpose=*/true)
-                    : ldmatrix(colTile, inStage(add(add(warpCol, j * n), rowInB), stageB),
-                               add(offsetB, kk));
+                transposedB ? ldmatrix(colTile, inStage(add(depthInB, kk), stageB),
+                                       add(add(warpCol, j * n), columnInB), /*transpose=*/true)
+                            : ldmatrix(colTile, inStage(add(add(warpCol, j * n), rowInB), stageB),
+                                       add(offsetB, kk));
             for (int64_t r = 0; r < 2 * registersB; ++r)
               bf[j + r / registersB].push_back(registerOf(matrices, r));
           }
@@ -917,8 +911,8 @@ struct KernelBuilder {
     for (auto [sum, start] : llvm::zip(sums, acc))
       for (int64_t v = 0; v < 4; ++v)
         sum.push_back(vector::ExtractOp::create(b, loc, start, ArrayRef<int64_t>{v / 2, v % 2}));
-    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                   {accType, accType, accType, accType});
+    auto result =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {accType, accType, accType, accType});
     std::optional<NVVM::MMAIntOverflow> overflow;
     if (integers)
       overflow = NVVM::MMAIntOverflow::wrapped;
@@ -938,8 +932,7 @@ struct KernelBuilder {
     }
   }
 
-  void build(Value initialValue,
-             function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+  void build(Value initialValue, function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
     int64_t T = t.threadTile, side = ContractionTiling::kThreadsPerSide;
     // A thread's T rows (columns) are T / V runs of V neighbours, run g at g * span + V ty
     // (tx): one V-wide shared load a run and step (4 elements: 128-bit loads, a warp's 16
@@ -958,10 +951,10 @@ struct KernelBuilder {
         0);
     auto shared = gpu::AddressSpace::Workgroup;
     OpBuilder::InsertionGuard guard(b);
-    gpu::LaunchOp launch = openLaunch(
-        TypeRange{bufferType({stages * t.tileDepth, pitch}, rowElement, shared),
-                  bufferType({stages * t.tileDepth, pitch}, colElement, shared)},
-        TypeRange{bufferType({T * T}, accType, gpu::AddressSpace::Private)});
+    gpu::LaunchOp launch =
+        openLaunch(TypeRange{bufferType({stages * t.tileDepth, pitch}, rowElement, shared),
+                             bufferType({stages * t.tileDepth, pitch}, colElement, shared)},
+                   TypeRange{bufferType({T * T}, accType, gpu::AddressSpace::Private)});
     Value rowTile = launch.getWorkgroupAttributions()[0];
     Value colTile = launch.getWorkgroupAttributions()[1];
     Value acc = launch.getPrivateAttributions()[0];
@@ -1007,10 +1000,10 @@ struct KernelBuilder {
       if (stages == 1)
         gpu::BarrierOp::create(b, loc); // the step before is read
       Value stage = stageAt(k0, stages, t.tileDepth);
-      stageStores(t.rowInput, t.rowDims, current.take_front(staged), rowTile,
-                  Layout::DepthMajor, stage);
-      stageStores(t.colInput, t.colDims, current.drop_front(staged), colTile,
-                  Layout::DepthMajor, stage);
+      stageStores(t.rowInput, t.rowDims, current.take_front(staged), rowTile, Layout::DepthMajor,
+                  stage);
+      stageStores(t.colInput, t.colDims, current.drop_front(staged), colTile, Layout::DepthMajor,
+                  stage);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> next = stageNextLoads(k0, current.getTypes());
       auto depth = scf::ForOp::create(b, loc, c(0), c(t.tileDepth), c(1));
@@ -1048,7 +1041,7 @@ struct KernelBuilder {
     for (int64_t i = 0; i < T; ++i)
       for (int64_t j = 0; j < T; ++j) {
         Value row, col;
-          std::tie(row, col) = elementAt(i, j);
+        std::tie(row, col) = elementAt(i, j);
         where(insideOutput(row, col), [&] {
           Value result = memref::LoadOp::create(b, loc, acc, ValueRange{c(i * T + j)});
           store(b, dimsAt(row, col), result);
@@ -1116,8 +1109,8 @@ std::optional<ContractionTiling> infc::classifyContraction(linalg::LinalgOp op) 
   return t;
 }
 
-std::optional<ContractionTiling::TensorCoreKind>
-infc::tensorCoreKind(linalg::LinalgOp op, bool tf32) {
+std::optional<ContractionTiling::TensorCoreKind> infc::tensorCoreKind(linalg::LinalgOp op,
+                                                                      bool tf32) {
   // f16 or bf16 inputs summed in f32, f32 inputs and sums as TF32 when allowed, and bytes
   // (either signedness each) summed in i32.
   using Kind = ContractionTiling::TensorCoreKind;
@@ -1129,8 +1122,7 @@ infc::tensorCoreKind(linalg::LinalgOp op, bool tf32) {
   return elementA.isF32() ? Kind::Tf32 : elementA.isBF16() ? Kind::Bf16 : Kind::F16;
 }
 
-std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
-                                                            int64_t minBlocks,
+std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op, int64_t minBlocks,
                                                             bool tensorCores, bool tf32) {
   if (!op.hasPureBufferSemantics() ||
       llvm::any_of(op->getOperandTypes(), [](Type type) { return !isa<MemRefType>(type); }))
@@ -1148,8 +1140,8 @@ std::optional<ContractionTiling> infc::planTiledContraction(linalg::LinalgOp op,
            double(llvm::alignTo(t.rows, tile) * llvm::alignTo(t.cols, tile));
   };
   t.tile = t.blocks(128) >= minBlocks && filled(128) >= 0.9 * filled(64) ? 128
-           : t.blocks(64) >= minBlocks                                      ? 64
-                                                                            : 32;
+           : t.blocks(64) >= minBlocks                                   ? 64
+                                                                         : 32;
   std::optional<ContractionTiling::TensorCoreKind> kind = tensorCoreKind(op, tf32);
   if (tensorCores && kind) {
     t.tensorCores = true;
@@ -1184,17 +1176,15 @@ SmallVector<Value> infc::indexingMapAt(OpBuilder &b, Location loc, AffineMap map
   return result;
 }
 
-void infc::emitTiledContraction(
-    OpBuilder &b, linalg::LinalgOp op, const ContractionTiling &tiling, Value initialValue,
-    InputLoad load, InputSources sources, InputVectorLoad loadVector,
-    function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
+void infc::emitTiledContraction(OpBuilder &b, linalg::LinalgOp op, const ContractionTiling &tiling,
+                                Value initialValue, InputLoad load, InputSources sources,
+                                InputVectorLoad loadVector,
+                                function_ref<void(OpBuilder &, ArrayRef<Value>, Value)> store) {
   if (tiling.tensorCores) {
-    KernelBuilder builder{b, op, tiling, op.getLoc(), tiling.threads, load, sources,
-                          loadVector};
+    KernelBuilder builder{b, op, tiling, op.getLoc(), tiling.threads, load, sources, loadVector};
     builder.buildMmaSync(initialValue, store);
     return;
   }
-  KernelBuilder builder{b, op, tiling, op.getLoc(), tiling.threads, load, sources,
-                        loadVector};
+  KernelBuilder builder{b, op, tiling, op.getLoc(), tiling.threads, load, sources, loadVector};
   builder.build(initialValue, store);
 }

@@ -64,14 +64,12 @@ std::optional<ContractionTiling::TensorCoreKind> tensorCoreKind(mlir::linalg::Li
 /// also needs its tiles at least 90% as full as 64's.
 /// `tensorCores`: f16 or bf16 inputs summed in f32 and bytes summed in i32 take the
 /// tensor-core (mma.sync) kernel instead, and with `tf32` so do f32 inputs and sums.
-std::optional<ContractionTiling> planTiledContraction(mlir::linalg::LinalgOp op,
-                                                      int64_t minBlocks, bool tensorCores,
-                                                      bool tf32 = false);
+std::optional<ContractionTiling> planTiledContraction(mlir::linalg::LinalgOp op, int64_t minBlocks,
+                                                      bool tensorCores, bool tf32 = false);
 
 /// The indices `map` gives at loop dimensions `dims` (affine.apply for non-trivial results).
 llvm::SmallVector<mlir::Value> indexingMapAt(mlir::OpBuilder &b, mlir::Location loc,
-                                             mlir::AffineMap map,
-                                             llvm::ArrayRef<mlir::Value> dims);
+                                             mlir::AffineMap map, llvm::ArrayRef<mlir::Value> dims);
 
 /// The value of input `memref` at `indices`, inside the kernel (a load, or the payload of
 /// the op that wrote it, run there instead).
@@ -106,8 +104,7 @@ using InputVectorLoad = llvm::function_ref<mlir::Value(
 void emitTiledContraction(
     mlir::OpBuilder &b, mlir::linalg::LinalgOp op, const ContractionTiling &tiling,
     mlir::Value initialValue, InputLoad load, InputSources sources, InputVectorLoad loadVector,
-    llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<mlir::Value>, mlir::Value)>
-        store);
+    llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<mlir::Value>, mlir::Value)> store);
 
 } // namespace infc
 

@@ -58,8 +58,7 @@ OpOperand *epilogueInput(linalg::LinalgOp next, Value out) {
   AffineMap map = next.getMatchingIndexingMap(read);
   auto type = cast<MemRefType>(read->get().getType());
   SmallVector<int64_t> ranges = next.getStaticLoopRanges();
-  if (!map.isPermutation() || !type.hasStaticShape() ||
-      ranges.size() != (size_t)type.getRank())
+  if (!map.isPermutation() || !type.hasStaticShape() || ranges.size() != (size_t)type.getRank())
     return nullptr;
   for (int64_t i = 0; i < type.getRank(); ++i)
     if (ranges[map.getDimPosition(i)] != type.getDimSize(i))
@@ -82,8 +81,7 @@ Operation *rowReductionCombiner(linalg::LinalgOp op) {
   return arith::getNeutralElement(combine) ? combine : nullptr;
 }
 
-std::optional<SmallVector<int64_t>> rowReductionShape(linalg::LinalgOp op,
-                                                       int64_t minReduction) {
+std::optional<SmallVector<int64_t>> rowReductionShape(linalg::LinalgOp op, int64_t minReduction) {
   if (!isa<linalg::GenericOp, linalg::ReduceOp>(op) || !op.hasPureBufferSemantics() ||
       op->getNumResults() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
       linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op))
@@ -194,9 +192,8 @@ findPointGroups(Block &block, function_ref<bool(linalg::LinalgOp)> member,
                 function_ref<bool(linalg::LinalgOp, ArrayRef<linalg::LinalgOp>)> skip) {
   auto ranges = [](linalg::LinalgOp op) { return op.getStaticLoopRanges(); };
   auto allParallel = [](linalg::LinalgOp op) {
-    return op && op.hasPureBufferSemantics() && !op->getNumResults() &&
-           op.getNumDpsInits() == 1 && op.getNumLoops() > 0 &&
-           op.getNumReductionLoops() == 0 && !isa<linalg::FillOp>(op) &&
+    return op && op.hasPureBufferSemantics() && !op->getNumResults() && op.getNumDpsInits() == 1 &&
+           op.getNumLoops() > 0 && op.getNumReductionLoops() == 0 && !isa<linalg::FillOp>(op) &&
            !llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
   };
   SmallVector<PointGroup> groups;
@@ -233,9 +230,8 @@ findPointGroups(Block &block, function_ref<bool(linalg::LinalgOp)> member,
   close();
   // Skipped ops after the last member stay where they are.
   for (PointGroup &group : groups)
-    llvm::erase_if(group.skipped, [&](linalg::LinalgOp op) {
-      return group.ops.back()->isBeforeInBlock(op);
-    });
+    llvm::erase_if(group.skipped,
+                   [&](linalg::LinalgOp op) { return group.ops.back()->isBeforeInBlock(op); });
   return groups;
 }
 

@@ -2,8 +2,8 @@
 #include "infc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -56,17 +56,16 @@ struct StridedTransferReadAsShuffle : OpRewritePattern<vector::TransferReadOp> {
     }
     int64_t span = (n - 1) * s + 1;
     Type et = memref.getElementType();
-    auto flatType = MemRefType::get({span}, et,
-                                    StridedLayoutAttr::get(rewriter.getContext(),
-                                                           ShapedType::kDynamic, {1}));
+    auto flatType = MemRefType::get(
+        {span}, et, StridedLayoutAttr::get(rewriter.getContext(), ShapedType::kDynamic, {1}));
     Value flat = memref::ReinterpretCastOp::create(
         rewriter, loc, flatType, meta.getBaseBuffer(), OpFoldResult(linear),
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(span)},
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value wide = vector::TransferReadOp::create(rewriter, loc, VectorType::get({span}, et), flat,
-                                                ValueRange{zero}, op.getPadding(),
-                                                ArrayRef<bool>{true});
+    Value wide =
+        vector::TransferReadOp::create(rewriter, loc, VectorType::get({span}, et), flat,
+                                       ValueRange{zero}, op.getPadding(), ArrayRef<bool>{true});
     SmallVector<int64_t> picks;
     for (int64_t i = 0; i < n; ++i)
       picks.push_back(i * s);
@@ -100,16 +99,15 @@ struct InfcLowerVectorsPass : public infc::impl::InfcLowerVectorsBase<InfcLowerV
       // approximations hold a few ulp over the whole range; sin/cos reduce the argument
       // too naively for large inputs and stay with libm.
       populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
-        return llvm::is_contained({"math.erf", "math.exp", "math.expm1", "math.log",
-                                   "math.log1p", "math.log2", "math.tanh"},
+        return llvm::is_contained({"math.erf", "math.exp", "math.expm1", "math.log", "math.log1p",
+                                   "math.log2", "math.tanh"},
                                   name);
       });
       if (failed(applyOpPatternsGreedily(vectorMath, std::move(patterns))))
         return signalPassFailure();
     }
-    if (failed(apply([](RewritePatternSet &p) {
-          p.add<StridedTransferReadAsShuffle>(p.getContext());
-        })) ||
+    if (failed(apply(
+            [](RewritePatternSet &p) { p.add<StridedTransferReadAsShuffle>(p.getContext()); })) ||
         failed(apply([](RewritePatternSet &p) {
           vector::populateVectorContractLoweringPatterns(
               p, vector::VectorContractLowering::OuterProduct);
@@ -117,8 +115,8 @@ struct InfcLowerVectorsPass : public infc::impl::InfcLowerVectorsBase<InfcLowerV
         })) ||
         failed(apply([](RewritePatternSet &p) {
           vector::populateVectorOuterProductLoweringPatterns(p);
-          vector::populateVectorTransposeLoweringPatterns(
-              p, vector::VectorTransposeLowering::EltWise);
+          vector::populateVectorTransposeLoweringPatterns(p,
+                                                          vector::VectorTransposeLowering::EltWise);
           vector::populateVectorBroadcastLoweringPatterns(p);
           vector::populateVectorMultiReductionLoweringPatterns(
               p, vector::VectorMultiReductionLowering::InnerParallel);

@@ -1,6 +1,6 @@
 //===- MemoryPlan.cpp - static arena for all intermediate buffers ---------===//
-#include "infc/Codegen/Common/Passes.h"
 #include "infc/Codegen/Common/KernelGroups.h"
+#include "infc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,8 +52,7 @@ Value rootOf(Value v) {
 }
 
 bool allParallel(linalg::LinalgOp op) {
-  return op.hasPureBufferSemantics() && op.getNumReductionLoops() == 0 &&
-         !isa<linalg::FillOp>(op);
+  return op.hasPureBufferSemantics() && op.getNumReductionLoops() == 0 && !isa<linalg::FillOp>(op);
 }
 
 /// The linalg op before (`step` -1) or after (+1) `op`, past memory-effect-free ops,
@@ -97,11 +96,12 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
     int64_t last = order.lookup(op);
     for (linalg::LinalgOp tail = op, next = neighbour(op, +1);
          next && allParallel(next) &&
-         llvm::any_of(next.getDpsInputOperands(), [&](OpOperand *input) {
-           return llvm::any_of(tail.getDpsInits(), [&](Value out) {
-             return rootOf(out) == rootOf(input->get());
-           });
-         });
+         llvm::any_of(next.getDpsInputOperands(),
+                      [&](OpOperand *input) {
+                        return llvm::any_of(tail.getDpsInits(), [&](Value out) {
+                          return rootOf(out) == rootOf(input->get());
+                        });
+                      });
          tail = next, next = neighbour(next, +1)) {
       group.push_back(next);
       last = order.lookup(next);
@@ -142,12 +142,11 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
     DenseSet<Value> mine = touched(op);
     Value written = rootOf(op.getDpsInits()[0]);
     return llvm::none_of(members, [&](linalg::LinalgOp member) {
-      return touched(member).contains(written) ||
-             mine.contains(rootOf(member.getDpsInits()[0]));
+      return touched(member).contains(written) || mine.contains(rootOf(member.getDpsInits()[0]));
     });
   };
-  for (const infc::PointGroup &group : infc::findPointGroups(
-           block, [](linalg::LinalgOp) { return true; }, independent)) {
+  for (const infc::PointGroup &group :
+       infc::findPointGroups(block, [](linalg::LinalgOp) { return true; }, independent)) {
     int64_t last = order.lookup(group.ops.back());
     for (linalg::LinalgOp member : group.ops) {
       for (Value read : infc::memrefsRead(member))
@@ -239,8 +238,8 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
     for (Buffer &buf : buffers) {
       OpBuilder b(buf.alloc);
       Value offset = arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset);
-      Value view = memref::ViewOp::create(b, buf.alloc.getLoc(), buf.alloc.getType(),
-                                          workspace, offset, ValueRange{});
+      Value view = memref::ViewOp::create(b, buf.alloc.getLoc(), buf.alloc.getType(), workspace,
+                                          offset, ValueRange{});
       // The arena outlives every use; drop deallocations of the replaced buffers.
       for (Operation *user : llvm::make_early_inc_range(buf.alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
@@ -258,8 +257,7 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
     });
     if (leftover.wasInterrupted())
       return signalPassFailure();
-    module->setAttr("infc.workspace_bytes",
-                    IntegerAttr::get(IntegerType::get(ctx, 64), total));
+    module->setAttr("infc.workspace_bytes", IntegerAttr::get(IntegerType::get(ctx, 64), total));
   }
 };
 } // namespace

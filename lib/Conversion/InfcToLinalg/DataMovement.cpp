@@ -45,8 +45,8 @@ struct ReshapeLowering : public OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), adaptor.getInput(),
-                                         loweredType(op.getType())));
+    rewriter.replaceOp(
+        op, reshapeTensor(rewriter, op.getLoc(), adaptor.getInput(), loweredType(op.getType())));
     return success();
   }
 };
@@ -55,8 +55,7 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, elementwise(rewriter, op.getLoc(),
-                                       loweredType(op.getType()),
+    rewriter.replaceOp(op, elementwise(rewriter, op.getLoc(), loweredType(op.getType()),
                                        ValueRange{adaptor.getInput()},
                                        [](OpBuilder &, Location, ValueRange a) { return a[0]; }));
     return success();
@@ -91,9 +90,8 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
         continue; // contributes nothing, and its offset may lie past the end
       SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
       offsets[axis] = offset;
-      result = tensor::InsertSliceOp::create(rewriter, loc, v, result, ValueRange{},
-                                             ValueRange{}, ValueRange{}, offsets,
-                                             vt.getShape(), strides);
+      result = tensor::InsertSliceOp::create(rewriter, loc, v, result, ValueRange{}, ValueRange{},
+                                             ValueRange{}, offsets, vt.getShape(), strides);
       offset += vt.getDimSize(axis);
     }
     rewriter.replaceOp(op, result);
@@ -111,9 +109,8 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
     ArrayRef<int64_t> offsets = op.getOffsets(), steps = op.getSteps();
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, adaptor.getInput(),
-                                                          ValueRange{}, ValueRange{},
-                                                          ValueRange{}, offsets,
-                                                          op.getSizes(), steps);
+                                                          ValueRange{}, ValueRange{}, ValueRange{},
+                                                          offsets, op.getSizes(), steps);
       return success();
     }
     Value input = adaptor.getInput();
@@ -121,17 +118,19 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
     SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-        SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(type.getRank(),
-                                                                 rewriter.getContext())},
+        SmallVector<AffineMap>{
+            AffineMap::getMultiDimIdentityMap(type.getRank(), rewriter.getContext())},
         iterators, [&](OpBuilder &b, Location l, ValueRange) {
           SmallVector<Value> indices;
           for (int64_t d = 0; d < type.getRank(); ++d) {
             Value i = linalg::IndexOp::create(b, l, d);
             Value step = arith::ConstantIndexOp::create(b, l, steps[d]);
             Value off = arith::ConstantIndexOp::create(b, l, offsets[d]);
-            indices.push_back(arith::AddIOp::create(b, l, off, arith::MulIOp::create(b, l, i, step)));
+            indices.push_back(
+                arith::AddIOp::create(b, l, off, arith::MulIOp::create(b, l, i, step)));
           }
-          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, input, indices).getResult());
+          linalg::YieldOp::create(b, l,
+                                  tensor::ExtractOp::create(b, l, input, indices).getResult());
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();

@@ -51,16 +51,15 @@ template <typename MathOp> Value floatUnary(OpBuilder &b, Location loc, ValueRan
   return MathOp::create(b, loc, args[0]);
 }
 
-#define SCALAR(OP)                                                                      \
-  template <>                                                                           \
+#define SCALAR(OP)                                                                                 \
+  template <>                                                                                      \
   Value scalarOp<OP>(OpBuilder & b, Location loc, OP op, ValueRange args, ScalarInfo info)
 
 SCALAR(AddOp) { return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, args, false); }
 SCALAR(SubOp) { return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, args, false); }
 SCALAR(MulOp) { return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args, false); }
 SCALAR(DivOp) {
-  return floatOrInt<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(b, loc, args,
-                                                                   info.isUnsigned);
+  return floatOrInt<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(b, loc, args, info.isUnsigned);
 }
 /// Integer powers by squaring over the exponent's bits (wrapping like numpy); a negative
 /// signed exponent gives 0 (numpy refuses it, ONNX leaves it open).
@@ -78,8 +77,8 @@ SCALAR(PowOp) {
       [&](OpBuilder &lb, Location l, Value, ValueRange st) {
         Value bit = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ne,
                                           arith::AndIOp::create(lb, l, st[2], one), zero);
-        Value r = arith::SelectOp::create(lb, l, bit,
-                                          arith::MulIOp::create(lb, l, st[0], st[1]), st[0]);
+        Value r =
+            arith::SelectOp::create(lb, l, bit, arith::MulIOp::create(lb, l, st[0], st[1]), st[0]);
         Value base = arith::MulIOp::create(lb, l, st[1], st[1]);
         Value e = arith::ShRUIOp::create(lb, l, st[2], one);
         scf::YieldOp::create(lb, l, ValueRange{r, base, e});
@@ -118,8 +117,7 @@ SCALAR(GreaterOp) {
                  info.isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt);
 }
 SCALAR(RemOp) {
-  return floatOrInt<arith::RemFOp, arith::RemSIOp, arith::RemUIOp>(b, loc, args,
-                                                                   info.isUnsigned);
+  return floatOrInt<arith::RemFOp, arith::RemSIOp, arith::RemUIOp>(b, loc, args, info.isUnsigned);
 }
 // ONNX BitShift: an amount outside [0, width) shifts everything out. As unsigned, a negative
 // amount is >= width too, so one compare finds both.
@@ -267,8 +265,7 @@ Value lowering::castScalar(OpBuilder &b, Location loc, Value x, bool fromUnsigne
                ? (Value)arith::ExtFOp::create(b, loc, to, x)
                : (Value)arith::TruncFOp::create(b, loc, to, x);
   if (fromFloat && to.getIntOrFloatBitWidth() < 8) // int4/int2: truncate, then wrap
-    return arith::TruncIOp::create(b, loc, to,
-                                   arith::FPToSIOp::create(b, loc, b.getI32Type(), x));
+    return arith::TruncIOp::create(b, loc, to, arith::FPToSIOp::create(b, loc, b.getI32Type(), x));
   if (fromFloat)
     return toUnsigned ? (Value)arith::FPToUIOp::create(b, loc, to, x)
                       : (Value)arith::FPToSIOp::create(b, loc, to, x);
@@ -307,27 +304,26 @@ template <typename OpTy> struct ElementwiseLowering : public OpConversionPattern
     ScalarInfo info{et, isUnsigned(typed.getType())};
     bool widen = !std::is_same_v<OpTy, WhereOp> && isHalfFloat(typed.getType());
     bool supported = true;
-    Value result = elementwise(
-        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          SmallVector<Value> xs(args);
-          ScalarInfo inner = info;
-          if (widen) {
-            for (Value &x : xs)
-              if (isHalfFloat(x.getType()))
-                x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
-            if (isHalfFloat(et))
-              inner.et = b.getF32Type();
-          }
-          Value v = scalarOp<OpTy>(b, loc, op, xs, inner);
-          if (!v) {
-            supported = false;
-            return args[0];
-          }
-          if (v.getType() != et)
-            v = arith::TruncFOp::create(b, loc, et, v);
-          return v;
-        });
+    Value result = elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+                               [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                                 SmallVector<Value> xs(args);
+                                 ScalarInfo inner = info;
+                                 if (widen) {
+                                   for (Value &x : xs)
+                                     if (isHalfFloat(x.getType()))
+                                       x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+                                   if (isHalfFloat(et))
+                                     inner.et = b.getF32Type();
+                                 }
+                                 Value v = scalarOp<OpTy>(b, loc, op, xs, inner);
+                                 if (!v) {
+                                   supported = false;
+                                   return args[0];
+                                 }
+                                 if (v.getType() != et)
+                                   v = arith::TruncFOp::create(b, loc, et, v);
+                                 return v;
+                               });
     if (!supported) {
       rewriter.eraseOp(result.getDefiningOp());
       return op.emitOpError("is not supported on element type ")
@@ -346,19 +342,19 @@ struct CastLowering : public OpConversionPattern<CastOp> {
     Type from = getElementTypeOrSelf(op.getInput().getType());
     Type to = getElementTypeOrSelf(op.getType());
     bool fromUnsigned = isUnsigned(from), toUnsigned = isUnsigned(to);
-    rewriter.replaceOp(
-        op, elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
-                        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-                          // float8/float4 go through f32 (which holds each exactly).
-                          Value x = args[0];
-                          if (isSmallFloat(from))
-                            x = decodeSmallFloat(b, loc, x, from);
-                          if (!isSmallFloat(to))
-                            return castScalar(b, loc, x, fromUnsigned,
-                                              resultType.getElementType(), toUnsigned);
-                          x = castScalar(b, loc, x, fromUnsigned, b.getF32Type(), false);
-                          return encodeSmallFloat(b, loc, x, to, op.getSaturate());
-                        }));
+    rewriter.replaceOp(op,
+                       elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+                                   [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                                     // float8/float4 go through f32 (which holds each exactly).
+                                     Value x = args[0];
+                                     if (isSmallFloat(from))
+                                       x = decodeSmallFloat(b, loc, x, from);
+                                     if (!isSmallFloat(to))
+                                       return castScalar(b, loc, x, fromUnsigned,
+                                                         resultType.getElementType(), toUnsigned);
+                                     x = castScalar(b, loc, x, fromUnsigned, b.getF32Type(), false);
+                                     return encodeSmallFloat(b, loc, x, to, op.getSaturate());
+                                   }));
     return success();
   }
 };
@@ -370,43 +366,38 @@ struct BitcastLowering : public OpConversionPattern<BitcastOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = loweredType(op.getType());
     Type to = resultType.getElementType();
-    rewriter.replaceOp(
-        op, elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
-                        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-                          Value x = args[0];
-                          if (x.getType().isInteger(1) && !to.isInteger(1))
-                            x = arith::ExtUIOp::create(b, loc, b.getI8Type(), x);
-                          if (x.getType() == to)
-                            return x;
-                          return arith::BitcastOp::create(b, loc, to, x);
-                        }));
+    rewriter.replaceOp(op, elementwise(rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+                                       [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                                         Value x = args[0];
+                                         if (x.getType().isInteger(1) && !to.isInteger(1))
+                                           x = arith::ExtUIOp::create(b, loc, b.getI8Type(), x);
+                                         if (x.getType() == to)
+                                           return x;
+                                         return arith::BitcastOp::create(b, loc, to, x);
+                                       }));
     return success();
   }
 };
 } // namespace
 
 void infc::populateElementwisePatterns(RewritePatternSet &patterns) {
-  patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-               ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
-               ElementwiseLowering<MinOp>, ElementwiseLowering<AndOp>,
-               ElementwiseLowering<OrOp>, ElementwiseLowering<XorOp>, ElementwiseLowering<EqualOp>,
-               ElementwiseLowering<LessOp>, ElementwiseLowering<GreaterOp>,
-               ElementwiseLowering<WhereOp>, ElementwiseLowering<NegOp>,
-               ElementwiseLowering<AbsOp>, ElementwiseLowering<SqrtOp>,
-               ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
-               ElementwiseLowering<ErfOp>, ElementwiseLowering<TanhOp>,
-               ElementwiseLowering<FloorOp>, ElementwiseLowering<CeilOp>,
-               ElementwiseLowering<SigmoidOp>, ElementwiseLowering<ReluOp>,
-               ElementwiseLowering<ReciprocalOp>, ElementwiseLowering<NotOp>,
-               ElementwiseLowering<ClipOp>, ElementwiseLowering<LeakyReluOp>,
-               CastLowering, BitcastLowering>(patterns.getContext());
-  patterns.add<ElementwiseLowering<RemOp>, ElementwiseLowering<ShiftLeftOp>,
-               ElementwiseLowering<ShiftRightOp>, ElementwiseLowering<RoundOp>,
-               ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,
-               ElementwiseLowering<TanOp>, ElementwiseLowering<AsinOp>,
-               ElementwiseLowering<AcosOp>, ElementwiseLowering<AtanOp>,
-               ElementwiseLowering<SinhOp>, ElementwiseLowering<CoshOp>,
-               ElementwiseLowering<AsinhOp>, ElementwiseLowering<AcoshOp>,
-               ElementwiseLowering<AtanhOp>>(patterns.getContext());
+  patterns.add<
+      ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>, ElementwiseLowering<MulOp>,
+      ElementwiseLowering<DivOp>, ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
+      ElementwiseLowering<MinOp>, ElementwiseLowering<AndOp>, ElementwiseLowering<OrOp>,
+      ElementwiseLowering<XorOp>, ElementwiseLowering<EqualOp>, ElementwiseLowering<LessOp>,
+      ElementwiseLowering<GreaterOp>, ElementwiseLowering<WhereOp>, ElementwiseLowering<NegOp>,
+      ElementwiseLowering<AbsOp>, ElementwiseLowering<SqrtOp>, ElementwiseLowering<ExpOp>,
+      ElementwiseLowering<LogOp>, ElementwiseLowering<ErfOp>, ElementwiseLowering<TanhOp>,
+      ElementwiseLowering<FloorOp>, ElementwiseLowering<CeilOp>, ElementwiseLowering<SigmoidOp>,
+      ElementwiseLowering<ReluOp>, ElementwiseLowering<ReciprocalOp>, ElementwiseLowering<NotOp>,
+      ElementwiseLowering<ClipOp>, ElementwiseLowering<LeakyReluOp>, CastLowering, BitcastLowering>(
+      patterns.getContext());
+  patterns
+      .add<ElementwiseLowering<RemOp>, ElementwiseLowering<ShiftLeftOp>,
+           ElementwiseLowering<ShiftRightOp>, ElementwiseLowering<RoundOp>,
+           ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>, ElementwiseLowering<TanOp>,
+           ElementwiseLowering<AsinOp>, ElementwiseLowering<AcosOp>, ElementwiseLowering<AtanOp>,
+           ElementwiseLowering<SinhOp>, ElementwiseLowering<CoshOp>, ElementwiseLowering<AsinhOp>,
+           ElementwiseLowering<AcoshOp>, ElementwiseLowering<AtanhOp>>(patterns.getContext());
 }

@@ -213,15 +213,15 @@ Value combineScalars(OpBuilder &b, Location loc, StringRef reduction, Value old,
            : isBool ? (Value)arith::AndIOp::create(b, loc, old, upd)
                     : (Value)arith::MulIOp::create(b, loc, old, upd);
   if (reduction == "max")
-    return isFloat  ? (Value)arith::MaximumFOp::create(b, loc, old, upd)
-           : isBool ? (Value)arith::OrIOp::create(b, loc, old, upd)
+    return isFloat      ? (Value)arith::MaximumFOp::create(b, loc, old, upd)
+           : isBool     ? (Value)arith::OrIOp::create(b, loc, old, upd)
            : isUnsigned ? (Value)arith::MaxUIOp::create(b, loc, old, upd)
-                    : (Value)arith::MaxSIOp::create(b, loc, old, upd);
+                        : (Value)arith::MaxSIOp::create(b, loc, old, upd);
   if (reduction == "min")
-    return isFloat  ? (Value)arith::MinimumFOp::create(b, loc, old, upd)
-           : isBool ? (Value)arith::AndIOp::create(b, loc, old, upd)
+    return isFloat      ? (Value)arith::MinimumFOp::create(b, loc, old, upd)
+           : isBool     ? (Value)arith::AndIOp::create(b, loc, old, upd)
            : isUnsigned ? (Value)arith::MinUIOp::create(b, loc, old, upd)
-                    : (Value)arith::MinSIOp::create(b, loc, old, upd);
+                        : (Value)arith::MinSIOp::create(b, loc, old, upd);
   return upd;
 }
 
@@ -301,10 +301,9 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
                 } else {
                   ahead = arith::CmpIOp::create(
                       ib, il,
-                      isUnsignedInt ? (largest ? arith::CmpIPredicate::ugt
-                                               : arith::CmpIPredicate::ult)
-                                    : (largest ? arith::CmpIPredicate::sgt
-                                               : arith::CmpIPredicate::slt),
+                      isUnsignedInt
+                          ? (largest ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult)
+                          : (largest ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt),
                       st[2], bv);
                   equal = arith::CmpIOp::create(ib, il, arith::CmpIPredicate::eq, st[2], bv);
                 }

@@ -22,7 +22,7 @@ using namespace mlir;
 using namespace infc;
 
 AffineMap lowering::broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
-                               ArrayRef<int64_t> resultShape) {
+                                 ArrayRef<int64_t> resultShape) {
   int64_t offset = resultShape.size() - operandShape.size();
   SmallVector<AffineExpr> exprs;
   for (size_t d = 0; d < operandShape.size(); ++d)
@@ -33,24 +33,22 @@ AffineMap lowering::broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShap
 }
 
 Value lowering::elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
-                          ValueRange inputs,
-                          function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+                            ValueRange inputs,
+                            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   for (Value v : inputs)
-    maps.push_back(broadcastMap(ctx, cast<RankedTensorType>(v.getType()).getShape(),
-                                resultType.getShape()));
+    maps.push_back(
+        broadcastMap(ctx, cast<RankedTensorType>(v.getType()).getShape(), resultType.getShape()));
   maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType());
-  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value r = body(nb, nloc, args.drop_back());
-        linalg::YieldOp::create(nb, nloc, r);
-      });
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(), utils::IteratorType::parallel);
+  auto generic =
+      linalg::GenericOp::create(b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps,
+                                iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                                  Value r = body(nb, nloc, args.drop_back());
+                                  linalg::YieldOp::create(nb, nloc, r);
+                                });
   return generic.getResult(0);
 }
 
@@ -61,8 +59,8 @@ Value lowering::filled(OpBuilder &b, Location loc, RankedTensorType type, TypedA
 }
 
 Value lowering::reduce(OpBuilder &b, Location loc, Value input, ArrayRef<bool> reduced,
-                     TypedAttr init,
-                     function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+                       TypedAttr init,
+                       function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   auto type = cast<RankedTensorType>(input.getType());
   MLIRContext *ctx = b.getContext();
   SmallVector<int64_t> shape;
@@ -78,9 +76,8 @@ Value lowering::reduce(OpBuilder &b, Location loc, Value input, ArrayRef<bool> r
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
   Value acc = filled(b, loc, resultType, init);
-  SmallVector<AffineMap> maps = {
-      AffineMap::getMultiDimIdentityMap(type.getRank(), ctx),
-      AffineMap::get(type.getRank(), 0, outExprs, ctx)};
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(type.getRank(), ctx),
+                                 AffineMap::get(type.getRank(), 0, outExprs, ctx)};
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{acc}, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -90,17 +87,15 @@ Value lowering::reduce(OpBuilder &b, Location loc, Value input, ArrayRef<bool> r
 }
 
 Value lowering::reshapeTensor(OpBuilder &b, Location loc, Value input,
-                            RankedTensorType resultType) {
+                              RankedTensorType resultType) {
   auto type = cast<RankedTensorType>(input.getType());
   if (type == resultType)
     return input;
   if (type.getRank() > resultType.getRank()) {
-    if (auto reassoc = getReassociationIndicesForCollapse(type.getShape(),
-                                                          resultType.getShape()))
+    if (auto reassoc = getReassociationIndicesForCollapse(type.getShape(), resultType.getShape()))
       return tensor::CollapseShapeOp::create(b, loc, resultType, input, *reassoc);
   } else if (type.getRank() < resultType.getRank()) {
-    if (auto reassoc = getReassociationIndicesForCollapse(resultType.getShape(),
-                                                          type.getShape()))
+    if (auto reassoc = getReassociationIndicesForCollapse(resultType.getShape(), type.getShape()))
       return tensor::ExpandShapeOp::create(b, loc, resultType, input, *reassoc);
   }
   // General case: through a 1-D tensor (rank 0 goes through [1]).
@@ -120,21 +115,20 @@ Value lowering::reshapeTensor(OpBuilder &b, Location loc, Value input,
     return flat;
   return tensor::ExpandShapeOp::create(
       b, loc, resultType, flat,
-      ArrayRef<ReassociationIndices>{
-          llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank()))});
+      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank()))});
 }
 
 Value lowering::padConstant(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
-                           ArrayRef<int64_t> high, TypedAttr value) {
+                            ArrayRef<int64_t> high, TypedAttr value) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape(type.getShape());
   for (size_t d = 0; d < shape.size(); ++d)
     shape[d] += low[d] + high[d];
   Value padValue = arith::ConstantOp::create(b, loc, value);
   MLIRContext *ctx = b.getContext();
-  return tensor::PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
-                               input, getAsIndexOpFoldResult(ctx, low),
-                               getAsIndexOpFoldResult(ctx, high), padValue)
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), input,
+                               getAsIndexOpFoldResult(ctx, low), getAsIndexOpFoldResult(ctx, high),
+                               padValue)
       .getResult();
 }
 
@@ -168,9 +162,7 @@ Value lowering::scalar(OpBuilder &b, Location loc, Type type, double value, bool
   APInt v;
   if (isUnsigned) {
     APInt hi = APInt::getMaxValue(w);
-    v = value <= 0 ? APInt(w, 0)
-        : value >= hi.roundToDouble() ? hi
-                                      : APInt(w, (uint64_t)value);
+    v = value <= 0 ? APInt(w, 0) : value >= hi.roundToDouble() ? hi : APInt(w, (uint64_t)value);
   } else {
     APInt lo = APInt::getSignedMinValue(w), hi = APInt::getSignedMaxValue(w);
     v = value >= hi.signedRoundToDouble()   ? hi
@@ -184,8 +176,7 @@ TypedAttr lowering::lowestAttr(Type type, bool isUnsigned) {
   if (auto ft = dyn_cast<FloatType>(type))
     return FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/true));
   unsigned w = type.getIntOrFloatBitWidth();
-  return IntegerAttr::get(type, w == 1 || isUnsigned ? APInt(w, 0)
-                                                     : APInt::getSignedMinValue(w));
+  return IntegerAttr::get(type, w == 1 || isUnsigned ? APInt(w, 0) : APInt::getSignedMinValue(w));
 }
 
 TypedAttr lowering::highestAttr(Type type, bool isUnsigned) {
@@ -210,9 +201,7 @@ RankedTensorType lowering::loweredType(Type tensorType) {
   return cast<RankedTensorType>(signless(tensorType));
 }
 
-bool lowering::isUnsigned(Type type) {
-  return getElementTypeOrSelf(type).isUnsignedInteger();
-}
+bool lowering::isUnsigned(Type type) { return getElementTypeOrSelf(type).isUnsignedInteger(); }
 
 bool lowering::isHalfFloat(Type type) {
   Type et = getElementTypeOrSelf(type);
@@ -251,8 +240,7 @@ static void flattenEmptyBoundaryTensors(func::FuncOp func) {
     if (!needsFlattening(arg.getType()))
       continue;
     auto type = cast<RankedTensorType>(arg.getType());
-    Value empty =
-        tensor::EmptyOp::create(b, func.getLoc(), type.getShape(), type.getElementType());
+    Value empty = tensor::EmptyOp::create(b, func.getLoc(), type.getShape(), type.getElementType());
     arg.replaceAllUsesWith(empty);
     arg.setType(flat(type));
   }
@@ -281,8 +269,8 @@ struct ConvertInfcToLinalgPass
     // float8/float4 values are only moved and cast: every other op would compute on bits.
     WalkResult smallFloats = getOperation()->walk([](Operation *op) {
       if (!isa<InfcDialect>(op->getDialect()) ||
-          isa<CastOp, ConstantOp, ShapeOp, ReshapeOp, BroadcastOp, TransposeOp, ConcatOp,
-              SliceOp, GatherOp, WhereOp, PadOp, QuantizeOp, DequantizeOp>(op))
+          isa<CastOp, ConstantOp, ShapeOp, ReshapeOp, BroadcastOp, TransposeOp, ConcatOp, SliceOp,
+              GatherOp, WhereOp, PadOp, QuantizeOp, DequantizeOp>(op))
         return WalkResult::advance();
       for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
         if (lowering::isSmallFloat(t)) {

@@ -43,8 +43,8 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
       int64_t rows = product(ls.drop_back());
       Value a = reshapeTensor(rewriter, loc, lhs, RankedTensorType::get({rows, k}, et));
       Value acc = zeros(rewriter, loc, {rows, n}, et);
-      Value c = linalg::MatmulOp::create(rewriter, loc, ValueRange{a, rhs}, ValueRange{acc})
-                    .getResult(0);
+      Value c =
+          linalg::MatmulOp::create(rewriter, loc, ValueRange{a, rhs}, ValueRange{acc}).getResult(0);
       rewriter.replaceOp(op, reshapeTensor(rewriter, loc, c, resultType));
       return success();
     }
@@ -54,8 +54,7 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
       Value a = reshapeTensor(rewriter, loc, lhs, RankedTensorType::get({batch, m, k}, et));
       Value bm = reshapeTensor(rewriter, loc, rhs, RankedTensorType::get({batch, k, n}, et));
       Value acc = zeros(rewriter, loc, {batch, m, n}, et);
-      Value c = linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{a, bm},
-                                              ValueRange{acc})
+      Value c = linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{a, bm}, ValueRange{acc})
                     .getResult(0);
       rewriter.replaceOp(op, reshapeTensor(rewriter, loc, c, resultType));
       return success();
@@ -106,10 +105,8 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> pads
   if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
     return input;
   if (channelsLast)
-    return padConstant(b, loc, input, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], 0},
-                       padValue);
-  return padConstant(b, loc, input, {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]},
-                     padValue);
+    return padConstant(b, loc, input, {0, pads[0], pads[1], 0}, {0, pads[2], pads[3], 0}, padValue);
+  return padConstant(b, loc, input, {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]}, padValue);
 }
 
 /// The bytes of an i32 convolution's im2col matrix (or input) widened to `et`: moved as
@@ -131,15 +128,14 @@ Value widenBytes(OpBuilder &b, Location loc, Value bytes, Type et, bool unsigned
 /// copy per kernel tap from a strided window of the input (im2col). An input of another
 /// element type than the result (8-bit integers for an i32 result) is extended after im2col,
 /// zero-extended if `unsignedInput`.
-Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
-                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                   RankedTensorType resultType, bool unsignedInput = false) {
+Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight, ArrayRef<int64_t> strides,
+                   ArrayRef<int64_t> dilations, RankedTensorType resultType,
+                   bool unsignedInput = false) {
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   Type et = it.getElementType();
-  int64_t n = it.getDimSize(0), c = it.getDimSize(1), f = wt.getDimSize(0),
-          kh = wt.getDimSize(2), kw = wt.getDimSize(3), oh = resultType.getDimSize(2),
-          ow = resultType.getDimSize(3);
+  int64_t n = it.getDimSize(0), c = it.getDimSize(1), f = wt.getDimSize(0), kh = wt.getDimSize(2),
+          kw = wt.getDimSize(3), oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
   int64_t k = c * kh * kw, cols = n * oh * ow;
   Value col;
   if (n == 1 && kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
@@ -160,22 +156,19 @@ Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
       for (int64_t j = 0; j < kw; ++j) {
         Value window = tensor::ExtractSliceOp::create(
             b, loc, input,
-            SmallVector<OpFoldResult>{idx(0), idx(0), idx(i * dilations[0]),
-                                      idx(j * dilations[1])},
+            SmallVector<OpFoldResult>{idx(0), idx(0), idx(i * dilations[0]), idx(j * dilations[1])},
             SmallVector<OpFoldResult>{idx(n), idx(c), idx(oh), idx(ow)},
             SmallVector<OpFoldResult>{idx(1), idx(1), idx(strides[0]), idx(strides[1])});
         SmallVector<OpFoldResult> offsets = {idx(0), idx(i), idx(j), idx(0), idx(0), idx(0)};
         SmallVector<OpFoldResult> sizes = {idx(c), idx(1), idx(1), idx(n), idx(oh), idx(ow)};
         SmallVector<OpFoldResult> unit(6, idx(1));
         auto tapType = RankedTensorType::get({c, n, oh, ow}, et);
-        Value dest =
-            tensor::ExtractSliceOp::create(b, loc, tapType, col6, offsets, sizes, unit);
-        Value tap = linalg::GenericOp::create(
-                        b, loc, TypeRange{tapType}, ValueRange{window}, ValueRange{dest}, maps,
-                        iterators,
-                        [](OpBuilder &nb, Location nl, ValueRange args) {
-                          linalg::YieldOp::create(nb, nl, args[0]);
-                        })
+        Value dest = tensor::ExtractSliceOp::create(b, loc, tapType, col6, offsets, sizes, unit);
+        Value tap = linalg::GenericOp::create(b, loc, TypeRange{tapType}, ValueRange{window},
+                                              ValueRange{dest}, maps, iterators,
+                                              [](OpBuilder &nb, Location nl, ValueRange args) {
+                                                linalg::YieldOp::create(nb, nl, args[0]);
+                                              })
                         .getResult(0);
         col6 = tensor::InsertSliceOp::create(b, loc, tap, col6, offsets, sizes, unit);
       }
@@ -194,8 +187,7 @@ Value convAsMatmul(OpBuilder &b, Location loc, Value input, Value weight,
   // [F, N, OH, OW] -> [N, F, OH, OW]
   Value y4 = reshapeTensor(b, loc, y, RankedTensorType::get({f, n, oh, ow}, et));
   Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), et);
-  return linalg::TransposeOp::create(b, loc, y4, init, ArrayRef<int64_t>{1, 0, 2, 3})
-      ->getResult(0);
+  return linalg::TransposeOp::create(b, loc, y4, init, ArrayRef<int64_t>{1, 0, 2, 3})->getResult(0);
 }
 
 /// `weight` with its dims permuted (result dim i is dim perm[i]): at compile time when it is
@@ -229,8 +221,7 @@ Value permuteWeights(OpBuilder &b, Location loc, Value weight, ArrayRef<int64_t>
     for (int64_t d = rank - 1; d >= 0 && ++index[d] == shape[d]; --d)
       index[d] = 0;
   }
-  return arith::ConstantOp::create(b, loc,
-                                   DenseElementsAttr::getFromRawBuffer(resultType, out));
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(resultType, out));
 }
 
 /// A plain convolution of NHWC input as the matmul of the linear layers:
@@ -246,14 +237,13 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   Type et = it.getElementType();
-  int64_t n = it.getDimSize(0), c = it.getDimSize(3), f = wt.getDimSize(0),
-          kh = wt.getDimSize(2), kw = wt.getDimSize(3), oh = resultType.getDimSize(1),
-          ow = resultType.getDimSize(2);
+  int64_t n = it.getDimSize(0), c = it.getDimSize(3), f = wt.getDimSize(0), kh = wt.getDimSize(2),
+          kw = wt.getDimSize(3), oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
   int64_t k = kh * kw * c, rows = n * oh * ow;
   bool bytes = et != resultType.getElementType();
   Value permuted = permuteWeights(b, loc, weight, {2, 3, 1, 0}); // [KH, KW, C, F]
-  Value w = reshapeTensor(b, loc, permuted,
-                          RankedTensorType::get({k, f}, resultType.getElementType()));
+  Value w =
+      reshapeTensor(b, loc, permuted, RankedTensorType::get({k, f}, resultType.getElementType()));
   Value col;
   if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
     col = reshapeTensor(b, loc, input, RankedTensorType::get({rows, k}, et));
@@ -307,8 +297,7 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
                            : arith::RemUIOp::create(lb, ll, x, cst(lb, by)).getResult();
           };
           auto mulAdd = [&](Value x, int64_t by, Value plus) -> Value {
-            Value product =
-                by == 1 ? x : arith::MulIOp::create(lb, ll, x, cst(lb, by)).getResult();
+            Value product = by == 1 ? x : arith::MulIOp::create(lb, ll, x, cst(lb, by)).getResult();
             return plus ? arith::AddIOp::create(lb, ll, product, plus).getResult() : product;
           };
           Value r = div(step, kh * kw), tap = rem(step, kh * kw);
@@ -325,10 +314,10 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
           Value dest =
               tensor::ExtractSliceOp::create(lb, ll, tapType, iters[0], offsets, sizes, unit);
           Value copied = linalg::CopyOp::create(lb, ll, window, dest).getResult(0);
-          scf::YieldOp::create(lb, ll,
-                               tensor::InsertSliceOp::create(lb, ll, copied, iters[0], offsets,
-                                                             sizes, unit)
-                                   .getResult());
+          scf::YieldOp::create(
+              lb, ll,
+              tensor::InsertSliceOp::create(lb, ll, copied, iters[0], offsets, sizes, unit)
+                  .getResult());
         });
     loop->setAttr("infc.parallel", b.getUnitAttr());
     col = reshapeTensor(b, loc, loop.getResult(0), RankedTensorType::get({rows, kp}, et));
@@ -351,8 +340,8 @@ bool implicitGemmApplies(Value input, Value weight, ArrayRef<int64_t> dilations,
   auto it = cast<RankedTensorType>(input.getType());
   int64_t f = resultType.getDimSize(3);
   return it.getDimSize(0) == 1 && it.getElementType().isF32() &&
-         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
-         (f % 64 == 0 || f == 32) && matchPattern(weight, m_Constant(&dense));
+         llvm::all_of(dilations, [](int64_t d) { return d == 1; }) && (f % 64 == 0 || f == 32) &&
+         matchPattern(weight, m_Constant(&dense));
 }
 
 /// Whether a stride-1 NHWC convolution is better computed as an implicit GEMM than through
@@ -384,8 +373,8 @@ static Value leadingSlice(OpBuilder &b, Location loc, Value source, RankedTensor
 ///   Y[m, f] = sum_{t, c} X'[row(m) + (t / KW) * Wp + t % KW, c] * W[t, c, f],  m < M,
 /// `row` giving the input row of output row m's tap (0, 0); marked
 /// `infc.implicit_conv = marker` for infc-implicit-conv.
-static Value implicitConvGeneric(OpBuilder &b, Location loc, Value input, Value weight,
-                                 int64_t m, function_ref<AffineExpr(AffineExpr)> row,
+static Value implicitConvGeneric(OpBuilder &b, Location loc, Value input, Value weight, int64_t m,
+                                 function_ref<AffineExpr(AffineExpr)> row,
                                  ArrayRef<int64_t> marker) {
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
@@ -402,14 +391,15 @@ static Value implicitConvGeneric(OpBuilder &b, Location loc, Value input, Value 
       AffineMap::get(4, 0, {row(dm) + dt.floorDiv(kw) * wp + dt % kw, dc}, ctx),
       AffineMap::get(4, 0, {dt, dc, df}, ctx), AffineMap::get(4, 0, {dm, df}, ctx)};
   SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::reduction};
+      utils::IteratorType::parallel, utils::IteratorType::parallel, utils::IteratorType::reduction,
+      utils::IteratorType::reduction};
   auto conv = linalg::GenericOp::create(
       b, loc, TypeRange{RankedTensorType::get({m, f}, et)}, ValueRange{x, w},
       ValueRange{zeros(b, loc, {m, f}, et)}, maps, iterators,
       [](OpBuilder &nb, Location nl, ValueRange args) {
         Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
-        linalg::YieldOp::create(nb, nl, ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
+        linalg::YieldOp::create(nb, nl,
+                                ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
       });
   conv->setAttr("infc.implicit_conv", b.getDenseI64ArrayAttr(marker));
   return conv.getResult(0);
@@ -431,8 +421,8 @@ Value convChannelsLastImplicit(OpBuilder &b, Location loc, Value input, Value we
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   Type et = it.getElementType();
-  int64_t wp = it.getDimSize(2), f = wt.getDimSize(0), kh = wt.getDimSize(2),
-          kw = wt.getDimSize(3), oh = resultType.getDimSize(1);
+  int64_t wp = it.getDimSize(2), f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
+          oh = resultType.getDimSize(1);
   Value y = implicitConvGeneric(b, loc, input, weight, oh * wp, [](AffineExpr m) { return m; },
                                 {kh, kw, wp});
   Value wide = reshapeTensor(b, loc, y, RankedTensorType::get({1, oh, wp, f}, et));
@@ -482,8 +472,8 @@ bool prefersSpaceToDepth(Value input, Value weight, ArrayRef<int64_t> strides,
                          ArrayRef<int64_t> dilations, RankedTensorType resultType) {
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
-  return implicitGemmApplies(input, weight, dilations, resultType) &&
-         it.getDimSize(3) <= 4 && wt.getDimSize(2) > 2 && wt.getDimSize(3) > 2 &&
+  return implicitGemmApplies(input, weight, dilations, resultType) && it.getDimSize(3) <= 4 &&
+         wt.getDimSize(2) > 2 && wt.getDimSize(3) > 2 &&
          llvm::all_of(strides, [](int64_t s) { return s == 2; });
 }
 
@@ -502,25 +492,22 @@ Value convSpaceToDepth(OpBuilder &b, Location loc, Value input, Value weight,
   auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   Type et = it.getElementType();
-  int64_t h = it.getDimSize(1), w = it.getDimSize(2), c = it.getDimSize(3),
-          f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
-          oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
-  int64_t kh2 = (kh + 1) / 2, kw2 = (kw + 1) / 2, hp = 2 * (oh + kh2),
-          wp = 2 * (ow + kw2 - 1);
+  int64_t h = it.getDimSize(1), w = it.getDimSize(2), c = it.getDimSize(3), f = wt.getDimSize(0),
+          kh = wt.getDimSize(2), kw = wt.getDimSize(3), oh = resultType.getDimSize(1),
+          ow = resultType.getDimSize(2);
+  int64_t kh2 = (kh + 1) / 2, kw2 = (kw + 1) / 2, hp = 2 * (oh + kh2), wp = 2 * (ow + kw2 - 1);
   Value padded = padConstant(b, loc, input, {0, pads[0], pads[1], 0},
-                             {0, hp - pads[0] - h, wp - pads[1] - w, 0},
-                             b.getZeroAttr(et));
-  Value split = reshapeTensor(b, loc, padded,
-                              RankedTensorType::get({1, hp / 2, 2, wp / 2, 2, c}, et));
+                             {0, hp - pads[0] - h, wp - pads[1] - w, 0}, b.getZeroAttr(et));
+  Value split =
+      reshapeTensor(b, loc, padded, RankedTensorType::get({1, hp / 2, 2, wp / 2, 2, c}, et));
   Value init = tensor::EmptyOp::create(b, loc, {1, hp / 2, wp / 2, 2, 2, c}, et);
-  Value moved = linalg::TransposeOp::create(b, loc, split, init,
-                                            ArrayRef<int64_t>{0, 1, 3, 2, 4, 5})
-                    ->getResult(0);
+  Value moved =
+      linalg::TransposeOp::create(b, loc, split, init, ArrayRef<int64_t>{0, 1, 3, 2, 4, 5})
+          ->getResult(0);
   Value x2 = reshapeTensor(b, loc, moved, RankedTensorType::get({1, hp / 2, wp / 2, 4 * c}, et));
   DenseElementsAttr constant;
   (void)matchPattern(weight, m_Constant(&constant));
-  std::vector<float> values(constant.getValues<float>().begin(),
-                            constant.getValues<float>().end());
+  std::vector<float> values(constant.getValues<float>().begin(), constant.getValues<float>().end());
   std::vector<float> w2(f * 4 * c * kh2 * kw2, 0.0f);
   for (int64_t o = 0; o < f; ++o)
     for (int64_t a = 0; a < 2; ++a)
@@ -555,12 +542,11 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
   auto wt = cast<RankedTensorType>(weight.getType());
   int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3), taps = kh * kw;
   // The weights as [KH*KW, C] (rows per tap) in NHWC, [C, KH*KW] (columns) in NCHW.
-  Value w = channelsLast
-                ? reshapeTensor(b, loc, permuteWeights(b, loc, weight, {1, 2, 3, 0}),
-                                RankedTensorType::get({taps, c}, et))
-                : reshapeTensor(b, loc, weight, RankedTensorType::get({c, taps}, et));
-  SmallVector<Value> windows = tapWindows(b, loc, input, {kh, kw}, strides, dilations,
-                                          channelsLast, resultType.getShape());
+  Value w = channelsLast ? reshapeTensor(b, loc, permuteWeights(b, loc, weight, {1, 2, 3, 0}),
+                                         RankedTensorType::get({taps, c}, et))
+                         : reshapeTensor(b, loc, weight, RankedTensorType::get({c, taps}, et));
+  SmallVector<Value> windows =
+      tapWindows(b, loc, input, {kh, kw}, strides, dilations, channelsLast, resultType.getShape());
   SmallVector<Value> weights;
   for (int64_t t = 0; t < taps; ++t) {
     SmallVector<OpFoldResult> wOffsets = {b.getIndexAttr(channelsLast ? t : 0),
@@ -568,8 +554,8 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
     SmallVector<OpFoldResult> wSizes = {b.getIndexAttr(channelsLast ? 1 : c),
                                         b.getIndexAttr(channelsLast ? c : 1)};
     SmallVector<OpFoldResult> wSteps(2, b.getIndexAttr(1));
-    weights.push_back(tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({c}, et), w, wOffsets, wSizes, wSteps));
+    weights.push_back(tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get({c}, et), w,
+                                                     wOffsets, wSizes, wSteps));
   }
   MLIRContext *ctx = b.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
@@ -631,9 +617,9 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     auto wt = cast<RankedTensorType>(weight.getType());
     auto strides = rewriter.getI64TensorAttr(op.getStrides());
     auto dilations = rewriter.getI64TensorAttr(op.getDilations());
-    int64_t group = op.getGroup(), n = it.getDimSize(0), c = it.getDimSize(1),
-            f = wt.getDimSize(0), kh = wt.getDimSize(2), kw = wt.getDimSize(3),
-            oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+    int64_t group = op.getGroup(), n = it.getDimSize(0), c = it.getDimSize(1), f = wt.getDimSize(0),
+            kh = wt.getDimSize(2), kw = wt.getDimSize(3), oh = resultType.getDimSize(2),
+            ow = resultType.getDimSize(3);
     Value result;
     if (narrow && directConv) {
       // The GPU: one loop nest over the widened bytes; infc-narrow-integer-operands then
@@ -641,8 +627,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       Value wide = widenBytes(rewriter, loc, input, et, isUnsigned(fromBytes.getInput().getType()));
       Value acc = zeros(rewriter, loc, resultType.getShape(), et);
       result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, TypeRange{resultType},
-                                                ValueRange{wide, weight}, ValueRange{acc},
-                                                strides, dilations)
+                                                ValueRange{wide, weight}, ValueRange{acc}, strides,
+                                                dilations)
                    .getResult(0);
     } else if (narrow) {
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
@@ -650,35 +636,35 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     } else if (group == 1 && directConv) {
       Value acc = zeros(rewriter, loc, resultType.getShape(), et);
       result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, TypeRange{resultType},
-                                                ValueRange{input, weight}, ValueRange{acc},
-                                                strides, dilations)
+                                                ValueRange{input, weight}, ValueRange{acc}, strides,
+                                                dilations)
                    .getResult(0);
     } else if (group == 1) {
       result = convAsMatmul(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
                             resultType);
     } else if (group == c && f == c && isa<FloatType>(et) && !directConv) {
-      result = depthwiseAsTapSum(rewriter, loc, input, weight, op.getStrides(),
-                                 op.getDilations(), resultType, /*channelsLast=*/false);
+      result = depthwiseAsTapSum(rewriter, loc, input, weight, op.getStrides(), op.getDilations(),
+                                 resultType, /*channelsLast=*/false);
     } else if (group == c && f == c) {
       Value w = reshapeTensor(rewriter, loc, weight, RankedTensorType::get({c, kh, kw}, et));
       Value acc = zeros(rewriter, loc, resultType.getShape(), et);
       result = linalg::DepthwiseConv2DNchwChwOp::create(rewriter, loc, TypeRange{resultType},
-                                                        ValueRange{input, w},
-                                                        ValueRange{acc}, strides, dilations)
+                                                        ValueRange{input, w}, ValueRange{acc},
+                                                        strides, dilations)
                    .getResult(0);
     } else {
       int64_t cg = c / group, fg = f / group;
       Value x = reshapeTensor(
           rewriter, loc, input,
           RankedTensorType::get({n, group, cg, it.getDimSize(2), it.getDimSize(3)}, et));
-      Value w = reshapeTensor(rewriter, loc, weight,
-                              RankedTensorType::get({group, fg, cg, kh, kw}, et));
+      Value w =
+          reshapeTensor(rewriter, loc, weight, RankedTensorType::get({group, fg, cg, kh, kw}, et));
       auto groupedType = RankedTensorType::get({n, group, fg, oh, ow}, et);
       Value acc = zeros(rewriter, loc, groupedType.getShape(), et);
-      Value y = linalg::Conv2DNgchwGfchwOp::create(rewriter, loc, TypeRange{groupedType},
-                                                   ValueRange{x, w}, ValueRange{acc},
-                                                   strides, dilations)
-                    .getResult(0);
+      Value y =
+          linalg::Conv2DNgchwGfchwOp::create(rewriter, loc, TypeRange{groupedType},
+                                             ValueRange{x, w}, ValueRange{acc}, strides, dilations)
+              .getResult(0);
       result = reshapeTensor(rewriter, loc, y, resultType);
     }
     rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, false));
@@ -721,14 +707,12 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     // on: at most twice the products; fewer filters are a small share of a model's work.)
     int64_t padded = f < 32 ? 32 : 64;
     auto paddedType = RankedTensorType::get(
-        {resultType.getDimSize(0), resultType.getDimSize(1), resultType.getDimSize(2), padded},
-        et);
+        {resultType.getDimSize(0), resultType.getDimSize(1), resultType.getDimSize(2), padded}, et);
     // (the predicates read F from the result type, the kernel size from the weights)
     if (group == 1 && f >= 16 && f < 64 && f != 32 &&
         prefersImplicitGemm(input, weight, op.getStrides(), op.getDilations(), paddedType)) {
       Value y = convChannelsLast(rewriter, loc, input,
-                                 appendZeroFilters(rewriter, loc, weight, padded), op,
-                                 paddedType);
+                                 appendZeroFilters(rewriter, loc, weight, padded), op, paddedType);
       result = leadingSlice(rewriter, loc, y, resultType);
     } else {
       result = convChannelsLast(rewriter, loc, input, weight, op, resultType);
@@ -772,19 +756,19 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     Value result;
     if (group == 1) {
       Value w = permuteWeights(rewriter, loc, adaptor.getWeight(), {0, 2, 3, 1});
-      result = linalg::Conv2DNhwcFhwcOp::create(rewriter, loc, TypeRange{resultType},
-                                                ValueRange{x, w}, ValueRange{acc}, strides,
-                                                dilations)
-                   .getResult(0);
+      result =
+          linalg::Conv2DNhwcFhwcOp::create(rewriter, loc, TypeRange{resultType}, ValueRange{x, w},
+                                           ValueRange{acc}, strides, dilations)
+              .getResult(0);
     } else {
       // [C, 1, KH, KW] -> [KH, KW, C]
       auto wt = cast<RankedTensorType>(adaptor.getWeight().getType());
-      Value w = reshapeTensor(
-          rewriter, loc, permuteWeights(rewriter, loc, adaptor.getWeight(), {2, 3, 0, 1}),
-          RankedTensorType::get({wt.getDimSize(2), wt.getDimSize(3), c}, et));
+      Value w = reshapeTensor(rewriter, loc,
+                              permuteWeights(rewriter, loc, adaptor.getWeight(), {2, 3, 0, 1}),
+                              RankedTensorType::get({wt.getDimSize(2), wt.getDimSize(3), c}, et));
       result = linalg::DepthwiseConv2DNhwcHwcOp::create(rewriter, loc, TypeRange{resultType},
-                                                        ValueRange{x, w}, ValueRange{acc},
-                                                        strides, dilations)
+                                                        ValueRange{x, w}, ValueRange{acc}, strides,
+                                                        dilations)
                    .getResult(0);
     }
     rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
@@ -814,8 +798,7 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     for (int64_t i = 0; i < count; ++i) // (a splat's raw data is its one element)
       memcpy(out.data() + i * bytes, raw.data() + (constant.isSplat() ? 0 : i * bytes), bytes);
     auto paddedType = RankedTensorType::get(shape, type.getElementType());
-    return arith::ConstantOp::create(b, loc,
-                                     DenseElementsAttr::getFromRawBuffer(paddedType, out));
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(paddedType, out));
   }
 
   /// The NHWC convolution of `input` (unpadded) by `weight` [F, C, KH, KW] into
@@ -839,14 +822,12 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
                           {0, pads[2] + 1, pads[3], 0}, zero);
       return convChannelsLastImplicit(rewriter, loc, input, weight, resultType);
     }
-    bool pixelRows =
-        group == 1 && prefersPixelRows(input, weight, strides, dilations, resultType);
+    bool pixelRows = group == 1 && prefersPixelRows(input, weight, strides, dilations, resultType);
     input = padSpatial(rewriter, loc, input, pads, zero, /*channelsLast=*/true);
     if (pixelRows)
       return convChannelsLastPixelRows(rewriter, loc, input, weight, strides[0], resultType);
     if (group == 1)
-      return convChannelsLastAsMatmul(rewriter, loc, input, weight, strides, dilations,
-                                      resultType);
+      return convChannelsLastAsMatmul(rewriter, loc, input, weight, strides, dilations, resultType);
     return depthwiseAsTapSum(rewriter, loc, input, weight, strides, dilations, resultType,
                              /*channelsLast=*/true);
   }

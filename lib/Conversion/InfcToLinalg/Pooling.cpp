@@ -12,8 +12,8 @@ using namespace infc;
 using namespace infc::lowering;
 
 namespace {
-/// Pads the NCHW (or NHWC) input by `pads` plus whatever ceil_mode's last partial window reads past the
-/// end, with `padValue`.
+/// Pads the NCHW (or NHWC) input by `pads` plus whatever ceil_mode's last partial window reads past
+/// the end, with `padValue`.
 template <typename PoolOp>
 Value padForPooling(OpBuilder &b, Location loc, PoolOp op, Value input, TypedAttr padValue) {
   auto type = cast<RankedTensorType>(input.getType());
@@ -23,8 +23,8 @@ Value padForPooling(OpBuilder &b, Location loc, PoolOp op, Value input, TypedAtt
   int64_t h = op.getChannelsLast() ? 1 : 2; // the first spatial dim
   SmallVector<int64_t> low(4, 0), high(4, 0);
   for (int d = 0; d < 2; ++d) {
-    int64_t needed = (resultType.getDimSize(h + d) - 1) * strides[d] +
-                     dilations[d] * (kernel[d] - 1) + 1;
+    int64_t needed =
+        (resultType.getDimSize(h + d) - 1) * strides[d] + dilations[d] * (kernel[d] - 1) + 1;
     int64_t have = type.getDimSize(h + d) + pads[d] + pads[d + 2];
     low[h + d] = pads[d];
     high[h + d] = pads[d + 2] + std::max<int64_t>(0, needed - have);
@@ -43,8 +43,7 @@ constexpr int64_t kMaxTaps = 25;
 /// The generic has identity maps only, so it vectorizes along OW, runs on the thread pool
 /// like other elementwise ops and fuses with what follows (a requantize); linalg's pooling
 /// op is a scalar loop nest.
-Value tapMax(OpBuilder &b, Location loc, Value input, MaxPoolOp op,
-             RankedTensorType resultType) {
+Value tapMax(OpBuilder &b, Location loc, Value input, MaxPoolOp op, RankedTensorType resultType) {
   ArrayRef<int64_t> shape = resultType.getShape();
   SmallVector<Value> windows = tapWindows(b, loc, input, op.getKernel(), op.getStrides(),
                                           op.getDilations(), op.getChannelsLast(), shape);
@@ -52,14 +51,14 @@ Value tapMax(OpBuilder &b, Location loc, Value input, MaxPoolOp op,
   SmallVector<AffineMap> maps(windows.size() + 1, AffineMap::getMultiDimIdentityMap(4, ctx));
   Value init = tensor::EmptyOp::create(b, loc, shape, resultType.getElementType());
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, windows, ValueRange{init}, maps, iterators,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value m = args[0];
-               for (size_t t = 1; t < windows.size(); ++t)
-                 m = arith::MaximumFOp::create(nb, nl, m, args[t]);
-               linalg::YieldOp::create(nb, nl, m);
-             })
+  return linalg::GenericOp::create(b, loc, TypeRange{resultType}, windows, ValueRange{init}, maps,
+                                   iterators,
+                                   [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                     Value m = args[0];
+                                     for (size_t t = 1; t < windows.size(); ++t)
+                                       m = arith::MaximumFOp::create(nb, nl, m, args[t]);
+                                     linalg::YieldOp::create(nb, nl, m);
+                                   })
       .getResult(0);
 }
 
@@ -80,16 +79,15 @@ struct MaxPoolLowering : public OpConversionPattern<MaxPoolOp> {
     Value acc = filled(rewriter, loc, resultType, lowestAttr(et));
     auto strides = rewriter.getI64TensorAttr(op.getStrides());
     auto dilations = rewriter.getI64TensorAttr(op.getDilations());
-    Value result =
-        op.getChannelsLast()
-            ? linalg::PoolingNhwcMaxOp::create(rewriter, loc, TypeRange{resultType},
-                                               ValueRange{input, window}, ValueRange{acc},
-                                               strides, dilations)
-                  .getResult(0)
-            : linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{resultType},
-                                               ValueRange{input, window}, ValueRange{acc},
-                                               strides, dilations)
-                  .getResult(0);
+    Value result = op.getChannelsLast()
+                       ? linalg::PoolingNhwcMaxOp::create(rewriter, loc, TypeRange{resultType},
+                                                          ValueRange{input, window},
+                                                          ValueRange{acc}, strides, dilations)
+                             .getResult(0)
+                       : linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{resultType},
+                                                          ValueRange{input, window},
+                                                          ValueRange{acc}, strides, dilations)
+                             .getResult(0);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -112,14 +110,12 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPoolOp> {
     auto stridesAttr = rewriter.getI64TensorAttr(op.getStrides());
     auto dilationsAttr = rewriter.getI64TensorAttr(op.getDilations());
     Value sum = last ? linalg::PoolingNhwcSumOp::create(rewriter, loc, TypeRange{resultType},
-                                                        ValueRange{input, window},
-                                                        ValueRange{acc}, stridesAttr,
-                                                        dilationsAttr)
+                                                        ValueRange{input, window}, ValueRange{acc},
+                                                        stridesAttr, dilationsAttr)
                            .getResult(0)
                      : linalg::PoolingNchwSumOp::create(rewriter, loc, TypeRange{resultType},
-                                                        ValueRange{input, window},
-                                                        ValueRange{acc}, stridesAttr,
-                                                        dilationsAttr)
+                                                        ValueRange{input, window}, ValueRange{acc},
+                                                        stridesAttr, dilationsAttr)
                            .getResult(0);
 
     ArrayRef<int64_t> pads = op.getPads(), kernel = op.getKernel(), strides = op.getStrides(),
@@ -141,8 +137,8 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPoolOp> {
       for (int64_t x = 0; x < ow; ++x)
         divisors.push_back((float)std::max<int64_t>(1, counted(0, y) * counted(1, x)));
     // [OH, OW] broadcasts over NCHW's trailing dims; over NHWC it is [OH, OW, 1].
-    auto tableType = last ? RankedTensorType::get({oh, ow, 1}, et)
-                          : RankedTensorType::get({oh, ow}, et);
+    auto tableType =
+        last ? RankedTensorType::get({oh, ow, 1}, et) : RankedTensorType::get({oh, ow}, et);
     DenseElementsAttr table;
     if (et.isF32()) {
       table = DenseElementsAttr::get(tableType, ArrayRef<float>(divisors));

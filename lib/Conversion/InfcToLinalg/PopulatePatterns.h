@@ -28,11 +28,10 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> ope
 
 /// A linalg.generic over `resultType`'s shape, all loops parallel, reading `inputs` with
 /// broadcasting and yielding `body(scalars)`.
-mlir::Value elementwise(mlir::OpBuilder &b, mlir::Location loc,
-                        mlir::RankedTensorType resultType, mlir::ValueRange inputs,
-                        llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
-                                                       mlir::ValueRange)>
-                            body);
+mlir::Value elementwise(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
+    mlir::ValueRange inputs,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body);
 
 /// A tensor of `type` filled with `value`.
 mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
@@ -40,11 +39,11 @@ mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorTyp
 
 /// Reduces the dims marked in `reduced` (dropped from the result) with `combine`, starting
 /// from `init`.
-mlir::Value reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                   llvm::ArrayRef<bool> reduced, mlir::TypedAttr init,
-                   llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
-                                                  mlir::Value, mlir::Value)>
-                       combine);
+mlir::Value
+reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input, llvm::ArrayRef<bool> reduced,
+       mlir::TypedAttr init,
+       llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::Value)>
+           combine);
 
 /// Reshape of a static tensor through collapse/expand_shape.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
@@ -59,8 +58,8 @@ mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value inpu
 /// window op read, tap (i, j) row-major: X[n, c, oh*sh + i*dh, ow*sw + j*dw] over `outShape`
 /// [N, C, OH, OW], each a strided tensor.extract_slice (so the op on them is elementwise).
 /// With `channelsLast`, NHWC: X[n, oh*sh + i*dh, ow*sw + j*dw, c] over [N, OH, OW, C].
-llvm::SmallVector<mlir::Value> tapWindows(mlir::OpBuilder &b, mlir::Location loc,
-                                          mlir::Value input, llvm::ArrayRef<int64_t> kernel,
+llvm::SmallVector<mlir::Value> tapWindows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                                          llvm::ArrayRef<int64_t> kernel,
                                           llvm::ArrayRef<int64_t> strides,
                                           llvm::ArrayRef<int64_t> dilations, bool channelsLast,
                                           llvm::ArrayRef<int64_t> outShape);
@@ -94,8 +93,8 @@ mlir::RankedTensorType loweredType(mlir::Type tensorType);
 bool isUnsigned(mlir::Type type); // an unsigned integer, or a shaped type of them
 /// One element converted with ONNX Cast semantics (signless `x`; the signedness of each side
 /// given apart).
-mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                       bool fromUnsigned, mlir::Type to, bool toUnsigned);
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, bool fromUnsigned,
+                       mlir::Type to, bool toUnsigned);
 /// `value` with its (signless) elements converted to `elementType` (float extension or
 /// truncation, or any signed cast); `value` itself when it already has that type.
 mlir::Value convertElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
@@ -106,8 +105,8 @@ mlir::Value convertElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value 
 bool isSmallFloat(mlir::Type type); // element or shaped type
 mlir::Value decodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
                              mlir::Type from);
-mlir::Value encodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32,
-                             mlir::Type to, bool saturate);
+mlir::Value encodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32, mlir::Type to,
+                             bool saturate);
 /// f16 and bf16 compute in f32 (as ORT does on CPU), rounding back once per op.
 bool isHalfFloat(mlir::Type type);
 } // namespace lowering

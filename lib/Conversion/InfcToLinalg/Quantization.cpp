@@ -55,8 +55,8 @@ Value quantGeneric(ConversionPatternRewriter &rewriter, OpTy op, Value input, Va
   MLIRContext *ctx = rewriter.getContext();
   RankedTensorType resultType = loweredType(op.getType());
   int64_t rank = resultType.getRank();
-  AffineMap sMap = scaleMap(ctx, cast<RankedTensorType>(scale.getType()), rank, op.getAxis(),
-                            op.getBlockSize());
+  AffineMap sMap =
+      scaleMap(ctx, cast<RankedTensorType>(scale.getType()), rank, op.getAxis(), op.getBlockSize());
   SmallVector<Value> inputs = {input, scale};
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), sMap};
   if (zeroPoint) {
@@ -64,14 +64,13 @@ Value quantGeneric(ConversionPatternRewriter &rewriter, OpTy op, Value input, Va
     maps.push_back(sMap);
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                       resultType.getElementType());
+  Value init =
+      tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       rewriter, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &b, Location l, ValueRange args) {
-        linalg::YieldOp::create(b, l, body(b, l, args[0], args[1],
-                                           zeroPoint ? args[2] : Value()));
+        linalg::YieldOp::create(b, l, body(b, l, args[0], args[1], zeroPoint ? args[2] : Value()));
       });
   return generic.getResult(0);
 }
@@ -92,8 +91,8 @@ struct QuantizeLowering : public OpConversionPattern<QuantizeOp> {
     Value scale = adaptor.getScale();
     bool reciprocal = false;
     DenseElementsAttr scales;
-    if (f.isF32() && isa<IntegerType>(q) &&
-        matchPattern(op.getScale(), m_Constant(&scales)) && scales.getElementType().isF32()) {
+    if (f.isF32() && isa<IntegerType>(q) && matchPattern(op.getScale(), m_Constant(&scales)) &&
+        scales.getElementType().isF32()) {
       SmallVector<float> inverse;
       for (float v : scales.getValues<float>())
         inverse.push_back((float)(1.0 / (double)v));
@@ -130,8 +129,8 @@ struct QuantizeLowering : public OpConversionPattern<QuantizeOp> {
           // Through i32 up to 16 bits: the clamped value is exact there, and LLVM vectorizes
           // fptosi to i32 and a truncation (vcvttps2dq, vpmovdb) but scalarizes fptoui to i8.
           if (w <= 16)
-            return arith::TruncIOp::create(
-                b, l, bits, arith::FPToSIOp::create(b, l, b.getI32Type(), v));
+            return arith::TruncIOp::create(b, l, bits,
+                                           arith::FPToSIOp::create(b, l, b.getI32Type(), v));
           return u ? (Value)arith::FPToUIOp::create(b, l, bits, v)
                    : (Value)arith::FPToSIOp::create(b, l, bits, v);
         });

@@ -112,8 +112,7 @@ template <typename OpTy> struct ReduceLowering : public OpConversionPattern<OpTy
 /// arg_max / arg_min: one reduction generic along `axis` with two accumulators, the best
 /// value so far and its index. It scans in order, so a strict compare keeps the first
 /// extreme and a non-strict one the last. A NaN wins over any number, as in numpy.
-template <typename OpTy, bool isMax>
-struct ArgReduceLowering : public OpConversionPattern<OpTy> {
+template <typename OpTy, bool isMax> struct ArgReduceLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -141,13 +140,13 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
     auto valueType = RankedTensorType::get(shape, et);
     auto indexType = RankedTensorType::get(shape, i64);
     bool isUnsignedInt = isUnsigned(op.getInput().getType());
-    Value bestValue = filled(rewriter, loc, valueType,
-                             isMax ? lowestAttr(et, isUnsignedInt)
-                                   : highestAttr(et, isUnsignedInt));
+    Value bestValue =
+        filled(rewriter, loc, valueType,
+               isMax ? lowestAttr(et, isUnsignedInt) : highestAttr(et, isUnsignedInt));
     Value bestIndex = filled(rewriter, loc, indexType, rewriter.getI64IntegerAttr(0));
     AffineMap outMap = AffineMap::get(type.getRank(), 0, outExprs, ctx);
-    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(type.getRank(), ctx),
-                                   outMap, outMap};
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(type.getRank(), ctx), outMap,
+                                   outMap};
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{valueType, indexType}, ValueRange{x},
         ValueRange{bestValue, bestIndex}, maps, iterators,
@@ -167,18 +166,17 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
             better = arith::OrIOp::create(b, l, better, isNaN);
           } else {
             using P = arith::CmpIPredicate;
-            P pred = isUnsignedInt
-                         ? (isMax ? (last ? P::uge : P::ugt) : (last ? P::ule : P::ult))
-                         : (isMax ? (last ? P::sge : P::sgt) : (last ? P::sle : P::slt));
+            P pred = isUnsignedInt ? (isMax ? (last ? P::uge : P::ugt) : (last ? P::ule : P::ult))
+                                   : (isMax ? (last ? P::sge : P::sgt) : (last ? P::sle : P::slt));
             better = arith::CmpIOp::create(b, l, pred, v, best);
           }
-          linalg::YieldOp::create(b, l,
-                                  ValueRange{arith::SelectOp::create(b, l, better, v, best),
-                                             arith::SelectOp::create(b, l, better, index,
-                                                                     args[2])});
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, better, v, best),
+                         arith::SelectOp::create(b, l, better, index, args[2])});
         });
-    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, generic.getResult(1),
-                                         loweredType(op.getType())));
+    rewriter.replaceOp(
+        op, reshapeTensor(rewriter, loc, generic.getResult(1), loweredType(op.getType())));
     return success();
   }
 };
@@ -212,9 +210,9 @@ struct SoftmaxLowering : public OpConversionPattern<SoftmaxOp> {
                             Value d = rounded(b, l, arith::SubFOp::create(b, l, a[0], a[1]));
                             return rounded(b, l, math::ExpOp::create(b, l, d));
                           });
-    Value sum = keepDims(rewriter, loc,
-                         reduce(rewriter, loc, e, mask, rewriter.getZeroAttr(et), addScalars),
-                         type, mask);
+    Value sum =
+        keepDims(rewriter, loc,
+                 reduce(rewriter, loc, e, mask, rewriter.getZeroAttr(et), addScalars), type, mask);
     Value y = elementwise(rewriter, loc, type, ValueRange{e, sum},
                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                             return arith::DivFOp::create(b, l, a[0], rounded(b, l, a[1]));
@@ -268,17 +266,16 @@ struct LayerNormLowering : public OpConversionPattern<LayerNormOp> {
     SmallVector<Value> operands = {centered, var, scale};
     if (bias)
       operands.push_back(bias);
-    Value y = elementwise(rewriter, loc, type, operands,
-                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            // x / sqrt(var + eps): libm has no rsqrtf to call.
-                            Value denom = math::SqrtOp::create(
-                                b, l, arith::AddFOp::create(b, l, a[1], scalar(b, l, et, eps)));
-                            Value v = arith::MulFOp::create(
-                                b, l, arith::DivFOp::create(b, l, a[0], denom), a[2]);
-                            if (a.size() > 3)
-                              v = arith::AddFOp::create(b, l, v, a[3]);
-                            return v;
-                          });
+    Value y = elementwise(
+        rewriter, loc, type, operands, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          // x / sqrt(var + eps): libm has no rsqrtf to call.
+          Value denom =
+              math::SqrtOp::create(b, l, arith::AddFOp::create(b, l, a[1], scalar(b, l, et, eps)));
+          Value v = arith::MulFOp::create(b, l, arith::DivFOp::create(b, l, a[0], denom), a[2]);
+          if (a.size() > 3)
+            v = arith::AddFOp::create(b, l, v, a[3]);
+          return v;
+        });
     rewriter.replaceOp(op, convertElements(rewriter, loc, y, resultElementType));
     return success();
   }

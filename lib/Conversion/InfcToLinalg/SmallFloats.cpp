@@ -49,9 +49,7 @@ struct BitOps {
   Value cmp(arith::CmpIPredicate p, Value x, int64_t v) {
     return arith::CmpIOp::create(b, loc, p, x, c(v));
   }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, cond, x, y);
-  }
+  Value select(Value cond, Value x, Value y) { return arith::SelectOp::create(b, loc, cond, x, y); }
 };
 } // namespace
 
@@ -82,15 +80,13 @@ Value lowering::decodeSmallFloat(OpBuilder &ob, Location loc, Value bits, Type f
   v = b.select(b.cmp(P::ne, b.shr(code, width), 0), neg, v);
   if (f.nanCode < 0)
     return v;
-  Value isNaN = f.unsignedZero ? b.cmp(P::eq, code, f.nanCode)
-                : f.infCode >= 0
-                    ? b.cmp(P::ugt, mag, f.infCode)
-                    : b.cmp(P::eq, mag, f.nanCode);
+  Value isNaN = f.unsignedZero   ? b.cmp(P::eq, code, f.nanCode)
+                : f.infCode >= 0 ? b.cmp(P::ugt, mag, f.infCode)
+                                 : b.cmp(P::eq, mag, f.nanCode);
   return b.select(isNaN, b.cf(NAN), v);
 }
 
-Value lowering::encodeSmallFloat(OpBuilder &ob, Location loc, Value x, Type to,
-                                 bool saturate) {
+Value lowering::encodeSmallFloat(OpBuilder &ob, Location loc, Value x, Type to, bool saturate) {
   Format f = formatOf(to);
   BitOps b{ob, loc};
   using P = arith::CmpIPredicate;
@@ -101,16 +97,16 @@ Value lowering::encodeSmallFloat(OpBuilder &ob, Location loc, Value x, Type to,
   Value absF = arith::BitcastOp::create(ob, loc, b.f32, absBits);
   // Normal range: round f32's mantissa to M bits, ties to even (a carry bumps the
   // exponent, as it should), then rebias the exponent.
-  Value rounded = b.shr(arith::AddIOp::create(
-                            ob, loc, absBits,
-                            arith::AddIOp::create(ob, loc, b.c((1 << (shift - 1)) - 1),
-                                                  b.andi(b.shr(absBits, shift), 1))),
-                        shift);
+  Value rounded =
+      b.shr(arith::AddIOp::create(ob, loc, absBits,
+                                  arith::AddIOp::create(ob, loc, b.c((1 << (shift - 1)) - 1),
+                                                        b.andi(b.shr(absBits, shift), 1))),
+            shift);
   Value normal = arith::SubIOp::create(ob, loc, rounded, b.c((127 - f.bias) << f.mantissa));
   // Subnormal range: the count of smallest subnormals, rounded to even by adding and
   // subtracting 2^23; it is also the code (2^M, the smallest normal, included).
-  Value scaled = arith::MulFOp::create(ob, loc, absF,
-                                       b.cf(std::ldexp(1.0, f.bias - 1 + f.mantissa)));
+  Value scaled =
+      arith::MulFOp::create(ob, loc, absF, b.cf(std::ldexp(1.0, f.bias - 1 + f.mantissa)));
   Value magic = b.cf(8388608.0);
   Value q = arith::FPToSIOp::create(
       ob, loc, b.i32,
@@ -123,8 +119,8 @@ Value lowering::encodeSmallFloat(OpBuilder &ob, Location loc, Value x, Type to,
   Value over = b.cmp(P::sgt, code, f.maxCode);
   bool overflowIsNaN = !saturate && f.infCode < 0 && f.nanCode >= 0;
   int64_t overflowCode = saturate || f.nanCode < 0 ? f.maxCode
-                         : f.infCode >= 0         ? f.infCode
-                                                  : f.nanCode;
+                         : f.infCode >= 0          ? f.infCode
+                                                   : f.nanCode;
   code = b.select(over, b.c(overflowCode), code);
   Value isNaN = b.cmp(P::ugt, absBits, 0x7f800000);
   if (overflowIsNaN)
@@ -139,6 +135,5 @@ Value lowering::encodeSmallFloat(OpBuilder &ob, Location loc, Value x, Type to,
     Value magnitude = b.select(isNaN, b.c(f.nanCode < 0 ? 0 : f.nanCode), code);
     result = arith::OrIOp::create(ob, loc, magnitude, b.shl(sign, width));
   }
-  return arith::TruncIOp::create(ob, loc, ob.getIntegerType(to.getIntOrFloatBitWidth()),
-                                 result);
+  return arith::TruncIOp::create(ob, loc, ob.getIntegerType(to.getIntOrFloatBitWidth()), result);
 }

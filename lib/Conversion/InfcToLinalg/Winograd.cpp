@@ -68,8 +68,7 @@ tensor::ExtractSliceOp positionSlice(OpBuilder &b, Location loc, Value batch, Op
                                      ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(batch.getType());
   PositionSlice slice(b, xi, shape);
-  return tensor::ExtractSliceOp::create(b, loc,
-                                        RankedTensorType::get(shape, type.getElementType()),
+  return tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
                                         batch, slice.offsets, slice.sizes, slice.strides);
 }
 
@@ -85,8 +84,7 @@ std::array<Value, 4> inputRows(OpBuilder &b, Location loc, std::array<Value, 4> 
 /// 0 1 -1 -1]): both rows computed, one selected.
 Value outputRow(OpBuilder &b, Location loc, Value second, std::array<Value, 4> m) {
   Value first = arith::AddFOp::create(b, loc, arith::AddFOp::create(b, loc, m[0], m[1]), m[2]);
-  Value other =
-      arith::SubFOp::create(b, loc, arith::SubFOp::create(b, loc, m[1], m[2]), m[3]);
+  Value other = arith::SubFOp::create(b, loc, arith::SubFOp::create(b, loc, m[1], m[2]), m[3]);
   return arith::SelectOp::create(b, loc, second, other, first);
 }
 } // namespace
@@ -116,9 +114,9 @@ Value infc::lowering::convChannelsLastWinograd(OpBuilder &b, Location loc, Value
           f = resultType.getDimSize(3);
   int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2, tiles = th * tw;
   // Padded to whole tiles: the 4x4 block of tile (p, q) starts at row 2p, column 2q.
-  Value padded = padConstant(b, loc, input, {0, pads[0], pads[1], 0},
-                             {0, 2 * th + 2 - h - pads[0], 2 * tw + 2 - w - pads[1], 0},
-                             b.getZeroAttr(et));
+  Value padded =
+      padConstant(b, loc, input, {0, pads[0], pads[1], 0},
+                  {0, 2 * th + 2 - h - pads[0], 2 * tw + 2 - w - pads[1], 0}, b.getZeroAttr(et));
   // V [16, TH, TW, C], by vectors of 16 channels (see the top of the file).
   MLIRContext *ctx = b.getContext();
   auto lanesType = VectorType::get({kLanes}, et);
@@ -159,8 +157,7 @@ Value infc::lowering::convChannelsLastWinograd(OpBuilder &b, Location loc, Value
                       std::array<Value, 4> row = inputRows(nb, nl, t[a]);
                       for (int64_t bb = 0; bb < 4; ++bb)
                         out = vector::TransferWriteOp::create(
-                                  nb, nl, row[bb], out,
-                                  ValueRange{index(nb, 4 * a + bb), p, q, ch},
+                                  nb, nl, row[bb], out, ValueRange{index(nb, 4 * a + bb), p, q, ch},
                                   ArrayRef<bool>{true})
                                   .getResult();
                     }
@@ -222,8 +219,7 @@ Value infc::lowering::convChannelsLastWinograd(OpBuilder &b, Location loc, Value
                   Value zeroIndex = arith::ConstantIndexOp::create(nb, nl, 0);
                   auto isSecond = [&](int64_t dim) {
                     Value index = linalg::IndexOp::create(nb, nl, dim);
-                    return arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne, index,
-                                                 zeroIndex)
+                    return arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne, index, zeroIndex)
                         .getResult();
                   };
                   Value row = isSecond(1), column = isSecond(3);

@@ -43,8 +43,7 @@ struct Ops {
       return a;
     return n.create<CastOp>(mlir::RankedTensorType::get(type.getShape(), elementType), a);
   }
-  mlir::Value reduce(mlir::Value a, llvm::ArrayRef<int64_t> axes, bool keepdims,
-                     bool max = false) {
+  mlir::Value reduce(mlir::Value a, llvm::ArrayRef<int64_t> axes, bool keepdims, bool max = false) {
     if (axes.empty())
       return a;
     auto axesAttr = n.b.getDenseI64ArrayAttr(axes);

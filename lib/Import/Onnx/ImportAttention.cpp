@@ -57,7 +57,8 @@ LogicalResult importAttention(NodeImporter &n) {
     k = splitHeads(n, k, kvHeads);
     v = splitHeads(n, v, kvHeads);
   }
-  int64_t batch = shapeOf(q)[0], qHeads = shapeOf(q)[1], sq = shapeOf(q)[2], headSize = shapeOf(q)[3];
+  int64_t batch = shapeOf(q)[0], qHeads = shapeOf(q)[1], sq = shapeOf(q)[2],
+          headSize = shapeOf(q)[3];
   double scale = n.hasAttr("scale") ? n.getFloat("scale", 1.0) : 1.0 / std::sqrt((double)headSize);
   // The reference rounds sqrt(scale) to the input type and scales Q and K by it.
   Value s = n.scalarLike(q, std::sqrt(scale));
@@ -100,23 +101,21 @@ LogicalResult importAttention(NodeImporter &n) {
   Value offset; // [batch, 1, 1] i64, or null for a constant
   int64_t constOffset = pastKey ? shapeOf(pastKey)[2] : 0;
   if (nonpad)
-    offset = n.reshape(n.create<SubOp>(n.castElements(nonpad, n.b.getI64Type()),
-                                       n.scalarLike(n.castElements(nonpad, n.b.getI64Type()),
-                                                    (double)sq)),
-                       {batch, 1, 1});
+    offset = n.reshape(
+        n.create<SubOp>(n.castElements(nonpad, n.b.getI64Type()),
+                        n.scalarLike(n.castElements(nonpad, n.b.getI64Type()), (double)sq)),
+        {batch, 1, 1});
   Value i = iota(n, {sq, 1}, sq), j = iota(n, {1, skv}, skv);
   // position of query i minus key j: [sq, skv], or [batch, sq, skv] per batch.
-  Value diff = n.create<SubOp>(n.create<AddOp>(i, offset ? offset
-                                                         : n.scalarLike(i, (double)constOffset)),
-                               j);
+  Value diff = n.create<SubOp>(
+      n.create<AddOp>(i, offset ? offset : n.scalarLike(i, (double)constOffset)), j);
   auto perBatch = [&](Value b) {
     auto bs = shapeOf(b);
     return bs.size() == 3 ? n.reshape(b, {bs[0], 1, bs[1], bs[2]}) : b;
   };
   Value zeroI = n.scalarLike(diff, 0.0);
   if (n.getInt("is_causal", 0))
-    bias = n.create<AddOp>(bias, perBatch(toBias(n.create<NotOp>(
-                                     n.create<LessOp>(diff, zeroI)))));
+    bias = n.create<AddOp>(bias, perBatch(toBias(n.create<NotOp>(n.create<LessOp>(diff, zeroI)))));
   int64_t left = n.getInt("left_window_size", -1), right = n.getInt("right_window_size", -1);
   if (left >= 0 || right >= 0) {
     Value allowed = n.create<EqualOp>(diff, diff); // all true
@@ -139,8 +138,7 @@ LogicalResult importAttention(NodeImporter &n) {
     auto repeat = [&](Value x) {
       auto xs = shapeOf(x);
       Value e = n.reshape(x, {xs[0], xs[1], 1, xs[2], xs[3]});
-      e = n.create<BroadcastOp>(
-          RankedTensorType::get({xs[0], xs[1], reps, xs[2], xs[3]}, et), e);
+      e = n.create<BroadcastOp>(RankedTensorType::get({xs[0], xs[1], reps, xs[2], xs[3]}, et), e);
       return n.reshape(e, {xs[0], xs[1] * reps, xs[2], xs[3]});
     };
     k = repeat(k);
@@ -166,8 +164,8 @@ LogicalResult importAttention(NodeImporter &n) {
   }
   Value probs = n.create<SoftmaxOp>(logits, n.b.getI64IntegerAttr(3));
   // A row whose bias is all -inf attends nothing: 0, not the softmax's NaN.
-  Value rowMax = n.create<ReduceMaxOp>(bias, n.b.getDenseI64ArrayAttr({(int64_t)shapeOf(bias).size() - 1}),
-                                       n.b.getBoolAttr(true));
+  Value rowMax = n.create<ReduceMaxOp>(
+      bias, n.b.getDenseI64ArrayAttr({(int64_t)shapeOf(bias).size() - 1}), n.b.getBoolAttr(true));
   Value masked = n.create<EqualOp>(rowMax, negInf);
   probs = n.create<WhereOp>(masked, n.scalarLike(probs, 0.0), probs);
   probs = n.castElements(probs, et);

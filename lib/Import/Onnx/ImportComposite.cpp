@@ -49,11 +49,9 @@ template <typename Fn> ImportFn activation(Fn fn) {
 // Activations
 //===----------------------------------------------------------------------===//
 
-
 void registerActivations(ImportRegistry &r) {
-  r["Elu"] = activation([](NodeImporter &n, Ops &o, Value x) {
-    return elu(o, x, n.getFloat("alpha", 1.0));
-  });
+  r["Elu"] = activation(
+      [](NodeImporter &n, Ops &o, Value x) { return elu(o, x, n.getFloat("alpha", 1.0)); });
   // gamma * (x <= 0 ? alpha * (exp(x) - 1) : x); at 0 both branches are 0.
   r["Selu"] = activation([](NodeImporter &n, Ops &o, Value x) {
     double alpha = n.getFloat("alpha", 1.67326319217681884765625);
@@ -69,9 +67,8 @@ void registerActivations(ImportRegistry &r) {
   });
   r["Softplus"] = activation([](NodeImporter &, Ops &o, Value x) { return o.softplus(x); });
   // x / (1 + |x|)
-  r["Softsign"] = activation([](NodeImporter &, Ops &o, Value x) {
-    return o.div(x, o.add(o.k(x, 1.0), o.abs(x)));
-  });
+  r["Softsign"] = activation(
+      [](NodeImporter &, Ops &o, Value x) { return o.div(x, o.add(o.k(x, 1.0), o.abs(x))); });
   // max(0, min(1, alpha * x + beta))
   r["HardSigmoid"] = activation([](NodeImporter &n, Ops &o, Value x) {
     Value lin = o.add(o.mul(x, o.k(x, n.getFloat("alpha", 0.2))), o.k(x, n.getFloat("beta", 0.5)));
@@ -87,9 +84,8 @@ void registerActivations(ImportRegistry &r) {
     return o.mul(x, n.create<SigmoidOp>(o.mul(x, o.k(x, n.getFloat("alpha", 1.0)))));
   });
   // x * tanh(softplus(x))
-  r["Mish"] = activation([](NodeImporter &n, Ops &o, Value x) {
-    return o.mul(x, n.create<TanhOp>(o.softplus(x)));
-  });
+  r["Mish"] = activation(
+      [](NodeImporter &n, Ops &o, Value x) { return o.mul(x, n.create<TanhOp>(o.softplus(x))); });
   // x > alpha ? x : 0
   r["ThresholdedRelu"] = activation([](NodeImporter &n, Ops &o, Value x) {
     return o.where(o.gt(x, o.k(x, n.getFloat("alpha", 1.0))), x, o.k(x, 0.0));
@@ -145,8 +141,8 @@ template <typename CompareOp> ImportFn compareOrEqual() {
     if (failed(requireSameElementType(n)))
       return failure();
     Ops o{n};
-    n.setResult(0, o.logicalOr(n.create<CompareOp>(n.input(0), n.input(1)),
-                               o.eq(n.input(0), n.input(1))));
+    n.setResult(
+        0, o.logicalOr(n.create<CompareOp>(n.input(0), n.input(1)), o.eq(n.input(0), n.input(1))));
     return success();
   };
 }
@@ -229,8 +225,8 @@ void registerElementwise(ImportRegistry &r) {
       n.setResult(0, n.input(0));
       return success();
     }
-    n.setResult(0, n.create<CastOp>(n.inputType(0).clone(et), n.input(0),
-                                    n.getInt("saturate", 1) != 0));
+    n.setResult(
+        0, n.create<CastOp>(n.inputType(0).clone(et), n.input(0), n.getInt("saturate", 1) != 0));
     return success();
   };
   r["Mod"] = importMod;
@@ -336,8 +332,8 @@ LogicalResult importRMSNormalization(NodeImporter &n) {
   Type compute = n.getInt("stash_type", 1) == 1 ? n.b.getF32Type() : et;
   Value x = n.castElements(n.input(0), compute);
   SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(*axis, xt.getRank()));
-  Value meanSquare = n.create<ReduceMeanOp>(o.mul(x, x), n.b.getDenseI64ArrayAttr(axes),
-                                            n.b.getBoolAttr(true));
+  Value meanSquare =
+      n.create<ReduceMeanOp>(o.mul(x, x), n.b.getDenseI64ArrayAttr(axes), n.b.getBoolAttr(true));
   Value rms = n.create<SqrtOp>(o.add(meanSquare, o.k(meanSquare, n.getFloat("epsilon", 1e-5))));
   Value normalized = n.castElements(o.div(x, rms), et);
   n.setResult(0, o.mul(normalized, n.castElements(n.input(1), et)));

@@ -112,8 +112,8 @@ LogicalResult importScan(NodeImporter &n) {
                           : (int64_t)n.numInputs() - first - numScanInputs;
   int64_t numScanOutputs = body->output_size() - numStates;
   if (numScanInputs <= 0 || numStates < 0 || numScanOutputs < 0)
-    return n.error() << "num_scan_inputs " << numScanInputs << " does not fit the "
-                     << n.numInputs() << " inputs and the body's outputs";
+    return n.error() << "num_scan_inputs " << numScanInputs << " does not fit the " << n.numInputs()
+                     << " inputs and the body's outputs";
   if (batched && n.input(0)) {
     DenseElementsAttr lens = n.constantInput(0);
     int64_t steps = n.inputType(first + numStates).getDimSize(1);
@@ -132,8 +132,8 @@ LogicalResult importScan(NodeImporter &n) {
       v.assign(count, def);
     return v;
   };
-  SmallVector<int64_t> inReverse = list(batched ? "directions" : "scan_input_directions",
-                                        numScanInputs, 0);
+  SmallVector<int64_t> inReverse =
+      list(batched ? "directions" : "scan_input_directions", numScanInputs, 0);
   SmallVector<int64_t> inAxes = list("scan_input_axes", numScanInputs, 0);
   SmallVector<int64_t> outAxes = list("scan_output_axes", numScanOutputs, 0);
   SmallVector<int64_t> outReverse = list("scan_output_directions", numScanOutputs, 0);
@@ -167,8 +167,8 @@ LogicalResult importScan(NodeImporter &n) {
     for (Value v : scanInputs)
       ins.push_back(dropAxis(n, n.sliceAxis(v, 0, bi, 1), 0));
     SmallVector<int64_t> zeros(numScanInputs, 0), outZeros(numScanOutputs, 0);
-    FailureOr<SmallVector<Value>> results = scanLoop(n, *body, s, ins, zeros, inReverse,
-                                                     numScanOutputs, outZeros, outZeros);
+    FailureOr<SmallVector<Value>> results =
+        scanLoop(n, *body, s, ins, zeros, inReverse, numScanOutputs, outZeros, outZeros);
     if (failed(results))
       return failure();
     for (auto [i, v] : llvm::enumerate(*results))
@@ -224,10 +224,10 @@ LogicalResult importLoop(NodeImporter &n) {
     if (i == kMaxUnrolledSteps)
       return n.error() << "the loop runs more than the " << kMaxUnrolledSteps
                        << " iterations it is unrolled to";
-    SmallVector<Value> args{n.constant(DenseElementsAttr::get(
-                                RankedTensorType::get({}, n.b.getI64Type()), APInt(64, i))),
-                            n.constant(DenseElementsAttr::get(
-                                RankedTensorType::get({}, n.b.getI1Type()), true))};
+    SmallVector<Value> args{
+        n.constant(
+            DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI64Type()), APInt(64, i))),
+        n.constant(DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI1Type()), true))};
     llvm::append_range(args, carried);
     FailureOr<SmallVector<Value>> outs = n.importGraph(*body, args);
     if (failed(outs))
@@ -276,8 +276,8 @@ LogicalResult importIf(NodeImporter &n) {
   if (failed(elseOuts))
     return failure();
   if (thenOuts->size() != elseOuts->size())
-    return n.error() << "the branches yield " << thenOuts->size() << " and "
-                     << elseOuts->size() << " values";
+    return n.error() << "the branches yield " << thenOuts->size() << " and " << elseOuts->size()
+                     << " values";
   Value cond = n.reshape(n.input(0), {});
   for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenOuts, *elseOuts))) {
     auto [t, e] = pair;

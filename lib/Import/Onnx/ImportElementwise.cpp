@@ -43,8 +43,7 @@ LogicalResult importPow(NodeImporter &n) {
   Value base = n.input(0), exponent = n.input(1);
   Type et = n.inputType(0).getElementType();
   if (n.inputType(1).getElementType() != et)
-    exponent = n.create<CastOp>(
-        RankedTensorType::get(n.inputType(1).getShape(), et), exponent);
+    exponent = n.create<CastOp>(RankedTensorType::get(n.inputType(1).getShape(), et), exponent);
   n.setResult(0, n.create<PowOp>(base, exponent));
   return success();
 }
@@ -108,8 +107,8 @@ LogicalResult importCast(NodeImporter &n) {
   Type et = onnxElementType(n.b.getContext(), to);
   if (!et)
     return n.error() << "cast to unsupported dtype " << onnxDataTypeName(to);
-  n.setResult(0, n.create<CastOp>(RankedTensorType::get(n.inputType(0).getShape(), et),
-                                  n.input(0), n.getInt("saturate", 1) != 0));
+  n.setResult(0, n.create<CastOp>(RankedTensorType::get(n.inputType(0).getShape(), et), n.input(0),
+                                  n.getInt("saturate", 1) != 0));
   return success();
 }
 
@@ -129,9 +128,8 @@ LogicalResult importBitCast(NodeImporter &n) {
 
 LogicalResult importBitShift(NodeImporter &n) {
   if (n.inputType(0).getElementType() != n.inputType(1).getElementType())
-    return n.error() << "operands have different element types "
-                     << n.inputType(0).getElementType() << " and "
-                     << n.inputType(1).getElementType();
+    return n.error() << "operands have different element types " << n.inputType(0).getElementType()
+                     << " and " << n.inputType(1).getElementType();
   std::string direction = n.getString("direction", "");
   if (direction == "LEFT")
     n.setResult(0, n.create<ShiftLeftOp>(n.input(0), n.input(1)));

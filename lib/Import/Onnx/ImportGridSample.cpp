@@ -32,8 +32,8 @@ struct GridSampler : Ops {
       // n = floor(dx / range) (dx >= 0 where used), r = dx - n * range.
       Value count = floor(mul(dx, k(dx, 1.0 / range)));
       Value r = sub(dx, mul(count, k(dx, range)));
-      Value odd = gt(sub(count, mul(floor(mul(count, k(count, 0.5))), k(count, 2.0))),
-                     k(count, 0.5));
+      Value odd =
+          gt(sub(count, mul(floor(mul(count, k(count, 0.5))), k(count, 2.0))), k(count, 0.5));
       return where(odd, add(farSide, mul(r, k(r, -sign))), add(nearSide, mul(r, k(r, sign))));
     };
     if (range <= 0)
@@ -79,9 +79,9 @@ struct GridSampler : Ops {
   /// The taps of coordinate `g` (normalized, [N, P]) in a dim of `size`.
   Taps taps(Value g, int64_t size, StringRef mode) {
     double lo = alignCorners ? 0.0 : -0.5, hi = alignCorners ? size - 1.0 : size - 0.5;
-    Value x = alignCorners ? mul(add(g, k(g, 1.0)), k(g, 0.5 * (size - 1)))
-                           : mul(sub(mul(add(g, k(g, 1.0)), k(g, (double)size)), k(g, 1.0)),
-                                 k(g, 0.5));
+    Value x = alignCorners
+                  ? mul(add(g, k(g, 1.0)), k(g, 0.5 * (size - 1)))
+                  : mul(sub(mul(add(g, k(g, 1.0)), k(g, (double)size)), k(g, 1.0)), k(g, 0.5));
     if (mode == "nearest")
       x = n.create<RoundOp>(x);
     if (padding == "border")
@@ -121,8 +121,8 @@ LogicalResult importGridSample(NodeImporter &n) {
   int64_t rank = xt.getRank(), dims = rank - 2;
   if (dims < 1 || gt.getRank() != rank || gt.getDimSize(0) != xt.getDimSize(0) ||
       gt.getDimSize(rank - 1) != dims)
-    return n.error() << "expects X [N, C, D1..Dr] and grid [N, O1..Or, r], got " << xt
-                     << " and " << gt;
+    return n.error() << "expects X [N, C, D1..Dr] and grid [N, O1..Or, r], got " << xt << " and "
+                     << gt;
   std::string mode = n.getString("mode", "linear");
   if (mode == "bilinear")
     mode = "linear"; // the opset 16 names

@@ -114,8 +114,7 @@ LogicalResult requireScalarOutputZero(NodeImporter &n) {
 
 /// QLinearMatMul(a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero).
 LogicalResult importQLinearMatMul(NodeImporter &n) {
-  if (failed(requireInt8(n, 0)) || failed(requireInt8(n, 3)) ||
-      failed(requireScalarOutputZero(n)))
+  if (failed(requireInt8(n, 0)) || failed(requireInt8(n, 3)) || failed(requireScalarOutputZero(n)))
     return failure();
   for (unsigned i : {1u, 4u, 6u})
     if (n.inputType(i).getNumElements() != 1)
@@ -139,8 +138,7 @@ LogicalResult requireConvRanks(NodeImporter &n, unsigned x, unsigned w) {
 }
 
 LogicalResult importConvInteger(NodeImporter &n) {
-  if (failed(requireInt8(n, 0)) || failed(requireInt8(n, 1)) ||
-      failed(requireConvRanks(n, 0, 1)))
+  if (failed(requireInt8(n, 0)) || failed(requireInt8(n, 1)) || failed(requireConvRanks(n, 0, 1)))
     return failure();
   SmallVector<int64_t> perChannel(n.inputType(1).getRank(), 1);
   perChannel[0] = n.inputType(1).getDimSize(0);
@@ -171,8 +169,8 @@ LogicalResult importQLinearConv(NodeImporter &n) {
   SmallVector<int64_t> outPerChannel(typeOf(acc).getRank() - 1, 1);
   outPerChannel[0] = channels;
   Type out = n.input(7) ? n.inputType(7).getElementType() : n.inputType(0).getElementType();
-  n.setResult(0, requantize(n, acc, n.input(1), n.input(4), n.input(6), n.input(7), out,
-                            outPerChannel));
+  n.setResult(
+      0, requantize(n, acc, n.input(1), n.input(4), n.input(6), n.input(7), out, outPerChannel));
   return success();
 }
 } // namespace

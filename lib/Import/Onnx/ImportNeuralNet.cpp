@@ -6,8 +6,7 @@
 using namespace mlir;
 using namespace infc;
 
-std::optional<SmallVector<int64_t>> infc::reductionAxes(NodeImporter &n,
-                                                       int64_t axesInputSince) {
+std::optional<SmallVector<int64_t>> infc::reductionAxes(NodeImporter &n, int64_t axesInputSince) {
   int64_t rank = n.inputType(0).getRank();
   SmallVector<int64_t> axes;
   if (n.opset >= axesInputSince) {
@@ -85,9 +84,9 @@ std::optional<SmallVector<int64_t>> windowInts(NodeImporter &n, StringRef name, 
 }
 
 /// Resolves auto_pad / pads for a 2-D window op into [top, left, bottom, right].
-LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
-                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                         ArrayRef<int64_t> dilations, SmallVectorImpl<int64_t> &pads) {
+LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial, ArrayRef<int64_t> kernel,
+                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                         SmallVectorImpl<int64_t> &pads) {
   std::string autoPad = n.getString("auto_pad", "NOTSET");
   size_t rank = inSpatial.size();
   // The shape arithmetic below divides by strides and indexes by spatial dim.
@@ -95,8 +94,7 @@ LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
     return n.error() << "kernel_shape " << list(kernel) << " must hold " << rank
                      << " positive sizes";
   if (strides.size() != rank || llvm::any_of(strides, [](int64_t s) { return s < 1; }))
-    return n.error() << "strides " << list(strides) << " must hold " << rank
-                     << " positive values";
+    return n.error() << "strides " << list(strides) << " must hold " << rank << " positive values";
   if (dilations.size() != rank || llvm::any_of(dilations, [](int64_t s) { return s < 1; }))
     return n.error() << "dilations " << list(dilations) << " must hold " << rank
                      << " positive values";
@@ -117,8 +115,8 @@ LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
       return n.error() << "unsupported auto_pad '" << autoPad << "'";
     for (size_t d = 0; d < rank && autoPad != "VALID"; ++d) {
       int64_t out = (inSpatial[d] + strides[d] - 1) / strides[d];
-      int64_t total = std::max<int64_t>(
-          0, (out - 1) * strides[d] + dilations[d] * (kernel[d] - 1) + 1 - inSpatial[d]);
+      int64_t total = std::max<int64_t>(0, (out - 1) * strides[d] + dilations[d] * (kernel[d] - 1) +
+                                               1 - inSpatial[d]);
       int64_t small = total / 2;
       pads[d] = autoPad == "SAME_UPPER" ? small : total - small;
       pads[d + rank] = total - pads[d];
@@ -128,8 +126,8 @@ LogicalResult windowPads(NodeImporter &n, ArrayRef<int64_t> inSpatial,
     int64_t span = dilations[d] * (kernel[d] - 1) + 1;
     if (inSpatial[d] + pads[d] + pads[d + rank] < span)
       return n.error() << "the kernel spans " << span << " along spatial dim " << d
-                       << ", more than the padded input's " << inSpatial[d] << " + "
-                       << pads[d] << " + " << pads[d + rank];
+                       << ", more than the padded input's " << inSpatial[d] << " + " << pads[d]
+                       << " + " << pads[d + rank];
   }
   return success();
 }
@@ -249,7 +247,8 @@ LogicalResult importCol2Im(NodeImporter &n) {
                      << ", dilations " << list(d) << ")";
   int64_t batch = xt.getDimSize(0), cols = xt.getDimSize(1);
   int64_t hp = (*image)[0] + p[0] + p[2], wp = (*image)[1] + p[1] + p[3];
-  int64_t oh = (hp - (d[0] * (kh - 1) + 1)) / s[0] + 1, ow = (wp - (d[1] * (kw - 1) + 1)) / s[1] + 1;
+  int64_t oh = (hp - (d[0] * (kh - 1) + 1)) / s[0] + 1,
+          ow = (wp - (d[1] * (kw - 1) + 1)) / s[1] + 1;
   if (taps <= 0 || cols % taps || oh <= 0 || ow <= 0 || xt.getDimSize(2) != oh * ow)
     return n.error() << "input " << xt << " does not match image, block, pads and strides";
   int64_t channels = cols / taps;
@@ -260,10 +259,10 @@ LogicalResult importCol2Im(NodeImporter &n) {
       Value v = n.reshape(n.sliceAxis(x, 2, a * kw + b, 1), {batch, channels, oh, ow});
       v = insertZeros(n, v, s[0], s[1]);
       int64_t top = a * d[0], left = b * d[1];
-      v = n.create<PadOp>(v, Value(), n.b.getDenseI64ArrayAttr({0, 0, top, left}),
-                          n.b.getDenseI64ArrayAttr({0, 0, hp - top - shapeOf(v)[2],
-                                                    wp - left - shapeOf(v)[3]}),
-                          n.b.getStringAttr("constant"));
+      v = n.create<PadOp>(
+          v, Value(), n.b.getDenseI64ArrayAttr({0, 0, top, left}),
+          n.b.getDenseI64ArrayAttr({0, 0, hp - top - shapeOf(v)[2], wp - left - shapeOf(v)[3]}),
+          n.b.getStringAttr("constant"));
       sum = sum ? n.create<AddOp>(sum, v) : v;
     }
   sum = n.sliceAxis(sum, 2, p[0], (*image)[0]);
@@ -316,8 +315,7 @@ LogicalResult importConvTranspose(NodeImporter &n) {
                      << ")";
   int64_t group = n.getInt("group", 1), cin = xt.getDimSize(1);
   if (group <= 0 || cin % group || wt.getDimSize(0) != cin)
-    return n.error() << "group " << group << " does not match input " << xt << " and weight "
-                     << wt;
+    return n.error() << "group " << group << " does not match input " << xt << " and weight " << wt;
   int64_t coutPerGroup = wt.getDimSize(1), cout = coutPerGroup * group;
   SmallVector<int64_t> kernel(wt.getShape().drop_front(2));
   if (n.hasAttr("kernel_shape") && n.getInts("kernel_shape") != kernel)
@@ -408,8 +406,8 @@ LogicalResult importConvTranspose(NodeImporter &n) {
   }
   if (llvm::any_of(low, [](int64_t v) { return v > 0; }) ||
       llvm::any_of(high, [](int64_t v) { return v > 0; }))
-    x = n.create<PadOp>(x, Value(), n.b.getDenseI64ArrayAttr(low),
-                        n.b.getDenseI64ArrayAttr(high), n.b.getStringAttr("constant"));
+    x = n.create<PadOp>(x, Value(), n.b.getDenseI64ArrayAttr(low), n.b.getDenseI64ArrayAttr(high),
+                        n.b.getStringAttr("constant"));
 
   // [Cin, Cout/g, kh, kw] flipped in space -> [g, Cin/g, Cout/g, ...] -> [Cout, Cin/g, kh, kw].
   w = n.create<SliceOp>(w, n.b.getDenseI64ArrayAttr({0, 0, k2[0] - 1, k2[1] - 1}),
@@ -437,8 +435,7 @@ LogicalResult importCausalConvWithState(NodeImporter &n) {
   if (!isa<FloatType>(et))
     return n.error() << "expects a float input, got " << et;
   if (xt.getRank() != 3 || wt.getRank() != 3)
-    return n.error() << "expects input [N, C, L] and weight [C, 1, k], got " << xt << " and "
-                     << wt;
+    return n.error() << "expects input [N, C, L] and weight [C, 1, k], got " << xt << " and " << wt;
   int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1), length = xt.getDimSize(2);
   int64_t k = wt.getDimSize(2);
   if (wt.getDimSize(0) != channels || wt.getDimSize(1) != 1 || k < 1)
@@ -493,14 +490,12 @@ std::optional<Window> poolWindow(NodeImporter &n, RankedTensorType xt) {
   }
   w.strides = n.getInts("strides", SmallVector<int64_t>(spatial, 1));
   w.dilations = n.getInts("dilations", SmallVector<int64_t>(spatial, 1));
-  if (failed(windowPads(n, xt.getShape().drop_front(2), w.kernel, w.strides, w.dilations,
-                        w.pads)))
+  if (failed(windowPads(n, xt.getShape().drop_front(2), w.kernel, w.strides, w.dilations, w.pads)))
     return std::nullopt;
   return w;
 }
 
-template <typename PoolOp>
-Value pool(NodeImporter &n, Value input, bool countIncludePad) {
+template <typename PoolOp> Value pool(NodeImporter &n, Value input, bool countIncludePad) {
   auto xt = cast<RankedTensorType>(input.getType());
   std::optional<Window> window = poolWindow(n, xt);
   if (!window)
@@ -539,8 +534,9 @@ Value pool(NodeImporter &n, Value input, bool countIncludePad) {
 
 /// MaxPool's Indices output for a 2-D (or 1-D) pool `y` of `x`: each window's first maximum
 /// as a flat index into x (row-major, or with storage_order=1 column-major within each
-/// image: h + w * H, as the ONNX reference computes it; onnxruntime 1.32 reports another). A constant table holds every window tap's position (-1 in the padding); the taps
-/// are gathered, ArgMax picks one, and a one-hot sum reads its position back.
+/// image: h + w * H, as the ONNX reference computes it; onnxruntime 1.32 reports another). A
+/// constant table holds every window tap's position (-1 in the padding); the taps are gathered,
+/// ArgMax picks one, and a one-hot sum reads its position back.
 Value maxPoolIndices(NodeImporter &n, Value x, Value y) {
   auto xt = cast<RankedTensorType>(x.getType());
   std::optional<Window> w = poolWindow(n, xt);
@@ -551,8 +547,8 @@ Value maxPoolIndices(NodeImporter &n, Value x, Value y) {
     return nullptr;
   }
   bool oneD = xt.getRank() == 3;
-  SmallVector<int64_t> k = to2d(w->kernel, 1), s = to2d(w->strides, 1),
-                       d = to2d(w->dilations, 1), p = pads2d(w->pads);
+  SmallVector<int64_t> k = to2d(w->kernel, 1), s = to2d(w->strides, 1), d = to2d(w->dilations, 1),
+                       p = pads2d(w->pads);
   int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1);
   int64_t h = oneD ? 1 : xt.getDimSize(2), wd = xt.getDimSize(xt.getRank() - 1);
   auto ys = cast<RankedTensorType>(y.getType()).getShape();
@@ -576,8 +572,8 @@ Value maxPoolIndices(NodeImporter &n, Value x, Value y) {
   Value padding = n.create<LessOp>(positions, n.scalarLike(positions, 0));
   Value clamped = n.create<MaxOp>(positions, n.scalarLike(positions, 0));
   Value flat = n.reshape(x, {batch, channels, h * wd});
-  Value taken = n.create<GatherOp>(flat, n.reshape(clamped, {oh * ow * taps}),
-                                   n.b.getI64IntegerAttr(2));
+  Value taken =
+      n.create<GatherOp>(flat, n.reshape(clamped, {oh * ow * taps}), n.b.getI64IntegerAttr(2));
   taken = n.reshape(taken, {batch, channels, oh * ow, taps});
   Type et = xt.getElementType();
   Value lowest = n.constant(DenseElementsAttr::get(
@@ -628,8 +624,8 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
   RankedTensorType xt = n.inputType(0);
   int64_t spatial = xt.getRank() - 2;
   if (spatial < 1 || n.inputType(1).getShape() != xt.getShape())
-    return n.error() << "expects X [N, C, ...] and indices of its shape, got " << xt
-                     << " and " << n.inputType(1);
+    return n.error() << "expects X [N, C, ...] and indices of its shape, got " << xt << " and "
+                     << n.inputType(1);
   auto kernel = windowInts(n, "kernel_shape", spatial, 1, {});
   auto strides = windowInts(n, "strides", spatial, 1, SmallVector<int64_t>(spatial, 1));
   auto pads = windowInts(n, "pads", 2 * spatial, 0, SmallVector<int64_t>(2 * spatial, 0));
@@ -649,8 +645,8 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
   if (!total)
     return n.error() << "the unpooled output has more than 2^63 elements";
   Type et = xt.getElementType();
-  Value zeros = n.constant(
-      DenseElementsAttr::get(RankedTensorType::get({*total}, et), n.b.getZeroAttr(et)));
+  Value zeros =
+      n.constant(DenseElementsAttr::get(RankedTensorType::get({*total}, et), n.b.getZeroAttr(et)));
   Value y = n.create<ScatterOp>(zeros, n.reshape(n.input(1), {xt.getNumElements()}),
                                 n.reshape(n.input(0), {xt.getNumElements()}),
                                 n.b.getI64IntegerAttr(0), n.b.getStringAttr("none"));
@@ -671,8 +667,8 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
       high.push_back(want - have);
     }
     if (llvm::any_of(high, [](int64_t h) { return h > 0; }))
-      y = n.create<PadOp>(y, Value(), n.b.getDenseI64ArrayAttr(low),
-                          n.b.getDenseI64ArrayAttr(high), n.b.getStringAttr("constant"));
+      y = n.create<PadOp>(y, Value(), n.b.getDenseI64ArrayAttr(low), n.b.getDenseI64ArrayAttr(high),
+                          n.b.getStringAttr("constant"));
   }
   n.setResult(0, y);
   return success();
@@ -696,12 +692,11 @@ LogicalResult importLRN(NodeImporter &n) {
   Value sq = n.reshape(n.create<MulOp>(x, x), {batch, 1, channels, rest});
   auto attr = [&](ArrayRef<int64_t> v) { return n.b.getDenseI64ArrayAttr(v); };
   int64_t before = (size - 1) / 2, after = size - 1 - before;
-  Value mean = n.create<AvgPoolOp>(sq, attr({size, 1}), attr({1, 1}),
-                                   attr({before, 0, after, 0}), attr({1, 1}),
-                                   n.b.getBoolAttr(false), n.b.getBoolAttr(true));
-  Value scale = n.create<AddOp>(
-      n.scalarLike(x, bias),
-      n.create<MulOp>(n.reshape(mean, xt.getShape()), n.scalarLike(x, alpha)));
+  Value mean = n.create<AvgPoolOp>(sq, attr({size, 1}), attr({1, 1}), attr({before, 0, after, 0}),
+                                   attr({1, 1}), n.b.getBoolAttr(false), n.b.getBoolAttr(true));
+  Value scale =
+      n.create<AddOp>(n.scalarLike(x, bias),
+                      n.create<MulOp>(n.reshape(mean, xt.getShape()), n.scalarLike(x, alpha)));
   n.setResult(0, n.create<DivOp>(x, n.create<PowOp>(scale, n.scalarLike(x, beta))));
   return success();
 }
@@ -743,8 +738,8 @@ template <typename ReduceOp> LogicalResult importGlobalPool(NodeImporter &n) {
   SmallVector<int64_t> axes;
   for (int64_t d = 2; d < rank; ++d)
     axes.push_back(d);
-  n.setResult(0, n.create<ReduceOp>(n.input(0), n.b.getDenseI64ArrayAttr(axes),
-                                    n.b.getBoolAttr(true)));
+  n.setResult(
+      0, n.create<ReduceOp>(n.input(0), n.b.getDenseI64ArrayAttr(axes), n.b.getBoolAttr(true)));
   return success();
 }
 
@@ -787,8 +782,7 @@ LogicalResult importMatMul(NodeImporter &n) {
     b = n.reshape(b, {bs[0], 1});
   auto at = cast<RankedTensorType>(a.getType()), bt = cast<RankedTensorType>(b.getType());
   if (at.getShape().back() != bt.getShape()[bt.getRank() - 2])
-    return n.error() << "contracting dims differ: " << n.inputType(0) << " x "
-                     << n.inputType(1);
+    return n.error() << "contracting dims differ: " << n.inputType(0) << " x " << n.inputType(1);
   SmallVector<int64_t> batch;
   if (failed(broadcastShapes(at.getShape().drop_back(2), bt.getShape().drop_back(2), batch)))
     return n.error() << "batch dims do not broadcast";
@@ -827,8 +821,8 @@ LogicalResult importBatchNorm(NodeImporter &n) {
     SmallVector<int64_t> kept(xt.getRank(), 1);
     kept[1] = xt.getDimSize(1);
     Value centered = n.create<SubOp>(n.input(0), n.reshape(batchMean, kept));
-    Value batchVar = n.create<ReduceMeanOp>(n.create<MulOp>(centered, centered), over,
-                                            n.b.getBoolAttr(false));
+    Value batchVar =
+        n.create<ReduceMeanOp>(n.create<MulOp>(centered, centered), over, n.b.getBoolAttr(false));
     double momentum = n.getFloat("momentum", 0.9);
     auto running = [&](Value old, Value batch) {
       return n.create<AddOp>(n.create<MulOp>(old, n.scalarLike(old, momentum)),
@@ -846,8 +840,7 @@ LogicalResult importBatchNorm(NodeImporter &n) {
   Value t = n.create<SubOp>(bias, n.create<MulOp>(mean, s));
   SmallVector<int64_t> shape(xt.getRank() - 1, 1);
   shape[0] = xt.getDimSize(1);
-  Value y = n.create<AddOp>(n.create<MulOp>(n.input(0), n.reshape(s, shape)),
-                            n.reshape(t, shape));
+  Value y = n.create<AddOp>(n.create<MulOp>(n.input(0), n.reshape(s, shape)), n.reshape(t, shape));
   n.setResult(0, y);
   return success();
 }
@@ -865,15 +858,13 @@ LogicalResult importLayerNorm(NodeImporter &n) {
     return failure();
   double epsilon = n.getFloat("epsilon", 1e-5);
   n.setResult(0, n.create<LayerNormOp>(xt, n.input(0), n.input(1), n.input(2),
-                                       n.b.getI64IntegerAttr(*axis),
-                                       n.b.getF64FloatAttr(epsilon)));
+                                       n.b.getI64IntegerAttr(*axis), n.b.getF64FloatAttr(epsilon)));
   if (!n.outputUsed(1) && !n.outputUsed(2))
     return success();
   // Mean and InvStdDev (stash type U) over the normalized dims, kept as size 1.
   Type stash = onnxElementType(n.b.getContext(), n.getInt("stash_type", 1));
   if (!isa_and_nonnull<FloatType>(stash))
-    return n.error() << "unsupported stash_type "
-                     << onnxDataTypeName(n.getInt("stash_type", 1));
+    return n.error() << "unsupported stash_type " << onnxDataTypeName(n.getInt("stash_type", 1));
   SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(*axis, xt.getRank()));
   auto mean = [&](Value v) {
     return n.create<ReduceMeanOp>(v, n.b.getDenseI64ArrayAttr(axes), n.b.getBoolAttr(true));
@@ -887,8 +878,8 @@ LogicalResult importLayerNorm(NodeImporter &n) {
   Value m = mean(n.input(0));
   Value centered = n.create<SubOp>(n.input(0), m);
   Value var = mean(n.create<MulOp>(centered, centered));
-  Value invStdDev = n.create<ReciprocalOp>(
-      n.create<SqrtOp>(n.create<AddOp>(var, n.scalarLike(var, epsilon))));
+  Value invStdDev =
+      n.create<ReciprocalOp>(n.create<SqrtOp>(n.create<AddOp>(var, n.scalarLike(var, epsilon))));
   n.setResult(1, toStash(m));
   n.setResult(2, toStash(invStdDev));
   return success();

@@ -48,12 +48,11 @@ std::optional<QuantParams> quantParams(NodeImporter &n) {
   }
   if (p.blockSize > 0) {
     for (int64_t d = 0; d < xt.getRank(); ++d) {
-      int64_t want = d == p.axis ? (xt.getDimSize(d) + p.blockSize - 1) / p.blockSize
-                                 : xt.getDimSize(d);
+      int64_t want =
+          d == p.axis ? (xt.getDimSize(d) + p.blockSize - 1) / p.blockSize : xt.getDimSize(d);
       if (st.getRank() != xt.getRank() || st.getDimSize(d) != want) {
-        n.error() << "a blocked scale for input " << xt << ", axis " << p.axis
-                  << " and block_size " << p.blockSize << " must have dim " << d << " = "
-                  << want << ", got " << st;
+        n.error() << "a blocked scale for input " << xt << ", axis " << p.axis << " and block_size "
+                  << p.blockSize << " must have dim " << d << " = " << want << ", got " << st;
         return std::nullopt;
       }
     }
@@ -85,8 +84,8 @@ LogicalResult importQuantizeLinear(NodeImporter &n) {
   std::optional<QuantParams> p = quantParams(n);
   if (!p)
     return failure();
-  n.setResult(0, n.create<QuantizeOp>(xt.clone(q), n.input(0), p->scale, p->zeroPoint,
-                                      p->axis, p->blockSize, n.getInt("saturate", 1) != 0));
+  n.setResult(0, n.create<QuantizeOp>(xt.clone(q), n.input(0), p->scale, p->zeroPoint, p->axis,
+                                      p->blockSize, n.getInt("saturate", 1) != 0));
   return success();
 }
 
@@ -109,8 +108,8 @@ LogicalResult importDequantizeLinear(NodeImporter &n) {
   std::optional<QuantParams> p = quantParams(n);
   if (!p)
     return failure();
-  n.setResult(0, n.create<DequantizeOp>(xt.clone(out), n.input(0), p->scale, p->zeroPoint,
-                                        p->axis, p->blockSize));
+  n.setResult(0, n.create<DequantizeOp>(xt.clone(out), n.input(0), p->scale, p->zeroPoint, p->axis,
+                                        p->blockSize));
   return success();
 }
 
@@ -123,10 +122,8 @@ LogicalResult importDynamicQuantizeLinear(NodeImporter &n) {
   SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank()));
   auto axes = n.b.getDenseI64ArrayAttr(all);
   Value zero = n.scalarLike(n.input(0), 0.0);
-  Value lo = n.create<MinOp>(n.create<ReduceMinOp>(n.input(0), axes, n.b.getBoolAttr(false)),
-                             zero);
-  Value hi = n.create<MaxOp>(n.create<ReduceMaxOp>(n.input(0), axes, n.b.getBoolAttr(false)),
-                             zero);
+  Value lo = n.create<MinOp>(n.create<ReduceMinOp>(n.input(0), axes, n.b.getBoolAttr(false)), zero);
+  Value hi = n.create<MaxOp>(n.create<ReduceMaxOp>(n.input(0), axes, n.b.getBoolAttr(false)), zero);
   Value scale = n.create<DivOp>(n.create<SubOp>(hi, lo), n.scalarLike(zero, 255.0));
   Value zp = n.create<RoundOp>(n.create<SubOp>(zero, n.create<DivOp>(lo, scale)));
   zp = n.create<ClipOp>(zp, n.b.getF64FloatAttr(0.0), n.b.getF64FloatAttr(255.0));

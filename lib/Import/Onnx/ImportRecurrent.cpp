@@ -38,8 +38,7 @@ LogicalResult importLinearAttention(NodeImporter &n) {
                      << "kv_num_heads (" << kvHeads << ")";
   for (unsigned i = 0; i < 3; ++i)
     if (n.inputType(i).getRank() != 3 || !isa<FloatType>(n.inputType(i).getElementType()))
-      return n.error() << "expects float query, key and value of rank 3, got "
-                       << n.inputType(i);
+      return n.error() << "expects float query, key and value of rank 3, got " << n.inputType(i);
   Type et = n.inputType(0).getElementType(), f32 = n.b.getF32Type();
   int64_t batch = n.inputType(0).getDimSize(0), steps = n.inputType(0).getDimSize(1);
   if (n.inputType(0).getDimSize(2) % qHeads || n.inputType(1).getDimSize(2) % kvHeads ||
@@ -59,8 +58,8 @@ LogicalResult importLinearAttention(NodeImporter &n) {
   Type stateType = et;
   if (Value past = n.input(3)) {
     if (n.inputType(3).getShape() != ArrayRef<int64_t>(stateShape))
-      return n.error() << "expects past_state [" << batch << ", " << kvHeads << ", " << dk
-                       << ", " << dv << "], got " << n.inputType(3);
+      return n.error() << "expects past_state [" << batch << ", " << kvHeads << ", " << dk << ", "
+                       << dv << "], got " << n.inputType(3);
     stateType = n.inputType(3).getElementType();
     state = n.castElements(past, f32);
   } else {
@@ -79,8 +78,7 @@ LogicalResult importLinearAttention(NodeImporter &n) {
   if (beta) {
     int64_t last = n.inputType(5).getRank() == 3 ? n.inputType(5).getDimSize(2) : -1;
     if (last != kvHeads && last != 1)
-      return n.error() << "beta must be [B, T, kv_num_heads] or [B, T, 1], got "
-                       << n.inputType(5);
+      return n.error() << "beta must be [B, T, kv_num_heads] or [B, T, 1], got " << n.inputType(5);
     beta = n.reshape(n.castElements(beta, f32), {batch, steps, last, 1});
     beta = n.create<TransposeOp>(beta, n.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
   }
@@ -91,16 +89,16 @@ LogicalResult importLinearAttention(NodeImporter &n) {
 
   SmallVector<Value> outputs;
   for (int64_t t = 0; t < steps; ++t) {
-    Value kRow = n.sliceAxis(k, 2, t, 1);                    // [B, Hkv, 1, dk]
+    Value kRow = n.sliceAxis(k, 2, t, 1); // [B, Hkv, 1, dk]
     Value kCol = n.reshape(kRow, {batch, kvHeads, dk, 1});
-    Value vRow = n.sliceAxis(v, 2, t, 1);                    // [B, Hkv, 1, dv]
+    Value vRow = n.sliceAxis(v, 2, t, 1); // [B, Hkv, 1, dv]
     if (gating) {
-      Value g = n.sliceAxis(decay, 2, t, 1);                 // [B, Hkv, 1, 1 | dk]
+      Value g = n.sliceAxis(decay, 2, t, 1); // [B, Hkv, 1, 1 | dk]
       g = n.reshape(g, {batch, kvHeads, shapeOf(g)[3], 1});
       state = n.create<MulOp>(state, n.create<ExpOp>(g));
     }
     if (delta) {
-      Value retrieved = n.matmul(kRow, state);                // [B, Hkv, 1, dv]
+      Value retrieved = n.matmul(kRow, state); // [B, Hkv, 1, dv]
       vRow = n.create<MulOp>(n.sliceAxis(beta, 2, t, 1), n.create<SubOp>(vRow, retrieved));
     }
     state = n.create<AddOp>(state, n.create<MulOp>(kCol, vRow));
@@ -109,8 +107,8 @@ LogicalResult importLinearAttention(NodeImporter &n) {
     Value o = n.create<MulOp>(n.matmul(qt, state), scaleValue);
     outputs.push_back(n.reshape(o, {batch, 1, qHeads * dv}));
   }
-  Value y = outputs.size() == 1 ? outputs[0]
-                                : n.create<ConcatOp>(outputs, n.b.getI64IntegerAttr(1));
+  Value y =
+      outputs.size() == 1 ? outputs[0] : n.create<ConcatOp>(outputs, n.b.getI64IntegerAttr(1));
   n.setResult(0, n.castElements(y, et));
   if (n.outputUsed(1))
     n.setResult(1, n.castElements(state, stateType));
@@ -186,8 +184,7 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
   bool batchMajor = n.getInt("layout", 0) != 0;
   int64_t hidden = rt.getDimSize(2);
   if (n.hasAttr("hidden_size") && n.getInt("hidden_size", 0) != hidden)
-    return n.error() << "hidden_size " << n.getInt("hidden_size", 0) << " does not match R "
-                     << rt;
+    return n.error() << "hidden_size " << n.getInt("hidden_size", 0) << " does not match R " << rt;
   if (kind == CellKind::Lstm && n.getInt("input_forget", 0))
     return n.error() << "input_forget=1 is not supported";
   Value x = n.input(0);
@@ -197,8 +194,8 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
   if (wt.getShape() != ArrayRef<int64_t>{dirs, gates * hidden, inputSize} ||
       rt.getShape() != ArrayRef<int64_t>{dirs, gates * hidden, hidden})
     return n.error() << "expects W [" << dirs << ", " << gates * hidden << ", " << inputSize
-                     << "] and R [" << dirs << ", " << gates * hidden << ", " << hidden
-                     << "], got " << wt << " and " << rt;
+                     << "] and R [" << dirs << ", " << gates * hidden << ", " << hidden << "], got "
+                     << wt << " and " << rt;
   if (steps > kMaxUnrolledSteps)
     return n.error() << "sequence length " << steps << " exceeds the " << kMaxUnrolledSteps
                      << " steps this recurrence is unrolled to";
@@ -208,12 +205,10 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
   if (n.input(4)) {
     if (n.inputType(4).getShape() != ArrayRef<int64_t>{batch} ||
         !n.inputType(4).getElementType().isSignlessInteger())
-      return n.error() << "expects integer sequence_lens [" << batch << "], got "
-                       << n.inputType(4);
+      return n.error() << "expects integer sequence_lens [" << batch << "], got " << n.inputType(4);
     DenseElementsAttr constant = n.constantInput(4);
-    bool full = constant && llvm::all_of(constant.getValues<APInt>(), [&](const APInt &l) {
-                  return l.getSExtValue() == steps;
-                });
+    bool full = constant && llvm::all_of(constant.getValues<APInt>(),
+                                         [&](const APInt &l) { return l.getSExtValue() == steps; });
     if (!full)
       lengths = n.reshape(n.input(4), {batch, 1});
   }
@@ -234,9 +229,9 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
     return n.error() << "expects " << fnsPerDirection * dirs << " activations, got "
                      << names.size();
   // The names `activation` knows (case-insensitive, as ORT reads them).
-  static const char *kActivations[] = {"sigmoid",    "tanh",        "relu",     "affine",
-                                       "leakyrelu",  "thresholdedrelu", "scaledtanh",
-                                       "hardsigmoid", "elu",        "softsign", "softplus"};
+  static const char *kActivations[] = {
+      "sigmoid",    "tanh",        "relu", "affine",   "leakyrelu", "thresholdedrelu",
+      "scaledtanh", "hardsigmoid", "elu",  "softsign", "softplus"};
   for (const std::string &name : names) {
     std::string lower = StringRef(name).lower();
     if (llvm::none_of(kActivations, [&](const char *a) { return lower == a; }))
@@ -257,22 +252,21 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
   // Initial states: [dirs, B, H], or [B, dirs, H] batch-major.
   auto initialState = [&](unsigned input, int64_t d) -> Value {
     if (!n.input(input))
-      return n.constant(DenseElementsAttr::get(RankedTensorType::get({batch, hidden}, et),
-                                               n.b.getZeroAttr(et)));
+      return n.constant(
+          DenseElementsAttr::get(RankedTensorType::get({batch, hidden}, et), n.b.getZeroAttr(et)));
     Value s = n.sliceAxis(n.input(input), batchMajor ? 1 : 0, d, 1);
     return n.reshape(s, {batch, hidden});
   };
   for (unsigned input : {5u, 6u})
-    if (n.input(input) && n.inputType(input).getShape() !=
-                              (batchMajor ? ArrayRef<int64_t>{batch, dirs, hidden}
-                                          : ArrayRef<int64_t>{dirs, batch, hidden}))
+    if (n.input(input) &&
+        n.inputType(input).getShape() != (batchMajor ? ArrayRef<int64_t>{batch, dirs, hidden}
+                                                     : ArrayRef<int64_t>{dirs, batch, hidden}))
       return n.error() << "initial state " << n.inputType(input) << " has the wrong shape";
   if (n.input(3) && n.inputType(3).getShape() != ArrayRef<int64_t>{dirs, 2 * gates * hidden})
     return n.error() << "expects B [" << dirs << ", " << 2 * gates * hidden << "], got "
                      << n.inputType(3);
   if (n.input(7) && n.inputType(7).getShape() != ArrayRef<int64_t>{dirs, 3 * hidden})
-    return n.error() << "expects P [" << dirs << ", " << 3 * hidden << "], got "
-                     << n.inputType(7);
+    return n.error() << "expects P [" << dirs << ", " << 3 * hidden << "], got " << n.inputType(7);
 
   auto transposed = [&](Value w, int64_t d) {
     Value m = n.reshape(n.sliceAxis(w, 0, d, 1), shapeOf(w).drop_front());
@@ -310,8 +304,7 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
   for (int64_t d = 0; d < dirs; ++d) {
     Direction &dir = directions[d];
     auto act = [&](unsigned i, Value v) -> Value {
-      return activation(n, names[d * fnsPerDirection + i], clipped(v), dir.alphas[i],
-                        dir.betas[i]);
+      return activation(n, names[d * fnsPerDirection + i], clipped(v), dir.alphas[i], dir.betas[i]);
     };
     bool reverse = direction == "reverse" || d == 1;
     for (int64_t i = 0; i < steps; ++i) {
@@ -338,8 +331,8 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
         }
         Value h = act(1, candidate);
         Value one = n.scalarLike(z, 1.0);
-        dir.h = n.create<AddOp>(n.create<MulOp>(n.create<SubOp>(one, z), h),
-                                n.create<MulOp>(z, dir.h));
+        dir.h =
+            n.create<AddOp>(n.create<MulOp>(n.create<SubOp>(one, z), h), n.create<MulOp>(z, dir.h));
       } else {
         Value pre = n.create<AddOp>(xg, hr);
         auto peep = [&](int64_t p, Value c) -> Value {
@@ -355,8 +348,8 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
         Value cg = act(1, gate(pre, 3));
         dir.c = n.create<AddOp>(n.create<MulOp>(fg, dir.c), n.create<MulOp>(ig, cg));
         Value og = act(0, withPeep(gate(pre, 1), 1, dir.c));
-        dir.h = n.create<MulOp>(og, activation(n, names[d * fnsPerDirection + 2], dir.c,
-                                               dir.alphas[2], dir.betas[2]));
+        dir.h = n.create<MulOp>(
+            og, activation(n, names[d * fnsPerDirection + 2], dir.c, dir.alphas[2], dir.betas[2]));
       }
       Value out = dir.h;
       if (lengths) {
@@ -371,8 +364,7 @@ LogicalResult importRecurrence(NodeImporter &n, CellKind kind) {
   }
 
   auto concat = [&](ArrayRef<Value> parts, int64_t axis) {
-    return parts.size() == 1 ? parts[0]
-                             : n.create<ConcatOp>(parts, n.b.getI64IntegerAttr(axis));
+    return parts.size() == 1 ? parts[0] : n.create<ConcatOp>(parts, n.b.getI64IntegerAttr(axis));
   };
   auto finalStates = [&](auto member) {
     SmallVector<Value> parts;

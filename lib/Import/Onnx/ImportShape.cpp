@@ -45,8 +45,7 @@ LogicalResult importReshape(NodeImporter &n) {
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 0 && !allowZero) {
       if ((int64_t)d >= xt.getRank())
-        return n.error() << "shape entry " << d << " is 0 but the input has rank "
-                         << xt.getRank();
+        return n.error() << "shape entry " << d << " is 0 but the input has rank " << xt.getRank();
       shape[d] = xt.getDimSize(d);
     }
     if (shape[d] == -1) {
@@ -70,8 +69,8 @@ LogicalResult importReshape(NodeImporter &n) {
   }
   int64_t total = inferred >= 0 ? known * shape[inferred] : known;
   if (total != xt.getNumElements())
-    return n.error() << "cannot reshape " << xt << " (" << xt.getNumElements()
-                     << " elements) to " << total << " elements";
+    return n.error() << "cannot reshape " << xt << " (" << xt.getNumElements() << " elements) to "
+                     << total << " elements";
   n.setResult(0, n.reshape(n.input(0), shape));
   return success();
 }
@@ -187,8 +186,7 @@ LogicalResult importSlice(NodeImporter &n) {
       axes.push_back(i);
   if (steps.empty())
     steps.assign(starts.size(), 1);
-  if (starts.size() != ends.size() || axes.size() != starts.size() ||
-      steps.size() != starts.size())
+  if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size())
     return n.error() << "starts, ends, axes and steps differ in length";
   SmallVector<int64_t> offsets(rank, 0), sizes(xt.getShape()), strides(rank, 1);
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -244,8 +242,7 @@ LogicalResult importSqueeze(NodeImporter &n) {
     if (!axis)
       return failure();
     if (xt.getDimSize(*axis) != 1)
-      return n.error() << "cannot squeeze dim " << *axis << " of size "
-                       << xt.getDimSize(*axis);
+      return n.error() << "cannot squeeze dim " << *axis << " of size " << xt.getDimSize(*axis);
     drop[*axis] = true;
   }
   SmallVector<int64_t> shape;
@@ -289,8 +286,7 @@ LogicalResult importGather(NodeImporter &n) {
     int64_t dim = n.inputType(0).getDimSize(*axis);
     for (APInt v : indices.getValues<APInt>())
       if (v.getSExtValue() < -dim || v.getSExtValue() >= dim)
-        return n.error() << "index " << v.getSExtValue() << " is out of range for dim "
-                         << dim;
+        return n.error() << "index " << v.getSExtValue() << " is out of range for dim " << dim;
   }
   n.setResult(0, n.create<GatherOp>(n.input(0), n.input(1), n.b.getI64IntegerAttr(*axis)));
   return success();
@@ -310,8 +306,8 @@ LogicalResult importShape(NodeImporter &n) {
 
 LogicalResult importSize(NodeImporter &n) {
   auto type = RankedTensorType::get({}, n.b.getI64Type());
-  n.setResult(0, n.constant(DenseElementsAttr::get(
-                     type, APInt(64, n.inputType(0).getNumElements()))));
+  n.setResult(0,
+              n.constant(DenseElementsAttr::get(type, APInt(64, n.inputType(0).getNumElements()))));
   return success();
 }
 
@@ -342,10 +338,12 @@ LogicalResult importConstant(NodeImporter &n) {
     if (!attr)
       return failure();
     n.setResult(0, n.constant(*attr));
-  } else if (const onnx::AttributeProto *a = n.typedAttr("value_float", onnx::AttributeProto::FLOAT)) {
+  } else if (const onnx::AttributeProto *a =
+                 n.typedAttr("value_float", onnx::AttributeProto::FLOAT)) {
     n.setResult(0, n.constant(DenseElementsAttr::get(
                        RankedTensorType::get({}, Float32Type::get(ctx)), a->f())));
-  } else if (const onnx::AttributeProto *a = n.typedAttr("value_floats", onnx::AttributeProto::FLOATS)) {
+  } else if (const onnx::AttributeProto *a =
+                 n.typedAttr("value_floats", onnx::AttributeProto::FLOATS)) {
     SmallVector<float> v(a->floats().begin(), a->floats().end());
     n.setResult(0, n.constant(DenseElementsAttr::get(
                        RankedTensorType::get({(int64_t)v.size()}, Float32Type::get(ctx)),
@@ -353,7 +351,8 @@ LogicalResult importConstant(NodeImporter &n) {
   } else if (const onnx::AttributeProto *a = n.typedAttr("value_int", onnx::AttributeProto::INT)) {
     n.setResult(0, n.constant(DenseElementsAttr::get(
                        RankedTensorType::get({}, IntegerType::get(ctx, 64)), a->i())));
-  } else if (const onnx::AttributeProto *a = n.typedAttr("value_ints", onnx::AttributeProto::INTS)) {
+  } else if (const onnx::AttributeProto *a =
+                 n.typedAttr("value_ints", onnx::AttributeProto::INTS)) {
     SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
     n.setResult(0, n.constant(DenseElementsAttr::get(
                        RankedTensorType::get({(int64_t)v.size()}, IntegerType::get(ctx, 64)),
@@ -370,8 +369,8 @@ LogicalResult importConstantOfShape(NodeImporter &n) {
     return failure();
   if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
     return n.error() << "shape has a negative dim";
-  DenseElementsAttr value = DenseElementsAttr::get(
-      RankedTensorType::get({1}, Float32Type::get(n.b.getContext())), 0.0f);
+  DenseElementsAttr value =
+      DenseElementsAttr::get(RankedTensorType::get({1}, Float32Type::get(n.b.getContext())), 0.0f);
   if (const onnx::AttributeProto *a = n.typedAttr("value", onnx::AttributeProto::TENSOR)) {
     auto attr = tensorAttr(n, a->t());
     if (!attr)
@@ -395,8 +394,7 @@ LogicalResult importExpand(NodeImporter &n) {
   if (failed(broadcastShapes(n.inputType(0).getShape(), *shape, result)))
     return n.error() << "cannot expand " << n.inputType(0) << " to the given shape";
   n.setResult(0, n.create<BroadcastOp>(
-                     RankedTensorType::get(result, n.inputType(0).getElementType()),
-                     n.input(0)));
+                     RankedTensorType::get(result, n.inputType(0).getElementType()), n.input(0)));
   return success();
 }
 
@@ -421,8 +419,8 @@ template <typename Fn> ImportFn window(Fn w) {
     SmallVector<double> values;
     for (int64_t i = 0; i < size; ++i)
       values.push_back(w((double)i, period));
-    Value f64 = n.constant(DenseElementsAttr::get(
-        RankedTensorType::get({size}, n.b.getF64Type()), ArrayRef<double>(values)));
+    Value f64 = n.constant(DenseElementsAttr::get(RankedTensorType::get({size}, n.b.getF64Type()),
+                                                  ArrayRef<double>(values)));
     n.setResult(0, n.castElements(f64, et));
     return success();
   };
@@ -432,11 +430,15 @@ LogicalResult importRange(NodeImporter &n) {
   DenseElementsAttr start = n.constantInput(0), limit = n.constantInput(1),
                     delta = n.constantInput(2);
   if (!start || !limit || !delta)
-    return n.notConstant(!start ? 0 : !limit ? 1 : 2, !start ? "start" : !limit ? "limit" : "delta");
+    return n.notConstant(!start   ? 0
+                         : !limit ? 1
+                                  : 2,
+                         !start   ? "start"
+                         : !limit ? "limit"
+                                  : "delta");
   for (DenseElementsAttr a : {start, limit, delta})
     if (a.getNumElements() != 1)
-      return n.error() << "start, limit and delta must be scalars, got "
-                       << a.getType();
+      return n.error() << "start, limit and delta must be scalars, got " << a.getType();
   Type et = start.getElementType();
   auto scalar = [](DenseElementsAttr a) {
     return isa<FloatType>(a.getElementType())
@@ -450,8 +452,8 @@ LogicalResult importRange(NodeImporter &n) {
   if (!std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d) || !std::isfinite(steps))
     return n.error() << "start, limit and delta must be finite";
   if (steps > (double)kMaxMaterializedElements)
-    return n.error() << "makes " << steps << " elements, more than the "
-                     << kMaxMaterializedElements << " the compiler builds";
+    return n.error() << "makes " << steps << " elements, more than the " << kMaxMaterializedElements
+                     << " the compiler builds";
   int64_t count = steps <= 0 ? 0 : (int64_t)steps;
   if (!isa<FloatType>(et) && (std::fabs(s) > 0x1p62 || std::fabs(l) > 0x1p62))
     return n.error() << "integer bounds beyond 2^62 are not supported";

@@ -49,8 +49,8 @@ Value fitLast(NodeImporter &n, Value v, int64_t size) {
 /// points: forward, inverse (scaled by 1 / length), onesided forward (the first
 /// length / 2 + 1 bins) or onesided inverse (irfft: a real signal from a one-sided
 /// spectrum). Returns (real, imaginary); imaginary is null for irfft.
-std::pair<Value, Value> transform(NodeImporter &n, Value re, Value im, int64_t length,
-                                  bool inverse, bool onesided) {
+std::pair<Value, Value> transform(NodeImporter &n, Value re, Value im, int64_t length, bool inverse,
+                                  bool onesided) {
   Type et = cast<RankedTensorType>(re.getType()).getElementType();
   auto product = [&](Value v, Value table) { return n.matmul(v, table); };
   if (inverse && onesided) {

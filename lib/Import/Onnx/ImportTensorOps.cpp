@@ -398,8 +398,7 @@ LogicalResult importReverseSequence(NodeImporter &n) {
   int64_t steps = xt.getDimSize(timeAxis), batch = xt.getDimSize(batchAxis);
   if (n.inputType(1).getShape() != ArrayRef<int64_t>{batch} ||
       !n.inputType(1).getElementType().isSignlessInteger())
-    return n.error() << "expects integer sequence_lens [" << batch << "], got "
-                     << n.inputType(1);
+    return n.error() << "expects integer sequence_lens [" << batch << "], got " << n.inputType(1);
   Value len = n.reshape(n.castElements(n.input(1), n.b.getI64Type()), {1, batch});
   Value t = iota(n, {steps, 1}, steps);
   Value reversed = n.create<SubOp>(n.create<SubOp>(len, n.scalarLike(len, 1)), t);
@@ -855,8 +854,8 @@ template <typename OpTy> LogicalResult importCumulative(NodeImporter &n) {
     return n.error() << "axis must be an integer scalar, got " << at;
   auto sum = [&](int64_t axis) {
     return n.create<OpTy>(n.input(0), n.b.getI64IntegerAttr(axis),
-                              n.b.getBoolAttr(n.getInt("exclusive", 0)),
-                              n.b.getBoolAttr(n.getInt("reverse", 0)));
+                          n.b.getBoolAttr(n.getInt("exclusive", 0)),
+                          n.b.getBoolAttr(n.getInt("reverse", 0)));
   };
   if (n.constantInput(1)) {
     auto axis = n.constantInts(1, "axis");

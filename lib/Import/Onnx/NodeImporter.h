@@ -51,8 +51,7 @@ public:
   int64_t getInt(llvm::StringRef name, int64_t def) const;
   double getFloat(llvm::StringRef name, double def) const;
   std::string getString(llvm::StringRef name, llvm::StringRef def) const;
-  llvm::SmallVector<int64_t> getInts(llvm::StringRef name,
-                                     llvm::ArrayRef<int64_t> def = {}) const;
+  llvm::SmallVector<int64_t> getInts(llvm::StringRef name, llvm::ArrayRef<int64_t> def = {}) const;
   bool hasAttr(llvm::StringRef name) const { return attr(name) != nullptr; }
   /// Attribute `name` if it holds `type` (an onnx::AttributeProto::AttributeType); an
   /// error and null when it holds another (the import of the node then fails).
@@ -116,10 +115,12 @@ public:
   /// insertion point, its inputs bound to `args`; outer-scope values stay visible. Returns
   /// the body's outputs, or failure after an error.
   std::function<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(const onnx::GraphProto &,
-                                                                 mlir::ValueRange args)>
+                                                                mlir::ValueRange args)>
       importGraph;
 
-  void setResult(unsigned i, mlir::Value v) { results.resize(std::max<size_t>(results.size(), i + 1)), results[i] = v; }
+  void setResult(unsigned i, mlir::Value v) {
+    results.resize(std::max<size_t>(results.size(), i + 1)), results[i] = v;
+  }
   llvm::SmallVector<mlir::Value> results;
 
 private:
@@ -145,9 +146,9 @@ private:
         why = d.str();
       return mlir::success();
     });
-    return mlir::succeeded(OpTy::inferReturnTypes(
-        ctx, loc, state.operands, state.attributes.getDictionary(ctx),
-        state.getRawProperties(), state.regions, types));
+    return mlir::succeeded(OpTy::inferReturnTypes(ctx, loc, state.operands,
+                                                  state.attributes.getDictionary(ctx),
+                                                  state.getRawProperties(), state.regions, types));
   }
   /// Reports that `opName` cannot take its operands; returns the placeholder.
   mlir::Value failedOp(llvm::StringRef opName, llvm::StringRef why, mlir::ValueRange operands);

@@ -5,21 +5,21 @@
 // are all collected and reported together before anything is built.
 //
 //===----------------------------------------------------------------------===//
+#include "infc/Import/OnnxImporter.h"
 #include "NodeImporter.h"
 #include "OnnxValidation.h"
-#include "infc/Import/OnnxImporter.h"
 #include "infc/runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -103,12 +103,13 @@ Type infc::onnxElementType(MLIRContext *ctx, int32_t dataType) {
 }
 
 const char *infc::onnxDataTypeName(int32_t dataType) {
-  static const char *names[] = {"undefined", "float",  "uint8",     "int8",      "uint16",
-                                "int16",     "int32",  "int64",     "string",    "bool",
-                                "float16",   "double", "uint32",    "uint64",    "complex64",
-                                "complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz",
-                                "float8e5m2", "float8e5m2fnuz", "uint4", "int4", "float4e2m1",
-                                "float8e8m0", "uint2", "int2"};
+  static const char *names[] = {
+      "undefined",      "float",    "uint8",        "int8",           "uint16",
+      "int16",          "int32",    "int64",        "string",         "bool",
+      "float16",        "double",   "uint32",       "uint64",         "complex64",
+      "complex128",     "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+      "float8e5m2fnuz", "uint4",    "int4",         "float4e2m1",     "float8e8m0",
+      "uint2",          "int2"};
   if (dataType >= 0 && dataType < (int32_t)std::size(names))
     return names[dataType];
   return "unknown";
@@ -177,7 +178,8 @@ const onnx::AttributeProto *NodeImporter::typedAttr(StringRef name, int type) co
   if (!a)
     return nullptr;
   int held = attributeTypeOf(*a);
-  bool isList = type >= onnx::AttributeProto::FLOATS && type != onnx::AttributeProto::SPARSE_TENSOR &&
+  bool isList = type >= onnx::AttributeProto::FLOATS &&
+                type != onnx::AttributeProto::SPARSE_TENSOR &&
                 type != onnx::AttributeProto::TYPE_PROTO;
   if (held == type || (held == onnx::AttributeProto::UNDEFINED && isList))
     return a;
@@ -230,8 +232,8 @@ InFlightDiagnostic NodeImporter::notConstant(unsigned i, StringRef what) {
       continue;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-      auto name = func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "infc.name")
-                       : StringAttr();
+      auto name =
+          func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "infc.name") : StringAttr();
       names.push_back(name ? name.str() : "#" + std::to_string(arg.getArgNumber()));
     } else if (Operation *def = v.getDefiningOp()) {
       llvm::append_range(work, def->getOperands());
@@ -334,12 +336,12 @@ Value NodeImporter::scalarLike(Value like, double value) {
     return constant(DenseElementsAttr::get(type, f));
   }
   // A value past int64 (an attribute's 1e30, say) saturates; NaN is 0.
-  int64_t whole = std::isnan(value)     ? 0
-                  : value >= 0x1p63     ? INT64_MAX
-                  : value < -0x1p63     ? INT64_MIN
-                                        : (int64_t)value;
-  return constant(DenseElementsAttr::get(
-      type, APInt(et.getIntOrFloatBitWidth(), (uint64_t)whole, true, true)));
+  int64_t whole = std::isnan(value) ? 0
+                  : value >= 0x1p63 ? INT64_MAX
+                  : value < -0x1p63 ? INT64_MIN
+                                    : (int64_t)value;
+  return constant(
+      DenseElementsAttr::get(type, APInt(et.getIntOrFloatBitWidth(), (uint64_t)whole, true, true)));
 }
 
 Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
@@ -351,8 +353,7 @@ Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
 
 Value NodeImporter::sliceAxis(Value v, int64_t axis, int64_t offset, int64_t size) {
   auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
-      steps(type.getRank(), 1);
+  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()), steps(type.getRank(), 1);
   offsets[axis] = offset;
   sizes[axis] = size;
   return create<SliceOp>(v, b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
@@ -366,9 +367,7 @@ Value NodeImporter::castElements(Value v, Type elementType) {
   return create<CastOp>(type.clone(elementType), v);
 }
 
-Type NodeImporter::computeType(Type et) {
-  return et.isF16() || et.isBF16() ? b.getF32Type() : et;
-}
+Type NodeImporter::computeType(Type et) { return et.isF16() || et.isBF16() ? b.getF32Type() : et; }
 
 Value NodeImporter::matmul(Value lhs, Value rhs) {
   Type et = cast<RankedTensorType>(lhs.getType()).getElementType(), wide = computeType(et);
@@ -406,8 +405,8 @@ InFlightDiagnostic NodeImporter::error() {
   std::string name = node.name();
   if (auto named = dyn_cast<NameLoc>(loc); named && name.empty())
     name = named.getName().strref().rsplit('(').first.str();
-  return emitError(loc) << "node '" << name << "' (" << domain << node.op_type()
-                        << ", opset " << opset << "): ";
+  return emitError(loc) << "node '" << name << "' (" << domain << node.op_type() << ", opset "
+                        << opset << "): ";
 }
 
 //===----------------------------------------------------------------------===//
@@ -433,8 +432,8 @@ private:
   RankedTensorType inputType(const onnx::ValueInfoProto &info);
   LogicalResult importNode(const onnx::NodeProto &node);
   int64_t importedNodes = 0;
-  int64_t errorCount = 0; // errors emitted in the context since run() began
-  int64_t nodeFirstError = -1; // errorCount when the node being imported began (-1: none)
+  int64_t errorCount = 0;              // errors emitted in the context since run() began
+  int64_t nodeFirstError = -1;         // errorCount when the node being imported began (-1: none)
   NodeImporter *currentNode = nullptr; // the node whose importer runs
   LogicalResult checkTypes(ModuleOp module);
   FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &graph, ValueRange args);
@@ -485,8 +484,7 @@ LogicalResult ModelImporter::loadModel() {
 
 /// Every unsupported node of `graph` and of the subgraphs its nodes hold (If branches,
 /// Scan and Loop bodies).
-void ModelImporter::listUnsupported(const onnx::GraphProto &graph, std::string &list,
-                                    int &count) {
+void ModelImporter::listUnsupported(const onnx::GraphProto &graph, std::string &list, int &count) {
   std::map<std::string, int64_t> domainOpsets;
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     domainOpsets[o.domain()] = o.version();
@@ -499,8 +497,8 @@ void ModelImporter::listUnsupported(const onnx::GraphProto &graph, std::string &
       continue;
     std::string domain = isDefaultDomain(node.domain()) ? "" : node.domain() + ":";
     int64_t version = isDefaultDomain(node.domain()) ? opset : domainOpsets[node.domain()];
-    list += (count++ ? ", '" : "'") + node.name() + "' (" + domain + node.op_type() +
-            ", opset " + std::to_string(version) + ")";
+    list += (count++ ? ", '" : "'") + node.name() + "' (" + domain + node.op_type() + ", opset " +
+            std::to_string(version) + ")";
   }
 }
 
@@ -513,8 +511,7 @@ LogicalResult ModelImporter::checkSupported() {
   return success();
 }
 
-LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor,
-                                              std::string &bytes) {
+LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor, std::string &bytes) {
   std::string location;
   int64_t offset = 0, length = -1;
   std::string badNumber;
@@ -526,8 +523,7 @@ LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor,
       badNumber = e.key() + " '" + e.value() + "'";
   }
   auto fail = [&]() {
-    return error() << "initializer '" << tensor.name() << "': external data '" << location
-                   << "': ";
+    return error() << "initializer '" << tensor.name() << "': external data '" << location << "': ";
   };
   if (!badNumber.empty())
     return fail() << "the " << badNumber << " is not a number";
@@ -556,16 +552,16 @@ LogicalResult ModelImporter::readExternalData(const onnx::TensorProto &tensor,
   if (length < 0)
     length = size - offset;
   if (offset < 0 || length < 0 || offset > size || length > size - offset)
-    return fail() << "offset " << offset << " + length " << length
-                  << " exceeds the file size " << size;
+    return fail() << "offset " << offset << " + length " << length << " exceeds the file size "
+                  << size;
   bytes.assign((*buffer)->getBufferStart() + offset, length);
   return success();
 }
 
 FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
-                                                       const onnx::TensorProto &t,
-                                                       const std::string *externalBytes,
-                                                       std::string &error) {
+                                                        const onnx::TensorProto &t,
+                                                        const std::string *externalBytes,
+                                                        std::string &error) {
   SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
   auto type = RankedTensorType::get(shape, elementType);
   int64_t n = type.getNumElements();
@@ -590,8 +586,8 @@ FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
     }
     std::string raw(n, '\0');
     for (int64_t i = 0; i < n; ++i)
-      raw[i] = (char)(((uint8_t)packed[i / perByte] >> (bits * (i % perByte))) &
-                      ((1u << bits) - 1));
+      raw[i] =
+          (char)(((uint8_t)packed[i / perByte] >> (bits * (i % perByte))) & ((1u << bits) - 1));
     return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
   }
   int64_t width = elementType.isInteger(1) ? 1 : bits / 8;
@@ -604,13 +600,13 @@ FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
   } else {
     // Typed fields: pack them into the raw little-endian layout, once their count is known
     // to match (dims may promise far more than the file holds).
-    int64_t given = t.data_type() == onnx::TensorProto::FLOAT    ? t.float_data_size()
-                    : t.data_type() == onnx::TensorProto::DOUBLE ? t.double_data_size()
-                    : t.data_type() == onnx::TensorProto::INT64  ? t.int64_data_size()
-                    : t.data_type() == onnx::TensorProto::UINT32 ||
-                            t.data_type() == onnx::TensorProto::UINT64
-                        ? t.uint64_data_size()
-                        : t.int32_data_size();
+    int64_t given =
+        t.data_type() == onnx::TensorProto::FLOAT    ? t.float_data_size()
+        : t.data_type() == onnx::TensorProto::DOUBLE ? t.double_data_size()
+        : t.data_type() == onnx::TensorProto::INT64  ? t.int64_data_size()
+        : t.data_type() == onnx::TensorProto::UINT32 || t.data_type() == onnx::TensorProto::UINT64
+            ? t.uint64_data_size()
+            : t.int32_data_size();
     if (given != n) {
       error = "holds " + std::to_string(given) + " values for a shape of " + std::to_string(n) +
               " elements";
@@ -658,8 +654,7 @@ FailureOr<DenseElementsAttr> infc::denseFromTensorProto(Type elementType,
     }
   }
   if ((int64_t)raw.size() != n * width) {
-    error = "holds " + std::to_string(raw.size()) + " bytes, expected " +
-            std::to_string(n * width);
+    error = "holds " + std::to_string(raw.size()) + " bytes, expected " + std::to_string(n * width);
     return failure();
   }
   if (elementType.isInteger(1)) {
@@ -727,8 +722,8 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
   if (given) {
     ArrayRef<int64_t> g = *given;
     if (g.size() != shape.size()) {
-      error() << flag << " " << name << " has rank " << g.size()
-              << " but the graph input has rank " << shape.size();
+      error() << flag << " " << name << " has rank " << g.size() << " but the graph input has rank "
+              << shape.size();
       return nullptr;
     }
     for (size_t d = 0; d < g.size(); ++d)
@@ -748,9 +743,8 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
       example += (k ? "x" : "") +
                  (ShapedType::isDynamic(shape[k]) ? std::string("N") : std::to_string(shape[k]));
     error() << "graph input '" << name << "' has symbolic dim "
-            << (dim.has_dim_param() ? "'" + dim.dim_param() + "'" : std::string("?"))
-            << " (dim " << d << "); pass --input-shape " << name << "=" << example
-            << " with N set to fix it";
+            << (dim.has_dim_param() ? "'" + dim.dim_param() + "'" : std::string("?")) << " (dim "
+            << d << "); pass --input-shape " << name << "=" << example << " with N set to fix it";
     return nullptr;
   }
   return RankedTensorType::get(shape, et);
@@ -759,9 +753,8 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
 /// The value of --input-value as `type`'s elements: its bytes when the dtypes agree, else
 /// each element converted, which must be exact (an npy file cannot hold bfloat16, so a
 /// float32 array of bfloat16 values serves; an int64 array may give int32 axes).
-static DenseElementsAttr inputValueAttr(RankedTensorType type,
-                                        const OnnxImportOptions::InputValue &v,
-                                        std::string &error) {
+static DenseElementsAttr
+inputValueAttr(RankedTensorType type, const OnnxImportOptions::InputValue &v, std::string &error) {
   Type et = type.getElementType();
   int64_t count = type.getNumElements();
   struct Source {
@@ -770,9 +763,9 @@ static DenseElementsAttr inputValueAttr(RankedTensorType type,
     bool isFloat, isSigned;
   };
   static const Source kSources[] = {
-      {INFC_F32, 4, true, true},  {INFC_F64, 8, true, true},   {INFC_F16, 2, true, true},
-      {INFC_I8, 1, false, true},  {INFC_I16, 2, false, true},  {INFC_I32, 4, false, true},
-      {INFC_I64, 8, false, true}, {INFC_U8, 1, false, false},  {INFC_U16, 2, false, false},
+      {INFC_F32, 4, true, true},   {INFC_F64, 8, true, true},   {INFC_F16, 2, true, true},
+      {INFC_I8, 1, false, true},   {INFC_I16, 2, false, true},  {INFC_I32, 4, false, true},
+      {INFC_I64, 8, false, true},  {INFC_U8, 1, false, false},  {INFC_U16, 2, false, false},
       {INFC_U32, 4, false, false}, {INFC_U64, 8, false, false}, {INFC_BOOL, 1, false, false}};
   const Source *src = nullptr;
   for (const Source &s : kSources)
@@ -785,12 +778,11 @@ static DenseElementsAttr inputValueAttr(RankedTensorType type,
     return nullptr;
   }
   // Same element type: the bytes as they are (a bool is a byte here, a bit in the attribute).
-  bool sameType =
-      (src->isFloat && isa<FloatType>(et) && et.getIntOrFloatBitWidth() == src->bytes * 8 &&
-       !et.isBF16()) ||
-      (!src->isFloat && v.dtype != INFC_BOOL && et.isInteger(src->bytes * 8) &&
-       et.isUnsignedInteger() == !src->isSigned) ||
-      (v.dtype == INFC_BOOL && et.isInteger(1));
+  bool sameType = (src->isFloat && isa<FloatType>(et) &&
+                   et.getIntOrFloatBitWidth() == src->bytes * 8 && !et.isBF16()) ||
+                  (!src->isFloat && v.dtype != INFC_BOOL && et.isInteger(src->bytes * 8) &&
+                   et.isUnsignedInteger() == !src->isSigned) ||
+                  (v.dtype == INFC_BOOL && et.isInteger(1));
   if (sameType && et.isInteger(1))
     return DenseElementsAttr::get(type, SmallVector<bool>(v.data.begin(), v.data.end()));
   if (sameType)
@@ -864,9 +856,8 @@ static DenseElementsAttr inputValueAttr(RankedTensorType type,
 LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
   // An unnamed node is located by its op type and import order, so that reports and
   // --keep-float can tell nodes apart.
-  std::string name = node.name().empty()
-                         ? node.op_type() + "_" + std::to_string(importedNodes)
-                         : node.name();
+  std::string name =
+      node.name().empty() ? node.op_type() + "_" + std::to_string(importedNodes) : node.name();
   ++importedNodes;
   std::string locName = name + "(" + node.op_type() + ")";
   Location loc = NameLoc::get(StringAttr::get(&ctx, locName), fileLoc);
@@ -898,17 +889,15 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
   llvm::scope_exit restoreNode([&] { currentNode = outerNode; });
   // The ops the node builds go before the insertion point: remember what precedes them.
   Block *block = b.getInsertionBlock();
-  Operation *before = b.getInsertionPoint() == block->begin()
-                          ? nullptr
-                          : &*std::prev(b.getInsertionPoint());
+  Operation *before =
+      b.getInsertionPoint() == block->begin() ? nullptr : &*std::prev(b.getInsertionPoint());
   // An importer that reported an error but went on building has failed all the same.
   int64_t errorsBefore = errorCount;
   if (failed(fn(importer)) || errorCount != errorsBefore)
     return failure();
   // The node's ops verify before the next node builds on them: operands an op cannot take
   // are this node's error (named as such), not a crash in a later importer.
-  for (Operation &op : llvm::make_range(before ? std::next(before->getIterator())
-                                               : block->begin(),
+  for (Operation &op : llvm::make_range(before ? std::next(before->getIterator()) : block->begin(),
                                         b.getInsertionPoint()))
     if (failed(verify(&op)))
       return failure();
@@ -916,18 +905,17 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
     if (node.output(i).empty())
       continue;
     if (i >= (int)importer.results.size() || !importer.results[i])
-      return importer.error() << "output " << i << " ('" << node.output(i)
-                              << "') is not supported";
+      return importer.error() << "output " << i << " ('" << node.output(i) << "') is not supported";
     values[node.output(i)] = importer.results[i];
   }
   return success();
 }
 
 FailureOr<SmallVector<Value>> ModelImporter::importSubgraph(const onnx::GraphProto &graph,
-                                                           ValueRange args) {
+                                                            ValueRange args) {
   if ((int)args.size() != graph.input_size())
-    return emitError(fileLoc) << "subgraph '" << graph.name() << "' takes "
-                              << graph.input_size() << " inputs, given " << args.size();
+    return emitError(fileLoc) << "subgraph '" << graph.name() << "' takes " << graph.input_size()
+                              << " inputs, given " << args.size();
   // The body's names shadow outer ones only while it is imported.
   llvm::StringMap<Value> outer = values;
   llvm::scope_exit restore([&] { values = std::move(outer); });
@@ -980,18 +968,15 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   const onnx::GraphProto &graph = model.graph();
 
   for (const auto &[name, shape] : options.inputShapes)
-    if (llvm::none_of(graph.input(), [&](const onnx::ValueInfoProto &i) {
-          return i.name() == name.str();
-        })) {
+    if (llvm::none_of(graph.input(),
+                      [&](const onnx::ValueInfoProto &i) { return i.name() == name.str(); })) {
       error() << "--input-shape names '" << name.str() << "', which is not a graph input";
       return nullptr;
     }
   for (const auto &entry : options.inputValues)
-    if (llvm::none_of(graph.input(), [&](const onnx::ValueInfoProto &i) {
-          return i.name() == entry.getKey();
-        })) {
-      error() << "--input-value names '" << entry.getKey().str()
-              << "', which is not a graph input";
+    if (llvm::none_of(graph.input(),
+                      [&](const onnx::ValueInfoProto &i) { return i.name() == entry.getKey(); })) {
+      error() << "--input-value names '" << entry.getKey().str() << "', which is not a graph input";
       return nullptr;
     }
 
@@ -1077,9 +1062,8 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     if (out.type().has_tensor_type()) {
       const auto &tt = out.type().tensor_type();
       Type declared = onnxElementType(&ctx, tt.elem_type());
-      bool shapeKnown = tt.has_shape() && llvm::all_of(tt.shape().dim(), [](const auto &d) {
-                          return isFixedDim(d);
-                        });
+      bool shapeKnown = tt.has_shape() &&
+                        llvm::all_of(tt.shape().dim(), [](const auto &d) { return isFixedDim(d); });
       SmallVector<int64_t> shape;
       for (const auto &d : tt.shape().dim())
         shape.push_back(d.dim_value());
@@ -1087,9 +1071,8 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
           (shapeKnown && ArrayRef<int64_t>(shape) != inferred.getShape())) {
         error() << "graph output '" << out.name() << "' is declared as "
                 << onnxDataTypeName(tt.elem_type()) << " " << (shapeKnown ? "[" : "")
-                << (shapeKnown ? llvm::join(llvm::map_range(shape, [](int64_t v) {
-                                              return std::to_string(v);
-                                            }),
+                << (shapeKnown ? llvm::join(llvm::map_range(
+                                                shape, [](int64_t v) { return std::to_string(v); }),
                                             "x")
                                : std::string("(any shape)"))
                 << (shapeKnown ? "]" : "") << " but computes " << inferred;
@@ -1127,16 +1110,16 @@ LogicalResult ModelImporter::checkTypes(ModuleOp module) {
         continue;
       InFlightDiagnostic d = emitError(op->getLoc());
       if (auto arg = dyn_cast<BlockArgument>(v); arg && isa<func::FuncOp>(op)) {
-        auto name = cast<func::FuncOp>(op).getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                                         "infc.name");
+        auto name =
+            cast<func::FuncOp>(op).getArgAttrOfType<StringAttr>(arg.getArgNumber(), "infc.name");
         d << "graph input '" << (name ? name.str() : std::string("?")) << "': ";
       } else if (auto name = dyn_cast<NameLoc>(op->getLoc())) {
         StringRef node = name.getName().strref(), opType = node.rsplit('(').second;
         d << "node '" << node.rsplit('(').first << "' (" << opType.drop_back() << ", opset "
           << opset << "): ";
       }
-      d << "computes a tensor of " << (n ? "more bytes than the address space holds"
-                                           : "a negative or uncountable size")
+      d << "computes a tensor of "
+        << (n ? "more bytes than the address space holds" : "a negative or uncountable size")
         << ": " << type;
       return WalkResult::interrupt();
     }
@@ -1169,7 +1152,7 @@ static std::string describeType(const onnx::TypeProto &type) {
   std::string s = "[";
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto &dim = tt.shape().dim(d);
-    s += (d ? "x" : "") + (isFixedDim(dim) ? std::to_string(dim.dim_value())
+    s += (d ? "x" : "") + (isFixedDim(dim)       ? std::to_string(dim.dim_value())
                            : dim.has_dim_param() ? dim.dim_param()
                                                  : std::string("?"));
   }
@@ -1234,17 +1217,15 @@ LogicalResult infc::summarizeOnnxModel(StringRef path, OnnxModelSummary &summary
   }
   for (const auto &i : g.input())
     if (!inits.count(i.name()))
-      summary.inputs.push_back({i.name(),
-                                i.type().has_tensor_type()
-                                    ? onnxDataTypeName(i.type().tensor_type().elem_type())
-                                    : "?",
-                                describeType(i.type())});
+      summary.inputs.push_back(
+          {i.name(),
+           i.type().has_tensor_type() ? onnxDataTypeName(i.type().tensor_type().elem_type()) : "?",
+           describeType(i.type())});
   for (const auto &o : g.output())
-    summary.outputs.push_back({o.name(),
-                               o.type().has_tensor_type()
-                                   ? onnxDataTypeName(o.type().tensor_type().elem_type())
-                                   : "?",
-                               describeType(o.type())});
+    summary.outputs.push_back(
+        {o.name(),
+         o.type().has_tensor_type() ? onnxDataTypeName(o.type().tensor_type().elem_type()) : "?",
+         describeType(o.type())});
   std::map<std::string, int64_t> histogram;
   std::set<std::string> unsupported;
   for (const auto &n : g.node()) {

@@ -36,20 +36,19 @@ static llvm::ArrayRef<OnnxParamSchema> outputsOf(const OnnxOpSchema &s) {
   return llvm::ArrayRef(kOnnxParams).slice(s.firstParam + s.numInputs, s.numOutputs);
 }
 
-const OnnxOpSchema *infc::lookupOnnxSchema(StringRef opType, int64_t opset,
-                                           int64_t &firstOpset) {
+const OnnxOpSchema *infc::lookupOnnxSchema(StringRef opType, int64_t opset, int64_t &firstOpset) {
   // The table is sorted by name, then version.
-  auto range = std::equal_range(
-      std::begin(kOnnxOpSchemas), std::end(kOnnxOpSchemas), opType,
-      [](const auto &a, const auto &b) {
-        auto name = [](const auto &x) -> StringRef {
-          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, OnnxOpSchema>)
-            return x.name;
-          else
-            return x;
-        };
-        return name(a) < name(b);
-      });
+  auto range =
+      std::equal_range(std::begin(kOnnxOpSchemas), std::end(kOnnxOpSchemas), opType,
+                       [](const auto &a, const auto &b) {
+                         auto name = [](const auto &x) -> StringRef {
+                           if constexpr (std::is_same_v<std::decay_t<decltype(x)>, OnnxOpSchema>)
+                             return x.name;
+                           else
+                             return x;
+                         };
+                         return name(a) < name(b);
+                       });
   firstOpset = range.first == range.second ? 0 : range.first->sinceVersion;
   const OnnxOpSchema *found = nullptr;
   for (const OnnxOpSchema *s = range.first; s != range.second; ++s)
@@ -69,10 +68,10 @@ std::optional<int64_t> infc::elementCount(ArrayRef<int64_t> shape) {
 }
 
 static const char *attributeTypeName(int type) {
-  static const char *names[] = {"undefined", "float",   "int",           "string",
-                                "tensor",    "graph",   "floats",        "ints",
-                                "strings",   "tensors", "graphs",        "sparse_tensor",
-                                "sparse_tensors",       "type_proto",    "type_protos"};
+  static const char *names[] = {"undefined",      "float",      "int",        "string",
+                                "tensor",         "graph",      "floats",     "ints",
+                                "strings",        "tensors",    "graphs",     "sparse_tensor",
+                                "sparse_tensors", "type_proto", "type_protos"};
   return type >= 0 && type < (int)std::size(names) ? names[type] : "unknown";
 }
 
@@ -125,8 +124,8 @@ static std::string tensorSizeProblem(ArrayRef<int64_t> dims, int32_t dataType) {
   if (!n || llvm::MulOverflow(*n, width, bytes))
     return "has more elements than int64 can count: " + shapeString(dims);
   if (bytes > kMaxTensorBytes)
-    return "needs " + std::to_string(bytes) + " bytes, more than the address space holds: " +
-           shapeString(dims);
+    return "needs " + std::to_string(bytes) +
+           " bytes, more than the address space holds: " + shapeString(dims);
   return "";
 }
 
@@ -166,8 +165,8 @@ private:
   }
 
   void checkTensor(const onnx::TensorProto &t, const std::string &what) {
-    std::string p = tensorSizeProblem(SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
-                                      t.data_type());
+    std::string p =
+        tensorSizeProblem(SmallVector<int64_t>(t.dims().begin(), t.dims().end()), t.data_type());
     if (!p.empty())
       problem(what + " " + p);
   }
@@ -219,9 +218,9 @@ private:
     // counted over the whole model, here in its graph: the same for a graph without
     // subgraphs before the node).
     std::string name = !node.name().empty() ? node.name()
-                       : scopes.size() == 1 ? node.op_type() + "_" + std::to_string(index)
-                                            : g.name() + "/" + node.op_type() + "_" +
-                                                  std::to_string(index);
+                       : scopes.size() == 1
+                           ? node.op_type() + "_" + std::to_string(index)
+                           : g.name() + "/" + node.op_type() + "_" + std::to_string(index);
     return "node '" + name + "' (" + domain + node.op_type() + ", opset " +
            std::to_string(version) + "): ";
   }
@@ -273,8 +272,8 @@ private:
 
   void checkTensorAttribute(const onnx::TensorProto &t, const std::string &attr,
                             llvm::function_ref<void(const std::string &)> fail) {
-    std::string p = tensorSizeProblem(SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
-                                      t.data_type());
+    std::string p =
+        tensorSizeProblem(SmallVector<int64_t>(t.dims().begin(), t.dims().end()), t.data_type());
     if (!p.empty())
       fail("attribute '" + attr + "': the tensor " + p);
   }
@@ -339,8 +338,8 @@ private:
         return fail("attribute '" + a.name() + "' is declared " + attributeTypeName(type) +
                     " but holds a " + attributeTypeName(llvm::countr_zero(held)) + " value");
       bool emptyList = !held && type == onnx::AttributeProto::UNDEFINED;
-      bool listType = as->type >= onnx::AttributeProto::FLOATS &&
-                      as->type <= onnx::AttributeProto::GRAPHS;
+      bool listType =
+          as->type >= onnx::AttributeProto::FLOATS && as->type <= onnx::AttributeProto::GRAPHS;
       if (emptyList ? !listType : type != as->type)
         return fail("attribute '" + a.name() + "' must be " + attributeTypeName(as->type) +
                     ", got " + attributeTypeName(emptyList ? 0 : type));
@@ -351,10 +350,10 @@ private:
   }
 
   static std::string countProblem(const char *what, int got, int min, int max) {
-    std::string range = min == max                ? std::to_string(min)
-                        : max == std::numeric_limits<int>::max() ? std::to_string(min) + " or more"
-                                                  : std::to_string(min) + " to " +
-                                                        std::to_string(max);
+    std::string range = min == max ? std::to_string(min)
+                        : max == std::numeric_limits<int>::max()
+                            ? std::to_string(min) + " or more"
+                            : std::to_string(min) + " to " + std::to_string(max);
     return "takes " + range + " " + what + (max == 1 && min == 1 ? "" : "s") + ", given " +
            std::to_string(got);
   }
@@ -455,8 +454,8 @@ LogicalResult infc::checkInputTypes(NodeImporter &n) {
                       StringRef(typeStr))
                 : declared == typeStr || !declared.starts_with("tensor(");
     if (!ok)
-      return n.error() << "input " << i << " ('" << n.node.input(i) << "') is " << name
-                       << ", but " << p.name << " must be one of: " << allowed();
+      return n.error() << "input " << i << " ('" << n.node.input(i) << "') is " << name << ", but "
+                       << p.name << " must be one of: " << allowed();
     // A variadic parameter that is not homogeneous binds its constraint per value.
     if (!c || (p.option == OnnxParamOption::Variadic && !p.isHomogeneous))
       continue;

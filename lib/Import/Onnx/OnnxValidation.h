@@ -58,8 +58,7 @@ struct OnnxOpSchema {
 /// The schema of ai.onnx op `opType` in effect at `opset` (its newest version not after it),
 /// or null when the op is not defined there; then `firstOpset` is the opset that introduced
 /// it, or 0 for no ai.onnx op of that name.
-const OnnxOpSchema *lookupOnnxSchema(llvm::StringRef opType, int64_t opset,
-                                     int64_t &firstOpset);
+const OnnxOpSchema *lookupOnnxSchema(llvm::StringRef opType, int64_t opset, int64_t &firstOpset);
 
 /// The newest ai.onnx opset the schemas know.
 int64_t newestSchemaOpset();

@@ -20,15 +20,15 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < ni; ++i) { /* zeros shaped as the model declares */
     infc_io_info io;
     api.model_input_info(m, i, &io);
-    in[i] = (infc_tensor){.data = calloc(1, io.byte_size + 1), .dtype = io.dtype,
-                          .rank = io.rank, .shape = io.shape};
+    in[i] = (infc_tensor){
+        .data = calloc(1, io.byte_size + 1), .dtype = io.dtype, .rank = io.rank, .shape = io.shape};
   }
   infc_status st = api.run(s, in, ni, out, no); /* out[j] = {0}: library-owned */
   for (size_t j = 0; st == INFC_OK && j < no; ++j) {
     infc_io_info io;
     api.model_output_info(m, j, &io);
-    printf("%s: %s, rank %d, %zu bytes\n", io.name, api.dtype_name(out[j].dtype),
-           (int)out[j].rank, out[j].byte_size);
+    printf("%s: %s, rank %d, %zu bytes\n", io.name, api.dtype_name(out[j].dtype), (int)out[j].rank,
+           out[j].byte_size);
   }
   if (st != INFC_OK)
     fprintf(stderr, "run: %s\n", api.session_error(s));

@@ -29,8 +29,7 @@ bool capturesMemref(mlir::linalg::LinalgOp op);
 
 /// The reshapes (expand_shape, collapse_shape) that make `view` from `of`, first one
 /// first, if `view` is `of` or made from it that way only.
-std::optional<llvm::SmallVector<mlir::Operation *>> reshapesFrom(mlir::Value of,
-                                                                 mlir::Value view);
+std::optional<llvm::SmallVector<mlir::Operation *>> reshapesFrom(mlir::Value of, mlir::Value view);
 
 /// The input through which all-parallel `next` can read `out` as the epilogue of the
 /// kernel that writes it: its only input that is `out` or a reshape of it (reshapesFrom),
@@ -48,7 +47,7 @@ mlir::Operation *rowReductionCombiner(mlir::linalg::LinalgOp op);
 /// least `minReduction` elements a row), not a contraction (those have kernels of their own),
 /// a combiner as above.
 std::optional<llvm::SmallVector<int64_t>> rowReductionShape(mlir::linalg::LinalgOp op,
-                                                             int64_t minReduction);
+                                                            int64_t minReduction);
 
 /// The smallest row a reduction runs on a block of threads for (below it, a thread a row
 /// is as good): the CUDA loop lowering and the memory plan's prediction of it agree.
@@ -85,8 +84,7 @@ struct PointGroup {
 /// deallocations.
 llvm::SmallVector<PointGroup> findPointGroups(
     mlir::Block &block, llvm::function_ref<bool(mlir::linalg::LinalgOp)> member,
-    llvm::function_ref<bool(mlir::linalg::LinalgOp, llvm::ArrayRef<mlir::linalg::LinalgOp>)>
-        skip);
+    llvm::function_ref<bool(mlir::linalg::LinalgOp, llvm::ArrayRef<mlir::linalg::LinalgOp>)> skip);
 
 } // namespace infc
 

@@ -207,8 +207,7 @@ constexpr auto noIntFold = [](int64_t) -> std::optional<int64_t> { return std::n
 /// Binary elementwise folding with broadcasting. `floatFn(a, b)` and `intFn(a, b)` return the
 /// value of one result element (as double / int64); intFn may refuse (division by zero).
 template <typename FloatFn, typename IntFn>
-OpFoldResult foldBinary(Operation *op, ArrayRef<Attribute> operands, FloatFn floatFn,
-                        IntFn intFn) {
+OpFoldResult foldBinary(Operation *op, ArrayRef<Attribute> operands, FloatFn floatFn, IntFn intFn) {
   auto lhs = numbers(operands[0]), rhs = numbers(operands[1]);
   if (!lhs || !rhs)
     return {};
@@ -267,12 +266,14 @@ OpFoldResult ShapeOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult NegOp::fold(FoldAdaptor a) {
-  return foldUnary(*this, a.getInput(), [](double v) { return -v; },
-                   [](int64_t v) -> std::optional<int64_t> { return -v; });
+  return foldUnary(
+      *this, a.getInput(), [](double v) { return -v; },
+      [](int64_t v) -> std::optional<int64_t> { return -v; });
 }
 OpFoldResult AbsOp::fold(FoldAdaptor a) {
-  return foldUnary(*this, a.getInput(), [](double v) { return std::fabs(v); },
-                   [](int64_t v) -> std::optional<int64_t> { return v < 0 ? -v : v; });
+  return foldUnary(
+      *this, a.getInput(), [](double v) { return std::fabs(v); },
+      [](int64_t v) -> std::optional<int64_t> { return v < 0 ? -v : v; });
 }
 OpFoldResult SqrtOp::fold(FoldAdaptor a) {
   return foldUnary(*this, a.getInput(), [](double v) { return std::sqrt(v); }, noIntFold);
@@ -290,12 +291,13 @@ OpFoldResult TanhOp::fold(FoldAdaptor a) {
   return foldUnary(*this, a.getInput(), [](double v) { return std::tanh(v); }, noIntFold);
 }
 OpFoldResult SigmoidOp::fold(FoldAdaptor a) {
-  return foldUnary(*this, a.getInput(), [](double v) { return 1.0 / (1.0 + std::exp(-v)); },
-                   noIntFold);
+  return foldUnary(
+      *this, a.getInput(), [](double v) { return 1.0 / (1.0 + std::exp(-v)); }, noIntFold);
 }
 OpFoldResult ReluOp::fold(FoldAdaptor a) {
-  return foldUnary(*this, a.getInput(), [](double v) { return v > 0 ? v : 0.0; },
-                   [](int64_t v) -> std::optional<int64_t> { return v > 0 ? v : 0; });
+  return foldUnary(
+      *this, a.getInput(), [](double v) { return v > 0 ? v : 0.0; },
+      [](int64_t v) -> std::optional<int64_t> { return v > 0 ? v : 0; });
 }
 OpFoldResult ReciprocalOp::fold(FoldAdaptor a) {
   return foldUnary(*this, a.getInput(), [](double v) { return 1.0 / v; }, noIntFold);
@@ -309,13 +311,14 @@ OpFoldResult CeilOp::fold(FoldAdaptor a) {
 OpFoldResult NotOp::fold(FoldAdaptor a) {
   // i1 values are 0 and 1 here, so ~v would be -2 and -1: both true once packed.
   bool isBool = getType().getElementType().isInteger(1);
-  return foldUnary(*this, a.getInput(), [](double v) { return v; },
-                   [isBool](int64_t v) -> std::optional<int64_t> { return isBool ? !v : ~v; });
+  return foldUnary(
+      *this, a.getInput(), [](double v) { return v; },
+      [isBool](int64_t v) -> std::optional<int64_t> { return isBool ? !v : ~v; });
 }
 /// Float-only math functions; the default rounding mode makes rint round ties to even.
-#define INFC_FLOAT_UNARY_FOLD(OP, FN)                                                   \
-  OpFoldResult OP::fold(FoldAdaptor a) {                                                \
-    return foldUnary(*this, a.getInput(), [](double v) { return FN(v); }, noIntFold);   \
+#define INFC_FLOAT_UNARY_FOLD(OP, FN)                                                              \
+  OpFoldResult OP::fold(FoldAdaptor a) {                                                           \
+    return foldUnary(*this, a.getInput(), [](double v) { return FN(v); }, noIntFold);              \
   }
 INFC_FLOAT_UNARY_FOLD(RoundOp, std::rint)
 INFC_FLOAT_UNARY_FOLD(SinOp, std::sin)
@@ -343,15 +346,15 @@ static int64_t saturatingInt(double v) {
 OpFoldResult ClipOp::fold(FoldAdaptor a) {
   double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
   int64_t ilo = saturatingInt(lo), ihi = saturatingInt(hi);
-  return foldUnary(*this, a.getInput(), [=](double v) { return std::min(std::max(v, lo), hi); },
-                   [=](int64_t v) -> std::optional<int64_t> {
-                     return std::min<int64_t>(std::max<int64_t>(v, ilo), ihi);
-                   });
+  return foldUnary(
+      *this, a.getInput(), [=](double v) { return std::min(std::max(v, lo), hi); },
+      [=](int64_t v) -> std::optional<int64_t> {
+        return std::min<int64_t>(std::max<int64_t>(v, ilo), ihi);
+      });
 }
 OpFoldResult LeakyReluOp::fold(FoldAdaptor a) {
   double alpha = getAlpha().convertToDouble();
-  return foldUnary(*this, a.getInput(), [=](double v) { return v < 0 ? alpha * v : v; },
-                   noIntFold);
+  return foldUnary(*this, a.getInput(), [=](double v) { return v < 0 ? alpha * v : v; }, noIntFold);
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor a) {
@@ -383,81 +386,95 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return x + y; },
-                    total([](int64_t x, int64_t y) { return x + y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) { return x + y; },
+      total([](int64_t x, int64_t y) { return x + y; }));
 }
 OpFoldResult SubOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return x - y; },
-                    total([](int64_t x, int64_t y) { return x - y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) { return x - y; },
+      total([](int64_t x, int64_t y) { return x - y; }));
 }
 OpFoldResult MulOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return x * y; },
-                    total([](int64_t x, int64_t y) { return x * y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) { return x * y; },
+      total([](int64_t x, int64_t y) { return x * y; }));
 }
 OpFoldResult DivOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return x / y; },
-                    [](int64_t x, int64_t y) -> std::optional<int64_t> {
-                      // Left for run time: division by zero, and the one overflowing case.
-                      if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
-                        return std::nullopt;
-                      return x / y;
-                    });
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) { return x / y; },
+      [](int64_t x, int64_t y) -> std::optional<int64_t> {
+        // Left for run time: division by zero, and the one overflowing case.
+        if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
+          return std::nullopt;
+        return x / y;
+      });
 }
 OpFoldResult PowOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return std::pow(x, y); },
-                    [](int64_t x, int64_t y) -> std::optional<int64_t> {
-                      if (y < 0)
-                        return std::nullopt;
-                      // Square-and-multiply in wrapping unsigned arithmetic.
-                      uint64_t r = 1, base = (uint64_t)x;
-                      for (uint64_t e = (uint64_t)y; e; e >>= 1, base *= base)
-                        if (e & 1)
-                          r *= base;
-                      return (int64_t)r;
-                    });
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) { return std::pow(x, y); },
+      [](int64_t x, int64_t y) -> std::optional<int64_t> {
+        if (y < 0)
+          return std::nullopt;
+        // Square-and-multiply in wrapping unsigned arithmetic.
+        uint64_t r = 1, base = (uint64_t)x;
+        for (uint64_t e = (uint64_t)y; e; e >>= 1, base *= base)
+          if (e & 1)
+            r *= base;
+        return (int64_t)r;
+      });
 }
 OpFoldResult MaxOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return std::max(x, y); },
-                    total([](int64_t x, int64_t y) { return std::max(x, y); }));
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) { return std::max(x, y); },
+      total([](int64_t x, int64_t y) { return std::max(x, y); }));
 }
 OpFoldResult MinOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return std::min(x, y); },
-                    total([](int64_t x, int64_t y) { return std::min(x, y); }));
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) { return std::min(x, y); },
+      total([](int64_t x, int64_t y) { return std::min(x, y); }));
 }
 // Integer operands only (the verifier says so); i1 values are 0 and 1 here.
 OpFoldResult AndOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double, double) { return 0.0; },
-                    total([](int64_t x, int64_t y) -> int64_t { return x & y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double, double) { return 0.0; },
+      total([](int64_t x, int64_t y) -> int64_t { return x & y; }));
 }
 OpFoldResult OrOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double, double) { return 0.0; },
-                    total([](int64_t x, int64_t y) -> int64_t { return x | y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double, double) { return 0.0; },
+      total([](int64_t x, int64_t y) -> int64_t { return x | y; }));
 }
 OpFoldResult XorOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double, double) { return 0.0; },
-                    total([](int64_t x, int64_t y) -> int64_t { return x ^ y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double, double) { return 0.0; },
+      total([](int64_t x, int64_t y) -> int64_t { return x ^ y; }));
 }
 OpFoldResult EqualOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) -> double { return x == y; },
-                    total([](int64_t x, int64_t y) -> int64_t { return x == y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) -> double { return x == y; },
+      total([](int64_t x, int64_t y) -> int64_t { return x == y; }));
 }
 OpFoldResult LessOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) -> double { return x < y; },
-                    total([](int64_t x, int64_t y) -> int64_t { return x < y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) -> double { return x < y; },
+      total([](int64_t x, int64_t y) -> int64_t { return x < y; }));
 }
 OpFoldResult GreaterOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) -> double { return x > y; },
-                    total([](int64_t x, int64_t y) -> int64_t { return x > y; }));
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) -> double { return x > y; },
+      total([](int64_t x, int64_t y) -> int64_t { return x > y; }));
 }
 
 OpFoldResult RemOp::fold(FoldAdaptor a) {
-  return foldBinary(*this, a.getOperands(), [](double x, double y) { return std::fmod(x, y); },
-                    [](int64_t x, int64_t y) -> std::optional<int64_t> {
-                      // Left for run time, like div: remainder by zero and the overflow.
-                      if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
-                        return std::nullopt;
-                      return x % y;
-                    });
+  return foldBinary(
+      *this, a.getOperands(), [](double x, double y) { return std::fmod(x, y); },
+      [](int64_t x, int64_t y) -> std::optional<int64_t> {
+        // Left for run time, like div: remainder by zero and the overflow.
+        if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
+          return std::nullopt;
+        return x % y;
+      });
 }
 /// The element bit width of a shift op's operands.
 static int64_t shiftWidth(Operation *op) {
@@ -467,18 +484,20 @@ static int64_t shiftWidth(Operation *op) {
 }
 OpFoldResult ShiftLeftOp::fold(FoldAdaptor a) {
   int64_t width = shiftWidth(*this);
-  return foldBinary(*this, a.getOperands(), [](double, double) { return NAN; },
-                    total([=](int64_t x, int64_t y) -> int64_t {
-                      return y < 0 || y >= width ? 0 : (int64_t)((uint64_t)x << y);
-                    }));
+  return foldBinary(
+      *this, a.getOperands(), [](double, double) { return NAN; },
+      total([=](int64_t x, int64_t y) -> int64_t {
+        return y < 0 || y >= width ? 0 : (int64_t)((uint64_t)x << y);
+      }));
 }
 OpFoldResult ShiftRightOp::fold(FoldAdaptor a) {
   int64_t width = shiftWidth(*this);
-  return foldBinary(*this, a.getOperands(), [](double, double) { return NAN; },
-                    total([=](int64_t x, int64_t y) -> int64_t {
-                      // x is sign-extended to int64, so >> is the arithmetic shift.
-                      return y < 0 || y >= width ? (x < 0 ? -1 : 0) : x >> y;
-                    }));
+  return foldBinary(
+      *this, a.getOperands(), [](double, double) { return NAN; },
+      total([=](int64_t x, int64_t y) -> int64_t {
+        // x is sign-extended to int64, so >> is the arithmetic shift.
+        return y < 0 || y >= width ? (x < 0 ? -1 : 0) : x >> y;
+      }));
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor a) {
@@ -535,9 +554,8 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor a) {
     return {};
   ArrayRef<int64_t> is = in->type.getShape();
   SmallVector<int64_t> istr = stridesOf(is);
-  return gatherElements(*in, resultType, [&](ArrayRef<int64_t> coords) {
-    return broadcastIndex(is, istr, coords);
-  });
+  return gatherElements(*in, resultType,
+                        [&](ArrayRef<int64_t> coords) { return broadcastIndex(is, istr, coords); });
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor a) {

@@ -47,8 +47,8 @@ static bool isBooleanResultOp(StringRef name) {
 // Shape
 //===----------------------------------------------------------------------===//
 
-LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
-                                        Adaptor adaptor, SmallVectorImpl<Type> &types) {
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>, Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
   auto type = rankedType(adaptor.getInput());
   types.push_back(RankedTensorType::get({type.getRank()}, IntegerType::get(ctx, 64)));
   return success();
@@ -112,12 +112,11 @@ static LogicalResult verifyBinary(Operation *op) {
   return success();
 }
 
-#define INFC_BINARY_OP(OP)                                                              \
-  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,        \
-                                     Adaptor adaptor, SmallVectorImpl<Type> &types) {   \
-    return inferBinary(getOperationName(), loc, adaptor.getLhs(), adaptor.getRhs(),     \
-                       types);                                                          \
-  }                                                                                     \
+#define INFC_BINARY_OP(OP)                                                                         \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,  \
+                                     SmallVectorImpl<Type> &types) {                               \
+    return inferBinary(getOperationName(), loc, adaptor.getLhs(), adaptor.getRhs(), types);        \
+  }                                                                                                \
   LogicalResult OP::verify() { return verifyBinary(getOperation()); }
 INFC_BINARY_OP(AddOp)
 INFC_BINARY_OP(SubOp)
@@ -137,8 +136,8 @@ INFC_BINARY_OP(ShiftLeftOp)
 INFC_BINARY_OP(ShiftRightOp)
 #undef INFC_BINARY_OP
 
-LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                        Adaptor adaptor, SmallVectorImpl<Type> &types) {
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
   SmallVector<int64_t> s1, s2;
   auto ct = rankedType(adaptor.getCondition()), lt = rankedType(adaptor.getLhs()),
        rt = rankedType(adaptor.getRhs());
@@ -182,8 +181,8 @@ LogicalResult MatMulOp::verify() {
   return success();
 }
 
-LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                       Adaptor adaptor, SmallVectorImpl<Type> &types) {
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
   auto it = rankedType(adaptor.getInput()), wt = rankedType(adaptor.getWeight());
   if (it.getRank() != 4 || wt.getRank() != 4)
     return emitOptionalError(loc, "expects a rank-4 NCHW input and FCHW weight");
@@ -197,8 +196,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   if (!last)
     shape.push_back(wt.getDimSize(0));
   for (int d = 0; d < 2; ++d)
-    shape.push_back(windowOutputSize(it.getDimSize(spatial + d), wt.getDimSize(2 + d),
-                                     strides[d], pads[d], pads[d + 2], dilations[d], false));
+    shape.push_back(windowOutputSize(it.getDimSize(spatial + d), wt.getDimSize(2 + d), strides[d],
+                                     pads[d], pads[d + 2], dilations[d], false));
   if (last)
     shape.push_back(wt.getDimSize(0));
   types.push_back(RankedTensorType::get(shape, it.getElementType()));
@@ -219,8 +218,8 @@ LogicalResult ConvOp::verify() {
   if (group < 1 || channels % group || wt.getDimSize(0) % group)
     return emitOpError("expects group to divide the channel counts, got group ") << group;
   if (channels / group != wt.getDimSize(1))
-    return emitOpError("expects weight dim 1 (") << wt.getDimSize(1)
-           << ") to be input channels / group (" << channels / group << ")";
+    return emitOpError("expects weight dim 1 (")
+           << wt.getDimSize(1) << ") to be input channels / group (" << channels / group << ")";
   if (wt.getElementType() != it.getElementType() ||
       (getBias() && rankedType(getBias()).getElementType() != it.getElementType()))
     return emitOpError("expects input, weight and bias of one element type");
@@ -249,8 +248,8 @@ static LogicalResult inferPool(std::optional<Location> loc, typename PoolOp::Ada
   if (!last)
     shape.push_back(it.getDimSize(channels));
   for (int d = 0; d < 2; ++d)
-    shape.push_back(windowOutputSize(it.getDimSize(spatial + d), kernel[d], strides[d],
-                                     pads[d], pads[d + 2], dilations[d], adaptor.getCeilMode()));
+    shape.push_back(windowOutputSize(it.getDimSize(spatial + d), kernel[d], strides[d], pads[d],
+                                     pads[d + 2], dilations[d], adaptor.getCeilMode()));
   if (last)
     shape.push_back(it.getDimSize(channels));
   types.push_back(RankedTensorType::get(shape, it.getElementType()));
@@ -285,8 +284,7 @@ LogicalResult AvgPoolOp::verify() { return verifyPool(*this); }
 //===----------------------------------------------------------------------===//
 
 template <typename ReduceOp>
-static LogicalResult inferReduce(std::optional<Location> loc,
-                                 typename ReduceOp::Adaptor adaptor,
+static LogicalResult inferReduce(std::optional<Location> loc, typename ReduceOp::Adaptor adaptor,
                                  SmallVectorImpl<Type> &types) {
   auto it = rankedType(adaptor.getInput());
   SmallVector<bool> reduced(it.getRank(), false);
@@ -306,14 +304,14 @@ static LogicalResult inferReduce(std::optional<Location> loc,
   return success();
 }
 
-#define INFC_REDUCE_OP(OP)                                                              \
-  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,        \
-                                     Adaptor adaptor, SmallVectorImpl<Type> &types) {   \
-    return inferReduce<OP>(loc, adaptor, types);                                        \
-  }                                                                                     \
-  LogicalResult OP::verify() {                                                          \
-    SmallVector<Type> types;                                                            \
-    return inferReduce<OP>(getLoc(), Adaptor(*this), types);                            \
+#define INFC_REDUCE_OP(OP)                                                                         \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,  \
+                                     SmallVectorImpl<Type> &types) {                               \
+    return inferReduce<OP>(loc, adaptor, types);                                                   \
+  }                                                                                                \
+  LogicalResult OP::verify() {                                                                     \
+    SmallVector<Type> types;                                                                       \
+    return inferReduce<OP>(getLoc(), Adaptor(*this), types);                                       \
   }
 INFC_REDUCE_OP(ReduceSumOp)
 INFC_REDUCE_OP(ReduceMeanOp)
@@ -337,19 +335,19 @@ static LogicalResult inferArgReduce(std::optional<Location> loc, Value input, in
   return success();
 }
 
-#define INFC_ARG_REDUCE_OP(OP)                                                          \
-  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,        \
-                                     Adaptor adaptor, SmallVectorImpl<Type> &types) {   \
-    return inferArgReduce(loc, adaptor.getInput(), adaptor.getAxis(),                   \
-                          adaptor.getKeepdims(), types);                                \
-  }                                                                                     \
-  LogicalResult OP::verify() {                                                          \
-    SmallVector<Type> types;                                                            \
-    if (failed(inferArgReduce(getLoc(), getInput(), getAxis(), getKeepdims(), types)))  \
-      return failure();                                                                 \
-    if (rankedType(getInput()).getElementType().isInteger(1))                           \
-      return emitOpError("expects a numeric input, got i1");                            \
-    return success();                                                                   \
+#define INFC_ARG_REDUCE_OP(OP)                                                                     \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,  \
+                                     SmallVectorImpl<Type> &types) {                               \
+    return inferArgReduce(loc, adaptor.getInput(), adaptor.getAxis(), adaptor.getKeepdims(),       \
+                          types);                                                                  \
+  }                                                                                                \
+  LogicalResult OP::verify() {                                                                     \
+    SmallVector<Type> types;                                                                       \
+    if (failed(inferArgReduce(getLoc(), getInput(), getAxis(), getKeepdims(), types)))             \
+      return failure();                                                                            \
+    if (rankedType(getInput()).getElementType().isInteger(1))                                      \
+      return emitOpError("expects a numeric input, got i1");                                       \
+    return success();                                                                              \
   }
 INFC_ARG_REDUCE_OP(ArgMaxOp)
 INFC_ARG_REDUCE_OP(ArgMinOp)
@@ -463,8 +461,8 @@ LogicalResult ConcatOp::verify() {
   return inferReturnTypes(getContext(), getLoc(), Adaptor(*this), types);
 }
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                        Adaptor adaptor, SmallVectorImpl<Type> &types) {
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
   auto it = rankedType(adaptor.getInput());
   if ((int64_t)adaptor.getSizes().size() != it.getRank())
     return emitOptionalError(loc, "expects one size per dim");
@@ -484,8 +482,7 @@ LogicalResult SliceOp::verify() {
     if (sizes[d] == 0)
       continue;
     int64_t last = offsets[d] + (sizes[d] - 1) * steps[d];
-    if (offsets[d] < 0 || offsets[d] >= it.getDimSize(d) || last < 0 ||
-        last >= it.getDimSize(d))
+    if (offsets[d] < 0 || offsets[d] >= it.getDimSize(d) || last < 0 || last >= it.getDimSize(d))
       return emitOpError("slice out of bounds in dim ") << d;
   }
   return success();

@@ -11,8 +11,7 @@ using namespace infc;
 /// granularity, the zero point's shape and element type (`quantized`, the integer or
 /// float8 side).
 static LogicalResult verifyQuantOp(Operation *op, Value input, Value scale, Value zeroPoint,
-                                   Value result, Type quantized, int64_t axis,
-                                   int64_t blockSize) {
+                                   Value result, Type quantized, int64_t axis, int64_t blockSize) {
   auto it = cast<RankedTensorType>(input.getType());
   auto st = cast<RankedTensorType>(scale.getType());
   auto rt = cast<RankedTensorType>(result.getType());

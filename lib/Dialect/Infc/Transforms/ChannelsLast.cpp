@@ -60,8 +60,7 @@ TransposeOp toNCHWTranspose(Value v) {
 Value transpose(PatternRewriter &rewriter, Location loc, Value input, ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(input.getType());
   auto resultType = RankedTensorType::get(permuted(type.getShape(), perm), type.getElementType());
-  return TransposeOp::create(rewriter, loc, resultType, input,
-                             rewriter.getDenseI64ArrayAttr(perm));
+  return TransposeOp::create(rewriter, loc, resultType, input, rewriter.getDenseI64ArrayAttr(perm));
 }
 
 /// Attribute `name` holding one value per dim of an op moved below transpose `t`: the
@@ -89,8 +88,8 @@ void moveBelow(PatternRewriter &rewriter, Operation *op, TransposeOp t,
   moved->setOperand(0, t.getInput());
   for (NamedAttribute attr : attrs)
     moved->setAttr(attr.getName(), attr.getValue());
-  moved->getResult(0).setType(RankedTensorType::get(
-      permuted(type.getShape(), inverse(t.getPerm())), type.getElementType()));
+  moved->getResult(0).setType(RankedTensorType::get(permuted(type.getShape(), inverse(t.getPerm())),
+                                                    type.getElementType()));
   rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), t.getPerm()));
 }
 
@@ -112,10 +111,10 @@ struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
     Value x;
     if (fromBytes) {
       Value bytes = transpose(rewriter, loc, fromBytes.getInput(), kToNHWC);
-      x = CastOp::create(rewriter, loc,
-                         RankedTensorType::get(permuted(it.getShape(), kToNHWC),
-                                               it.getElementType()),
-                         bytes, fromBytes.getSaturateAttr());
+      x = CastOp::create(
+          rewriter, loc,
+          RankedTensorType::get(permuted(it.getShape(), kToNHWC), it.getElementType()), bytes,
+          fromBytes.getSaturateAttr());
     } else {
       x = transpose(rewriter, loc, op.getInput(), kToNHWC);
     }
@@ -184,14 +183,13 @@ struct SinkThroughBinary : RewritePattern {
       llvm::append_range(shape, ct.getShape());
       Value c = operand;
       if (ct.getRank() != type.getRank())
-        c = ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, ct.getElementType()),
-                              c);
+        c = ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, ct.getElementType()), c);
       operands.push_back(transpose(rewriter, loc, c, back));
     }
-    OperationState state(loc, op->getName(), operands,
-                         RankedTensorType::get(permuted(type.getShape(), back),
-                                               type.getElementType()),
-                         op->getAttrs());
+    OperationState state(
+        loc, op->getName(), operands,
+        RankedTensorType::get(permuted(type.getShape(), back), type.getElementType()),
+        op->getAttrs());
     Operation *moved = rewriter.create(state);
     rewriter.replaceOp(op, transpose(rewriter, loc, moved->getResult(0), perm));
     return success();
@@ -272,8 +270,7 @@ template <typename ReduceOp> struct SinkThroughReduce : OpRewritePattern<ReduceO
     for (int64_t a : op.getAxes())
       axes.push_back(perm[a]); // the verifier keeps axes in [0, rank)
     llvm::sort(axes);
-    moveBelow(rewriter, op, t,
-              rewriter.getNamedAttr("axes", rewriter.getDenseI64ArrayAttr(axes)));
+    moveBelow(rewriter, op, t, rewriter.getNamedAttr("axes", rewriter.getDenseI64ArrayAttr(axes)));
     return success();
   }
 };
@@ -324,8 +321,8 @@ struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
     Location loc = op.getLoc();
     auto moved = ConcatOp::create(
         rewriter, loc,
-        RankedTensorType::get(permuted(type.getShape(), kToNHWC), type.getElementType()),
-        inputs, rewriter.getI64IntegerAttr(kToNCHW[axis]));
+        RankedTensorType::get(permuted(type.getShape(), kToNHWC), type.getElementType()), inputs,
+        rewriter.getI64IntegerAttr(kToNCHW[axis]));
     rewriter.replaceOp(op, transpose(rewriter, loc, moved, kToNCHW));
     return success();
   }
@@ -373,14 +370,13 @@ struct InfcChannelsLastPass : public infc::impl::InfcChannelsLastBase<InfcChanne
       return;
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<ConvToChannelsLast, SinkThroughUnary, SinkThroughBinary,
-                 SinkThroughPool<MaxPoolOp>, SinkThroughPool<AvgPoolOp>,
-                 SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
-                 SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
-                 SinkThroughReduce<ReduceProdOp>, SinkThroughGather, SinkThroughSlice,
-                 SinkThroughConcat, SinkThroughCast, SinkThroughQuant<QuantizeOp>,
-                 SinkThroughQuant<DequantizeOp>, SinkThroughPad, ComposeTransposes,
-                 TransposeOfUnitDimsToReshape>(ctx);
+    patterns.add<
+        ConvToChannelsLast, SinkThroughUnary, SinkThroughBinary, SinkThroughPool<MaxPoolOp>,
+        SinkThroughPool<AvgPoolOp>, SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
+        SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
+        SinkThroughReduce<ReduceProdOp>, SinkThroughGather, SinkThroughSlice, SinkThroughConcat,
+        SinkThroughCast, SinkThroughQuant<QuantizeOp>, SinkThroughQuant<DequantizeOp>,
+        SinkThroughPad, ComposeTransposes, TransposeOfUnitDimsToReshape>(ctx);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       signalPassFailure();
   }

@@ -63,9 +63,8 @@ SmallVector<float> constantValues(Value v) {
 }
 
 Value constantOf(PatternRewriter &rewriter, Location loc, Type type, ArrayRef<float> values) {
-  return ConstantOp::create(rewriter, loc,
-                            cast<ElementsAttr>(DenseElementsAttr::get(
-                                cast<ShapedType>(type), values)));
+  return ConstantOp::create(
+      rewriter, loc, cast<ElementsAttr>(DenseElementsAttr::get(cast<ShapedType>(type), values)));
 }
 
 /// The conv again with new weights and bias, its attributes (calibration ranges too) kept.
@@ -139,8 +138,7 @@ struct FoldShift : OpRewritePattern<AddOp> {
   }
 };
 
-struct InfcFoldConvAffinePass
-    : public infc::impl::InfcFoldConvAffineBase<InfcFoldConvAffinePass> {
+struct InfcFoldConvAffinePass : public infc::impl::InfcFoldConvAffineBase<InfcFoldConvAffinePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldScale, FoldShift>(&getContext());

@@ -80,7 +80,8 @@ std::optional<SmallVector<int32_t>> centeredWeights(DequantizeOp dq) {
 Value i32Constant(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> shape,
                   ArrayRef<int32_t> values) {
   auto type = RankedTensorType::get(shape, rewriter.getI32Type());
-  return ConstantOp::create(rewriter, loc, cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
+  return ConstantOp::create(rewriter, loc,
+                            cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
 }
 
 Value castTo(PatternRewriter &rewriter, Location loc, Value v, Type elementType) {
@@ -95,12 +96,12 @@ Value reshapeTo(PatternRewriter &rewriter, Location loc, Value v, ArrayRef<int64
 
 /// acc - zx * sums (sums shaped to broadcast against acc), then to f32 times sx * sw (sw
 /// reshaped likewise when per channel): the epilogue both patterns share.
-Value rescale(PatternRewriter &rewriter, Location loc, Value acc, DequantizeOp x,
-              DequantizeOp w, ArrayRef<int64_t> perChannelShape, ArrayRef<int32_t> sums) {
+Value rescale(PatternRewriter &rewriter, Location loc, Value acc, DequantizeOp x, DequantizeOp w,
+              ArrayRef<int64_t> perChannelShape, ArrayRef<int32_t> sums) {
   if (Value zx = x.getZeroPoint()) {
     Value zp = castTo(rewriter, loc, zx, rewriter.getI32Type());
-    Value correction = MulOp::create(rewriter, loc, zp,
-                                     i32Constant(rewriter, loc, perChannelShape, sums));
+    Value correction =
+        MulOp::create(rewriter, loc, zp, i32Constant(rewriter, loc, perChannelShape, sums));
     acc = SubOp::create(rewriter, loc, acc, correction);
   }
   Value sw = w.getScale();
@@ -183,9 +184,9 @@ struct FoldDequantizedConv : OpRewritePattern<ConvOp> {
     if (x.getZeroPoint() && llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
       // Padding that reads as zx, so that zx x sums cancels it like every other tap.
       SmallVector<int64_t> low = {0, 0, pads[0], pads[1]}, high = {0, 0, pads[2], pads[3]};
-      input = PadOp::create(rewriter, loc, input, x.getZeroPoint(),
-                            rewriter.getDenseI64ArrayAttr(low),
-                            rewriter.getDenseI64ArrayAttr(high), rewriter.getStringAttr("constant"));
+      input =
+          PadOp::create(rewriter, loc, input, x.getZeroPoint(), rewriter.getDenseI64ArrayAttr(low),
+                        rewriter.getDenseI64ArrayAttr(high), rewriter.getStringAttr("constant"));
       convPads.assign(4, 0);
     }
     Value acc = ConvOp::create(rewriter, loc, castTo(rewriter, loc, input, rewriter.getI32Type()),
@@ -227,12 +228,11 @@ struct FoldConstantDequantize : OpRewritePattern<DequantizeOp> {
     DenseElementsAttr q, scale, zp;
     auto qt = typeOf(op.getInput());
     if (op.getBlockSize() != 0 || !op.getType().getElementType().isF32() ||
-        !isa<IntegerType>(qt.getElementType()) ||
-        !matchPattern(op.getInput(), m_Constant(&q)) ||
-        !matchPattern(op.getScale(), m_Constant(&scale)) ||
-        !scale.getElementType().isF32() ||
+        !isa<IntegerType>(qt.getElementType()) || !matchPattern(op.getInput(), m_Constant(&q)) ||
+        !matchPattern(op.getScale(), m_Constant(&scale)) || !scale.getElementType().isF32() ||
         (op.getZeroPoint() && !matchPattern(op.getZeroPoint(), m_Constant(&zp))))
-      return rewriter.notifyMatchFailure(op, "not a per-tensor/per-axis f32 dequantize of constants");
+      return rewriter.notifyMatchFailure(op,
+                                         "not a per-tensor/per-axis f32 dequantize of constants");
     bool isUnsigned = qt.getElementType().isUnsignedInteger();
     auto ints = [&](DenseElementsAttr a) {
       SmallVector<int64_t> out;
@@ -260,8 +260,7 @@ struct FoldConstantDequantize : OpRewritePattern<DequantizeOp> {
 struct InfcFoldQdqPass : public infc::impl::InfcFoldQdqBase<InfcFoldQdqPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldDequantizedMatMul, FoldDequantizedConv, GatherBeforeDequantize>(
-        &getContext());
+    patterns.add<FoldDequantizedMatMul, FoldDequantizedConv, GatherBeforeDequantize>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Only once the integer kernels have taken their weights.

@@ -72,11 +72,11 @@ std::pair<Value, double> quantizeWeight(OpBuilder &b, Location loc, DenseElement
     err += d * d;
     norm += (double)values[i] * values[i];
   }
-  Value qw = constant(b, loc, DenseElementsAttr::get(type.clone(b.getI8Type()),
-                                                     ArrayRef<int8_t>(q)));
-  Value s = constant(b, loc, DenseElementsAttr::get(
-                                 RankedTensorType::get({channels}, b.getF32Type()),
-                                 ArrayRef<float>(scales)));
+  Value qw =
+      constant(b, loc, DenseElementsAttr::get(type.clone(b.getI8Type()), ArrayRef<int8_t>(q)));
+  Value s = constant(b, loc,
+                     DenseElementsAttr::get(RankedTensorType::get({channels}, b.getF32Type()),
+                                            ArrayRef<float>(scales)));
   Value dq = DequantizeOp::create(b, loc, type, qw, s, Value(), axis, 0);
   return {dq, norm > 0 ? std::sqrt(err / norm) : 0.0};
 }

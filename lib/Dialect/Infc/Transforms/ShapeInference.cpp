@@ -13,16 +13,14 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-struct InfcShapeInferencePass
-    : public infc::impl::InfcShapeInferenceBase<InfcShapeInferencePass> {
+struct InfcShapeInferencePass : public infc::impl::InfcShapeInferenceBase<InfcShapeInferencePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     WalkResult result = func.walk([&](InferTypeOpInterface op) -> WalkResult {
       SmallVector<Type> inferred;
       if (failed(op.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
-                                     op->getRawDictionaryAttrs(),
-                                     op->getPropertiesStorage(), op->getRegions(),
-                                     inferred))) {
+                                     op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+                                     op->getRegions(), inferred))) {
         op->emitOpError("cannot infer its result types");
         return WalkResult::interrupt();
       }
@@ -36,8 +34,7 @@ struct InfcShapeInferencePass
 
     // The function's results follow the refined values they return.
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
-    auto type = FunctionType::get(&getContext(), func.getArgumentTypes(),
-                                  ret.getOperandTypes());
+    auto type = FunctionType::get(&getContext(), func.getArgumentTypes(), ret.getOperandTypes());
     if (type != func.getFunctionType())
       func.setType(type);
   }
