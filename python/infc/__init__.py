@@ -106,7 +106,23 @@ def _check(status, what):
         raise Error(status, what)
 
 
-class Model:
+class _Closeable:
+    """`with` support and release on garbage collection for classes with a close()."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+class Model(_Closeable):
     """One model.so: its signature, and a default session that __call__/run use."""
 
     def __init__(self, path, num_threads=0):
@@ -158,18 +174,6 @@ class Model:
             self._lib.infc_model_release(self._handle)
             self._handle = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown
-            pass
-
     def __repr__(self):
         def fmt(ios):
             return ", ".join(
@@ -179,7 +183,7 @@ class Model:
         return f"<infc.Model '{self.name}' ({fmt(self.inputs)}) -> ({fmt(self.outputs)})>"
 
 
-class Session:
+class Session(_Closeable):
     """A runtime session: workspace and buffers allocated once; one run at a time (locked)."""
 
     def __init__(self, model, num_threads=0, cuda_stream=None):
@@ -322,14 +326,3 @@ class Session:
                 self._lib.infc_session_release(self._handle)
                 self._handle = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown
-            pass
