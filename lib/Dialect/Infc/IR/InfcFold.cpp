@@ -250,6 +250,11 @@ OpFoldResult foldBinary(Operation *op, ArrayRef<Attribute> operands, FloatFn flo
 template <typename Fn> auto total(Fn fn) {
   return [fn](int64_t a, int64_t b) -> std::optional<int64_t> { return fn(a, b); };
 }
+
+/// Integer arithmetic wraps, as the generated code does (two's complement); in int64 it would
+/// be undefined behaviour in the compiler. Wrapping at 64 bits and truncating to the element
+/// type is wrapping at its width.
+int64_t wrapping(uint64_t v) { return (int64_t)v; }
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -268,12 +273,12 @@ OpFoldResult ShapeOp::fold(FoldAdaptor) {
 OpFoldResult NegOp::fold(FoldAdaptor a) {
   return foldUnary(
       *this, a.getInput(), [](double v) { return -v; },
-      [](int64_t v) -> std::optional<int64_t> { return -v; });
+      [](int64_t v) -> std::optional<int64_t> { return wrapping(0 - (uint64_t)v); });
 }
 OpFoldResult AbsOp::fold(FoldAdaptor a) {
   return foldUnary(
       *this, a.getInput(), [](double v) { return std::fabs(v); },
-      [](int64_t v) -> std::optional<int64_t> { return v < 0 ? -v : v; });
+      [](int64_t v) -> std::optional<int64_t> { return v < 0 ? wrapping(0 - (uint64_t)v) : v; });
 }
 OpFoldResult SqrtOp::fold(FoldAdaptor a) {
   return foldUnary(*this, a.getInput(), [](double v) { return std::sqrt(v); }, noIntFold);
@@ -376,8 +381,12 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   }
   std::vector<int64_t> out;
   if (in->isFloat) {
-    for (double v : in->f)
+    for (double v : in->f) {
+      // A float outside int64 (or NaN) has no defined integer: left to run time.
+      if (!et.isInteger(1) && !(v > -0x1p63 && v < 0x1p63))
+        return {};
       out.push_back(et.isInteger(1) ? (v != 0.0) : (int64_t)v); // truncation, like ONNX
+    }
   } else {
     for (int64_t v : in->i)
       out.push_back(et.isInteger(1) ? (v != 0) : v);
@@ -388,17 +397,17 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
 OpFoldResult AddOp::fold(FoldAdaptor a) {
   return foldBinary(
       *this, a.getOperands(), [](double x, double y) { return x + y; },
-      total([](int64_t x, int64_t y) { return x + y; }));
+      total([](int64_t x, int64_t y) { return wrapping((uint64_t)x + (uint64_t)y); }));
 }
 OpFoldResult SubOp::fold(FoldAdaptor a) {
   return foldBinary(
       *this, a.getOperands(), [](double x, double y) { return x - y; },
-      total([](int64_t x, int64_t y) { return x - y; }));
+      total([](int64_t x, int64_t y) { return wrapping((uint64_t)x - (uint64_t)y); }));
 }
 OpFoldResult MulOp::fold(FoldAdaptor a) {
   return foldBinary(
       *this, a.getOperands(), [](double x, double y) { return x * y; },
-      total([](int64_t x, int64_t y) { return x * y; }));
+      total([](int64_t x, int64_t y) { return wrapping((uint64_t)x * (uint64_t)y); }));
 }
 OpFoldResult DivOp::fold(FoldAdaptor a) {
   return foldBinary(
