@@ -259,10 +259,8 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
         matchPattern(permuted, m_Constant(&dense)) && dense.getElementType().isInteger(32))
       kp = (k + byteRowMultiple - 1) / byteRowMultiple * byteRowMultiple;
     // Col[n, r, ow, (i*KW + j)*C + c] = X[n, r*sh + i*dh, ow*sw + j*dw, c], in one loop over
-    // the output rows r and taps (i, j), marked infc.parallel, each iteration one row of one
-    // tap: one parallel region per im2col, not one per tap (the 49 of a 7x7 stem, each too
-    // short to share out well; an int8 ResNet-50 ran about 190 of them). (All taps unrolled
-    // in the loop body, the stem's 49 copies of 112 pixels took LLVM's scheduler 10 s.)
+    // the output rows r and taps (i, j), marked infc.parallel: one parallel region per
+    // im2col, not one per tap (each too short to share out); taps not unrolled (compile time).
     auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
     Value col4 = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, oh, ow, kp}, et);
     if (kp > k) {
@@ -431,11 +429,8 @@ Value convChannelsLastImplicit(OpBuilder &b, Location loc, Value input, Value we
 
 /// Whether a convolution the wide implicit GEMM does not take (small maps, stride 2) is
 /// better computed over its pixel rows (convChannelsLastPixelRows) than through im2col:
-/// more than one tap, the same stride both ways (1 or 2), and more than 64 output pixels.
-/// Measured on ResNet-50 (1 thread, against ORT): a chain of six 14x14 3x3 convs 1.17 ->
-/// 1.02, the 14x14 stage 1.08 -> 1.00 with its stride-2 conv; the 7x7 convs (49 rows) do
-/// better through im2col, whose few-row matmuls get K blocks and prefetches (1.00 against
-/// 1.14).
+/// more than one tap, the same stride both ways (1 or 2), and more than 64 output pixels
+/// (fewer rows do better as im2col's few-row matmuls; measured in docs/architecture.md).
 bool prefersPixelRows(Value input, Value weight, ArrayRef<int64_t> strides,
                       ArrayRef<int64_t> dilations, RankedTensorType resultType) {
   auto wt = cast<RankedTensorType>(weight.getType());
@@ -593,10 +588,8 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
   /// Winograd for 3x3 convolutions from this many input and output channels on (0: never);
   /// the output channels as computed, after the zero filters that take 33 to 63 filters
   /// to 64 (whose products the implicit GEMM would do all the same).
-  /// The pass's default, 64, as measured against the implicit GEMMs at 1 thread: 64 -> 64
-  /// channels over 56x56 and 80x80 maps take 0.74 and 0.73 of their time, 128 over 28x28
-  /// 0.54, 256 over 14x14 0.56, 512 over 7x7 0.7-0.8; 32 over 160x160 1.2 times (its V and
-  /// M buffers too large for what the products save).
+  /// The pass's default, 64: below it the V and M buffers cost more than the products save
+  /// (measured in docs/architecture.md).
   int64_t winogradMinChannels;
   LogicalResult matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -699,12 +692,9 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
     if (!isa<FloatType>(et) || (group != 1 && !(group == c && f == c)))
       return op.emitOpError("channels_last is lowered for float convolutions, plain or "
                             "depthwise, and plain integer convolutions");
-    // F below 64 and not 32 (24 filters of a DB text detector's 3x3 convs at 160x160, the
-    // 16 of a stride-2 stem over 640x640) does not fit the implicit GEMMs' register tiles,
-    // and im2col over a large map is memory-bound (the 25600 x 864 matrix of such a conv:
-    // 88 MB, 3.4 times ORT's time). Computed with zero filters appended up to 32 or 64
-    // instead, when that takes an implicit GEMM, and the first F channels kept. (From 16
-    // on: at most twice the products; fewer filters are a small share of a model's work.)
+    // F below 64 and not 32 does not fit the implicit GEMMs' register tiles, and im2col over
+    // a large map is memory-bound: zero filters are appended up to 32 or 64 when that takes
+    // an implicit GEMM, the first F channels kept (from 16 on: at most twice the products).
     int64_t padded = f < 32 ? 32 : 64;
     auto paddedType = RankedTensorType::get(
         {resultType.getDimSize(0), resultType.getDimSize(1), resultType.getDimSize(2), padded}, et);

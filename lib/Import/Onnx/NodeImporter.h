@@ -182,9 +182,14 @@ using ImportFn = std::function<mlir::LogicalResult(NodeImporter &)>;
 using ImportRegistry = llvm::StringMap<ImportFn>;
 
 void registerElementwiseImporters(ImportRegistry &registry);
-void registerNeuralNetImporters(ImportRegistry &registry);
+void registerConvolutionImporters(ImportRegistry &registry);
+void registerPoolingImporters(ImportRegistry &registry);
+void registerNormalizationImporters(ImportRegistry &registry);
+void registerLinearImporters(ImportRegistry &registry);
+void registerReductionImporters(ImportRegistry &registry);
 void registerShapeImporters(ImportRegistry &registry);
-void registerTensorOpImporters(ImportRegistry &registry);
+void registerIndexingImporters(ImportRegistry &registry);
+void registerResamplingImporters(ImportRegistry &registry);
 void registerCompositeImporters(ImportRegistry &registry);
 void registerQuantizationImporters(ImportRegistry &registry);
 void registerAttentionImporters(ImportRegistry &registry);

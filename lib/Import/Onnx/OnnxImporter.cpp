@@ -119,9 +119,14 @@ const ImportRegistry &infc::importRegistry() {
   static const ImportRegistry registry = [] {
     ImportRegistry r;
     registerElementwiseImporters(r);
-    registerNeuralNetImporters(r);
+    registerConvolutionImporters(r);
+    registerPoolingImporters(r);
+    registerNormalizationImporters(r);
+    registerLinearImporters(r);
+    registerReductionImporters(r);
     registerShapeImporters(r);
-    registerTensorOpImporters(r);
+    registerIndexingImporters(r);
+    registerResamplingImporters(r);
     registerCompositeImporters(r);
     registerQuantizationImporters(r);
     registerAttentionImporters(r);
