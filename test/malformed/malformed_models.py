@@ -426,6 +426,14 @@ def _(d):
                  [vi("y", None)])
 
 
+@case("value_depthtospace_blocksize_huge", "attr-value", "DepthToSpace blocksize 2^40 (found by "
+      "fuzz_compile: blocksize^2 overflowed int64)",
+      E("node 'n' (DepthToSpace, opset 17): expects a positive blocksize up to 2^31, got "
+        "1099511627776"), ort="load")
+def _(d):
+    return unary("DepthToSpace", shape=(1, 4, 2, 2), blocksize=2**40)
+
+
 @case("value_conv_pads_negative", "attr-value", "Conv pads [0, -1, 0, 0]",
       E("node 'conv' (Conv, opset 17): pads [0, -1, 0, 0] must be non-negative"), ort="load")
 def _(d):

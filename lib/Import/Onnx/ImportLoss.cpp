@@ -57,6 +57,8 @@ Value negativeLogLikelihood(NodeImporter &n, Value x, Value target, Value weight
   Type it = tType.getElementType();
   SmallVector<int64_t> classShape(rank, 1);
   classShape[1] = classes;
+  if (!n.tableFits(classShape, "a table of class ids"))
+    return nullptr;
   SmallVector<APInt> classIds;
   for (int64_t c = 0; c < classes; ++c)
     classIds.push_back(APInt(it.getIntOrFloatBitWidth(), c));

@@ -87,8 +87,9 @@ LogicalResult blockSize(NodeImporter &n, int64_t &b) {
   if (n.inputType(0).getRank() != 4)
     return n.error() << "expects a 4-D input, got " << n.inputType(0);
   b = n.getInt("blocksize", 0);
-  if (b <= 0)
-    return n.error() << "expects a positive blocksize, got " << b;
+  // Up to 2^31, so that blocksize^2 fits int64.
+  if (b <= 0 || b > (int64_t(1) << 31))
+    return n.error() << "expects a positive blocksize up to 2^31, got " << b;
   return success();
 }
 
