@@ -1,5 +1,6 @@
 //===- MapToGpu.cpp - every loop nest of the entry function as a kernel ---===//
 #include "infc/Codegen/CUDA/Passes.h"
+#include "infc/Codegen/Common/KernelGroups.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -44,26 +45,18 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks, int64_t t
   return launch;
 }
 
-/// The buffer a memref is a view of, through the memory plan's views too: memory plan
-/// buffers share the workspace's bytes over time, so a write to any of them may change what
-/// a later load would read (LinalgToGpuLoops' bufferOf stops at them: it asks about buffers
-/// live at the same time, which never share bytes).
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// A top-level load of a buffer nothing in the function writes (a Pad's run-time padding
 /// value, say) is read where it is used instead: inside the kernels, which is where its
 /// value is needed, and where reading device memory is allowed.
 void sinkReadOnlyLoads(func::FuncOp func) {
+  // Roots through the memory plan's views too: its buffers share the workspace's bytes over
+  // time, so a write to any of them may change what a later load reads.
   DenseSet<Value> written;
-  func.walk([&](memref::StoreOp store) { written.insert(rootBuffer(store.getMemRef())); });
+  func.walk([&](memref::StoreOp store) { written.insert(infc::viewRoot(store.getMemRef())); });
   for (Block &block : func.getBody())
     for (Operation &op : llvm::make_early_inc_range(block)) {
       auto load = dyn_cast<memref::LoadOp>(op);
-      if (!load || written.contains(rootBuffer(load.getMemRef())))
+      if (!load || written.contains(infc::viewRoot(load.getMemRef())))
         continue;
       for (OpOperand &use : llvm::make_early_inc_range(load->getUses())) {
         Operation *user = use.getOwner();

@@ -44,13 +44,6 @@ int64_t lastUse(Value value, Block &block, const DenseMap<Operation *, int64_t> 
   return last;
 }
 
-/// The memref a view is of, through every view.
-Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 bool allParallel(linalg::LinalgOp op) {
   return op.hasPureBufferSemantics() && op.getNumReductionLoops() == 0 && !isa<linalg::FillOp>(op);
 }
@@ -82,11 +75,11 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
     SmallVector<linalg::LinalgOp> group = {op};
     DenseSet<Value> inputs;
     for (OpOperand *input : op.getDpsInputOperands())
-      inputs.insert(rootOf(input->get()));
+      inputs.insert(infc::viewRoot(input->get()));
     Operation *at = op;
     while (linalg::LinalgOp prev = neighbour(at, -1)) {
       if (!allParallel(prev) || prev.getNumDpsInits() != 1 ||
-          !inputs.contains(rootOf(prev.getDpsInits()[0])))
+          !inputs.contains(infc::viewRoot(prev.getDpsInits()[0])))
         break;
       group.push_back(prev);
       at = prev;
@@ -99,7 +92,7 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
          llvm::any_of(next.getDpsInputOperands(),
                       [&](OpOperand *input) {
                         return llvm::any_of(tail.getDpsInits(), [&](Value out) {
-                          return rootOf(out) == rootOf(input->get());
+                          return infc::viewRoot(out) == infc::viewRoot(input->get());
                         });
                       });
          tail = next, next = neighbour(next, +1)) {
@@ -110,9 +103,9 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
       continue;
     for (linalg::LinalgOp member : group) {
       for (Value read : infc::memrefsRead(member))
-        readUntil.push_back({rootOf(read), last});
+        readUntil.push_back({infc::viewRoot(read), last});
       for (Value written : member.getDpsInits())
-        readUntil.push_back({rootOf(written), last});
+        readUntil.push_back({infc::viewRoot(written), last});
     }
   }
   // A row group is one kernel of a block per row: every buffer its ops touch stays live to
@@ -122,8 +115,8 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
     int64_t last = order.lookup(group.ops.back());
     for (linalg::LinalgOp member : group.ops) {
       for (Value read : infc::memrefsRead(member))
-        readUntil.push_back({rootOf(read), last});
-      readUntil.push_back({rootOf(member.getDpsInits()[0]), last});
+        readUntil.push_back({infc::viewRoot(read), last});
+      readUntil.push_back({infc::viewRoot(member.getDpsInits()[0]), last});
     }
   }
   // A point group is one kernel of a thread a point: likewise. (The ops it moves before its
@@ -132,17 +125,18 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
   auto touched = [](linalg::LinalgOp op) {
     DenseSet<Value> roots;
     for (Value v : infc::memrefsRead(op))
-      roots.insert(rootOf(v));
-    roots.insert(rootOf(op.getDpsInits()[0]));
+      roots.insert(infc::viewRoot(v));
+    roots.insert(infc::viewRoot(op.getDpsInits()[0]));
     return roots;
   };
   // An op moves before the members when it reads nothing they write and writes nothing
   // they touch (buffers are distinct allocations here).
   auto independent = [&](linalg::LinalgOp op, ArrayRef<linalg::LinalgOp> members) {
     DenseSet<Value> mine = touched(op);
-    Value written = rootOf(op.getDpsInits()[0]);
+    Value written = infc::viewRoot(op.getDpsInits()[0]);
     return llvm::none_of(members, [&](linalg::LinalgOp member) {
-      return touched(member).contains(written) || mine.contains(rootOf(member.getDpsInits()[0]));
+      return touched(member).contains(written) ||
+             mine.contains(infc::viewRoot(member.getDpsInits()[0]));
     });
   };
   for (const infc::PointGroup &group :
@@ -150,8 +144,8 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
     int64_t last = order.lookup(group.ops.back());
     for (linalg::LinalgOp member : group.ops) {
       for (Value read : infc::memrefsRead(member))
-        readUntil.push_back({rootOf(read), last});
-      readUntil.push_back({rootOf(member.getDpsInits()[0]), last});
+        readUntil.push_back({infc::viewRoot(read), last});
+      readUntil.push_back({infc::viewRoot(member.getDpsInits()[0]), last});
     }
   }
 }

@@ -16,6 +16,10 @@
 
 namespace infc {
 
+/// The memref `v` is a view of, through every view (the memory plan's views of the
+/// workspace too).
+mlir::Value viewRoot(mlir::Value v);
+
 /// The memrefs and tensors `op`'s payload uses from outside it (a gather's table), each
 /// time it does.
 llvm::SmallVector<mlir::Value> capturedShapedValues(mlir::linalg::LinalgOp op);
