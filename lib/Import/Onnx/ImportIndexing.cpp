@@ -167,6 +167,8 @@ LogicalResult importGatherElements(NodeImporter &n) {
     return failure();
   if (dt.getNumElements() == 0)
     return n.error() << "cannot gather from an empty tensor";
+  if (!n.tableFits(it.getShape(), "a table of element offsets"))
+    return failure();
   SmallVector<int64_t> strides = computeStrides(dt.getShape());
   SmallVector<int64_t> base(it.getNumElements(), 0);
   SmallVector<int64_t> itStrides = computeStrides(it.getShape());
