@@ -1,5 +1,6 @@
 //===- DataMovement.cpp - infc constants, reshapes, slices, gathers -------===//
 #include "PopulatePatterns.h"
+#include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

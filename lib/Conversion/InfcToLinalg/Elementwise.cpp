@@ -1,5 +1,6 @@
 //===- Elementwise.cpp - infc elementwise ops to broadcasting linalg.generic ===//
 #include "PopulatePatterns.h"
+#include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,5 +1,6 @@
 //===- Linear.cpp - infc matmul and conv to named linalg ops --------------===//
 #include "PopulatePatterns.h"
+#include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,5 +1,6 @@
 //===- Pooling.cpp - infc max/avg pooling to linalg pooling ops -----------===//
 #include "PopulatePatterns.h"
+#include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

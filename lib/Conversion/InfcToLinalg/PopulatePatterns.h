@@ -1,7 +1,7 @@
 //===- PopulatePatterns.h - infc-to-linalg pattern families -----*- C++ -*-===//
 //
-// Private to lib/Conversion/InfcToLinalg: one populate function per op family, plus the
-// builders they share.
+// Private to lib/Conversion/InfcToLinalg: one populate function per op family (the builders
+// they share are in Utils.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef INFC_LIB_CONVERSION_INFCTOLINALG_POPULATEPATTERNS_H
@@ -19,97 +19,6 @@ void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
 void populateQuantizationPatterns(mlir::RewritePatternSet &patterns);
-
-namespace lowering {
-/// A map from the iteration space of `resultShape` to an operand of `operandShape` under
-/// numpy broadcasting (size-1 dims read index 0, missing leading dims are dropped).
-mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> operandShape,
-                             llvm::ArrayRef<int64_t> resultShape);
-
-/// A linalg.generic over `resultType`'s shape, all loops parallel, reading `inputs` with
-/// broadcasting and yielding `body(scalars)`.
-mlir::Value elementwise(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
-    mlir::ValueRange inputs,
-    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body);
-
-/// A tensor of `type` filled with `value`.
-mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
-                   mlir::TypedAttr value);
-
-/// Reduces the dims marked in `reduced` (dropped from the result) with `combine`, starting
-/// from `init`.
-mlir::Value
-reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input, llvm::ArrayRef<bool> reduced,
-       mlir::TypedAttr init,
-       llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::Value)>
-           combine);
-
-/// Reshape of a static tensor through collapse/expand_shape.
-mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                          mlir::RankedTensorType resultType);
-
-/// `input` padded by `low`/`high` elements per dim with the constant `value`.
-mlir::Value padConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                        llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
-                        mlir::TypedAttr value);
-
-/// The strided windows of an NCHW `input` (already padded) that the kernel taps of a 2-D
-/// window op read, tap (i, j) row-major: X[n, c, oh*sh + i*dh, ow*sw + j*dw] over `outShape`
-/// [N, C, OH, OW], each a strided tensor.extract_slice (so the op on them is elementwise).
-/// With `channelsLast`, NHWC: X[n, oh*sh + i*dh, ow*sw + j*dw, c] over [N, OH, OW, C].
-llvm::SmallVector<mlir::Value> tapWindows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                                          llvm::ArrayRef<int64_t> kernel,
-                                          llvm::ArrayRef<int64_t> strides,
-                                          llvm::ArrayRef<int64_t> dilations, bool channelsLast,
-                                          llvm::ArrayRef<int64_t> outShape);
-
-/// Whether an NHWC convolution (`input` unpadded, `weight` [F, C, KH, KW]) can be computed
-/// by Winograd F(2x2, 3x3) (convChannelsLastWinograd): one f32 image, a constant 3x3 kernel,
-/// stride and dilation 1, at least `minChannels` input and output channels, both multiples
-/// of 16.
-bool winogradApplies(mlir::Value input, mlir::Value weight, llvm::ArrayRef<int64_t> strides,
-                     llvm::ArrayRef<int64_t> dilations, mlir::RankedTensorType resultType,
-                     int64_t minChannels);
-/// That convolution (pads [top, left, bottom, right]) into `resultType` [1, OH, OW, F],
-/// without bias: the input transform, 16 matmuls against weights transformed at compile
-/// time, the output transform (Winograd.cpp).
-mlir::Value convChannelsLastWinograd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                                     mlir::Value weight, llvm::ArrayRef<int64_t> pads,
-                                     mlir::RankedTensorType resultType);
-/// A scalar constant of `type` (float or integer), saturated to the integer range (the
-/// unsigned one with `isUnsigned`).
-mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value,
-                   bool isUnsigned = false);
-/// The lowest / highest value of `type` (-inf / +inf for floats; 0 / 2^N - 1 for unsigned).
-mlir::TypedAttr lowestAttr(mlir::Type type, bool isUnsigned = false);
-mlir::TypedAttr highestAttr(mlir::Type type, bool isUnsigned = false);
-
-/// Unsigned integers: the infc dialect keeps ONNX's `ui<N>` types, arith and linalg work on
-/// signless ones. Patterns build everything on signless types (`signless`, `loweredType`) and
-/// read the signedness from the infc op they lower (`isUnsigned`).
-mlir::Type signless(mlir::Type type); // element or shaped type
-mlir::RankedTensorType loweredType(mlir::Type tensorType);
-bool isUnsigned(mlir::Type type); // an unsigned integer, or a shaped type of them
-/// One element converted with ONNX Cast semantics (signless `x`; the signedness of each side
-/// given apart).
-mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, bool fromUnsigned,
-                       mlir::Type to, bool toUnsigned);
-/// `value` with its (signless) elements converted to `elementType` (float extension or
-/// truncation, or any signed cast); `value` itself when it already has that type.
-mlir::Value convertElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
-                            mlir::Type elementType);
-/// float8 and float4: below the infc dialect a tensor of their bits (i8, i4); `signless`
-/// maps them so. Cast decodes them to f32 and encodes f32 with ONNX's rounding and
-/// saturation, in integer ops.
-bool isSmallFloat(mlir::Type type); // element or shaped type
-mlir::Value decodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
-                             mlir::Type from);
-mlir::Value encodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32, mlir::Type to,
-                             bool saturate);
-/// f16 and bf16 compute in f32 (as ORT does on CPU), rounding back once per op.
-bool isHalfFloat(mlir::Type type);
-} // namespace lowering
 } // namespace infc
 
 #endif // INFC_LIB_CONVERSION_INFCTOLINALG_POPULATEPATTERNS_H

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PopulatePatterns.h"
+#include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

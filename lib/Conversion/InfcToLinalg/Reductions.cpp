@@ -1,5 +1,6 @@
 //===- Reductions.cpp - infc reductions, softmax and layer_norm to linalg -===//
 #include "PopulatePatterns.h"
+#include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -6,9 +6,10 @@
 // saturating by default).
 //
 //===----------------------------------------------------------------------===//
-#include "PopulatePatterns.h"
+#include "Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 

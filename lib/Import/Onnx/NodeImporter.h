@@ -232,6 +232,16 @@ const char *onnxDataTypeName(int32_t dataType);
 /// bound where sizes are checked, an estimate where they are summed).
 int64_t onnxElementBytes(int32_t dataType);
 
+/// A dimension with a value that is not negative: exporters such as paddle2onnx write
+/// dim_value -1 for a dynamic dimension (onnxruntime reads it as one too).
+inline bool isFixedDim(const onnx::TensorShapeProto::Dimension &dim) {
+  return dim.has_dim_value() && dim.dim_value() >= 0;
+}
+
+inline bool isDefaultDomain(const std::string &domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
 } // namespace infc
 
 #endif // INFC_LIB_IMPORT_ONNX_NODEIMPORTER_H

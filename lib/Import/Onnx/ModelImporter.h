@@ -1,0 +1,64 @@
+//===- ModelImporter.h - the import of one ONNX model -----------*- C++ -*-===//
+//
+// Private to lib/Import/Onnx. The state of one import: the parsed model, its opset, the
+// values by name and the bookkeeping that names the node behind an error. Its members are
+// defined in ModelImporter.cpp (the model, its inputs, the node loop) and TensorData.cpp
+// (initializers and their external data).
+//
+//===----------------------------------------------------------------------===//
+#ifndef INFC_LIB_IMPORT_ONNX_MODELIMPORTER_H
+#define INFC_LIB_IMPORT_ONNX_MODELIMPORTER_H
+
+#include "NodeImporter.h"
+#include "infc/Import/OnnxImporter.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+
+namespace infc::detail {
+
+class ModelImporter {
+public:
+  ModelImporter(mlir::MLIRContext &ctx, llvm::StringRef path, const OnnxImportOptions &options,
+                std::optional<llvm::StringRef> bytes = std::nullopt)
+      : ctx(ctx), path(path), options(options), bytes(bytes), b(&ctx),
+        fileLoc(mlir::FileLineColLoc::get(&ctx, path, 0, 0)) {}
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+private:
+  mlir::InFlightDiagnostic error() { return mlir::emitError(fileLoc); }
+  mlir::LogicalResult loadModel();
+  mlir::LogicalResult checkSupported();
+  std::optional<mlir::DenseElementsAttr> importTensor(const onnx::TensorProto &tensor);
+  mlir::LogicalResult readExternalData(const onnx::TensorProto &tensor, std::string &bytes);
+  mlir::RankedTensorType inputType(const onnx::ValueInfoProto &info);
+  mlir::LogicalResult importNode(const onnx::NodeProto &node);
+  int64_t importedNodes = 0;
+  int64_t errorCount = 0;              // errors emitted in the context since run() began
+  int64_t nodeFirstError = -1;         // errorCount when the node being imported began (-1: none)
+  NodeImporter *currentNode = nullptr; // the node whose importer runs
+  mlir::LogicalResult checkTypes(mlir::ModuleOp module);
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> importSubgraph(const onnx::GraphProto &graph,
+                                                                 mlir::ValueRange args);
+  void listUnsupported(const onnx::GraphProto &graph, std::string &list, int &count);
+
+  mlir::MLIRContext &ctx;
+  std::string path;
+  const OnnxImportOptions &options;
+  std::optional<llvm::StringRef> bytes; // the model, when given in memory rather than at `path`
+  mlir::OpBuilder b;
+  mlir::Location fileLoc;
+  onnx::ModelProto model;
+  int64_t opset = 0;
+  llvm::StringMap<mlir::Value> values;
+};
+
+} // namespace infc::detail
+
+#endif // INFC_LIB_IMPORT_ONNX_MODELIMPORTER_H
