@@ -179,7 +179,8 @@ def worker_main(argv):
         sys.stdout.flush()
 
     with np.load(args.inputs) as z:
-        inputs = {k: np.ascontiguousarray(z[k]) for k in z.files}
+        # np.array, not np.ascontiguousarray: that makes a scalar (shape ()) one-dimensional.
+        inputs = {k: np.array(z[k], order="C") for k in z.files}
     if args.engine == "ort":
         import onnxruntime  # noqa: F401 - imported before the baseline is taken
     else:

@@ -251,7 +251,7 @@ def device_io(model, inputs, host_outputs, graph, warmup, iters):
         return None, None
     if not torch.cuda.is_available():
         return None, None
-    torch_inputs = {k: torch.from_numpy(np.ascontiguousarray(v)).cuda() for k, v in inputs.items()}
+    torch_inputs = {k: torch.from_numpy(np.require(v, requirements="C")).cuda() for k, v in inputs.items()}
     outputs = {k: torch.from_numpy(np.empty_like(v)).cuda() for k, v in host_outputs.items()}
     torch.cuda.synchronize()  # the inputs are complete before another stream reads them
     stream = torch.cuda.Stream()  # not the legacy default one: a run returns once enqueued

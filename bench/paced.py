@@ -3,11 +3,13 @@
 call, as products call a model (a detector every 32 ms, a classifier per request).
 
     python3 bench/paced.py --infc build/bin/infc [--baseline-infc OTHER/bin/infc]
-        [--models mlp,lenet,seq_encoder,bert_layer,mobilenetv2,resnet18] [--threads 1,2]
+        [--models mlp,lenet,seq_encoder,bert_layer,mobilenetv2,resnet18,vad,orientation,magika]
+        [--threads 1,2]
         [--interval-ms 32] [--paced-iters 60] [--out bench/paced.md]
 
-For each zoo model (test/models/make_zoo.py, generated into bench/.cache like compare.py)
-and thread count, one worker process per engine (the same workers as compare.py: infc
+For each model and thread count (zoo models: test/models/make_zoo.py, generated into
+bench/.cache like compare.py; field models vad, orientation, magika: the PyPI wheels'
+models of test/models/field_models.py, batch 1), one worker process per engine (the same workers as compare.py: infc
 through its Python API, onnxruntime with IOBinding), alternating: back to back (median of
 --runs rounds of round medians), then paced (--paced-iters calls, each after a sleep of
 --interval-ms; P50 and P95). --baseline-infc adds a second infc (another build's compiler
@@ -23,6 +25,9 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
 import compare  # noqa: E402
+
+sys.path.insert(0, os.path.join(benchlib.BENCH_DIR, "..", "test", "models"))
+import field_models  # noqa: E402
 
 
 def percentile(xs, p):
@@ -58,11 +63,30 @@ def measure(workers, args):
     return out
 
 
+def model_files(name, zdir, work):
+    """(model path, inputs .npz, infc compile flags) of a zoo or field model."""
+    if name in field_models.MODELS:
+        missing = field_models.missing()
+        if missing:
+            sys.exit(f"{name}: {', '.join(missing)} not installed (tools/scripts/setup.sh)")
+        import numpy as np
+        os.makedirs(work, exist_ok=True)
+        inputs = os.path.join(work, f"field.{name}.inputs.npz")
+        np.savez(inputs, **field_models.inputs(name, np.random.default_rng(0), 1)[0])
+        return (field_models.model_path(name), inputs,
+                field_models.compile_flags(name, work))
+    err = compare.generate(name, zdir, None, 1800)
+    if err:
+        sys.exit(f"{name}: {err}")
+    return (os.path.join(zdir, f"{name}.onnx"), os.path.join(zdir, f"{name}.inputs.npz"), [])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--infc", required=True)
     ap.add_argument("--baseline-infc")
-    ap.add_argument("--models", default="mlp,lenet,seq_encoder,bert_layer,mobilenetv2,resnet18")
+    ap.add_argument("--models", default="mlp,lenet,seq_encoder,bert_layer,mobilenetv2,resnet18,"
+                    "vad,orientation,magika")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--interval-ms", type=float, default=32)
     ap.add_argument("--paced-iters", type=int, default=60)
@@ -77,15 +101,11 @@ def main(argv=None):
                                        if args.baseline_infc else [])
     rows = []
     for name in args.models.split(","):
-        err = compare.generate(name, zdir, None, 1800)
-        if err:
-            sys.exit(f"{name}: {err}")
-        onnx_path = os.path.join(zdir, f"{name}.onnx")
-        inputs = os.path.join(zdir, f"{name}.inputs.npz")
+        onnx_path, inputs, flags = model_files(name, zdir, args.work)
         sos = {}
         for e, binary in engines:
             so = os.path.join(args.work, f"paced.{name}.{e}.so")
-            res = compare.compile_model(binary, onnx_path, so, [], 1800)
+            res = compare.compile_model(binary, onnx_path, so, flags, 1800)
             if "error" in res:
                 sys.exit(f"{name} ({e}): {res['error']}")
             sos[e] = so

@@ -25,7 +25,9 @@ void __kmpc_barrier(void *loc, int32_t gtid);
 }
 
 #include <atomic>
+#include <chrono>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <thread>
 #include <vector>
 
@@ -97,6 +99,39 @@ TEST(ThreadPool, ManyRegionsInARow) {
       runLoop(pool, 2, 17);
     infc__pool_destroy(pool);
   }
+}
+
+TEST(ThreadPool, TeamLargerThanTheCpus) {
+  // Caller and workers on one CPU (the affinity the pool's threads inherit): spinning
+  // threads must yield it to the thread whose share is still to run, and workers parked
+  // between bursts must come back. Regions in bursts with pauses, as a paced product calls.
+  cpu_set_t saved, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  int cpu = 0;
+  while (!CPU_ISSET(cpu, &saved))
+    ++cpu;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  infc__pool *pool = infc__pool_create(3);
+  for (int burst = 0; burst < 5; ++burst) {
+    for (int i = 0; i < 40; ++i)
+      runLoop(pool, 3, 29);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  infc__pool_destroy(pool);
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+}
+
+TEST(ThreadPool, WorkersParkedBetweenRunsComeBack) {
+  // Each region after a pause longer than the spin: the worker is woken from its park (and
+  // moves off the caller's CPU if it woke there).
+  infc__pool *pool = infc__pool_create(2);
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    runLoop(pool, 2, 50);
+  }
+  infc__pool_destroy(pool);
 }
 
 TEST(ThreadPool, WithoutAPoolRunsSerially) {
