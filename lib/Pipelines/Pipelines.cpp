@@ -236,7 +236,10 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addNestedPass<func::FuncOp>(infc::createInfcUnrollKLoops());
   if (options.amx)
     pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());
-  pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops());
+  infc::InfcParallelizeLoopsOptions parallel;
+  if (!options.serialSmallLoops)
+    parallel.minLoopWork = parallel.minFunctionWork = 0;
+  pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeLoops(parallel));
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerCopies());
   pm.addNestedPass<func::FuncOp>(infc::createInfcParallelizeCopies());
   infc::InfcVectorizeCopiesOptions copies;
@@ -420,6 +423,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       llvm::cl::desc("cuda-emulator: blocks and threads last first over poisoned memory, "
                      "loads and stores bounds-checked (compare with a plain run)"),
       llvm::cl::init(false)};
+  Option<bool> serialSmallLoops{
+      *this, "serial-small-loops",
+      llvm::cl::desc("CPU: loops (and models) too small to pay for a parallel region run on "
+                     "the calling thread (infc-parallelize-loops' cost model; default true)"),
+      llvm::cl::init(true)};
   Option<bool> skipGraphPasses{
       *this, "skip-graph-passes",
       llvm::cl::desc("the input is `infc compile --emit=infc` output: run the passes after "
@@ -500,6 +508,7 @@ static std::string parsePipelineOptions(const PipelineCLOptions &cl,
     options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
   options.cudaPath = cl.cudaPath;
   options.skipGraphPasses = cl.skipGraphPasses;
+  options.serialSmallLoops = cl.serialSmallLoops;
   return infc::checkPipelineOptions(options, infc::OptionSpelling::PipelineString);
 }
 

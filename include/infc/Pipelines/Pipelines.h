@@ -38,6 +38,10 @@ struct InfcPipelineOptions {
   /// empty: the i32 kernel.
   std::string int8Kernel;
   int64_t int8KernelBits = 0;
+  /// CPU: marked loops too small to pay for a parallel region, and all of a model too small
+  /// to pay for waking the workers, run on the calling thread (infc-parallelize-loops'
+  /// cost model); false parallelizes every marked loop (lit tests of the parallel lowering).
+  bool serialSmallLoops = true;
   /// The module has been through the graph passes already (`infc compile` runs them
   /// first when it calibrates or reports): start at the seam.
   bool skipGraphPasses = false;

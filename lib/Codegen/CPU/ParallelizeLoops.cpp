@@ -1,9 +1,12 @@
 //===- ParallelizeLoops.cpp - marked scf.for to scf.parallel ---------------===//
 #include "infc/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCPARALLELIZELOOPS
@@ -13,6 +16,62 @@ namespace infc {
 using namespace mlir;
 
 namespace {
+/// What an extent we cannot read at compile time counts as: large, so a loop of run-time
+/// extent is never judged small.
+constexpr double kUnknownWork = 1e12;
+
+/// Lanes of one machine vector the estimate counts in (AVX-512's f32; coarse either way).
+constexpr double kLanes = 16;
+
+/// Roughly the instructions one execution of `op` runs: one a scalar op, a vector op its
+/// elements over kLanes (a contraction its iteration space), a loop its static trip count
+/// times its body, a linalg op on buffers its iteration space times its payload. Coarse on
+/// purpose: it only tells loops of a few microseconds from loops of milliseconds.
+double estimateWork(Operation *op);
+
+double vectorWork(Operation *op) {
+  if (auto contract = dyn_cast<vector::ContractionOp>(op)) {
+    SmallVector<int64_t> bounds;
+    contract.getIterationBounds(bounds);
+    return std::max(1.0, static_cast<double>(llvm::product_of(bounds)) / kLanes);
+  }
+  double widest = 1;
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    if (auto vector = dyn_cast<VectorType>(type))
+      widest = std::max(widest, static_cast<double>(vector.getNumElements()) / kLanes);
+  return widest;
+}
+
+double estimateWork(Block &block) {
+  double work = 0;
+  for (Operation &op : block)
+    work += estimateWork(&op);
+  return work;
+}
+
+double estimateWork(Operation *op) {
+  double body = 0;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      body += estimateWork(block);
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    double points = 1;
+    for (int64_t extent : linalgOp.getStaticLoopRanges()) {
+      if (ShapedType::isDynamic(extent))
+        return kUnknownWork;
+      points *= extent;
+    }
+    return points * std::max(body, 1.0);
+  }
+  if (auto loop = dyn_cast<LoopLikeOpInterface>(op)) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (!trips)
+      return kUnknownWork;
+    return static_cast<double>(trips->getZExtValue()) * (body + 1);
+  }
+  return vectorWork(op) + body;
+}
+
 /// After bufferization a marked loop's iter_args are memrefs it yields back unchanged.
 bool yieldsItsBuffers(scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
@@ -79,6 +138,8 @@ scf::ParallelOp mergeNested(scf::ParallelOp outer) {
 
 struct InfcParallelizeLoopsPass
     : public infc::impl::InfcParallelizeLoopsBase<InfcParallelizeLoopsPass> {
+  using InfcParallelizeLoopsBase::InfcParallelizeLoopsBase;
+
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
@@ -86,6 +147,39 @@ struct InfcParallelizeLoopsPass
           !loop->getParentOfType<scf::ParallelOp>())
         loops.push_back(loop);
     });
+    // Parallelism that pays for itself. Issuing a region costs a microsecond or two while the
+    // workers spin, and waking them from their park (after a pause between runs) 50-150 us:
+    // a nest of marked loops whose outermost does less work than minLoopWork stays on the
+    // calling thread, and so do all of a function whose nests together do less than
+    // minFunctionWork (a model of a few tens of microseconds, whose second thread would cost
+    // more to wake than it saves). Nests are judged whole: an inner marked loop is merged
+    // with its outer one below, so the threads share both loops' iterations.
+    llvm::DenseSet<Operation *> candidates;
+    for (scf::ForOp loop : loops)
+      candidates.insert(loop);
+    auto outermostMarked = [&](scf::ForOp loop) {
+      Operation *outermost = loop;
+      for (Operation *up = loop->getParentOp(); up; up = up->getParentOp())
+        if (candidates.contains(up))
+          outermost = up;
+      return outermost;
+    };
+    llvm::DenseMap<Operation *, double> nestWork;
+    double functionWork = 0;
+    for (scf::ForOp loop : loops)
+      if (outermostMarked(loop) == loop.getOperation())
+        functionWork += nestWork[loop] = estimateWork(loop);
+    bool serialFunction = functionWork < static_cast<double>(minFunctionWork);
+    SmallVector<scf::ForOp> serial;
+    llvm::erase_if(loops, [&](scf::ForOp loop) {
+      if (!serialFunction &&
+          nestWork.lookup(outermostMarked(loop)) >= static_cast<double>(minLoopWork))
+        return false;
+      serial.push_back(loop);
+      return true;
+    });
+    for (scf::ForOp loop : serial)
+      loop->removeAttr("infc.parallel");
     // Innermost first (the walk is post-order), so marked loops at every depth become
     // scf.parallel; the nests are merged below, and a parallel loop still nested in another
     // runs as a nested region, which the runtime executes on the calling thread alone.

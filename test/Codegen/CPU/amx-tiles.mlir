@@ -1,5 +1,5 @@
 // RUN: infc-opt %s -infc-amx-tiles -split-input-file | FileCheck %s
-// RUN: infc-opt %s -infc-amx-tiles -infc-parallelize-loops -split-input-file | FileCheck %s --check-prefix=MERGED
+// RUN: infc-opt %s -infc-amx-tiles -infc-parallelize-loops="min-loop-work=0 min-function-work=0" -split-input-file | FileCheck %s --check-prefix=MERGED
 
 // C [32, 2, 16] += A [32, 32, 4] (u8) x B [2, 32, 16, 4] (s8): 2 x 2 tiles of 16x16 i32, K of
 // 128 bytes in two unrolled steps of 64. The loops over column blocks and, inside, row

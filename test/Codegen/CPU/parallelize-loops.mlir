@@ -1,4 +1,5 @@
-// RUN: infc-opt %s -infc-parallelize-loops | FileCheck %s
+// RUN: infc-opt %s -infc-parallelize-loops="min-loop-work=0 min-function-work=0" | FileCheck %s
+// RUN: infc-opt %s -infc-parallelize-loops | FileCheck %s --check-prefix=COST
 
 // An scf.for marked infc.parallel whose iter_args (if any) are memrefs it yields back
 // unchanged becomes a one-dimensional scf.parallel over the same bounds: the body is
@@ -142,6 +143,77 @@ func.func @nested(%c: memref<72x128xf32>) {
       } {infc.parallel}
       memref.copy %panel, %panel : memref<24x64xf32, strided<[128, 1], offset: ?>> to memref<24x64xf32, strided<[128, 1], offset: ?>>
     } {infc.parallel}
+  } {infc.parallel}
+  return
+}
+
+// The cost model (second RUN, default thresholds: min-loop-work 32768, min-function-work
+// 1000000 units of about an instruction each). The tests above are all too small for it:
+// COST-LABEL: func.func @marked_buffer
+// COST-NOT: scf.parallel
+// COST: scf.for
+// COST: linalg.fill
+// COST-NOT: infc.parallel
+// COST: return
+
+// One nest of 512 iterations, each filling 4096 floats (a linalg op counts its iteration
+// space: about 2 million units): parallel. The loop of 16 stores beside it (about 50
+// units) stays sequential, although the function as a whole is large.
+// COST-LABEL: func.func @large_and_small
+// COST: scf.parallel
+// COST: linalg.fill
+// COST: scf.reduce
+// COST: scf.for
+// COST-NOT: infc.parallel
+// COST: memref.store
+// COST: return
+func.func @large_and_small(%big: memref<512x4096xf32>, %small: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c512 = arith.constant 512 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c512 step %c1 {
+    %row = memref.subview %big[%i, 0] [1, 4096] [1, 1] : memref<512x4096xf32> to memref<4096xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%one : f32) outs(%row : memref<4096xf32, strided<[1], offset: ?>>)
+  } {infc.parallel}
+  scf.for %i = %c0 to %c16 step %c1 {
+    memref.store %one, %small[%i] : memref<16xf32>
+  } {infc.parallel}
+  return
+}
+
+// Nests of about 41000 units each (40 fills of 1024; above min-loop-work), but 82000 in
+// all (below min-function-work): the whole function stays on the calling thread.
+// COST-LABEL: func.func @small_function
+// COST-NOT: scf.parallel
+// COST: return
+func.func @small_function(%a: memref<40x1024xf32>, %b: memref<40x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c40 = arith.constant 40 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c40 step %c1 {
+    %row = memref.subview %a[%i, 0] [1, 1024] [1, 1] : memref<40x1024xf32> to memref<1024xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%one : f32) outs(%row : memref<1024xf32, strided<[1], offset: ?>>)
+  } {infc.parallel}
+  scf.for %i = %c0 to %c40 step %c1 {
+    %row = memref.subview %b[%i, 0] [1, 1024] [1, 1] : memref<40x1024xf32> to memref<1024xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%one : f32) outs(%row : memref<1024xf32, strided<[1], offset: ?>>)
+  } {infc.parallel}
+  return
+}
+
+// A loop whose trip count is known only at run time counts as large.
+// COST-LABEL: func.func @runtime_extent
+// COST: scf.parallel
+// COST: return
+func.func @runtime_extent(%buf: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %one, %buf[%i] : memref<?xf32>
   } {infc.parallel}
   return
 }

@@ -254,7 +254,20 @@ def InfcParallelizeLoops : Pass<"infc-parallelize-loops", "mlir::func::FuncOp"> 
     blocks around panels around row tiles) is then merged with it into one
     multi-dimensional loop, so the threads share all the iterations (3 row blocks on 2
     threads had run 2 : 1); self-copies in between are dropped.
+
+    Parallelism must pay for itself: a marked loop whose estimated work (about one unit an
+    instruction: ops, times static trip counts, times linalg iteration spaces) is below
+    `min-loop-work` stays sequential, and so do all marked loops of a function whose
+    outermost marked loops together are below `min-function-work` (waking parked workers
+    after an idle pause costs more than such a function's second thread saves).
   }];
+  let options = [
+    Option<"minLoopWork", "min-loop-work", "int64_t", /*default=*/"32768",
+           "Marked loops of less estimated work stay sequential">,
+    Option<"minFunctionWork", "min-function-work", "int64_t", /*default=*/"1000000",
+           "A function whose marked loops do less estimated work in all keeps them "
+           "sequential">,
+  ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
