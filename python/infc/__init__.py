@@ -1,6 +1,7 @@
 """infc — run compiled model.so files on numpy arrays, through the runtime's C ABI (ctypes).
 
     import infc
+    infc.compile("model.onnx", "model.so", input_shape={"a": (2, 3)})  # runs `infc compile`
     m = infc.load("model.so", num_threads=2)
     m.inputs                     # (IOInfo(name='a', dtype=dtype('float32'), shape=(2, 3)), ...)
     out = m(a=x, b=y)            # or m({"a": x, "b": y}) or m([x, y]): {name: array}
@@ -26,8 +27,10 @@ import numpy as np
 
 from . import _abi
 from ._abi import ABI_VERSION_MAJOR, Status
+from ._compile import CompileError, compile, find_compiler
 
-__all__ = ["load", "Model", "Session", "IOInfo", "Error", "Status", "ABI_VERSION_MAJOR"]
+__all__ = ["load", "compile", "find_compiler", "Model", "Session", "IOInfo", "Error",
+           "CompileError", "Status", "ABI_VERSION_MAJOR"]
 
 # shape: a tuple of ints, None for a dynamic dim.
 IOInfo = collections.namedtuple("IOInfo", ["name", "dtype", "shape"])

