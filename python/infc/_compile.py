@@ -6,8 +6,10 @@ Where it looks, first found wins:
   2. the INFC_COMPILER environment variable;
   3. the compiler bundled in this package (`_compiler/bin/infc`: the wheel that
      tools/scripts/build-wheel.sh makes carries it with its runtime archive);
-  4. `infc` on PATH (an installed prefix's bin/);
-  5. a development checkout: `build/bin/infc` beside the package's `python/` directory.
+  4. the prefix this package was installed into by `cmake --install` (its package sits in
+     `<prefix>/share/infc/python/infc`, the compiler in `<prefix>/bin/infc`);
+  5. `infc` on PATH;
+  6. a development checkout: `build/bin/infc` beside the package's `python/` directory.
 """
 
 import os
@@ -33,6 +35,7 @@ def find_compiler(compiler=None):
     naming every place it looked when there is none."""
     candidates = [("compiler=", compiler), ("INFC_COMPILER", os.environ.get("INFC_COMPILER")),
                   ("bundled", os.path.join(_HERE, "_compiler", "bin", "infc")),
+                  ("installed prefix", os.path.join(_HERE, "..", "..", "..", "..", "bin", "infc")),
                   ("PATH", shutil.which("infc")),
                   ("checkout", os.path.join(_HERE, "..", "..", "build", "bin", "infc"))]
     looked = []
