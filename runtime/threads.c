@@ -57,7 +57,7 @@ struct infc__pool {
   _Atomic int32_t pending;     /* workers still running the current region */
   _Atomic int stop;
   _Atomic int32_t caller_cpu; /* the CPU the current region was issued from */
-  infc__microtask task; /* the current region, published by generation */
+  infc__microtask task;       /* the current region, published by generation */
   int32_t nargs;
   void *args[8];
   /* Sense-reversing spin barrier for __kmpc_barrier (waits between worksharing loops are

@@ -11,6 +11,7 @@ int compileCommand(const Args &args, const char *argv0);
 int inspectCommand(const Args &args);
 int runCommand(const Args &args);
 int benchCommand(const Args &args);
+int verifyCommand(const Args &args, const char *argv0);
 /// Prints `infc: error: message` on one line; returns the exit code 1.
 int fail(const std::string &message);
 } // namespace infc

@@ -165,6 +165,8 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
       parseInputShapes(v, o, error);
     else if (value("--input-value", v))
       parseInputValue(v, o, error);
+    else if (value("--test-miscompile", v)) // hidden: infc verify's own test
+      o.import.testMiscompileOp = v;
     else if (value("--calibration-method", v)) {
       auto [method, pct] = llvm::StringRef(v).split('=');
       o.quantization.method = method.str();

@@ -1,4 +1,4 @@
-//===- infc.cpp - the infc command line: compile, run, bench, inspect -----===//
+//===- infc.cpp - the infc command line: compile, run, bench, inspect, verify ===//
 #include "Commands.h"
 
 #include <cstdio>
@@ -46,6 +46,10 @@ static const char *kUsage =
     "  run MODEL.so --input NAME=x.npy ... [--output-dir DIR] [--threads N]\n"
     "  bench MODEL.so [--threads N] [--warmup W] [--iters I] [--input NAME=x.npy ...]\n"
     "  inspect MODEL.onnx               inputs, outputs, opsets, op histogram\n"
+    "  verify MODEL.onnx [--input NAME=x.npy ...] [--input-shape ...] [--rtol R] [--atol A]\n"
+    "         [--bisect OUT.onnx] [-- COMPILE FLAGS]\n"
+    "                                   the first node whose output differs from\n"
+    "                                   onnxruntime's (python3 with onnxruntime and onnx)\n"
     "\n"
     "See docs/cli.md.\n";
 
@@ -65,6 +69,8 @@ int main(int argc, char **argv) {
     return infc::runCommand(args);
   if (command == "bench")
     return infc::benchCommand(args);
+  if (command == "verify")
+    return infc::verifyCommand(args, argv[0]);
   fprintf(stderr, "infc: error: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -24,6 +24,10 @@ struct OnnxImportOptions {
     std::vector<char> data; // row-major, little-endian
   };
   llvm::StringMap<InputValue> inputValues;
+
+  /// Testing `infc verify` only (`--test-miscompile OP`, hidden): every node of this op type
+  /// gets 1 added to its first floating-point output, a known wrong answer to find.
+  std::string testMiscompileOp;
 };
 
 /// Imports an ONNX model file into a module with one `func.func @main` of infc ops on static
