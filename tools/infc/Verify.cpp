@@ -55,8 +55,7 @@ int infc::verifyCommand(const Args &args, const char *argv0) {
   }
   std::optional<std::string> pythonPath = sys::Process::GetEnv("PYTHONPATH");
   env.push_back("PYTHONPATH=" + *dir + (pythonPath ? ":" + *pythonPath : ""));
-  std::optional<std::string> compiler = sys::Process::GetEnv("INFC_COMPILER");
-  env.push_back("INFC_COMPILER=" + (compiler ? *compiler : exe));
+  env.push_back("INFC_COMPILER=" + exe); // this infc, whatever the environment names
   std::vector<StringRef> argv = {*python, "-m", "infc.verify"};
   for (const std::string &a : args)
     argv.push_back(a);
