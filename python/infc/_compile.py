@@ -35,7 +35,8 @@ def find_compiler(compiler=None):
     naming every place it looked when there is none."""
     candidates = [("compiler=", compiler), ("INFC_COMPILER", os.environ.get("INFC_COMPILER")),
                   ("bundled", os.path.join(_HERE, "_compiler", "bin", "infc")),
-                  ("installed prefix", os.path.join(_HERE, "..", "..", "..", "..", "bin", "infc")),
+                  ("installed prefix", os.path.join(_HERE, "..", "..", "..", "..", "bin", "infc")
+                   if _HERE.replace(os.sep, "/").endswith("share/infc/python/infc") else None),
                   ("PATH", shutil.which("infc")),
                   ("checkout", os.path.join(_HERE, "..", "..", "build", "bin", "infc"))]
     looked = []

@@ -178,16 +178,20 @@ def main(argv=None):
         except (_compile.CompileError, FileNotFoundError) as e:
             print(f"infc verify: {e}", file=sys.stderr)
             return 2
-        lib = load(so)
-        feeds = {}
-        for spec in args.input:
-            name, _, file = spec.partition("=")
-            feeds[name] = np.load(file)
-        if not feeds:
-            feeds = _random_inputs(lib, np.random.default_rng(args.seed))
-        got = lib(feeds)
-        names = [o.name for o in exposed.graph.output]
-        want = _ort(exposed, feeds, names)
+        try:
+            lib = load(so)
+            feeds = {}
+            for spec in args.input:
+                name, _, file = spec.partition("=")
+                feeds[name] = np.load(file)
+            if not feeds:
+                feeds = _random_inputs(lib, np.random.default_rng(args.seed))
+            got = lib(feeds)
+            names = [o.name for o in exposed.graph.output]
+            want = _ort(exposed, feeds, names)
+        except Exception as e:  # noqa: BLE001 - a run that fails is no divergence: exit 2
+            print(f"infc verify: running the model: {e}", file=sys.stderr)
+            return 2
         first = None
         print(f"{'node':40} {'op':18} {'max abs err':>12} {'max rel err':>12} {'off':>14}")
         for node, outs in nodes:
@@ -227,7 +231,11 @@ def _bisect(model, first, values, args):
     chosen = {next(k for k, n in enumerate(graph_nodes) if n is first or n == first)}
     with tempfile.TemporaryDirectory(prefix="infc-bisect-") as tmp:
         for _ in range(len(graph_nodes)):
-            sub, feeds = _subgraph(model, [graph_nodes[k] for k in sorted(chosen)], values)
+            try:
+                sub, feeds = _subgraph(model, [graph_nodes[k] for k in sorted(chosen)], values)
+            except Exception as e:  # noqa: BLE001 - e.g. a subgraph reading outer values
+                print(f"infc verify: cannot cut a subgraph here: {e}", file=sys.stderr)
+                return 2
             path = os.path.join(tmp, "sub.onnx")
             onnx.save(sub, path)
             try:

@@ -88,11 +88,13 @@ def main():
 
     (dense, affine), want_dense, want_affine = models(args.work)
     consumer = os.path.join(args.work, "consumer-build")
+    cc = shutil.which("clang-22") or "cc"  # setup.sh installs clang-22
     env = {"PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
                                    if os.path.abspath(p) != os.path.join(build, "bin")),
            "INFC_COMPILER": None, "PYTHONPATH": None}
     r = harness.run_tool(["cmake", "-S", os.path.join(REPO, "test", "install", "consumer"), "-B",
                           consumer, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}",
+                          f"-DCMAKE_C_COMPILER={cc}",
                           f"-DDENSE_MODEL={dense}", f"-DAFFINE_MODEL={affine}"],
                          timeout=300, env=env)
     report(r.returncode == 0, "consumer: configure with find_package(infc CONFIG)"
@@ -130,13 +132,13 @@ def main():
     pc = harness.run_tool(["pkg-config", "--cflags", "infc"], timeout=60,
                           env=dict(env, PKG_CONFIG_PATH=os.path.join(prefix, "lib", "pkgconfig")))
     loader = os.path.join(args.work, "load_both_make")
-    cc = harness.run_tool(["sh", "-c", f"cc {pc.stdout.strip()} -DDENSE_SO='\"{consumer}/infc_models/dense.so\"' "
+    built = harness.run_tool(["sh", "-c", f"{cc} {pc.stdout.strip()} -DDENSE_SO='\"{consumer}/infc_models/dense.so\"' "
                            f"-DAFFINE_SO='\"{consumer}/infc_models/affine.so\"' "
                            f"{REPO}/test/install/consumer/load_both.c -o {loader}"], timeout=120)
-    out = harness.run_tool([loader], timeout=60) if cc.returncode == 0 else cc
+    out = harness.run_tool([loader], timeout=60) if built.returncode == 0 else built
     report(pc.returncode == 0 and "include" in pc.stdout and out.returncode == 0,
            f"pkg-config --cflags infc ({pc.stdout.strip()}): cc builds the loader, it runs "
-           f"({(pc.stderr + cc.stderr + out.stderr).strip()[:300]})")
+           f"({(pc.stderr + built.stderr + out.stderr).strip()[:300]})")
 
     probe = ("import numpy as np, infc, sys; "
              "print(infc.find_compiler()); "

@@ -113,8 +113,9 @@ def main():
 
     def install_and_probe(mode, what):
         py = venv(os.path.join(args.work, f"venv-{mode}"))
-        r = harness.run_tool([py, "-m", "pip", "install", "-q", "--no-build-isolation",
-                              "--no-deps", what], timeout=300, env=env)
+        r = harness.run_tool([py, "-m", "pip", "install", "-q", "--no-index",
+                              "--no-build-isolation", "--no-deps", what], timeout=300,
+                             env=dict(env, PIP_DISABLE_PIP_VERSION_CHECK="1"))
         if r.returncode != 0:
             tally.report(False, f"{mode}: pip install {what}: {r.stderr.strip()[-1500:]}")
             return

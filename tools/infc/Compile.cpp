@@ -165,8 +165,11 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
       parseInputShapes(v, o, error);
     else if (value("--input-value", v))
       parseInputValue(v, o, error);
-    else if (value("--test-miscompile", v)) // hidden: infc verify's own test
+    else if (value("--test-miscompile", v)) { // hidden: infc verify's own test
       o.import.testMiscompileOp = v;
+      llvm::errs() << "infc: warning: --test-miscompile " << v
+                   << ": this library computes wrong results on purpose (a test of infc verify)\n";
+    }
     else if (value("--calibration-method", v)) {
       auto [method, pct] = llvm::StringRef(v).split('=');
       o.quantization.method = method.str();

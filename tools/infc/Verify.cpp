@@ -41,12 +41,17 @@ static std::optional<std::string> pythonPackageDir(StringRef exe) {
 int infc::verifyCommand(const Args &args, const char *argv0) {
   std::string exe = sys::fs::getMainExecutable(argv0, (void *)&pythonPackageDir);
   std::optional<std::string> dir = pythonPackageDir(exe);
-  if (!dir)
-    return fail("infc verify: the infc Python package (infc/verify.py) is not beside this "
-                "compiler; run `python3 -m infc.verify` with the package on PYTHONPATH");
+  // Exit status 2 for verify's own failures: 1 means "a node diverges".
+  if (!dir) {
+    fail("verify: the infc Python package (infc/verify.py) is not beside this compiler; run "
+         "`python3 -m infc.verify` with the package on PYTHONPATH");
+    return 2;
+  }
   ErrorOr<std::string> python = sys::findProgramByName("python3");
-  if (!python)
-    return fail("infc verify: python3 not found on PATH (verify runs onnxruntime from Python)");
+  if (!python) {
+    fail("verify: python3 not found on PATH (verify runs onnxruntime from Python)");
+    return 2;
+  }
   std::vector<std::string> env;
   for (char **e = environ; *e; ++e) {
     StringRef var(*e);
@@ -62,7 +67,9 @@ int infc::verifyCommand(const Args &args, const char *argv0) {
   std::vector<StringRef> envRefs(env.begin(), env.end());
   std::string error;
   int rc = sys::ExecuteAndWait(*python, argv, envRefs, {}, 0, 0, &error);
-  if (rc < 0)
-    return fail("infc verify: cannot run " + *python + ": " + error);
+  if (rc < 0) {
+    fail("verify: cannot run " + *python + ": " + error);
+    return 2;
+  }
   return rc;
 }

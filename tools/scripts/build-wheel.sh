@@ -17,8 +17,13 @@ trap 'rm -rf "$stage"' EXIT
 cp "$REPO/python/pyproject.toml" "$REPO/python/setup.py" "$REPO/python/README.md" "$stage/"
 mkdir -p "$stage/infc"
 cp "$REPO"/python/infc/*.py "$stage/infc/"
+# The installed compiler, not the build tree's: its RUNPATH names LLVM's directory only
+# (the build tree's has an empty entry, the current directory, after it).
+cmake --install "$BUILD" --prefix "$stage/prefix" >/dev/null
 mkdir -p "$stage/infc/_compiler/bin" "$stage/infc/_compiler/lib"
-cp "$BUILD/bin/infc" "$stage/infc/_compiler/bin/"
-cp "$BUILD/lib/libinfc_runtime.a" "$BUILD/lib/infc_exports.map" "$stage/infc/_compiler/lib/"
-python3 -m pip wheel -q --no-build-isolation --no-deps "$stage" -w "$OUT"
+cp "$stage/prefix/bin/infc" "$stage/infc/_compiler/bin/"
+cp "$stage/prefix/lib/libinfc_runtime.a" "$stage/prefix/lib/infc_exports.map" \
+  "$stage/infc/_compiler/lib/"
+rm -rf "$stage/prefix"
+python3 -m pip wheel -q --no-index --no-build-isolation --no-deps "$stage" -w "$OUT"
 ls "$OUT"/infc-*.whl

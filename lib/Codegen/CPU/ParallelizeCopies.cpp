@@ -23,6 +23,9 @@ struct InfcParallelizeCopiesPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    // infc-parallelize-loops judged the whole function too small to wake the workers for.
+    if (func->removeAttr("infc.serial"))
+      return;
     SmallVector<Operation *> ops;
     for (Block &block : func.getBody())
       for (Operation &op : block)

@@ -1,6 +1,7 @@
 //===- ParallelizeLoops.cpp - marked scf.for to scf.parallel ---------------===//
 #include "infc/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -35,10 +36,12 @@ double vectorWork(Operation *op) {
     contract.getIterationBounds(bounds);
     return std::max(1.0, static_cast<double>(llvm::product_of(bounds)) / kLanes);
   }
+  // Vector and AMX tile values (not buffers): their elements over a vector's lanes.
   double widest = 1;
   for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-    if (auto vector = dyn_cast<VectorType>(type))
-      widest = std::max(widest, static_cast<double>(vector.getNumElements()) / kLanes);
+    if (auto shaped = dyn_cast<ShapedType>(type);
+        shaped && !isa<MemRefType, TensorType>(type) && shaped.hasStaticShape())
+      widest = std::max(widest, static_cast<double>(shaped.getNumElements()) / kLanes);
   return widest;
 }
 
@@ -164,12 +167,28 @@ struct InfcParallelizeLoopsPass
           outermost = up;
       return outermost;
     };
+    // A nest inside unmarked loops (the batch loop around a batched matmul's nest, the K
+    // blocks around panels) runs once per their iterations: it is judged per run of the
+    // nest (each is a region of its own), and counts that many times in the function's work.
+    auto enclosingTrips = [](Operation *op) {
+      double trips = 1;
+      for (Operation *up = op->getParentOp(); up && !isa<func::FuncOp>(up);
+           up = up->getParentOp())
+        if (auto loop = dyn_cast<LoopLikeOpInterface>(up)) {
+          std::optional<APInt> n = loop.getStaticTripCount();
+          trips *= n ? static_cast<double>(n->getZExtValue()) : kUnknownWork;
+        }
+      return trips;
+    };
     llvm::DenseMap<Operation *, double> nestWork;
     double functionWork = 0;
     for (scf::ForOp loop : loops)
       if (outermostMarked(loop) == loop.getOperation())
-        functionWork += nestWork[loop] = estimateWork(loop);
+        functionWork += (nestWork[loop] = estimateWork(loop)) * enclosingTrips(loop);
     bool serialFunction = functionWork < static_cast<double>(minFunctionWork);
+    // infc-parallelize-copies then leaves this function's fills and copies alone too.
+    if (serialFunction && !loops.empty())
+      getOperation()->setAttr("infc.serial", UnitAttr::get(&getContext()));
     SmallVector<scf::ForOp> serial;
     llvm::erase_if(loops, [&](scf::ForOp loop) {
       if (!serialFunction &&

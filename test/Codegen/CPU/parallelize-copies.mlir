@@ -1,4 +1,5 @@
 // RUN: infc-opt %s -infc-parallelize-copies=min-bytes=1024 -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-parallelize-loops -infc-parallelize-copies=min-bytes=1024 -split-input-file | FileCheck %s --check-prefix=SERIAL
 
 // A large top-level fill and copy become parallel loops over their first dimension wider
 // than 1 (here dim 1: N is 1), one slice per iteration; a small one, and one inside a loop,
@@ -26,5 +27,29 @@ func.func @main(%a: memref<1x64x8x8xf32>, %b: memref<1x64x8x8xf32>, %s: memref<4
   scf.for %i = %c0 to %c2 step %c1 {
     linalg.copy ins(%a : memref<1x64x8x8xf32>) outs(%b : memref<1x64x8x8xf32>)
   }
+  return
+}
+
+// -----
+
+// A function whose marked loops infc-parallelize-loops judged too small to wake the
+// workers for (with the second pipeline, which marks the function infc.serial) keeps its
+// large fill serial; alone, infc-parallelize-copies makes it parallel as above.
+// CHECK-LABEL: func.func @small_model
+// CHECK: scf.parallel
+// CHECK: linalg.fill
+// SERIAL-LABEL: func.func @small_model
+// SERIAL-NOT: scf.parallel
+// SERIAL-NOT: infc.serial
+// SERIAL: return
+func.func @small_model(%big: memref<64x64xf32>, %small: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%big : memref<64x64xf32>)
+  scf.for %i = %c0 to %c16 step %c1 {
+    memref.store %one, %small[%i] : memref<16xf32>
+  } {infc.parallel}
   return
 }

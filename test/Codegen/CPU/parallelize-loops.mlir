@@ -217,3 +217,26 @@ func.func @runtime_extent(%buf: memref<?xf32>, %n: index) {
   } {infc.parallel}
   return
 }
+
+// The nest of @small_function (about 41000 units) inside an unmarked loop of 30 iterations
+// (a batch loop around a batched matmul's nest): it counts 30 times in the function's work
+// (1.2 million, above min-function-work), so it is parallel, each run of it a region.
+// COST-LABEL: func.func @repeated_nest
+// COST: scf.for
+// COST: scf.parallel
+// COST: linalg.fill
+// COST: return
+func.func @repeated_nest(%a: memref<30x40x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c30 = arith.constant 30 : index
+  %c40 = arith.constant 40 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %b = %c0 to %c30 step %c1 {
+    scf.for %i = %c0 to %c40 step %c1 {
+      %row = memref.subview %a[%b, %i, 0] [1, 1, 1024] [1, 1, 1] : memref<30x40x1024xf32> to memref<1024xf32, strided<[1], offset: ?>>
+      linalg.fill ins(%one : f32) outs(%row : memref<1024xf32, strided<[1], offset: ?>>)
+    } {infc.parallel}
+  }
+  return
+}

@@ -259,7 +259,9 @@ def InfcParallelizeLoops : Pass<"infc-parallelize-loops", "mlir::func::FuncOp"> 
     instruction: ops, times static trip counts, times linalg iteration spaces) is below
     `min-loop-work` stays sequential, and so do all marked loops of a function whose
     outermost marked loops together are below `min-function-work` (waking parked workers
-    after an idle pause costs more than such a function's second thread saves).
+    after an idle pause costs more than such a function's second thread saves; a nest
+    counts once per iteration of the loops around it). Such a function is marked
+    `infc.serial` for infc-parallelize-copies.
   }];
   let options = [
     Option<"minLoopWork", "min-loop-work", "int64_t", /*default=*/"32768",
@@ -279,7 +281,9 @@ def InfcParallelizeCopies : Pass<"infc-parallelize-copies", "mlir::func::FuncOp"
     serial loops. Each one at the top of the function writing at least `min-bytes` becomes an
     `scf.parallel` over the first dimension wider than 1, filling or copying one slice per
     iteration, which `convert-scf-to-openmp` runs on the session's thread pool. Ops inside
-    loops (already parallel or not) are left alone.
+    loops (already parallel or not) are left alone, and so is a function that
+    infc-parallelize-loops marked `infc.serial` (too small to wake the workers for); the
+    mark is removed here.
   }];
   let options = [
     Option<"minBytes", "min-bytes", "int64_t", /*default=*/"65536",
