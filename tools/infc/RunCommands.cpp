@@ -174,8 +174,19 @@ int infc::benchCommand(const Args &args) {
          m.api.session_num_threads(m.session), o.warmup, o.iters);
   if (o.intervalMs)
     printf("  interval: %d ms before each call", o.intervalMs);
-  printf("\nlatency ms: p50 %.3f  p90 %.3f  p95 %.3f  p99 %.3f  min %.3f\n", pct(0.5), pct(0.9),
-         pct(0.95), pct(0.99), ms.front());
+  // Microseconds or better below a millisecond: four significant digits for small models.
+  auto show = [](double v) { return v < 1 ? printf("%.5f", v) : printf("%.3f", v); };
+  printf("\nlatency ms: p50 ");
+  show(pct(0.5));
+  printf("  p90 ");
+  show(pct(0.9));
+  printf("  p95 ");
+  show(pct(0.95));
+  printf("  p99 ");
+  show(pct(0.99));
+  printf("  min ");
+  show(ms.front());
+  printf("\n");
   printf("throughput: %.1f runs/s%s\n", o.iters / (total - paused),
          o.intervalMs ? " (pauses excluded)" : "");
   printf("peak RSS: %.1f MB\n", usage.ru_maxrss / 1024.0);
