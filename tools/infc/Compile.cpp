@@ -169,8 +169,7 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
       o.import.testMiscompileOp = v;
       llvm::errs() << "infc: warning: --test-miscompile " << v
                    << ": this library computes wrong results on purpose (a test of infc verify)\n";
-    }
-    else if (value("--calibration-method", v)) {
+    } else if (value("--calibration-method", v)) {
       auto [method, pct] = llvm::StringRef(v).split('=');
       o.quantization.method = method.str();
       if (!pct.empty() && (pct.getAsDouble(o.quantization.percentile) ||

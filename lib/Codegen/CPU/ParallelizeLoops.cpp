@@ -172,8 +172,7 @@ struct InfcParallelizeLoopsPass
     // nest (each is a region of its own), and counts that many times in the function's work.
     auto enclosingTrips = [](Operation *op) {
       double trips = 1;
-      for (Operation *up = op->getParentOp(); up && !isa<func::FuncOp>(up);
-           up = up->getParentOp())
+      for (Operation *up = op->getParentOp(); up && !isa<func::FuncOp>(up); up = up->getParentOp())
         if (auto loop = dyn_cast<LoopLikeOpInterface>(up)) {
           std::optional<APInt> n = loop.getStaticTripCount();
           trips *= n ? static_cast<double>(n->getZExtValue()) : kUnknownWork;
