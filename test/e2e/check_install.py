@@ -89,9 +89,7 @@ def main():
     (dense, affine), want_dense, want_affine = models(args.work)
     consumer = os.path.join(args.work, "consumer-build")
     cc = shutil.which("clang-22") or "cc"  # setup.sh installs clang-22
-    env = {"PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
-                                   if os.path.abspath(p) != os.path.join(build, "bin")),
-           "INFC_COMPILER": None, "PYTHONPATH": None}
+    env = harness.env_without_compiler(args.infc)
     r = harness.run_tool(["cmake", "-S", os.path.join(REPO, "test", "install", "consumer"), "-B",
                           consumer, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}",
                           f"-DCMAKE_C_COMPILER={cc}",

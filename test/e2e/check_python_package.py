@@ -104,12 +104,8 @@ def main():
     probe = os.path.join(args.work, "probe.py")
     with open(probe, "w") as f:
         f.write(PROBE)
-    # No infc on PATH: the tool directories stay, the build's bin/ does not.
-    build_bin = os.path.dirname(os.path.abspath(args.infc))
-    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
-                           if os.path.abspath(p) != build_bin)
-    env = {"PATH": path, "PROBE_INFC": os.path.abspath(args.infc),
-           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": None, "INFC_COMPILER": None}
+    env = dict(harness.env_without_compiler(args.infc), PROBE_INFC=os.path.abspath(args.infc),
+               PYTHONDONTWRITEBYTECODE="1")
 
     def install_and_probe(mode, what):
         py = venv(os.path.join(args.work, f"venv-{mode}"))
@@ -135,8 +131,9 @@ def main():
                     ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     install_and_probe("source", source)
     dist = os.path.join(args.work, "dist")
+    build = os.path.dirname(os.path.dirname(os.path.abspath(args.infc)))
     r = harness.run_tool(["bash", os.path.join(REPO, "tools", "scripts", "build-wheel.sh"),
-                          os.path.dirname(build_bin), dist], timeout=300, env=env)
+                          build, dist], timeout=300, env=env)
     wheels = [f for f in os.listdir(dist) if f.endswith(".whl")] if os.path.isdir(dist) else []
     tally.report(r.returncode == 0 and len(wheels) == 1 and "linux" in wheels[0],
                  f"build-wheel.sh: one platform wheel ({', '.join(wheels) or r.stderr[-500:]})")

@@ -90,6 +90,15 @@ def run_tool(argv, timeout, cwd=None, env=None):
         return ToolResult(argv, -1, out, err, time.perf_counter() - t0, timed_out=True)
 
 
+def env_without_compiler(infc):
+    """run_tool's `env` for a process that must find no infc by itself: PATH without the
+    directory of the build's compiler `infc`, no INFC_COMPILER, no PYTHONPATH."""
+    build_bin = os.path.dirname(os.path.abspath(infc))
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                           if os.path.abspath(p) != build_bin)
+    return {"PATH": path, "INFC_COMPILER": None, "PYTHONPATH": None}
+
+
 def ort_reference(model_path, inputs, threads=0):
     """Reference outputs from onnxruntime's CPU provider with graph optimizations disabled:
     ORT's own fusions (Conv+BN folding, GELU/LayerNorm/attention fusion, ...) change the order
