@@ -99,15 +99,81 @@ def env_without_compiler(infc):
     return {"PATH": path, "INFC_COMPILER": None, "PYTHONPATH": None}
 
 
+def _cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        return set(next((line.split(":", 1)[1].split() for line in f
+                         if line.startswith("flags")), []))
+
+
+# Integer ops whose (activation, weight) inputs ORT multiplies as u8 x s8, with the weight's
+# zero point: (activation zero point, weight, weight zero point) input indices.
+_INTEGER_OPS = {"QLinearConv": (2, 3, 5), "QLinearMatMul": (2, 3, 5),
+                "ConvInteger": (2, 1, 3), "MatMulInteger": (2, 1, 3)}
+
+
+def _u8s8_as_u8u8(model_path):
+    """The model with every constant int8 weight that meets uint8 activations in an integer
+    op (and its zero point) shifted by 128 into uint8: the same products exactly, or None
+    when there is none. onnxruntime's u8 x s8 kernels on a CPU without an 8-bit dot product
+    (AVX2, AVX-512 without VNNI) sum pairs of products in int16 with saturation (vpmaddubsw),
+    so its results for such models are wrong there (measured on AMD Zen 3: the zoo's
+    qlinear_cnn off by 68 where the output step is 0.8; infc matches a numpy reference);
+    its u8 x u8 kernels widen to int16 first and are exact."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(model_path)
+    if not any(n.op_type in _INTEGER_OPS for n in model.graph.node):
+        return None
+    inits = {i.name: i for i in model.graph.initializer}
+    typed = onnx.shape_inference.infer_shapes(model)
+    elem = {v.name: v.type.tensor_type.elem_type for v in list(typed.graph.value_info)
+            + list(typed.graph.input) + list(typed.graph.output)}
+    elem.update({name: i.data_type for name, i in inits.items()})
+    changed = False
+    for n in model.graph.node:
+        if n.op_type not in _INTEGER_OPS:
+            continue
+        a_zero, w_idx, wz_idx = _INTEGER_OPS[n.op_type]
+        act = n.input[0]
+        if elem.get(act) != onnx.TensorProto.UINT8 or len(n.input) <= w_idx:
+            continue
+        w = inits.get(n.input[w_idx])
+        if w is None or w.data_type != onnx.TensorProto.INT8:
+            continue
+        wz_name = n.input[wz_idx] if len(n.input) > wz_idx else ""
+        wz = inits.get(wz_name) if wz_name else None
+        if wz_name and (wz is None or wz.data_type != onnx.TensorProto.INT8):
+            continue
+        shifted = (numpy_helper.to_array(w).astype(np.int16) + 128).astype(np.uint8)
+        w.CopyFrom(numpy_helper.from_array(shifted, w.name))
+        if wz is not None:
+            z = (numpy_helper.to_array(wz).astype(np.int16) + 128).astype(np.uint8)
+            wz.CopyFrom(numpy_helper.from_array(z, wz.name))
+        else:  # no zero point: 0 becomes 128
+            name = n.input[w_idx] + "__zero_u8"
+            model.graph.initializer.append(
+                numpy_helper.from_array(np.array(128, np.uint8), name))
+            while len(n.input) <= wz_idx:
+                n.input.append("")
+            n.input[wz_idx] = name
+        changed = True
+    return model.SerializeToString() if changed else None
+
+
 def ort_reference(model_path, inputs, threads=0):
     """Reference outputs from onnxruntime's CPU provider with graph optimizations disabled:
     ORT's own fusions (Conv+BN folding, GELU/LayerNorm/attention fusion, ...) change the order
-    of floating-point operations, and the reference should be the graph as written."""
+    of floating-point operations, and the reference should be the graph as written. On a CPU
+    without VNNI, a model with u8 x s8 integer products runs as the equivalent u8 x u8 one
+    (_u8s8_as_u8u8), which ORT computes exactly there."""
     import onnxruntime as ort
     so = ort.SessionOptions()
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     so.intra_op_num_threads = threads
-    sess = ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
+    model = model_path
+    if not _cpu_flags() & {"avx512_vnni", "avx_vnni", "amx_int8"}:
+        model = _u8s8_as_u8u8(model_path) or model_path
+    sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
     names = [o.name for o in sess.get_outputs()]
     return dict(zip(names, sess.run(names, inputs)))
 
@@ -215,9 +281,7 @@ def cpu_variants():
     its own (None; AMX tiles where it has AMX-INT8), icelake-server (AVX-512 VNNI without
     AMX: the vpdpbusd kernel), alderlake (AVX-VNNI: vpdpbusd on ymm), skylake-avx512
     (AVX-512BW without VNNI: vpmaddwd on zmm) and haswell (AVX2: vpmaddwd on ymm)."""
-    with open("/proc/cpuinfo") as f:
-        flags = set(next((line.split(":", 1)[1].split() for line in f
-                          if line.startswith("flags")), []))
+    flags = _cpu_flags()
     wanted = [("icelake-server", "avx512_vnni"), ("alderlake", "avx_vnni"),
               ("skylake-avx512", "avx512bw"), ("haswell", "avx2")]
     return [None] + [cpu for cpu, flag in wanted if flag in flags]
