@@ -34,6 +34,7 @@ struct infc_model {
 
 typedef struct infc__pool infc__pool;
 typedef struct infc__cuda_session infc__cuda_session;
+typedef struct infc__profile infc__profile;
 
 struct infc_session {
   uint32_t magic;
@@ -49,6 +50,7 @@ struct infc_session {
   void **args;                 /* entry arguments: workspace, inputs..., outputs... */
   const infc_tensor **in_bind; /* per-run binding scratch, so runs allocate nothing */
   infc_tensor **out_bind;
+  infc__profile *profile; /* NULL unless the session profiles (profile.c) */
   char error[512];
 };
 
@@ -85,6 +87,25 @@ infc__pool *infc__pool_create(int32_t size);
 void infc__pool_destroy(infc__pool *pool);
 void infc__pool_enter(infc__pool *pool);
 void infc__pool_leave(void);
+/* Runs of this pool report their workers' share of each region to `profile` (NULL: none).
+ * Set between runs only. */
+void infc__pool_set_profile(infc__pool *pool, infc__profile *profile);
+
+/* profile.c: events of a profiled session, written as a chrome trace (JSON) to `path`. */
+infc__profile *infc__profile_create(const infc_model_desc *desc, const char *path,
+                                    int32_t num_threads);
+void infc__profile_destroy(infc__profile *profile);
+const char *infc__profile_path(const infc__profile *profile);
+int64_t infc__profile_now(void);
+/* Around a run on the calling thread: the run's event, and the profile the profiled entry's
+ * infc__prof_begin/end calls record into. */
+int64_t infc__profile_run_begin(infc__profile *profile);
+void infc__profile_run_end(infc__profile *profile, int64_t start_ns);
+/* Worker `lane` (1..threads-1) ran its share of the current kernel's region. */
+void infc__profile_worker(infc__profile *profile, int32_t lane, int64_t start_ns, int64_t end_ns);
+/* Writes the trace; 0, or -1 with a message in error. */
+int infc__profile_write(const infc__profile *profile, char *error, size_t size);
+
 /* Formats the session's error message and returns status, for `return infc__fail(...)`. */
 infc_status infc__fail(infc_session *session, infc_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -69,7 +69,7 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
   if (!desc || desc->desc_version != INFC_MODEL_DESC_VERSION || !desc->entry ||
       desc->device > INFC_DEVICE_CUDA || (desc->weights_bytes && !desc->weights) ||
       (desc->device == INFC_DEVICE_CUDA && !desc->weights) || (desc->num_inputs && !desc->inputs) ||
-      (desc->num_outputs && !desc->outputs))
+      (desc->num_outputs && !desc->outputs) || (desc->num_kernels && !desc->kernel_names))
     return INFC_ERR_INTERNAL;
   size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
   infc_model *m = malloc(sizeof *m + num_ios * sizeof(size_t));

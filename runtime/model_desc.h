@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 3u
+#define INFC_MODEL_DESC_VERSION 4u
 
 /* What runs the model's code (infc_model_desc.device). */
 #define INFC_DEVICE_CPU 0u
@@ -50,6 +50,14 @@ typedef struct infc_model_desc {
    * model and passed as the device copy). */
   const void *weights;
   uint64_t weights_bytes;
+  /* v4: the entry with a timer around each kernel (infc-profile-entry), which a profiled
+   * session calls instead of `entry`: it calls infc__prof_begin(k) / infc__prof_end(k)
+   * around kernel k, named kernel_names[k] (the ONNX nodes it covers). NULL when the model
+   * has none (compiled without `infc compile --profile`): a profile then times whole
+   * runs. */
+  infc_entry_fn profiled_entry;
+  uint32_t num_kernels;
+  const char *const *kernel_names;
 } infc_model_desc;
 
 /* Defined (hidden visibility) by the generated object of each model.so. */

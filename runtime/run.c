@@ -137,9 +137,18 @@ static infc_status run_bound(infc_session *s) {
   s->error[0] = '\0';
   if (s->cuda) {
     /* A GPU run can fail: library-owned outputs are handed out only after it succeeds. */
+    int64_t started = s->profile ? infc__profile_run_begin(s->profile) : 0;
     infc_status st = infc__cuda_run(s, io, s->in_bind, s->out_bind);
+    if (s->profile)
+      infc__profile_run_end(s->profile, started);
     if (st != INFC_OK)
       return st;
+  } else if (s->profile) {
+    infc__pool_enter(s->pool);
+    int64_t started = infc__profile_run_begin(s->profile);
+    (d->profiled_entry ? d->profiled_entry : d->entry)(args);
+    infc__profile_run_end(s->profile, started);
+    infc__pool_leave();
   } else {
     infc__pool_enter(s->pool);
     d->entry(args);

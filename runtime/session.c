@@ -46,7 +46,20 @@ static void *aligned_alloc_64(size_t bytes) {
   return p;
 }
 
+/* Writes and drops the session's profile; 0, or -1 with the message in the session. */
+static int end_profiling(infc_session *s) {
+  if (!s->profile)
+    return 0;
+  infc__pool_set_profile(s->pool, NULL);
+  int rc = infc__profile_write(s->profile, s->error, sizeof s->error);
+  infc__profile_destroy(s->profile);
+  s->profile = NULL;
+  return rc;
+}
+
 static void session_free(infc_session *s) {
+  if (s->profile && end_profiling(s) != 0)
+    fprintf(stderr, "infc: %s\n", s->error); /* release has no status to return it by */
   if (s->out_buffers)
     for (uint32_t j = 0; j < s->desc->num_outputs; ++j)
       free(s->out_buffers[j]);
@@ -82,6 +95,23 @@ static infc_status read_options(const infc_session_options *in, infc_session_opt
                          INFC_ABI_VERSION_MAJOR, INFC_ABI_VERSION_MINOR);
   memcpy(out, in, n < sizeof *out ? n : sizeof *out);
   return INFC_OK;
+}
+
+/* INFC_PROFILE's file for the next session that profiles by it: the first takes the name
+ * as given, the n-th inserts ".n" before the extension (trace.json, trace.2.json, ...), so
+ * the sessions of one process do not overwrite each other. NULL when unset or too long. */
+static const char *env_profile_path(char buf[4096]) {
+  static atomic_uint sessions;
+  const char *env = getenv("INFC_PROFILE");
+  if (!env || !*env || strlen(env) + 16 > 4096)
+    return NULL;
+  unsigned n = atomic_fetch_add(&sessions, 1u) + 1;
+  if (n == 1)
+    return env;
+  const char *slash = strrchr(env, '/'), *dot = strrchr(env, '.');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - env) : strlen(env);
+  snprintf(buf, 4096, "%.*s.%u%s", (int)stem, env, n, env + stem);
+  return buf;
 }
 
 infc_status infc_session_create(const infc_model *model, const infc_session_options *options,
@@ -133,6 +163,15 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
                        "infc_session_create: cannot start %d threads", (int)s->num_threads);
+  }
+  char env_path[4096];
+  const char *profile_path = opts.profile_path ? opts.profile_path : env_profile_path(env_path);
+  if (profile_path && *profile_path) {
+    if (!(s->profile = infc__profile_create(d, profile_path, s->num_threads))) {
+      session_free(s);
+      return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
+    }
+    infc__pool_set_profile(s->pool, s->profile);
   }
 
   size_t ni = d->num_inputs, no = d->num_outputs, shape_len = 0;
@@ -203,4 +242,15 @@ const infc_model *infc_session_model(const infc_session *session) {
 
 int32_t infc_session_num_threads(const infc_session *session) {
   return infc__session_is_valid(session) ? session->num_threads : 0;
+}
+
+infc_status infc_session_end_profiling(infc_session *session) {
+  if (!infc__session_is_valid(session))
+    return INFC_ERR_INVALID_ARGUMENT;
+  if (!session->profile)
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_session_end_profiling: the session does not profile (set "
+                      "infc_session_options.profile_path or INFC_PROFILE)");
+  session->error[0] = '\0';
+  return end_profiling(session) == 0 ? INFC_OK : INFC_ERR_INVALID_ARGUMENT;
 }

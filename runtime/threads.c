@@ -58,6 +58,7 @@ struct infc__pool {
   _Atomic int stop;
   _Atomic int32_t caller_cpu; /* the CPU the current region was issued from */
   infc__microtask task;       /* the current region, published by generation */
+  infc__profile *profile;     /* the session's profiler, or NULL; set between runs */
   int32_t nargs;
   void *args[8];
   /* Sense-reversing spin barrier for __kmpc_barrier (waits between worksharing loops are
@@ -151,7 +152,12 @@ static void *worker_main(void *arg) {
     current_pool = p;
     current_tid = tid;
     in_parallel = 1;
+    infc__profile *profile = p->profile;
+    int64_t started = profile ? infc__profile_now() : 0;
     invoke(p, tid);
+    /* Before `pending` drops: the caller is still in the region's kernel. */
+    if (profile)
+      infc__profile_worker(profile, tid, started, infc__profile_now());
     in_parallel = 0;
     if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
       /* The caller may be blocked on `done`: signal under the lock it checks under. */
@@ -226,6 +232,8 @@ void infc__pool_enter(infc__pool *p) {
 }
 
 void infc__pool_leave(void) { current_pool = NULL; }
+
+void infc__pool_set_profile(infc__pool *p, infc__profile *profile) { p->profile = profile; }
 
 /* ---- The OpenMP entry points the generated code calls ------------------------------------ */
 

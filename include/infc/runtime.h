@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define INFC_ABI_VERSION_MAJOR 1
-#define INFC_ABI_VERSION_MINOR 2
+#define INFC_ABI_VERSION_MINOR 3
 #define INFC_ABI_VERSION ((uint32_t)((INFC_ABI_VERSION_MAJOR << 16) | INFC_ABI_VERSION_MINOR))
 
 /* Marks the functions a model.so exports (runtime/exports.map lists the same names). */
@@ -175,6 +175,15 @@ typedef struct infc_session_options {
    * once its work is enqueued (synchronize the stream before reading the outputs); a run
    * with host memory still returns when the outputs are there. Ignored by CPU models. */
   void *cuda_stream;
+  /* ABI 1.3: profile the session's runs into this chrome-trace JSON file (chrome://tracing,
+   * ui.perfetto.dev): one event per run, per kernel (named by the ONNX nodes it covers)
+   * and per worker's share of a parallel region. Written when the session is released or
+   * by infc_session_end_profiling. NULL: the INFC_PROFILE environment variable, read here,
+   * names the file (the n-th profiled session of a process, n > 1, inserts ".n" before
+   * the extension); unset or empty, no profiling, and runs cost nothing extra. A profiled
+   * run calls a second copy of the model's code with a clock read around each kernel,
+   * which `infc compile --profile` builds; without it, the trace times whole runs. */
+  const char *profile_path;
 } infc_session_options;
 
 /* Allocates the session's workspace (64-byte aligned) and its library-owned output buffers,
@@ -183,7 +192,9 @@ typedef struct infc_session_options {
 INFC_API infc_status infc_session_create(const infc_model *model,
                                          const infc_session_options *options, infc_session **out);
 
-/* Frees the session and everything it owns (library-owned outputs included). NULL is a no-op. */
+/* Frees the session and everything it owns (library-owned outputs included). NULL is a no-op.
+ * A profiling session writes its trace first (a failure is printed on stderr: call
+ * infc_session_end_profiling to get it as a status). */
 INFC_API void infc_session_release(infc_session *session);
 
 /* Message of the last failed call on this session, "" after a successful one. Valid until the
@@ -194,6 +205,12 @@ INFC_API const char *infc_session_error(const infc_session *session);
  * number of CPUs this process may run on when num_threads was 0). */
 INFC_API const infc_model *infc_session_model(const infc_session *session);
 INFC_API int32_t infc_session_num_threads(const infc_session *session);
+
+/* ABI 1.3: writes the trace of a profiling session (infc_session_options.profile_path or
+ * INFC_PROFILE) and stops profiling; later runs are not profiled. The file is written to a
+ * temporary name and renamed, so it is complete or absent. Errors: INVALID_ARGUMENT (the
+ * session does not profile; the file cannot be written). */
+INFC_API infc_status infc_session_end_profiling(infc_session *session);
 
 /* Runs the model. inputs[i] binds model input i and outputs[j] model output j; the counts must
  * equal the model's. Everything is validated before anything is written: on an error no output
@@ -238,6 +255,8 @@ typedef struct infc_api {
   infc_status (*run)(infc_session *, const infc_tensor *, size_t, infc_tensor *, size_t);
   infc_status (*run_named)(infc_session *, const char *const *, const infc_tensor *, size_t,
                            const char *const *, infc_tensor *, size_t);
+  /* ABI 1.3; NULL in a library of an older minor version. */
+  infc_status (*session_end_profiling)(infc_session *);
 } infc_api;
 
 #if !defined(INFC_NO_DLOPEN_HELPERS) && (defined(__unix__) || defined(__APPLE__))
@@ -315,6 +334,10 @@ static inline infc_status infc_api_open(const char *path, infc_api *api, char *e
   INFC__LOAD(run, infc_run);
   INFC__LOAD(run_named, infc_run_named);
 #undef INFC__LOAD
+  { /* Functions of later minor versions: NULL where the library predates them. */
+    void *sym_ = dlsym(api->handle, "infc_session_end_profiling");
+    memcpy(&api->session_end_profiling, &sym_, sizeof sym_);
+  }
   if ((api->abi_version() >> 16) != INFC_ABI_VERSION_MAJOR) {
     status = INFC_ERR_VERSION_MISMATCH;
     what = "ABI major version differs from this header's in";

@@ -248,6 +248,8 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcLowerVectors());
   pm.addPass(createCanonicalizerPass());
+  if (options.profileEntry)
+    pm.addPass(infc::createInfcProfileEntry());
   addHostLowering(pm, options);
 }
 
@@ -428,6 +430,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       llvm::cl::desc("CPU: loops (and models) too small to pay for a parallel region run on "
                      "the calling thread (infc-parallelize-loops' cost model; default true)"),
       llvm::cl::init(true)};
+  Option<bool> profileEntry{
+      *this, "profile-entry",
+      llvm::cl::desc("CPU: add @main_profiled, the entry with a timer around each kernel "
+                     "(infc-profile-entry; infc compile --profile)"),
+      llvm::cl::init(false)};
   Option<bool> skipGraphPasses{
       *this, "skip-graph-passes",
       llvm::cl::desc("the input is `infc compile --emit=infc` output: run the passes after "
@@ -509,6 +516,7 @@ static std::string parsePipelineOptions(const PipelineCLOptions &cl,
   options.cudaPath = cl.cudaPath;
   options.skipGraphPasses = cl.skipGraphPasses;
   options.serialSmallLoops = cl.serialSmallLoops;
+  options.profileEntry = cl.profileEntry;
   return infc::checkPipelineOptions(options, infc::OptionSpelling::PipelineString);
 }
 

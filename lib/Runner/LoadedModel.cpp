@@ -15,7 +15,8 @@ LoadedModel::~LoadedModel() {
     infc_api_close(&api);
 }
 
-bool LoadedModel::open(const std::string &library, int threads, std::string &error) {
+bool LoadedModel::open(const std::string &library, int threads, std::string &error,
+                       const std::string &profile) {
   char buffer[512];
   if (infc_api_open(library.c_str(), &api, buffer, sizeof buffer) != INFC_OK) {
     error = buffer;
@@ -30,6 +31,13 @@ bool LoadedModel::open(const std::string &library, int threads, std::string &err
   so.num_threads = threads;
   so.error_buffer = buffer;
   so.error_buffer_size = sizeof buffer;
+  if (!profile.empty()) {
+    if (!api.session_end_profiling) {
+      error = library + ": the library predates profiling (ABI 1.3): compile it again";
+      return false;
+    }
+    so.profile_path = profile.c_str();
+  }
   if (api.session_create(model, &so, &session) != INFC_OK) {
     error = library + ": " + buffer;
     return false;
@@ -40,6 +48,14 @@ bool LoadedModel::open(const std::string &library, int threads, std::string &err
     infc_io_info info;
     api.model_output_info(model, j, &info);
     outputNames.push_back(info.name);
+  }
+  return true;
+}
+
+bool LoadedModel::endProfiling(std::string &error) {
+  if (!api.session_end_profiling || api.session_end_profiling(session) != INFC_OK) {
+    error = api.session_end_profiling ? api.session_error(session) : "no profiling in this library";
+    return false;
   }
   return true;
 }

@@ -14,6 +14,13 @@ std::vector<infc::WeightBlob> infc::prepareForEmission(ModuleOp module, ModelInt
     interface.weightsBytes = wb.getInt();
   }
   interface.cuda = module->hasAttr("gpu.container_module"); // the kernels were outlined
+  if (auto kernels = module->getAttrOfType<ArrayAttr>("infc.profile_kernels")) {
+    interface.profiledEntry = true;
+    interface.profileKernels.clear();
+    for (auto name : kernels.getAsValueRange<StringAttr>())
+      interface.profileKernels.push_back(name.str());
+    module->removeAttr("infc.profile_kernels");
+  }
   std::vector<WeightBlob> weights;
   extractWeights(module, weights);
   return weights;

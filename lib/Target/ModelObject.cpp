@@ -14,12 +14,12 @@
 using namespace mlir;
 
 namespace {
-/// `void __infc_entry(void **args)`: unpacks args into the bare-pointer model function.
-llvm::Function *buildEntry(llvm::Module &m, llvm::Function *model) {
+/// `void <name>(void **args)`: unpacks args into the bare-pointer model function.
+llvm::Function *buildEntry(llvm::Module &m, llvm::Function *model, llvm::StringRef name) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
-  auto *entry = llvm::Function::Create(fnTy, llvm::GlobalValue::InternalLinkage, "__infc_entry", m);
+  auto *entry = llvm::Function::Create(fnTy, llvm::GlobalValue::InternalLinkage, name, m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   llvm::SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < model->arg_size(); ++i) {
@@ -70,27 +70,47 @@ llvm::Constant *ioArray(llvm::Module &m, const std::vector<infc::ModelValue> &va
                                   llvm::ConstantArray::get(arrTy, entries), "__infc_" + kind);
 }
 
+/// The kernel names of the profiled entry as a `const char *[]`.
+llvm::Constant *nameArray(llvm::Module &m, const std::vector<std::string> &names) {
+  auto *ptrTy = llvm::PointerType::getUnqual(m.getContext());
+  std::vector<llvm::Constant *> entries;
+  for (auto [i, name] : llvm::enumerate(names))
+    entries.push_back(cString(m, name, "__infc_kernel_name" + llvm::Twine(i)));
+  auto *arrTy = llvm::ArrayType::get(ptrTy, entries.size());
+  return new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
+                                  llvm::ConstantArray::get(arrTy, entries), "__infc_kernel_names");
+}
+
 /// `infc__model_desc` exactly as runtime/model_desc.h lays out infc_model_desc.
-void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
-                     llvm::Function *entry) {
+void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface, llvm::Function *entry,
+                     llvm::Function *profiledEntry) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *descTy =
-      llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64});
+  auto *descTy = llvm::StructType::get(
+      ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64, ptrTy, i32, ptrTy});
   llvm::Constant *weights = llvm::ConstantPointerNull::get(ptrTy);
   if (interface.weightsArg)
     weights = m.getOrInsertGlobal("infc__weights", llvm::Type::getInt8Ty(ctx));
+  llvm::Constant *profiled = llvm::ConstantPointerNull::get(ptrTy);
+  llvm::Constant *kernelNames = llvm::ConstantPointerNull::get(ptrTy);
+  size_t numKernels = 0;
+  if (profiledEntry) {
+    profiled = profiledEntry;
+    numKernels = interface.profileKernels.size();
+    kernelNames = nameArray(m, interface.profileKernels);
+  }
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      descTy, {llvm::ConstantInt::get(i32, 3 /*INFC_MODEL_DESC_VERSION*/),
+      descTy, {llvm::ConstantInt::get(i32, 4 /*INFC_MODEL_DESC_VERSION*/),
                llvm::ConstantInt::get(i32, interface.inputs.size()),
                llvm::ConstantInt::get(i32, interface.outputs.size()),
                llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
                ioArray(m, interface.inputs, "inputs"), ioArray(m, interface.outputs, "outputs"),
                llvm::ConstantInt::get(i64, interface.workspaceBytes),
                cString(m, interface.name, "__infc_model_name"), entry, weights,
-               llvm::ConstantInt::get(i64, interface.weightsBytes)});
+               llvm::ConstantInt::get(i64, interface.weightsBytes), profiled,
+               llvm::ConstantInt::get(i32, numKernels), kernelNames});
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
                                       "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -148,11 +168,22 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
   }
   model->setName("__infc_model_main");
   model->setLinkage(llvm::GlobalValue::InternalLinkage);
+  llvm::Function *profiled = nullptr;
+  if (interface.profiledEntry) {
+    llvm::Function *copy = m->getFunction("main_profiled");
+    if (!copy || copy->arg_size() != expected) {
+      error = "the lowered module has no profiled entry of the entry's signature";
+      return failure();
+    }
+    copy->setName("__infc_model_main_profiled");
+    copy->setLinkage(llvm::GlobalValue::InternalLinkage);
+    profiled = buildEntry(*m, copy, "__infc_entry_profiled");
+  }
   // Everything else the model defines stays inside the .so.
   for (llvm::GlobalObject &g : m->global_objects())
     if (!g.isDeclaration() && !g.hasLocalLinkage())
       g.setVisibility(llvm::GlobalValue::HiddenVisibility);
-  buildDescriptor(*m, interface, buildEntry(*m, model));
+  buildDescriptor(*m, interface, buildEntry(*m, model, "__infc_entry"), profiled);
   // LLVM keeps to 256-bit vectors on some AVX-512 CPUs (Zen 4 among them) unless told
   // otherwise; the register tiles are laid out for 32 zmm registers.
   if (tm->getMCSubtargetInfo()->checkFeatures("+avx512f"))

@@ -21,6 +21,7 @@ runs give each thread its own m.session().
 
 import collections
 import ctypes
+import os
 import threading
 
 import numpy as np
@@ -49,9 +50,10 @@ class Error(RuntimeError):
         super().__init__(f"{text}: {message}")
 
 
-def load(path, num_threads=0):
-    """Opens a compiled model.so and creates its default session."""
-    return Model(path, num_threads=num_threads)
+def load(path, num_threads=0, profile=None):
+    """Opens a compiled model.so and creates its default session. profile: a chrome-trace
+    JSON file the session's runs are profiled into (see Session.end_profiling)."""
+    return Model(path, num_threads=num_threads, profile=profile)
 
 
 def _io_infos(handle, count, getter):
@@ -128,7 +130,7 @@ class _Closeable:
 class Model(_Closeable):
     """One model.so: its signature, and a default session that __call__/run use."""
 
-    def __init__(self, path, num_threads=0):
+    def __init__(self, path, num_threads=0, profile=None):
         self.path = str(path)
         self._handle = None
         self._session = None
@@ -146,12 +148,17 @@ class Model(_Closeable):
             handle, lib.infc_model_num_inputs(handle), lib.infc_model_input_info)
         self.outputs, self._output_codes = _io_infos(
             handle, lib.infc_model_num_outputs(handle), lib.infc_model_output_info)
-        self._session = Session(self, num_threads)
+        self._session = Session(self, num_threads, profile=profile)
 
-    def session(self, num_threads=0, cuda_stream=None):
+    def session(self, num_threads=0, cuda_stream=None, profile=None):
         """A new, independent session (its own workspace): one per thread runs in parallel.
-        cuda_stream (a --target cuda model): the CUstream its runs are enqueued on."""
-        return Session(self, num_threads, cuda_stream)
+        cuda_stream (a --target cuda model): the CUstream its runs are enqueued on.
+        profile: a chrome-trace JSON file its runs are profiled into."""
+        return Session(self, num_threads, cuda_stream, profile)
+
+    def end_profiling(self):
+        """Writes the default session's trace and stops profiling; returns the file."""
+        return self._session.end_profiling()
 
     def run(self, inputs, out=None):
         """Runs the default session; see Session.run."""
@@ -189,15 +196,20 @@ class Model(_Closeable):
 class Session(_Closeable):
     """A runtime session: workspace and buffers allocated once; one run at a time (locked)."""
 
-    def __init__(self, model, num_threads=0, cuda_stream=None):
+    def __init__(self, model, num_threads=0, cuda_stream=None, profile=None):
         self.model = model  # keeps the library and the model alive
         self._lib = model._lib
         self._handle = None
         self._lock = threading.Lock()
+        self.profile = None if profile is None else os.fspath(profile)
+        if self.profile is not None and not hasattr(self._lib, "infc_session_end_profiling"):
+            raise Error(Status.UNAVAILABLE,
+                        f"'{model.path}' predates profiling (ABI 1.3); compile it again")
         err = ctypes.create_string_buffer(512)
         opts = _abi.SessionOptions(ctypes.sizeof(_abi.SessionOptions), int(num_threads),
                                    ctypes.cast(err, ctypes.c_void_p), len(err),
-                                   _stream_handle(cuda_stream))
+                                   _stream_handle(cuda_stream),
+                                   None if self.profile is None else os.fsencode(self.profile))
         handle = ctypes.c_void_p()
         status = self._lib.infc_session_create(model._handle, ctypes.byref(opts),
                                                ctypes.byref(handle))
@@ -322,6 +334,21 @@ class Session(_Closeable):
         return _abi.Tensor(arr.ptr if device else arr.ctypes.data, code, arr.ndim,
                            ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), arr.nbytes,
                            _abi.TENSOR_DEVICE if device else 0, 0)
+
+    def end_profiling(self):
+        """Writes the trace (chrome://tracing, ui.perfetto.dev) and stops profiling; returns
+        its path. Closing a profiling session writes it too."""
+        with self._lock:
+            if self._handle is None:
+                raise Error(Status.INVALID_ARGUMENT, "the session is closed")
+            if not hasattr(self._lib, "infc_session_end_profiling"):
+                raise Error(Status.UNAVAILABLE, f"'{self.model.path}' predates profiling")
+            status = self._lib.infc_session_end_profiling(self._handle)
+            if status != Status.OK:
+                raise Error(status, self._lib.infc_session_error(self._handle).decode(
+                    errors="replace"))
+            path, self.profile = self.profile, None
+            return path
 
     def close(self):
         with self._lock:

@@ -62,6 +62,7 @@ class SessionOptions(ctypes.Structure):
         ("error_buffer", ctypes.c_void_p),
         ("error_buffer_size", ctypes.c_size_t),
         ("cuda_stream", ctypes.c_void_p),  # ABI 1.2
+        ("profile_path", ctypes.c_char_p),  # ABI 1.3
     ]
 
 
@@ -136,6 +137,10 @@ _SIGNATURES = {
          ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(Tensor), _size],
     ),
 }
+# Functions of later minor versions: declared where the library has them.
+_OPTIONAL_SIGNATURES = {
+    "infc_session_end_profiling": (_status, [_p]),  # ABI 1.3
+}
 
 
 class LoadError(Exception):
@@ -160,6 +165,11 @@ def open_library(path):
             ) from None
         fn.restype = restype
         fn.argtypes = argtypes
+    for name, (restype, argtypes) in _OPTIONAL_SIGNATURES.items():
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = restype
+            fn.argtypes = argtypes
     version = lib.infc_abi_version()
     if version >> 16 != ABI_VERSION_MAJOR:
         raise LoadError(

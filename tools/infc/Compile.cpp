@@ -183,6 +183,8 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
         o.quantization.keepFloat.push_back(name.str());
     } else if (a == "--report") {
       o.report = true;
+    } else if (a == "--profile") {
+      o.pipeline.profileEntry = true;
     } else if (a == "--emulator-checks") {
       o.pipeline.emulatorChecks = true;
     } else if (a.size() == 3 && a.starts_with("-O") && a[2] >= '0' && a[2] <= '3') {
@@ -220,6 +222,8 @@ std::string checkCompileOptions(CompileOptions &o) {
   static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
     return "unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm or ptx)";
+  if (o.pipeline.profileEntry && o.pipeline.target != infc::Target::CPU)
+    return "--profile is CPU-only for now (a CUDA model's profile times whole runs)";
   if (o.emit == "ptx" && o.pipeline.target != infc::Target::CUDA)
     return "--emit=ptx needs --target cuda";
   return infc::checkPipelineOptions(o.pipeline, infc::OptionSpelling::Flags);
@@ -330,6 +334,7 @@ int runCompile(const CompileOptions &o, const char *argv0) {
       stage.target = Target::CPU;
       stage.precision = Precision::FP32;
       stage.activations.reset();
+      stage.profileEntry = false; // the calibration runs are never profiled
     }
     stage.stopAfter = stop;
     stage.skipGraphPasses = skipGraph;

@@ -7,6 +7,8 @@
 #include "infc/Runner/LoadedModel.h"
 #include "infc/Runner/Npy.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,7 +26,9 @@ struct RunOptions {
   std::string library, outputDir;
   std::map<std::string, std::string> inputs; // name -> .npy path
   int threads = 0, warmup = 10, iters = 100;
-  int intervalMs = 0; // bench: a pause before each call, as a product calls between events
+  int intervalMs = 0;  // bench: a pause before each call, as a product calls between events
+  std::string profile; // chrome trace of the session's runs (INFC_PROFILE's file otherwise)
+  int perNode = 0;     // bench: print the top perNode kernels of the profile
 };
 
 bool parseRunArgs(const Args &args, RunOptions &o, bool bench, std::string &error) {
@@ -75,6 +79,19 @@ bool parseRunArgs(const Args &args, RunOptions &o, bool bench, std::string &erro
     } else if (a == "--interval-ms" && bench) {
       if (!number(o.intervalMs, 0))
         return false;
+    } else if (a == "--profile") {
+      if (!next(o.profile))
+        return false;
+    } else if (a == "--per-node" && bench) {
+      o.perNode = 25;
+    } else if (a.rfind("--per-node=", 0) == 0 && bench) {
+      char *end;
+      long n = strtol(a.c_str() + 11, &end, 10);
+      if (*end || n < 1) {
+        error = "--per-node=N needs an integer >= 1, got '" + a.substr(11) + "'";
+        return false;
+      }
+      o.perNode = (int)n;
     } else if (!a.empty() && a[0] == '-') {
       error = "unknown option '" + a + "'";
       return false;
@@ -110,8 +127,9 @@ int infc::runCommand(const Args &args) {
   // bounds check of --emulator-checks, through puts) would die in the buffer otherwise.
   setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   LoadedModel m;
-  if (!m.open(o.library, o.threads, error) || !m.bindFiles(o.inputs, /*random=*/false, error) ||
-      !m.run(error))
+  if (!m.open(o.library, o.threads, error, o.profile) ||
+      !m.bindFiles(o.inputs, /*random=*/false, error) || !m.run(error) ||
+      (!o.profile.empty() && !m.endProfiling(error)))
     return fail(error);
   if (!o.outputDir.empty())
     mkdir(o.outputDir.c_str(), 0755);
@@ -143,8 +161,24 @@ int infc::benchCommand(const Args &args) {
   std::string error;
   if (!parseRunArgs(args, o, true, error))
     return fail(error);
+  // --per-node without --profile: a trace of its own, removed afterwards.
+  std::string profile = o.profile;
+  llvm::SmallString<128> scratch;
+  if (o.perNode && profile.empty()) {
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("infc-profile", "json", scratch))
+      return fail("cannot create a temporary file: " + ec.message());
+    profile = scratch.str().str();
+  }
+  struct RemoveScratch {
+    llvm::SmallString<128> &path;
+    ~RemoveScratch() {
+      if (!path.empty())
+        llvm::sys::fs::remove(path);
+    }
+  } removeScratch{scratch};
   LoadedModel m;
-  if (!m.open(o.library, o.threads, error) || !m.bindFiles(o.inputs, /*random=*/true, error))
+  if (!m.open(o.library, o.threads, error, profile) ||
+      !m.bindFiles(o.inputs, /*random=*/true, error))
     return fail(error);
   for (int i = 0; i < o.warmup; ++i)
     if (!m.run(error))
@@ -190,5 +224,15 @@ int infc::benchCommand(const Args &args) {
   printf("throughput: %.1f runs/s%s\n", o.iters / (total - paused),
          o.intervalMs ? " (pauses excluded)" : "");
   printf("peak RSS: %.1f MB\n", usage.ru_maxrss / 1024.0);
+  if (!profile.empty()) {
+    if (!m.endProfiling(error))
+      return fail(error);
+    printf("profiled: every run called the model's profiled entry (a clock read around each "
+           "kernel)%s%s\n",
+           o.profile.empty() ? "" : "; trace in ", o.profile.c_str());
+    fflush(stdout);
+    if (o.perNode && !printPerNode(profile, o.warmup, (size_t)o.perNode, error))
+      return fail(error);
+  }
   return 0;
 }

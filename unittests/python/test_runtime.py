@@ -171,6 +171,31 @@ def test_num_threads():
     assert "num_threads is -1, must be >= 0" in str(e.value)
 
 
+def test_profile(tmp_path):
+    import json
+    path = tmp_path / "trace.json"
+    with infc.load(MODEL, profile=path) as m:
+        check_results(m(a=A, b=B))
+        check_results(m(a=A, b=B))
+        assert m.end_profiling() == str(path)
+        check_results(m(a=A, b=B))  # not profiled any more
+        with pytest.raises(infc.Error) as e:
+            m.end_profiling()
+        assert e.value.status == infc.Status.INVALID_ARGUMENT
+        assert "does not profile" in str(e.value)
+    trace = json.loads(path.read_text())
+    runs = [e for e in trace["traceEvents"] if e.get("cat") == "run"]
+    assert [e["args"]["run"] for e in runs] == [0, 1]
+    # The fake model has no profiled entry: whole runs only, and the trace says why.
+    assert trace["otherData"]["runs"] == 2
+    assert "--profile" in trace["otherData"]["events"]
+    # A session of its own, written when it closes.
+    other = tmp_path / "other.json"
+    with infc.load(MODEL) as m, m.session(profile=other) as s:
+        check_results(s(a=A, b=B))
+    assert json.loads(other.read_text())["otherData"]["runs"] == 1
+
+
 def test_load_errors():
     with pytest.raises(infc.Error) as e:
         infc.load("/nonexistent/model.so")

@@ -12,8 +12,11 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -35,10 +38,11 @@ int runOnce(infc_session *s, float seed) {
   return wrong;
 }
 
-infc_session *newSession(infc_model *m, int threads) {
+infc_session *newSession(infc_model *m, int threads, const char *profile = nullptr) {
   infc_session_options o = {};
   o.struct_size = sizeof o;
   o.num_threads = threads;
+  o.profile_path = profile;
   infc_session *s = nullptr;
   return infc_session_create(m, &o, &s) == INFC_OK ? s : nullptr;
 }
@@ -64,6 +68,48 @@ TEST(Concurrency, SessionsOfOneModelOnSeveralThreads) {
     th.join();
   for (int t = 0; t < kThreads; ++t)
     EXPECT_EQ(failures[t], 0) << "thread " << t;
+  infc_model_release(m);
+}
+
+// Profiled sessions: the caller's kernel events and the workers' shares recorded while other
+// sessions profile on other threads, and one profiled session handed between threads.
+TEST(Concurrency, ProfiledSessionsOnSeveralThreads) {
+  infc_model *m;
+  ASSERT_EQ(infc_model_create(&m), INFC_OK);
+  char dir[] = "/tmp/infc-tsan-profile-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  constexpr int kThreads = 3, kIters = 50;
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::string path = std::string(dir) + "/t" + std::to_string(t) + ".json";
+      infc_session *s = newSession(m, 2, path.c_str());
+      if (!s) {
+        failures[t] = -1;
+        return;
+      }
+      for (int it = 0; it < kIters; ++it)
+        failures[t] += runOnce(s, (float)it) != 0;
+      failures[t] += infc_session_end_profiling(s) != INFC_OK;
+      infc_session_release(s);
+    });
+  for (auto &th : threads)
+    th.join();
+  std::string handed = std::string(dir) + "/handed.json";
+  infc_session *s = newSession(m, 2, handed.c_str());
+  ASSERT_NE(s, nullptr);
+  int wrong = 0;
+  for (int t = 0; t < kThreads; ++t)
+    std::thread([&] { wrong += runOnce(s, (float)t) != 0; }).join();
+  infc_session_release(s); // writes handed.json
+  EXPECT_EQ(wrong, 0);
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(failures[t], 0) << "thread " << t;
+  for (const char *name : {"t0.json", "t1.json", "t2.json", "handed.json"})
+    EXPECT_EQ(access((std::string(dir) + "/" + name).c_str(), R_OK), 0) << name;
+  std::string cmd = std::string("rm -rf '") + dir + "'";
+  EXPECT_EQ(system(cmd.c_str()), 0);
   infc_model_release(m);
 }
 

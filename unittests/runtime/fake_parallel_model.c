@@ -5,7 +5,8 @@
  * Input x: f32[4096]. Output y: f32[4096] = 2 x + 1, computed in two regions through the
  * workspace (region 1: ws = 2 x, a barrier, ws[i] += 0 read back across shares; region 2:
  * y = ws + 1), so that a missing barrier, a shared workspace or a region that starts before
- * the last one ended shows up as wrong values and, under TSan, as a race. */
+ * the last one ended shows up as wrong values and, under TSan, as a race. It has a profiled
+ * entry too, which brackets each region as a kernel. */
 #include "infc/runtime.h"
 #include "model_desc.h"
 
@@ -81,6 +82,25 @@ static void entry(void **args) {
   __kmpc_fork_call(NULL, 1, add_one, &f);
 }
 
+/* The profiled copy, as infc-profile-entry makes it: each region a kernel. */
+void infc__prof_begin(int32_t kernel);
+void infc__prof_end(int32_t kernel);
+int infc_fake_profiled_runs; /* how often the profiled entry ran (ProfileTest) */
+
+static void profiled_entry(void **args) {
+  struct frame f = {args[1], args[0], args[2]};
+  __atomic_fetch_add(&infc_fake_profiled_runs, 1, __ATOMIC_RELAXED); /* sessions run concurrently */
+  infc__prof_begin(0);
+  __kmpc_fork_call(NULL, 1, double_then_mirror, &f);
+  infc__prof_end(0);
+  infc__prof_begin(1);
+  __kmpc_fork_call(NULL, 1, add_one, &f);
+  infc__prof_end(1);
+}
+
+/* The second name needs JSON escapes. */
+static const char *const kernel_names[] = {"double(Mul)", "add \"one\"\\(Add)"};
+
 __attribute__((visibility("hidden"))) const infc_model_desc infc__model_desc = {
     .desc_version = INFC_MODEL_DESC_VERSION,
     .num_inputs = 1,
@@ -90,4 +110,7 @@ __attribute__((visibility("hidden"))) const infc_model_desc infc__model_desc = {
     .workspace_bytes = N * sizeof(float),
     .model_name = "fake_parallel",
     .entry = entry,
+    .profiled_entry = profiled_entry,
+    .num_kernels = 2,
+    .kernel_names = kernel_names,
 };

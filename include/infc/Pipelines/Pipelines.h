@@ -42,6 +42,10 @@ struct InfcPipelineOptions {
   /// to pay for waking the workers, run on the calling thread (infc-parallelize-loops'
   /// cost model); false parallelizes every marked loop (lit tests of the parallel lowering).
   bool serialSmallLoops = true;
+  /// CPU: a second entry function with a timer around each kernel, which the runtime's
+  /// profiler calls (infc-profile-entry; `infc compile --profile`); the plain entry stays
+  /// as it is. Off by default: LLVM compiles the model's code twice.
+  bool profileEntry = false;
   /// The module has been through the graph passes already (`infc compile` runs them
   /// first when it calibrates or reports): start at the seam.
   bool skipGraphPasses = false;

@@ -29,8 +29,12 @@ struct LoadedModel {
   LoadedModel &operator=(const LoadedModel &) = delete;
   ~LoadedModel();
 
-  /// Opens the library and creates a session of `threads` threads (0: the default).
-  bool open(const std::string &library, int threads, std::string &error);
+  /// Opens the library and creates a session of `threads` threads (0: the default),
+  /// profiling into the chrome trace `profile` when it is not empty.
+  bool open(const std::string &library, int threads, std::string &error,
+            const std::string &profile = "");
+  /// Writes the profile of a session opened with one (infc_session_end_profiling).
+  bool endProfiling(std::string &error);
   /// Binds every input to the array `provide` fills for it (false: an error was set).
   bool bind(const std::function<bool(const infc_io_info &, NpyArray &, std::string &)> &provide,
             std::string &error);

@@ -30,6 +30,10 @@ struct ModelInterface {
   uint64_t weightsBytes = 0;
   /// --target cuda: the entry launches kernels, on device memory.
   bool cuda = false;
+  /// The entry has a profiled copy, @main_profiled (infc-profile-entry), whose timers name
+  /// kernel i by profileKernels[i].
+  bool profiledEntry = false;
+  std::vector<std::string> profileKernels;
 };
 
 /// Reads names (`infc.name` attributes), dtypes and static shapes of @main.

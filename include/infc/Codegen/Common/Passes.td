@@ -79,4 +79,24 @@ def InfcLowerVectors : Pass<"infc-lower-vectors", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
 }
 
+def InfcProfileEntry : Pass<"infc-profile-entry", "mlir::ModuleOp"> {
+  let summary = "Add a copy of the entry function that times each kernel";
+  let description = [{
+    The runtime's profiler (INFC_PROFILE, infc bench --per-node) calls this copy instead of
+    the entry, so a run that is not profiled executes no timer and no check. Run after the
+    loops are final (memory plan, parallel loops) and before the host lowering: the copy,
+    `@<entry>_profiled`, has the entry's signature and body, with each kernel (a maximal
+    run of top-level ops that loop, call or write memory, and that come from the same ONNX
+    nodes) between `func.call @infc__prof_begin(id)` and `@infc__prof_end(id)`. A kernel is
+    named by the ONNX nodes whose ops it contains (their `NameLoc`s, in order); kernels of
+    the same nodes share an id. The names, indexed by id, go to the module attribute
+    `infc.profile_kernels`, which the model's descriptor carries.
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", /*default=*/"\"main\"",
+           "Name of the entry function">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // INFC_CODEGEN_COMMON_PASSES_TD

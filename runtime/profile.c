@@ -1,0 +1,220 @@
+/* infc runtime — the profiler: a session's runs, kernels and workers as a chrome trace.
+ *
+ * A profiled session calls the model's profiled entry (infc-profile-entry), which brackets
+ * each kernel with infc__prof_begin / infc__prof_end; the pool's workers time their share
+ * of each parallel region (threads.c). Events go to one growing array per thread (no
+ * locks: a lane has one writer) and to the JSON file when profiling ends. A session that
+ * does not profile never reaches this file. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KERNEL_RUN (-1)  /* the event of a whole run */
+#define KERNEL_NONE (-2) /* a worker outside any named kernel (a model without a profiled entry)   \
+                          */
+
+typedef struct prof_event {
+  int64_t start_ns, dur_ns;
+  int32_t kernel; /* an index into the model's kernel_names, or KERNEL_* */
+  uint32_t run;
+} prof_event;
+
+typedef struct prof_lane {
+  prof_event *events;
+  size_t count, capacity;
+} prof_lane;
+
+struct infc__profile {
+  char *path;
+  const infc_model_desc *desc;
+  int32_t num_lanes; /* the session's threads: lane 0 is the caller, lane t worker t */
+  prof_lane *lanes;
+  int64_t origin_ns;
+  uint32_t runs;          /* started so far; the current run is runs - 1 */
+  _Atomic int32_t kernel; /* the kernel the caller is in (workers name their events by it) */
+  int64_t kernel_start_ns;
+  _Atomic uint64_t dropped; /* events lost to a failed allocation */
+};
+
+/* The profile of the run in progress on this thread (the caller's), for the entry's calls. */
+static _Thread_local infc__profile *active;
+
+int64_t infc__profile_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void record(infc__profile *p, int32_t lane, int32_t kernel, int64_t start, int64_t end) {
+  prof_lane *l = &p->lanes[lane];
+  if (l->count == l->capacity) {
+    size_t capacity = l->capacity ? 2 * l->capacity : 1024;
+    prof_event *grown = realloc(l->events, capacity * sizeof *grown);
+    if (!grown) {
+      atomic_fetch_add_explicit(&p->dropped, 1, memory_order_relaxed);
+      return;
+    }
+    l->events = grown;
+    l->capacity = capacity;
+  }
+  l->events[l->count++] = (prof_event){start, end - start, kernel, p->runs - 1};
+}
+
+infc__profile *infc__profile_create(const infc_model_desc *desc, const char *path,
+                                    int32_t num_threads) {
+  infc__profile *p = calloc(1, sizeof *p);
+  if (!p)
+    return NULL;
+  p->desc = desc;
+  p->num_lanes = num_threads < 1 ? 1 : num_threads;
+  p->lanes = calloc((size_t)p->num_lanes, sizeof *p->lanes);
+  p->path = malloc(strlen(path) + 1);
+  if (!p->lanes || !p->path) {
+    infc__profile_destroy(p);
+    return NULL;
+  }
+  strcpy(p->path, path);
+  atomic_init(&p->kernel, KERNEL_NONE);
+  p->origin_ns = infc__profile_now();
+  return p;
+}
+
+void infc__profile_destroy(infc__profile *p) {
+  if (!p)
+    return;
+  if (p->lanes)
+    for (int32_t i = 0; i < p->num_lanes; ++i)
+      free(p->lanes[i].events);
+  free(p->lanes);
+  free(p->path);
+  free(p);
+}
+
+const char *infc__profile_path(const infc__profile *p) { return p->path; }
+
+int64_t infc__profile_run_begin(infc__profile *p) {
+  ++p->runs;
+  active = p;
+  return infc__profile_now();
+}
+
+void infc__profile_run_end(infc__profile *p, int64_t start_ns) {
+  record(p, 0, KERNEL_RUN, start_ns, infc__profile_now());
+  atomic_store_explicit(&p->kernel, KERNEL_NONE, memory_order_relaxed);
+  active = NULL;
+}
+
+void infc__profile_worker(infc__profile *p, int32_t lane, int64_t start_ns, int64_t end_ns) {
+  if (lane > 0 && lane < p->num_lanes)
+    record(p, lane, atomic_load_explicit(&p->kernel, memory_order_relaxed), start_ns, end_ns);
+}
+
+/* Called by the profiled entry (declared by infc-profile-entry); kernels never nest. */
+void infc__prof_begin(int32_t kernel) {
+  infc__profile *p = active;
+  if (!p)
+    return;
+  /* Published before the kernel's first region: the region's release orders it. */
+  atomic_store_explicit(&p->kernel, kernel, memory_order_relaxed);
+  p->kernel_start_ns = infc__profile_now();
+}
+
+void infc__prof_end(int32_t kernel) {
+  infc__profile *p = active;
+  if (!p)
+    return;
+  record(p, 0, kernel, p->kernel_start_ns, infc__profile_now());
+  atomic_store_explicit(&p->kernel, KERNEL_NONE, memory_order_relaxed);
+}
+
+/* ---- Writing the trace ------------------------------------------------------------------ */
+
+static void write_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
+    if (*c == '"' || *c == '\\')
+      fprintf(f, "\\%c", *c);
+    else if (*c < 0x20)
+      fprintf(f, "\\u%04x", *c);
+    else
+      fputc(*c, f);
+  }
+  fputc('"', f);
+}
+
+static const char *kernel_name(const infc__profile *p, int32_t kernel) {
+  if (kernel == KERNEL_RUN)
+    return "run";
+  if (kernel >= 0 && (uint32_t)kernel < p->desc->num_kernels)
+    return p->desc->kernel_names[kernel];
+  return "parallel region";
+}
+
+int infc__profile_write(const infc__profile *p, char *error, size_t size) {
+  /* Written beside the target and renamed over it: never a half-written trace. */
+  size_t n = strlen(p->path) + 16;
+  char *tmp = malloc(n);
+  if (!tmp) {
+    snprintf(error, size, "out of memory");
+    return -1;
+  }
+  snprintf(tmp, n, "%s.%ld.tmp", p->path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    snprintf(error, size, "cannot write the trace '%s': %s", p->path, strerror(errno));
+    free(tmp);
+    return -1;
+  }
+  long pid = (long)getpid();
+  fprintf(f,
+          "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":0,"
+          "\"args\":{\"name\":",
+          pid);
+  char process[256];
+  snprintf(process, sizeof process, "infc %s", p->desc->model_name ? p->desc->model_name : "");
+  write_json_string(f, process);
+  fprintf(f, "}}");
+  for (int32_t t = 0; t < p->num_lanes; ++t)
+    fprintf(f,
+            ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%ld,\"tid\":%d,\"args\":{\"name\":"
+            "\"%s %d\"}}",
+            pid, (int)t, t ? "infc worker" : "infc caller", (int)t);
+  for (int32_t t = 0; t < p->num_lanes; ++t) {
+    const prof_lane *l = &p->lanes[t];
+    for (size_t i = 0; i < l->count; ++i) {
+      const prof_event *e = &l->events[i];
+      const char *cat = e->kernel == KERNEL_RUN ? "run" : t ? "worker" : "kernel";
+      fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
+      write_json_string(f, kernel_name(p, e->kernel));
+      fprintf(f, ",\"pid\":%ld,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"run\":%u", pid,
+              (int)t, (double)(e->start_ns - p->origin_ns) / 1e3, (double)e->dur_ns / 1e3, e->run);
+      if (e->kernel >= 0)
+        fprintf(f, ",\"kernel\":%d", (int)e->kernel);
+      fprintf(f, "}}");
+    }
+  }
+  fprintf(f, "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"model\":");
+  write_json_string(f, p->desc->model_name ? p->desc->model_name : "");
+  fprintf(f, ",\"threads\":%d,\"runs\":%u,\"events\":\"%s\",\"dropped_events\":%llu}}\n",
+          (int)p->num_lanes, p->runs,
+          p->desc->profiled_entry ? "kernels"
+                                  : "runs only (compiled without infc compile --profile)",
+          (unsigned long long)atomic_load(&p->dropped));
+  int failed = ferror(f);
+  if (fclose(f) != 0)
+    failed = 1;
+  if (failed || rename(tmp, p->path) != 0) {
+    snprintf(error, size, "cannot write the trace '%s': %s", p->path,
+             strerror(errno ? errno : EIO));
+    remove(tmp);
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  return 0;
+}
