@@ -30,6 +30,10 @@ struct infc_model {
   atomic_uint refs;            /* model handles + sessions; the model is freed at 0 */
   const infc_model_desc *desc; /* validated at creation; read-only afterwards */
   size_t *io_bytes;            /* dense bytes of inputs then outputs; 0 if dynamic */
+  /* A --specialize library (desc->num_variants > 0): the dense bytes of inputs then outputs
+   * of variant v at variant_bytes[v * (inputs + outputs) + i], and each io's largest. */
+  size_t *variant_bytes;
+  size_t *max_bytes;
 };
 
 typedef struct infc__pool infc__pool;
@@ -99,7 +103,7 @@ const char *infc__profile_path(const infc__profile *profile);
 int64_t infc__profile_now(void);
 /* Around a run on the calling thread: the run's event, and the profile the profiled entry's
  * infc__prof_begin/end calls record into. */
-int64_t infc__profile_run_begin(infc__profile *profile);
+int64_t infc__profile_run_begin(infc__profile *profile, int32_t variant);
 void infc__profile_run_end(infc__profile *profile, int64_t start_ns);
 /* Worker `lane` (1..threads-1) ran its share of the current kernel's region. */
 void infc__profile_worker(infc__profile *profile, int32_t lane, int64_t start_ns, int64_t end_ns);

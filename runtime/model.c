@@ -35,6 +35,48 @@ static int io_byte_size(const infc_io_desc *io, size_t *bytes) {
   return 1;
 }
 
+/* A variant's static shape of `io` into *bytes: 0 if it is corrupt (a negative dim, another
+ * value where the model's dim is static) or its size overflows. */
+static int variant_byte_size(const infc_io_desc *io, const int64_t *shape, size_t *bytes) {
+  size_t n = infc__dtype_size(io->dtype);
+  if (io->rank > 0 && !shape)
+    return 0;
+  for (int32_t i = 0; i < io->rank; ++i) {
+    int64_t d = shape[i];
+    if (d < 0 || (uint64_t)d > SIZE_MAX || (io->shape[i] != -1 && io->shape[i] != d))
+      return 0;
+    if (d != 0 && n > SIZE_MAX / (size_t)d)
+      return 0;
+    n *= (size_t)d;
+  }
+  *bytes = n;
+  return 1;
+}
+
+/* The variants' sizes into m (allocated for them); 0 if a variant is corrupt. */
+static int size_variants(const infc_model_desc *desc, infc_model *m) {
+  size_t ni = desc->num_inputs, nio = ni + desc->num_outputs;
+  for (size_t i = 0; i < nio; ++i)
+    m->max_bytes[i] = 0;
+  for (uint32_t v = 0; v < desc->num_variants; ++v) {
+    const infc_variant_desc *var = &desc->variants[v];
+    if (!var->label || !var->entry || (ni && !var->input_shapes) ||
+        (desc->num_outputs && !var->output_shapes) || (var->num_kernels && !var->kernel_names) ||
+        var->workspace_bytes > desc->workspace_bytes)
+      return 0;
+    for (size_t i = 0; i < nio; ++i) {
+      const infc_io_desc *io = i < ni ? &desc->inputs[i] : &desc->outputs[i - ni];
+      const int64_t *shape = i < ni ? var->input_shapes[i] : var->output_shapes[i - ni];
+      size_t *bytes = &m->variant_bytes[(size_t)v * nio + i];
+      if (!variant_byte_size(io, shape, bytes))
+        return 0;
+      if (*bytes > m->max_bytes[i])
+        m->max_bytes[i] = *bytes;
+    }
+  }
+  return 1;
+}
+
 long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name) {
   for (uint32_t i = 0; i < n; ++i)
     if (strcmp(ios[i].name, name) == 0)
@@ -69,13 +111,18 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
   if (!desc || desc->desc_version != INFC_MODEL_DESC_VERSION || !desc->entry ||
       desc->device > INFC_DEVICE_CUDA || (desc->weights_bytes && !desc->weights) ||
       (desc->device == INFC_DEVICE_CUDA && !desc->weights) || (desc->num_inputs && !desc->inputs) ||
-      (desc->num_outputs && !desc->outputs) || (desc->num_kernels && !desc->kernel_names))
+      (desc->num_outputs && !desc->outputs) || (desc->num_kernels && !desc->kernel_names) ||
+      (desc->num_variants && (!desc->variants || desc->device != INFC_DEVICE_CPU)))
     return INFC_ERR_INTERNAL;
   size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
-  infc_model *m = malloc(sizeof *m + num_ios * sizeof(size_t));
+  /* io_bytes, then for a variant model variant_bytes and max_bytes */
+  size_t sizes = num_ios * (1 + (desc->num_variants ? (size_t)desc->num_variants + 1 : 0));
+  infc_model *m = malloc(sizeof *m + sizes * sizeof(size_t));
   if (!m)
     return INFC_ERR_OUT_OF_MEMORY;
   m->io_bytes = (size_t *)(m + 1);
+  m->variant_bytes = desc->num_variants ? m->io_bytes + num_ios : NULL;
+  m->max_bytes = desc->num_variants ? m->variant_bytes + num_ios * desc->num_variants : NULL;
   for (size_t i = 0; i < num_ios; ++i) {
     const infc_io_desc *io =
         i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
@@ -83,6 +130,10 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
       free(m);
       return INFC_ERR_INTERNAL;
     }
+  }
+  if (desc->num_variants && !size_variants(desc, m)) {
+    free(m);
+    return INFC_ERR_INTERNAL;
   }
   if (!names_unique(desc->inputs, desc->num_inputs) ||
       !names_unique(desc->outputs, desc->num_outputs)) {

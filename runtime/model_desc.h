@@ -1,6 +1,6 @@
 /* infc — the internal contract between compiler-generated model code and the runtime.
  *
- * Not part of the public ABI: the compiler (lib/Target/ModelDescriptor.cpp) emits one
+ * Not part of the public ABI: the compiler (lib/Target/ModelObject.cpp) emits one
  * `infc__model_desc` per model.so with exactly this layout, and the runtime reads it. Bump
  * INFC_MODEL_DESC_VERSION whenever the layout changes. */
 #ifndef INFC_RUNTIME_MODEL_DESC_H
@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 4u
+#define INFC_MODEL_DESC_VERSION 5u
 
 /* What runs the model's code (infc_model_desc.device). */
 #define INFC_DEVICE_CPU 0u
@@ -19,7 +19,7 @@ typedef struct infc_io_desc {
   const char *name; /* ONNX graph input/output name, NUL-terminated */
   int32_t dtype;    /* an infc_dtype value from include/infc/runtime.h */
   int32_t rank;
-  const int64_t *shape; /* rank entries; -1 marks a dynamic dim (none yet: shapes are static) */
+  const int64_t *shape; /* rank entries; -1 marks a dim the variants disagree on */
   /* An input the model was specialized to (infc compile --input-value): the value_bytes
    * bytes every run must pass, as stored (row-major, little-endian). NULL otherwise. */
   const void *value;
@@ -35,6 +35,20 @@ typedef struct infc_io_desc {
  * order. The function reads the weights (read-only, shared) and touches no other memory, so
  * sessions can run it concurrently. */
 typedef void (*infc_entry_fn)(void **args);
+
+/* v5: one static variant of a library compiled with `infc compile --specialize`: the code
+ * for one set of input shapes. A run takes the first variant whose input shapes equal its
+ * inputs' exactly. */
+typedef struct infc_variant_desc {
+  const char *label;                   /* the dims it was compiled for: "batch=8,seq=128" */
+  const int64_t *const *input_shapes;  /* per input, its rank dims (all static) */
+  const int64_t *const *output_shapes; /* per output */
+  infc_entry_fn entry;
+  infc_entry_fn profiled_entry; /* as the model's, or NULL */
+  uint64_t workspace_bytes;     /* at most the model's workspace_bytes */
+  uint32_t num_kernels;
+  const char *const *kernel_names;
+} infc_variant_desc;
 
 typedef struct infc_model_desc {
   uint32_t desc_version; /* INFC_MODEL_DESC_VERSION */
@@ -58,6 +72,11 @@ typedef struct infc_model_desc {
   infc_entry_fn profiled_entry;
   uint32_t num_kernels;
   const char *const *kernel_names;
+  /* v5: the variants of a --specialize library (0 and NULL for a static model). Then the
+   * io shapes above have -1 where the variants differ, workspace_bytes is their maximum,
+   * and entry, profiled_entry and the kernels are the first variant's. */
+  uint32_t num_variants;
+  const infc_variant_desc *variants;
 } infc_model_desc;
 
 /* Defined (hidden visibility) by the generated object of each model.so. */

@@ -14,14 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KERNEL_RUN (-1)  /* the event of a whole run */
-#define KERNEL_NONE (-2) /* a worker outside any named kernel (a model without a profiled entry)   \
-                          */
+#define KERNEL_RUN (-1) /* the event of a whole run */
+#define KERNEL_NONE                                                                                \
+  (-2) /* a worker outside any named kernel (a model without a profiled entry)                     \
+        */
 
 typedef struct prof_event {
   int64_t start_ns, dur_ns;
-  int32_t kernel; /* an index into the model's kernel_names, or KERNEL_* */
+  int32_t kernel; /* an index into the kernel_names of the run's variant, or KERNEL_* */
   uint32_t run;
+  int32_t variant; /* the run's variant of a --specialize library, else -1 */
 } prof_event;
 
 typedef struct prof_lane {
@@ -36,6 +38,7 @@ struct infc__profile {
   prof_lane *lanes;
   int64_t origin_ns;
   uint32_t runs;          /* started so far; the current run is runs - 1 */
+  int32_t variant;        /* the current run's variant, or -1 */
   _Atomic int32_t kernel; /* the kernel the caller is in (workers name their events by it) */
   int64_t kernel_start_ns;
   _Atomic uint64_t dropped; /* events lost to a failed allocation */
@@ -62,7 +65,7 @@ static void record(infc__profile *p, int32_t lane, int32_t kernel, int64_t start
     l->events = grown;
     l->capacity = capacity;
   }
-  l->events[l->count++] = (prof_event){start, end - start, kernel, p->runs - 1};
+  l->events[l->count++] = (prof_event){start, end - start, kernel, p->runs - 1, p->variant};
 }
 
 infc__profile *infc__profile_create(const infc_model_desc *desc, const char *path,
@@ -80,6 +83,7 @@ infc__profile *infc__profile_create(const infc_model_desc *desc, const char *pat
   }
   strcpy(p->path, path);
   atomic_init(&p->kernel, KERNEL_NONE);
+  p->variant = -1;
   p->origin_ns = infc__profile_now();
   return p;
 }
@@ -97,8 +101,9 @@ void infc__profile_destroy(infc__profile *p) {
 
 const char *infc__profile_path(const infc__profile *p) { return p->path; }
 
-int64_t infc__profile_run_begin(infc__profile *p) {
+int64_t infc__profile_run_begin(infc__profile *p, int32_t variant) {
   ++p->runs;
+  p->variant = variant;
   active = p;
   return infc__profile_now();
 }
@@ -147,11 +152,15 @@ static void write_json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-static const char *kernel_name(const infc__profile *p, int32_t kernel) {
-  if (kernel == KERNEL_RUN)
+static const char *kernel_name(const infc__profile *p, const prof_event *e) {
+  const infc_model_desc *d = p->desc;
+  if (e->kernel == KERNEL_RUN)
     return "run";
-  if (kernel >= 0 && (uint32_t)kernel < p->desc->num_kernels)
-    return p->desc->kernel_names[kernel];
+  uint32_t count = e->variant >= 0 ? d->variants[e->variant].num_kernels : d->num_kernels;
+  const char *const *names =
+      e->variant >= 0 ? d->variants[e->variant].kernel_names : d->kernel_names;
+  if (e->kernel >= 0 && (uint32_t)e->kernel < count)
+    return names[e->kernel];
   return "parallel region";
 }
 
@@ -190,11 +199,15 @@ int infc__profile_write(const infc__profile *p, char *error, size_t size) {
       const prof_event *e = &l->events[i];
       const char *cat = e->kernel == KERNEL_RUN ? "run" : t ? "worker" : "kernel";
       fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
-      write_json_string(f, kernel_name(p, e->kernel));
+      write_json_string(f, kernel_name(p, e));
       fprintf(f, ",\"pid\":%ld,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"run\":%u", pid,
               (int)t, (double)(e->start_ns - p->origin_ns) / 1e3, (double)e->dur_ns / 1e3, e->run);
       if (e->kernel >= 0)
         fprintf(f, ",\"kernel\":%d", (int)e->kernel);
+      if (e->variant >= 0) {
+        fprintf(f, ",\"variant\":");
+        write_json_string(f, p->desc->variants[e->variant].label);
+      }
       fprintf(f, "}}");
     }
   }

@@ -8,17 +8,21 @@
 static const char *format_shape(char *buf, size_t size, const int64_t *shape, int32_t rank) {
   size_t n = (size_t)snprintf(buf, size, "[");
   for (int32_t i = 0; i < rank && n < size; ++i)
-    n += (size_t)snprintf(buf + n, size - n, i ? ",%lld" : "%lld", (long long)shape[i]);
+    n += shape[i] == -1
+             ? (size_t)snprintf(buf + n, size - n, i ? ",?" : "?")
+             : (size_t)snprintf(buf + n, size - n, i ? ",%lld" : "%lld", (long long)shape[i]);
   if (n < size)
     snprintf(buf + n, size - n, "]");
   return buf;
 }
 
-/* An input or a caller-owned output against its model io. `kind` and `index` name it in the
- * message ("input 0 'a'"). */
+/* An input or a caller-owned output against its model io, whose shape is `want` (a dim of -1
+ * takes any value: a variant model's inputs before the variant is chosen). `kind` and `index`
+ * name it in the message ("input 0 'a'"). */
 static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
-                                const infc_io_desc *io, size_t io_bytes, const infc_tensor *t) {
-  char got[128], want[128];
+                                const infc_io_desc *io, const int64_t *want, size_t io_bytes,
+                                const infc_tensor *t) {
+  char got[128], wanted[128];
   if ((t->flags & ~INFC_TENSOR_DEVICE) || t->reserved)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                       "%s %zu '%s': flags and reserved must be 0 (or flags INFC_TENSOR_DEVICE)",
@@ -35,17 +39,17 @@ static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
   if (t->rank != io->rank)
     return infc__fail(s, INFC_ERR_SHAPE_MISMATCH, "%s %zu '%s': rank %d, expected %d (shape %s)",
                       kind, index, io->name, (int)t->rank, (int)io->rank,
-                      format_shape(want, sizeof want, io->shape, io->rank));
+                      format_shape(wanted, sizeof wanted, want, io->rank));
   if (t->rank > 0 && !t->shape)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': shape is NULL with rank %d", kind,
                       index, io->name, (int)t->rank);
   for (int32_t k = 0; k < t->rank; ++k)
-    if (t->shape[k] != io->shape[k])
+    if (want[k] != -1 && t->shape[k] != want[k])
       return infc__fail(s, INFC_ERR_SHAPE_MISMATCH,
                         "%s %zu '%s': dim %d is %lld, expected %lld (shape %s, expected %s)", kind,
-                        index, io->name, (int)k, (long long)t->shape[k], (long long)io->shape[k],
+                        index, io->name, (int)k, (long long)t->shape[k], (long long)want[k],
                         format_shape(got, sizeof got, t->shape, t->rank),
-                        format_shape(want, sizeof want, io->shape, io->rank));
+                        format_shape(wanted, sizeof wanted, want, io->rank));
   if (!t->data)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': data is NULL", kind, index,
                       io->name);
@@ -61,12 +65,45 @@ static int overlap(const void *a, size_t na, const void *b, size_t nb) {
   return na && nb && pa < pb + nb && pb < pa + na;
 }
 
+/* A variant model: the first variant whose input shapes are the bound inputs' (already
+ * checked against the model's rank and static dims), or -1 with the session's error set. */
+static int32_t choose_variant(infc_session *s) {
+  const infc_model_desc *d = s->desc;
+  for (uint32_t v = 0; v < d->num_variants; ++v) {
+    int match = 1;
+    for (uint32_t i = 0; i < d->num_inputs && match; ++i)
+      for (int32_t k = 0; k < d->inputs[i].rank && match; ++k)
+        match = s->in_bind[i]->shape[k] == d->variants[v].input_shapes[i][k];
+    if (match)
+      return (int32_t)v;
+  }
+  /* The inputs with a varying dim, and the variants there are. */
+  char msg[sizeof s->error], shape[128];
+  size_t n = (size_t)snprintf(msg, sizeof msg, "no compiled variant takes these input shapes (");
+  for (uint32_t i = 0, shown = 0; i < d->num_inputs && n < sizeof msg; ++i) {
+    int varies = 0;
+    for (int32_t k = 0; k < d->inputs[i].rank; ++k)
+      varies |= d->inputs[i].shape[k] == -1;
+    if (varies)
+      n += (size_t)snprintf(
+          msg + n, sizeof msg - n, "%s'%s' %s", shown++ ? ", " : "", d->inputs[i].name,
+          format_shape(shape, sizeof shape, s->in_bind[i]->shape, d->inputs[i].rank));
+  }
+  for (uint32_t v = 0; v < d->num_variants && n < sizeof msg; ++v)
+    n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%s",
+                          v ? " | " : "); compiled for: ", d->variants[v].label);
+  infc__fail(s, INFC_ERR_SHAPE_MISMATCH, "%s", msg);
+  return -1;
+}
+
 /* Runs with in_bind/out_bind filled: every input bound, out_bind[j] NULL for an output the
  * caller did not ask for. Validates everything before writing anything. */
 static infc_status run_bound(infc_session *s) {
   const infc_model_desc *d = s->desc;
   const size_t *bytes = s->model->io_bytes;
   size_t ni = d->num_inputs, no = d->num_outputs;
+  const infc_variant_desc *variant = NULL;
+  int32_t chosen = -1;
   /* [workspace, weights (when the model passes them), inputs..., outputs...] */
   void **args = s->args;
   args[0] = s->workspace;
@@ -75,9 +112,22 @@ static infc_status run_bound(infc_session *s) {
   void **io = args + (d->weights ? 2 : 1);
 
   for (size_t i = 0; i < ni; ++i) {
-    infc_status st = check_tensor(s, "input", i, &d->inputs[i], bytes[i], s->in_bind[i]);
+    infc_status st =
+        check_tensor(s, "input", i, &d->inputs[i], d->inputs[i].shape, bytes[i], s->in_bind[i]);
     if (st != INFC_OK)
       return st;
+  }
+  if (d->num_variants) {
+    if ((chosen = choose_variant(s)) < 0)
+      return INFC_ERR_SHAPE_MISMATCH;
+    variant = &d->variants[chosen];
+    bytes = s->model->variant_bytes + (size_t)chosen * (ni + no);
+  }
+  for (size_t i = 0; i < ni; ++i) {
+    if (variant && s->in_bind[i]->byte_size && s->in_bind[i]->byte_size < bytes[i])
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "input %zu '%s': byte_size %zu is less than the %zu bytes needed", i,
+                        d->inputs[i].name, s->in_bind[i]->byte_size, bytes[i]);
     /* The code was compiled for this one value (what it decides folded away). */
     if (d->inputs[i].value && (s->in_bind[i]->flags & INFC_TENSOR_DEVICE))
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
@@ -108,7 +158,9 @@ static infc_status run_bound(infc_session *s) {
                         "(data NULL) is host memory; pass a device buffer to get it on the GPU",
                         j, d->outputs[j].name);
     if (t && t->data) {
-      infc_status st = check_tensor(s, "output", j, &d->outputs[j], bytes[ni + j], t);
+      infc_status st =
+          check_tensor(s, "output", j, &d->outputs[j],
+                       variant ? variant->output_shapes[j] : d->outputs[j].shape, bytes[ni + j], t);
       if (st != INFC_OK)
         return st;
       data = t->data;
@@ -137,7 +189,7 @@ static infc_status run_bound(infc_session *s) {
   s->error[0] = '\0';
   if (s->cuda) {
     /* A GPU run can fail: library-owned outputs are handed out only after it succeeds. */
-    int64_t started = s->profile ? infc__profile_run_begin(s->profile) : 0;
+    int64_t started = s->profile ? infc__profile_run_begin(s->profile, chosen) : 0;
     infc_status st = infc__cuda_run(s, io, s->in_bind, s->out_bind);
     if (s->profile)
       infc__profile_run_end(s->profile, started);
@@ -145,13 +197,14 @@ static infc_status run_bound(infc_session *s) {
       return st;
   } else if (s->profile) {
     infc__pool_enter(s->pool);
-    int64_t started = infc__profile_run_begin(s->profile);
-    (d->profiled_entry ? d->profiled_entry : d->entry)(args);
+    int64_t started = infc__profile_run_begin(s->profile, chosen);
+    infc_entry_fn profiled = variant ? variant->profiled_entry : d->profiled_entry;
+    (profiled ? profiled : variant ? variant->entry : d->entry)(args);
     infc__profile_run_end(s->profile, started);
     infc__pool_leave();
   } else {
     infc__pool_enter(s->pool);
-    d->entry(args);
+    (variant ? variant->entry : d->entry)(args);
     infc__pool_leave();
   }
   for (size_t j = 0; j < no; ++j) {
@@ -160,6 +213,9 @@ static infc_status run_bound(infc_session *s) {
       t->data = s->out_buffers[j];
       t->dtype = (infc_dtype)d->outputs[j].dtype;
       t->rank = d->outputs[j].rank;
+      if (variant && d->outputs[j].rank) /* out_shapes[j] is the session's storage */
+        memcpy((int64_t *)s->out_shapes[j], variant->output_shapes[j],
+               (size_t)d->outputs[j].rank * sizeof(int64_t));
       t->shape = s->out_shapes[j];
       t->byte_size = bytes[ni + j];
     }

@@ -138,7 +138,7 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
     int is_out = i >= d->num_inputs;
     const infc_io_desc *io = is_out ? &d->outputs[i - d->num_inputs] : &d->inputs[i];
-    for (int32_t k = 0; k < io->rank; ++k)
+    for (int32_t k = 0; k < io->rank && !d->num_variants; ++k)
       if (io->shape[k] < 0)
         return create_fail(&opts, INFC_ERR_UNAVAILABLE,
                            "infc_session_create: %s '%s' has dynamic dim %d; this runtime "
@@ -206,15 +206,17 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   int64_t *shape = s->shape_storage;
   for (size_t j = 0; j < no; ++j) {
     const infc_io_desc *io = &d->outputs[j];
-    size_t bytes = model->io_bytes[ni + j];
+    /* A variant model's buffers hold its largest variant's output. */
+    size_t bytes = d->num_variants ? model->max_bytes[ni + j] : model->io_bytes[ni + j];
     if (!(s->out_buffers[j] = aligned_alloc_64(bytes))) {
       session_free(s);
       return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
                          "infc_session_create: cannot allocate %zu bytes for output %zu '%s'",
                          bytes, j, io->name);
     }
-    if (io->rank)
-      memcpy(shape, io->shape, (size_t)io->rank * sizeof *shape);
+    if (io->rank) /* a variant model's: set by each run */
+      memcpy(shape, d->num_variants ? d->variants[0].output_shapes[j] : io->shape,
+             (size_t)io->rank * sizeof *shape);
     s->out_shapes[j] = io->rank ? shape : NULL;
     shape += io->rank;
   }

@@ -1,6 +1,7 @@
 //===- LoadedModel.cpp - a model.so opened through the C ABI --------------===//
 #include "infc/Runner/LoadedModel.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -102,6 +103,12 @@ bool LoadedModel::bindFiles(const std::map<std::string, std::string> &files, boo
     }
     if (!random) {
       err = "no data for input '" + std::string(info.name) + "': pass --input " + info.name +
+            "=file.npy";
+      return false;
+    }
+    if (std::any_of(info.shape, info.shape + info.rank, [](int64_t d) { return d < 0; })) {
+      err = "input '" + std::string(info.name) +
+            "' has a dim that varies between the library's variants: pass --input " + info.name +
             "=file.npy";
       return false;
     }

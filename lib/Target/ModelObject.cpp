@@ -70,51 +70,66 @@ llvm::Constant *ioArray(llvm::Module &m, const std::vector<infc::ModelValue> &va
                                   llvm::ConstantArray::get(arrTy, entries), "__infc_" + kind);
 }
 
-/// The kernel names of the profiled entry as a `const char *[]`.
-llvm::Constant *nameArray(llvm::Module &m, const std::vector<std::string> &names) {
+/// The kernel names of the profiled entry as a `const char *[]` named `symbol`.
+llvm::GlobalVariable *nameArray(llvm::Module &m, const std::vector<std::string> &names,
+                                const llvm::Twine &symbol,
+                                llvm::GlobalValue::LinkageTypes linkage) {
   auto *ptrTy = llvm::PointerType::getUnqual(m.getContext());
   std::vector<llvm::Constant *> entries;
   for (auto [i, name] : llvm::enumerate(names))
-    entries.push_back(cString(m, name, "__infc_kernel_name" + llvm::Twine(i)));
+    entries.push_back(cString(m, name, symbol + "_" + llvm::Twine(i)));
   auto *arrTy = llvm::ArrayType::get(ptrTy, entries.size());
-  return new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
-                                  llvm::ConstantArray::get(arrTy, entries), "__infc_kernel_names");
+  return new llvm::GlobalVariable(m, arrTy, true, linkage, llvm::ConstantArray::get(arrTy, entries),
+                                  symbol);
 }
 
+/// What the descriptor points at besides the interface: the code of the model (one static
+/// library) or of its first variant, and the variant table of a --specialize library.
+struct DescriptorParts {
+  llvm::Constant *entry = nullptr;
+  llvm::Constant *profiledEntry = nullptr; // null: none
+  llvm::Constant *kernelNames = nullptr;   // null: none
+  size_t numKernels = 0;
+  llvm::Constant *variants = nullptr; // null: none
+  size_t numVariants = 0;
+};
+
 /// `infc__model_desc` exactly as runtime/model_desc.h lays out infc_model_desc.
-void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface, llvm::Function *entry,
-                     llvm::Function *profiledEntry) {
+void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
+                     const DescriptorParts &parts) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *descTy = llvm::StructType::get(
-      ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64, ptrTy, i32, ptrTy});
-  llvm::Constant *weights = llvm::ConstantPointerNull::get(ptrTy);
+  auto *descTy = llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy,
+                                             ptrTy, i64, ptrTy, i32, ptrTy, i32, ptrTy});
+  llvm::Constant *null = llvm::ConstantPointerNull::get(ptrTy);
+  llvm::Constant *weights = null;
   if (interface.weightsArg)
     weights = m.getOrInsertGlobal("infc__weights", llvm::Type::getInt8Ty(ctx));
-  llvm::Constant *profiled = llvm::ConstantPointerNull::get(ptrTy);
-  llvm::Constant *kernelNames = llvm::ConstantPointerNull::get(ptrTy);
-  size_t numKernels = 0;
-  if (profiledEntry) {
-    profiled = profiledEntry;
-    numKernels = interface.profileKernels.size();
-    kernelNames = nameArray(m, interface.profileKernels);
-  }
+  auto orNull = [&](llvm::Constant *c) { return c ? c : null; };
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      descTy, {llvm::ConstantInt::get(i32, 4 /*INFC_MODEL_DESC_VERSION*/),
+      descTy, {llvm::ConstantInt::get(i32, 5 /*INFC_MODEL_DESC_VERSION*/),
                llvm::ConstantInt::get(i32, interface.inputs.size()),
                llvm::ConstantInt::get(i32, interface.outputs.size()),
                llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
                ioArray(m, interface.inputs, "inputs"), ioArray(m, interface.outputs, "outputs"),
                llvm::ConstantInt::get(i64, interface.workspaceBytes),
-               cString(m, interface.name, "__infc_model_name"), entry, weights,
-               llvm::ConstantInt::get(i64, interface.weightsBytes), profiled,
-               llvm::ConstantInt::get(i32, numKernels), kernelNames});
+               cString(m, interface.name, "__infc_model_name"), parts.entry, weights,
+               llvm::ConstantInt::get(i64, interface.weightsBytes), orNull(parts.profiledEntry),
+               llvm::ConstantInt::get(i32, parts.numKernels), orNull(parts.kernelNames),
+               llvm::ConstantInt::get(i32, parts.numVariants), orNull(parts.variants)});
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
                                       "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
   gv->setDSOLocal(true);
+}
+
+/// A hidden symbol one object of the library defines and another uses.
+template <typename G> G *hiddenDecl(G *g) {
+  g->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  g->setDSOLocal(true);
+  return g;
 }
 
 void optimize(llvm::Module &m, llvm::TargetMachine *tm, int level) {
@@ -143,7 +158,8 @@ void optimize(llvm::Module &m, llvm::TargetMachine *tm, int level) {
 
 LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
                               const TargetOptions &options, OutputKind kind,
-                              llvm::raw_pwrite_stream &os, std::string &error) {
+                              llvm::raw_pwrite_stream &os, std::string &error,
+                              std::optional<unsigned> variant) {
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
   if (!tm)
     return failure();
@@ -166,7 +182,10 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
                                    "outputs";
     return failure();
   }
-  model->setName("__infc_model_main");
+  // A variant's symbols are its own (`__infc_v<i>_...`): its entries and kernel names are
+  // the only ones the descriptor object reaches; everything else becomes local.
+  std::string prefix = variant ? "__infc_v" + std::to_string(*variant) + "_" : "__infc_";
+  model->setName(prefix + "model_main");
   model->setLinkage(llvm::GlobalValue::InternalLinkage);
   llvm::Function *profiled = nullptr;
   if (interface.profiledEntry) {
@@ -175,15 +194,36 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
       error = "the lowered module has no profiled entry of the entry's signature";
       return failure();
     }
-    copy->setName("__infc_model_main_profiled");
+    copy->setName(prefix + "model_main_profiled");
     copy->setLinkage(llvm::GlobalValue::InternalLinkage);
-    profiled = buildEntry(*m, copy, "__infc_entry_profiled");
+    profiled = buildEntry(*m, copy, prefix + "entry_profiled");
   }
-  // Everything else the model defines stays inside the .so.
-  for (llvm::GlobalObject &g : m->global_objects())
-    if (!g.isDeclaration() && !g.hasLocalLinkage())
-      g.setVisibility(llvm::GlobalValue::HiddenVisibility);
-  buildDescriptor(*m, interface, buildEntry(*m, model, "__infc_entry"), profiled);
+  llvm::Function *entry = buildEntry(*m, model, prefix + "entry");
+  if (variant) {
+    for (llvm::GlobalObject &g : m->global_objects())
+      if (!g.isDeclaration())
+        g.setLinkage(llvm::GlobalValue::InternalLinkage);
+    for (llvm::Function *f : {entry, profiled})
+      if (f)
+        hiddenDecl(f)->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    if (profiled)
+      hiddenDecl(nameArray(*m, interface.profileKernels, prefix + "kernel_names",
+                           llvm::GlobalValue::ExternalLinkage));
+  } else {
+    // Everything else the model defines stays inside the .so.
+    for (llvm::GlobalObject &g : m->global_objects())
+      if (!g.isDeclaration() && !g.hasLocalLinkage())
+        g.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    DescriptorParts parts;
+    parts.entry = entry;
+    if (profiled) {
+      parts.profiledEntry = profiled;
+      parts.numKernels = interface.profileKernels.size();
+      parts.kernelNames = nameArray(*m, interface.profileKernels, "__infc_kernel_names",
+                                    llvm::GlobalValue::PrivateLinkage);
+    }
+    buildDescriptor(*m, interface, parts);
+  }
   // LLVM keeps to 256-bit vectors on some AVX-512 CPUs (Zen 4 among them) unless told
   // otherwise; the register tiles are laid out for 32 zmm registers.
   if (tm->getMCSubtargetInfo()->checkFeatures("+avx512f"))
@@ -212,4 +252,93 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
   }
   pm.run(*m);
   return success();
+}
+
+/// The variant table and descriptor of a --specialize library into `m`.
+static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelVariant> &variants) {
+  using namespace infc;
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *entryTy = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
+
+  // The model's interface: a dim the variants disagree on is dynamic (-1).
+  ModelInterface merged = variants.front().interface;
+  for (const ModelVariant &v : variants) {
+    merged.workspaceBytes = std::max(merged.workspaceBytes, v.interface.workspaceBytes);
+    for (auto [mine, theirs] : llvm::zip(merged.inputs, v.interface.inputs))
+      for (auto [a, b] : llvm::zip(mine.shape, theirs.shape))
+        if (a != b)
+          a = -1;
+    for (auto [mine, theirs] : llvm::zip(merged.outputs, v.interface.outputs))
+      for (auto [a, b] : llvm::zip(mine.shape, theirs.shape))
+        if (a != b)
+          a = -1;
+  }
+  // One `const int64_t *const[]` of the ios' shapes of a variant.
+  auto shapes = [&](const std::vector<ModelValue> &ios, const llvm::Twine &name) {
+    std::vector<llvm::Constant *> rows;
+    for (auto [k, io] : llvm::enumerate(ios)) {
+      llvm::Constant *dims = llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<int64_t>(io.shape));
+      rows.push_back(new llvm::GlobalVariable(m, dims->getType(), true,
+                                              llvm::GlobalValue::PrivateLinkage, dims,
+                                              name + "_" + llvm::Twine(k)));
+    }
+    auto *arrTy = llvm::ArrayType::get(ptrTy, rows.size());
+    return new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
+                                    llvm::ConstantArray::get(arrTy, rows), name);
+  };
+  auto *variantTy =
+      llvm::StructType::get(ctx, {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i64, i32, ptrTy});
+  std::vector<llvm::Constant *> rows;
+  DescriptorParts parts;
+  for (auto [i, v] : llvm::enumerate(variants)) {
+    std::string prefix = "__infc_v" + std::to_string(i) + "_";
+    auto declare = [&](const std::string &name) {
+      return hiddenDecl(
+          llvm::Function::Create(entryTy, llvm::GlobalValue::ExternalLinkage, name, m));
+    };
+    llvm::Constant *entry = declare(prefix + "entry");
+    llvm::Constant *profiled = llvm::ConstantPointerNull::get(ptrTy);
+    llvm::Constant *names = llvm::ConstantPointerNull::get(ptrTy);
+    size_t numKernels = 0;
+    if (v.interface.profiledEntry) {
+      profiled = declare(prefix + "entry_profiled");
+      numKernels = v.interface.profileKernels.size();
+      names = hiddenDecl(new llvm::GlobalVariable(m, llvm::ArrayType::get(ptrTy, numKernels), true,
+                                                  llvm::GlobalValue::ExternalLinkage, nullptr,
+                                                  prefix + "kernel_names"));
+    }
+    rows.push_back(llvm::ConstantStruct::get(
+        variantTy,
+        {cString(m, v.label, prefix + "label"), shapes(v.interface.inputs, prefix + "input_shapes"),
+         shapes(v.interface.outputs, prefix + "output_shapes"), entry, profiled,
+         llvm::ConstantInt::get(i64, v.interface.workspaceBytes),
+         llvm::ConstantInt::get(i32, numKernels), names}));
+    if (i == 0) {
+      parts.entry = entry;
+      parts.profiledEntry = v.interface.profiledEntry ? profiled : nullptr;
+      parts.kernelNames = v.interface.profiledEntry ? names : nullptr;
+      parts.numKernels = numKernels;
+    }
+  }
+  auto *tableTy = llvm::ArrayType::get(variantTy, rows.size());
+  parts.variants =
+      new llvm::GlobalVariable(m, tableTy, true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantArray::get(tableTy, rows), "__infc_variants");
+  parts.numVariants = rows.size();
+  buildDescriptor(m, merged, parts);
+}
+
+LogicalResult infc::emitVariantDescriptor(const std::vector<ModelVariant> &variants,
+                                          const TargetOptions &options, llvm::raw_pwrite_stream &os,
+                                          std::string &error) {
+  if (variants.empty()) {
+    error = "a library of no variant";
+    return failure();
+  }
+  return emitDataObject(
+      options, "infc_descriptor", [&](llvm::Module &m) { addVariantDescriptor(m, variants); }, os,
+      error);
 }

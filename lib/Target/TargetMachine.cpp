@@ -1,6 +1,8 @@
 //===- TargetMachine.cpp - the LLVM TargetMachine for a compile -----------===//
 #include "TargetMachine.h"
 
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
@@ -87,4 +89,30 @@ int64_t infc::targetVectorBits(const TargetOptions &options, std::string &error)
   if (sti->checkFeatures("+avx"))
     return 256;
   return 128;
+}
+
+llvm::LogicalResult infc::emitDataObject(const TargetOptions &options, llvm::StringRef name,
+                                         llvm::function_ref<void(llvm::Module &)> fill,
+                                         llvm::raw_pwrite_stream &os, std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  if (!tm)
+    return llvm::failure();
+  llvm::LLVMContext ctx;
+  llvm::Module module(name, ctx);
+  module.setTargetTriple(tm->getTargetTriple());
+  module.setDataLayout(tm->createDataLayout());
+  fill(module);
+  std::string message;
+  llvm::raw_string_ostream stream(message);
+  if (llvm::verifyModule(module, &stream)) {
+    error = ("invalid " + name + " IR: ").str() + message;
+    return llvm::failure();
+  }
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return llvm::failure();
+  }
+  pm.run(module);
+  return llvm::success();
 }

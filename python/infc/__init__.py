@@ -247,6 +247,7 @@ class Session(_Closeable):
 
         out = dict(out or {})
         results = {}
+        library_owned = []
         outs = self.model.outputs
         out_names = (ctypes.c_char_p * max(len(outs), 1))()
         out_tensors = (_abi.Tensor * max(len(outs), 1))()
@@ -273,6 +274,12 @@ class Session(_Closeable):
                 if code is None:
                     raise Error(Status.DTYPE_MISMATCH, f"out['{io.name}']: dtype {arr.dtype} "
                                 f"has no infc equivalent, expected {io.dtype}")
+            elif None in io.shape:
+                # A dim that varies (a --specialize library): the session's buffer, copied
+                # out once the run has set its shape.
+                library_owned.append(j)
+                out_names[j] = io.name.encode()
+                continue
             else:
                 arr = np.empty(io.shape, dtype=io.dtype)
                 code = self.model._output_codes[j]
@@ -291,7 +298,14 @@ class Session(_Closeable):
                                               out_names, out_tensors, len(outs))
             if status != Status.OK:
                 raise Error(status, self._lib.infc_session_error(self._handle).decode())
-        return results
+            for j in library_owned:  # before the next run reuses the buffers
+                t, io = out_tensors[j], outs[j]
+                shape = tuple(t.shape[k] for k in range(t.rank))
+                arr = np.empty(shape, dtype=io.dtype)
+                if t.byte_size:
+                    ctypes.memmove(arr.ctypes.data, t.data, t.byte_size)
+                results[io.name] = arr
+        return {io.name: results[io.name] for io in outs if io.name in results}
 
     def __call__(self, inputs=None, /, **kwargs):
         """s(a=x, b=y), s({"a": x, "b": y}) or s([x, y]): every keyword is an input."""

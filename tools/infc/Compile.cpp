@@ -40,7 +40,38 @@ struct CompileOptions {
   /// are added before it runs.
   infc::InfcPipelineOptions pipeline;
   infc::QuantizeOptions quantization;
+  /// --specialize NAME=V1,V2,...: the values of each named dim, in the order given; the
+  /// library holds one static variant per combination.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> specialize;
 };
+
+/// --specialize batch=1,8 (repeatable, one name each).
+bool parseSpecialize(llvm::StringRef spec, CompileOptions &options, std::string &error) {
+  auto [name, list] = spec.split('=');
+  llvm::SmallVector<llvm::StringRef> items;
+  list.split(items, ',', -1, false);
+  std::vector<int64_t> values;
+  for (llvm::StringRef item : items) {
+    int64_t v;
+    if (item.trim().getAsInteger(10, v) || v <= 0 || llvm::is_contained(values, v)) {
+      values.clear();
+      break;
+    }
+    values.push_back(v);
+  }
+  if (name.empty() || !spec.contains('=') || values.empty()) {
+    error = "malformed --specialize '" + spec.str() +
+            "' (expected DIM=V1,V2,... with distinct positive values, e.g. batch=1,8)";
+    return false;
+  }
+  for (const auto &[other, _] : options.specialize)
+    if (other == name) {
+      error = "--specialize " + name.str() + " is given twice (list its values in one flag)";
+      return false;
+    }
+  options.specialize.emplace_back(name.str(), std::move(values));
+  return true;
+}
 
 bool parseShape(llvm::StringRef text, llvm::SmallVectorImpl<int64_t> &shape) {
   llvm::SmallVector<llvm::StringRef> dims;
@@ -165,6 +196,8 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
       parseInputShapes(v, o, error);
     else if (value("--input-value", v))
       parseInputValue(v, o, error);
+    else if (value("--specialize", v))
+      parseSpecialize(v, o, error);
     else if (value("--test-miscompile", v)) { // hidden: infc verify's own test
       o.import.testMiscompileOp = v;
       llvm::errs() << "infc: warning: --test-miscompile " << v
@@ -226,6 +259,24 @@ std::string checkCompileOptions(CompileOptions &o) {
     return "--profile is CPU-only for now (a CUDA model's profile times whole runs)";
   if (o.emit == "ptx" && o.pipeline.target != infc::Target::CUDA)
     return "--emit=ptx needs --target cuda";
+  if (!o.specialize.empty()) {
+    size_t variants = 1;
+    for (const auto &[name, values] : o.specialize)
+      variants *= values.size();
+    if (variants > 64)
+      return "--specialize asks for " + std::to_string(variants) + " variants; at most 64";
+    if (o.emit != "so")
+      return "--specialize builds a library (--emit=so); for one variant's IR, fix the dims "
+             "with --input-shape";
+    if (o.pipeline.target != infc::Target::CPU)
+      return "--specialize is CPU-only for now";
+    if (!o.quantize.empty())
+      return "--specialize with --quantize is not supported yet (calibrate one shape with "
+             "--input-shape)";
+    if (!o.header.empty())
+      return "--specialize with --header is not supported yet (the typed header has static "
+             "shapes)";
+  }
   return infc::checkPipelineOptions(o.pipeline, infc::OptionSpelling::Flags);
 }
 
@@ -283,6 +334,71 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
   return "";
 }
 
+/// `infc compile --specialize`: one static variant per combination of the named dims'
+/// values, each imported and lowered as a model of its own, in one library whose runs
+/// dispatch on the input shapes (docs/cli.md).
+template <typename RunPipeline>
+int compileVariants(const CompileOptions &o, MLIRContext &context,
+                    const infc::TargetOptions &target, const std::string &runtime,
+                    RunPipeline &runPipeline, std::chrono::steady_clock::time_point started) {
+  using namespace infc;
+  // The cross product, the first name varying slowest.
+  std::vector<std::vector<std::pair<std::string, int64_t>>> combos(1);
+  for (const auto &[name, values] : o.specialize) {
+    std::vector<std::vector<std::pair<std::string, int64_t>>> next;
+    for (const auto &combo : combos)
+      for (int64_t v : values) {
+        next.push_back(combo);
+        next.back().emplace_back(name, v);
+      }
+    combos = std::move(next);
+  }
+  std::vector<std::string> labels;
+  for (const auto &combo : combos) {
+    std::string label;
+    for (const auto &[name, v] : combo)
+      label += (label.empty() ? "" : ",") + name + "=" + std::to_string(v);
+    labels.push_back(label);
+  }
+  uint64_t workspace = 0;
+  VariantLowering lower = [&](size_t i, OwningOpRef<ModuleOp> &module, ModelVariant &variant,
+                              std::string &error) -> LogicalResult {
+    OnnxImportOptions import = o.import;
+    for (const auto &[name, v] : combos[i])
+      import.dimValues[name] = v;
+    variant.label = labels[i];
+    error = o.input + ": variant " + labels[i] + " failed (see above)";
+    module = importOnnxModel(context, o.input, import);
+    if (!module || failed(collectModelInterface(*module, variant.interface)) ||
+        !runPipeline(*module, PipelineStage::Infc, false) ||
+        !runPipeline(*module, PipelineStage::LLVM, true))
+      return failure();
+    error.clear();
+    return success();
+  };
+  VariantLowering counting = [&](size_t i, OwningOpRef<ModuleOp> &module, ModelVariant &variant,
+                                 std::string &error) -> LogicalResult {
+    if (failed(lower(i, module, variant, error)))
+      return failure();
+    if (auto ws = (*module)->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
+      workspace = std::max<uint64_t>(workspace, ws.getInt());
+    return success();
+  };
+  std::string error;
+  int64_t weightBytes = 0;
+  if (failed(buildVariantLibrary(combos.size(), counting, target, runtime, o.output, weightBytes,
+                                 error)))
+    return error.empty() ? 1 : fail(error);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  llvm::errs() << llvm::format("infc: compiled %s -> %s in %.2f s: %zu variants (", o.input.c_str(),
+                               o.output.c_str(), seconds, combos.size());
+  llvm::interleave(labels, llvm::errs(), " | ");
+  llvm::errs() << llvm::format("), weights %.1f MB, workspace %.1f MB\n", weightBytes / 1e6,
+                               workspace / 1e6);
+  return 0;
+}
+
 /// Imports `o.input`, runs the pipeline (calibrating first with --quantize) and writes
 /// what --emit asks for.
 int runCompile(const CompileOptions &o, const char *argv0) {
@@ -313,19 +429,6 @@ int runCompile(const CompileOptions &o, const char *argv0) {
 
   if (!llvm::sys::fs::exists(o.input))
     return fail(o.input + ": no such file");
-  OwningOpRef<ModuleOp> module = importOnnxModel(context, o.input, o.import);
-  if (!module)
-    return 1;
-  ModelInterface interface;
-  if (failed(collectModelInterface(*module, interface)))
-    return 1;
-
-  auto printIR = [&](llvm::raw_ostream &os, std::string &) {
-    OpPrintingFlags flags;
-    flags.elideLargeElementsAttrs(getenv("INFC_NO_ELIDE") ? 1 << 30 : 16);
-    module->print(os, flags);
-    return true;
-  };
   // The graph passes first: calibration and the report work on their result.
   // onHost: for this CPU whatever the target (the calibration model runs here).
   auto runPipeline = [&](ModuleOp m, PipelineStage stop, bool skipGraph, bool onHost = false) {
@@ -344,9 +447,25 @@ int runCompile(const CompileOptions &o, const char *argv0) {
       pm.enableTiming();
     return succeeded(pm.run(m));
   };
+  std::string runtime = runtimeDir(argv0);
+  if (!o.specialize.empty())
+    return compileVariants(o, context, target, runtime, runPipeline, started);
+
+  OwningOpRef<ModuleOp> module = importOnnxModel(context, o.input, o.import);
+  if (!module)
+    return 1;
+  ModelInterface interface;
+  if (failed(collectModelInterface(*module, interface)))
+    return 1;
+
+  auto printIR = [&](llvm::raw_ostream &os, std::string &) {
+    OpPrintingFlags flags;
+    flags.elideLargeElementsAttrs(getenv("INFC_NO_ELIDE") ? 1 << 30 : 16);
+    module->print(os, flags);
+    return true;
+  };
   if (!runPipeline(*module, PipelineStage::Infc, false))
     return fail(o.input + ": compilation failed in the pass pipeline (see above)");
-  std::string runtime = runtimeDir(argv0);
   std::map<std::string, LayerQuantization> layers;
   if (!o.quantize.empty()) {
     LibraryBuilder build = [&](ModuleOp m, const std::string &path, std::string &error) {

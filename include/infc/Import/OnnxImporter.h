@@ -25,6 +25,11 @@ struct OnnxImportOptions {
   };
   llvm::StringMap<InputValue> inputValues;
 
+  /// Values of named symbolic dims (`dim_param`, e.g. "batch"): every graph input dim of
+  /// that name takes the value, unless --input-shape gives the input's whole shape. One
+  /// variant of `infc compile --specialize batch=1,8` each.
+  llvm::StringMap<int64_t> dimValues;
+
   /// Testing `infc verify` only (`--test-miscompile OP`, hidden): every node of this op type
   /// gets 1 added to its first floating-point output, a known wrong answer to find.
   std::string testMiscompileOp;

@@ -3,8 +3,11 @@
 #define INFC_TARGET_TARGET_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,13 +77,35 @@ Int8Kernel targetInt8KernelWithoutAvx512Vnni(const TargetOptions &options);
 void extractWeights(mlir::ModuleOp module, std::vector<WeightBlob> &weights,
                     int64_t minBytes = 256);
 
+/// The same, the weights' symbols prefixed (a variant's `__infc_v<i>_`), so the variants of
+/// one library never share a name.
+void extractWeights(mlir::ModuleOp module, std::vector<WeightBlob> &weights,
+                    llvm::StringRef symbolPrefix, int64_t minBytes = 256);
+
 enum class OutputKind { Object, Assembly, LLVMIR };
 
 /// Translates the LLVM-dialect module, adds the runtime descriptor and entry wrapper,
-/// optimizes and writes it as `kind`. Errors go to `error`.
+/// optimizes and writes it as `kind`. Errors go to `error`. With `variant` (one static
+/// variant of a --specialize library): no descriptor; the entries (`__infc_v<i>_entry`,
+/// `..._entry_profiled`) and kernel names (`..._kernel_names`) hidden, the rest local.
 llvm::LogicalResult emitModel(mlir::ModuleOp module, const ModelInterface &interface,
                               const TargetOptions &options, OutputKind kind,
-                              llvm::raw_pwrite_stream &os, std::string &error);
+                              llvm::raw_pwrite_stream &os, std::string &error,
+                              std::optional<unsigned> variant = std::nullopt);
+
+/// One static variant of a --specialize library, for its descriptor: the interface (static
+/// shapes, workspace, kernel names) and the label that names it in errors ("batch=8").
+struct ModelVariant {
+  ModelInterface interface;
+  std::string label;
+};
+
+/// The descriptor object of a --specialize library: the variants' table (shapes, entries of
+/// the variant objects, workspace), and the model's interface with -1 for every dim the
+/// variants do not share. The first variant's entry is the model's default.
+llvm::LogicalResult emitVariantDescriptor(const std::vector<ModelVariant> &variants,
+                                          const TargetOptions &options, llvm::raw_pwrite_stream &os,
+                                          std::string &error);
 
 /// Writes the weights as an object: one read-only, 64-byte aligned `.infc_weights`
 /// section holding every blob under its hidden symbol.
@@ -105,6 +130,21 @@ llvm::LogicalResult buildModelLibrary(mlir::ModuleOp module, ModelInterface &int
                                       const TargetOptions &target, llvm::StringRef runtimeDir,
                                       llvm::StringRef output, int64_t &weightBytes,
                                       std::string &error);
+
+/// Lowers variant `index` of a --specialize library to the LLVM dialect into `module`,
+/// filling its interface and label; failure with `error` set (or diagnostics emitted).
+using VariantLowering =
+    std::function<llvm::LogicalResult(size_t index, mlir::OwningOpRef<mlir::ModuleOp> &module,
+                                      ModelVariant &variant, std::string &error)>;
+
+/// A --specialize library: `count` static variants, each lowered by `lower` and emitted
+/// on its own (one lowered module alive at a time), their weights in one object with the
+/// blobs they share stored once, the variants' descriptor, linked into `output`.
+/// `weightBytes`: the weights' size, shared blobs counted once.
+llvm::LogicalResult buildVariantLibrary(size_t count, const VariantLowering &lower,
+                                        const TargetOptions &target, llvm::StringRef runtimeDir,
+                                        llvm::StringRef output, int64_t &weightBytes,
+                                        std::string &error);
 
 /// The typed C header of `--header`: shapes as constants and a run function with one
 /// pointer per input and output.

@@ -139,16 +139,22 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
     return RankedTensorType::get(g, et);
   }
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
+    const auto &dim = tt.shape().dim(d);
+    if (auto named =
+            dim.has_dim_param() ? options.dimValues.find(dim.dim_param()) : options.dimValues.end();
+        ShapedType::isDynamic(shape[d]) && named != options.dimValues.end())
+      shape[d] = named->second; // --specialize
     if (!ShapedType::isDynamic(shape[d]))
       continue;
-    const auto &dim = tt.shape().dim(d);
     std::string example;
     for (size_t k = 0; k < shape.size(); ++k)
       example += (k ? "x" : "") +
                  (ShapedType::isDynamic(shape[k]) ? std::string("N") : std::to_string(shape[k]));
     error() << "graph input '" << name << "' has symbolic dim "
             << (dim.has_dim_param() ? "'" + dim.dim_param() + "'" : std::string("?")) << " (dim "
-            << d << "); pass --input-shape " << name << "=" << example << " with N set to fix it";
+            << d << "); pass --input-shape " << name << "=" << example << " with N set to fix it"
+            << (dim.has_dim_param() ? ", or --specialize " + dim.dim_param() + "=N[,N2...]"
+                                    : std::string());
     return nullptr;
   }
   return RankedTensorType::get(shape, et);
@@ -387,6 +393,15 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     if (llvm::none_of(graph.input(),
                       [&](const onnx::ValueInfoProto &i) { return i.name() == entry.getKey(); })) {
       error() << "--input-value names '" << entry.getKey().str() << "', which is not a graph input";
+      return nullptr;
+    }
+  for (const auto &entry : options.dimValues)
+    if (llvm::none_of(graph.input(), [&](const onnx::ValueInfoProto &i) {
+          return llvm::any_of(i.type().tensor_type().shape().dim(),
+                              [&](const auto &d) { return d.dim_param() == entry.getKey(); });
+        })) {
+      error() << "--specialize names dim '" << entry.getKey().str()
+              << "', which no graph input has (symbolic dims are named by dim_param)";
       return nullptr;
     }
 
