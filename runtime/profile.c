@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,17 +140,47 @@ void infc__prof_end(int32_t kernel) {
 
 /* ---- Writing the trace ------------------------------------------------------------------ */
 
+/* The length of the well-formed UTF-8 sequence at c (1-4), or 0. */
+static int utf8_length(const unsigned char *c) {
+  int n = *c < 0x80 ? 1 : (*c >> 5) == 0x6 ? 2 : (*c >> 4) == 0xE ? 3 : (*c >> 3) == 0x1E ? 4 : 0;
+  for (int i = 1; i < n; ++i)
+    if ((c[i] >> 6) != 0x2)
+      return 0;
+  /* Overlong forms, UTF-16 surrogates and code points above U+10FFFF are not UTF-8. */
+  if ((n == 2 && *c < 0xC2) || (n == 3 && *c == 0xE0 && c[1] < 0xA0) ||
+      (n == 3 && *c == 0xED && c[1] >= 0xA0) || (n == 4 && *c == 0xF0 && c[1] < 0x90) ||
+      (n == 4 && (*c > 0xF4 || (*c == 0xF4 && c[1] >= 0x90))))
+    return 0;
+  return n;
+}
+
+/* A JSON string: quotes and controls escaped, bytes that are not UTF-8 (ONNX does not check
+ * its names) as U+FFFD, so every JSON reader takes the trace. */
 static void write_json_string(FILE *f, const char *s) {
   fputc('"', f);
-  for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
+  for (const unsigned char *c = (const unsigned char *)s; *c;) {
+    int n = utf8_length(c);
     if (*c == '"' || *c == '\\')
       fprintf(f, "\\%c", *c);
     else if (*c < 0x20)
       fprintf(f, "\\u%04x", *c);
+    else if (n == 0)
+      fputs("\\ufffd", f);
     else
-      fputc(*c, f);
+      fwrite(c, 1, (size_t)n, f);
+    c += n ? n : 1;
   }
   fputc('"', f);
+}
+
+/* Nanoseconds as microseconds with three decimals, in digits only: %f would follow the
+ * host's LC_NUMERIC (a decimal comma is not JSON). */
+static void write_us(FILE *f, int64_t ns) {
+  if (ns < 0) {
+    fputc('-', f);
+    ns = -ns;
+  }
+  fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
 }
 
 static const char *kernel_name(const infc__profile *p, const prof_event *e) {
@@ -165,17 +196,25 @@ static const char *kernel_name(const infc__profile *p, const prof_event *e) {
 }
 
 int infc__profile_write(const infc__profile *p, char *error, size_t size) {
-  /* Written beside the target and renamed over it: never a half-written trace. */
-  size_t n = strlen(p->path) + 16;
+  /* Written beside the target and renamed over it: never a half-written trace. The name is
+   * the process's and the write's own, created exclusively (two sessions may write one
+   * path at once; a name planted in a shared directory is not followed). */
+  static atomic_uint writes;
+  size_t n = strlen(p->path) + 48;
   char *tmp = malloc(n);
   if (!tmp) {
     snprintf(error, size, "out of memory");
     return -1;
   }
-  snprintf(tmp, n, "%s.%ld.tmp", p->path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
+  snprintf(tmp, n, "%s.%ld.%u.tmp", p->path, (long)getpid(), atomic_fetch_add(&writes, 1u));
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
     snprintf(error, size, "cannot write the trace '%s': %s", p->path, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      remove(tmp);
+    }
     free(tmp);
     return -1;
   }
@@ -184,9 +223,7 @@ int infc__profile_write(const infc__profile *p, char *error, size_t size) {
           "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":0,"
           "\"args\":{\"name\":",
           pid);
-  char process[256];
-  snprintf(process, sizeof process, "infc %s", p->desc->model_name ? p->desc->model_name : "");
-  write_json_string(f, process);
+  write_json_string(f, p->desc->model_name ? p->desc->model_name : "infc");
   fprintf(f, "}}");
   for (int32_t t = 0; t < p->num_lanes; ++t)
     fprintf(f,
@@ -200,8 +237,11 @@ int infc__profile_write(const infc__profile *p, char *error, size_t size) {
       const char *cat = e->kernel == KERNEL_RUN ? "run" : t ? "worker" : "kernel";
       fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
       write_json_string(f, kernel_name(p, e));
-      fprintf(f, ",\"pid\":%ld,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"run\":%u", pid,
-              (int)t, (double)(e->start_ns - p->origin_ns) / 1e3, (double)e->dur_ns / 1e3, e->run);
+      fprintf(f, ",\"pid\":%ld,\"tid\":%d,\"ts\":", pid, (int)t);
+      write_us(f, e->start_ns - p->origin_ns);
+      fprintf(f, ",\"dur\":");
+      write_us(f, e->dur_ns);
+      fprintf(f, ",\"args\":{\"run\":%u", e->run);
       if (e->kernel >= 0)
         fprintf(f, ",\"kernel\":%d", (int)e->kernel);
       if (e->variant >= 0) {

@@ -164,16 +164,6 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
                        "infc_session_create: cannot start %d threads", (int)s->num_threads);
   }
-  char env_path[4096];
-  const char *profile_path = opts.profile_path ? opts.profile_path : env_profile_path(env_path);
-  if (profile_path && *profile_path) {
-    if (!(s->profile = infc__profile_create(d, profile_path, s->num_threads))) {
-      session_free(s);
-      return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
-    }
-    infc__pool_set_profile(s->pool, s->profile);
-  }
-
   size_t ni = d->num_inputs, no = d->num_outputs, shape_len = 0;
   for (size_t j = 0; j < no; ++j)
     shape_len += (size_t)d->outputs[j].rank;
@@ -219,6 +209,17 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
              (size_t)io->rank * sizeof *shape);
     s->out_shapes[j] = io->rank ? shape : NULL;
     shape += io->rank;
+  }
+  /* Last: a session that fails before this point has no trace to write (and takes no
+   * INFC_PROFILE file number). An empty profile_path opts out of INFC_PROFILE. */
+  char env_path[4096];
+  const char *profile_path = opts.profile_path ? opts.profile_path : env_profile_path(env_path);
+  if (profile_path && *profile_path) {
+    if (!(s->profile = infc__profile_create(d, profile_path, s->num_threads))) {
+      session_free(s);
+      return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
+    }
+    infc__pool_set_profile(s->pool, s->profile);
   }
   s->magic = INFC__SESSION_MAGIC;
   *out = s;

@@ -180,7 +180,8 @@ typedef struct infc_session_options {
    * and per worker's share of a parallel region. Written when the session is released or
    * by infc_session_end_profiling. NULL: the INFC_PROFILE environment variable, read here,
    * names the file (the n-th profiled session of a process, n > 1, inserts ".n" before
-   * the extension); unset or empty, no profiling, and runs cost nothing extra. A profiled
+   * the extension); unset or empty, no profiling, and runs cost nothing extra. "" (empty):
+   * no profiling whatever INFC_PROFILE says. A profiled
    * run calls a second copy of the model's code with a clock read around each kernel,
    * which `infc compile --profile` builds; without it, the trace times whole runs. */
   const char *profile_path;
@@ -337,6 +338,7 @@ static inline infc_status infc_api_open(const char *path, infc_api *api, char *e
   { /* Functions of later minor versions: NULL where the library predates them. */
     void *sym_ = dlsym(api->handle, "infc_session_end_profiling");
     memcpy(&api->session_end_profiling, &sym_, sizeof sym_);
+    (void)dlerror(); /* a missing one must not leave an error for the host's next dlerror */
   }
   if ((api->abi_version() >> 16) != INFC_ABI_VERSION_MAJOR) {
     status = INFC_ERR_VERSION_MISMATCH;

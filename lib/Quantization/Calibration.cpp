@@ -218,7 +218,7 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
     return false;
 
   LoadedModel model;
-  if (!model.open(library, options.threads, error))
+  if (!model.open(library, options.threads, error, "", /*envProfile=*/false))
     return false;
   std::vector<Stats> stats(candidates.size());
   auto runSamples = [&](bool histogram) {

@@ -17,7 +17,7 @@ LoadedModel::~LoadedModel() {
 }
 
 bool LoadedModel::open(const std::string &library, int threads, std::string &error,
-                       const std::string &profile) {
+                       const std::string &profile, bool envProfile) {
   char buffer[512];
   if (infc_api_open(library.c_str(), &api, buffer, sizeof buffer) != INFC_OK) {
     error = buffer;
@@ -38,6 +38,8 @@ bool LoadedModel::open(const std::string &library, int threads, std::string &err
       return false;
     }
     so.profile_path = profile.c_str();
+  } else if (!envProfile && api.session_end_profiling) {
+    so.profile_path = ""; // not INFC_PROFILE's either
   }
   if (api.session_create(model, &so, &session) != INFC_OK) {
     error = library + ": " + buffer;

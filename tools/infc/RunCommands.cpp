@@ -227,8 +227,7 @@ int infc::benchCommand(const Args &args) {
   if (!profile.empty()) {
     if (!m.endProfiling(error))
       return fail(error);
-    printf("profiled: every run called the model's profiled entry (a clock read around each "
-           "kernel)%s%s\n",
+    printf("profiled: every run (per kernel with a library compiled with --profile)%s%s\n",
            o.profile.empty() ? "" : "; trace in ", o.profile.c_str());
     fflush(stdout);
     if (o.perNode && !printPerNode(profile, o.warmup, (size_t)o.perNode, error))

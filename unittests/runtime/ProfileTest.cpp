@@ -87,7 +87,8 @@ TEST_F(Profile, TraceHasRunsKernelsAndWorkers) {
   EXPECT_EQ(count(trace, "\"cat\":\"run\",\"name\":\"run\""), 3u);
   // Each kernel once per run on the caller, once per run on the worker (tid 1).
   EXPECT_EQ(count(trace, "\"cat\":\"kernel\",\"name\":\"double(Mul)\""), 3u);
-  EXPECT_EQ(count(trace, "\"cat\":\"kernel\",\"name\":\"add \\\"one\\\"\\\\(Add)\""), 3u);
+  EXPECT_EQ(
+      count(trace, "\"cat\":\"kernel\",\"name\":\"add \\\"one\\\"\\\\(Add) \xc3\xa9\\ufffd\""), 3u);
   EXPECT_EQ(count(trace, "\"cat\":\"worker\",\"name\":\"double(Mul)\",\"pid\":"), 3u);
   EXPECT_EQ(count(trace, "\"cat\":\"worker\""), 6u);
   EXPECT_EQ(count(trace, "\"tid\":1,\"ts\""), 6u);

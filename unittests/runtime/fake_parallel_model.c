@@ -98,8 +98,9 @@ static void profiled_entry(void **args) {
   infc__prof_end(1);
 }
 
-/* The second name needs JSON escapes. */
-static const char *const kernel_names[] = {"double(Mul)", "add \"one\"\\(Add)"};
+/* The second name needs JSON escapes: quotes, a backslash, UTF-8 (e acute) and a byte that
+ * is not UTF-8. */
+static const char *const kernel_names[] = {"double(Mul)", "add \"one\"\\(Add) \xc3\xa9\xff"};
 
 __attribute__((visibility("hidden"))) const infc_model_desc infc__model_desc = {
     .desc_version = INFC_MODEL_DESC_VERSION,

@@ -30,9 +30,10 @@ struct LoadedModel {
   ~LoadedModel();
 
   /// Opens the library and creates a session of `threads` threads (0: the default),
-  /// profiling into the chrome trace `profile` when it is not empty.
+  /// profiling into the chrome trace `profile` when it is not empty, else where
+  /// INFC_PROFILE says unless `envProfile` is false (infc's own runs: calibration).
   bool open(const std::string &library, int threads, std::string &error,
-            const std::string &profile = "");
+            const std::string &profile = "", bool envProfile = true);
   /// Writes the profile of a session opened with one (infc_session_end_profiling).
   bool endProfiling(std::string &error);
   /// Binds every input to the array `provide` fills for it (false: an error was set).
