@@ -92,7 +92,15 @@ bool LoadedModel::bind(
 }
 
 bool LoadedModel::bindFiles(const std::map<std::string, std::string> &files, bool random,
-                            std::string &error) {
+                            std::string &error,
+                            const std::map<std::string, std::vector<int64_t>> &shapes) {
+  for (const auto &[name, shape] : shapes) {
+    size_t index;
+    if (api.model_find_input(model, name.c_str(), &index) != INFC_OK) {
+      error = "--input-shape names '" + name + "', which is not an input of the model";
+      return false;
+    }
+  }
   std::map<std::string, std::string> remaining = files;
   std::mt19937 rng(0);
   auto provide = [&](const infc_io_info &info, NpyArray &a, std::string &err) {
@@ -108,18 +116,30 @@ bool LoadedModel::bindFiles(const std::map<std::string, std::string> &files, boo
             "=file.npy";
       return false;
     }
-    if (std::any_of(info.shape, info.shape + info.rank, [](int64_t d) { return d < 0; })) {
-      err = "input '" + std::string(info.name) +
-            "' has a dim that varies between the library's variants: pass --input " + info.name +
-            "=file.npy";
-      return false;
-    }
     a.dtype = info.dtype;
     a.shape.assign(info.shape, info.shape + info.rank);
-    a.data.assign(info.byte_size, 0);
+    if (auto given = shapes.find(info.name); given != shapes.end()) {
+      bool fits = given->second.size() == a.shape.size();
+      for (size_t k = 0; fits && k < a.shape.size(); ++k)
+        fits = a.shape[k] < 0 || a.shape[k] == given->second[k];
+      if (!fits) {
+        err = "--input-shape " + std::string(info.name) + " does not fit the input's shape";
+        return false;
+      }
+      a.shape = given->second;
+    } else if (std::any_of(a.shape.begin(), a.shape.end(), [](int64_t d) { return d < 0; })) {
+      err = "input '" + std::string(info.name) +
+            "' has a dim that varies between the library's variants: pass --input " + info.name +
+            "=file.npy or --input-shape " + info.name + "=D0xD1x...";
+      return false;
+    }
+    size_t bytes = api.dtype_size((infc_dtype)info.dtype);
+    for (int64_t d : a.shape)
+      bytes *= (size_t)d;
+    a.data.assign(bytes, 0);
     if (info.dtype == INFC_F32) {
       std::uniform_real_distribution<float> dist(-1.f, 1.f);
-      for (size_t k = 0; k < info.byte_size / 4; ++k) {
+      for (size_t k = 0; k < bytes / 4; ++k) {
         float f = dist(rng);
         memcpy(a.data.data() + 4 * k, &f, 4);
       }
@@ -132,6 +152,7 @@ bool LoadedModel::bindFiles(const std::map<std::string, std::string> &files, boo
     error = "'" + remaining.begin()->first + "' is not an input of the model";
     return false;
   }
+
   return true;
 }
 

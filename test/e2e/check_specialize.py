@@ -12,7 +12,8 @@ seq). Checks:
     the compiled variants; the weights section is no larger than the static library's (the
     variants share identical blobs); `infc run` at batch 4 through the C ABI;
   - the token model with --specialize batch=1,2 --specialize seq=8,32: four variants, each
-    against onnxruntime; ids and mask of different seq refused;
+    against onnxruntime; ids and mask of different seq refused; `infc bench` of random
+    inputs at a shape `--input-shape` gives (and an error naming the flag without it);
   - compiled with --profile: the trace names the variant of each kernel;
   - flag errors (an unknown dim name, a malformed list, --header, --emit=llvm) exit 1 with
     a message and leave no output file.
@@ -131,6 +132,14 @@ def main():
         got, harness.ort_reference(work("cnn.onnx"), {"x": x4})["y"], 1e-4, 1e-5)[0]
     report(r.returncode == 0 and "y: float32 [4x10]" in r.stdout and ok,
            f"infc run at batch 4: exit {r.returncode} {r.stdout.strip()[:80]}")
+
+    r = harness.run_tool([args.infc, "bench", work("cnn.so"), "--iters", "3", "--input-shape",
+                          "x=2x16x32x32"], timeout=120)
+    r3 = harness.run_tool([args.infc, "bench", work("cnn.so"), "--iters", "3"], timeout=120)
+    report(r.returncode == 0 and "latency ms" in r.stdout and r3.returncode == 1
+           and "--input-shape x=" in r3.stderr,
+           f"infc bench --input-shape x=2x16x32x32: exit {r.returncode}; without it exit "
+           f"{r3.returncode}: {r3.stderr.strip()[-120:]}")
 
     # Two named dims: the cross product.
     r = compile("tokens.onnx", "tokens.so", "--specialize", "batch=1,2", "--specialize",

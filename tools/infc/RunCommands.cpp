@@ -24,7 +24,8 @@ using namespace infc;
 namespace {
 struct RunOptions {
   std::string library, outputDir;
-  std::map<std::string, std::string> inputs; // name -> .npy path
+  std::map<std::string, std::string> inputs;          // name -> .npy path
+  std::map<std::string, std::vector<int64_t>> shapes; // bench: random inputs of these shapes
   int threads = 0, warmup = 10, iters = 100;
   int intervalMs = 0;  // bench: a pause before each call, as a product calls between events
   std::string profile; // chrome trace of the session's runs (INFC_PROFILE's file otherwise)
@@ -64,6 +65,26 @@ bool parseRunArgs(const Args &args, RunOptions &o, bool bench, std::string &erro
         return false;
       }
       o.inputs[v.substr(0, eq)] = v.substr(eq + 1);
+    } else if (a == "--input-shape" && bench) {
+      if (!next(v))
+        return false;
+      size_t eq = v.find('=');
+      std::vector<int64_t> shape;
+      bool ok = eq != std::string::npos && eq > 0;
+      for (size_t at = eq + 1; ok && at <= v.size();) {
+        size_t x = v.find('x', at);
+        std::string d = v.substr(at, x == std::string::npos ? std::string::npos : x - at);
+        char *end;
+        long long n = strtoll(d.c_str(), &end, 10);
+        ok = !d.empty() && !*end && n >= 0;
+        shape.push_back(n);
+        at = x == std::string::npos ? v.size() + 1 : x + 1;
+      }
+      if (!ok) {
+        error = "malformed --input-shape '" + v + "' (expected NAME=D0xD1x...)";
+        return false;
+      }
+      o.shapes[v.substr(0, eq)] = shape;
     } else if (a == "--output-dir" && !bench) {
       if (!next(o.outputDir))
         return false;
@@ -178,7 +199,7 @@ int infc::benchCommand(const Args &args) {
   } removeScratch{scratch};
   LoadedModel m;
   if (!m.open(o.library, o.threads, error, profile) ||
-      !m.bindFiles(o.inputs, /*random=*/true, error))
+      !m.bindFiles(o.inputs, /*random=*/true, error, o.shapes))
     return fail(error);
   for (int i = 0; i < o.warmup; ++i)
     if (!m.run(error))

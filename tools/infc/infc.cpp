@@ -52,6 +52,7 @@ static const char *kUsage =
     "                                   workers (also INFC_PROFILE=TRACE.json)\n"
     "  bench MODEL.so [--threads N] [--warmup W] [--iters I] [--input NAME=x.npy ...]\n"
     "      [--interval-ms N]            a pause before each call (latency after idle)\n"
+    "      [--input-shape NAME=D0xD1x...]  random data of this shape (--specialize)\n"
     "      [--profile TRACE.json] [--per-node[=N]]  profile the runs; print the top N\n"
     "                                   kernels (default 25) by time and share\n"
     "  inspect MODEL.onnx               inputs, outputs, opsets, op histogram\n"

@@ -40,8 +40,10 @@ struct LoadedModel {
   bool bind(const std::function<bool(const infc_io_info &, NpyArray &, std::string &)> &provide,
             std::string &error);
   /// Binds inputs from .npy files by name; with `random`, inputs without a file get seeded
-  /// random data (uniform in [-1, 1) for f32, zeros otherwise).
-  bool bindFiles(const std::map<std::string, std::string> &files, bool random, std::string &error);
+  /// random data (uniform in [-1, 1) for f32, zeros otherwise), of the shape `shapes` gives
+  /// for an input whose dims vary (a --specialize library) or else the model's.
+  bool bindFiles(const std::map<std::string, std::string> &files, bool random, std::string &error,
+                 const std::map<std::string, std::vector<int64_t>> &shapes = {});
   bool run(std::string &error);
 };
 } // namespace infc
