@@ -87,7 +87,7 @@ LogicalResult infc::buildModelLibrary(ModuleOp module, ModelInterface &interface
       return failure();
     }
   }
-  return linkModel({modelObj, weightsObj}, runtimeDir, output, error);
+  return linkModel({modelObj, weightsObj}, runtimeDir, output, error, target);
 }
 
 LogicalResult infc::buildVariantLibrary(size_t count, const VariantLowering &lower,
@@ -142,5 +142,5 @@ LogicalResult infc::buildVariantLibrary(size_t count, const VariantLowering &low
         return emitVariantDescriptor(variants, target, os, error);
       }))
     return failure();
-  return linkModel(objects, runtimeDir, output, error);
+  return linkModel(objects, runtimeDir, output, error, target);
 }

@@ -5,6 +5,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/TargetParser/Triple.h"
 
 #ifndef INFC_LINKER_DRIVER
 #define INFC_LINKER_DRIVER "cc"
@@ -13,13 +14,22 @@
 using namespace llvm;
 
 LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDir, StringRef output,
-                              std::string &error) {
+                              std::string &error, const TargetOptions &target) {
+  // A cross target's runtime is the same sources built for it, in <lib>/<arch>-linux-gnu.
+  bool cross = isCrossTarget(target);
+  std::string arch = Triple(targetTriple(target)).getArchName().str();
   SmallString<256> archive(runtimeDir), exports(runtimeDir);
+  if (cross)
+    sys::path::append(archive, arch + "-linux-gnu");
   sys::path::append(archive, "libinfc_runtime.a");
   sys::path::append(exports, "infc_exports.map");
   for (StringRef f : {StringRef(archive), StringRef(exports)})
     if (!sys::fs::exists(f)) {
-      error = "runtime file '" + f.str() + "' is missing (is infc installed completely?)";
+      error = "runtime file '" + f.str() + "' is missing (" +
+              (cross ? "the runtime is built for " + arch +
+                           " when its C library is installed: libc6-dev-arm64-cross"
+                     : std::string("is infc installed completely?")) +
+              ")";
       return failure();
     }
   ErrorOr<std::string> driver = sys::findProgramByName(INFC_LINKER_DRIVER);
@@ -40,6 +50,11 @@ LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDi
   sys::fs::closeFile(fd);
   std::string versionScript = "-Wl,--version-script=" + exports.str().str();
   SmallVector<StringRef> args = {*driver, "-shared", "-o", temp};
+  std::string crossTarget = "--target=" + arch + "-linux-gnu";
+  if (cross) { // clang links for another architecture with lld
+    args.push_back(crossTarget);
+    args.push_back("-fuse-ld=lld");
+  }
   for (const std::string &o : objects)
     args.push_back(o);
   // The model object calls nothing in the runtime: take the whole archive (the ABI).

@@ -226,7 +226,7 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
   }
   // LLVM keeps to 256-bit vectors on some AVX-512 CPUs (Zen 4 among them) unless told
   // otherwise; the register tiles are laid out for 32 zmm registers.
-  if (tm->getMCSubtargetInfo()->checkFeatures("+avx512f"))
+  if (tm->getTargetTriple().isX86() && tm->getMCSubtargetInfo()->checkFeatures("+avx512f"))
     for (llvm::Function &f : *m)
       if (!f.isDeclaration()) {
         f.addFnAttr("prefer-vector-width", "512");

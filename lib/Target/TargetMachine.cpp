@@ -13,18 +13,32 @@
 std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptions &options,
                                                                std::string &error) {
   static const bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
     return true;
   }();
   (void)initialized;
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  llvm::Triple triple(targetTriple(options));
+  bool cross = isCrossTarget(options);
+  if (cross && !triple.isAArch64()) {
+    error = "--target-triple " + options.triple +
+            ": only aarch64-linux-gnu is supported besides this machine's own";
+    return nullptr;
+  }
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
   std::string cpu = options.cpu, features;
-  if (cpu.empty() || cpu == "native" || cpu == "host") {
+  if (cross && (cpu.empty() || cpu == "generic")) {
+    cpu = "generic"; // armv8-a with NEON: every 64-bit ARM core
+  } else if (cross && (cpu == "native" || cpu == "host")) {
+    error = "--cpu " + cpu + " names this machine's CPU, not one of " + triple.str() +
+            " (try generic, neoverse-n1, cortex-a76, neoverse-v1)";
+    return nullptr;
+  } else if (cpu.empty() || cpu == "native" || cpu == "host") {
     cpu = llvm::sys::getHostCPUName().str();
     llvm::SubtargetFeatures f;
     for (const auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
@@ -36,7 +50,8 @@ std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptio
     delete sti;
     if (!known) {
       error = "unknown CPU '" + cpu + "' for " + triple.str() +
-              " (try native, x86-64-v3, x86-64-v4, znver4, skylake-avx512)";
+              (triple.isAArch64() ? " (try generic, neoverse-n1, cortex-a76, neoverse-v1)"
+                                  : " (try native, x86-64-v3, x86-64-v4, znver4, skylake-avx512)");
       return nullptr;
     }
   }
@@ -52,23 +67,35 @@ std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptio
   return tm;
 }
 
+std::string infc::targetTriple(const TargetOptions &options) {
+  return llvm::Triple::normalize(options.triple.empty() ? llvm::sys::getDefaultTargetTriple()
+                                                        : options.triple);
+}
+
+bool infc::isCrossTarget(const TargetOptions &options) {
+  return !options.triple.empty() && llvm::Triple(targetTriple(options)).getArch() !=
+                                        llvm::Triple(llvm::sys::getDefaultTargetTriple()).getArch();
+}
+
 bool infc::targetHasAvx512Vnni(const TargetOptions &options) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  return tm && tm->getMCSubtargetInfo()->checkFeatures("+avx512vnni");
+  return tm && tm->getTargetTriple().isX86() &&
+         tm->getMCSubtargetInfo()->checkFeatures("+avx512vnni");
 }
 
 bool infc::targetHasAmxInt8(const TargetOptions &options) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  return tm && tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-int8");
+  return tm && tm->getTargetTriple().isX86() &&
+         tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-int8");
 }
 
 infc::Int8Kernel infc::targetInt8KernelWithoutAvx512Vnni(const TargetOptions &options) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  if (!tm)
-    return {};
+  if (!tm || !tm->getTargetTriple().isX86())
+    return {}; // AArch64: the i32 kernel (an SDOT kernel is not built yet)
   const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
   if (sti->checkFeatures("+avxvnni"))
     return {"vpdpbusd", 256};
@@ -81,8 +108,8 @@ infc::Int8Kernel infc::targetInt8KernelWithoutAvx512Vnni(const TargetOptions &op
 
 int64_t infc::targetVectorBits(const TargetOptions &options, std::string &error) {
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  if (!tm)
-    return 128;
+  if (!tm || !tm->getTargetTriple().isX86())
+    return 128; // AArch64: NEON's 128 bits (SVE's lengths are not used yet)
   const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
   if (sti->checkFeatures("+avx512f"))
     return 512;

@@ -31,7 +31,7 @@ int infc::fail(const std::string &message) {
 namespace {
 /// `infc compile`'s command line, parsed: strings only where the value is free-form.
 struct CompileOptions {
-  std::string input, output, emit = "so", header, cpu, quantize;
+  std::string input, output, emit = "so", header, cpu, quantize, triple;
   std::string gpus, cudaPath; // given only with --target cuda
   int optLevel = 3;
   bool report = false;
@@ -179,8 +179,8 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
     std::string v, error;
     if (value("-o", o.output) || value("--output", o.output) || value("--emit", o.emit) ||
         value("--header", o.header) || value("--cpu", o.cpu) || value("--gpu", o.gpus) ||
-        value("--cuda-path", o.cudaPath) || value("--quantize", o.quantize) ||
-        value("--calibration", o.quantization.calibrationDir))
+        value("--target-triple", o.triple) || value("--cuda-path", o.cudaPath) ||
+        value("--quantize", o.quantize) || value("--calibration", o.quantization.calibrationDir))
       continue;
     if (value("--target", v))
       error = parseFlagChoice("--target", v, o.pipeline.target);
@@ -259,6 +259,12 @@ std::string checkCompileOptions(CompileOptions &o) {
     return "--profile is CPU-only for now (a CUDA model's profile times whole runs)";
   if (o.emit == "ptx" && o.pipeline.target != infc::Target::CUDA)
     return "--emit=ptx needs --target cuda";
+  if (!o.triple.empty()) {
+    if (o.pipeline.target != infc::Target::CPU)
+      return "--target-triple is for CPU code (--target cpu)";
+    if (!o.quantize.empty())
+      return "--quantize calibrates by running the model here: not with --target-triple yet";
+  }
   if (!o.specialize.empty()) {
     size_t variants = 1;
     for (const auto &[name, values] : o.specialize)
@@ -406,6 +412,7 @@ int runCompile(const CompileOptions &o, const char *argv0) {
   auto started = std::chrono::steady_clock::now();
   TargetOptions target;
   target.cpu = o.cpu;
+  target.triple = o.triple;
   target.optLevel = o.optLevel;
   InfcPipelineOptions pipeline;
   if (std::string error = pipelineOptionsFor(o, target, pipeline); !error.empty())

@@ -15,6 +15,8 @@ static const char *kUsage =
     "                                   stdout; ptx: a CUDA model's kernels)\n"
     "      --header FILE.h              also write a typed C header for this model\n"
     "      --cpu NAME                   target CPU (default: this machine's, e.g. znver4)\n"
+    "      --target-triple aarch64-linux-gnu  a library for 64-bit ARM Linux (--cpu generic,\n"
+    "                                   neoverse-n1, ...; default generic)\n"
     "      --target cpu|cuda            run on the CPU (default) or an NVIDIA GPU\n"
     "                                   (cuda-emulator: the CUDA kernels run on the CPU,\n"
     "                                   to test the GPU lowering without a GPU)\n"

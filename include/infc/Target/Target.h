@@ -52,7 +52,9 @@ struct WeightBlob {
 };
 
 struct TargetOptions {
-  std::string cpu; // empty: the host CPU (with its features)
+  /// empty: the host's; else an LLVM triple (`aarch64-linux-gnu`), a cross compile
+  std::string triple;
+  std::string cpu; // empty: the host CPU (with its features); for a cross triple, generic
   int optLevel = 3;
 };
 
@@ -116,7 +118,13 @@ llvm::LogicalResult emitWeightsObject(const std::vector<WeightBlob> &weights,
 /// Links objects with the runtime archive into `output` (written to a temporary and renamed,
 /// so a failure leaves no file behind).
 llvm::LogicalResult linkModel(llvm::ArrayRef<std::string> objects, llvm::StringRef runtimeDir,
-                              llvm::StringRef output, std::string &error);
+                              llvm::StringRef output, std::string &error,
+                              const TargetOptions &target = {});
+
+/// The triple `options` names (the host's when it names none), normalized.
+std::string targetTriple(const TargetOptions &options);
+/// Whether `options` compiles for another architecture than this machine's.
+bool isCrossTarget(const TargetOptions &options);
 
 /// What emission needs from the lowered module: the memory plan's workspace size (and a
 /// CUDA model's weights size) into `interface`, and the weights pulled out of the IR (code
