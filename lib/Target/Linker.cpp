@@ -17,7 +17,7 @@ LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDi
                               std::string &error, const TargetOptions &target) {
   // A cross target's runtime is the same sources built for it, in <lib>/<arch>-linux-gnu.
   bool cross = isCrossTarget(target);
-  std::string arch = Triple(targetTriple(target)).getArchName().str();
+  std::string arch = Triple::getArchTypeName(Triple(targetTriple(target)).getArch()).str();
   SmallString<256> archive(runtimeDir), exports(runtimeDir);
   if (cross)
     sys::path::append(archive, arch + "-linux-gnu");
@@ -27,7 +27,8 @@ LogicalResult infc::linkModel(ArrayRef<std::string> objects, StringRef runtimeDi
     if (!sys::fs::exists(f)) {
       error = "runtime file '" + f.str() + "' is missing (" +
               (cross ? "the runtime is built for " + arch +
-                           " when its C library is installed: libc6-dev-arm64-cross"
+                           " when its C library is installed: libc6-dev-arm64-cross and "
+                           "libgcc-12-dev-arm64-cross"
                      : std::string("is infc installed completely?")) +
               ")";
       return failure();

@@ -201,7 +201,7 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
   llvm::Function *entry = buildEntry(*m, model, prefix + "entry");
   if (variant) {
     for (llvm::GlobalObject &g : m->global_objects())
-      if (!g.isDeclaration())
+      if (!g.isDeclaration() && !g.getName().starts_with("llvm."))
         g.setLinkage(llvm::GlobalValue::InternalLinkage);
     for (llvm::Function *f : {entry, profiled})
       if (f)

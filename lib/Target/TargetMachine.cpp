@@ -23,9 +23,10 @@ std::unique_ptr<llvm::TargetMachine> infc::createTargetMachine(const TargetOptio
   (void)initialized;
   llvm::Triple triple(targetTriple(options));
   bool cross = isCrossTarget(options);
-  if (cross && !triple.isAArch64()) {
+  if (!options.triple.empty() &&
+      (!triple.isOSLinux() || (cross && triple.getArch() != llvm::Triple::aarch64))) {
     error = "--target-triple " + options.triple +
-            ": only aarch64-linux-gnu is supported besides this machine's own";
+            ": Linux on x86-64 or aarch64 (aarch64-linux-gnu) only";
     return nullptr;
   }
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);

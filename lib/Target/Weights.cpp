@@ -68,6 +68,13 @@ static void addWeights(llvm::Module &module, const std::vector<infc::WeightBlob>
   llvm::DenseMap<uint64_t, SmallVector<std::pair<const infc::WeightBlob *, llvm::GlobalVariable *>>>
       byContent;
   for (const infc::WeightBlob &w : weights) {
+    if (!w.aliasOf.empty()) { // deduplicated by the caller
+      auto *alias = llvm::GlobalAlias::create(llvm::GlobalValue::ExternalLinkage, w.symbol,
+                                              module.getNamedGlobal(w.aliasOf));
+      alias->setVisibility(llvm::GlobalValue::HiddenVisibility);
+      alias->setDSOLocal(true);
+      continue;
+    }
     llvm::ArrayRef<uint8_t> bytes((const uint8_t *)w.bytes.data(), w.bytes.size());
     auto &candidates = byContent[llvm::xxh3_64bits(bytes)];
     auto same = llvm::find_if(candidates, [&](const auto &c) { return c.first->bytes == w.bytes; });

@@ -15,8 +15,9 @@ seq). Checks:
     against onnxruntime; ids and mask of different seq refused; `infc bench` of random
     inputs at a shape `--input-shape` gives (and an error naming the flag without it);
   - compiled with --profile: the trace names the variant of each kernel;
-  - flag errors (an unknown dim name, a malformed list, --header, --emit=llvm) exit 1 with
-    a message and leave no output file.
+  - flag errors (an unknown dim name, a malformed list, --header, --emit=llvm, variants of
+    one input shape) and variants whose output ranks differ (a Squeeze of every size-1
+    dim) exit 1 with a message and leave no output file.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -68,6 +69,13 @@ def make_models(work):
          helper.make_tensor("axes", T.INT64, [1], [2])])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
               os.path.join(work, "tokens.onnx"))
+    # Squeeze without axes drops every size-1 dim: the batch too at batch 1 (another rank).
+    g = helper.make_graph(
+        [helper.make_node("Squeeze", ["x"], ["y"], name="squeeze")], "squeeze",
+        [helper.make_tensor_value_info("x", T.FLOAT, ["batch", 4, 1, 1])],
+        [helper.make_tensor_value_info("y", T.FLOAT, None)])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(work, "squeeze.onnx"))
 
 
 def section_size(lib, name):
@@ -180,7 +188,13 @@ def main():
     else:
         report(False, f"--specialize --profile: exit {r.returncode} {r.stderr.strip()[-300:]}")
 
+    r = compile("squeeze.onnx", "squeeze.so", "--specialize", "batch=1,2")
+    report(r.returncode == 1 and "another name, dtype or rank" in r.stderr
+           and not os.path.exists(work("squeeze.so")),
+           f"variants of different output ranks refused: {r.stderr.strip()[-200:]}")
     for flags, want in ((["--specialize", "btch=1,2"], "no graph input has"),
+                        (["--specialize", "batch=1,2", "--input-shape", "x=1x16x32x32"],
+                         "has the input shapes of variant"),
                         (["--specialize", "batch=0,2"], "malformed --specialize"),
                         (["--specialize", "batch=1", "--specialize", "batch=2"], "given twice"),
                         (["--specialize", "batch=1,2", "--header", work("m.h")],

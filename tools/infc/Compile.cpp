@@ -282,6 +282,8 @@ std::string checkCompileOptions(CompileOptions &o) {
     if (!o.header.empty())
       return "--specialize with --header is not supported yet (the typed header has static "
              "shapes)";
+    if (o.report)
+      return "--specialize with --report is not supported (report one shape: --input-shape)";
   }
   return infc::checkPipelineOptions(o.pipeline, infc::OptionSpelling::Flags);
 }

@@ -49,6 +49,9 @@ int32_t dtypeCode(mlir::Type elementType);
 struct WeightBlob {
   std::string symbol;
   std::vector<char> bytes;
+  /// Not empty: the blob is the bytes of this earlier one (a --specialize library's variants
+  /// share them); `bytes` is then empty.
+  std::string aliasOf;
 };
 
 struct TargetOptions {
