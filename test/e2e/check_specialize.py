@@ -40,8 +40,7 @@ def make_models(work):
     rng = np.random.default_rng(7)
 
     def init(name, shape, scale=0.1):
-        return helper.make_tensor(name, T.FLOAT, shape,
-                                  (scale * rng.standard_normal(shape)).astype(np.float32).ravel())
+        return harness.random_float_tensor(rng, name, shape, scale)
     nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1] * 4),
              helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
              helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2", pads=[1] * 4),

@@ -213,6 +213,13 @@ class Tally:
         return 1 if self.failed else 0
 
 
+def random_float_tensor(rng, name, shape, scale=0.1):
+    """An ONNX float32 initializer `name` of `shape`: scale x standard normal draws of rng."""
+    from onnx import TensorProto, helper
+    return helper.make_tensor(name, TensorProto.FLOAT, shape,
+                              (scale * rng.standard_normal(shape)).astype(np.float32).ravel())
+
+
 def write_calibration(cdir, inputs, name="x"):
     """infc's --calibration layout for one input `name`: cdir/<sample>/<name>.npy."""
     for i, x in enumerate(inputs):
