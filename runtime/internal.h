@@ -54,6 +54,11 @@ struct infc_session {
   void **args;                 /* entry arguments: workspace, inputs..., outputs... */
   const infc_tensor **in_bind; /* per-run binding scratch, so runs allocate nothing */
   infc_tensor **out_bind;
+  /* Per-run scratch of the named dims' check (run.c): each name's value in this run and the
+   * input (dim_input) and dim (dim_index) it was first seen at, or -1 while unseen. */
+  int64_t *dim_values;
+  int32_t *dim_input;
+  int32_t *dim_index;
   infc__profile *profile; /* NULL unless the session profiles (profile.c) */
   char error[512];
 };

@@ -35,6 +35,24 @@ static int io_byte_size(const infc_io_desc *io, size_t *bytes) {
   return 1;
 }
 
+/* The named dims: sane ranges, every dim_ids entry -1 or a name's index. */
+static int dims_valid(const infc_model_desc *desc) {
+  if (desc->num_dims && !desc->dims)
+    return 0;
+  for (uint32_t k = 0; k < desc->num_dims; ++k)
+    if (!desc->dims[k].name || desc->dims[k].min < 0 || desc->dims[k].min > desc->dims[k].max)
+      return 0;
+  size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
+  for (size_t i = 0; i < num_ios; ++i) {
+    const infc_io_desc *io =
+        i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
+    for (int32_t k = 0; io->dim_ids && k < io->rank; ++k)
+      if (io->dim_ids[k] < -1 || io->dim_ids[k] >= (int64_t)desc->num_dims)
+        return 0;
+  }
+  return 1;
+}
+
 /* A variant's static shape of `io` into *bytes: 0 if it is corrupt (a negative dim, another
  * value where the model's dim is static) or its size overflows. */
 static int variant_byte_size(const infc_io_desc *io, const int64_t *shape, size_t *bytes) {
@@ -136,7 +154,7 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
     return INFC_ERR_INTERNAL;
   }
   if (!names_unique(desc->inputs, desc->num_inputs) ||
-      !names_unique(desc->outputs, desc->num_outputs)) {
+      !names_unique(desc->outputs, desc->num_outputs) || !dims_valid(desc)) {
     free(m);
     return INFC_ERR_INTERNAL;
   }
@@ -236,4 +254,46 @@ infc_status infc_model_find_input(const infc_model *model, const char *name, siz
 
 infc_status infc_model_find_output(const infc_model *model, const char *name, size_t *index) {
   return find(model, 1, name, index);
+}
+
+static infc_status dim_info(const infc_model *model, int output, size_t index, int32_t dim,
+                            infc_dim_info *out) {
+  if (!infc__model_is_valid(model) || !out)
+    return INFC_ERR_INVALID_ARGUMENT;
+  const infc_model_desc *d = model->desc;
+  if (index >= (output ? d->num_outputs : d->num_inputs))
+    return INFC_ERR_INVALID_ARGUMENT;
+  const infc_io_desc *io = output ? &d->outputs[index] : &d->inputs[index];
+  if (dim < 0 || dim >= io->rank)
+    return INFC_ERR_INVALID_ARGUMENT;
+  int32_t id = io->dim_ids ? io->dim_ids[dim] : -1;
+  out->name = id >= 0 ? d->dims[id].name : NULL;
+  out->value = io->shape[dim];
+  if (out->value != -1) {
+    out->min = out->max = out->value;
+    return INFC_OK;
+  }
+  out->min = id >= 0 ? d->dims[id].min : 0;
+  out->max = id >= 0 ? d->dims[id].max : INT64_MAX;
+  if (d->num_variants) { /* only the variants' sizes run */
+    int64_t lo = INT64_MAX, hi = 0;
+    for (uint32_t v = 0; v < d->num_variants; ++v) {
+      int64_t n = (output ? d->variants[v].output_shapes : d->variants[v].input_shapes)[index][dim];
+      lo = n < lo ? n : lo;
+      hi = n > hi ? n : hi;
+    }
+    out->min = lo > out->min ? lo : out->min;
+    out->max = hi < out->max ? hi : out->max;
+  }
+  return INFC_OK;
+}
+
+infc_status infc_model_input_dim(const infc_model *model, size_t index, int32_t dim,
+                                 infc_dim_info *out) {
+  return dim_info(model, 0, index, dim, out);
+}
+
+infc_status infc_model_output_dim(const infc_model *model, size_t index, int32_t dim,
+                                  infc_dim_info *out) {
+  return dim_info(model, 1, index, dim, out);
 }

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 5u
+#define INFC_MODEL_DESC_VERSION 6u
 
 /* What runs the model's code (infc_model_desc.device). */
 #define INFC_DEVICE_CPU 0u
@@ -24,7 +24,19 @@ typedef struct infc_io_desc {
    * bytes every run must pass, as stored (row-major, little-endian). NULL otherwise. */
   const void *value;
   uint64_t value_bytes;
+  /* v6: rank entries, each the index of the dim's name in the model's `dims`, or -1 for a
+   * dim the model does not name; NULL when none is named. */
+  const int32_t *dim_ids;
 } infc_io_desc;
+
+/* v6: a named dim (ONNX dim_param, "batch"). Every input dim of one name takes one value in
+ * a run, within [min, max] (infc compile --dim NAME=MIN..MAX; else 0..INT64_MAX). A name
+ * only outputs carry is never bound. */
+typedef struct infc_dim_desc {
+  const char *name;
+  int64_t min;
+  int64_t max;
+} infc_dim_desc;
 
 /* The entry point: args[0] is the session workspace (workspace_bytes, 64-byte aligned, may be
  * NULL when workspace_bytes == 0), then one data pointer per input in order, then one per
@@ -77,6 +89,9 @@ typedef struct infc_model_desc {
    * and entry, profiled_entry and the kernels are the first variant's. */
   uint32_t num_variants;
   const infc_variant_desc *variants;
+  /* v6: the names dim_ids refer to (0 and NULL when the model names no dim). */
+  uint32_t num_dims;
+  const infc_dim_desc *dims;
 } infc_model_desc;
 
 /* Defined (hidden visibility) by the generated object of each model.so. */

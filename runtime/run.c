@@ -21,7 +21,7 @@ static const char *format_shape(char *buf, size_t size, const int64_t *shape, in
  * name it in the message ("input 0 'a'"). */
 static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
                                 const infc_io_desc *io, const int64_t *want, size_t io_bytes,
-                                const infc_tensor *t) {
+                                const infc_tensor *t, int need_data) {
   char got[128], wanted[128];
   if ((t->flags & ~INFC_TENSOR_DEVICE) || t->reserved)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
@@ -44,13 +44,18 @@ static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': shape is NULL with rank %d", kind,
                       index, io->name, (int)t->rank);
   for (int32_t k = 0; k < t->rank; ++k)
-    if (want[k] != -1 && t->shape[k] != want[k])
+    if (want[k] != -1 && t->shape[k] != want[k]) {
+      char named[96] = "";
+      int32_t id = io->dim_ids ? io->dim_ids[k] : -1;
+      if (id >= 0)
+        snprintf(named, sizeof named, " '%s'", s->desc->dims[id].name);
       return infc__fail(s, INFC_ERR_SHAPE_MISMATCH,
-                        "%s %zu '%s': dim %d is %lld, expected %lld (shape %s, expected %s)", kind,
-                        index, io->name, (int)k, (long long)t->shape[k], (long long)want[k],
-                        format_shape(got, sizeof got, t->shape, t->rank),
+                        "%s %zu '%s': dim %d%s is %lld, expected %lld (shape %s, expected %s)",
+                        kind, index, io->name, (int)k, named, (long long)t->shape[k],
+                        (long long)want[k], format_shape(got, sizeof got, t->shape, t->rank),
                         format_shape(wanted, sizeof wanted, want, io->rank));
-  if (!t->data)
+    }
+  if (!t->data && need_data)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "%s %zu '%s': data is NULL", kind, index,
                       io->name);
   if (t->byte_size && t->byte_size < io_bytes)
@@ -63,6 +68,52 @@ static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
 static int overlap(const void *a, size_t na, const void *b, size_t nb) {
   uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
   return na && nb && pa < pb + nb && pb < pa + na;
+}
+
+/* The named dims of the bound inputs (already checked for rank and static dims): every dim
+ * of one name takes one value, within the name's range. */
+static infc_status bind_dims(infc_session *s) {
+  const infc_model_desc *d = s->desc;
+  for (uint32_t n = 0; n < d->num_dims; ++n)
+    s->dim_input[n] = -1;
+  for (uint32_t i = 0; i < d->num_inputs; ++i) {
+    const infc_io_desc *io = &d->inputs[i];
+    for (int32_t k = 0; io->dim_ids && k < io->rank; ++k) {
+      int32_t id = io->dim_ids[k];
+      if (id < 0)
+        continue;
+      const infc_dim_desc *dim = &d->dims[id];
+      long long value = (long long)s->in_bind[i]->shape[k];
+      if (s->dim_input[id] >= 0) {
+        if (value != s->dim_values[id]) {
+          uint32_t first = (uint32_t)s->dim_input[id];
+          return infc__fail(s, INFC_ERR_SHAPE_MISMATCH,
+                            "input %u '%s': dim %d '%s' is %lld, but input %u '%s' dim %d of "
+                            "the same name is %lld",
+                            i, io->name, (int)k, dim->name, value, first, d->inputs[first].name,
+                            (int)s->dim_index[id], (long long)s->dim_values[id]);
+        }
+        continue;
+      }
+      if (value < dim->min || value > dim->max) {
+        char range[64];
+        if (dim->max == INT64_MAX)
+          snprintf(range, sizeof range, "at least %lld", (long long)dim->min);
+        else
+          snprintf(range, sizeof range, "within %lld..%lld", (long long)dim->min,
+                   (long long)dim->max);
+        int declared = dim->min > 0 || dim->max < INT64_MAX;
+        return infc__fail(s, INFC_ERR_SHAPE_MISMATCH,
+                          "input %u '%s': dim %d '%s' is %lld, must be %s%s", i, io->name, (int)k,
+                          dim->name, value, range,
+                          declared ? " (the range the model was compiled for)" : "");
+      }
+      s->dim_input[id] = (int32_t)i;
+      s->dim_index[id] = k;
+      s->dim_values[id] = value;
+    }
+  }
+  return INFC_OK;
 }
 
 /* A variant model: the first variant whose input shapes are the bound inputs' (already
@@ -96,6 +147,38 @@ static int32_t choose_variant(infc_session *s) {
   return -1;
 }
 
+/* The bound inputs (in_bind) against the model: dtypes, ranks, dims and their names, the
+ * variant that takes them into *chosen (-1 for a model of one). need_data: a run's, whose
+ * inputs must have data (infc_session_prepare's need none). */
+static infc_status check_inputs(infc_session *s, int need_data, int32_t *chosen) {
+  const infc_model_desc *d = s->desc;
+  *chosen = -1;
+  for (size_t i = 0; i < d->num_inputs; ++i) {
+    infc_status st = check_tensor(s, "input", i, &d->inputs[i], d->inputs[i].shape,
+                                  s->model->io_bytes[i], s->in_bind[i], need_data);
+    if (st != INFC_OK)
+      return st;
+  }
+  if (d->num_dims) {
+    infc_status st = bind_dims(s);
+    if (st != INFC_OK)
+      return st;
+  }
+  if (d->num_variants && (*chosen = choose_variant(s)) < 0)
+    return INFC_ERR_SHAPE_MISMATCH;
+  return INFC_OK;
+}
+
+/* The output shapes of variant `chosen` into the session's (infc_session_output_shape and
+ * library-owned outputs read them). */
+static void set_output_shapes(infc_session *s, int32_t chosen) {
+  const infc_model_desc *d = s->desc;
+  for (size_t j = 0; chosen >= 0 && j < d->num_outputs; ++j)
+    if (d->outputs[j].rank) /* out_shapes[j] is the session's storage */
+      memcpy((int64_t *)s->out_shapes[j], d->variants[chosen].output_shapes[j],
+             (size_t)d->outputs[j].rank * sizeof(int64_t));
+}
+
 /* Runs with in_bind/out_bind filled: every input bound, out_bind[j] NULL for an output the
  * caller did not ask for. Validates everything before writing anything. */
 static infc_status run_bound(infc_session *s) {
@@ -111,15 +194,10 @@ static infc_status run_bound(infc_session *s) {
     args[1] = (void *)d->weights;
   void **io = args + (d->weights ? 2 : 1);
 
-  for (size_t i = 0; i < ni; ++i) {
-    infc_status st =
-        check_tensor(s, "input", i, &d->inputs[i], d->inputs[i].shape, bytes[i], s->in_bind[i]);
-    if (st != INFC_OK)
-      return st;
-  }
-  if (d->num_variants) {
-    if ((chosen = choose_variant(s)) < 0)
-      return INFC_ERR_SHAPE_MISMATCH;
+  infc_status checked = check_inputs(s, 1, &chosen);
+  if (checked != INFC_OK)
+    return checked;
+  if (chosen >= 0) {
     variant = &d->variants[chosen];
     bytes = s->model->variant_bytes + (size_t)chosen * (ni + no);
   }
@@ -158,9 +236,9 @@ static infc_status run_bound(infc_session *s) {
                         "(data NULL) is host memory; pass a device buffer to get it on the GPU",
                         j, d->outputs[j].name);
     if (t && t->data) {
-      infc_status st =
-          check_tensor(s, "output", j, &d->outputs[j],
-                       variant ? variant->output_shapes[j] : d->outputs[j].shape, bytes[ni + j], t);
+      infc_status st = check_tensor(s, "output", j, &d->outputs[j],
+                                    variant ? variant->output_shapes[j] : d->outputs[j].shape,
+                                    bytes[ni + j], t, 1);
       if (st != INFC_OK)
         return st;
       data = t->data;
@@ -207,15 +285,13 @@ static infc_status run_bound(infc_session *s) {
     (variant ? variant->entry : d->entry)(args);
     infc__pool_leave();
   }
+  set_output_shapes(s, chosen);
   for (size_t j = 0; j < no; ++j) {
     infc_tensor *t = s->out_bind[j];
     if (t && !t->data) {
       t->data = s->out_buffers[j];
       t->dtype = (infc_dtype)d->outputs[j].dtype;
       t->rank = d->outputs[j].rank;
-      if (variant && d->outputs[j].rank) /* out_shapes[j] is the session's storage */
-        memcpy((int64_t *)s->out_shapes[j], variant->output_shapes[j],
-               (size_t)d->outputs[j].rank * sizeof(int64_t));
       t->shape = s->out_shapes[j];
       t->byte_size = bytes[ni + j];
     }
@@ -310,4 +386,36 @@ infc_status infc_run_named(infc_session *session, const char *const *input_names
     s->out_bind[j] = &outputs[k];
   }
   return run_bound(s);
+}
+
+infc_status infc_session_prepare(infc_session *session, const infc_tensor *inputs,
+                                 size_t num_inputs) {
+  if (!infc__session_is_valid(session))
+    return INFC_ERR_INVALID_ARGUMENT;
+  infc_session *s = session;
+  const infc_model_desc *d = s->desc;
+  if (num_inputs != d->num_inputs)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_session_prepare: %zu inputs given, the model has %u", num_inputs,
+                      d->num_inputs);
+  if (num_inputs && !inputs)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_session_prepare: inputs is NULL");
+  for (size_t i = 0; i < num_inputs; ++i)
+    s->in_bind[i] = &inputs[i];
+  int32_t chosen;
+  infc_status st = check_inputs(s, 0, &chosen);
+  if (st != INFC_OK)
+    return st;
+  set_output_shapes(s, chosen);
+  s->error[0] = '\0';
+  return INFC_OK;
+}
+
+infc_status infc_session_output_shape(const infc_session *session, size_t index, int32_t *rank,
+                                      const int64_t **shape) {
+  if (!infc__session_is_valid(session) || !rank || !shape || index >= session->desc->num_outputs)
+    return INFC_ERR_INVALID_ARGUMENT;
+  *rank = session->desc->outputs[index].rank;
+  *shape = session->out_shapes[index];
+  return INFC_OK;
 }

@@ -69,6 +69,9 @@ static void session_free(infc_session *s) {
   free(s->args);
   free(s->in_bind);
   free(s->out_bind);
+  free(s->dim_values);
+  free(s->dim_input);
+  free(s->dim_index);
   free(s->workspace);
   infc__cuda_session_destroy(s->cuda);
   infc__pool_destroy(s->pool);
@@ -174,8 +177,11 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   s->args = calloc(2 + ni + no, sizeof *s->args); /* a weights slot too */
   s->in_bind = calloc(ni + 1, sizeof *s->in_bind);
   s->out_bind = calloc(no + 1, sizeof *s->out_bind);
+  s->dim_values = calloc((size_t)d->num_dims + 1, sizeof *s->dim_values);
+  s->dim_input = calloc((size_t)d->num_dims + 1, sizeof *s->dim_input);
+  s->dim_index = calloc((size_t)d->num_dims + 1, sizeof *s->dim_index);
   if (!s->out_buffers || !s->out_shapes || !s->shape_storage || !s->args || !s->in_bind ||
-      !s->out_bind) {
+      !s->out_bind || !s->dim_values || !s->dim_input || !s->dim_index) {
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
   }

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define INFC_ABI_VERSION_MAJOR 1
-#define INFC_ABI_VERSION_MINOR 3
+#define INFC_ABI_VERSION_MINOR 4
 #define INFC_ABI_VERSION ((uint32_t)((INFC_ABI_VERSION_MAJOR << 16) | INFC_ABI_VERSION_MINOR))
 
 /* Marks the functions a model.so exports (runtime/exports.map lists the same names). */
@@ -149,6 +149,24 @@ INFC_API infc_status infc_model_input_info(const infc_model *model, size_t index
 INFC_API infc_status infc_model_output_info(const infc_model *model, size_t index,
                                             infc_io_info *out);
 
+/* ABI 1.4: one dim of an input or output, as the model names and bounds it. */
+typedef struct infc_dim_info {
+  const char *name; /* the model's name for the dim (ONNX dim_param, "batch"), or NULL */
+  int64_t value;    /* its size, or -1 where runs may pass several (as in infc_io_info) */
+  /* The sizes a run may pass: value..value for a fixed dim; for one of -1, the range given
+   * at compile time (infc compile --dim NAME=MIN..MAX, else 0..INT64_MAX), narrowed to the
+   * sizes of the compiled variants (--specialize). Every input dim of one name takes one
+   * size in a run. */
+  int64_t min;
+  int64_t max;
+} infc_dim_info;
+
+/* Dim `dim` (0..rank-1) of input/output `index`. Errors: INVALID_ARGUMENT. */
+INFC_API infc_status infc_model_input_dim(const infc_model *model, size_t index, int32_t dim,
+                                          infc_dim_info *out);
+INFC_API infc_status infc_model_output_dim(const infc_model *model, size_t index, int32_t dim,
+                                           infc_dim_info *out);
+
 /* Index of the input/output named `name`; INVALID_ARGUMENT if there is none. */
 INFC_API infc_status infc_model_find_input(const infc_model *model, const char *name,
                                            size_t *index);
@@ -227,6 +245,21 @@ INFC_API infc_status infc_run_named(infc_session *session, const char *const *in
                                     const char *const *output_names, infc_tensor *outputs,
                                     size_t num_outputs);
 
+/* ABI 1.4: checks inputs as infc_run does (dtypes, ranks, dims, named dims' sizes and ranges,
+ * the variant that takes them) without running; `data` may be NULL. Afterwards
+ * infc_session_output_shape gives the shapes a run with such inputs produces, so that
+ * caller-owned outputs can be allocated first (a --specialize library's shapes vary). Errors
+ * as infc_run's. */
+INFC_API infc_status infc_session_prepare(infc_session *session, const infc_tensor *inputs,
+                                          size_t num_inputs);
+
+/* ABI 1.4: output `index`'s shape as of the session's last successful infc_session_prepare or
+ * infc_run (before either: the model's, -1 for a dim that varies, or the first variant's).
+ * *shape is valid until the next prepare or run on the session, or its release. Errors:
+ * INVALID_ARGUMENT. */
+INFC_API infc_status infc_session_output_shape(const infc_session *session, size_t index,
+                                               int32_t *rank, const int64_t **shape);
+
 /* ---- Loading a model.so at run time ------------------------------------------------------ */
 
 /* The ABI of one model.so as function pointers, so a host can use several models without
@@ -258,6 +291,11 @@ typedef struct infc_api {
                            const char *const *, infc_tensor *, size_t);
   /* ABI 1.3; NULL in a library of an older minor version. */
   infc_status (*session_end_profiling)(infc_session *);
+  /* ABI 1.4; NULL in a library of an older minor version. */
+  infc_status (*model_input_dim)(const infc_model *, size_t, int32_t, infc_dim_info *);
+  infc_status (*model_output_dim)(const infc_model *, size_t, int32_t, infc_dim_info *);
+  infc_status (*session_prepare)(infc_session *, const infc_tensor *, size_t);
+  infc_status (*session_output_shape)(const infc_session *, size_t, int32_t *, const int64_t **);
 } infc_api;
 
 #if !defined(INFC_NO_DLOPEN_HELPERS) && (defined(__unix__) || defined(__APPLE__))
@@ -335,11 +373,19 @@ static inline infc_status infc_api_open(const char *path, infc_api *api, char *e
   INFC__LOAD(run, infc_run);
   INFC__LOAD(run_named, infc_run_named);
 #undef INFC__LOAD
-  { /* Functions of later minor versions: NULL where the library predates them. */
-    void *sym_ = dlsym(api->handle, "infc_session_end_profiling");
-    memcpy(&api->session_end_profiling, &sym_, sizeof sym_);
-    (void)dlerror(); /* a missing one must not leave an error for the host's next dlerror */
-  }
+  /* Functions of later minor versions: NULL where the library predates them. */
+#define INFC__LOAD_OPTIONAL(field, symbol)                                                         \
+  do {                                                                                             \
+    void *sym_ = dlsym(api->handle, #symbol);                                                      \
+    memcpy(&api->field, &sym_, sizeof sym_);                                                       \
+  } while (0)
+  INFC__LOAD_OPTIONAL(session_end_profiling, infc_session_end_profiling);
+  INFC__LOAD_OPTIONAL(model_input_dim, infc_model_input_dim);
+  INFC__LOAD_OPTIONAL(model_output_dim, infc_model_output_dim);
+  INFC__LOAD_OPTIONAL(session_prepare, infc_session_prepare);
+  INFC__LOAD_OPTIONAL(session_output_shape, infc_session_output_shape);
+#undef INFC__LOAD_OPTIONAL
+  (void)dlerror(); /* a missing one must not leave an error for the host's next dlerror */
   if ((api->abi_version() >> 16) != INFC_ABI_VERSION_MAJOR) {
     status = INFC_ERR_VERSION_MISMATCH;
     what = "ABI major version differs from this header's in";

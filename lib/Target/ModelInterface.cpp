@@ -77,6 +77,59 @@ static std::vector<char> storedBytes(DenseElementsAttr value) {
   return bytes;
 }
 
+/// The `infc.dims` names of @main's arguments and results into dim ids and the model's
+/// table of names, with the ranges of `infc.dim_ranges`.
+static void collectDimNames(ModuleOp module, func::FuncOp func, infc::ModelInterface &interface) {
+  auto ranges = module->getAttrOfType<DictionaryAttr>("infc.dim_ranges");
+  llvm::StringMap<int32_t> ids;
+  auto assign = [&](ArrayAttr names, infc::ModelValue &value) {
+    if (!names || names.size() != value.shape.size())
+      return;
+    for (Attribute a : names) {
+      llvm::StringRef name = cast<StringAttr>(a).getValue();
+      if (name.empty()) {
+        value.dimIds.push_back(-1);
+        continue;
+      }
+      auto [it, added] = ids.try_emplace(name, (int32_t)interface.dims.size());
+      if (added) {
+        infc::NamedDim dim{name.str()};
+        if (auto range = ranges ? ranges.getAs<DenseI64ArrayAttr>(name) : nullptr;
+            range && range.size() == 2) {
+          dim.min = range[0];
+          dim.max = range[1];
+        }
+        interface.dims.push_back(dim);
+      }
+      value.dimIds.push_back(it->second);
+    }
+  };
+  for (auto [i, v] : llvm::enumerate(interface.inputs))
+    assign(func.getArgAttrOfType<ArrayAttr>(i, "infc.dims"), v);
+  // The size each name has on the inputs, where static.
+  llvm::DenseMap<int32_t, int64_t> sizes;
+  for (const infc::ModelValue &v : interface.inputs)
+    for (auto [id, size] : llvm::zip(v.dimIds, v.shape))
+      if (id >= 0)
+        sizes[id] = size;
+  for (auto [i, v] : llvm::enumerate(interface.outputs)) {
+    assign(func.getResultAttrOfType<ArrayAttr>(i, "infc.dims"), v);
+    // An exporter's output dim name can be wrong; the computed size says so.
+    for (auto [id, size] : llvm::zip(v.dimIds, v.shape))
+      if (auto it = sizes.find(id); id >= 0 && it != sizes.end() && it->second != size)
+        id = -1;
+  }
+  auto none = [](const infc::ModelValue &v) {
+    return llvm::all_of(v.dimIds, [](int32_t id) { return id < 0; });
+  };
+  for (infc::ModelValue &v : interface.inputs)
+    if (none(v))
+      v.dimIds.clear();
+  for (infc::ModelValue &v : interface.outputs)
+    if (none(v))
+      v.dimIds.clear();
+}
+
 LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &interface) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
@@ -114,5 +167,6 @@ LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &inter
       return failure();
     interface.outputs.push_back(v);
   }
+  collectDimNames(module, func, interface);
   return success();
 }

@@ -46,7 +46,7 @@ llvm::Constant *ioArray(llvm::Module &m, const std::vector<infc::ModelValue> &va
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *ioTy = llvm::StructType::get(ctx, {ptrTy, i32, i32, ptrTy, ptrTy, i64});
+  auto *ioTy = llvm::StructType::get(ctx, {ptrTy, i32, i32, ptrTy, ptrTy, i64, ptrTy});
   std::vector<llvm::Constant *> entries;
   for (auto [i, v] : llvm::enumerate(values)) {
     llvm::Constant *shape = llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<int64_t>(v.shape));
@@ -60,14 +60,38 @@ llvm::Constant *ioArray(llvm::Module &m, const std::vector<infc::ModelValue> &va
       value = new llvm::GlobalVariable(m, bytes->getType(), true, llvm::GlobalValue::PrivateLinkage,
                                        bytes, "__infc_" + kind + "_value" + llvm::Twine(i));
     }
+    llvm::Constant *dimIds = llvm::ConstantPointerNull::get(ptrTy);
+    if (!v.dimIds.empty()) {
+      llvm::Constant *ids = llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<int32_t>(v.dimIds));
+      dimIds = new llvm::GlobalVariable(m, ids->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                        ids, "__infc_" + kind + "_dim_ids" + llvm::Twine(i));
+    }
     entries.push_back(llvm::ConstantStruct::get(
         ioTy, {cString(m, v.name, "__infc_" + kind + "_name" + llvm::Twine(i)),
                llvm::ConstantInt::get(i32, v.dtype), llvm::ConstantInt::get(i32, v.shape.size()),
-               shapeGv, value, llvm::ConstantInt::get(i64, v.value.size())}));
+               shapeGv, value, llvm::ConstantInt::get(i64, v.value.size()), dimIds}));
   }
   auto *arrTy = llvm::ArrayType::get(ioTy, entries.size());
   return new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
                                   llvm::ConstantArray::get(arrTy, entries), "__infc_" + kind);
+}
+
+/// The named dims (runtime/model_desc.h: infc_dim_desc[]), or null when there are none.
+llvm::Constant *dimArray(llvm::Module &m, const std::vector<infc::NamedDim> &dims) {
+  if (dims.empty())
+    return nullptr;
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *dimTy = llvm::StructType::get(ctx, {ptrTy, i64, i64});
+  std::vector<llvm::Constant *> entries;
+  for (auto [i, dim] : llvm::enumerate(dims))
+    entries.push_back(llvm::ConstantStruct::get(
+        dimTy, {cString(m, dim.name, "__infc_dim_name" + llvm::Twine(i)),
+                llvm::ConstantInt::get(i64, dim.min), llvm::ConstantInt::get(i64, dim.max)}));
+  auto *arrTy = llvm::ArrayType::get(dimTy, entries.size());
+  return new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
+                                  llvm::ConstantArray::get(arrTy, entries), "__infc_dims");
 }
 
 /// The kernel names of the profiled entry as a `const char *[]` named `symbol`.
@@ -101,24 +125,27 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *descTy = llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy,
-                                             ptrTy, i64, ptrTy, i32, ptrTy, i32, ptrTy});
+  auto *descTy =
+      llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64,
+                                  ptrTy, i32, ptrTy, i32, ptrTy, i32, ptrTy});
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptrTy);
   llvm::Constant *weights = null;
   if (interface.weightsArg)
     weights = m.getOrInsertGlobal("infc__weights", llvm::Type::getInt8Ty(ctx));
   auto orNull = [&](llvm::Constant *c) { return c ? c : null; };
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      descTy, {llvm::ConstantInt::get(i32, 5 /*INFC_MODEL_DESC_VERSION*/),
-               llvm::ConstantInt::get(i32, interface.inputs.size()),
-               llvm::ConstantInt::get(i32, interface.outputs.size()),
-               llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
-               ioArray(m, interface.inputs, "inputs"), ioArray(m, interface.outputs, "outputs"),
-               llvm::ConstantInt::get(i64, interface.workspaceBytes),
-               cString(m, interface.name, "__infc_model_name"), parts.entry, weights,
-               llvm::ConstantInt::get(i64, interface.weightsBytes), orNull(parts.profiledEntry),
-               llvm::ConstantInt::get(i32, parts.numKernels), orNull(parts.kernelNames),
-               llvm::ConstantInt::get(i32, parts.numVariants), orNull(parts.variants)});
+      descTy,
+      {llvm::ConstantInt::get(i32, 6 /*INFC_MODEL_DESC_VERSION*/),
+       llvm::ConstantInt::get(i32, interface.inputs.size()),
+       llvm::ConstantInt::get(i32, interface.outputs.size()),
+       llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
+       ioArray(m, interface.inputs, "inputs"), ioArray(m, interface.outputs, "outputs"),
+       llvm::ConstantInt::get(i64, interface.workspaceBytes),
+       cString(m, interface.name, "__infc_model_name"), parts.entry, weights,
+       llvm::ConstantInt::get(i64, interface.weightsBytes), orNull(parts.profiledEntry),
+       llvm::ConstantInt::get(i32, parts.numKernels), orNull(parts.kernelNames),
+       llvm::ConstantInt::get(i32, parts.numVariants), orNull(parts.variants),
+       llvm::ConstantInt::get(i32, interface.dims.size()), orNull(dimArray(m, interface.dims))});
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
                                       "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -271,10 +298,16 @@ static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelV
       for (auto [a, b] : llvm::zip(mine.shape, theirs.shape))
         if (a != b)
           a = -1;
-    for (auto [mine, theirs] : llvm::zip(merged.outputs, v.interface.outputs))
+    for (auto [mine, theirs] : llvm::zip(merged.outputs, v.interface.outputs)) {
       for (auto [a, b] : llvm::zip(mine.shape, theirs.shape))
         if (a != b)
           a = -1;
+      // A name one variant's sizes contradict (see collectModelInterface) names nothing.
+      if (mine.dimIds != theirs.dimIds)
+        for (auto [k, id] : llvm::enumerate(mine.dimIds))
+          if (k >= theirs.dimIds.size() || theirs.dimIds[k] != id)
+            id = -1;
+    }
   }
   // One `const int64_t *const[]` of the ios' shapes of a variant.
   auto shapes = [&](const std::vector<ModelValue> &ios, const llvm::Twine &name) {

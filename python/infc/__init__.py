@@ -3,7 +3,8 @@
     import infc
     infc.compile("model.onnx", "model.so", input_shape={"a": (2, 3)})  # runs `infc compile`
     m = infc.load("model.so", num_threads=2)
-    m.inputs                     # (IOInfo(name='a', dtype=dtype('float32'), shape=(2, 3)), ...)
+    m.inputs                     # (IOInfo(name='a', dtype=dtype('float32'), shape=(2, 3),
+                                 #         dims=(Dim(...), ...)), ...)
     out = m(a=x, b=y)            # or m({"a": x, "b": y}) or m([x, y]): {name: array}
     m.run({"a": x, "b": y}, out={"sum": buf})   # write an output into your own array
 
@@ -30,11 +31,29 @@ from . import _abi
 from ._abi import ABI_VERSION_MAJOR, Status
 from ._compile import CompileError, compile, find_compiler
 
-__all__ = ["load", "compile", "find_compiler", "Model", "Session", "IOInfo", "Error",
+__all__ = ["load", "compile", "find_compiler", "Model", "Session", "IOInfo", "Dim", "Error",
            "CompileError", "Status", "ABI_VERSION_MAJOR"]
 
-# shape: a tuple of ints, None for a dynamic dim.
-IOInfo = collections.namedtuple("IOInfo", ["name", "dtype", "shape"])
+_INT64_MAX = 2**63 - 1
+
+
+class Dim(collections.namedtuple("Dim", ["name", "value", "min", "max"])):
+    """One dim of an input or output: its name in the model (ONNX dim_param) or None, its
+    size or None where runs may pass several, and the sizes a run may pass (min..max; max is
+    None when unbounded). Printed as the model says it: 3, batch=1, batch[1..64], seq, ?."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        if self.value is not None:
+            return f"{self.name}={self.value}" if self.name else str(self.value)
+        bounded = self.min > 0 or self.max is not None
+        span = f"[{self.min}..{'' if self.max is None else self.max}]" if bounded else ""
+        return f"{self.name or '?'}{span}"
+
+
+# shape: a tuple of ints, None for a dynamic dim; dims: a Dim per dim (names and ranges).
+IOInfo = collections.namedtuple("IOInfo", ["name", "dtype", "shape", "dims"])
 
 
 class Error(RuntimeError):
@@ -56,15 +75,25 @@ def load(path, num_threads=0, profile=None):
     return Model(path, num_threads=num_threads, profile=profile)
 
 
-def _io_infos(handle, count, getter):
+def _io_infos(handle, count, getter, dim_getter):
     """The IOInfo tuple and the raw infc dtype codes (raw-bits bfloat16 and uint16 share a
-    numpy dtype, so the code is what the runtime is told)."""
+    numpy dtype, so the code is what the runtime is told). dim_getter: None for a library
+    older than ABI 1.4 (its dims then have no names)."""
     infos, codes = [], []
     for i in range(count):
         info = _abi.IOInfo()
         _check(getter(handle, i, ctypes.byref(info)), "reading the model's signature")
         shape = tuple(None if info.shape[k] < 0 else int(info.shape[k]) for k in range(info.rank))
-        infos.append(IOInfo(info.name.decode(), _abi.DTYPES[info.dtype], shape))
+        dims = []
+        for k, size in enumerate(shape):
+            d = _abi.DimInfo()
+            if dim_getter is None:
+                d.min, d.max = (size, size) if size is not None else (0, _INT64_MAX)
+            else:
+                _check(dim_getter(handle, i, k, ctypes.byref(d)), "reading the model's dims")
+            dims.append(Dim(d.name.decode() if d.name else None, size, int(d.min),
+                            None if d.max == _INT64_MAX else int(d.max)))
+        infos.append(IOInfo(info.name.decode(), _abi.DTYPES[info.dtype], shape, tuple(dims)))
         codes.append(info.dtype)
     return tuple(infos), tuple(codes)
 
@@ -145,9 +174,11 @@ class Model(_Closeable):
         self.name = lib.infc_model_name(handle).decode()
         self.workspace_bytes = lib.infc_model_workspace_bytes(handle)
         self.inputs, self._input_codes = _io_infos(
-            handle, lib.infc_model_num_inputs(handle), lib.infc_model_input_info)
+            handle, lib.infc_model_num_inputs(handle), lib.infc_model_input_info,
+            getattr(lib, "infc_model_input_dim", None))
         self.outputs, self._output_codes = _io_infos(
-            handle, lib.infc_model_num_outputs(handle), lib.infc_model_output_info)
+            handle, lib.infc_model_num_outputs(handle), lib.infc_model_output_info,
+            getattr(lib, "infc_model_output_dim", None))
         self._session = Session(self, num_threads, profile=profile)
 
     def session(self, num_threads=0, cuda_stream=None, profile=None):
@@ -159,6 +190,12 @@ class Model(_Closeable):
     def end_profiling(self):
         """Writes the default session's trace and stops profiling; returns the file."""
         return self._session.end_profiling()
+
+    def output_shapes(self, shapes=None, /, **kwargs):
+        """The default session's Session.output_shapes."""
+        if self._session is None:
+            raise Error(Status.INVALID_ARGUMENT, f"model '{self.name}' is closed")
+        return self._session.output_shapes(shapes, **kwargs)
 
     def run(self, inputs, out=None):
         """Runs the default session; see Session.run."""
@@ -187,7 +224,7 @@ class Model(_Closeable):
     def __repr__(self):
         def fmt(ios):
             return ", ".join(
-                f"{io.name}: {io.dtype}[{','.join('?' if d is None else str(d) for d in io.shape)}]"
+                f"{io.name}: {io.dtype}[{','.join(str(d) for d in io.dims)}]"
                 for io in ios)
 
         return f"<infc.Model '{self.name}' ({fmt(self.inputs)}) -> ({fmt(self.outputs)})>"
@@ -348,6 +385,50 @@ class Session(_Closeable):
         return _abi.Tensor(arr.ptr if device else arr.ctypes.data, code, arr.ndim,
                            ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), arr.nbytes,
                            _abi.TENSOR_DEVICE if device else 0, 0)
+
+    def output_shapes(self, shapes=None, /, **kwargs):
+        """The output shapes a run with inputs of these shapes produces, checked as a run
+        checks them (named dims, ranges, variants): output_shapes(x=(4, 3, 224, 224)) or
+        output_shapes({"x": (4, 3, 224, 224)}) gives {output name: shape}. Every input's
+        shape is needed; a --specialize library's output shapes follow them."""
+        shapes = _merge_inputs(shapes, kwargs)
+        if isinstance(shapes, dict):
+            shapes = dict(shapes)
+        else:
+            shapes = {io.name: s for io, s in zip(self.model.inputs, shapes)}
+        keep = []
+        tensors = (_abi.Tensor * max(len(self.model.inputs), 1))()
+        for i, io in enumerate(self.model.inputs):
+            if io.name not in shapes:
+                raise Error(Status.INVALID_ARGUMENT, f"output_shapes: input '{io.name}' is "
+                            "missing")
+            dims = tuple(int(d) for d in shapes.pop(io.name))
+            shape = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+            keep.append(shape)
+            tensors[i] = _abi.Tensor(None, self.model._input_codes[i], len(dims),
+                                     ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), 0, 0, 0)
+        if shapes:
+            raise Error(Status.INVALID_ARGUMENT, "output_shapes: the model has no input "
+                        f"'{next(iter(shapes))}'")
+        with self._lock:
+            if self._handle is None:
+                raise Error(Status.INVALID_ARGUMENT, "the session is closed")
+            if not hasattr(self._lib, "infc_session_prepare"):
+                raise Error(Status.UNAVAILABLE, f"'{self.model.path}' predates ABI 1.4; "
+                            "compile it again")
+            status = self._lib.infc_session_prepare(self._handle, tensors,
+                                                    len(self.model.inputs))
+            if status != Status.OK:
+                raise Error(status, self._lib.infc_session_error(self._handle).decode(
+                    errors="replace"))
+            result = {}
+            for j, io in enumerate(self.model.outputs):
+                rank, shape = ctypes.c_int32(), ctypes.POINTER(ctypes.c_int64)()
+                _check(self._lib.infc_session_output_shape(self._handle, j, ctypes.byref(rank),
+                                                           ctypes.byref(shape)),
+                       "reading an output shape")
+                result[io.name] = tuple(int(shape[k]) for k in range(rank.value))
+            return result
 
     def end_profiling(self):
         """Writes the trace (chrome://tracing, ui.perfetto.dev) and stops profiling; returns

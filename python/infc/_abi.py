@@ -55,6 +55,15 @@ class IOInfo(ctypes.Structure):
     ]
 
 
+class DimInfo(ctypes.Structure):  # ABI 1.4
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("value", ctypes.c_int64),
+        ("min", ctypes.c_int64),
+        ("max", ctypes.c_int64),
+    ]
+
+
 class SessionOptions(ctypes.Structure):
     _fields_ = [
         ("struct_size", ctypes.c_uint32),
@@ -140,6 +149,12 @@ _SIGNATURES = {
 # Functions of later minor versions: declared where the library has them.
 _OPTIONAL_SIGNATURES = {
     "infc_session_end_profiling": (_status, [_p]),  # ABI 1.3
+    "infc_model_input_dim": (_status, [_p, _size, ctypes.c_int32, ctypes.POINTER(DimInfo)]),  # 1.4
+    "infc_model_output_dim": (_status, [_p, _size, ctypes.c_int32, ctypes.POINTER(DimInfo)]),
+    "infc_session_prepare": (_status, [_p, ctypes.POINTER(Tensor), _size]),
+    "infc_session_output_shape": (
+        _status, [_p, _size, ctypes.POINTER(ctypes.c_int32),
+                  ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))]),
 }
 
 

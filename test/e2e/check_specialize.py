@@ -150,7 +150,7 @@ def main():
 
     # Two named dims: the cross product.
     r = compile("tokens.onnx", "tokens.so", "--specialize", "batch=1,2", "--specialize",
-                "seq=8,32")
+                "seq=8,32", "--dim", "seq=1..64")
     report(r.returncode == 0 and "4 variants" in r.stderr,
            f"tokens --specialize batch=1,2 seq=8,32: exit {r.returncode} {r.stderr.strip()[-300:]}")
     if r.returncode == 0:
@@ -163,12 +163,25 @@ def main():
                 ref = harness.ort_reference(work("tokens.onnx"), feeds)["y"]
                 ok, summary = harness.compare(t(feeds)["y"], ref, rtol=1e-4, atol=1e-6)
                 report(ok, f"tokens batch {batch} seq {seq}: {summary}")
-        try:
-            t(ids=np.zeros((2, 8), np.int64), mask=np.zeros((2, 32), np.float32))
-            report(False, "tokens: ids seq 8 with mask seq 32 not refused")
-        except infc.Error as e:
-            report(e.status == infc.Status.SHAPE_MISMATCH and "'ids' [2,8], 'mask' [2,32]" in str(e),
-                   f"tokens: ids and mask of different seq refused: {e}")
+        # The dims' names and ranges: seq declared 1..64, both narrowed to the variants.
+        dims = [str(d) for d in t.inputs[1].dims]
+        report(dims == ["batch[1..2]", "seq[8..32]"] and
+               [d.name for d in t.outputs[0].dims] == ["batch", "seq"],
+               f"tokens: named dims {dims}, outputs {t.outputs[0].dims}")
+        shapes = t.output_shapes(ids=(2, 32), mask=(2, 32))
+        report(shapes == {"y": (2, 32)}, f"tokens: output_shapes for (2, 32): {shapes}")
+        for ids, mask, want in (((2, 8), (2, 32), "input 1 'mask': dim 1 'seq' is 32, but input 0 "
+                                 "'ids' dim 1 of the same name is 8"),
+                                ((1, 100), (1, 100), "input 0 'ids': dim 1 'seq' is 100, must be "
+                                 "within 1..64"),
+                                ((3, 8), (3, 8), "no compiled variant takes these input shapes "
+                                 "('ids' [3,8], 'mask' [3,8])")):
+            try:
+                t(ids=np.zeros(ids, np.int64), mask=np.zeros(mask, np.float32))
+                report(False, f"tokens: ids {ids} with mask {mask} not refused")
+            except infc.Error as e:
+                report(e.status == infc.Status.SHAPE_MISMATCH and want in str(e),
+                       f"tokens: ids {ids}, mask {mask} refused: {e}")
         t.close()
 
     # Profiled variants: each kernel event says which variant ran.
@@ -198,7 +211,13 @@ def main():
                         (["--specialize", "batch=1", "--specialize", "batch=2"], "given twice"),
                         (["--specialize", "batch=1,2", "--header", work("m.h")],
                          "not supported yet"),
-                        (["--specialize", "batch=1,2", "--emit=llvm"], "builds a library")):
+                        (["--specialize", "batch=1,2", "--emit=llvm"], "builds a library"),
+                        (["--specialize", "batch=1,2", "--dim", "batch=2..4"],
+                         "'batch' is 1 (from --input-shape or --specialize), outside --dim "
+                         "batch=2..4"),
+                        (["--specialize", "batch=1,2", "--dim", "batch=4..2"], "malformed --dim"),
+                        (["--specialize", "batch=1,2", "--dim", "btch=1..4"],
+                         "--dim names dim 'btch'")):
         out = work("bad.so")
         r = compile("cnn.onnx", "bad.so", *flags)
         report(r.returncode == 1 and want in r.stderr and not os.path.exists(out)

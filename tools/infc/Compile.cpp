@@ -73,6 +73,24 @@ bool parseSpecialize(llvm::StringRef spec, CompileOptions &options, std::string 
   return true;
 }
 
+/// --dim batch=1..64 (repeatable, one name each).
+bool parseDimRange(llvm::StringRef spec, CompileOptions &options, std::string &error) {
+  auto [name, range] = spec.split('=');
+  auto [lo, hi] = range.split("..");
+  int64_t min = 0, max = 0;
+  if (name.empty() || !range.contains("..") || lo.trim().getAsInteger(10, min) ||
+      hi.trim().getAsInteger(10, max) || min < 0 || min > max) {
+    error = "malformed --dim '" + spec.str() +
+            "' (expected DIM=MIN..MAX with 0 <= MIN <= MAX, e.g. batch=1..64)";
+    return false;
+  }
+  if (!options.import.dimRanges.try_emplace(name, min, max).second) {
+    error = "--dim " + name.str() + " is given twice";
+    return false;
+  }
+  return true;
+}
+
 bool parseShape(llvm::StringRef text, llvm::SmallVectorImpl<int64_t> &shape) {
   llvm::SmallVector<llvm::StringRef> dims;
   text.split(dims, 'x');
@@ -198,6 +216,8 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
       parseInputValue(v, o, error);
     else if (value("--specialize", v))
       parseSpecialize(v, o, error);
+    else if (value("--dim", v))
+      parseDimRange(v, o, error);
     else if (value("--test-miscompile", v)) { // hidden: infc verify's own test
       o.import.testMiscompileOp = v;
       llvm::errs() << "infc: warning: --test-miscompile " << v

@@ -206,6 +206,42 @@ TEST_F(OnnxImporterTest, SymbolicDimNeedsInputShape) {
   EXPECT_NE(errors[0].find("graph fixes it to 4"), std::string::npos) << errors[0];
 }
 
+TEST_F(OnnxImporterTest, DimNamesAndRangesAreRecorded) {
+  addInput("x", onnx::TensorProto::FLOAT, {-1, 4}, "batch");
+  addNode("Relu", {"x"}, {"y"});
+  addOutput("y");
+  infc::OnnxImportOptions options;
+  options.dimValues["batch"] = 2;
+  options.dimRanges["batch"] = {1, 8};
+  auto m = import(options);
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  auto names = mainOf(*m).getArgAttrOfType<ArrayAttr>(0, "infc.dims");
+  ASSERT_TRUE(names);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(cast<StringAttr>(names[0]).getValue(), "batch");
+  EXPECT_EQ(cast<StringAttr>(names[1]).getValue(), "");
+  auto ranges = (*m)->getAttrOfType<DictionaryAttr>("infc.dim_ranges");
+  ASSERT_TRUE(ranges);
+  auto batch = ranges.getAs<DenseI64ArrayAttr>("batch");
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch.asArrayRef(), ArrayRef<int64_t>({1, 8}));
+
+  options.dimValues["batch"] = 9; // outside its range
+  EXPECT_FALSE(import(options));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("dim 0 'batch' is 9 (from --input-shape or --specialize), outside "
+                           "--dim batch=1..8"),
+            std::string::npos)
+      << errors[0];
+
+  options.dimValues["batch"] = 2;
+  options.dimRanges["btch"] = {1, 8}; // no such name
+  EXPECT_FALSE(import(options));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("--dim names dim 'btch', which no graph input has"), std::string::npos)
+      << errors[0];
+}
+
 TEST_F(OnnxImporterTest, NegativeDimValueIsDynamic) {
   // paddle2onnx writes dim_value -1 for a dynamic dim; onnxruntime reads it as one.
   addInput("x", onnx::TensorProto::FLOAT, {2, 4});

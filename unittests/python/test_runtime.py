@@ -42,16 +42,35 @@ def check_results(out, a=A, b=B):
 def test_introspection(model):
     assert model.name == "fake_add"
     assert model.workspace_bytes == 100
-    assert model.inputs == (
-        infc.IOInfo("a", np.dtype(np.float32), (2, 3)),
-        infc.IOInfo("b", np.dtype(np.float32), (3,)),
-    )
+    assert [(io.name, io.dtype, io.shape) for io in model.inputs] == [
+        ("a", np.dtype(np.float32), (2, 3)),
+        ("b", np.dtype(np.float32), (3,)),
+    ]
+    assert model.inputs[0].dims == (infc.Dim(None, 2, 2, 2), infc.Dim(None, 3, 3, 3))
     assert [io.name for io in model.outputs] == ["sum", "row_sum", "total"]
     assert model.outputs[1].dtype == np.int64
     assert model.outputs[2].shape == ()
     assert model.num_threads >= 1  # 0 asked for the default: all usable CPUs
     assert repr(model) == ("<infc.Model 'fake_add' (a: float32[2,3], b: float32[3]) -> "
                            "(sum: float32[2,3], row_sum: int64[2], total: float64[])>")
+
+
+def test_output_shapes_checks_like_a_run(model):
+    assert model.output_shapes(a=(2, 3), b=(3,)) == {"sum": (2, 3), "row_sum": (2,),
+                                                     "total": ()}
+    with pytest.raises(infc.Error) as e:
+        model.output_shapes(a=(2, 4), b=(3,))
+    assert e.value.status == infc.Status.SHAPE_MISMATCH
+    assert "input 0 'a': dim 1 is 4, expected 3" in str(e.value)
+    with pytest.raises(infc.Error, match="input 'b' is missing"):
+        model.output_shapes(a=(2, 3))
+
+
+def test_dims_print_as_the_model_says_them():
+    assert [str(d) for d in (infc.Dim(None, 3, 3, 3), infc.Dim("batch", 1, 1, 1),
+                             infc.Dim("batch", None, 1, 64), infc.Dim("seq", None, 0, None),
+                             infc.Dim(None, None, 0, None), infc.Dim("n", None, 2, None))] == \
+        ["3", "batch=1", "batch[1..64]", "seq", "?", "n[2..]"]
 
 
 def test_status_text_matches_the_runtime(model):

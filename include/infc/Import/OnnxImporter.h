@@ -30,6 +30,10 @@ struct OnnxImportOptions {
   /// variant of `infc compile --specialize batch=1,8` each.
   llvm::StringMap<int64_t> dimValues;
 
+  /// The sizes a named dim may take (`--dim batch=1..64`), inclusive: recorded in the
+  /// library, whose runs refuse other sizes; a size fixed at compile time must be inside.
+  llvm::StringMap<std::pair<int64_t, int64_t>> dimRanges;
+
   /// Testing `infc verify` only (`--test-miscompile OP`, hidden): every node of this op type
   /// gets 1 added to its first floating-point output, a known wrong answer to find.
   std::string testMiscompileOp;

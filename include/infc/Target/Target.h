@@ -20,12 +20,22 @@ struct ModelValue {
   std::vector<int64_t> shape;
   /// An input specialized by --input-value: the bytes every run must pass (else empty).
   std::vector<char> value;
+  /// Per dim, the index of its name in ModelInterface::dims or -1; empty when none is named.
+  std::vector<int32_t> dimIds;
+};
+
+/// A named dim (ONNX dim_param) and the sizes runs may give it (`infc compile --dim`).
+struct NamedDim {
+  std::string name;
+  int64_t min = 0, max = INT64_MAX;
 };
 
 /// The model's interface, read from `func.func @main` before the pipeline changes it.
 struct ModelInterface {
   std::string name;
   std::vector<ModelValue> inputs, outputs;
+  /// The dims the inputs and outputs name, inputs' first, in order of appearance.
+  std::vector<NamedDim> dims;
   uint64_t workspaceBytes = 0;
   /// The entry takes the weights (weightsBytes of them, the global @infc__weights) after the
   /// workspace: --target cuda and its emulator (infc-pack-weights).

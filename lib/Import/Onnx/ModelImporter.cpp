@@ -160,6 +160,37 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
   return RankedTensorType::get(shape, et);
 }
 
+ArrayAttr ModelImporter::dimNames(const onnx::ValueInfoProto &info, int64_t rank) {
+  if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())
+    return nullptr;
+  const auto &dims = info.type().tensor_type().shape().dim();
+  if (dims.size() != rank || llvm::none_of(dims, [](const auto &d) { return d.has_dim_param(); }))
+    return nullptr;
+  SmallVector<Attribute> names;
+  for (const auto &d : dims)
+    names.push_back(b.getStringAttr(d.has_dim_param() ? d.dim_param() : ""));
+  return b.getArrayAttr(names);
+}
+
+LogicalResult ModelImporter::checkDimRanges(const onnx::ValueInfoProto &info,
+                                            RankedTensorType type) {
+  if (options.dimRanges.empty() || !info.type().tensor_type().has_shape())
+    return success();
+  for (auto [d, dim] : llvm::enumerate(info.type().tensor_type().shape().dim())) {
+    auto range =
+        dim.has_dim_param() ? options.dimRanges.find(dim.dim_param()) : options.dimRanges.end();
+    if (range == options.dimRanges.end() || d >= (size_t)type.getRank())
+      continue;
+    int64_t value = type.getDimSize(d);
+    auto [lo, hi] = range->second;
+    if (!ShapedType::isDynamic(value) && (value < lo || value > hi))
+      return error() << "graph input '" << info.name() << "' dim " << d << " '" << dim.dim_param()
+                     << "' is " << value << " (from --input-shape or --specialize), outside --dim "
+                     << dim.dim_param() << "=" << lo << ".." << hi;
+  }
+  return success();
+}
+
 /// The value of --input-value as `type`'s elements: its bytes when the dtypes agree, else
 /// each element converted, which must be exact (an npy file cannot hold bfloat16, so a
 /// float32 array of bfloat16 values serves; an int64 array may give int32 axes).
@@ -395,15 +426,24 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
       error() << "--input-value names '" << entry.getKey().str() << "', which is not a graph input";
       return nullptr;
     }
+  // --specialize and --dim name dims some graph input has.
+  auto inputsNameDim = [&](llvm::StringRef dim) {
+    return llvm::any_of(graph.input(), [&](const onnx::ValueInfoProto &i) {
+      return llvm::any_of(i.type().tensor_type().shape().dim(),
+                          [&](const auto &d) { return d.dim_param() == dim; });
+    });
+  };
+  auto unknownDim = [&](const char *flag, llvm::StringRef dim) {
+    error() << flag << " names dim '" << dim.str()
+            << "', which no graph input has (symbolic dims are named by dim_param)";
+    return nullptr;
+  };
   for (const auto &entry : options.dimValues)
-    if (llvm::none_of(graph.input(), [&](const onnx::ValueInfoProto &i) {
-          return llvm::any_of(i.type().tensor_type().shape().dim(),
-                              [&](const auto &d) { return d.dim_param() == entry.getKey(); });
-        })) {
-      error() << "--specialize names dim '" << entry.getKey().str()
-              << "', which no graph input has (symbolic dims are named by dim_param)";
-      return nullptr;
-    }
+    if (!inputsNameDim(entry.getKey()))
+      return unknownDim("--specialize", entry.getKey());
+  for (const auto &entry : options.dimRanges)
+    if (!inputsNameDim(entry.getKey()))
+      return unknownDim("--dim", entry.getKey());
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   b.setInsertionPointToEnd(module->getBody());
@@ -418,6 +458,7 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
 
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<ArrayAttr> argDims;
   for (const onnx::ValueInfoProto &info : graph.input()) {
     if (initializers.count(info.name()))
       continue; // an initializer listed as input keeps its constant value
@@ -426,6 +467,9 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
       return nullptr;
     argTypes.push_back(type);
     argNames.push_back(info.name());
+    argDims.push_back(dimNames(info, type.getRank()));
+    if (failed(checkDimRanges(info, type)))
+      return nullptr;
   }
 
   auto func = func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
@@ -434,6 +478,8 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   for (auto [i, name] : llvm::enumerate(argNames)) {
     values[name] = entry->getArgument(i);
     func.setArgAttr(i, "infc.name", b.getStringAttr(name));
+    if (argDims[i])
+      func.setArgAttr(i, "infc.dims", argDims[i]);
     auto given = options.inputValues.find(name);
     if (given == options.inputValues.end())
       continue;
@@ -508,8 +554,18 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   }
   func::ReturnOp::create(b, fileLoc, results);
   func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  for (auto [i, out] : llvm::enumerate(graph.output()))
+  for (auto [i, out] : llvm::enumerate(graph.output())) {
     func.setResultAttr(i, "infc.name", b.getStringAttr(out.name()));
+    if (ArrayAttr dims = dimNames(out, cast<RankedTensorType>(results[i].getType()).getRank()))
+      func.setResultAttr(i, "infc.dims", dims);
+  }
+  if (!options.dimRanges.empty()) {
+    SmallVector<NamedAttribute> ranges;
+    for (const auto &entry : options.dimRanges)
+      ranges.emplace_back(b.getStringAttr(entry.getKey()),
+                          b.getDenseI64ArrayAttr({entry.second.first, entry.second.second}));
+    (*module)->setAttr("infc.dim_ranges", b.getDictionaryAttr(ranges));
+  }
   (*module)->setAttr("infc.graph_name", b.getStringAttr(graph.name()));
   if (failed(checkTypes(*module)) || failed(verify(*module)))
     return nullptr;

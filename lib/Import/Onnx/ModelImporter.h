@@ -38,6 +38,11 @@ private:
   std::optional<mlir::DenseElementsAttr> importTensor(const onnx::TensorProto &tensor);
   mlir::LogicalResult readExternalData(const onnx::TensorProto &tensor, std::string &bytes);
   mlir::RankedTensorType inputType(const onnx::ValueInfoProto &info);
+  /// `infc.dims` of a graph input or output: its dims' dim_param names ("" for a dim with
+  /// none); null when it names no dim or its declared rank is not `rank`.
+  mlir::ArrayAttr dimNames(const onnx::ValueInfoProto &info, int64_t rank);
+  /// The input's dims fixed at compile time against their --dim ranges.
+  mlir::LogicalResult checkDimRanges(const onnx::ValueInfoProto &info, mlir::RankedTensorType type);
   mlir::LogicalResult importNode(const onnx::NodeProto &node);
   int64_t importedNodes = 0;
   int64_t errorCount = 0;              // errors emitted in the context since run() began

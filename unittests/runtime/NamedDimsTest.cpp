@@ -1,0 +1,218 @@
+//===- NamedDimsTest.cpp - named dims: names, ranges and one size per name ---===//
+//
+// Static link (like VariantTest.cpp) against descriptors built here: y = a + b with a and b
+// f32[batch, seq], compiled for (batch, seq) = (1, 2) and (2, 4), batch declared 1..2
+// (`--dim batch=1..2`) and seq unbounded; and a static model whose dim 0 is named. Covers
+// the dim introspection, the run checks with their messages, infc_session_prepare and
+// infc_session_output_shape, and corrupt dim tables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infc/runtime.h"
+
+extern "C" {
+#include "model_desc.h"
+infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model **out);
+}
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+template <int64_t N> void add(void **args) {
+  const float *a = static_cast<const float *>(args[1]), *b = static_cast<const float *>(args[2]);
+  float *y = static_cast<float *>(args[3]);
+  for (int64_t i = 0; i < N; ++i)
+    y[i] = a[i] + b[i];
+}
+
+const int64_t kAny[] = {-1, -1};
+const int64_t k1x2[] = {1, 2}, k2x4[] = {2, 4};
+const int64_t *const kShapes12[] = {k1x2, k1x2}, *const kShapes24[] = {k2x4, k2x4};
+const int64_t *const kOut12[] = {k1x2}, *const kOut24[] = {k2x4};
+const int32_t kBatchSeq[] = {0, 1};
+
+struct Desc {
+  infc_dim_desc dims[2] = {{"batch", 1, 2}, {"seq", 0, INT64_MAX}};
+  infc_io_desc inputs[2] = {{"a", INFC_F32, 2, kAny, nullptr, 0, kBatchSeq},
+                            {"b", INFC_F32, 2, kAny, nullptr, 0, kBatchSeq}};
+  infc_io_desc outputs[1] = {{"y", INFC_F32, 2, kAny, nullptr, 0, kBatchSeq}};
+  infc_variant_desc variants[2] = {
+      {"batch=1,seq=2", kShapes12, kOut12, add<2>, nullptr, 0, 0, nullptr},
+      {"batch=2,seq=4", kShapes24, kOut24, add<8>, nullptr, 0, 0, nullptr}};
+  infc_model_desc desc = {INFC_MODEL_DESC_VERSION, 2, 1, 0, inputs, outputs, 0, "named", add<2>};
+  Desc() {
+    desc.num_variants = 2;
+    desc.variants = variants;
+    desc.num_dims = 2;
+    desc.dims = dims;
+  }
+};
+
+struct NamedDims : ::testing::Test {
+  Desc d;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  void SetUp() override {
+    ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+    ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  }
+  void TearDown() override {
+    infc_session_release(session);
+    infc_model_release(model);
+  }
+  // Runs a [sa0, sa1] + b [sb0, sb1] into a library-owned output.
+  infc_status run(std::vector<int64_t> sa, std::vector<int64_t> sb) {
+    std::vector<float> a(64, 1.f), b(64, 2.f);
+    infc_tensor in[2] = {{a.data(), INFC_F32, 2, sa.data(), 0, 0, 0},
+                         {b.data(), INFC_F32, 2, sb.data(), 0, 0, 0}};
+    infc_tensor out{};
+    return infc_run(session, in, 2, &out, 1);
+  }
+  std::string error() const { return infc_session_error(session); }
+};
+
+TEST_F(NamedDims, IntrospectionGivesNamesAndRanges) {
+  infc_dim_info info;
+  ASSERT_EQ(infc_model_input_dim(model, 1, 0, &info), INFC_OK);
+  EXPECT_STREQ(info.name, "batch");
+  EXPECT_EQ(info.value, -1);
+  EXPECT_EQ(info.min, 1); // declared 1..2, variants 1 and 2
+  EXPECT_EQ(info.max, 2);
+  // Unbounded, narrowed to the variants' sizes.
+  ASSERT_EQ(infc_model_output_dim(model, 0, 1, &info), INFC_OK);
+  EXPECT_STREQ(info.name, "seq");
+  EXPECT_EQ(info.min, 2);
+  EXPECT_EQ(info.max, 4);
+  EXPECT_EQ(infc_model_input_dim(model, 0, 2, &info), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_model_input_dim(model, 2, 0, &info), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_model_input_dim(model, 0, -1, &info), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_model_output_dim(model, 0, 0, nullptr), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_model_input_dim(nullptr, 0, 0, &info), INFC_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(NamedDims, OneSizePerName) {
+  EXPECT_EQ(run({2, 4}, {2, 4}), INFC_OK) << error();
+  EXPECT_EQ(run({1, 2}, {1, 4}), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(error(), "input 1 'b': dim 1 'seq' is 4, but input 0 'a' dim 1 of the same name is 2");
+  EXPECT_EQ(run({2, 4}, {1, 4}), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(error(),
+            "input 1 'b': dim 0 'batch' is 1, but input 0 'a' dim 0 of the same name is 2");
+}
+
+TEST_F(NamedDims, SizesOutsideTheRangeAreRefused) {
+  EXPECT_EQ(run({3, 4}, {3, 4}), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(error(), "input 0 'a': dim 0 'batch' is 3, must be within 1..2 (the range the model "
+                     "was compiled for)");
+  EXPECT_EQ(run({2, -4}, {2, -4}), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(error(), "input 0 'a': dim 1 'seq' is -4, must be at least 0");
+  // In range, but no variant: the dispatch's message.
+  EXPECT_EQ(run({2, 3}, {2, 3}), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_NE(error().find("no compiled variant"), std::string::npos) << error();
+}
+
+TEST_F(NamedDims, PrepareGivesTheOutputShapeBeforeTheRun) {
+  const int64_t *shape = nullptr;
+  int32_t rank = 0;
+  ASSERT_EQ(infc_session_output_shape(session, 0, &rank, &shape), INFC_OK);
+  EXPECT_EQ(rank, 2);
+  EXPECT_EQ(shape[0], 1); // the first variant's until a prepare or run
+  int64_t s24[] = {2, 4};
+  infc_tensor in[2] = {{nullptr, INFC_F32, 2, s24, 0, 0, 0}, {nullptr, INFC_F32, 2, s24, 0, 0, 0}};
+  ASSERT_EQ(infc_session_prepare(session, in, 2), INFC_OK) << error();
+  ASSERT_EQ(infc_session_output_shape(session, 0, &rank, &shape), INFC_OK);
+  EXPECT_EQ(shape[0], 2);
+  EXPECT_EQ(shape[1], 4);
+  // The caller allocates the output of that shape and runs.
+  std::vector<float> a(8, 1.f), b(8, 2.f), y(shape[0] * shape[1], 0.f);
+  in[0].data = a.data();
+  in[1].data = b.data();
+  infc_tensor out{y.data(), INFC_F32, rank, shape, 0, 0, 0};
+  ASSERT_EQ(infc_run(session, in, 2, &out, 1), INFC_OK) << error();
+  for (float v : y)
+    EXPECT_EQ(v, 3.f);
+  // Prepare checks as a run does, and a failed one leaves the shapes alone.
+  int64_t s14[] = {1, 4};
+  in[1].shape = s14;
+  EXPECT_EQ(infc_session_prepare(session, in, 2), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(error(),
+            "input 1 'b': dim 0 'batch' is 1, but input 0 'a' dim 0 of the same name is 2");
+  ASSERT_EQ(infc_session_output_shape(session, 0, &rank, &shape), INFC_OK);
+  EXPECT_EQ(shape[1], 4);
+  in[1].dtype = INFC_I64;
+  EXPECT_EQ(infc_session_prepare(session, in, 2), INFC_ERR_DTYPE_MISMATCH);
+  EXPECT_EQ(infc_session_prepare(session, in, 1), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_session_prepare(nullptr, in, 2), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_session_output_shape(session, 1, &rank, &shape), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_session_output_shape(session, 0, nullptr, &shape), INFC_ERR_INVALID_ARGUMENT);
+}
+
+TEST(NamedStaticDim, MismatchNamesTheDim) {
+  const int64_t k1x2Static[] = {1, 2};
+  const int32_t kBatchOnly[] = {0, -1};
+  infc_dim_desc dims[1] = {{"batch", 0, INT64_MAX}};
+  infc_io_desc inputs[2] = {{"a", INFC_F32, 2, k1x2Static, nullptr, 0, kBatchOnly},
+                            {"b", INFC_F32, 2, k1x2Static, nullptr, 0, nullptr}};
+  infc_io_desc outputs[1] = {{"y", INFC_F32, 2, k1x2Static, nullptr, 0, kBatchOnly}};
+  infc_model_desc desc = {INFC_MODEL_DESC_VERSION, 2, 1, 0, inputs, outputs, 0, "static", add<2>};
+  desc.num_dims = 1;
+  desc.dims = dims;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&desc, &model), INFC_OK);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  infc_dim_info info;
+  ASSERT_EQ(infc_model_input_dim(model, 0, 0, &info), INFC_OK);
+  EXPECT_STREQ(info.name, "batch");
+  EXPECT_EQ(info.value, 1);
+  EXPECT_EQ(info.min, 1);
+  EXPECT_EQ(info.max, 1);
+  ASSERT_EQ(infc_model_input_dim(model, 1, 0, &info), INFC_OK);
+  EXPECT_EQ(info.name, nullptr);
+  std::vector<float> a(4, 1.f), b(4, 2.f);
+  int64_t s22[] = {2, 2}, s12[] = {1, 2};
+  infc_tensor in[2] = {{a.data(), INFC_F32, 2, s22, 0, 0, 0},
+                       {b.data(), INFC_F32, 2, s12, 0, 0, 0}};
+  infc_tensor out{};
+  EXPECT_EQ(infc_run(session, in, 2, &out, 1), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "input 0 'a': dim 0 'batch' is 2, expected 1 (shape [2,2], expected [1,2])");
+  in[0].shape = s12;
+  in[1].shape = s22;
+  EXPECT_EQ(infc_run(session, in, 2, &out, 1), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "input 1 'b': dim 0 is 2, expected 1 (shape [2,2], expected [1,2])");
+  in[1].shape = s12;
+  EXPECT_EQ(infc_run(session, in, 2, &out, 1), INFC_OK) << infc_session_error(session);
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
+TEST(NamedDimDescriptors, CorruptTablesAreRefused) {
+  struct Case {
+    const char *what;
+    void (*corrupt)(Desc &);
+  };
+  static const int32_t kOutOfRange[] = {0, 2}, kBelow[] = {-2, 0};
+  const Case cases[] = {
+      {"no table", [](Desc &d) { d.desc.dims = nullptr; }},
+      {"nameless", [](Desc &d) { d.dims[1].name = nullptr; }},
+      {"min > max", [](Desc &d) { d.dims[0].min = 3; }},
+      {"negative min", [](Desc &d) { d.dims[0].min = -1; }},
+      {"id past the table", [](Desc &d) { d.inputs[1].dim_ids = kOutOfRange; }},
+      {"id below -1", [](Desc &d) { d.outputs[0].dim_ids = kBelow; }},
+  };
+  for (const Case &c : cases) {
+    Desc d;
+    c.corrupt(d);
+    infc_model *model = nullptr;
+    EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL) << c.what;
+    EXPECT_EQ(model, nullptr) << c.what;
+  }
+}
+
+} // namespace
