@@ -832,3 +832,38 @@ func.func @dequantize_int_result(%x: tensor<4xi8>, %s: tensor<f32>) {
   %0 = infc.dequantize %x, %s {axis = 0 : i64, block_size = 0 : i64} : (tensor<4xi8>, tensor<f32>) -> tensor<4xi32>
   return
 }
+
+// -----
+
+// A result may leave an inferred dim `?`, never claim a size the inference does not give.
+func.func @result_claims_a_dynamic_size(%a: tensor<?x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{'infc.add' op inferred type(s) 'tensor<?x3xf32>' are incompatible with return type(s) of operation 'tensor<4x3xf32>'}}
+  // expected-error @+1 {{'infc.add' op failed to infer returned types}}
+  %0 = infc.add %a, %b : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_dynamic_channels(%x: tensor<1x?x8x8xf32>, %w: tensor<8x4x3x3xf32>) {
+  // expected-error @+1 {{'infc.conv' op expects static channel counts and a static weight shape}}
+  %0 = infc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x?x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_dynamic_and_static_disagree(%a: tensor<?x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{expects inputs to agree on dim 1}}
+  %0 = infc.concat %a, %b {axis = 0 : i64} : (tensor<?x3xf32>, tensor<2x4xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_static_sizes_still_disagree(%a: tensor<?x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{operand shapes 'tensor<?x3xf32>' and 'tensor<4xf32>' do not broadcast}}
+  // expected-error @+1 {{'infc.mul' op failed to infer returned types}}
+  %0 = infc.mul %a, %b : (tensor<?x3xf32>, tensor<4xf32>) -> tensor<?x3xf32>
+  return
+}

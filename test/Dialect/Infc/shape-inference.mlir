@@ -2,8 +2,8 @@
 
 // Result types written with dynamic dims are refined to the inferred static ones, in order
 // (a refined result refines its users), and the function signature follows the returned
-// values. The parser's verifier is off because the ops' own verifiers insist on exactly the
-// inferred type (see shape-inference-dynamic-xfail.mlir); the IR is verified after the pass.
+// values. The parser's verifier is off for the last case, an op whose inference fails (the
+// pass's own error); the IR is verified after the pass.
 
 // CHECK-LABEL: func @elementwise_chain
 // CHECK-SAME: -> (tensor<2x3xf32>, tensor<2x3xi1>)

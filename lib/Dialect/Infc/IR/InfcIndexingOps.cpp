@@ -21,7 +21,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
     return emitOptionalError(loc, "expects low and high pads of rank ", it.getRank());
   SmallVector<int64_t> shape(it.getShape());
   for (int64_t d = 0; d < it.getRank(); ++d)
-    shape[d] += low[d] + high[d];
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] += low[d] + high[d];
   types.push_back(RankedTensorType::get(shape, it.getElementType()));
   return success();
 }
@@ -81,14 +82,15 @@ LogicalResult ScatterOp::verify() {
   if (it.getRank() != dt.getRank())
     return emitOpError("expects indices of the data's rank ") << dt.getRank();
   for (int64_t d = 0; d < dt.getRank(); ++d)
-    if (d != axis && it.getDimSize(d) > dt.getDimSize(d))
+    if (d != axis && !it.isDynamicDim(d) && !dt.isDynamicDim(d) &&
+        it.getDimSize(d) > dt.getDimSize(d))
       return emitOpError("indices are larger than the data in dim ") << d;
   if (ut.getElementType() != dt.getElementType())
     return emitOpError("expects updates of the data's element type");
   StringRef r = getReduction();
   if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
     return emitOpError("expects reduction none, add, mul, max or min, got '") << r << "'";
-  if (dt.getDimSize(axis) == 0 && it.getNumElements() > 0)
+  if (dt.getDimSize(axis) == 0 && it.hasStaticShape() && it.getNumElements() > 0)
     return emitOpError("cannot scatter into an empty dim");
   return success();
 }
@@ -103,7 +105,7 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>
   int64_t axis = (int64_t)adaptor.getAxis(), k = (int64_t)adaptor.getK();
   if (axis < 0 || axis >= it.getRank())
     return emitOptionalError(loc, "expects axis in [0, ", it.getRank(), ")");
-  if (k < 0 || k > it.getDimSize(axis))
+  if (k < 0 || (!it.isDynamicDim(axis) && k > it.getDimSize(axis)))
     return emitOptionalError(loc, "expects k in [0, ", it.getDimSize(axis), "], got ", k);
   SmallVector<int64_t> shape(it.getShape());
   shape[axis] = k;

@@ -17,15 +17,25 @@ LogicalResult infc::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
   for (size_t i = 0; i < rank; ++i) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
+    bool dynA = ShapedType::isDynamic(da), dynB = ShapedType::isDynamic(db);
+    if (!dynA && !dynB && da != db && da != 1 && db != 1)
       return failure();
-    result[i] = da == 1 ? db : da;
+    // `?` against 1 stays `?`; against a static n > 1 it can only be 1 or n, so n (the run
+    // checks the `?`); two `?`s are one `?` of the larger.
+    if (da == 1)
+      result[i] = db;
+    else if (db == 1)
+      result[i] = da;
+    else
+      result[i] = dynA ? db : da;
   }
   return success();
 }
 
 int64_t infc::windowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t padBegin,
                                int64_t padEnd, int64_t dilation, bool ceilMode) {
+  if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
+    return ShapedType::kDynamic;
   int64_t span = dilation * (kernel - 1) + 1;
   int64_t numer = in + padBegin + padEnd - span;
   if (numer < 0)
@@ -164,7 +174,8 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   if (lt.getRank() < 2 || rt.getRank() < 2)
     return emitOptionalError(loc, "expects operands of rank >= 2");
   ArrayRef<int64_t> ls = lt.getShape(), rs = rt.getShape();
-  if (ls.back() != rs[rs.size() - 2])
+  int64_t lk = ls.back(), rk = rs[rs.size() - 2];
+  if (lk != rk && !ShapedType::isDynamic(lk) && !ShapedType::isDynamic(rk))
     return emitOptionalError(loc, "contracting dims differ: ", lt, " x ", rt);
   SmallVector<int64_t> batch;
   if (failed(broadcastShapes(ls.drop_back(2), rs.drop_back(2), batch)))
@@ -215,6 +226,10 @@ CastOp ConvOp::getCastFromBytes() {
 LogicalResult ConvOp::verify() {
   auto it = rankedType(getInput()), wt = rankedType(getWeight());
   int64_t group = getGroup(), channels = it.getDimSize(getChannelsLast() ? 3 : 1);
+  // Batch and image sizes may vary; what the weights fix may not.
+  if (ShapedType::isDynamic(channels) || !wt.hasStaticShape())
+    return emitOpError("expects static channel counts and a static weight shape, got ")
+           << it << " and " << wt;
   if (group < 1 || channels % group || wt.getDimSize(0) % group)
     return emitOpError("expects group to divide the channel counts, got group ") << group;
   if (channels / group != wt.getDimSize(1))
@@ -447,10 +462,20 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     auto t = rankedType(v);
     if (t.getRank() != first.getRank() || t.getElementType() != first.getElementType())
       return emitOptionalError(loc, "expects inputs of one rank and element type");
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      if (d == axis)
+        continue;
+      // Where one input's dim is `?`, another's static size says what it must be.
+      int64_t size = t.getDimSize(d);
+      if (ShapedType::isDynamic(shape[d]))
+        shape[d] = size;
+      else if (!ShapedType::isDynamic(size) && size != shape[d])
         return emitOptionalError(loc, "expects inputs to agree on dim ", d);
-    shape[axis] += t.getDimSize(axis);
+    }
+    int64_t size = t.getDimSize(axis);
+    shape[axis] = ShapedType::isDynamic(shape[axis]) || ShapedType::isDynamic(size)
+                      ? ShapedType::kDynamic
+                      : shape[axis] + size;
   }
   types.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
@@ -482,7 +507,9 @@ LogicalResult SliceOp::verify() {
     if (sizes[d] == 0)
       continue;
     int64_t last = offsets[d] + (sizes[d] - 1) * steps[d];
-    if (offsets[d] < 0 || offsets[d] >= it.getDimSize(d) || last < 0 || last >= it.getDimSize(d))
+    if (offsets[d] < 0 || last < 0)
+      return emitOpError("slice out of bounds in dim ") << d;
+    if (!it.isDynamicDim(d) && (offsets[d] >= it.getDimSize(d) || last >= it.getDimSize(d)))
       return emitOpError("slice out of bounds in dim ") << d;
   }
   return success();
@@ -505,6 +532,73 @@ LogicalResult GatherOp::verify() {
   SmallVector<Type> types;
   return inferReturnTypes(getContext(), getLoc(), Adaptor(*this), types);
 }
+
+//===----------------------------------------------------------------------===//
+// Result types against the inferred ones
+//===----------------------------------------------------------------------===//
+
+/// A result type may leave a dim the inference knows as `?` (a placeholder that
+/// -infc-shape-inference refines), never claim a size the inference cannot see or another
+/// element type.
+static bool compatibleResults(TypeRange inferred, TypeRange actual) {
+  if (inferred.size() != actual.size())
+    return false;
+  for (auto [want, have] : llvm::zip(inferred, actual)) {
+    auto w = dyn_cast<RankedTensorType>(want), h = dyn_cast<RankedTensorType>(have);
+    if (!w || !h) {
+      if (want != have)
+        return false;
+      continue;
+    }
+    if (w.getElementType() != h.getElementType() || w.getRank() != h.getRank())
+      return false;
+    for (auto [a, b] : llvm::zip(w.getShape(), h.getShape()))
+      if (a != b && !ShapedType::isDynamic(b))
+        return false;
+  }
+  return true;
+}
+
+#define INFC_COMPATIBLE_RESULTS(OP)                                                                \
+  bool OP::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {                         \
+    return compatibleResults(inferred, actual);                                                    \
+  }
+INFC_COMPATIBLE_RESULTS(AddOp)
+INFC_COMPATIBLE_RESULTS(AndOp)
+INFC_COMPATIBLE_RESULTS(ArgMaxOp)
+INFC_COMPATIBLE_RESULTS(ArgMinOp)
+INFC_COMPATIBLE_RESULTS(AvgPoolOp)
+INFC_COMPATIBLE_RESULTS(ConcatOp)
+INFC_COMPATIBLE_RESULTS(ConvOp)
+INFC_COMPATIBLE_RESULTS(DivOp)
+INFC_COMPATIBLE_RESULTS(EqualOp)
+INFC_COMPATIBLE_RESULTS(GatherOp)
+INFC_COMPATIBLE_RESULTS(GreaterOp)
+INFC_COMPATIBLE_RESULTS(LessOp)
+INFC_COMPATIBLE_RESULTS(MatMulOp)
+INFC_COMPATIBLE_RESULTS(MaxOp)
+INFC_COMPATIBLE_RESULTS(MaxPoolOp)
+INFC_COMPATIBLE_RESULTS(MinOp)
+INFC_COMPATIBLE_RESULTS(MulOp)
+INFC_COMPATIBLE_RESULTS(OrOp)
+INFC_COMPATIBLE_RESULTS(PadOp)
+INFC_COMPATIBLE_RESULTS(PowOp)
+INFC_COMPATIBLE_RESULTS(ReduceMaxOp)
+INFC_COMPATIBLE_RESULTS(ReduceMeanOp)
+INFC_COMPATIBLE_RESULTS(ReduceMinOp)
+INFC_COMPATIBLE_RESULTS(ReduceProdOp)
+INFC_COMPATIBLE_RESULTS(ReduceSumOp)
+INFC_COMPATIBLE_RESULTS(RemOp)
+INFC_COMPATIBLE_RESULTS(ShapeOp)
+INFC_COMPATIBLE_RESULTS(ShiftLeftOp)
+INFC_COMPATIBLE_RESULTS(ShiftRightOp)
+INFC_COMPATIBLE_RESULTS(SliceOp)
+INFC_COMPATIBLE_RESULTS(SubOp)
+INFC_COMPATIBLE_RESULTS(TopKOp)
+INFC_COMPATIBLE_RESULTS(TransposeOp)
+INFC_COMPATIBLE_RESULTS(WhereOp)
+INFC_COMPATIBLE_RESULTS(XorOp)
+#undef INFC_COMPATIBLE_RESULTS
 
 #define GET_OP_CLASSES
 #include "infc/Dialect/Infc/IR/InfcOps.cpp.inc"

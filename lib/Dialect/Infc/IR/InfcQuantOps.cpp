@@ -34,11 +34,15 @@ static LogicalResult verifyQuantOp(Operation *op, Value input, Value scale, Valu
   if (blockSize < 0)
     return op->emitOpError("expects a non-negative block_size");
   if (blockSize == 0) {
+    if (it.isDynamicDim(axis))
+      return op->emitOpError("expects a static dim ") << axis << " for a per-axis scale";
     if (st.getRank() != 1 || st.getDimSize(0) != it.getDimSize(axis))
       return op->emitOpError("expects a per-axis scale of shape [")
              << it.getDimSize(axis) << "], got " << st;
     return success();
   }
+  if (!it.hasStaticShape())
+    return op->emitOpError("expects a static input shape for a blocked scale");
   for (int64_t d = 0; d < rank; ++d) {
     int64_t want = d == axis ? (it.getDimSize(d) + blockSize - 1) / blockSize : it.getDimSize(d);
     if (st.getRank() != rank || st.getDimSize(d) != want)

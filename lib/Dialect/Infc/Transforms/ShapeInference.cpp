@@ -16,7 +16,27 @@ namespace {
 struct InfcShapeInferencePass : public infc::impl::InfcShapeInferenceBase<InfcShapeInferencePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    WalkResult result = func.walk([&](InferTypeOpInterface op) -> WalkResult {
+    WalkResult result = func.walk([&](Operation *generic) -> WalkResult {
+      // Ops that keep their operand's shape but pick their element type (infc.cast)
+      // infer no type; their result takes the operand's shape.
+      if (generic->hasTrait<OpTrait::SameOperandsAndResultShape>() &&
+          !isa<InferTypeOpInterface>(generic) && generic->getNumOperands() > 0) {
+        auto from = dyn_cast<RankedTensorType>(generic->getOperand(0).getType());
+        for (Value value : generic->getResults()) {
+          auto to = dyn_cast<RankedTensorType>(value.getType());
+          if (!from || !to || from.getRank() != to.getRank())
+            continue;
+          SmallVector<int64_t> shape(to.getShape());
+          for (auto [mine, theirs] : llvm::zip(shape, from.getShape()))
+            if (ShapedType::isDynamic(mine))
+              mine = theirs;
+          value.setType(RankedTensorType::get(shape, to.getElementType()));
+        }
+        return WalkResult::advance();
+      }
+      auto op = dyn_cast<InferTypeOpInterface>(generic);
+      if (!op)
+        return WalkResult::advance();
       SmallVector<Type> inferred;
       if (failed(op.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
                                      op->getRawDictionaryAttrs(), op->getPropertiesStorage(),

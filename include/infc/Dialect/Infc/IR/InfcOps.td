@@ -25,7 +25,7 @@ def Infc_ConstantOp : Infc_Op<"constant", [ConstantLike, Pure,
   let hasFolder = 1;
 }
 
-def Infc_ShapeOp : Infc_Op<"shape", [Pure, InferTypeOpAdaptor]> {
+def Infc_ShapeOp : Infc_Op<"shape", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "The shape of a tensor as a 1-D i64 tensor (ONNX Shape)";
   let arguments = (ins Infc_Tensor:$input);
   let results = (outs RankedTensorOf<[I64]>:$result);
@@ -126,7 +126,7 @@ def Infc_CastOp : Infc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 
 /// Binary ops broadcast their operands numpy-style; the result shape is inferred.
 class Infc_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Infc_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor, Infc_Elementwise])> {
+    : Infc_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptorWithIsCompatible, Infc_Elementwise])> {
   let arguments = (ins Infc_Tensor:$lhs, Infc_Tensor:$rhs);
   let results = (outs Infc_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
@@ -162,7 +162,7 @@ def Infc_ShiftRightOp : Infc_BinaryOp<"shift_right"> {
   let summary = "arithmetic lhs >> rhs; the sign fill (0 or -1) when rhs is out of range";
 }
 
-def Infc_WhereOp : Infc_Op<"where", [Pure, InferTypeOpAdaptor]> {
+def Infc_WhereOp : Infc_Op<"where", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "condition ? lhs : rhs, broadcasting all three";
   let arguments = (ins RankedTensorOf<[I1]>:$condition, Infc_Tensor:$lhs, Infc_Tensor:$rhs);
   let results = (outs Infc_Tensor:$result);
@@ -177,7 +177,7 @@ def Infc_WhereOp : Infc_Op<"where", [Pure, InferTypeOpAdaptor]> {
 // Linear algebra and convolution
 //===----------------------------------------------------------------------===//
 
-def Infc_MatMulOp : Infc_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+def Infc_MatMulOp : Infc_Op<"matmul", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "batched matrix product with numpy broadcasting of the batch dims";
   let description = [{
     Both operands have rank >= 2 (the importer reshapes ONNX's 1-D cases). Leading dims
@@ -189,7 +189,7 @@ def Infc_MatMulOp : Infc_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
-def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptor]> {
+def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "2-D grouped convolution, NCHW (or NHWC) input, FCHW weight";
   let description = [{
     `pads` is [top, left, bottom, right] (ONNX order), zeros. `bias` is optional, shape [F].
@@ -216,7 +216,7 @@ def Infc_ConvOp : Infc_Op<"conv", [Pure, InferTypeOpAdaptor]> {
 
 /// With `channels_last` the input is [N, H, W, C], as infc-channels-last writes it for the
 /// CPU.
-class Infc_PoolOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+class Infc_PoolOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let arguments = (ins Infc_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
@@ -242,7 +242,7 @@ def Infc_AvgPoolOp : Infc_PoolOp<"avg_pool"> {
 // Reductions and normalizations
 //===----------------------------------------------------------------------===//
 
-class Infc_ReduceOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+class Infc_ReduceOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let arguments = (ins Infc_Tensor:$input, DenseI64ArrayAttr:$axes, BoolAttr:$keepdims);
   let results = (outs Infc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
@@ -257,7 +257,7 @@ def Infc_ReduceProdOp : Infc_ReduceOp<"reduce_prod"> { let summary = "product ov
 
 /// The i64 index of the extreme element along `axis` (the first one, or the last one with
 /// `select_last_index`); a NaN counts as the extreme, as in numpy.
-class Infc_ArgReduceOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+class Infc_ArgReduceOp<string mnemonic> : Infc_Op<mnemonic, [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let arguments = (ins Infc_Tensor:$input, I64Attr:$axis, BoolAttr:$keepdims,
                        BoolAttr:$select_last_index);
   let results = (outs RankedTensorOf<[I64]>:$result);
@@ -309,7 +309,7 @@ def Infc_BroadcastOp : Infc_Op<"broadcast", [Pure]> {
   let hasFolder = 1;
 }
 
-def Infc_TransposeOp : Infc_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def Infc_TransposeOp : Infc_Op<"transpose", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "permute dims: result dim i is input dim perm[i]";
   let arguments = (ins Infc_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Infc_Tensor:$result);
@@ -318,7 +318,7 @@ def Infc_TransposeOp : Infc_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Infc_ConcatOp : Infc_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+def Infc_ConcatOp : Infc_Op<"concat", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "join tensors along an axis";
   let arguments = (ins Variadic<Infc_Tensor>:$inputs, I64Attr:$axis);
   let results = (outs Infc_Tensor:$result);
@@ -327,7 +327,7 @@ def Infc_ConcatOp : Infc_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Infc_SliceOp : Infc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+def Infc_SliceOp : Infc_Op<"slice", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "strided slice with normalized, in-range starts and sizes per dim";
   let description = [{
     For every dim: element j of the result is input[offsets[d] + j * steps[d]], j < sizes[d].
@@ -341,7 +341,7 @@ def Infc_SliceOp : Infc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Infc_GatherOp : Infc_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+def Infc_GatherOp : Infc_Op<"gather", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "take entries of `data` along `axis` at `indices` (negative counts from the end)";
   let arguments = (ins Infc_Tensor:$data, Infc_IndexTensor:$indices, I64Attr:$axis);
   let results = (outs Infc_Tensor:$result);
@@ -354,7 +354,7 @@ def Infc_GatherOp : Infc_Op<"gather", [Pure, InferTypeOpAdaptor]> {
 // Indexing and padding ops
 //===----------------------------------------------------------------------===//
 
-def Infc_PadOp : Infc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+def Infc_PadOp : Infc_Op<"pad", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "pad every dim by `low`/`high` elements (constant, reflect, edge or wrap)";
   let description = [{
     `low` and `high` hold one non-negative count per dim (the importer turns ONNX's negative
@@ -415,7 +415,7 @@ def Infc_ScatterOp : Infc_Op<"scatter", [Pure, AllTypesMatch<["data", "result"]>
   let hasVerifier = 1;
 }
 
-def Infc_TopKOp : Infc_Op<"topk", [Pure, InferTypeOpAdaptor]> {
+def Infc_TopKOp : Infc_Op<"topk", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "the `k` largest (or smallest) elements along `axis`, sorted, and their indices";
   let description = [{
     Results: the values in order (largest first, or smallest first without `largest`) and
