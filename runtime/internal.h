@@ -33,7 +33,7 @@ struct infc_model {
   /* A --specialize library (desc->num_variants > 0): the dense bytes of inputs then outputs
    * of variant v at variant_bytes[v * (inputs + outputs) + i], and each io's largest. */
   size_t *variant_bytes;
-  size_t *max_bytes;
+  size_t *max_bytes; /* also a generic model's (INFC_DESC_DIMS_ARG), at the dims' maxima */
 };
 
 typedef struct infc__pool infc__pool;
@@ -59,6 +59,7 @@ struct infc_session {
   int64_t *dim_values;
   int32_t *dim_input;
   int32_t *dim_index;
+  size_t *run_bytes;      /* a generic model's: each io's bytes at this run's dims */
   infc__profile *profile; /* NULL unless the session profiles (profile.c) */
   char error[512];
 };
@@ -74,6 +75,9 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
 int infc__model_is_valid(const infc_model *model);
 void infc__model_retain(infc_model *model);
 void infc__model_unref(infc_model *model);
+/* Dense bytes of `io` with its -1 dims at the sizes of their names; 0 if one has no name or
+ * the size overflows. */
+int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *bytes);
 /* Index of the io named `name` among n descs, or -1. */
 long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name);
 

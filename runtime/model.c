@@ -71,6 +71,55 @@ static int variant_byte_size(const infc_io_desc *io, const int64_t *shape, size_
   return 1;
 }
 
+/* Dense bytes of `io` with each -1 dim at `sizes[dim_id]` (a named dim's size) into *bytes; 0
+ * if a -1 has no name or the size overflows. */
+int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *bytes) {
+  size_t n = infc__dtype_size(io->dtype);
+  for (int32_t k = 0; k < io->rank; ++k) {
+    int64_t d = io->shape[k];
+    if (d == -1) {
+      if (!io->dim_ids || io->dim_ids[k] < 0)
+        return 0;
+      d = sizes[io->dim_ids[k]];
+    }
+    if (d < 0 || (uint64_t)d > SIZE_MAX || (d != 0 && n > SIZE_MAX / (size_t)d))
+      return 0;
+    n *= (size_t)d;
+  }
+  *bytes = n;
+  return 1;
+}
+
+/* A generic model (INFC_DESC_DIMS_ARG): every -1 dim named, with a finite range, and an
+ * output's named by an input; each io's largest size into m->max_bytes. 0 if corrupt. */
+static int size_generic(const infc_model_desc *desc, infc_model *m) {
+  if (desc->num_variants || desc->device != INFC_DEVICE_CPU)
+    return 0;
+  int64_t *maxima = malloc(((size_t)desc->num_dims + 1) * (sizeof *maxima + sizeof(int)));
+  if (!maxima)
+    return 0;
+  int *bound = (int *)(maxima + desc->num_dims + 1), ok = 1;
+  for (uint32_t k = 0; k < desc->num_dims; ++k) {
+    maxima[k] = desc->dims[k].max;
+    bound[k] = 0;
+  }
+  size_t ni = desc->num_inputs, nio = ni + desc->num_outputs;
+  for (size_t i = 0; i < ni; ++i)
+    for (int32_t k = 0; desc->inputs[i].dim_ids && k < desc->inputs[i].rank; ++k)
+      if (desc->inputs[i].dim_ids[k] >= 0)
+        bound[desc->inputs[i].dim_ids[k]] = 1;
+  for (size_t i = 0; i < nio && ok; ++i) {
+    const infc_io_desc *io = i < ni ? &desc->inputs[i] : &desc->outputs[i - ni];
+    for (int32_t k = 0; k < io->rank && ok; ++k) {
+      int32_t id = io->dim_ids ? io->dim_ids[k] : -1;
+      ok = io->shape[k] != -1 || (id >= 0 && bound[id] && maxima[id] != INT64_MAX);
+    }
+    ok = ok && infc__io_bytes_at(io, maxima, &m->max_bytes[i]);
+  }
+  free(maxima);
+  return ok;
+}
+
 /* The variants' sizes into m (allocated for them); 0 if a variant is corrupt. */
 static int size_variants(const infc_model_desc *desc, infc_model *m) {
   size_t ni = desc->num_inputs, nio = ni + desc->num_outputs;
@@ -133,14 +182,21 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
       (desc->num_variants && (!desc->variants || desc->device != INFC_DEVICE_CPU)))
     return INFC_ERR_INTERNAL;
   size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
-  /* io_bytes, then for a variant model variant_bytes and max_bytes */
-  size_t sizes = num_ios * (1 + (desc->num_variants ? (size_t)desc->num_variants + 1 : 0));
+  int generic = (desc->flags & INFC_DESC_DIMS_ARG) != 0;
+  if (desc->flags & ~INFC_DESC_DIMS_ARG)
+    return INFC_ERR_INTERNAL;
+  /* io_bytes, then for a variant model variant_bytes and max_bytes, for a generic one
+   * max_bytes */
+  size_t sizes =
+      num_ios * (1 + (desc->num_variants ? (size_t)desc->num_variants + 1 : 0) + (generic ? 1 : 0));
   infc_model *m = malloc(sizeof *m + sizes * sizeof(size_t));
   if (!m)
     return INFC_ERR_OUT_OF_MEMORY;
   m->io_bytes = (size_t *)(m + 1);
   m->variant_bytes = desc->num_variants ? m->io_bytes + num_ios : NULL;
-  m->max_bytes = desc->num_variants ? m->variant_bytes + num_ios * desc->num_variants : NULL;
+  m->max_bytes = desc->num_variants ? m->variant_bytes + num_ios * desc->num_variants
+                 : generic          ? m->io_bytes + num_ios
+                                    : NULL;
   for (size_t i = 0; i < num_ios; ++i) {
     const infc_io_desc *io =
         i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
@@ -154,7 +210,8 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
     return INFC_ERR_INTERNAL;
   }
   if (!names_unique(desc->inputs, desc->num_inputs) ||
-      !names_unique(desc->outputs, desc->num_outputs) || !dims_valid(desc)) {
+      !names_unique(desc->outputs, desc->num_outputs) || !dims_valid(desc) ||
+      (generic && !size_generic(desc, m))) {
     free(m);
     return INFC_ERR_INTERNAL;
   }

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 6u
+#define INFC_MODEL_DESC_VERSION 7u
 
 /* What runs the model's code (infc_model_desc.device). */
 #define INFC_DEVICE_CPU 0u
@@ -92,7 +92,15 @@ typedef struct infc_model_desc {
   /* v6: the names dim_ids refer to (0 and NULL when the model names no dim). */
   uint32_t num_dims;
   const infc_dim_desc *dims;
+  /* v7: INFC_DESC_* bits. */
+  uint32_t flags;
 } infc_model_desc;
+
+/* The generic code of a model with symbolic dims (infc compile --dim): the io shapes have -1
+ * for them, each named, with a finite range; the entry takes the named dims' sizes (int64_t
+ * [num_dims], the dims' order) as the argument after the workspace (and weights), and every
+ * buffer dense at the run's sizes. workspace_bytes is the plan at the dims' maxima. */
+#define INFC_DESC_DIMS_ARG 1u
 
 /* Defined (hidden visibility) by the generated object of each model.so. */
 extern const infc_model_desc infc__model_desc;

@@ -177,6 +177,33 @@ static void set_output_shapes(infc_session *s, int32_t chosen) {
     if (d->outputs[j].rank) /* out_shapes[j] is the session's storage */
       memcpy((int64_t *)s->out_shapes[j], d->variants[chosen].output_shapes[j],
              (size_t)d->outputs[j].rank * sizeof(int64_t));
+  if (!(d->flags & INFC_DESC_DIMS_ARG))
+    return;
+  /* A generic model's: its symbolic dims at this run's sizes (bind_dims). */
+  for (size_t j = 0; j < d->num_outputs; ++j) {
+    const infc_io_desc *io = &d->outputs[j];
+    for (int32_t k = 0; k < io->rank; ++k)
+      ((int64_t *)s->out_shapes[j])[k] =
+          io->shape[k] == -1 ? s->dim_values[io->dim_ids[k]] : io->shape[k];
+  }
+}
+
+/* A generic model's caller-owned output `t` (checked against the model's shape) against the
+ * sizes of its symbolic dims in this run. */
+static infc_status check_symbolic_output(infc_session *s, size_t j, const infc_tensor *t) {
+  const infc_io_desc *io = &s->desc->outputs[j];
+  for (int32_t k = 0; k < io->rank; ++k) {
+    if (io->shape[k] != -1)
+      continue;
+    int32_t id = io->dim_ids[k];
+    if (t->shape[k] != s->dim_values[id])
+      return infc__fail(s, INFC_ERR_SHAPE_MISMATCH,
+                        "output %zu '%s': dim %d '%s' is %lld, expected %lld (its size in "
+                        "this run's inputs)",
+                        j, io->name, (int)k, s->desc->dims[id].name, (long long)t->shape[k],
+                        (long long)s->dim_values[id]);
+  }
+  return INFC_OK;
 }
 
 /* Runs with in_bind/out_bind filled: every input bound, out_bind[j] NULL for an output the
@@ -187,12 +214,16 @@ static infc_status run_bound(infc_session *s) {
   size_t ni = d->num_inputs, no = d->num_outputs;
   const infc_variant_desc *variant = NULL;
   int32_t chosen = -1;
-  /* [workspace, weights (when the model passes them), inputs..., outputs...] */
+  int generic = (d->flags & INFC_DESC_DIMS_ARG) != 0;
+  /* [workspace, weights (when the model passes them), dims (a generic model), inputs...,
+   * outputs...] */
   void **args = s->args;
   args[0] = s->workspace;
   if (d->weights)
     args[1] = (void *)d->weights;
-  void **io = args + (d->weights ? 2 : 1);
+  if (generic)
+    args[d->weights ? 2 : 1] = s->dim_values;
+  void **io = args + (d->weights ? 2 : 1) + (generic ? 1 : 0);
 
   infc_status checked = check_inputs(s, 1, &chosen);
   if (checked != INFC_OK)
@@ -201,8 +232,16 @@ static infc_status run_bound(infc_session *s) {
     variant = &d->variants[chosen];
     bytes = s->model->variant_bytes + (size_t)chosen * (ni + no);
   }
+  if (generic) { /* every symbolic dim is bound and in range (bind_dims) */
+    for (size_t i = 0; i < ni + no; ++i)
+      if (!infc__io_bytes_at(i < ni ? &d->inputs[i] : &d->outputs[i - ni], s->dim_values,
+                             &s->run_bytes[i]))
+        return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                          "the sizes of this run overflow the address space");
+    bytes = s->run_bytes;
+  }
   for (size_t i = 0; i < ni; ++i) {
-    if (variant && s->in_bind[i]->byte_size && s->in_bind[i]->byte_size < bytes[i])
+    if ((variant || generic) && s->in_bind[i]->byte_size && s->in_bind[i]->byte_size < bytes[i])
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                         "input %zu '%s': byte_size %zu is less than the %zu bytes needed", i,
                         d->inputs[i].name, s->in_bind[i]->byte_size, bytes[i]);
@@ -239,6 +278,8 @@ static infc_status run_bound(infc_session *s) {
       infc_status st = check_tensor(s, "output", j, &d->outputs[j],
                                     variant ? variant->output_shapes[j] : d->outputs[j].shape,
                                     bytes[ni + j], t, 1);
+      if (st == INFC_OK && generic)
+        st = check_symbolic_output(s, j, t);
       if (st != INFC_OK)
         return st;
       data = t->data;

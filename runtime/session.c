@@ -72,6 +72,7 @@ static void session_free(infc_session *s) {
   free(s->dim_values);
   free(s->dim_input);
   free(s->dim_index);
+  free(s->run_bytes);
   free(s->workspace);
   infc__cuda_session_destroy(s->cuda);
   infc__pool_destroy(s->pool);
@@ -141,7 +142,7 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
     int is_out = i >= d->num_inputs;
     const infc_io_desc *io = is_out ? &d->outputs[i - d->num_inputs] : &d->inputs[i];
-    for (int32_t k = 0; k < io->rank && !d->num_variants; ++k)
+    for (int32_t k = 0; k < io->rank && !d->num_variants && !(d->flags & INFC_DESC_DIMS_ARG); ++k)
       if (io->shape[k] < 0)
         return create_fail(&opts, INFC_ERR_UNAVAILABLE,
                            "infc_session_create: %s '%s' has dynamic dim %d; this runtime "
@@ -174,14 +175,15 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   s->out_buffers = calloc(no + 1, sizeof *s->out_buffers);
   s->out_shapes = calloc(no + 1, sizeof *s->out_shapes);
   s->shape_storage = calloc(shape_len + 1, sizeof *s->shape_storage);
-  s->args = calloc(2 + ni + no, sizeof *s->args); /* a weights slot too */
+  s->args = calloc(3 + ni + no, sizeof *s->args); /* weights and dims slots too */
+  s->run_bytes = calloc(ni + no + 1, sizeof *s->run_bytes);
   s->in_bind = calloc(ni + 1, sizeof *s->in_bind);
   s->out_bind = calloc(no + 1, sizeof *s->out_bind);
   s->dim_values = calloc((size_t)d->num_dims + 1, sizeof *s->dim_values);
   s->dim_input = calloc((size_t)d->num_dims + 1, sizeof *s->dim_input);
   s->dim_index = calloc((size_t)d->num_dims + 1, sizeof *s->dim_index);
   if (!s->out_buffers || !s->out_shapes || !s->shape_storage || !s->args || !s->in_bind ||
-      !s->out_bind || !s->dim_values || !s->dim_input || !s->dim_index) {
+      !s->out_bind || !s->dim_values || !s->dim_input || !s->dim_index || !s->run_bytes) {
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
   }
@@ -203,7 +205,7 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   for (size_t j = 0; j < no; ++j) {
     const infc_io_desc *io = &d->outputs[j];
     /* A variant model's buffers hold its largest variant's output. */
-    size_t bytes = d->num_variants ? model->max_bytes[ni + j] : model->io_bytes[ni + j];
+    size_t bytes = model->max_bytes ? model->max_bytes[ni + j] : model->io_bytes[ni + j];
     if (!(s->out_buffers[j] = aligned_alloc_64(bytes))) {
       session_free(s);
       return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,

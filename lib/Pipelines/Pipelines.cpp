@@ -27,7 +27,9 @@
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
@@ -46,6 +48,7 @@
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/RuntimeOpVerification.h"
@@ -89,6 +92,11 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
   // memref.alloc as an AllocationOpInterface: buffer-results-to-out-params' hoisting of a
   // returned static alloc into the out-parameter needs it.
   memref::registerAllocationOpInterfaceExternalModels(registry);
+  // infc-memory-plan bounds the buffers of symbolic sizes through these (affine.min clamps,
+  // index arithmetic, views and dims).
+  affine::registerValueBoundsOpInterfaceExternalModels(registry);
+  arith::registerValueBoundsOpInterfaceExternalModels(registry);
+  memref::registerValueBoundsOpInterfaceExternalModels(registry);
   // --emulator-checks: the emulated kernels' loads, stores and views bounds-checked.
   memref::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
@@ -231,6 +239,10 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcPadBorders());
   addBufferization(pm);
+  // A model with symbolic dims (--dim): its sizes as an argument, clamped to their bounds,
+  // which the memory plan reads through the canonicalized sizes.
+  pm.addPass(infc::createInfcBoundDynamicEntry());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(infc::createInfcMemoryPlan());
   pm.addNestedPass<func::FuncOp>(infc::createInfcPrefetchPanels());
   pm.addNestedPass<func::FuncOp>(infc::createInfcUnrollKLoops());

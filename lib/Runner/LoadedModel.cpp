@@ -129,8 +129,8 @@ bool LoadedModel::bindFiles(const std::map<std::string, std::string> &files, boo
       a.shape = given->second;
     } else if (std::any_of(a.shape.begin(), a.shape.end(), [](int64_t d) { return d < 0; })) {
       err = "input '" + std::string(info.name) +
-            "' has a dim that varies between the library's variants: pass --input " + info.name +
-            "=file.npy or --input-shape " + info.name + "=D0xD1x...";
+            "' has a dim that varies from run to run (--specialize or --dim): pass --input " +
+            info.name + "=file.npy or --input-shape " + info.name + "=D0xD1x...";
       return false;
     }
     size_t bytes = api.dtype_size((infc_dtype)info.dtype);

@@ -141,13 +141,15 @@ LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &inter
     auto tensor = dyn_cast<RankedTensorType>(type);
     const char *kind = input ? "input" : "output";
     value.name = name ? name.str() : std::string(kind) + std::to_string(index);
-    if (!tensor || !tensor.hasStaticShape())
-      return func.emitError() << kind << " '" << value.name << "' has no static shape";
+    if (!tensor)
+      return func.emitError() << kind << " '" << value.name << "' has no ranked shape";
     value.dtype = dtypeCode(tensor.getElementType());
     if (!value.dtype)
       return func.emitError() << kind << " '" << value.name << "' has unsupported dtype "
                               << tensor.getElementType();
-    value.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    // A symbolic dim (`--dim`) is -1, as the runtime's descriptor has it.
+    for (int64_t d : tensor.getShape())
+      value.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
     return success();
   };
   FunctionType type = func.getFunctionType();
@@ -168,5 +170,35 @@ LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &inter
     interface.outputs.push_back(v);
   }
   collectDimNames(module, func, interface);
+  // Generic code (symbolic dims kept by --dim): every -1 of an input is a named dim with a
+  // range, and the importer keeps one symbolic dim, which every -1 of an output then is.
+  auto dynamic = [](const ModelValue &v) { return llvm::is_contained(v.shape, -1); };
+  interface.dimsArg = llvm::any_of(interface.inputs, dynamic);
+  int32_t symbolic = -1;
+  for (const ModelValue &v : interface.inputs)
+    for (auto [k, size] : llvm::enumerate(v.shape)) {
+      if (size != -1)
+        continue;
+      int32_t id = k < v.dimIds.size() ? v.dimIds[k] : -1;
+      if (id < 0 || interface.dims[id].max == INT64_MAX)
+        return func.emitError() << "input '" << v.name << "' dim " << k
+                                << " is symbolic without a named range (--dim)";
+      if (symbolic >= 0 && id != symbolic)
+        return func.emitError() << "more than one symbolic dim ('" << interface.dims[symbolic].name
+                                << "', '" << interface.dims[id].name << "')";
+      symbolic = id;
+    }
+  for (ModelValue &v : interface.outputs) {
+    if (!dynamic(v))
+      continue;
+    if (symbolic < 0)
+      return func.emitError() << "output '" << v.name
+                              << "' has a symbolic dim that no input dim gives";
+    if (v.dimIds.empty())
+      v.dimIds.assign(v.shape.size(), -1);
+    for (auto [size, id] : llvm::zip(v.shape, v.dimIds))
+      if (size == -1)
+        id = symbolic;
+  }
   return success();
 }

@@ -127,7 +127,7 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *descTy =
       llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64,
-                                  ptrTy, i32, ptrTy, i32, ptrTy, i32, ptrTy});
+                                  ptrTy, i32, ptrTy, i32, ptrTy, i32, ptrTy, i32});
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptrTy);
   llvm::Constant *weights = null;
   if (interface.weightsArg)
@@ -135,7 +135,7 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto orNull = [&](llvm::Constant *c) { return c ? c : null; };
   llvm::Constant *desc = llvm::ConstantStruct::get(
       descTy,
-      {llvm::ConstantInt::get(i32, 6 /*INFC_MODEL_DESC_VERSION*/),
+      {llvm::ConstantInt::get(i32, 7 /*INFC_MODEL_DESC_VERSION*/),
        llvm::ConstantInt::get(i32, interface.inputs.size()),
        llvm::ConstantInt::get(i32, interface.outputs.size()),
        llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
@@ -145,7 +145,8 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
        llvm::ConstantInt::get(i64, interface.weightsBytes), orNull(parts.profiledEntry),
        llvm::ConstantInt::get(i32, parts.numKernels), orNull(parts.kernelNames),
        llvm::ConstantInt::get(i32, parts.numVariants), orNull(parts.variants),
-       llvm::ConstantInt::get(i32, interface.dims.size()), orNull(dimArray(m, interface.dims))});
+       llvm::ConstantInt::get(i32, interface.dims.size()), orNull(dimArray(m, interface.dims)),
+       llvm::ConstantInt::get(i32, interface.dimsArg ? 1 /*INFC_DESC_DIMS_ARG*/ : 0)});
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
                                       "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -200,13 +201,12 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
   m->setDataLayout(tm->createDataLayout());
 
   llvm::Function *model = m->getFunction("main");
-  size_t expected =
-      (interface.weightsArg ? 2 : 1) + interface.inputs.size() + interface.outputs.size();
+  size_t expected = (interface.weightsArg ? 2 : 1) + (interface.dimsArg ? 1 : 0) +
+                    interface.inputs.size() + interface.outputs.size();
   if (!model || model->arg_size() != expected) {
-    error = interface.weightsArg ? "the lowered entry function does not take workspace, weights, "
-                                   "inputs and outputs"
-                                 : "the lowered entry function does not take workspace, inputs and "
-                                   "outputs";
+    error = std::string("the lowered entry function does not take workspace, ") +
+            (interface.weightsArg ? "weights, " : "") + (interface.dimsArg ? "dims, " : "") +
+            "inputs and outputs";
     return failure();
   }
   // A variant's symbols are its own (`__infc_v<i>_...`): its entries and kernel names are

@@ -58,12 +58,14 @@ def _flag(name):
     return "--" + name.replace("_", "-")
 
 
-def compile(model, output, *, input_shape=None, input_value=None, header=None, compiler=None,
-            extra_args=(), timeout=None, **options):
+def compile(model, output, *, input_shape=None, input_value=None, header=None, dim=None,
+            specialize=None, compiler=None, extra_args=(), timeout=None, **options):
     """Compiles the ONNX file `model` into the shared library `output`; returns `output`.
 
     input_shape: {input name: shape tuple} (--input-shape); input_value: {input name: array}
-    (--input-value; written to a temporary .npy); header: a path for the typed C header.
+    (--input-value; written to a temporary .npy); header: a path for the typed C header;
+    dim: {dim name: (min, max)} (--dim: generic code for every size in the range);
+    specialize: {dim name: [sizes]} (--specialize: a static variant per combination).
     Every other keyword is the flag of the same name (underscores for dashes): a string or
     number its value (target="cuda", cpu="znver4", quantize="int8"), True the bare flag
     (emulator_checks=True), False or None leaves it out; a list or tuple is joined with
@@ -81,6 +83,10 @@ def compile(model, output, *, input_shape=None, input_value=None, header=None, c
             argv += ["--input-value", f"{name}={path}"]
         if header is not None:
             argv += ["--header", os.fspath(header)]
+        for name, (lo, hi) in (dim or {}).items():
+            argv += ["--dim", f"{name}={int(lo)}..{int(hi)}"]
+        for name, sizes in (specialize or {}).items():
+            argv += ["--specialize", f"{name}=" + ",".join(str(int(v)) for v in sizes)]
         for name, value in options.items():
             if value is None or value is False:
                 continue

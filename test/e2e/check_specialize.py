@@ -23,7 +23,6 @@ Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -88,17 +87,11 @@ def section_size(lib, name):
 
 def main():
     args = harness.kernel_test_args()
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
+    work, compile = harness.fresh_work(args)
     tally = harness.Tally()
     report = tally.report
-    work = lambda name: os.path.join(args.work, name)  # noqa: E731
     make_models(args.work)
     infc = harness.import_infc(args.python_dir)
-
-    def compile(model, out, *flags):
-        return harness.run_tool([args.infc, "compile", work(model), "-o", work(out), *flags],
-                                timeout=300)
 
     # The CNN: three batches in one library.
     r = compile("cnn.onnx", "cnn.so", "--specialize", "batch=1,2,4")

@@ -301,6 +301,22 @@ def compile_for_cpu(infc, model, out, cpu, extra=(), timeout=300):
     return run_tool([infc, "compile", model, "-o", out] + list(extra) + cpu_args, timeout)
 
 
+def fresh_work(args):
+    """Empties args.work; returns work(name), a path in it, and compile(model, out, *flags),
+    `infc compile work(model) -o work(out) flags...` (a Result)."""
+    import shutil
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+
+    def work(name):
+        return os.path.join(args.work, name)
+
+    def compile(model, out, *flags):
+        return run_tool([args.infc, "compile", work(model), "-o", work(out), *flags],
+                        timeout=300)
+    return work, compile
+
+
 def kernel_test_args():
     """--infc, --work (created) and --python-dir: the arguments of the kernel and
     quantization checks (check_integer_matmul.py, check_qdq.py, check_quantize.py)."""

@@ -397,8 +397,14 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
     variant.label = labels[i];
     error = o.input + ": variant " + labels[i] + " failed (see above)";
     module = importOnnxModel(context, o.input, import);
-    if (!module || failed(collectModelInterface(*module, variant.interface)) ||
-        !runPipeline(*module, PipelineStage::Infc, false) ||
+    if (!module || failed(collectModelInterface(*module, variant.interface)))
+      return failure();
+    if (variant.interface.dimsArg) {
+      error = o.input + ": --specialize with a dim left symbolic by --dim is not supported yet " +
+              "(specialize every symbolic dim, or compile the generic library alone)";
+      return failure();
+    }
+    if (!runPipeline(*module, PipelineStage::Infc, false) ||
         !runPipeline(*module, PipelineStage::LLVM, true))
       return failure();
     error.clear();
@@ -486,6 +492,18 @@ int runCompile(const CompileOptions &o, const char *argv0) {
   ModelInterface interface;
   if (failed(collectModelInterface(*module, interface)))
     return 1;
+  // Generic code (a symbolic dim kept by --dim): the CPU library for now.
+  if (interface.dimsArg) {
+    const char *unsupported = pipeline.target != Target::CPU ? "--target cuda"
+                              : !o.quantize.empty()          ? "--quantize"
+                              : !o.header.empty()            ? "--header"
+                              : o.report                     ? "--report"
+                              : o.pipeline.profileEntry      ? "--profile"
+                                                             : nullptr;
+    if (unsupported)
+      return fail(o.input + ": a symbolic dim (--dim) with " + unsupported +
+                  " is not supported yet; fix the dim with --input-shape or --specialize");
+  }
 
   auto printIR = [&](llvm::raw_ostream &os, std::string &) {
     OpPrintingFlags flags;

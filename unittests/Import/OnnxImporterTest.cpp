@@ -242,6 +242,31 @@ TEST_F(OnnxImporterTest, DimNamesAndRangesAreRecorded) {
       << errors[0];
 }
 
+TEST_F(OnnxImporterTest, SymbolicDimWithARangeStaysSymbolic) {
+  addInput("x", onnx::TensorProto::FLOAT, {-1, 4}, "batch");
+  addNode("Relu", {"x"}, {"r"});
+  addNode("Transpose", {"r"}, {"y"});
+  addOutput("y");
+  infc::OnnxImportOptions options;
+  options.dimRanges["batch"] = {1, 8};
+  // The Relu takes the `?`; the Transpose's importer was not read for it.
+  EXPECT_FALSE(import(options));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("(Transpose, opset"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("has the symbolic dim 'batch', which this op does not take yet"),
+            std::string::npos)
+      << errors[0];
+
+  model.mutable_graph()->mutable_node()->RemoveLast();
+  model.mutable_graph()->mutable_output(0)->set_name("r");
+  auto m = import(options);
+  ASSERT_TRUE(m) << (errors.empty() ? "" : errors[0]);
+  EXPECT_EQ(mainOf(*m).getFunctionType().getInput(0),
+            RankedTensorType::get({ShapedType::kDynamic, 4}, Float32Type::get(&context)));
+  EXPECT_EQ(mainOf(*m).getFunctionType().getResult(0),
+            RankedTensorType::get({ShapedType::kDynamic, 4}, Float32Type::get(&context)));
+}
+
 TEST_F(OnnxImporterTest, NegativeDimValueIsDynamic) {
   // paddle2onnx writes dim_value -1 for a dynamic dim; onnxruntime reads it as one.
   addInput("x", onnx::TensorProto::FLOAT, {2, 4});

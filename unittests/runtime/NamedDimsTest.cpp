@@ -215,4 +215,127 @@ TEST(NamedDimDescriptors, CorruptTablesAreRefused) {
   }
 }
 
+// A generic model (INFC_DESC_DIMS_ARG): y[batch, 2] = a + b, batch 1..4; the entry reads the
+// batch from the dims argument (args[1]).
+void addGeneric(void **args) {
+  int64_t n = static_cast<const int64_t *>(args[1])[0] * 2;
+  const float *a = static_cast<const float *>(args[2]), *b = static_cast<const float *>(args[3]);
+  float *y = static_cast<float *>(args[4]);
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = a[i] + b[i];
+}
+
+const int64_t kBatchBy2[] = {-1, 2};
+const int32_t kBatchFirst[] = {0, -1};
+
+struct GenericDesc {
+  infc_dim_desc dims[1] = {{"batch", 1, 4}};
+  infc_io_desc inputs[2] = {{"a", INFC_F32, 2, kBatchBy2, nullptr, 0, kBatchFirst},
+                            {"b", INFC_F32, 2, kBatchBy2, nullptr, 0, kBatchFirst}};
+  infc_io_desc outputs[1] = {{"y", INFC_F32, 2, kBatchBy2, nullptr, 0, kBatchFirst}};
+  infc_model_desc desc = {
+      INFC_MODEL_DESC_VERSION, 2, 1, 0, inputs, outputs, 0, "generic", addGeneric};
+  GenericDesc() {
+    desc.num_dims = 1;
+    desc.dims = dims;
+    desc.flags = INFC_DESC_DIMS_ARG;
+  }
+};
+
+TEST(GenericModel, RunsEverySizeInItsRange) {
+  GenericDesc d;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  for (int64_t batch : {4, 1, 3}) {
+    std::vector<float> a(batch * 2), b(batch * 2, 0.5f), y(batch * 2, -1.f);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = float(i);
+    int64_t shape[] = {batch, 2};
+    infc_tensor in[2] = {{a.data(), INFC_F32, 2, shape, 0, 0, 0},
+                         {b.data(), INFC_F32, 2, shape, 0, 0, 0}};
+    infc_tensor owned{};
+    ASSERT_EQ(infc_run(session, in, 2, &owned, 1), INFC_OK) << infc_session_error(session);
+    ASSERT_EQ(owned.rank, 2);
+    EXPECT_EQ(owned.shape[0], batch);
+    EXPECT_EQ(owned.byte_size, size_t(batch * 2 * 4));
+    infc_tensor mine{y.data(), INFC_F32, 2, shape, 0, 0, 0};
+    ASSERT_EQ(infc_run(session, in, 2, &mine, 1), INFC_OK) << infc_session_error(session);
+    for (size_t i = 0; i < y.size(); ++i)
+      EXPECT_EQ(y[i], float(i) + 0.5f) << "batch " << batch << " element " << i;
+  }
+  // Out of range, another batch for the output, too few bytes: refused, nothing written.
+  std::vector<float> a(10, 1.f), y(10, -1.f);
+  int64_t five[] = {5, 2}, two[] = {2, 2}, three[] = {3, 2};
+  infc_tensor in[2] = {{a.data(), INFC_F32, 2, five, 0, 0, 0},
+                       {a.data(), INFC_F32, 2, five, 0, 0, 0}};
+  infc_tensor out{y.data(), INFC_F32, 2, two, 0, 0, 0};
+  EXPECT_EQ(infc_run(session, in, 2, &out, 1), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "input 0 'a': dim 0 'batch' is 5, must be within 1..4 (the range the model was "
+            "compiled for)");
+  in[0].shape = in[1].shape = three;
+  EXPECT_EQ(infc_run(session, in, 2, &out, 1), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "output 0 'y': dim 0 'batch' is 2, expected 3 (its size in this run's inputs)");
+  out.shape = three;
+  out.byte_size = 3 * 2 * 4 - 1;
+  EXPECT_EQ(infc_run(session, in, 2, &out, 1), INFC_ERR_INVALID_ARGUMENT);
+  in[1].byte_size = 5;
+  out.byte_size = 0;
+  EXPECT_EQ(infc_run(session, in, 2, &out, 1), INFC_ERR_INVALID_ARGUMENT);
+  for (float v : y)
+    EXPECT_EQ(v, -1.f);
+  // Prepare gives the run's output shape.
+  in[1].byte_size = 0;
+  ASSERT_EQ(infc_session_prepare(session, in, 2), INFC_OK) << infc_session_error(session);
+  int32_t rank = 0;
+  const int64_t *shape = nullptr;
+  ASSERT_EQ(infc_session_output_shape(session, 0, &rank, &shape), INFC_OK);
+  EXPECT_EQ(shape[0], 3);
+  EXPECT_EQ(shape[1], 2);
+  infc_dim_info info;
+  ASSERT_EQ(infc_model_output_dim(model, 0, 0, &info), INFC_OK);
+  EXPECT_STREQ(info.name, "batch");
+  EXPECT_EQ(info.value, -1);
+  EXPECT_EQ(info.min, 1);
+  EXPECT_EQ(info.max, 4);
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
+TEST(GenericModel, CorruptDescriptorsAreRefused) {
+  static const int32_t kUnnamed[] = {-1, -1};
+  static const int64_t k3x2[] = {3, 2};
+  struct Case {
+    const char *what;
+    void (*corrupt)(GenericDesc &);
+  };
+  const Case cases[] = {
+      {"an unnamed symbolic dim", [](GenericDesc &d) { d.inputs[1].dim_ids = kUnnamed; }},
+      {"an unbounded dim", [](GenericDesc &d) { d.dims[0].max = INT64_MAX; }},
+      {"an output dim no input names",
+       [](GenericDesc &d) {
+         d.inputs[0].shape = d.inputs[1].shape = k3x2;
+         d.inputs[0].dim_ids = d.inputs[1].dim_ids = nullptr;
+       }},
+      {"unknown flags", [](GenericDesc &d) { d.desc.flags = 2; }},
+      {"variants too",
+       [](GenericDesc &d) {
+         static infc_variant_desc variant = {"v",     nullptr, nullptr, addGeneric,
+                                             nullptr, 0,       0,       nullptr};
+         d.desc.num_variants = 1;
+         d.desc.variants = &variant;
+       }},
+  };
+  for (const Case &c : cases) {
+    GenericDesc d;
+    c.corrupt(d);
+    infc_model *model = nullptr;
+    EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL) << c.what;
+    EXPECT_EQ(model, nullptr) << c.what;
+  }
+}
+
 } // namespace

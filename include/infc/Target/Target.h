@@ -43,6 +43,9 @@ struct ModelInterface {
   uint64_t weightsBytes = 0;
   /// --target cuda: the entry launches kernels, on device memory.
   bool cuda = false;
+  /// Generic code for symbolic dims (`infc compile --dim`): the entry takes the named dims'
+  /// sizes (int64, `dims` order) after the workspace (infc-bound-dynamic-entry).
+  bool dimsArg = false;
   /// The entry has a profiled copy, @main_profiled (infc-profile-entry), whose timers name
   /// kernel i by profileKernels[i].
   bool profiledEntry = false;

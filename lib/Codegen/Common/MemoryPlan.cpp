@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace infc {
@@ -183,13 +184,35 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       if (!alloc)
         continue;
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-          !type.getElementType().isIntOrFloat())
+      if (!type.getLayout().isIdentity() || !type.getElementType().isIntOrFloat())
+        continue;
+      // A dynamic size counts at its constant upper bound (the generic code of a model with
+      // a --dim range: infc-bound-dynamic-entry clamps the dims); without one the buffer is
+      // left, and reported below.
+      int64_t elements = 1;
+      unsigned dynamic = 0;
+      bool bounded = true;
+      for (int64_t size : type.getShape()) {
+        if (!ShapedType::isDynamic(size)) {
+          elements *= size;
+          continue;
+        }
+        FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+            presburger::BoundType::UB,
+            ValueBoundsConstraintSet::Variable(alloc.getDynamicSizes()[dynamic++]),
+            /*stopCondition=*/nullptr, /*closedUB=*/true);
+        if (failed(ub) || *ub < 0) {
+          bounded = false;
+          break;
+        }
+        elements *= *ub;
+      }
+      if (!bounded)
         continue;
       int64_t bits = type.getElementType().getIntOrFloatBitWidth();
       Buffer buf;
       buf.alloc = alloc;
-      buf.bytes = alignUp(std::max<int64_t>(1, type.getNumElements() * ((bits + 7) / 8)));
+      buf.bytes = alignUp(std::max<int64_t>(1, elements * ((bits + 7) / 8)));
       buf.first = order[alloc];
       buf.last = std::max({buf.first, lastUse(alloc.getResult(), block, order),
                            extendedLast.lookup(alloc.getResult())});
@@ -233,7 +256,7 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       OpBuilder b(buf.alloc);
       Value offset = arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset);
       Value view = memref::ViewOp::create(b, buf.alloc.getLoc(), buf.alloc.getType(), workspace,
-                                          offset, ValueRange{});
+                                          offset, buf.alloc.getDynamicSizes());
       // The arena outlives every use; drop deallocations of the replaced buffers.
       for (Operation *user : llvm::make_early_inc_range(buf.alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))

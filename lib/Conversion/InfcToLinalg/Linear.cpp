@@ -15,14 +15,18 @@ using namespace infc;
 using namespace infc::lowering;
 
 namespace {
-Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
-  return filled(b, loc, RankedTensorType::get(shape, et), b.getZeroAttr(et));
+Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et, ValueRange sources = {}) {
+  return filled(b, loc, RankedTensorType::get(shape, et), b.getZeroAttr(et), sources);
 }
 
+/// The product of the dims, `?` if one is.
 int64_t product(ArrayRef<int64_t> v) {
   int64_t p = 1;
-  for (int64_t x : v)
+  for (int64_t x : v) {
+    if (ShapedType::isDynamic(x))
+      return ShapedType::kDynamic;
     p *= x;
+  }
   return p;
 }
 
@@ -43,12 +47,36 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
     if (rt.getRank() == 2) {
       int64_t rows = product(ls.drop_back());
       Value a = reshapeTensor(rewriter, loc, lhs, RankedTensorType::get({rows, k}, et));
-      Value acc = zeros(rewriter, loc, {rows, n}, et);
+      if (!a)
+        return rewriter.notifyMatchFailure(op, "a dynamic shape that does not collapse");
+      SmallVector<Value> sizes;
+      if (ShapedType::isDynamic(rows)) {
+        // The product of lhs's leading dims, read from lhs itself (the sizes the memory plan
+        // bounds are then arithmetic on the entry's dims, not dims of a collapsed view).
+        Value product;
+        for (int64_t d = 0; d + 1 < lt.getRank(); ++d) {
+          Value factor = lt.isDynamicDim(d)
+                             ? (Value)tensor::DimOp::create(rewriter, loc, lhs, d)
+                             : (Value)arith::ConstantIndexOp::create(rewriter, loc, ls[d]);
+          product = product ? (Value)arith::MulIOp::create(rewriter, loc, product, factor) : factor;
+        }
+        sizes.push_back(product);
+      }
+      if (ShapedType::isDynamic(n))
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, rhs, 1));
+      Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, n}, et, sizes);
+      Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(et));
+      Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
       Value c =
           linalg::MatmulOp::create(rewriter, loc, ValueRange{a, rhs}, ValueRange{acc}).getResult(0);
-      rewriter.replaceOp(op, reshapeTensor(rewriter, loc, c, resultType));
+      Value result = reshapeTensor(rewriter, loc, c, resultType);
+      if (!result)
+        return rewriter.notifyMatchFailure(op, "a dynamic shape that does not expand");
+      rewriter.replaceOp(op, result);
       return success();
     }
+    if (!lt.hasStaticShape() || !rt.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "batched matmul of dynamic shapes (not yet)");
     ArrayRef<int64_t> lb = ls.drop_back(2), rb = rs.drop_back(2);
     if (lb == rb) {
       int64_t batch = product(lb);

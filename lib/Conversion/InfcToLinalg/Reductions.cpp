@@ -75,6 +75,9 @@ template <typename OpTy> struct ReduceLowering : public OpConversionPattern<OpTy
       mask[a] = true;
       count *= inType.getDimSize(a);
     }
+    if (std::is_same_v<OpTy, ReduceMeanOp> &&
+        llvm::any_of(op.getAxes(), [&](int64_t a) { return inType.isDynamicDim(a); }))
+      return rewriter.notifyMatchFailure(op, "a mean over a dynamic dim (not yet)");
     TypedAttr init;
     Combine combine = addScalars;
     if constexpr (std::is_same_v<OpTy, ReduceMaxOp>) {
@@ -245,6 +248,8 @@ struct LayerNormLowering : public OpConversionPattern<LayerNormOp> {
     for (int64_t d = op.getAxis(); d < type.getRank(); ++d) {
       mask[d] = true;
       count *= type.getDimSize(d);
+      if (type.isDynamicDim(d))
+        return rewriter.notifyMatchFailure(op, "a normalization over a dynamic dim (not yet)");
     }
     double inv = 1.0 / (double)count, eps = op.getEpsilon().convertToDouble();
     auto scaled = [&](Value sum) {

@@ -28,6 +28,30 @@ AffineMap lowering::broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShap
   return AffineMap::get(resultShape.size(), 0, exprs, ctx);
 }
 
+SmallVector<Value> lowering::dynamicSizes(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                                          ValueRange sources) {
+  SmallVector<Value> sizes;
+  int64_t rank = shape.size();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!ShapedType::isDynamic(shape[d]))
+      continue;
+    for (Value source : sources) {
+      auto type = cast<RankedTensorType>(source.getType());
+      int64_t k = d - (rank - type.getRank());
+      if (k >= 0 && type.isDynamicDim(k)) {
+        sizes.push_back(tensor::DimOp::create(b, loc, source, k));
+        break;
+      }
+    }
+  }
+  return sizes;
+}
+
+Value lowering::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type, ValueRange sources) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynamicSizes(b, loc, type.getShape(), sources));
+}
+
 Value lowering::elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                             ValueRange inputs,
                             function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
@@ -37,7 +61,7 @@ Value lowering::elementwise(OpBuilder &b, Location loc, RankedTensorType resultT
     maps.push_back(
         broadcastMap(ctx, cast<RankedTensorType>(v.getType()).getShape(), resultType.getShape()));
   maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), resultType.getElementType());
+  Value init = emptyTensor(b, loc, resultType, inputs);
   SmallVector<utils::IteratorType> iterators(resultType.getRank(), utils::IteratorType::parallel);
   auto generic =
       linalg::GenericOp::create(b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps,
@@ -48,8 +72,9 @@ Value lowering::elementwise(OpBuilder &b, Location loc, RankedTensorType resultT
   return generic.getResult(0);
 }
 
-Value lowering::filled(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value) {
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+Value lowering::filled(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value,
+                       ValueRange sources) {
+  Value init = emptyTensor(b, loc, type, sources);
   Value v = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, v, init).getResult(0);
 }
@@ -71,7 +96,13 @@ Value lowering::reduce(OpBuilder &b, Location loc, Value input, ArrayRef<bool> r
     outExprs.push_back(getAffineDimExpr(d, ctx));
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  Value acc = filled(b, loc, resultType, init);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!reduced[d] && type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, input, d));
+  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType(), sizes);
+  Value fill = arith::ConstantOp::create(b, loc, init);
+  Value acc = linalg::FillOp::create(b, loc, fill, empty).getResult(0);
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(type.getRank(), ctx),
                                  AffineMap::get(type.getRank(), 0, outExprs, ctx)};
   auto generic = linalg::GenericOp::create(
@@ -94,7 +125,9 @@ Value lowering::reshapeTensor(OpBuilder &b, Location loc, Value input,
     if (auto reassoc = getReassociationIndicesForCollapse(resultType.getShape(), type.getShape()))
       return tensor::ExpandShapeOp::create(b, loc, resultType, input, *reassoc);
   }
-  // General case: through a 1-D tensor (rank 0 goes through [1]).
+  // General case: through a 1-D tensor (rank 0 goes through [1]); static shapes only.
+  if (!type.hasStaticShape() || !resultType.hasStaticShape())
+    return nullptr;
   Value flat = input;
   int64_t n = type.getNumElements();
   auto flatType = RankedTensorType::get({n}, type.getElementType());

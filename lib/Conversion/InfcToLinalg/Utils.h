@@ -18,6 +18,17 @@ namespace lowering {
 mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> operandShape,
                              llvm::ArrayRef<int64_t> resultShape);
 
+/// The run-time sizes of `shape`'s `?` dims, in order: each read (tensor.dim) from the first
+/// of `sources` with a `?` at that dim, the sources aligned to the right as in broadcasting.
+/// A `?` no source has gets no size (the tensor.empty built from them then fails to verify).
+llvm::SmallVector<mlir::Value> dynamicSizes(mlir::OpBuilder &b, mlir::Location loc,
+                                            llvm::ArrayRef<int64_t> shape,
+                                            mlir::ValueRange sources);
+
+/// An empty tensor of `type`, its `?` dims sized from `sources` as dynamicSizes says.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                        mlir::ValueRange sources = {});
+
 /// A linalg.generic over `resultType`'s shape, all loops parallel, reading `inputs` with
 /// broadcasting and yielding `body(scalars)`.
 mlir::Value elementwise(
@@ -25,9 +36,9 @@ mlir::Value elementwise(
     mlir::ValueRange inputs,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body);
 
-/// A tensor of `type` filled with `value`.
+/// A tensor of `type` filled with `value` (its `?` dims sized from `sources`).
 mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
-                   mlir::TypedAttr value);
+                   mlir::TypedAttr value, mlir::ValueRange sources = {});
 
 /// Reduces the dims marked in `reduced` (dropped from the result) with `combine`, starting
 /// from `init`.
@@ -37,7 +48,8 @@ reduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input, llvm::ArrayRef
        llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::Value)>
            combine);
 
-/// Reshape of a static tensor through collapse/expand_shape.
+/// Reshape of a tensor through collapse/expand_shape; null for a dynamic one that no single
+/// collapse or expand gives.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                           mlir::RankedTensorType resultType);
 

@@ -146,6 +146,15 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
       shape[d] = named->second; // --specialize
     if (!ShapedType::isDynamic(shape[d]))
       continue;
+    // A dim with a range (--dim) stays symbolic: the generic code takes any size in it.
+    if (auto range =
+            dim.has_dim_param() ? options.dimRanges.find(dim.dim_param()) : options.dimRanges.end();
+        range != options.dimRanges.end()) {
+      if (!llvm::is_contained(symbolicDims, dim.dim_param()))
+        symbolicDims.push_back(dim.dim_param());
+      symbolicBound = std::max(symbolicBound, range->second.second);
+      continue;
+    }
     std::string example;
     for (size_t k = 0; k < shape.size(); ++k)
       example += (k ? "x" : "") +
@@ -153,8 +162,10 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
     error() << "graph input '" << name << "' has symbolic dim "
             << (dim.has_dim_param() ? "'" + dim.dim_param() + "'" : std::string("?")) << " (dim "
             << d << "); pass --input-shape " << name << "=" << example << " with N set to fix it"
-            << (dim.has_dim_param() ? ", or --specialize " + dim.dim_param() + "=N[,N2...]"
-                                    : std::string());
+            << (dim.has_dim_param()
+                    ? ", or --specialize " + dim.dim_param() + "=N[,N2...], or --dim " +
+                          dim.dim_param() + "=MIN..MAX for any size in a range"
+                    : std::string());
     return nullptr;
   }
   return RankedTensorType::get(shape, et);
@@ -322,7 +333,7 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node) {
   int64_t outerFirstError = nodeFirstError;
   nodeFirstError = errorCount;
   llvm::scope_exit restoreFirstError([&] { nodeFirstError = outerFirstError; });
-  if (failed(checkInputTypes(importer)))
+  if (failed(checkInputTypes(importer)) || failed(checkSymbolicInputs(importer)))
     return failure();
   const ImportFn &fn = importRegistry().find(node.op_type())->second;
   NodeImporter *outerNode = currentNode;
@@ -471,6 +482,12 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     if (failed(checkDimRanges(info, type)))
       return nullptr;
   }
+  if (symbolicDims.size() > 1) {
+    error() << "--dim keeps '" << symbolicDims[0] << "' and '" << symbolicDims[1]
+            << "' symbolic; the generic code takes one symbolic dim for now (fix the others "
+               "with --specialize or --input-shape)";
+    return nullptr;
+  }
 
   auto func = func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
@@ -567,7 +584,7 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     (*module)->setAttr("infc.dim_ranges", b.getDictionaryAttr(ranges));
   }
   (*module)->setAttr("infc.graph_name", b.getStringAttr(graph.name()));
-  if (failed(checkTypes(*module)) || failed(verify(*module)))
+  if (failed(checkTypes(*module)) || failed(checkSymbolicOps(*module)) || failed(verify(*module)))
     return nullptr;
   return module;
 }
@@ -584,7 +601,12 @@ LogicalResult ModelImporter::checkTypes(ModuleOp module) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
       if (!type)
         continue;
-      std::optional<int64_t> n = elementCount(type.getShape());
+      // A symbolic dim counts at its largest size.
+      SmallVector<int64_t> shape(type.getShape());
+      for (int64_t &d : shape)
+        if (ShapedType::isDynamic(d) && symbolicBound > 0)
+          d = symbolicBound;
+      std::optional<int64_t> n = elementCount(shape);
       int64_t bits = type.getElementType().getIntOrFloatBitWidth(), bytes = 0;
       if (n && !llvm::MulOverflow(*n, std::max<int64_t>(bits / 8, 1), bytes) &&
           bytes <= kMaxTensorBytes)

@@ -49,6 +49,13 @@ private:
   int64_t nodeFirstError = -1;         // errorCount when the node being imported began (-1: none)
   NodeImporter *currentNode = nullptr; // the node whose importer runs
   mlir::LogicalResult checkTypes(mlir::ModuleOp module);
+  /// SymbolicDims.cpp: a symbolic dim (kept by --dim) reaches only the ONNX ops and the infc
+  /// ops that take it.
+  mlir::LogicalResult checkSymbolicInputs(NodeImporter &n);
+  mlir::LogicalResult checkSymbolicOps(mlir::ModuleOp module);
+  /// The named dims kept symbolic (for now at most one), and the largest size they take.
+  llvm::SmallVector<std::string> symbolicDims;
+  int64_t symbolicBound = 0;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> importSubgraph(const onnx::GraphProto &graph,
                                                                  mlir::ValueRange args);
   void listUnsupported(const onnx::GraphProto &graph, std::string &list, int &count);

@@ -16,6 +16,28 @@ def InfcUniqueResults : Pass<"infc-unique-results", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def InfcBoundDynamicEntry : Pass<"infc-bound-dynamic-entry", "mlir::ModuleOp"> {
+  let summary = "Give the entry's symbolic dims as an argument and its buffers at their bounds";
+  let description = [{
+    After bufferization and buffer-results-to-out-params, for an entry function whose
+    inputs or outputs have symbolic dims (`infc compile --dim`): a new leading argument
+    `memref<K x i64>` holds the sizes of the K named dims, in the order they first appear
+    in the inputs' `infc.dims` (the runtime's dim table). Each buffer argument of a
+    dynamic shape becomes a flat static `memref<N x T>` (N its elements at the dims' bounds,
+    `infc.dim_ranges`), reinterpreted densely at the run's sizes; a size is read from the
+    argument and clamped to its bound with `affine.min`, so the sizes of the buffers derived
+    from it have constant upper bounds (infc-memory-plan places them at those bounds). An
+    output's sizes are those of the buffer copied into it. Every argument is then static:
+    the entry keeps bare pointers. Modules without symbolic dims are left alone.
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", /*default=*/"\"main\"",
+           "Name of the entry function">,
+  ];
+  let dependentDialects = ["mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
   let summary = "Place every static buffer of the entry function in one workspace arena";
   let description = [{

@@ -1,0 +1,117 @@
+//===- SymbolicDims.cpp - where a symbolic dim may go, for now ------------===//
+//
+// A dim given a range with `infc compile --dim` (and not fixed otherwise) is imported as
+// `?`: the library's generic code takes any size in the range. The importers and the
+// lowering were written for static shapes, and arithmetic on a `?` (ShapedType::kDynamic)
+// is silently wrong, so a `?` may only reach the ONNX ops whose importers were read for it,
+// and, after import, the infc ops whose lowering takes it, under one rule that keeps the
+// code in bounds: a `?` operand dim never broadcasts against a static one (the run could
+// pass a size the static side does not have). Everything else is an error naming the node
+// and the dim, never a miscompile (docs/dynamic-shapes.md).
+//
+//===----------------------------------------------------------------------===//
+#include "ModelImporter.h"
+#include "NodeImporter.h"
+#include "infc/Dialect/Infc/IR/InfcOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace infc;
+
+namespace {
+bool hasDynamicDim(Value v) {
+  auto type = dyn_cast_or_null<RankedTensorType>(v ? v.getType() : Type());
+  return type && !type.hasStaticShape();
+}
+
+/// ONNX ops whose importers build nothing from a `?` but infc ops of the same operands
+/// (elementwise ops, matmul, reductions over attribute axes, softmax along the last axis).
+bool takesSymbolicDims(const NodeImporter &n) {
+  static const llvm::StringSet<> ops = {
+      "Abs",  "Add",      "Ceil",       "Cos",       "Div",       "Erf",     "Exp",       "Floor",
+      "Gemm", "Identity", "LeakyRelu",  "Log",       "MatMul",    "Max",     "Min",       "Mul",
+      "Neg",  "Pow",      "Reciprocal", "Relu",      "Sigmoid",   "Sin",     "Sqrt",      "Sub",
+      "Sum",  "Tanh",     "ReduceMax",  "ReduceMin", "ReduceSum", "Softmax", "LogSoftmax"};
+  if (!n.node.domain().empty() && n.node.domain() != "ai.onnx")
+    return false;
+  StringRef op = n.node.op_type();
+  if (!ops.contains(op))
+    return false;
+  // Before opset 13 a softmax not along the last axis flattens the input (a product of dims).
+  if ((op == "Softmax" || op == "LogSoftmax") && n.opset < 13) {
+    int64_t rank = n.inputType(0).getRank(), axis = n.getInt("axis", 1);
+    return axis == rank - 1 || axis == -1;
+  }
+  return true;
+}
+} // namespace
+
+LogicalResult infc::detail::ModelImporter::checkSymbolicInputs(NodeImporter &n) {
+  if (symbolicDims.empty())
+    return success();
+  for (unsigned i = 0; i < n.numInputs(); ++i)
+    if (hasDynamicDim(n.input(i)) && !takesSymbolicDims(n))
+      return n.error() << "input " << i << " ('" << n.node.input(i) << "') has the symbolic dim '"
+                       << symbolicDims.front()
+                       << "', which this op does not take yet; fix it with --specialize "
+                       << symbolicDims.front() << "=N[,N2...] or --input-shape";
+  return success();
+}
+
+LogicalResult infc::detail::ModelImporter::checkSymbolicOps(ModuleOp module) {
+  if (symbolicDims.empty())
+    return success();
+  auto fail = [&](Operation *op, const Twine &why) {
+    InFlightDiagnostic d = emitError(op->getLoc());
+    if (auto name = dyn_cast<NameLoc>(op->getLoc())) {
+      StringRef node = name.getName().strref(), opType = node.rsplit('(').second;
+      d << "node '" << node.rsplit('(').first << "' (" << opType.drop_back() << ", opset " << opset
+        << "): ";
+    }
+    d << why << " (the symbolic dim '" << symbolicDims.front() << "'; fix it with --specialize "
+      << symbolicDims.front() << "=N[,N2...] or --input-shape)";
+    return WalkResult::interrupt();
+  };
+  WalkResult walk = module.walk([&](Operation *op) -> WalkResult {
+    if (isa<func::FuncOp, func::ReturnOp, ModuleOp>(op))
+      return WalkResult::advance();
+    bool dynamic = llvm::any_of(op->getOperands(), hasDynamicDim) ||
+                   llvm::any_of(op->getResults(), hasDynamicDim);
+    if (!dynamic)
+      return WalkResult::advance();
+    if (auto mm = dyn_cast<MatMulOp>(op)) {
+      auto lt = cast<RankedTensorType>(mm.getLhs().getType());
+      auto rt = cast<RankedTensorType>(mm.getRhs().getType());
+      if (rt.getRank() != 2 || !rt.hasStaticShape() || lt.isDynamicDim(lt.getRank() - 1))
+        return fail(op, "a matmul takes a symbolic dim only in the rows of its left operand, "
+                        "by a static matrix");
+      return WalkResult::advance();
+    }
+    if (auto mean = dyn_cast<ReduceMeanOp>(op)) {
+      auto it = cast<RankedTensorType>(mean.getInput().getType());
+      if (llvm::any_of(mean.getAxes(), [&](int64_t a) { return it.isDynamicDim(a); }))
+        return fail(op, "a mean over a symbolic dim is not compiled yet");
+      return WalkResult::advance();
+    }
+    if (isa<SoftmaxOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op))
+      return WalkResult::advance();
+    // Elementwise: every `?` operand dim must meet a `?` result dim (never broadcast
+    // against a static size, which the run's size may not equal).
+    bool elementwise = op->hasTrait<InfcElementwise>() || isa<CastOp, WhereOp>(op);
+    if (!elementwise || op->getNumResults() != 1)
+      return fail(op, "this op does not take a symbolic dim yet");
+    auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    for (Value v : op->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || !rt || t.getRank() > rt.getRank())
+        return fail(op, "this op does not take a symbolic dim yet");
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (t.isDynamicDim(d) && !rt.isDynamicDim(d + rt.getRank() - t.getRank()))
+          return fail(op, "a symbolic dim would broadcast against a static size");
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
