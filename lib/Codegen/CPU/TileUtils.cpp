@@ -127,6 +127,14 @@ bool infc::vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op) {
 
 void infc::hoistLoopCarriedTiles(RewriterBase &rewriter, func::FuncOp func) {
   func.walk([&](scf::ForOp loop) {
+    // Innermost loops only (K steps, partial reductions). Out of infc-pack-matmul-panels'
+    // K-block loop around a full row tile and its peeled edge (M = 7..11 on AVX2), the
+    // tiles would all be extracted from the init and inserted after the loop in reverse
+    // order; canonicalization then writes the edge into an older value of the C tile than
+    // the one the full tile is read from, and bufferization copies the tile in the loop
+    // (a buffer the memory plan cannot place).
+    if (loop.getBody()->walk([](scf::ForOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      return;
     hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
   });
 }

@@ -57,8 +57,8 @@ makePeeledTilesStatic(mlir::func::FuncOp func,
 /// Vectorizes one static tile in place; false (and `op` untouched) if the vectorizer declines.
 bool vectorizeTile(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
 
-/// Every scf.for: a subset read before and written after each iteration (a C tile, a
-/// reduction accumulator) becomes a loop-carried vector, read once and written once.
+/// Every innermost scf.for: a subset read before and written after each iteration (a C
+/// tile, a reduction accumulator) becomes a loop-carried vector, read once and written once.
 void hoistLoopCarriedTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp func);
 } // namespace infc
 
