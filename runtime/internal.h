@@ -50,7 +50,8 @@ struct infc_session {
   infc__cuda_session *cuda;    /* a CUDA model's device state, else NULL */
   void **out_buffers;          /* library-owned outputs, one per output */
   const int64_t **out_shapes;  /* their shapes, handed out in library-owned tensors */
-  int64_t *shape_storage;      /* backs out_shapes */
+  int64_t *shape_storage;      /* backs out_shapes; then, as many, the prepared shapes */
+  int64_t *prepared_shapes;    /* infc_session_output_shape's: set by prepare and by runs */
   void **args;                 /* entry arguments: workspace, inputs..., outputs... */
   const infc_tensor **in_bind; /* per-run binding scratch, so runs allocate nothing */
   infc_tensor **out_bind;

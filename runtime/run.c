@@ -171,20 +171,16 @@ static infc_status check_inputs(infc_session *s, int need_data, int32_t *chosen)
 
 /* The output shapes of variant `chosen` into the session's (infc_session_output_shape and
  * library-owned outputs read them). */
-static void set_output_shapes(infc_session *s, int32_t chosen) {
+static void set_output_shapes(infc_session *s, int32_t chosen, int64_t *storage) {
   const infc_model_desc *d = s->desc;
-  for (size_t j = 0; chosen >= 0 && j < d->num_outputs; ++j)
-    if (d->outputs[j].rank) /* out_shapes[j] is the session's storage */
-      memcpy((int64_t *)s->out_shapes[j], d->variants[chosen].output_shapes[j],
-             (size_t)d->outputs[j].rank * sizeof(int64_t));
-  if (!(d->flags & INFC_DESC_DIMS_ARG))
-    return;
-  /* A generic model's: its symbolic dims at this run's sizes (bind_dims). */
+  int generic = (d->flags & INFC_DESC_DIMS_ARG) != 0;
   for (size_t j = 0; j < d->num_outputs; ++j) {
     const infc_io_desc *io = &d->outputs[j];
     for (int32_t k = 0; k < io->rank; ++k)
-      ((int64_t *)s->out_shapes[j])[k] =
-          io->shape[k] == -1 ? s->dim_values[io->dim_ids[k]] : io->shape[k];
+      storage[k] = chosen >= 0                     ? d->variants[chosen].output_shapes[j][k]
+                   : generic && io->shape[k] == -1 ? s->dim_values[io->dim_ids[k]]
+                                                   : io->shape[k];
+    storage += io->rank;
   }
 }
 
@@ -326,7 +322,9 @@ static infc_status run_bound(infc_session *s) {
     (variant ? variant->entry : d->entry)(args);
     infc__pool_leave();
   }
-  set_output_shapes(s, chosen);
+  /* The shapes of this run: the library-owned tensors' and infc_session_output_shape's. */
+  set_output_shapes(s, chosen, s->shape_storage);
+  set_output_shapes(s, chosen, s->prepared_shapes);
   for (size_t j = 0; j < no; ++j) {
     infc_tensor *t = s->out_bind[j];
     if (t && !t->data) {
@@ -447,7 +445,7 @@ infc_status infc_session_prepare(infc_session *session, const infc_tensor *input
   infc_status st = check_inputs(s, 0, &chosen);
   if (st != INFC_OK)
     return st;
-  set_output_shapes(s, chosen);
+  set_output_shapes(s, chosen, s->prepared_shapes);
   s->error[0] = '\0';
   return INFC_OK;
 }
@@ -457,6 +455,8 @@ infc_status infc_session_output_shape(const infc_session *session, size_t index,
   if (!infc__session_is_valid(session) || !rank || !shape || index >= session->desc->num_outputs)
     return INFC_ERR_INVALID_ARGUMENT;
   *rank = session->desc->outputs[index].rank;
-  *shape = session->out_shapes[index];
+  /* out_shapes[index] lies in shape_storage; the prepared copy as far into its half. */
+  *shape = *rank ? session->prepared_shapes + (session->out_shapes[index] - session->shape_storage)
+                 : NULL;
   return INFC_OK;
 }

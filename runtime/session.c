@@ -174,7 +174,8 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   /* +1s keep calloc away from size 0, where NULL would look like a failure. */
   s->out_buffers = calloc(no + 1, sizeof *s->out_buffers);
   s->out_shapes = calloc(no + 1, sizeof *s->out_shapes);
-  s->shape_storage = calloc(shape_len + 1, sizeof *s->shape_storage);
+  s->shape_storage = calloc(2 * shape_len + 1, sizeof *s->shape_storage);
+  s->prepared_shapes = s->shape_storage ? s->shape_storage + shape_len : NULL;
   s->args = calloc(3 + ni + no, sizeof *s->args); /* weights and dims slots too */
   s->run_bytes = calloc(ni + no + 1, sizeof *s->run_bytes);
   s->in_bind = calloc(ni + 1, sizeof *s->in_bind);
@@ -216,6 +217,7 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
       memcpy(shape, d->num_variants ? d->variants[0].output_shapes[j] : io->shape,
              (size_t)io->rank * sizeof *shape);
     s->out_shapes[j] = io->rank ? shape : NULL;
+    memcpy(shape + shape_len, shape, (size_t)io->rank * sizeof *shape);
     shape += io->rank;
   }
   /* Last: a session that fails before this point has no trace to write (and takes no

@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -106,6 +107,18 @@ static void collectDimNames(ModuleOp module, func::FuncOp func, infc::ModelInter
   };
   for (auto [i, v] : llvm::enumerate(interface.inputs))
     assign(func.getArgAttrOfType<ArrayAttr>(i, "infc.dims"), v);
+  // A name fixed to different sizes on different inputs (--input-shape per input) names
+  // nothing: the runtime would refuse every run for its one-size-per-name rule.
+  llvm::DenseMap<int32_t, llvm::SmallSetVector<int64_t, 2>> fixedSizes;
+  for (const infc::ModelValue &v : interface.inputs)
+    for (auto [id, size] : llvm::zip(v.dimIds, v.shape))
+      if (id >= 0)
+        fixedSizes[id].insert(size);
+  for (infc::ModelValue &v : interface.inputs)
+    for (int32_t &id : v.dimIds)
+      if (id >= 0 && fixedSizes[id].size() > 1 && !fixedSizes[id].contains(-1) &&
+          !fixedSizes[id].contains(ShapedType::kDynamic))
+        id = -1;
   // The size each name has on the inputs, where static.
   llvm::DenseMap<int32_t, int64_t> sizes;
   for (const infc::ModelValue &v : interface.inputs)

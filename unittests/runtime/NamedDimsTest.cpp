@@ -295,6 +295,17 @@ TEST(GenericModel, RunsEverySizeInItsRange) {
   ASSERT_EQ(infc_session_output_shape(session, 0, &rank, &shape), INFC_OK);
   EXPECT_EQ(shape[0], 3);
   EXPECT_EQ(shape[1], 2);
+  // A library-owned output keeps its run's shape through a later prepare.
+  std::vector<float> a2(4, 1.f);
+  int64_t twoRows[] = {2, 2};
+  infc_tensor in2[2] = {{a2.data(), INFC_F32, 2, twoRows, 0, 0, 0},
+                        {a2.data(), INFC_F32, 2, twoRows, 0, 0, 0}};
+  infc_tensor owned{};
+  ASSERT_EQ(infc_run(session, in2, 2, &owned, 1), INFC_OK) << infc_session_error(session);
+  ASSERT_EQ(infc_session_prepare(session, in, 2), INFC_OK) << infc_session_error(session);
+  EXPECT_EQ(owned.shape[0], 2);
+  ASSERT_EQ(infc_session_output_shape(session, 0, &rank, &shape), INFC_OK);
+  EXPECT_EQ(shape[0], 3);
   infc_dim_info info;
   ASSERT_EQ(infc_model_output_dim(model, 0, 0, &info), INFC_OK);
   EXPECT_STREQ(info.name, "batch");

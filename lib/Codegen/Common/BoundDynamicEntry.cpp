@@ -44,11 +44,25 @@ struct InfcBoundDynamicEntryPass
   LogicalResult bound(ModuleOp module, func::FuncOp func) {
     MLIRContext *ctx = &getContext();
     auto ranges = module->getAttrOfType<DictionaryAttr>("infc.dim_ranges");
-    // The dims' order: first appearance in the inputs' names (collectModelInterface's).
-    SmallVector<StringRef> names;
+    // Outputs are the out-parameters written by a copy (buffer-results-to-out-params copies
+    // the results' attributes, infc.dims included, onto them: their names are the model's
+    // declarations, not what sizes them). The others are the inputs.
     unsigned numArgs = func.getNumArguments();
+    auto isOutput = [&](unsigned i) {
+      Value arg = func.getArgument(i);
+      return llvm::any_of(arg.getUsers(), [&](Operation *user) {
+        auto copy = dyn_cast<memref::CopyOp>(user);
+        return copy && copy.getTarget() == arg;
+      });
+    };
+    SmallVector<bool> outputs;
     for (unsigned i = 0; i < numArgs; ++i)
-      if (auto dims = func.getArgAttrOfType<ArrayAttr>(i, "infc.dims"))
+      outputs.push_back(isOutput(i));
+    // The dims' order: first appearance in the inputs' names, as collectModelInterface
+    // numbers them (inputs first), so the runtime's dim table starts with these.
+    SmallVector<StringRef> names;
+    for (unsigned i = 0; i < numArgs; ++i)
+      if (auto dims = func.getArgAttrOfType<ArrayAttr>(i, "infc.dims"); dims && !outputs[i])
         for (Attribute a : dims)
           if (StringRef n = cast<StringAttr>(a).getValue();
               !n.empty() && !llvm::is_contained(names, n))
@@ -88,9 +102,12 @@ struct InfcBoundDynamicEntryPass
       auto type = dyn_cast<MemRefType>(arg.getType());
       if (!type || type.hasStaticShape())
         continue;
+      if (outputs[i - 1])
+        continue; // below
       auto dims = func.getArgAttrOfType<ArrayAttr>(i, "infc.dims");
       if (!dims)
-        continue; // an output: below
+        return func.emitError("infc-bound-dynamic-entry: argument ")
+               << i - 1 << " has a dynamic shape and no named dims";
       SmallVector<OpFoldResult> shape;
       SmallVector<int64_t> bound;
       for (auto [d, size] : llvm::enumerate(type.getShape())) {
@@ -114,7 +131,7 @@ struct InfcBoundDynamicEntryPass
     for (unsigned i = 1; i <= numArgs; ++i) {
       BlockArgument arg = func.getArgument(i);
       auto type = dyn_cast<MemRefType>(arg.getType());
-      if (!type || type.hasStaticShape())
+      if (!type || type.hasStaticShape() || !outputs[i - 1])
         continue;
       memref::CopyOp copy;
       for (Operation *user : arg.getUsers())
@@ -156,7 +173,9 @@ struct InfcBoundDynamicEntryPass
     auto type = cast<MemRefType>(arg.getType());
     int64_t elements = 1;
     for (int64_t n : bound)
-      elements *= n;
+      if (n < 0 || llvm::MulOverflow(elements, n, elements))
+        return func.emitError("infc-bound-dynamic-entry: argument ")
+               << arg.getArgNumber() << " is too large at its bound";
     Location loc = arg.getLoc();
     // Row-major strides, static where the dims after are.
     SmallVector<OpFoldResult> strides(shape.size());

@@ -194,25 +194,29 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       bool bounded = true;
       for (int64_t size : type.getShape()) {
         if (!ShapedType::isDynamic(size)) {
-          elements *= size;
+          if (llvm::MulOverflow(elements, size, elements)) {
+            bounded = false;
+            break;
+          }
           continue;
         }
         FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
             presburger::BoundType::UB,
             ValueBoundsConstraintSet::Variable(alloc.getDynamicSizes()[dynamic++]),
             /*stopCondition=*/nullptr, /*closedUB=*/true);
-        if (failed(ub) || *ub < 0) {
+        if (failed(ub) || *ub < 0 || llvm::MulOverflow(elements, *ub, elements)) {
           bounded = false;
           break;
         }
-        elements *= *ub;
       }
       if (!bounded)
         continue;
-      int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+      int64_t bits = type.getElementType().getIntOrFloatBitWidth(), bytes = 0;
+      if (llvm::MulOverflow(elements, (bits + 7) / 8, bytes) || bytes > (int64_t(1) << 48))
+        continue; // reported below
       Buffer buf;
       buf.alloc = alloc;
-      buf.bytes = alignUp(std::max<int64_t>(1, elements * ((bits + 7) / 8)));
+      buf.bytes = alignUp(std::max<int64_t>(1, bytes));
       buf.first = order[alloc];
       buf.last = std::max({buf.first, lastUse(alloc.getResult(), block, order),
                            extendedLast.lookup(alloc.getResult())});

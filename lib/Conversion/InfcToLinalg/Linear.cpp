@@ -30,6 +30,65 @@ int64_t product(ArrayRef<int64_t> v) {
   return p;
 }
 
+/// A[rows, k] x B[k, n] with a run-time row count: static matmuls over blocks of `blocks[0]`
+/// rows, the rest in blocks of `blocks[1]`, and so on (the last block size 1), each into a
+/// slice of the result. The codegen then register-tiles and vectorizes them as any static
+/// matmul, with B packed at compile time (docs/dynamic-shapes.md, step e; one row is the
+/// batch-1 kernel).
+Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value result,
+                       ArrayRef<int64_t> blocks) {
+  auto at = cast<RankedTensorType>(a.getType());
+  auto ct = cast<RankedTensorType>(result.getType());
+  int64_t k = at.getDimSize(1), n = ct.getDimSize(1);
+  Type et = ct.getElementType();
+  Value rows = tensor::DimOp::create(b, loc, a, 0);
+  auto loop = [&](Value lo, Value hi, int64_t size, Value init) {
+    Value step = arith::ConstantIndexOp::create(b, loc, size);
+    auto forOp = scf::ForOp::create(
+        b, loc, lo, hi, step, ValueRange{init},
+        [&](OpBuilder &nb, Location nl, Value i, ValueRange iter) {
+          SmallVector<OpFoldResult> strides(2, nb.getIndexAttr(1));
+          SmallVector<OpFoldResult> offsets = {i, nb.getIndexAttr(0)};
+          Value rowsOfA = tensor::ExtractSliceOp::create(
+              nb, nl, RankedTensorType::get({size, k}, at.getElementType()), a, offsets,
+              SmallVector<OpFoldResult>{nb.getIndexAttr(size), nb.getIndexAttr(k)}, strides);
+          // The rows of the result as the accumulator, zeroed: they bufferize in place.
+          Value slice = tensor::ExtractSliceOp::create(
+              nb, nl, RankedTensorType::get({size, n}, et), iter[0], offsets,
+              SmallVector<OpFoldResult>{nb.getIndexAttr(size), nb.getIndexAttr(n)}, strides);
+          Value zero = arith::ConstantOp::create(nb, nl, nb.getZeroAttr(et));
+          Value acc = linalg::FillOp::create(nb, nl, zero, slice).getResult(0);
+          Value product =
+              linalg::MatmulOp::create(nb, nl, ValueRange{rowsOfA, rhs}, ValueRange{acc})
+                  .getResult(0);
+          Value updated = tensor::InsertSliceOp::create(
+              nb, nl, product, iter[0], offsets,
+              SmallVector<OpFoldResult>{nb.getIndexAttr(size), nb.getIndexAttr(n)}, strides);
+          scf::YieldOp::create(nb, nl, updated);
+        });
+    return forOp.getResult(0);
+  };
+  // [start, start + (rows - start) / size * size) in blocks of `size`, for each size in turn.
+  Value start = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t size : blocks) {
+    Value end = rows;
+    if (size != 1) {
+      Value step = arith::ConstantIndexOp::create(b, loc, size);
+      Value left = arith::SubIOp::create(b, loc, rows, start);
+      end = arith::AddIOp::create(
+          b, loc, start,
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, left, step), step));
+    }
+    result = loop(start, end, size, result);
+    start = end;
+  }
+  return result;
+}
+
+/// Rows of the static matmuls a dynamic row count is cut into (rowBlockedMatmul): a few
+/// register tiles (6 or 8 rows) of every CPU's kernels, then fewer, then one.
+constexpr int64_t kDynamicRowBlocks[] = {16, 4, 1};
+
 /// Batched matmul: a rank-2 rhs (weights) folds the lhs batch into M for one linalg.matmul;
 /// equal batch dims become linalg.batch_matmul; broadcast batches a generic contraction.
 struct MatMulLowering : public OpConversionPattern<MatMulOp> {
@@ -65,10 +124,15 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
       if (ShapedType::isDynamic(n))
         sizes.push_back(tensor::DimOp::create(rewriter, loc, rhs, 1));
       Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, n}, et, sizes);
-      Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(et));
-      Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-      Value c =
-          linalg::MatmulOp::create(rewriter, loc, ValueRange{a, rhs}, ValueRange{acc}).getResult(0);
+      Value c;
+      if (ShapedType::isDynamic(rows) && !ShapedType::isDynamic(k) && !ShapedType::isDynamic(n)) {
+        c = rowBlockedMatmul(rewriter, loc, a, rhs, empty, kDynamicRowBlocks);
+      } else {
+        Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(et));
+        Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+        c = linalg::MatmulOp::create(rewriter, loc, ValueRange{a, rhs}, ValueRange{acc})
+                .getResult(0);
+      }
       Value result = reshapeTensor(rewriter, loc, c, resultType);
       if (!result)
         return rewriter.notifyMatchFailure(op, "a dynamic shape that does not expand");

@@ -71,13 +71,14 @@ template <typename OpTy> struct ReduceLowering : public OpConversionPattern<OpTy
     Type et = inType.getElementType();
     SmallVector<bool> mask(inType.getRank(), false);
     int64_t count = 1;
-    for (int64_t a : op.getAxes()) {
-      mask[a] = true;
-      count *= inType.getDimSize(a);
-    }
     if (std::is_same_v<OpTy, ReduceMeanOp> &&
         llvm::any_of(op.getAxes(), [&](int64_t a) { return inType.isDynamicDim(a); }))
       return rewriter.notifyMatchFailure(op, "a mean over a dynamic dim (not yet)");
+    for (int64_t a : op.getAxes()) {
+      mask[a] = true;
+      if (!inType.isDynamicDim(a))
+        count *= inType.getDimSize(a);
+    }
     TypedAttr init;
     Combine combine = addScalars;
     if constexpr (std::is_same_v<OpTy, ReduceMaxOp>) {
@@ -246,10 +247,10 @@ struct LayerNormLowering : public OpConversionPattern<LayerNormOp> {
     SmallVector<bool> mask(type.getRank(), false);
     int64_t count = 1;
     for (int64_t d = op.getAxis(); d < type.getRank(); ++d) {
-      mask[d] = true;
-      count *= type.getDimSize(d);
       if (type.isDynamicDim(d))
         return rewriter.notifyMatchFailure(op, "a normalization over a dynamic dim (not yet)");
+      mask[d] = true;
+      count *= type.getDimSize(d);
     }
     double inv = 1.0 / (double)count, eps = op.getEpsilon().convertToDouble();
     auto scaled = [&](Value sum) {

@@ -2,19 +2,33 @@
 
 // Symbolic (`?`) dims through the lowering (docs/dynamic-shapes.md step d): every tensor.empty
 // takes the `?` sizes from an operand (tensor.dim), a rank-2 matmul collapses a dynamic batch
-// into its rows, reductions keep the `?` dims they do not reduce. What the lowering cannot do
+// into its rows and runs them as static matmuls of 16 rows and of one (the codegen's
+// register-tiled kernels), reductions keep the `?` dims they do not reduce. What the lowering cannot do
 // on `?` yet fails to legalize, never half-lowers.
 
 // CHECK-LABEL: func @mlp
 // CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32>) -> tensor<?x8xf32>
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
 // CHECK: %[[ACC:.*]] = tensor.empty(%[[N]]) : tensor<?x8xf32>
-// CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[ACC]] : tensor<?x8xf32>)
-// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[X]], %{{.*}} : tensor<?x16xf32>, tensor<16x8xf32>) outs(%[[Z]] : tensor<?x8xf32>)
-// CHECK: %[[N2:.*]] = tensor.dim %[[MM]], %c0
+// The rows in static blocks of 16, then of 4, then one by one: static matmuls into slices of
+// the result.
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[X]]
+// CHECK: %[[FULL:.*]] = arith.addi
+// CHECK: %[[BLOCKS:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %{{.*}} iter_args(%[[C:.*]] = %[[ACC]])
+// CHECK: %[[A:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [16, 16] [1, 1] : tensor<?x16xf32> to tensor<16x16xf32>
+// CHECK: %[[CS:.*]] = tensor.extract_slice %[[C]][%[[I]], 0] [16, 8] [1, 1]
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[CS]] : tensor<16x8xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[A]], %{{.*}} : tensor<16x16xf32>, tensor<16x8xf32>) outs(%[[Z]] : tensor<16x8xf32>)
+// CHECK: tensor.insert_slice %[[MM]] into %[[C]][%[[I]], 0] [16, 8] [1, 1]
+// CHECK: %[[FULL4:.*]] = arith.addi %[[FULL]]
+// CHECK: %[[FOURS:.*]] = scf.for %{{.*}} = %[[FULL]] to %[[FULL4]] step %{{.*}} iter_args(%{{.*}} = %[[BLOCKS]])
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>)
+// CHECK: %[[ALL:.*]] = scf.for %{{.*}} = %[[FULL4]] to %[[ROWS]] step %{{.*}} iter_args(%{{.*}} = %[[FOURS]])
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<16x8xf32>)
+// CHECK: %[[N2:.*]] = tensor.dim %[[ALL]], %c0
 // CHECK: tensor.empty(%[[N2]]) : tensor<?x8xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: ins(%[[MM]], %{{.*}} : tensor<?x8xf32>, tensor<8xf32>)
+// CHECK-SAME: ins(%[[ALL]], %{{.*}} : tensor<?x8xf32>, tensor<8xf32>)
 func.func @mlp(%x: tensor<?x16xf32>) -> tensor<?x8xf32> {
   %w = infc.constant dense<0.5> : tensor<16x8xf32>
   %b = infc.constant dense<0.25> : tensor<8xf32>
@@ -29,7 +43,7 @@ func.func @mlp(%x: tensor<?x16xf32>) -> tensor<?x8xf32> {
 // A batch of rows of any rank collapses into the matmul's M and expands back.
 // CHECK-LABEL: func @matmul_rank3
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<?x4x16xf32> into tensor<?x16xf32>
-// CHECK: linalg.matmul
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x8xf32>)
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [%{{.*}}, 4, 8] : tensor<?x8xf32> into tensor<?x4x8xf32>
 func.func @matmul_rank3(%x: tensor<?x4x16xf32>) -> tensor<?x4x8xf32> {
   %w = infc.constant dense<0.5> : tensor<16x8xf32>
