@@ -131,14 +131,27 @@ struct InfcPackMatmulPanelsPass
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       // Matmuls already inside loops (this pass's own panels, tiles) are left alone, but
-      // for one of a batch of weights in its loop over the batch.
+      // for one of a batch of weights in its loop over the batch, and one of constant
+      // weights in a loop over blocks of a run-time row count (the generic code's).
       auto loop = op->getParentOfType<LoopLikeOpInterface>();
-      if (infc::isRegisterTileable(op) && (!loop || batchOfWeights(op)) &&
+      bool rowBlock = loop && op->getParentOp() == loop.getOperation() &&
+                      loop->hasAttr("infc.row_blocks") &&
+                      matchPattern(op.getInputs()[1], m_Constant()) && !needsPaddedTail(op);
+      if (infc::isRegisterTileable(op) && (!loop || batchOfWeights(op) || rowBlock) &&
           op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp op : matmuls)
       pack(op);
+  }
+
+  /// Whether the last panel of `op`'s packing is wider than its columns (its product then
+  /// goes through a scratch tile, which inside a loop would be allocated per iteration).
+  bool needsPaddedTail(linalg::MatmulOp op) const {
+    auto at = cast<ShapedType>(op.getInputs()[0].getType());
+    int64_t n = cast<ShapedType>(op.getInputs()[1].getType()).getDimSize(1);
+    int64_t nr = infc::panelWidthFor(at.getDimSize(0), vectorBits), tail = n % nr;
+    return tail && infc::tailPanelWidth(tail, vectorBits) != tail;
   }
 
   /// A matmul directly in a loop marked `infc.weight_batch` (Winograd's positions) whose B

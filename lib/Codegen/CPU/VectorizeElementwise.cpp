@@ -67,9 +67,17 @@ struct ReadOfFillToBroadcast : public OpRewritePattern<vector::TransferReadOp> {
 };
 
 bool isCandidate(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumLoops() == 0 ||
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
       op->getParentOfType<LoopLikeOpInterface>())
     return false;
+  // A symbolic dim (the generic code of `infc compile --dim`) may be an outer parallel loop:
+  // tiled by one, it leaves static tiles. The innermost loop and the reductions stay static.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [d, range] : llvm::enumerate(ranges))
+    if (ShapedType::isDynamic(range) &&
+        (d + 1 == ranges.size() || iterators[d] != utils::IteratorType::parallel))
+      return false;
   // Contractions and convolutions have their own code generation (or none yet).
   if (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op) ||
       op->hasAttr("infc.amx"))
@@ -164,9 +172,11 @@ struct InfcVectorizeElementwisePass
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     int64_t loops = ranges.size(), inner = loops - 1;
     int64_t lanes = lanesFor(op, vectorBits);
+    // A symbolic dim counts as large (for the threads' share below).
     int64_t elements = 1;
     for (int64_t r : ranges)
-      elements *= r;
+      elements = ShapedType::isDynamic(r) ? std::max<int64_t>(elements, parallelMinElements)
+                                          : elements * r;
     SmallVector<unsigned> reductionDims;
     for (int64_t d = 0; d < loops; ++d)
       if (iterators[d] == utils::IteratorType::reduction)
@@ -190,7 +200,7 @@ struct InfcVectorizeElementwisePass
         if (!last || last.getPosition() == (unsigned)inner)
           continue;
         unsigned d = last.getPosition();
-        if (iterators[d] != utils::IteratorType::parallel)
+        if (iterators[d] != utils::IteratorType::parallel || ShapedType::isDynamic(ranges[d]))
           continue;
         // The largest of lanes, lanes / 2, lanes / 4 (at least 4) that divides the dim.
         for (int64_t t = lanes; t >= 4 && sizes[d] <= 1; t /= 2)
@@ -235,8 +245,8 @@ struct InfcVectorizeElementwisePass
         loopNest.front()->setAttr("infc.parallel", rewriter.getUnitAttr());
         int64_t d0 = tiledDims.front(), trips = (ranges[d0] + outerSizes[d0] - 1) / outerSizes[d0];
         constexpr int64_t kFewIterations = 32;
-        if (trips < kFewIterations && trips % 4 != 0 && loopNest.size() > 1 &&
-            iterators[tiledDims[1]] == utils::IteratorType::parallel)
+        if (!ShapedType::isDynamic(ranges[d0]) && trips < kFewIterations && trips % 4 != 0 &&
+            loopNest.size() > 1 && iterators[tiledDims[1]] == utils::IteratorType::parallel)
           loopNest[1]->setAttr("infc.parallel", rewriter.getUnitAttr());
       }
     }

@@ -66,6 +66,8 @@ Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value res
               SmallVector<OpFoldResult>{nb.getIndexAttr(size), nb.getIndexAttr(n)}, strides);
           scf::YieldOp::create(nb, nl, updated);
         });
+    // infc-pack-matmul-panels packs the constant B of a matmul in such a loop, once.
+    forOp->setAttr("infc.row_blocks", b.getUnitAttr());
     return forOp.getResult(0);
   };
   // [start, start + (rows - start) / size * size) in blocks of `size`, for each size in turn.

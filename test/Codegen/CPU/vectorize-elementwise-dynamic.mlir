@@ -1,0 +1,41 @@
+// RUN: infc-opt %s -infc-vectorize-elementwise -split-input-file | FileCheck %s
+
+// The generic code of `infc compile --dim`: an op whose symbolic dim is an outer parallel
+// loop is tiled by one along it (a loop to the run-time size, marked for the threads) and
+// vectorized on its static inner tiles; a symbolic innermost dim stays as it is.
+
+// CHECK-LABEL: func.func @bias_relu
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: scf.for %{{.*}} = %c0 to %[[N]] step %c1 iter_args
+// CHECK: vector.transfer_read {{.*}} : tensor<1x8xf32>, vector<1x8xf32>
+// CHECK: arith.maximumf {{.*}} : vector<1x8xf32>
+// CHECK: } {infc.parallel}
+// CHECK-NOT: linalg.generic
+func.func @bias_relu(%x: tensor<?x32xf32>, %b: tensor<32xf32>, %out: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<?x32xf32>, tensor<32xf32>) outs(%out : tensor<?x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dynamic_inner
+// CHECK: linalg.generic
+// CHECK-NOT: vector.transfer_read
+func.func @dynamic_inner(%x: tensor<4x?xf32>, %out: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x?xf32>) outs(%out : tensor<4x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}
