@@ -32,6 +32,7 @@ struct OnnxImportOptions {
 
   /// The sizes a named dim may take (`--dim batch=1..64`), inclusive: recorded in the
   /// library, whose runs refuse other sizes; a size fixed at compile time must be inside.
+  /// A dim named here and fixed by nothing else stays symbolic (`?`): generic code.
   llvm::StringMap<std::pair<int64_t, int64_t>> dimRanges;
 
   /// Testing `infc verify` only (`--test-miscompile OP`, hidden): every node of this op type
@@ -40,7 +41,8 @@ struct OnnxImportOptions {
 };
 
 /// Imports an ONNX model file into a module with one `func.func @main` of infc ops on static
-/// tensor types. Every op is located at NameLoc("node(OpType)"). On failure, errors have
+/// tensor types (but for a dim kept symbolic by `dimRanges`). Every op is located at
+/// NameLoc("node(OpType)"). On failure, errors have
 /// been emitted through the context's diagnostic handler and null is returned.
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
                                                   const OnnxImportOptions &options);
