@@ -16,8 +16,9 @@ Checks:
     batch[1..64], output_shapes follows the batch, batch 0 and 65 are refused with the
     range, a caller-owned output of another batch is refused; `infc run` through the C ABI;
   - the workspace is the plan at the bound (the same as the static library at batch 64);
+  - LayerNormalization then a Transpose that moves the batch last, at batch 1, 5, 16;
   - what the generic code does not take yet fails at compile time, naming the node and the
-    dim, and leaves no file: a Transpose of the symbolic dim, a broadcast of it against a
+    dim, and leaves no file: a Concat of the symbolic dim, a broadcast of it against a
     static size, two symbolic dims, --target cuda, --specialize beside it.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
@@ -84,10 +85,17 @@ def make_models(work):
         [init("wa", [32, 1024], 0.1), init("ba", [1024]), init("wb", [1024, 1024], 0.05),
          init("bb", [1024])]),
         "wide.onnx")
+    # LayerNorm over the features, then the batch moved last (a `?` behind a static dim).
     save(helper.make_graph(
-        [helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])],
-        "transpose", [x], [helper.make_tensor_value_info("y", T.FLOAT, [32, "batch"])]),
+        [helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["n"], axis=-1),
+         helper.make_node("Transpose", ["n"], ["y"], perm=[1, 0])],
+        "transpose", [x], [helper.make_tensor_value_info("y", T.FLOAT, [32, "batch"])],
+        [init("gamma", [32], 1.0), init("beta", [32])]),
         "transpose.onnx")
+    save(helper.make_graph(
+        [helper.make_node("Concat", ["x", "x"], ["y"], axis=0)],
+        "concat", [x], [helper.make_tensor_value_info("y", T.FLOAT, [None, 32])]),
+        "concat.onnx")
     save(helper.make_graph(
         [helper.make_node("Add", ["x", "c"], ["y"])],
         "broadcast", [x], [helper.make_tensor_value_info("y", T.FLOAT, [4, 32])],
@@ -188,6 +196,20 @@ def main():
                    f"rows batch {batch}: " + "; ".join(s for _, s in results))
         rows.close()
 
+    r = compile("transpose.onnx", "transpose.so", "--dim", "batch=1..16")
+    report(r.returncode == 0, f"transpose --dim batch=1..16: exit {r.returncode} "
+           f"{r.stderr.strip()[-300:]}")
+    if r.returncode == 0:
+        t = infc.load(work("transpose.so"))
+        for batch in (1, 5, 16):
+            x = np.random.default_rng(300 + batch).standard_normal((batch, 32)).astype(np.float32)
+            ref = harness.ort_reference(work("transpose.onnx"), {"x": x})["y"]
+            got = t(x=x)["y"]
+            ok, summary = harness.compare(got, ref, rtol=1e-4, atol=1e-5)
+            report(ok and got.shape == (32, batch),
+                   f"layer norm + transpose batch {batch} (output {got.shape}): {summary}")
+        t.close()
+
     # The generic rows in blocks of 16, 4 and 1 through the K-blocked kernels; and the
     # static library of 8 rows (on AVX2 a 6-row tile and a 2-row edge, which once failed to
     # compile: the K-block loop's tiles were hoisted into a copy).
@@ -210,8 +232,8 @@ def main():
         wide8.close()
 
     for model, flags, want in (
-            ("transpose.onnx", ["--dim", "batch=1..8"],
-             "node 'Transpose_0' (Transpose, opset 17): input 0 ('x') has the symbolic dim "
+            ("concat.onnx", ["--dim", "batch=1..8"],
+             "node 'Concat_0' (Concat, opset 17): input 0 ('x') has the symbolic dim "
              "'batch'"),
             ("broadcast.onnx", ["--dim", "batch=1..8"],
              "a symbolic dim would broadcast against a static size"),

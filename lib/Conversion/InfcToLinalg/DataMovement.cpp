@@ -68,8 +68,13 @@ struct TransposeLowering : public OpConversionPattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto type = loweredType(op.getType());
-    Value init =
-        tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(), type.getElementType());
+    // A `?` of the result is the size of the input dim the permutation takes it from.
+    SmallVector<Value> sizes;
+    for (auto [d, from] : llvm::enumerate(op.getPerm()))
+      if (type.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(rewriter, op.getLoc(), adaptor.getInput(), from));
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+                                         type.getElementType(), sizes);
     rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(), adaptor.getInput(),
                                                        init, op.getPerm())
                                ->getResult(0));

@@ -29,11 +29,15 @@ bool hasDynamicDim(Value v) {
 /// ONNX ops whose importers build nothing from a `?` but infc ops of the same operands
 /// (elementwise ops, matmul, reductions over attribute axes, softmax along the last axis).
 bool takesSymbolicDims(const NodeImporter &n) {
-  static const llvm::StringSet<> ops = {
-      "Abs",  "Add",      "Ceil",       "Cos",       "Div",       "Erf",     "Exp",       "Floor",
-      "Gemm", "Identity", "LeakyRelu",  "Log",       "MatMul",    "Max",     "Min",       "Mul",
-      "Neg",  "Pow",      "Reciprocal", "Relu",      "Sigmoid",   "Sin",     "Sqrt",      "Sub",
-      "Sum",  "Tanh",     "ReduceMax",  "ReduceMin", "ReduceSum", "Softmax", "LogSoftmax"};
+  static const llvm::StringSet<> ops = {"Abs",       "Add",      "Ceil",       "Cos",
+                                        "Div",       "Erf",      "Exp",        "Floor",
+                                        "Gemm",      "Identity", "LeakyRelu",  "Log",
+                                        "MatMul",    "Max",      "Min",        "Mul",
+                                        "Neg",       "Pow",      "Reciprocal", "Relu",
+                                        "Sigmoid",   "Sin",      "Sqrt",       "Sub",
+                                        "Sum",       "Tanh",     "ReduceMax",  "ReduceMin",
+                                        "ReduceSum", "Softmax",  "LogSoftmax", "LayerNormalization",
+                                        "Transpose"};
   if (!n.node.domain().empty() && n.node.domain() != "ai.onnx")
     return false;
   StringRef op = n.node.op_type();
@@ -95,8 +99,15 @@ LogicalResult infc::detail::ModelImporter::checkSymbolicOps(ModuleOp module) {
         return fail(op, "a mean over a symbolic dim is not compiled yet");
       return WalkResult::advance();
     }
-    if (isa<SoftmaxOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op))
+    if (isa<SoftmaxOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, TransposeOp>(op))
       return WalkResult::advance();
+    if (auto norm = dyn_cast<LayerNormOp>(op)) {
+      auto it = cast<RankedTensorType>(norm.getInput().getType());
+      for (int64_t d = norm.getAxis(); d < it.getRank(); ++d)
+        if (it.isDynamicDim(d))
+          return fail(op, "a normalization over a symbolic dim is not compiled yet");
+      return WalkResult::advance();
+    }
     // Elementwise: every `?` operand dim must meet a `?` result dim (never broadcast
     // against a static size, which the run's size may not equal).
     bool elementwise = op->hasTrait<InfcElementwise>() || isa<CastOp, WhereOp>(op);

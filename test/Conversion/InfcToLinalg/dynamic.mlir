@@ -67,6 +67,19 @@ func.func @softmax(%x: tensor<?x10xf32>) -> tensor<?x10xf32> {
 
 // -----
 
+// A transpose's `?` takes the size of the input dim it comes from.
+// CHECK-LABEL: func @transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<3x?xf32>
+// CHECK: linalg.transpose ins(%[[X]] : tensor<?x3xf32>) outs(%[[E]] : tensor<3x?xf32>) permutation = [1, 0]
+func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
+  %0 = infc.transpose %x {perm = array<i64: 1, 0>} : (tensor<?x3xf32>) -> tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
+}
+
+// -----
+
 func.func @mean_over_a_dynamic_dim(%x: tensor<?x10xf32>) -> tensor<10xf32> {
   // expected-error @+1 {{failed to legalize operation 'infc.reduce_mean'}}
   %0 = infc.reduce_mean %x {axes = array<i64: 0>, keepdims = false} : (tensor<?x10xf32>) -> tensor<10xf32>
