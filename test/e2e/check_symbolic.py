@@ -17,6 +17,7 @@ Checks:
     range, a caller-owned output of another batch is refused; `infc run` through the C ABI;
   - the workspace is the plan at the bound (the same as the static library at batch 64);
   - LayerNormalization then a Transpose that moves the batch last, at batch 1, 5, 16;
+  - Greater, Clip, Where, Not and Cast (exact) at batch 1 and 7;
   - what the generic code does not take yet fails at compile time, naming the node and the
     dim, and leaves no file: a Concat of the symbolic dim, a broadcast of it against a
     static size, two symbolic dims, --target cuda, --specialize beside it.
@@ -92,6 +93,19 @@ def make_models(work):
         "transpose", [x], [helper.make_tensor_value_info("y", T.FLOAT, [32, "batch"])],
         [init("gamma", [32], 1.0), init("beta", [32])]),
         "transpose.onnx")
+    # Comparisons, Where, Clip and Cast (bool and int32 results).
+    save(helper.make_graph(
+        [helper.make_node("Greater", ["x", "zero"], ["pos"]),
+         helper.make_node("Clip", ["x", "lo", "hi"], ["clipped"]),
+         helper.make_node("Where", ["pos", "x", "clipped"], ["y"]),
+         helper.make_node("Not", ["pos"], ["neg"]),
+         helper.make_node("Cast", ["neg"], ["k"], to=T.INT32)],
+        "select", [x], [helper.make_tensor_value_info("y", T.FLOAT, ["batch", 32]),
+                        helper.make_tensor_value_info("k", T.INT32, ["batch", 32])],
+        [helper.make_tensor("zero", T.FLOAT, [], [0.0]),
+         helper.make_tensor("lo", T.FLOAT, [], [-0.5]),
+         helper.make_tensor("hi", T.FLOAT, [], [0.0])]),
+        "select.onnx")
     save(helper.make_graph(
         [helper.make_node("Concat", ["x", "x"], ["y"], axis=0)],
         "concat", [x], [helper.make_tensor_value_info("y", T.FLOAT, [None, 32])]),
@@ -209,6 +223,20 @@ def main():
             report(ok and got.shape == (32, batch),
                    f"layer norm + transpose batch {batch} (output {got.shape}): {summary}")
         t.close()
+
+    r = compile("select.onnx", "select.so", "--dim", "batch=1..16")
+    report(r.returncode == 0, f"select --dim batch=1..16: exit {r.returncode} "
+           f"{r.stderr.strip()[-300:]}")
+    if r.returncode == 0:
+        sel = infc.load(work("select.so"))
+        for batch in (1, 7):
+            x = np.random.default_rng(400 + batch).standard_normal((batch, 32)).astype(np.float32)
+            ref = harness.ort_reference(work("select.onnx"), {"x": x})
+            got = sel(x=x)
+            ok = np.array_equal(got["k"], ref["k"]) and \
+                harness.compare(got["y"], ref["y"], rtol=0, atol=0)[0]
+            report(ok, f"select batch {batch}: Where/Clip exact, Cast of Not exact: {ok}")
+        sel.close()
 
     # The generic rows in blocks of 16, 4 and 1 through the K-blocked kernels; and the
     # static library of 8 rows (on AVX2 a 6-row tile and a 2-row edge, which once failed to

@@ -37,7 +37,9 @@ bool takesSymbolicDims(const NodeImporter &n) {
                                         "Sigmoid",   "Sin",      "Sqrt",       "Sub",
                                         "Sum",       "Tanh",     "ReduceMax",  "ReduceMin",
                                         "ReduceSum", "Softmax",  "LogSoftmax", "LayerNormalization",
-                                        "Transpose"};
+                                        "Transpose", "Cast",     "Clip",       "Equal",
+                                        "Less",      "Greater",  "Not",        "Where",
+                                        "And",       "Or"};
   if (!n.node.domain().empty() && n.node.domain() != "ai.onnx")
     return false;
   StringRef op = n.node.op_type();
