@@ -15,8 +15,8 @@ using namespace infc;
 using namespace infc::lowering;
 
 namespace {
-Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et, ValueRange sources = {}) {
-  return filled(b, loc, RankedTensorType::get(shape, et), b.getZeroAttr(et), sources);
+Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
+  return filled(b, loc, RankedTensorType::get(shape, et), b.getZeroAttr(et));
 }
 
 /// The product of the dims, `?` if one is.

@@ -72,9 +72,8 @@ Value lowering::elementwise(OpBuilder &b, Location loc, RankedTensorType resultT
   return generic.getResult(0);
 }
 
-Value lowering::filled(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value,
-                       ValueRange sources) {
-  Value init = emptyTensor(b, loc, type, sources);
+Value lowering::filled(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value) {
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   Value v = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, v, init).getResult(0);
 }

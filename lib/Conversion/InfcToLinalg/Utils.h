@@ -36,9 +36,9 @@ mlir::Value elementwise(
     mlir::ValueRange inputs,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body);
 
-/// A tensor of `type` filled with `value` (its `?` dims sized from `sources`).
+/// A tensor of `type` (static) filled with `value`.
 mlir::Value filled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
-                   mlir::TypedAttr value, mlir::ValueRange sources = {});
+                   mlir::TypedAttr value);
 
 /// Reduces the dims marked in `reduced` (dropped from the result) with `combine`, starting
 /// from `init`.
