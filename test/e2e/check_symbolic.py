@@ -131,6 +131,13 @@ def main():
     make_models(args.work)
     infc = harness.import_infc(args.python_dir)
 
+    def generic(name):
+        """`name`.onnx compiled with --dim batch=1..16, reported; loaded, or None."""
+        r = compile(f"{name}.onnx", f"{name}.so", "--dim", "batch=1..16")
+        report(r.returncode == 0, f"{name} --dim batch=1..16: exit {r.returncode} "
+               f"{r.stderr.strip()[-300:]}")
+        return infc.load(work(f"{name}.so")) if r.returncode == 0 else None
+
     r = compile("mlp.onnx", "mlp.so", "--dim", "batch=1..64")
     report(r.returncode == 0, f"mlp --dim batch=1..64: exit {r.returncode} "
            f"{r.stderr.strip()[-300:]}")
@@ -194,11 +201,8 @@ def main():
            f"infc bench --input-shape x=7x32: exit {r.returncode}; without it exit "
            f"{r2.returncode}: {r2.stderr.strip()[-120:]}")
 
-    r = compile("rows.onnx", "rows.so", "--dim", "batch=1..16")
-    report(r.returncode == 0, f"rows --dim batch=1..16: exit {r.returncode} "
-           f"{r.stderr.strip()[-300:]}")
-    if r.returncode == 0:
-        rows = infc.load(work("rows.so"))
+    rows = generic("rows")
+    if rows is not None:
         for batch in (1, 2, 16):
             rng = np.random.default_rng(100 + batch)
             feeds = {"x": rng.standard_normal((batch, 32)).astype(np.float32),
@@ -210,11 +214,8 @@ def main():
                    f"rows batch {batch}: " + "; ".join(s for _, s in results))
         rows.close()
 
-    r = compile("transpose.onnx", "transpose.so", "--dim", "batch=1..16")
-    report(r.returncode == 0, f"transpose --dim batch=1..16: exit {r.returncode} "
-           f"{r.stderr.strip()[-300:]}")
-    if r.returncode == 0:
-        t = infc.load(work("transpose.so"))
+    t = generic("transpose")
+    if t is not None:
         for batch in (1, 5, 16):
             x = np.random.default_rng(300 + batch).standard_normal((batch, 32)).astype(np.float32)
             ref = harness.ort_reference(work("transpose.onnx"), {"x": x})["y"]
@@ -224,11 +225,8 @@ def main():
                    f"layer norm + transpose batch {batch} (output {got.shape}): {summary}")
         t.close()
 
-    r = compile("select.onnx", "select.so", "--dim", "batch=1..16")
-    report(r.returncode == 0, f"select --dim batch=1..16: exit {r.returncode} "
-           f"{r.stderr.strip()[-300:]}")
-    if r.returncode == 0:
-        sel = infc.load(work("select.so"))
+    sel = generic("select")
+    if sel is not None:
         for batch in (1, 7):
             x = np.random.default_rng(400 + batch).standard_normal((batch, 32)).astype(np.float32)
             ref = harness.ort_reference(work("select.onnx"), {"x": x})
