@@ -9,7 +9,8 @@ The model (made here): an MLP x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add,
 a Softmax at the end), 1.5 M weights. infc's two libraries are timed by `infc bench` (the C
 ABI, no Python in the loop; --iters scaled to about 0.3 s a round); onnxruntime by a Python
 loop over `run` with preallocated inputs (its own overhead included, a few microseconds).
-Engines alternate round by round; each number is the median of the round medians.
+Engines alternate round by round; each number is the median of the round medians. Then
+paced: --paced-iters calls each after a pause of --interval-ms (default 32), P50.
 """
 
 import argparse
@@ -53,17 +54,20 @@ def make_mlp(path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
-def infc_ms(infc, lib, batch, threads, iters):
+def infc_ms(infc, lib, batch, threads, iters, interval_ms=0):
+    paced = ["--interval-ms", str(interval_ms)] if interval_ms else []
     out = subprocess.run([infc, "bench", lib, "--threads", str(threads), "--iters", str(iters),
-                          "--input-shape", f"x={batch}x256"], capture_output=True, text=True,
-                         check=True).stdout
+                          "--input-shape", f"x={batch}x256"] + paced, capture_output=True,
+                         text=True, check=True).stdout
     return float(re.search(r"p50 ([0-9.]+)", out).group(1))
 
 
-def ort_ms(session, x, iters):
+def ort_ms(session, x, iters, interval_ms=0):
     feeds = {"x": x}
     times = []
     for _ in range(iters):
+        if interval_ms:
+            time.sleep(interval_ms / 1e3)
         start = time.perf_counter()
         session.run(None, feeds)
         times.append((time.perf_counter() - start) * 1e3)
@@ -77,6 +81,9 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--batches", default="1,8,64")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--interval-ms", type=int, default=32,
+                    help="paced calls: the pause before each (default 32)")
+    ap.add_argument("--paced-iters", type=int, default=40)
     ap.add_argument("--out", default=os.path.join(benchlib.BENCH_DIR, "dynamic.md"))
     args = ap.parse_args()
     import onnxruntime as ort
@@ -108,9 +115,17 @@ def main():
                 times["static"].append(infc_ms(args.infc, static[b], b, threads, iters))
                 times["ort"].append(ort_ms(session, x, iters))
             med = {k: benchlib.median(v) for k, v in times.items()}
+            # Paced, as a product calls between events: P50 after a pause before each call.
+            med["generic_paced"] = infc_ms(args.infc, generic, b, threads, args.paced_iters,
+                                           args.interval_ms)
+            med["static_paced"] = infc_ms(args.infc, static[b], b, threads, args.paced_iters,
+                                          args.interval_ms)
+            med["ort_paced"] = ort_ms(session, x, args.paced_iters, args.interval_ms)
             rows.append((threads, b, med))
             print(f"threads {threads} batch {b}: generic {med['generic']:.4f} ms, static "
-                  f"{med['static']:.4f} ms, onnxruntime {med['ort']:.4f} ms", flush=True)
+                  f"{med['static']:.4f} ms, onnxruntime {med['ort']:.4f} ms; paced "
+                  f"{med['generic_paced']:.4f} / {med['static_paced']:.4f} / "
+                  f"{med['ort_paced']:.4f} ms", flush=True)
     lines = ["# Generic code (`--dim`) against static libraries and onnxruntime", "",
              "Written by `python3 bench/dynamic.py --infc build/bin/infc` "
              f"({benchlib.infc_version(args.infc)}, onnxruntime {ort.__version__}).", ""]
@@ -125,6 +140,15 @@ def main():
         lines.append(f"| {threads} | {b} | {med['generic']:.4f} | {med['static']:.4f} | "
                      f"{med['ort']:.4f} | {med['generic'] / med['static']:.2f} | "
                      f"{med['generic'] / med['ort']:.2f} |")
+    lines += ["", f"Paced: P50 of {args.paced_iters} calls, each after a pause of "
+              f"{args.interval_ms} ms (as a product calls between events), ms:", "",
+              "| threads | batch | generic | static | onnxruntime | generic / static | "
+              "generic / onnxruntime |", "|---|---|---|---|---|---|---|"]
+    for threads, b, med in rows:
+        lines.append(f"| {threads} | {b} | {med['generic_paced']:.4f} | "
+                     f"{med['static_paced']:.4f} | {med['ort_paced']:.4f} | "
+                     f"{med['generic_paced'] / med['static_paced']:.2f} | "
+                     f"{med['generic_paced'] / med['ort_paced']:.2f} |")
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {args.out}")
