@@ -120,6 +120,24 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
   return ok;
 }
 
+/* The batch loop (INFC_DESC_BATCH_LOOP): every -1 dim is dim 0 of its io, of one name. */
+static int batch_rows_valid(const infc_model_desc *desc) {
+  int32_t loop = -1;
+  size_t nio = (size_t)desc->num_inputs + desc->num_outputs;
+  for (size_t i = 0; i < nio; ++i) {
+    const infc_io_desc *io =
+        i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
+    for (int32_t k = 0; k < io->rank; ++k) {
+      if (io->shape[k] != -1)
+        continue;
+      if (k != 0 || !io->dim_ids || (loop >= 0 && io->dim_ids[0] != loop))
+        return 0;
+      loop = io->dim_ids[0];
+    }
+  }
+  return loop >= 0;
+}
+
 /* The variants' sizes into m (allocated for them); 0 if a variant is corrupt. */
 static int size_variants(const infc_model_desc *desc, infc_model *m) {
   size_t ni = desc->num_inputs, nio = ni + desc->num_outputs;
@@ -182,8 +200,10 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
       (desc->num_variants && (!desc->variants || desc->device != INFC_DEVICE_CPU)))
     return INFC_ERR_INTERNAL;
   size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
-  int generic = (desc->flags & INFC_DESC_DIMS_ARG) != 0;
-  if (desc->flags & ~INFC_DESC_DIMS_ARG)
+  /* Sized per run from the named dims: generic code and the batch loop (one or the other). */
+  int generic = (desc->flags & (INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP)) != 0;
+  if ((desc->flags & ~(INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP)) ||
+      desc->flags == (INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP))
     return INFC_ERR_INTERNAL;
   /* io_bytes, then for a variant model variant_bytes and max_bytes, for a generic one
    * max_bytes */
@@ -211,7 +231,8 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
   }
   if (!names_unique(desc->inputs, desc->num_inputs) ||
       !names_unique(desc->outputs, desc->num_outputs) || !dims_valid(desc) ||
-      (generic && !size_generic(desc, m))) {
+      (generic && !size_generic(desc, m)) ||
+      ((desc->flags & INFC_DESC_BATCH_LOOP) && !batch_rows_valid(desc))) {
     free(m);
     return INFC_ERR_INTERNAL;
   }

@@ -101,6 +101,12 @@ typedef struct infc_model_desc {
  * [num_dims], the dims' order) as the argument after the workspace (and weights), and every
  * buffer dense at the run's sizes. workspace_bytes is the plan at the dims' maxima. */
 #define INFC_DESC_DIMS_ARG 1u
+/* The batch loop of a model that treats a batch row by row (infc compile --dim, where the
+ * generic code does not apply): the entry is the static code for one row, without a dims
+ * argument. Every -1 dim is dim 0 of its io, all of one name; the runtime sizes the run as
+ * a generic model's and calls the entry once per row, each io with the -1 advanced by its
+ * row's bytes (the others passed whole). workspace_bytes is the one row's plan. */
+#define INFC_DESC_BATCH_LOOP 2u
 
 /* Defined (hidden visibility) by the generated object of each model.so. */
 extern const infc_model_desc infc__model_desc;

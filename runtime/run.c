@@ -173,7 +173,7 @@ static infc_status check_inputs(infc_session *s, int need_data, int32_t *chosen)
  * library-owned outputs read them). */
 static void set_output_shapes(infc_session *s, int32_t chosen, int64_t *storage) {
   const infc_model_desc *d = s->desc;
-  int generic = (d->flags & INFC_DESC_DIMS_ARG) != 0;
+  int generic = d->flags != 0; /* INFC_DESC_DIMS_ARG or INFC_DESC_BATCH_LOOP */
   for (size_t j = 0; j < d->num_outputs; ++j) {
     const infc_io_desc *io = &d->outputs[j];
     for (int32_t k = 0; k < io->rank; ++k)
@@ -202,6 +202,34 @@ static infc_status check_symbolic_output(infc_session *s, size_t j, const infc_t
   return INFC_OK;
 }
 
+/* Calls `entry` on `args`, whose inputs and outputs are `io`, of `bytes` each in this run:
+ * once, or for the batch loop once per row, each io with the batch at the next row. */
+static void call_entry(infc_session *s, infc_entry_fn entry, void **args, void **io,
+                       const size_t *bytes) {
+  const infc_model_desc *d = s->desc;
+  if (!(d->flags & INFC_DESC_BATCH_LOOP)) {
+    entry(args);
+    return;
+  }
+  size_t nio = (size_t)d->num_inputs + d->num_outputs;
+  int64_t rows = -1;
+  for (size_t i = 0; i < nio && rows < 0; ++i) {
+    const infc_io_desc *desc = i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
+    if (desc->rank > 0 && desc->shape[0] == -1) /* (model.c checked: one name, bound) */
+      rows = s->dim_values[desc->dim_ids[0]];
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    if (r > 0)
+      for (size_t i = 0; i < nio; ++i) {
+        const infc_io_desc *desc =
+            i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
+        if (desc->rank > 0 && desc->shape[0] == -1)
+          io[i] = (char *)io[i] + bytes[i] / (size_t)rows;
+      }
+    entry(args);
+  }
+}
+
 /* Runs with in_bind/out_bind filled: every input bound, out_bind[j] NULL for an output the
  * caller did not ask for. Validates everything before writing anything. */
 static infc_status run_bound(infc_session *s) {
@@ -210,16 +238,17 @@ static infc_status run_bound(infc_session *s) {
   size_t ni = d->num_inputs, no = d->num_outputs;
   const infc_variant_desc *variant = NULL;
   int32_t chosen = -1;
-  int generic = (d->flags & INFC_DESC_DIMS_ARG) != 0;
-  /* [workspace, weights (when the model passes them), dims (a generic model), inputs...,
+  /* Sizes from the named dims: generic code or the batch loop. */
+  int generic = d->flags != 0, dims_arg = (d->flags & INFC_DESC_DIMS_ARG) != 0;
+  /* [workspace, weights (when the model passes them), dims (generic code), inputs...,
    * outputs...] */
   void **args = s->args;
   args[0] = s->workspace;
   if (d->weights)
     args[1] = (void *)d->weights;
-  if (generic)
+  if (dims_arg)
     args[d->weights ? 2 : 1] = s->dim_values;
-  void **io = args + (d->weights ? 2 : 1) + (generic ? 1 : 0);
+  void **io = args + (d->weights ? 2 : 1) + (dims_arg ? 1 : 0);
 
   infc_status checked = check_inputs(s, 1, &chosen);
   if (checked != INFC_OK)
@@ -314,12 +343,12 @@ static infc_status run_bound(infc_session *s) {
     infc__pool_enter(s->pool);
     int64_t started = infc__profile_run_begin(s->profile, chosen);
     infc_entry_fn profiled = variant ? variant->profiled_entry : d->profiled_entry;
-    (profiled ? profiled : variant ? variant->entry : d->entry)(args);
+    call_entry(s, profiled ? profiled : variant ? variant->entry : d->entry, args, io, bytes);
     infc__profile_run_end(s->profile, started);
     infc__pool_leave();
   } else {
     infc__pool_enter(s->pool);
-    (variant ? variant->entry : d->entry)(args);
+    call_entry(s, variant ? variant->entry : d->entry, args, io, bytes);
     infc__pool_leave();
   }
   /* The shapes of this run: the library-owned tensors' and infc_session_output_shape's. */

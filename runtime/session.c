@@ -142,7 +142,7 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
     int is_out = i >= d->num_inputs;
     const infc_io_desc *io = is_out ? &d->outputs[i - d->num_inputs] : &d->inputs[i];
-    for (int32_t k = 0; k < io->rank && !d->num_variants && !(d->flags & INFC_DESC_DIMS_ARG); ++k)
+    for (int32_t k = 0; k < io->rank && !d->num_variants && !d->flags; ++k)
       if (io->shape[k] < 0)
         return create_fail(&opts, INFC_ERR_UNAVAILABLE,
                            "infc_session_create: %s '%s' has dynamic dim %d; this runtime "

@@ -146,7 +146,8 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
        llvm::ConstantInt::get(i32, parts.numKernels), orNull(parts.kernelNames),
        llvm::ConstantInt::get(i32, parts.numVariants), orNull(parts.variants),
        llvm::ConstantInt::get(i32, interface.dims.size()), orNull(dimArray(m, interface.dims)),
-       llvm::ConstantInt::get(i32, interface.dimsArg ? 1 /*INFC_DESC_DIMS_ARG*/ : 0)});
+       llvm::ConstantInt::get(i32, (interface.dimsArg ? 1 /*INFC_DESC_DIMS_ARG*/ : 0) |
+                                       (interface.batchLoop ? 2 /*INFC_DESC_BATCH_LOOP*/ : 0))});
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
                                       "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);

@@ -433,6 +433,73 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
   return 0;
 }
 
+/// Imports `o.input` with its --dim ranges: as generic code where the ops take the symbolic
+/// dim; failing that, where one --dim names a batch the model treats row by row, the
+/// static code for one row (`loopDim` set, `rows` what carries it; docs/dynamic-shapes.md
+/// "3c"). The generic import's errors are printed when neither applies.
+template <typename ErrorLine>
+OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions &o,
+                                     ErrorLine &errorLine, std::string &loopDim,
+                                     infc::BatchRows &rows) {
+  if (o.import.dimRanges.empty())
+    return infc::importOnnxModel(context, o.input, o.import);
+  std::string errors;
+  OwningOpRef<ModuleOp> module;
+  {
+    ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        errors += errorLine(diag);
+      return success();
+    });
+    module = infc::importOnnxModel(context, o.input, o.import);
+  }
+  if (module)
+    return module;
+  std::string dim = o.import.dimRanges.begin()->getKey().str(), why;
+  if (o.import.dimRanges.size() != 1)
+    why = "it takes one --dim";
+  else if (succeeded(infc::findBatchRows(context, o.input, o.import, dim, rows, why))) {
+    llvm::StringRef first = llvm::StringRef(errors).split('\n').first;
+    first.consume_front("infc: error: " + o.input + ": ");
+    llvm::errs() << "infc: '" << dim << "' runs as a loop over rows of the code for one row "
+                 << "(generic code does not apply: " << first << ")\n";
+    infc::OnnxImportOptions one = o.import;
+    one.dimRanges.erase(dim);
+    one.dimValues[dim] = 1;
+    loopDim = dim;
+    return infc::importOnnxModel(context, o.input, one);
+  }
+  llvm::errs() << errors << "infc: note: the batch loop does not apply either: " << why << "\n";
+  return nullptr;
+}
+
+/// The interface of the batch loop's code for one row as the library's: dim 0 of the
+/// inputs and outputs that carry `dim` is -1, named `dim`, with its --dim range.
+void describeBatchLoop(const CompileOptions &o, const std::string &dim, const infc::BatchRows &rows,
+                       infc::ModelInterface &interface) {
+  auto found =
+      llvm::find_if(interface.dims, [&](const infc::NamedDim &d) { return d.name == dim; });
+  int32_t id = found - interface.dims.begin();
+  if (found == interface.dims.end())
+    interface.dims.push_back({dim});
+  auto [min, max] = o.import.dimRanges.lookup(dim);
+  interface.dims[id].min = min;
+  interface.dims[id].max = max;
+  auto mark = [&](infc::ModelValue &v, bool carries) {
+    if (!carries)
+      return;
+    v.shape[0] = -1;
+    if (v.dimIds.empty())
+      v.dimIds.assign(v.shape.size(), -1);
+    v.dimIds[0] = id;
+  };
+  for (auto [v, carries] : llvm::zip(interface.inputs, rows.inputs))
+    mark(v, carries);
+  for (auto [v, carries] : llvm::zip(interface.outputs, rows.outputs))
+    mark(v, carries);
+  interface.batchLoop = true;
+}
+
 /// Imports `o.input`, runs the pipeline (calibrating first with --quantize) and writes
 /// what --emit asks for.
 int runCompile(const CompileOptions &o, const char *argv0) {
@@ -451,14 +518,16 @@ int runCompile(const CompileOptions &o, const char *argv0) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // One line per diagnostic: "infc: error: model.onnx: message".
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return success();
+  auto errorLine = [&](Diagnostic &diag) {
     std::string message = diag.str();
     if (auto name = dyn_cast<NameLoc>(diag.getLocation());
         name && !llvm::StringRef(message).starts_with("node '"))
       message = "at " + name.getName().str() + ": " + message;
-    llvm::errs() << "infc: error: " << o.input << ": " << message << "\n";
+    return "infc: error: " + o.input + ": " + message + "\n";
+  };
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      llvm::errs() << errorLine(diag);
     return success();
   });
 
@@ -486,14 +555,18 @@ int runCompile(const CompileOptions &o, const char *argv0) {
   if (!o.specialize.empty())
     return compileVariants(o, context, target, runtime, runPipeline, started);
 
-  OwningOpRef<ModuleOp> module = importOnnxModel(context, o.input, o.import);
+  std::string loopDim; // the batch loop's dim, or empty
+  BatchRows rows;
+  OwningOpRef<ModuleOp> module = importWithDims(context, o, errorLine, loopDim, rows);
   if (!module)
     return 1;
   ModelInterface interface;
   if (failed(collectModelInterface(*module, interface)))
     return 1;
-  // Generic code (a symbolic dim kept by --dim): the CPU library for now.
-  if (interface.dimsArg) {
+  if (!loopDim.empty())
+    describeBatchLoop(o, loopDim, rows, interface);
+  // Generic code (a symbolic dim kept by --dim) and the batch loop: the CPU library for now.
+  if (interface.dimsArg || interface.batchLoop) {
     const char *unsupported = pipeline.target != Target::CPU ? "--target cuda"
                               : !o.quantize.empty()          ? "--quantize"
                               : !o.header.empty()            ? "--header"

@@ -331,7 +331,9 @@ TEST(GenericModel, CorruptDescriptorsAreRefused) {
          d.inputs[0].shape = d.inputs[1].shape = k3x2;
          d.inputs[0].dim_ids = d.inputs[1].dim_ids = nullptr;
        }},
-      {"unknown flags", [](GenericDesc &d) { d.desc.flags = 2; }},
+      {"unknown flags", [](GenericDesc &d) { d.desc.flags = 4; }},
+      {"generic and the batch loop",
+       [](GenericDesc &d) { d.desc.flags = INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP; }},
       {"variants too",
        [](GenericDesc &d) {
          static infc_variant_desc variant = {"v",     nullptr, nullptr, addGeneric,
@@ -342,6 +344,94 @@ TEST(GenericModel, CorruptDescriptorsAreRefused) {
   };
   for (const Case &c : cases) {
     GenericDesc d;
+    c.corrupt(d);
+    infc_model *model = nullptr;
+    EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL) << c.what;
+    EXPECT_EQ(model, nullptr) << c.what;
+  }
+}
+
+// The batch loop (INFC_DESC_BATCH_LOOP): the entry is y[1, 2] = a[1, 2] + c[2] (c without
+// the batch, passed whole), called once per row of a and y; no dims argument.
+void addRow(void **args) {
+  const float *a = static_cast<const float *>(args[1]), *c = static_cast<const float *>(args[2]);
+  float *y = static_cast<float *>(args[3]);
+  for (int i = 0; i < 2; ++i)
+    y[i] = a[i] + c[i];
+}
+
+const int64_t kTwo[] = {2};
+
+struct LoopDesc {
+  infc_dim_desc dims[1] = {{"batch", 0, 4}};
+  infc_io_desc inputs[2] = {{"a", INFC_F32, 2, kBatchBy2, nullptr, 0, kBatchFirst},
+                            {"c", INFC_F32, 1, kTwo, nullptr, 0, nullptr}};
+  infc_io_desc outputs[1] = {{"y", INFC_F32, 2, kBatchBy2, nullptr, 0, kBatchFirst}};
+  infc_model_desc desc = {INFC_MODEL_DESC_VERSION, 2, 1, 0, inputs, outputs, 0, "rows", addRow};
+  LoopDesc() {
+    desc.num_dims = 1;
+    desc.dims = dims;
+    desc.flags = INFC_DESC_BATCH_LOOP;
+  }
+};
+
+TEST(BatchLoop, CallsTheEntryOncePerRow) {
+  LoopDesc d;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  float c[2] = {10.f, 20.f};
+  int64_t cShape[] = {2};
+  for (int64_t batch : {3, 1, 4, 0}) {
+    std::vector<float> a(batch * 2 + 1), y(batch * 2 + 1, -1.f); // (never empty: data not NULL)
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = float(i);
+    int64_t shape[] = {batch, 2};
+    infc_tensor in[2] = {{a.data(), INFC_F32, 2, shape, 0, 0, 0},
+                         {c, INFC_F32, 1, cShape, 0, 0, 0}};
+    infc_tensor mine{y.data(), INFC_F32, 2, shape, 0, 0, 0};
+    ASSERT_EQ(infc_run(session, in, 2, &mine, 1), INFC_OK) << infc_session_error(session);
+    for (int64_t i = 0; i < batch * 2; ++i)
+      EXPECT_EQ(y[i], float(i) + c[i % 2]) << "batch " << batch << " element " << i;
+    EXPECT_EQ(y[batch * 2], -1.f) << "batch " << batch << ": written past the last row";
+    infc_tensor owned{};
+    ASSERT_EQ(infc_run(session, in, 2, &owned, 1), INFC_OK) << infc_session_error(session);
+    ASSERT_EQ(owned.shape[0], batch);
+    EXPECT_EQ(owned.byte_size, size_t(batch * 2 * 4));
+    for (int64_t i = 0; i < batch * 2; ++i)
+      EXPECT_EQ(static_cast<const float *>(owned.data)[i], float(i) + c[i % 2]);
+  }
+  std::vector<float> a(10, 1.f);
+  int64_t five[] = {5, 2};
+  infc_tensor in[2] = {{a.data(), INFC_F32, 2, five, 0, 0, 0}, {c, INFC_F32, 1, cShape, 0, 0, 0}};
+  infc_tensor owned{};
+  EXPECT_EQ(infc_run(session, in, 2, &owned, 1), INFC_ERR_SHAPE_MISMATCH);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "input 0 'a': dim 0 'batch' is 5, must be within 0..4 (the range the model was "
+            "compiled for)");
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
+TEST(BatchLoop, CorruptDescriptorsAreRefused) {
+  static const int64_t kTwoByAny[] = {2, -1};
+  static const int32_t kSecond[] = {-1, 0};
+  struct Case {
+    const char *what;
+    void (*corrupt)(LoopDesc &);
+  };
+  const Case cases[] = {
+      {"the batch as dim 1",
+       [](LoopDesc &d) {
+         d.outputs[0].shape = kTwoByAny;
+         d.outputs[0].dim_ids = kSecond;
+       }},
+      {"an unnamed batch", [](LoopDesc &d) { d.inputs[0].dim_ids = nullptr; }},
+      {"an unbounded batch", [](LoopDesc &d) { d.dims[0].max = INT64_MAX; }},
+  };
+  for (const Case &c : cases) {
+    LoopDesc d;
     c.corrupt(d);
     infc_model *model = nullptr;
     EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL) << c.what;

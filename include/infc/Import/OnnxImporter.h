@@ -54,6 +54,21 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxModelFromBytes(mlir::MLIRContext &co
                                                            llvm::StringRef path,
                                                            const OnnxImportOptions &options);
 
+/// Which graph inputs and outputs carry the batch as their dim 0 (findBatchRows).
+struct BatchRows {
+  std::vector<bool> inputs, outputs;
+};
+
+/// Whether the model at `path` computes row n of every output from row n of its inputs
+/// along the named dim `dim` alone (a batch), so that the static code for one row, called
+/// once per row, runs any batch size. Decided on two imports at different sizes of `dim`
+/// (`options` otherwise as given): the same graph, every op treating the batch row by row,
+/// the batch dim 0 of every output and of the inputs that have it. On failure `why` names
+/// the node and what it does to the batch; diagnostics are not printed.
+llvm::LogicalResult findBatchRows(mlir::MLIRContext &context, llvm::StringRef path,
+                                  const OnnxImportOptions &options, llvm::StringRef dim,
+                                  BatchRows &rows, std::string &why);
+
 /// What `infc inspect` prints: a summary of the model without compiling it.
 struct OnnxModelSummary {
   struct Value {

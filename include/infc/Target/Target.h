@@ -46,6 +46,10 @@ struct ModelInterface {
   /// Generic code for symbolic dims (`infc compile --dim`): the entry takes the named dims'
   /// sizes (int64, `dims` order) after the workspace (infc-bound-dynamic-entry).
   bool dimsArg = false;
+  /// The batch loop (`infc compile --dim` where the model treats a batch row by row): the
+  /// entry is the static code of one row, which the runtime calls once per row of the
+  /// inputs' and outputs' dim 0 of -1 (docs/dynamic-shapes.md, "3c").
+  bool batchLoop = false;
   /// The entry has a profiled copy, @main_profiled (infc-profile-entry), whose timers name
   /// kernel i by profileKernels[i].
   bool profiledEntry = false;
