@@ -17,7 +17,8 @@ Checks:
     the batch, and no file written: a Concat and a CumSum along the batch, a ReduceSum over
     it, a reshape that scrambles rows, a division by Shape(x)[0], x^T x, an output with the
     batch last, a Slice that drops a row, a Softmax along the batch (behind an Unsqueeze,
-    which the generic code does not take, where that would take them);
+    which the generic code does not take, where that would take them), a Squeeze of every
+    size-1 dim (the batch too, at 1) and a Slice of the first 4 rows (all of them at 2);
   - `infc run` of a batch-loop library at batch 5 through the C ABI.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
@@ -101,6 +102,12 @@ def make_models(work):
     save([helper.make_node("Reshape", ["x", "cols"], ["f"]),
           helper.make_node("Transpose", ["f"], ["y"], perm=[1, 0])], "merge",
          [i64("cols", [16, -1])])
+    # Rows meet only at some sizes: a Squeeze of every size-1 dim drops the batch at 1 (a
+    # classifier's `pool(x).squeeze()`); the first 4 rows are every row at 2 and 3.
+    save([helper.make_node("Unsqueeze", ["x", "axes2"], ["u"]),
+          helper.make_node("Squeeze", ["u"], ["y"])], "squeeze_all", [i64("axes2", [2])])
+    save([helper.make_node("Slice", ["x", "zero1", "four", "axes0"], ["y"])], "first_rows",
+         [i64("zero1", [0]), i64("four", [4]), i64("axes0", [0])], out_shape=(None, 16))
     save([helper.make_node("Shape", ["x"], ["s"]),
           helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
           helper.make_node("Cast", ["n"], ["nf"], to=T.FLOAT),
@@ -122,6 +129,8 @@ REFUSED = {
     "batch_last": "output 'y' has the batch as dim 2",
     "drop_row": "change with the batch size",
     "softmax_batch": "runs along the batch",
+    "squeeze_all": "at batch=1: ",
+    "first_rows": "the graph changes with the batch size",
 }
 
 
@@ -140,7 +149,7 @@ def main():
 
     def check(name, batches, inputs, rtol=1e-4, atol=1e-5):
         r = compile(f"{name}.onnx", f"{name}.so", "--dim", "batch=1..16")
-        looped = "'batch' runs as a loop over rows" in r.stderr
+        looped = "'batch' runs as the batch loop" in r.stderr
         report(r.returncode == 0 and looped,
                f"{name}: exit {r.returncode}, {'loop' if looped else 'no loop'} "
                f"{r.stderr.strip()[-200:]}")

@@ -458,16 +458,13 @@ OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions 
   std::string dim = o.import.dimRanges.begin()->getKey().str(), why;
   if (o.import.dimRanges.size() != 1)
     why = "it takes one --dim";
-  else if (succeeded(infc::findBatchRows(context, o.input, o.import, dim, rows, why))) {
+  else if ((module = infc::importBatchRow(context, o.input, o.import, dim, rows, why))) {
     llvm::StringRef first = llvm::StringRef(errors).split('\n').first;
     first.consume_front("infc: error: " + o.input + ": ");
-    llvm::errs() << "infc: '" << dim << "' runs as a loop over rows of the code for one row "
-                 << "(generic code does not apply: " << first << ")\n";
-    infc::OnnxImportOptions one = o.import;
-    one.dimRanges.erase(dim);
-    one.dimValues[dim] = 1;
+    llvm::errs() << "infc: '" << dim << "' runs as the batch loop, the code for one row "
+                 << "called once per row (generic code does not apply: " << first << ")\n";
     loopDim = dim;
-    return infc::importOnnxModel(context, o.input, one);
+    return module;
   }
   llvm::errs() << errors << "infc: note: the batch loop does not apply either: " << why << "\n";
   return nullptr;
@@ -486,15 +483,21 @@ void describeBatchLoop(const CompileOptions &o, const std::string &dim, const in
   interface.dims[id].min = min;
   interface.dims[id].max = max;
   auto mark = [&](infc::ModelValue &v, bool carries) {
-    if (!carries)
+    if (!carries || v.shape.empty()) // (importBatchRow: a row's ios keep their rank)
       return;
     v.shape[0] = -1;
     if (v.dimIds.empty())
       v.dimIds.assign(v.shape.size(), -1);
     v.dimIds[0] = id;
   };
-  for (auto [v, carries] : llvm::zip(interface.inputs, rows.inputs))
+  for (auto [v, carries] : llvm::zip(interface.inputs, rows.inputs)) {
     mark(v, carries);
+    // An input whose dim of the name another flag fixed (--input-shape) is static: runs
+    // take the batch from the others.
+    if (!carries)
+      for (int32_t &d : v.dimIds)
+        d = d == id ? -1 : d;
+  }
   for (auto [v, carries] : llvm::zip(interface.outputs, rows.outputs))
     mark(v, carries);
   interface.batchLoop = true;

@@ -54,20 +54,22 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxModelFromBytes(mlir::MLIRContext &co
                                                            llvm::StringRef path,
                                                            const OnnxImportOptions &options);
 
-/// Which graph inputs and outputs carry the batch as their dim 0 (findBatchRows).
+/// Which graph inputs and outputs carry the batch as their dim 0 (importBatchRow).
 struct BatchRows {
   std::vector<bool> inputs, outputs;
 };
 
-/// Whether the model at `path` computes row n of every output from row n of its inputs
-/// along the named dim `dim` alone (a batch), so that the static code for one row, called
-/// once per row, runs any batch size. Decided on two imports at different sizes of `dim`
-/// (`options` otherwise as given): the same graph, every op treating the batch row by row,
-/// the batch dim 0 of every output and of the inputs that have it. On failure `why` names
-/// the node and what it does to the batch; diagnostics are not printed.
-llvm::LogicalResult findBatchRows(mlir::MLIRContext &context, llvm::StringRef path,
-                                  const OnnxImportOptions &options, llvm::StringRef dim,
-                                  BatchRows &rows, std::string &why);
+/// The model at `path` imported with the named dim `dim` at 1, when it computes row n of
+/// every output from row n of its inputs alone along `dim` (a batch), so that this code for
+/// one row, called once per row, runs any batch size; else null. Decided on imports at
+/// several sizes of `dim` (`options` otherwise as given): the same graph at each, every op
+/// treating the batch row by row, the batch dim 0 of every output and of the inputs that
+/// have it (`rows`). On failure `why` names the node and what it does to the batch;
+/// diagnostics are not printed.
+mlir::OwningOpRef<mlir::ModuleOp> importBatchRow(mlir::MLIRContext &context, llvm::StringRef path,
+                                                 const OnnxImportOptions &options,
+                                                 llvm::StringRef dim, BatchRows &rows,
+                                                 std::string &why);
 
 /// What `infc inspect` prints: a summary of the model without compiling it.
 struct OnnxModelSummary {

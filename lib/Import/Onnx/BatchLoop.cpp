@@ -27,6 +27,8 @@ using namespace infc;
 namespace {
 /// Where a value carries the batch: a dim, or kNone; kOther when a dim changes with the
 /// batch size but is not the batch (rows merged with another dim, a size computed from it).
+/// (`sizeB` may be 1, the row's import: then a dim of the batch is the one that is
+/// `sizeA` there and 1 here, every other dim equal.)
 constexpr int64_t kNone = -1, kOther = -2;
 
 /// The batch dim of a value typed `a` in the import at `sizeA` and `b` at `sizeB`.
@@ -119,7 +121,8 @@ bool BatchRowsCheck::sameAttributes(Operation *a, Operation *b, ArrayRef<int64_t
 bool BatchRowsCheck::sameRowRepeated(ElementsAttr a, ElementsAttr b) {
   auto da = dyn_cast<DenseElementsAttr>(a), db = dyn_cast<DenseElementsAttr>(b);
   int64_t d = da && db ? batchDim(da.getType(), db.getType(), sizeA, sizeB) : kNone;
-  if (d < 0)
+  // (bools are bit-packed: refused, as are element types without a bit width)
+  if (d < 0 || !da.getElementType().isIntOrFloat() || da.getElementType().isInteger(1))
     return false;
   if (da.isSplat() || db.isSplat())
     return da.isSplat() && db.isSplat() && da.getRawData() == db.getRawData();
@@ -375,32 +378,54 @@ LogicalResult BatchRowsCheck::run(func::FuncOp a, func::FuncOp b, BatchRows &row
 }
 } // namespace
 
-LogicalResult infc::findBatchRows(MLIRContext &context, StringRef path,
-                                  const OnnxImportOptions &options, StringRef dim, BatchRows &rows,
-                                  std::string &why) {
-  // Two sizes, neither 1 (which broadcasts, and what the code for one row is compiled at);
-  // small, so that a size the graph computes from the batch and clamps (min(batch, 4))
-  // still differs between them.
-  constexpr int64_t kSizes[2] = {2, 3};
-  OwningOpRef<ModuleOp> modules[2];
-  for (int k = 0; k < 2; ++k) {
+OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
+                                           const OnnxImportOptions &options, StringRef dim,
+                                           BatchRows &rows, std::string &why) {
+  // The row's import (1), compared with imports at 2, 3 and 97: neither of the others
+  // broadcasts; each size the graph computes from the batch (a clamp, min(batch, 4), a
+  // Slice to 8 rows, batch > 1) must come out as the batch itself at all of them or the
+  // same at all, the row's included, or the graphs differ.
+  constexpr int64_t kRow = 1, kBase = 2, kOthers[] = {3, 97};
+  auto import = [&](int64_t size) -> OwningOpRef<ModuleOp> {
     OnnxImportOptions at = options;
     at.dimRanges.erase(dim);
-    at.dimValues[dim] = kSizes[k];
+    at.dimValues[dim] = size;
     std::string first;
     ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
       if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
         first = diag.str();
       return success();
     });
-    modules[k] = importOnnxModel(context, path, at);
-    if (!modules[k]) {
-      why = "the model does not import at " + dim.str() + "=" + std::to_string(kSizes[k]) +
+    OwningOpRef<ModuleOp> module = importOnnxModel(context, path, at);
+    if (!module)
+      why = "the model does not import at " + dim.str() + "=" + std::to_string(size) +
             (first.empty() ? "" : ": " + first);
-      return failure();
-    }
-  }
+    return module;
+  };
   auto main = [](ModuleOp m) { return m.lookupSymbol<func::FuncOp>("main"); };
-  rows = BatchRows();
-  return BatchRowsCheck(kSizes[0], kSizes[1]).run(main(*modules[0]), main(*modules[1]), rows, why);
+  auto refuse = [&](std::string message) {
+    why = std::move(message);
+    return nullptr;
+  };
+  OwningOpRef<ModuleOp> base = import(kBase), row;
+  if (!base)
+    return nullptr;
+  for (int64_t size : kOthers) {
+    OwningOpRef<ModuleOp> other = import(size);
+    BatchRows found;
+    if (!other || failed(BatchRowsCheck(kBase, size).run(main(*base), main(*other), found, why)))
+      return nullptr;
+    if (size != kOthers[0] && (found.inputs != rows.inputs || found.outputs != rows.outputs))
+      return refuse("the inputs and outputs with the batch change with its size");
+    rows = found;
+  }
+  // The code that runs: the same graph as at the other sizes, one row of each batch.
+  if (!(row = import(kRow)))
+    return nullptr;
+  BatchRows found;
+  if (failed(BatchRowsCheck(kBase, kRow).run(main(*base), main(*row), found, why)))
+    return refuse("at " + dim.str() + "=1: " + why);
+  if (found.inputs != rows.inputs || found.outputs != rows.outputs)
+    return refuse("at " + dim.str() + "=1 the inputs and outputs with the batch differ");
+  return row;
 }
