@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Generic code for a symbolic dim (infc compile --dim) against the static library of each
+"""One library for every batch size (infc compile --dim) against the static library of each
 shape and onnxruntime running the same dynamic model, in one run.
 
-    python3 bench/dynamic.py --infc build/bin/infc [--threads 1,2] [--batches 1,8,64]
-        [--rounds 5] [--out bench/dynamic.md]
+    python3 bench/dynamic.py --infc build/bin/infc [--model mlp|resnet50] [--threads 1,2]
+        [--batches 1,8,64] [--rounds 5] [--min-iters 20] [--out bench/dynamic.md]
 
-The model (made here): an MLP x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, and
-a Softmax at the end), 1.5 M weights. infc's two libraries are timed by `infc bench` (the C
-ABI, no Python in the loop; --iters scaled to about 0.3 s a round); onnxruntime by a Python
-loop over `run` with preallocated inputs (its own overhead included, a few microseconds).
-Engines alternate round by round; each number is the median of the round medians. Then
-paced: --paced-iters calls each after a pause of --interval-ms (default 32), P50.
+Models: `mlp` (made here), x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, and a
+Softmax at the end), 1.5 M weights, which compiles to generic code; `resnet50`, the zoo's
+torchvision ResNet-50 (test/models/make_zoo.py) with its dim 0 named `batch` as exporters
+write it, which compiles to the batch loop (the code for one image, once per image).
+infc's two libraries are timed by `infc bench` (the C ABI, no Python in the loop; --iters
+scaled to about 0.3 s a round, at least --min-iters); onnxruntime by a Python loop over
+`run` with preallocated inputs (its own overhead included, a few microseconds). Engines
+alternate round by round; each number is the median of the round medians. Then paced:
+--paced-iters calls each after a pause of --interval-ms (default 32), P50.
 """
 
 import argparse
@@ -54,16 +57,69 @@ def make_mlp(path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
-def infc_ms(infc, lib, batch, threads, iters, interval_ms=0):
+def make_resnet50(path, work):
+    """The zoo's ResNet-50 with dim 0 of its input and output named `batch`."""
+    import onnx
+    zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
+    subprocess.run([sys.executable, zoo, "--out", work, "--only", "resnet50"], check=True,
+                   capture_output=True)
+    m = onnx.load(os.path.join(work, "resnet50.onnx"))
+    for v in list(m.graph.input) + list(m.graph.output):
+        v.type.tensor_type.shape.dim[0].Clear()
+        v.type.tensor_type.shape.dim[0].dim_param = "batch"
+    del m.graph.value_info[:]
+    onnx.save(m, path)
+
+
+def make_bert_base(path, work):
+    """The zoo's BERT-base at sequence 128, with dim 0 of its inputs and outputs `batch`."""
+    import onnx
+    zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
+    subprocess.run([sys.executable, zoo, "--out", work, "--only", "bert_base"], check=True,
+                   capture_output=True)
+    m = onnx.load(os.path.join(work, "bert_base.onnx"))
+    for v in list(m.graph.input) + list(m.graph.output):
+        v.type.tensor_type.shape.dim[0].Clear()
+        v.type.tensor_type.shape.dim[0].dim_param = "batch"
+    del m.graph.value_info[:]
+    onnx.save(m, path)
+
+
+# Per model: how it is made, its inputs (name, the shape of one row, what values: "float",
+# "ids" below 1000, or "ones") and what it is.
+MODELS = {
+    "mlp": (lambda path, work: make_mlp(path), [("x", (256,), "float")],
+            "MLP x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, Softmax), generic "
+            "code"),
+    "resnet50": (make_resnet50, [("input", (3, 224, 224), "float")],
+                 "the zoo's ResNet-50 with a `batch` dim 0, the batch loop"),
+    "bert_base": (make_bert_base, [("input_ids", (128,), "ids"), ("attention_mask", (128,),
+                                                                    "ones")],
+                  "the zoo's BERT-base (12 layers, hidden 768) at sequence 128 with a `batch` "
+                  "dim 0, the batch loop"),
+}
+
+
+def feeds_for(inputs, batch):
+    rng = np.random.default_rng(batch)
+    feeds = {}
+    for name, row, kind in inputs:
+        shape = (batch,) + row
+        feeds[name] = (rng.standard_normal(shape).astype(np.float32) if kind == "float" else
+                       rng.integers(0, 1000, shape).astype(np.int64) if kind == "ids" else
+                       np.ones(shape, np.int64))
+    return feeds
+
+
+def infc_ms(infc, lib, shape_flags, threads, iters, interval_ms=0):
     paced = ["--interval-ms", str(interval_ms)] if interval_ms else []
-    out = subprocess.run([infc, "bench", lib, "--threads", str(threads), "--iters", str(iters),
-                          "--input-shape", f"x={batch}x256"] + paced, capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run([infc, "bench", lib, "--threads", str(threads), "--iters", str(iters)]
+                         + shape_flags + paced, capture_output=True, text=True,
+                         check=True).stdout
     return float(re.search(r"p50 ([0-9.]+)", out).group(1))
 
 
-def ort_ms(session, x, iters, interval_ms=0):
-    feeds = {"x": x}
+def ort_ms(session, feeds, iters, interval_ms=0):
     times = []
     for _ in range(iters):
         if interval_ms:
@@ -78,47 +134,57 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--infc", required=True)
+    ap.add_argument("--model", default="mlp", choices=sorted(MODELS))
+    ap.add_argument("--min-iters", type=int, default=20)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--batches", default="1,8,64")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--interval-ms", type=int, default=32,
                     help="paced calls: the pause before each (default 32)")
     ap.add_argument("--paced-iters", type=int, default=40)
-    ap.add_argument("--out", default=os.path.join(benchlib.BENCH_DIR, "dynamic.md"))
+    ap.add_argument("--out", help="default bench/dynamic.md (mlp), bench/dynamic_MODEL.md")
     args = ap.parse_args()
     import onnxruntime as ort
+    make, inputs, what = MODELS[args.model]
+    out = args.out or os.path.join(
+        benchlib.BENCH_DIR, "dynamic.md" if args.model == "mlp" else f"dynamic_{args.model}.md")
     batches = [int(b) for b in args.batches.split(",")]
     work = tempfile.mkdtemp(prefix="infc-dynamic-")
-    model = os.path.join(work, "mlp.onnx")
-    make_mlp(model)
+    model = os.path.join(work, "model.onnx")
+    make(model, work)
+
+    def shape_flags(b):  # --input-shape per input, for infc compile and infc bench
+        return [f for name, row, _ in inputs
+                for f in ("--input-shape", f"{name}=" + "x".join(str(d) for d in (b,) + row))]
     generic = os.path.join(work, "generic.so")
     subprocess.run([args.infc, "compile", model, "-o", generic, "--dim",
                     f"batch=1..{max(batches)}"], check=True)
     static = {}
     for b in batches:
         static[b] = os.path.join(work, f"static{b}.so")
-        subprocess.run([args.infc, "compile", model, "-o", static[b], "--input-shape",
-                        f"x={b}x256"], check=True)
+        subprocess.run([args.infc, "compile", model, "-o", static[b]] + shape_flags(b),
+                       check=True)
     rows = []
     for threads in [int(t) for t in args.threads.split(",")]:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         session = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
         for b in batches:
-            x = np.random.default_rng(b).standard_normal((b, 256)).astype(np.float32)
+            x = feeds_for(inputs, b)
+            flag = shape_flags(b)
             # Iterations for about 0.3 s of the static library a round.
-            probe = infc_ms(args.infc, static[b], b, threads, 20)
-            iters = max(20, min(20000, int(300 / max(probe, 1e-3))))
+            probe = infc_ms(args.infc, static[b], flag, threads, args.min_iters)
+            iters = max(args.min_iters, min(20000, int(300 / max(probe, 1e-3))))
             times = {"generic": [], "static": [], "ort": []}
             for _ in range(args.rounds):
-                times["generic"].append(infc_ms(args.infc, generic, b, threads, iters))
-                times["static"].append(infc_ms(args.infc, static[b], b, threads, iters))
+                times["generic"].append(infc_ms(args.infc, generic, flag, threads, iters))
+                times["static"].append(infc_ms(args.infc, static[b], flag, threads, iters))
                 times["ort"].append(ort_ms(session, x, iters))
             med = {k: benchlib.median(v) for k, v in times.items()}
             # Paced, as a product calls between events: P50 after a pause before each call.
-            med["generic_paced"] = infc_ms(args.infc, generic, b, threads, args.paced_iters,
+            med["generic_paced"] = infc_ms(args.infc, generic, flag, threads, args.paced_iters,
                                            args.interval_ms)
-            med["static_paced"] = infc_ms(args.infc, static[b], b, threads, args.paced_iters,
+            med["static_paced"] = infc_ms(args.infc, static[b], flag, threads, args.paced_iters,
                                           args.interval_ms)
             med["ort_paced"] = ort_ms(session, x, args.paced_iters, args.interval_ms)
             rows.append((threads, b, med))
@@ -126,12 +192,13 @@ def main():
                   f"{med['static']:.4f} ms, onnxruntime {med['ort']:.4f} ms; paced "
                   f"{med['generic_paced']:.4f} / {med['static_paced']:.4f} / "
                   f"{med['ort_paced']:.4f} ms", flush=True)
-    lines = ["# Generic code (`--dim`) against static libraries and onnxruntime", "",
-             "Written by `python3 bench/dynamic.py --infc build/bin/infc` "
+    lines = ["# One library for every batch (`--dim`) against static libraries and onnxruntime",
+             "", f"Written by `python3 bench/dynamic.py --infc build/bin/infc --model {args.model}"
+             f" --batches {args.batches} --rounds {args.rounds}` "
              f"({benchlib.infc_version(args.infc)}, onnxruntime {ort.__version__}).", ""]
     lines += benchlib.machine_lines()
-    lines += ["", "MLP x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, Softmax): one "
-              f"library compiled with `--dim batch=1..{max(batches)}` against the static "
+    lines += ["", f"{what[0].upper() + what[1:]}: one library compiled with "
+              f"`--dim batch=1..{max(batches)}` against the static "
               "library of each batch (`--input-shape`) and onnxruntime on the same dynamic "
               f"model; medians of {args.rounds} alternating rounds, ms.", "",
               "| threads | batch | generic | static | onnxruntime | generic / static | "
@@ -149,9 +216,9 @@ def main():
                      f"{med['static_paced']:.4f} | {med['ort_paced']:.4f} | "
                      f"{med['generic_paced'] / med['static_paced']:.2f} | "
                      f"{med['generic_paced'] / med['ort_paced']:.2f} |")
-    with open(args.out, "w") as f:
+    with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

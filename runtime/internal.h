@@ -60,7 +60,13 @@ struct infc_session {
   int64_t *dim_values;
   int32_t *dim_input;
   int32_t *dim_index;
-  size_t *run_bytes;      /* a generic model's: each io's bytes at this run's dims */
+  size_t *run_bytes; /* a generic model's: each io's bytes at this run's dims */
+  /* The batch loop (INFC_DESC_BATCH_LOOP) with threads: rows run side by side, one per
+   * thread, each with its own workspace (`row_workspaces` of them, `workspace_stride` bytes
+   * apart from `workspace`) and entry arguments (row_args, one array per thread). */
+  int32_t row_workspaces;
+  size_t workspace_stride;
+  void **row_args;
   infc__profile *profile; /* NULL unless the session profiles (profile.c) */
   char error[512];
 };
@@ -104,6 +110,11 @@ void infc__pool_leave(void);
 /* Runs of this pool report their workers' share of each region to `profile` (NULL: none).
  * Set between runs only. */
 void infc__pool_set_profile(infc__pool *pool, infc__profile *profile);
+/* Threads in the pool's team, the caller's included. */
+int32_t infc__pool_size(const infc__pool *pool);
+/* Runs fn(ctx, tid, team) on every thread of the team of the pool entered on this thread
+ * (infc__pool_enter), as one parallel region: code it calls runs its own regions serially. */
+void infc__pool_parallel(void (*fn)(void *ctx, int32_t tid, int32_t team), void *ctx);
 
 /* profile.c: events of a profiled session, written as a chrome trace (JSON) to `path`. */
 infc__profile *infc__profile_create(const infc_model_desc *desc, const char *path,

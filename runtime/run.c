@@ -202,30 +202,79 @@ static infc_status check_symbolic_output(infc_session *s, size_t j, const infc_t
   return INFC_OK;
 }
 
-/* Calls `entry` on `args`, whose inputs and outputs are `io`, of `bytes` each in this run:
- * once, or for the batch loop once per row, each io with the batch at the next row. */
-static void call_entry(infc_session *s, infc_entry_fn entry, void **args, void **io,
-                       const size_t *bytes) {
+/* The batch loop's rows of this run (every io with a -1 has the one name; model.c). */
+static int64_t batch_rows(const infc_session *s) {
   const infc_model_desc *d = s->desc;
-  if (!(d->flags & INFC_DESC_BATCH_LOOP)) {
+  for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
+    const infc_io_desc *io = i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
+    if (io->rank > 0 && io->shape[0] == -1)
+      return s->dim_values[io->dim_ids[0]];
+  }
+  return 0;
+}
+
+/* Moves the batch-carrying pointers of `io` (inputs then outputs, at their run's `bytes` for
+ * `rows` rows) on by `step` rows. */
+static void advance_rows(const infc_session *s, void **io, const size_t *bytes, int64_t rows,
+                         int64_t step) {
+  const infc_model_desc *d = s->desc;
+  for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
+    const infc_io_desc *desc = i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
+    if (desc->rank > 0 && desc->shape[0] == -1)
+      io[i] = (char *)io[i] + bytes[i] / (size_t)rows * (size_t)step;
+  }
+}
+
+/* Rows side by side: thread `tid` calls the entry on rows [tid * per, (tid + 1) * per), one
+ * thread each (the entry's own regions run serially inside), on workspace copy `tid`. */
+struct rows_job {
+  infc_session *s;
+  infc_entry_fn entry;
+  void **args;
+  size_t num_args, io_offset;
+  const size_t *bytes;
+  int64_t rows, per;
+};
+
+static void run_rows(void *ctx, int32_t tid, int32_t team) {
+  (void)team;
+  struct rows_job *job = ctx;
+  infc_session *s = job->s;
+  void **args = s->row_args + (size_t)tid * job->num_args;
+  memcpy(args, job->args, job->num_args * sizeof *args);
+  if (s->workspace)
+    args[0] = (char *)s->workspace + (size_t)tid * s->workspace_stride;
+  advance_rows(s, args + job->io_offset, job->bytes, job->rows, tid * job->per);
+  for (int64_t r = 0; r < job->per; ++r) {
+    if (r > 0)
+      advance_rows(s, args + job->io_offset, job->bytes, job->rows, 1);
+    job->entry(args);
+  }
+}
+
+/* Calls `entry` on `args` (its inputs and outputs at `io`, of `bytes` each in this run)
+ * once, or for the batch loop once per row: with `side_by_side` and a pool of T threads,
+ * T rows at a time on one thread each while at least T are left, the rest one by one
+ * on the whole team. */
+static void call_entry(infc_session *s, infc_entry_fn entry, void **args, void **io,
+                       const size_t *bytes, int side_by_side) {
+  if (!(s->desc->flags & INFC_DESC_BATCH_LOOP)) {
     entry(args);
     return;
   }
-  size_t nio = (size_t)d->num_inputs + d->num_outputs;
-  int64_t rows = -1;
-  for (size_t i = 0; i < nio && rows < 0; ++i) {
-    const infc_io_desc *desc = i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
-    if (desc->rank > 0 && desc->shape[0] == -1) /* (model.c checked: one name, bound) */
-      rows = s->dim_values[desc->dim_ids[0]];
+  int64_t rows = batch_rows(s), done = 0;
+  int32_t team = infc__pool_size(s->pool);
+  if (side_by_side && team > 1 && s->row_workspaces >= team && rows >= team) {
+    size_t offset = (size_t)(io - args),
+           num_args = offset + s->desc->num_inputs + s->desc->num_outputs;
+    struct rows_job job = {s, entry, args, num_args, offset, bytes, rows, rows / team};
+    infc__pool_parallel(run_rows, &job);
+    done = job.per * team;
+    advance_rows(s, io, bytes, rows, done);
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    if (r > 0)
-      for (size_t i = 0; i < nio; ++i) {
-        const infc_io_desc *desc =
-            i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
-        if (desc->rank > 0 && desc->shape[0] == -1)
-          io[i] = (char *)io[i] + bytes[i] / (size_t)rows;
-      }
+  for (int64_t r = done; r < rows; ++r) {
+    if (r > done)
+      advance_rows(s, io, bytes, rows, 1);
     entry(args);
   }
 }
@@ -343,12 +392,12 @@ static infc_status run_bound(infc_session *s) {
     infc__pool_enter(s->pool);
     int64_t started = infc__profile_run_begin(s->profile, chosen);
     infc_entry_fn profiled = variant ? variant->profiled_entry : d->profiled_entry;
-    call_entry(s, profiled ? profiled : variant ? variant->entry : d->entry, args, io, bytes);
+    call_entry(s, profiled ? profiled : variant ? variant->entry : d->entry, args, io, bytes, 0);
     infc__profile_run_end(s->profile, started);
     infc__pool_leave();
   } else {
     infc__pool_enter(s->pool);
-    call_entry(s, variant ? variant->entry : d->entry, args, io, bytes);
+    call_entry(s, variant ? variant->entry : d->entry, args, io, bytes, 1);
     infc__pool_leave();
   }
   /* The shapes of this run: the library-owned tensors' and infc_session_output_shape's. */

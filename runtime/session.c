@@ -73,6 +73,7 @@ static void session_free(infc_session *s) {
   free(s->dim_input);
   free(s->dim_index);
   free(s->run_bytes);
+  free(s->row_args);
   free(s->workspace);
   infc__cuda_session_destroy(s->cuda);
   infc__pool_destroy(s->pool);
@@ -196,11 +197,23 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
       session_free(s);
       return create_fail(&opts, cst, "infc_session_create: %s", message);
     }
-  } else if (d->workspace_bytes && !(s->workspace = aligned_alloc_64((size_t)d->workspace_bytes))) {
-    session_free(s);
-    return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
-                       "infc_session_create: cannot allocate the %llu byte workspace",
-                       (unsigned long long)d->workspace_bytes);
+  } else {
+    /* The batch loop runs a row per thread, each on its own workspace. */
+    int32_t copies = (d->flags & INFC_DESC_BATCH_LOOP) ? infc__pool_size(s->pool) : 1;
+    size_t stride =
+        ((size_t)d->workspace_bytes + INFC__ALIGNMENT - 1) / INFC__ALIGNMENT * INFC__ALIGNMENT;
+    if (copies > 1 && (!(s->row_args = calloc((size_t)copies * (3 + ni + no), sizeof(void *))) ||
+                       (stride && (size_t)copies > SIZE_MAX / stride)))
+      copies = 1; /* rows one after another */
+    if (d->workspace_bytes && !(s->workspace = aligned_alloc_64(stride * (size_t)copies))) {
+      session_free(s);
+      return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
+                         "infc_session_create: cannot allocate the %llu byte workspace%s",
+                         (unsigned long long)d->workspace_bytes * (uint64_t)copies,
+                         copies > 1 ? " (one per thread for the batch loop)" : "");
+    }
+    s->row_workspaces = copies;
+    s->workspace_stride = stride;
   }
   int64_t *shape = s->shape_storage;
   for (size_t j = 0; j < no; ++j) {

@@ -291,6 +291,23 @@ void __kmpc_fork_call(void *loc, int32_t nargs, infc__microtask task, ...) {
   }
 }
 
+int32_t infc__pool_size(const infc__pool *p) { return p->size; }
+
+struct pool_job {
+  void (*fn)(void *ctx, int32_t tid, int32_t team);
+  void *ctx;
+};
+
+static void pool_job_task(int32_t *gtid, int32_t *btid, struct pool_job *job) {
+  (void)btid;
+  job->fn(job->ctx, *gtid, current_pool && in_parallel ? current_pool->size : 1);
+}
+
+void infc__pool_parallel(void (*fn)(void *ctx, int32_t tid, int32_t team), void *ctx) {
+  struct pool_job job = {fn, ctx};
+  __kmpc_fork_call(NULL, 1, (infc__microtask)pool_job_task, &job);
+}
+
 /* Static schedule without chunks: thread t of T takes one contiguous block; blocks differ in
  * size by at most one iteration. Bounds are inclusive, as in libomp. */
 #define STATIC_INIT(NAME, T, UT)                                                                   \

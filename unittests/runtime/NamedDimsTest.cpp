@@ -17,8 +17,12 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -410,6 +414,57 @@ TEST(BatchLoop, CallsTheEntryOncePerRow) {
   EXPECT_EQ(std::string(infc_session_error(session)),
             "input 0 'a': dim 0 'batch' is 5, must be within 0..4 (the range the model was "
             "compiled for)");
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
+// With threads, rows run side by side, each on a workspace of its own: the entry copies its
+// row into the workspace, waits a little for the other thread to do the same, and reads it
+// back (a shared workspace would mix rows), recording the workspaces it saw.
+std::mutex seenLock;
+std::set<void *> seenWorkspaces;
+
+void addRowThroughWorkspace(void **args) {
+  const float *a = static_cast<const float *>(args[1]), *c = static_cast<const float *>(args[2]);
+  float *ws = static_cast<float *>(args[0]), *y = static_cast<float *>(args[3]);
+  {
+    std::lock_guard<std::mutex> hold(seenLock);
+    seenWorkspaces.insert(ws);
+  }
+  ws[0] = a[0];
+  ws[1] = a[1];
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (int i = 0; i < 2; ++i)
+    y[i] = ws[i] + c[i];
+}
+
+TEST(BatchLoop, RowsRunSideBySideOnTheirOwnWorkspaces) {
+  LoopDesc d;
+  d.desc.entry = addRowThroughWorkspace;
+  d.desc.workspace_bytes = 8;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  infc_session_options opts{};
+  opts.struct_size = sizeof opts;
+  opts.num_threads = 2;
+  ASSERT_EQ(infc_session_create(model, &opts, &session), INFC_OK);
+  float c[2] = {10.f, 20.f};
+  int64_t cShape[] = {2};
+  for (int64_t batch : {4, 3, 1, 2}) {
+    seenWorkspaces.clear();
+    std::vector<float> a(batch * 2), y(batch * 2, -1.f);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = float(i);
+    int64_t shape[] = {batch, 2};
+    infc_tensor in[2] = {{a.data(), INFC_F32, 2, shape, 0, 0, 0},
+                         {c, INFC_F32, 1, cShape, 0, 0, 0}};
+    infc_tensor out{y.data(), INFC_F32, 2, shape, 0, 0, 0};
+    ASSERT_EQ(infc_run(session, in, 2, &out, 1), INFC_OK) << infc_session_error(session);
+    for (int64_t i = 0; i < batch * 2; ++i)
+      EXPECT_EQ(y[i], float(i) + c[i % 2]) << "batch " << batch << " element " << i;
+    EXPECT_EQ(seenWorkspaces.size(), batch >= 2 ? 2u : 1u) << "batch " << batch;
+  }
   infc_session_release(session);
   infc_model_release(model);
 }

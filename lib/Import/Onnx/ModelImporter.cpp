@@ -425,12 +425,14 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     return nullptr;
   const onnx::GraphProto &graph = model.graph();
 
-  for (const auto &[name, shape] : options.inputShapes)
+  for (const auto &entry : options.inputShapes) {
+    llvm::StringRef name = entry.getKey();
     if (llvm::none_of(graph.input(),
-                      [&](const onnx::ValueInfoProto &i) { return i.name() == name.str(); })) {
+                      [&](const onnx::ValueInfoProto &i) { return i.name() == name; })) {
       error() << "--input-shape names '" << name.str() << "', which is not a graph input";
       return nullptr;
     }
+  }
   for (const auto &entry : options.inputValues)
     if (llvm::none_of(graph.input(),
                       [&](const onnx::ValueInfoProto &i) { return i.name() == entry.getKey(); })) {
