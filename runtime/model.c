@@ -93,7 +93,8 @@ int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *byte
 /* A generic model (INFC_DESC_DIMS_ARG): every -1 dim named, with a finite range, and an
  * output's named by an input; each io's largest size into m->max_bytes. 0 if corrupt. */
 static int size_generic(const infc_model_desc *desc, infc_model *m) {
-  if (desc->num_variants || desc->device != INFC_DEVICE_CPU)
+  if ((desc->num_variants && !(desc->flags & INFC_DESC_BATCH_LOOP)) ||
+      desc->device != INFC_DEVICE_CPU)
     return 0;
   int64_t *maxima = malloc(((size_t)desc->num_dims + 1) * (sizeof *maxima + sizeof(int)));
   if (!maxima)
@@ -120,7 +121,8 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
   return ok;
 }
 
-/* The batch loop (INFC_DESC_BATCH_LOOP): every -1 dim is dim 0 of its io, of one name. */
+/* The batch loop (INFC_DESC_BATCH_LOOP): every -1 dim is dim 0 of its io, of one name; with
+ * variants (the loop's blocks), each takes the same rows on every such io, one takes 1. */
 static int batch_rows_valid(const infc_model_desc *desc) {
   int32_t loop = -1;
   size_t nio = (size_t)desc->num_inputs + desc->num_outputs;
@@ -135,7 +137,23 @@ static int batch_rows_valid(const infc_model_desc *desc) {
       loop = io->dim_ids[0];
     }
   }
-  return loop >= 0;
+  int one_row = desc->num_variants == 0;
+  for (uint32_t v = 0; v < desc->num_variants; ++v) {
+    int64_t rows = -1;
+    for (size_t i = 0; i < nio; ++i) {
+      const infc_io_desc *io =
+          i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
+      if (io->rank == 0 || io->shape[0] != -1)
+        continue;
+      int64_t r = i < desc->num_inputs ? desc->variants[v].input_shapes[i][0]
+                                       : desc->variants[v].output_shapes[i - desc->num_inputs][0];
+      if (r < 1 || (rows >= 0 && r != rows))
+        return 0;
+      rows = r;
+    }
+    one_row |= rows == 1;
+  }
+  return loop >= 0 && one_row;
 }
 
 /* The variants' sizes into m (allocated for them); 0 if a variant is corrupt. */

@@ -128,6 +128,8 @@ static int32_t choose_variant(infc_session *s) {
     if (match)
       return (int32_t)v;
   }
+  if (d->flags & INFC_DESC_BATCH_LOOP) /* other batches: the loop over the variants */
+    return -1;
   /* The inputs with a varying dim, and the variants there are. */
   char msg[sizeof s->error], shape[128];
   size_t n = (size_t)snprintf(msg, sizeof msg, "no compiled variant takes these input shapes (");
@@ -164,7 +166,7 @@ static infc_status check_inputs(infc_session *s, int need_data, int32_t *chosen)
     if (st != INFC_OK)
       return st;
   }
-  if (d->num_variants && (*chosen = choose_variant(s)) < 0)
+  if (d->num_variants && (*chosen = choose_variant(s)) < 0 && !(d->flags & INFC_DESC_BATCH_LOOP))
     return INFC_ERR_SHAPE_MISMATCH;
   return INFC_OK;
 }
@@ -225,11 +227,53 @@ static void advance_rows(const infc_session *s, void **io, const size_t *bytes, 
   }
 }
 
-/* Rows side by side: thread `tid` calls the entry on rows [tid * per, (tid + 1) * per), one
- * thread each (the entry's own regions run serially inside), on workspace copy `tid`. */
+/* The rows variant v of a batch loop takes in one call (model.c: the same on every io with
+ * the batch). */
+static int64_t variant_rows(const infc_model_desc *d, uint32_t v) {
+  for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
+    const infc_io_desc *io = i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
+    if (io->rank > 0 && io->shape[0] == -1)
+      return i < d->num_inputs ? d->variants[v].input_shapes[i][0]
+                               : d->variants[v].output_shapes[i - d->num_inputs][0];
+  }
+  return 1;
+}
+
+/* The batch loop's next call for `left` rows: the variant of the most rows at most `left`
+ * (its entry into *entry; model.c checked there is one of one row), or without variants
+ * the model's entry, one row. Returns the rows. */
+static int64_t next_block(const infc_model_desc *d, int64_t left, infc_entry_fn *entry) {
+  if (!d->num_variants) {
+    *entry = d->entry;
+    return 1;
+  }
+  int64_t best = 0;
+  for (uint32_t v = 0; v < d->num_variants; ++v) {
+    int64_t rows = variant_rows(d, v);
+    if (rows <= left && rows > best) {
+      best = rows;
+      *entry = d->variants[v].entry;
+    }
+  }
+  return best;
+}
+
+/* Calls the batch loop's blocks on `count` rows, `args`' io pointers (at `io`) at the first
+ * of them; the pointers end past the last. */
+static void run_blocks(const infc_session *s, void **args, void **io, const size_t *bytes,
+                       int64_t rows, int64_t count) {
+  infc_entry_fn entry = NULL;
+  for (int64_t r = 0, block; r < count; r += block) {
+    block = next_block(s->desc, count - r, &entry);
+    entry(args);
+    advance_rows(s, io, bytes, rows, block);
+  }
+}
+
+/* Rows side by side: thread `tid` runs rows [tid * per, (tid + 1) * per), on one thread
+ * (the entries' own regions run serially inside), on workspace copy `tid`. */
 struct rows_job {
   infc_session *s;
-  infc_entry_fn entry;
   void **args;
   size_t num_args, io_offset;
   const size_t *bytes;
@@ -245,20 +289,17 @@ static void run_rows(void *ctx, int32_t tid, int32_t team) {
   if (s->workspace)
     args[0] = (char *)s->workspace + (size_t)tid * s->workspace_stride;
   advance_rows(s, args + job->io_offset, job->bytes, job->rows, tid * job->per);
-  for (int64_t r = 0; r < job->per; ++r) {
-    if (r > 0)
-      advance_rows(s, args + job->io_offset, job->bytes, job->rows, 1);
-    job->entry(args);
-  }
+  run_blocks(s, args, args + job->io_offset, job->bytes, job->rows, job->per);
 }
 
 /* Calls `entry` on `args` (its inputs and outputs at `io`, of `bytes` each in this run)
- * once, or for the batch loop once per row: with `side_by_side` and a pool of T threads,
- * T rows at a time on one thread each while at least T are left, the rest one by one
- * on the whole team. */
+ * once, or for the batch loop (no variant of this run's shapes, `exact` 0) in blocks of
+ * rows (one row, or the variants' sizes, the largest that fits first): with
+ * `side_by_side` and a pool of T threads, T threads' shares side by side, one thread each,
+ * the rest on the whole team. */
 static void call_entry(infc_session *s, infc_entry_fn entry, void **args, void **io,
-                       const size_t *bytes, int side_by_side) {
-  if (!(s->desc->flags & INFC_DESC_BATCH_LOOP)) {
+                       const size_t *bytes, int exact, int side_by_side) {
+  if (!(s->desc->flags & INFC_DESC_BATCH_LOOP) || exact) {
     entry(args);
     return;
   }
@@ -267,16 +308,12 @@ static void call_entry(infc_session *s, infc_entry_fn entry, void **args, void *
   if (side_by_side && team > 1 && s->row_workspaces >= team && rows >= team) {
     size_t offset = (size_t)(io - args),
            num_args = offset + s->desc->num_inputs + s->desc->num_outputs;
-    struct rows_job job = {s, entry, args, num_args, offset, bytes, rows, rows / team};
+    struct rows_job job = {s, args, num_args, offset, bytes, rows, rows / team};
     infc__pool_parallel(run_rows, &job);
     done = job.per * team;
     advance_rows(s, io, bytes, rows, done);
   }
-  for (int64_t r = done; r < rows; ++r) {
-    if (r > done)
-      advance_rows(s, io, bytes, rows, 1);
-    entry(args);
-  }
+  run_blocks(s, args, io, bytes, rows, rows - done);
 }
 
 /* Runs with in_bind/out_bind filled: every input bound, out_bind[j] NULL for an output the
@@ -392,12 +429,16 @@ static infc_status run_bound(infc_session *s) {
     infc__pool_enter(s->pool);
     int64_t started = infc__profile_run_begin(s->profile, chosen);
     infc_entry_fn profiled = variant ? variant->profiled_entry : d->profiled_entry;
-    call_entry(s, profiled ? profiled : variant ? variant->entry : d->entry, args, io, bytes, 0);
+    call_entry(s,
+               profiled  ? profiled
+               : variant ? variant->entry
+                         : d->entry,
+               args, io, bytes, variant != NULL, 0);
     infc__profile_run_end(s->profile, started);
     infc__pool_leave();
   } else {
     infc__pool_enter(s->pool);
-    call_entry(s, variant ? variant->entry : d->entry, args, io, bytes, 1);
+    call_entry(s, variant ? variant->entry : d->entry, args, io, bytes, variant != NULL, 1);
     infc__pool_leave();
   }
   /* The shapes of this run: the library-owned tensors' and infc_session_output_shape's. */

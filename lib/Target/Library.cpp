@@ -130,8 +130,8 @@ LogicalResult infc::buildModelLibrary(ModuleOp module, ModelInterface &interface
 
 LogicalResult infc::buildVariantLibrary(size_t count, const VariantLowering &lower,
                                         const TargetOptions &target, StringRef runtimeDir,
-                                        StringRef output, int64_t &weightBytes,
-                                        std::string &error) {
+                                        StringRef output, int64_t &weightBytes, std::string &error,
+                                        const InterfaceFinish &finish) {
   ScratchDir tmp;
   if (!tmp.create(error))
     return failure();
@@ -188,7 +188,7 @@ LogicalResult infc::buildVariantLibrary(size_t count, const VariantLowering &low
     return failure();
   objects.push_back(objectPath("descriptor.o"));
   if (!writeObject(objects.back(), [&](llvm::raw_fd_ostream &os) {
-        return emitVariantDescriptor(variants, target, os, error);
+        return emitVariantDescriptor(variants, target, os, error, finish);
       }))
     return failure();
   return linkModel(objects, runtimeDir, output, error, target);

@@ -283,7 +283,8 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
 }
 
 /// The variant table and descriptor of a --specialize library into `m`.
-static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelVariant> &variants) {
+static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelVariant> &variants,
+                                 const infc::InterfaceFinish &finish) {
   using namespace infc;
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
@@ -310,6 +311,8 @@ static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelV
             id = -1;
     }
   }
+  if (finish)
+    finish(merged);
   // One `const int64_t *const[]` of the ios' shapes of a variant.
   auto shapes = [&](const std::vector<ModelValue> &ios, const llvm::Twine &name) {
     std::vector<llvm::Constant *> rows;
@@ -367,12 +370,12 @@ static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelV
 
 LogicalResult infc::emitVariantDescriptor(const std::vector<ModelVariant> &variants,
                                           const TargetOptions &options, llvm::raw_pwrite_stream &os,
-                                          std::string &error) {
+                                          std::string &error, const InterfaceFinish &finish) {
   if (variants.empty()) {
     error = "a library of no variant";
     return failure();
   }
   return emitDataObject(
-      options, "infc_descriptor", [&](llvm::Module &m) { addVariantDescriptor(m, variants); }, os,
-      error);
+      options, "infc_descriptor",
+      [&](llvm::Module &m) { addVariantDescriptor(m, variants, finish); }, os, error);
 }

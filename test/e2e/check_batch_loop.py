@@ -19,7 +19,9 @@ Checks:
     batch last, a Slice that drops a row, a Softmax along the batch (behind an Unsqueeze,
     which the generic code does not take, where that would take them), a Squeeze of every
     size-1 dim (the batch too, at 1) and a Slice of the first 4 rows (all of them at 2);
-  - `infc run` of a batch-loop library at batch 5 through the C ABI.
+  - `infc run` of a batch-loop library at batch 5 through the C ABI;
+  - --specialize batch=4 beside --dim: the variants of 1 (added) and 4 images are the loop's
+    blocks, at batch 3, 4 and 9 (4 + 4 + 1) on 1 and 2 threads.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -192,6 +194,23 @@ def main():
     check("resnet18", (1, 3), images((3, 224, 224)), rtol=1e-3, atol=1e-4)
     check("rows_apart", (1, 2, 5),
           lambda b: {"x": np.random.default_rng(b).standard_normal((b, 16)).astype(np.float32)})
+
+    # --specialize beside --dim: the variant of 4 images for a batch of 4, and the loop's
+    # block elsewhere (9 = 4 + 4 + 1), on 1 thread and 2 (two rows side by side).
+    r = compile("lenet.onnx", "lenet4.so", "--dim", "batch=1..16", "--specialize", "batch=4")
+    report(r.returncode == 0 and "2 variants (batch=1 | batch=4)" in r.stderr and
+           "other sizes of 'batch' run as the batch loop over them" in r.stderr,
+           f"lenet --specialize batch=4: exit {r.returncode} {r.stderr.strip()[-200:]}")
+    if r.returncode == 0:
+        for threads in (1, 2):
+            m = infc.load(work("lenet4.so"), num_threads=threads)
+            for batch in (3, 4, 9):
+                feeds = images((1, 28, 28))(batch)
+                ref = harness.ort_reference(work("lenet.onnx"), feeds)["logits"]
+                ok, summary = harness.compare(m(**feeds)["logits"], ref, 1e-4, 1e-5)
+                report(ok, f"lenet variants as blocks, {threads} threads, batch {batch}: "
+                       f"{summary}")
+            m.close()
 
     for name, want in REFUSED.items():
         r = compile(f"{name}.onnx", f"{name}.so", "--dim", "batch=1..16")

@@ -362,6 +362,39 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
   return "";
 }
 
+/// The interface of the batch loop's code for one row as the library's: dim 0 of the
+/// inputs and outputs that carry `dim` is -1, named `dim`, with its --dim range.
+void describeBatchLoop(const CompileOptions &o, const std::string &dim, const infc::BatchRows &rows,
+                       infc::ModelInterface &interface) {
+  auto found =
+      llvm::find_if(interface.dims, [&](const infc::NamedDim &d) { return d.name == dim; });
+  int32_t id = found - interface.dims.begin();
+  if (found == interface.dims.end())
+    interface.dims.push_back({dim});
+  auto [min, max] = o.import.dimRanges.lookup(dim);
+  interface.dims[id].min = min;
+  interface.dims[id].max = max;
+  auto mark = [&](infc::ModelValue &v, bool carries) {
+    if (!carries || v.shape.empty()) // (importBatchRow: a row's ios keep their rank)
+      return;
+    v.shape[0] = -1;
+    if (v.dimIds.empty())
+      v.dimIds.assign(v.shape.size(), -1);
+    v.dimIds[0] = id;
+  };
+  for (auto [v, carries] : llvm::zip(interface.inputs, rows.inputs)) {
+    mark(v, carries);
+    // An input whose dim of the name another flag fixed (--input-shape) is static: runs
+    // take the batch from the others.
+    if (!carries)
+      for (int32_t &d : v.dimIds)
+        d = d == id ? -1 : d;
+  }
+  for (auto [v, carries] : llvm::zip(interface.outputs, rows.outputs))
+    mark(v, carries);
+  interface.batchLoop = true;
+}
+
 /// `infc compile --specialize`: one static variant per combination of the named dims'
 /// values, each imported and lowered as a model of its own, in one library whose runs
 /// dispatch on the input shapes (docs/cli.md).
@@ -370,9 +403,28 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
                     const infc::TargetOptions &target, const std::string &runtime,
                     RunPipeline &runPipeline, std::chrono::steady_clock::time_point started) {
   using namespace infc;
+  // --specialize of the one dim a --dim range names, on a model that keeps that dim's rows
+  // apart: the variants are also the batch loop's blocks, and other sizes in the range run
+  // as the loop over them (the code for one row added when not listed).
+  auto specialize = o.specialize;
+  std::string loopDim;
+  BatchRows rows;
+  bool addedRow = false;
+  if (specialize.size() == 1 && o.import.dimRanges.count(specialize[0].first)) {
+    auto &[dim, values] = specialize[0];
+    std::string why;
+    if (importBatchRow(context, o.input, o.import, dim, rows, why)) {
+      loopDim = dim;
+      if ((addedRow = !llvm::is_contained(values, 1)))
+        values.insert(values.begin(), 1);
+    } else {
+      llvm::errs() << "infc: note: sizes of '" << dim << "' but the variants' are refused: "
+                   << "the batch loop does not apply: " << why << "\n";
+    }
+  }
   // The cross product, the first name varying slowest.
   std::vector<std::vector<std::pair<std::string, int64_t>>> combos(1);
-  for (const auto &[name, values] : o.specialize) {
+  for (const auto &[name, values] : specialize) {
     std::vector<std::vector<std::pair<std::string, int64_t>>> next;
     for (const auto &combo : combos)
       for (int64_t v : values) {
@@ -394,6 +446,8 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
     OnnxImportOptions import = o.import;
     for (const auto &[name, v] : combos[i])
       import.dimValues[name] = v;
+    if (addedRow && i == 0) // (the row's code, which the range may not include)
+      import.dimRanges.erase(loopDim);
     variant.label = labels[i];
     error = o.input + ": variant " + labels[i] + " failed (see above)";
     module = importOnnxModel(context, o.input, import);
@@ -420,16 +474,22 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
   };
   std::string error;
   int64_t weightBytes = 0;
+  InterfaceFinish finish;
+  if (!loopDim.empty())
+    finish = [&](ModelInterface &merged) { describeBatchLoop(o, loopDim, rows, merged); };
   if (failed(buildVariantLibrary(combos.size(), counting, target, runtime, o.output, weightBytes,
-                                 error)))
+                                 error, finish)))
     return error.empty() ? 1 : fail(error);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   llvm::errs() << llvm::format("infc: compiled %s -> %s in %.2f s: %zu variants (", o.input.c_str(),
                                o.output.c_str(), seconds, combos.size());
   llvm::interleave(labels, llvm::errs(), " | ");
-  llvm::errs() << llvm::format("), weights %.1f MB, workspace %.1f MB\n", weightBytes / 1e6,
+  llvm::errs() << llvm::format("), weights %.1f MB, workspace %.1f MB", weightBytes / 1e6,
                                workspace / 1e6);
+  if (!loopDim.empty())
+    llvm::errs() << "; other sizes of '" << loopDim << "' run as the batch loop over them";
+  llvm::errs() << "\n";
   return 0;
 }
 
@@ -468,39 +528,6 @@ OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions 
   }
   llvm::errs() << errors << "infc: note: the batch loop does not apply either: " << why << "\n";
   return nullptr;
-}
-
-/// The interface of the batch loop's code for one row as the library's: dim 0 of the
-/// inputs and outputs that carry `dim` is -1, named `dim`, with its --dim range.
-void describeBatchLoop(const CompileOptions &o, const std::string &dim, const infc::BatchRows &rows,
-                       infc::ModelInterface &interface) {
-  auto found =
-      llvm::find_if(interface.dims, [&](const infc::NamedDim &d) { return d.name == dim; });
-  int32_t id = found - interface.dims.begin();
-  if (found == interface.dims.end())
-    interface.dims.push_back({dim});
-  auto [min, max] = o.import.dimRanges.lookup(dim);
-  interface.dims[id].min = min;
-  interface.dims[id].max = max;
-  auto mark = [&](infc::ModelValue &v, bool carries) {
-    if (!carries || v.shape.empty()) // (importBatchRow: a row's ios keep their rank)
-      return;
-    v.shape[0] = -1;
-    if (v.dimIds.empty())
-      v.dimIds.assign(v.shape.size(), -1);
-    v.dimIds[0] = id;
-  };
-  for (auto [v, carries] : llvm::zip(interface.inputs, rows.inputs)) {
-    mark(v, carries);
-    // An input whose dim of the name another flag fixed (--input-shape) is static: runs
-    // take the batch from the others.
-    if (!carries)
-      for (int32_t &d : v.dimIds)
-        d = d == id ? -1 : d;
-  }
-  for (auto [v, carries] : llvm::zip(interface.outputs, rows.outputs))
-    mark(v, carries);
-  interface.batchLoop = true;
 }
 
 /// Imports `o.input`, runs the pipeline (calibrating first with --quantize) and writes

@@ -17,6 +17,7 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -467,6 +468,73 @@ TEST(BatchLoop, RowsRunSideBySideOnTheirOwnWorkspaces) {
   }
   infc_session_release(session);
   infc_model_release(model);
+}
+
+// Variants as the batch loop's blocks (--specialize beside --dim): rows of 1 and of 2 a
+// call; a batch of 2 takes the 2-row variant once, 5 takes 2 + 2 + 1.
+std::atomic<int> oneRowCalls{0}, twoRowCalls{0};
+
+template <int Rows> void addRows(void **args) {
+  const float *a = static_cast<const float *>(args[1]), *c = static_cast<const float *>(args[2]);
+  float *y = static_cast<float *>(args[3]);
+  for (int i = 0; i < 2 * Rows; ++i)
+    y[i] = a[i] + c[i % 2];
+  ++(Rows == 1 ? oneRowCalls : twoRowCalls);
+}
+
+const int64_t k1By2[] = {1, 2}, k2By2[] = {2, 2};
+const int64_t *const kIn1[] = {k1By2, kTwo}, *const kIn2[] = {k2By2, kTwo};
+const int64_t *const kOutRows1[] = {k1By2}, *const kOutRows2[] = {k2By2};
+
+struct BlockDesc : LoopDesc {
+  infc_variant_desc variants[2] = {
+      {"batch=1", kIn1, kOutRows1, addRows<1>, nullptr, 0, 0, nullptr},
+      {"batch=2", kIn2, kOutRows2, addRows<2>, nullptr, 0, 0, nullptr}};
+  BlockDesc() {
+    dims[0].max = 8;
+    desc.entry = addRows<1>;
+    desc.num_variants = 2;
+    desc.variants = variants;
+  }
+};
+
+TEST(BatchLoop, VariantsAreItsBlocks) {
+  BlockDesc d;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  float c[2] = {10.f, 20.f};
+  int64_t cShape[] = {2};
+  struct Case {
+    int64_t batch;
+    int ones, twos;
+  };
+  for (Case k : {Case{2, 0, 1}, Case{5, 1, 2}, Case{1, 1, 0}, Case{4, 0, 2}}) {
+    oneRowCalls = twoRowCalls = 0;
+    std::vector<float> a(k.batch * 2), y(k.batch * 2, -1.f);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = float(i);
+    int64_t shape[] = {k.batch, 2};
+    infc_tensor in[2] = {{a.data(), INFC_F32, 2, shape, 0, 0, 0},
+                         {c, INFC_F32, 1, cShape, 0, 0, 0}};
+    infc_tensor out{y.data(), INFC_F32, 2, shape, 0, 0, 0};
+    ASSERT_EQ(infc_run(session, in, 2, &out, 1), INFC_OK) << infc_session_error(session);
+    for (int64_t i = 0; i < k.batch * 2; ++i)
+      EXPECT_EQ(y[i], float(i) + c[i % 2]) << "batch " << k.batch << " element " << i;
+    EXPECT_EQ(oneRowCalls, k.ones) << "batch " << k.batch;
+    EXPECT_EQ(twoRowCalls, k.twos) << "batch " << k.batch;
+    infc_tensor owned{};
+    ASSERT_EQ(infc_run(session, in, 2, &owned, 1), INFC_OK) << infc_session_error(session);
+    EXPECT_EQ(owned.shape[0], k.batch);
+  }
+  infc_session_release(session);
+  infc_model_release(model);
+  // Without a variant of one row, a batch of 3 could not run: corrupt.
+  BlockDesc noRow;
+  noRow.desc.num_variants = 1;
+  noRow.desc.variants = &noRow.variants[1];
+  EXPECT_EQ(infc__model_create_from_desc(&noRow.desc, &model), INFC_ERR_INTERNAL);
 }
 
 TEST(BatchLoop, CorruptDescriptorsAreRefused) {

@@ -122,12 +122,17 @@ struct ModelVariant {
   std::string label;
 };
 
+/// Adjusts the model's interface merged from the variants' (the batch loop's -1 and range).
+using InterfaceFinish = std::function<void(ModelInterface &)>;
+
 /// The descriptor object of a --specialize library: the variants' table (shapes, entries of
 /// the variant objects, workspace), and the model's interface with -1 for every dim the
-/// variants do not share. The first variant's entry is the model's default.
+/// variants do not share, then `finish`ed when given. The first variant's entry is the
+/// model's default.
 llvm::LogicalResult emitVariantDescriptor(const std::vector<ModelVariant> &variants,
                                           const TargetOptions &options, llvm::raw_pwrite_stream &os,
-                                          std::string &error);
+                                          std::string &error,
+                                          const InterfaceFinish &finish = nullptr);
 
 /// Writes the weights as an object: one read-only, 64-byte aligned `.infc_weights`
 /// section holding every blob under its hidden symbol.
@@ -172,7 +177,8 @@ using VariantLowering =
 llvm::LogicalResult buildVariantLibrary(size_t count, const VariantLowering &lower,
                                         const TargetOptions &target, llvm::StringRef runtimeDir,
                                         llvm::StringRef output, int64_t &weightBytes,
-                                        std::string &error);
+                                        std::string &error,
+                                        const InterfaceFinish &finish = nullptr);
 
 /// The typed C header of `--header`: shapes as constants and a run function with one
 /// pointer per input and output.
