@@ -108,17 +108,22 @@ static void collectDimNames(ModuleOp module, func::FuncOp func, infc::ModelInter
   for (auto [i, v] : llvm::enumerate(interface.inputs))
     assign(func.getArgAttrOfType<ArrayAttr>(i, "infc.dims"), v);
   // A name fixed to different sizes on different inputs (--input-shape per input) names
-  // nothing: the runtime would refuse every run for its one-size-per-name rule.
+  // nothing: the runtime would refuse every run for its one-size-per-name rule. Nor does
+  // a name on an input whose dim --input-shape fixed while others keep it symbolic: runs
+  // take its size from those (the fixed dim is static, 1 broadcasting).
   llvm::DenseMap<int32_t, llvm::SmallSetVector<int64_t, 2>> fixedSizes;
   for (const infc::ModelValue &v : interface.inputs)
     for (auto [id, size] : llvm::zip(v.dimIds, v.shape))
       if (id >= 0)
         fixedSizes[id].insert(size);
   for (infc::ModelValue &v : interface.inputs)
-    for (int32_t &id : v.dimIds)
-      if (id >= 0 && fixedSizes[id].size() > 1 && !fixedSizes[id].contains(-1) &&
-          !fixedSizes[id].contains(ShapedType::kDynamic))
+    for (auto [id, size] : llvm::zip(v.dimIds, v.shape)) {
+      if (id < 0)
+        continue;
+      bool symbolic = fixedSizes[id].contains(-1);
+      if (symbolic ? size != -1 : fixedSizes[id].size() > 1)
         id = -1;
+    }
   // The size each name has on the inputs, where static.
   llvm::DenseMap<int32_t, int64_t> sizes;
   for (const infc::ModelValue &v : interface.inputs)

@@ -17,6 +17,8 @@ Checks:
     range, a caller-owned output of another batch is refused; `infc run` through the C ABI;
   - the workspace is the plan at the bound (the same as the static library at batch 64);
   - LayerNormalization then a Transpose that moves the batch last, at batch 1, 5, 16;
+  - the batch fixed on one input by --input-shape (m=1x32) and symbolic on the other: runs
+    take it from the other, at batch 1 and 3;
   - Greater, Clip, Where, Not and Cast (exact) at batch 1 and 7;
   - what the generic code does not take yet fails at compile time, naming the node and the
     dim, and leaves no file: a Concat of the symbolic dim, a broadcast of it against a
@@ -115,6 +117,11 @@ def make_models(work):
         "broadcast", [x], [helper.make_tensor_value_info("y", T.FLOAT, [4, 32])],
         [init("c", [4, 32])]),
         "broadcast.onnx")
+    save(helper.make_graph(
+        [helper.make_node("Add", ["x", "m"], ["y"])],
+        "pinned", [x, helper.make_tensor_value_info("m", T.FLOAT, ["batch", 32])],
+        [helper.make_tensor_value_info("y", T.FLOAT, ["batch", 32])]),
+        "pinned.onnx")
     save(helper.make_graph(
         [helper.make_node("Add", ["x", "z"], ["y"])],
         "two", [helper.make_tensor_value_info("x", T.FLOAT, ["batch", "seq"]),
@@ -256,6 +263,20 @@ def main():
             report(ok, f"wide batch {batch}: {summary}")
         wide.close()
         wide8.close()
+
+    # The dim fixed on one input by --input-shape, symbolic on the other: runs take the
+    # batch from the symbolic one (the fixed 1 broadcasts).
+    r = compile("pinned.onnx", "pinned.so", "--dim", "batch=1..8", "--input-shape", "m=1x32")
+    report(r.returncode == 0, f"pinned: exit {r.returncode} {r.stderr.strip()[-200:]}")
+    if r.returncode == 0:
+        pinned = infc.load(work("pinned.so"))
+        for batch in (1, 3):
+            x = np.random.default_rng(500 + batch).standard_normal((batch, 32)).astype(np.float32)
+            m = np.random.default_rng(600).standard_normal((1, 32)).astype(np.float32)
+            ref = harness.ort_reference(work("pinned.onnx"), {"x": x, "m": m})["y"]
+            ok, summary = harness.compare(pinned(x=x, m=m)["y"], ref, rtol=1e-6, atol=1e-6)
+            report(ok, f"pinned batch {batch} (m fixed at 1): {summary}")
+        pinned.close()
 
     for model, flags, want in (
             ("concat.onnx", ["--dim", "batch=1..8"],
