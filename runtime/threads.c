@@ -298,14 +298,19 @@ struct pool_job {
   void *ctx;
 };
 
-static void pool_job_task(int32_t *gtid, int32_t *btid, struct pool_job *job) {
+/* An infc__microtask itself (variadic, as invoke calls it), its one argument the job. */
+static void pool_job_task(int32_t *gtid, int32_t *btid, ...) {
   (void)btid;
+  va_list ap;
+  va_start(ap, btid);
+  struct pool_job *job = va_arg(ap, struct pool_job *);
+  va_end(ap);
   job->fn(job->ctx, *gtid, current_pool && in_parallel ? current_pool->size : 1);
 }
 
 void infc__pool_parallel(void (*fn)(void *ctx, int32_t tid, int32_t team), void *ctx) {
   struct pool_job job = {fn, ctx};
-  __kmpc_fork_call(NULL, 1, (infc__microtask)pool_job_task, &job);
+  __kmpc_fork_call(NULL, 1, pool_job_task, (void *)&job);
 }
 
 /* Static schedule without chunks: thread t of T takes one contiguous block; blocks differ in
