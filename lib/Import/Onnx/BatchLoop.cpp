@@ -3,8 +3,8 @@
 // A model whose outputs' row n depends only on its inputs' row n along a named dim (a
 // batch) runs at any batch size as the static code for one row, called once per row
 // (docs/dynamic-shapes.md, "3c"). This decides it without trusting the importers with a
-// `?`: the model is imported at two sizes of the dim, and what changes between the two
-// imports is where the batch is. The two graphs must be the same ops with the same
+// `?`: the model is imported at several sizes of the dim, and what changes between two
+// imports is where the batch is. The graphs must be the same ops with the same
 // attributes and constants (anything computed from the batch size differs and is
 // refused), and each op must map its operands' batch dims to its results' as an op that
 // treats them row by row: elementwise ops aligned, a matmul's rows, a convolution's N,
