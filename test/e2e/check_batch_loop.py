@@ -19,6 +19,7 @@ Checks:
     batch last, a Slice that drops a row, a Softmax along the batch (behind an Unsqueeze,
     which the generic code does not take, where that would take them), a Squeeze of every
     size-1 dim (the batch too, at 1) and a Slice of the first 4 rows (all of them at 2);
+  - the static library of resnet18 at batch 2 (Winograd image by image, not the loop);
   - `infc run` of a batch-loop library at batch 5 through the C ABI;
   - --specialize batch=4 beside --dim: the variants of 1 (added) and 4 images are the loop's
     blocks, at batch 3, 4 and 9 (4 + 4 + 1) on 1 and 2 threads.
@@ -192,6 +193,15 @@ def main():
                 "attention_mask": mask}
     check("bert_layer", (1, 3, 8), tokens, rtol=1e-3, atol=1e-4)
     check("resnet18", (1, 3), images((3, 224, 224)), rtol=1e-3, atol=1e-4)
+    # The static library of 2 images: its 3x3 convolutions run Winograd image by image.
+    r = compile("resnet18.onnx", "resnet18_2.so", "--input-shape", "input=2x3x224x224")
+    if r.returncode == 0:
+        feeds = images((3, 224, 224))(2)
+        ok, summary = harness.compare(
+            infc.load(work("resnet18_2.so"))(**feeds)["logits"],
+            harness.ort_reference(work("resnet18.onnx"), feeds)["logits"], 1e-3, 1e-4)
+    report(r.returncode == 0 and ok, f"resnet18 static batch 2: exit {r.returncode} "
+           f"{summary if r.returncode == 0 else r.stderr.strip()[-200:]}")
     check("rows_apart", (1, 2, 5),
           lambda b: {"x": np.random.default_rng(b).standard_normal((b, 16)).astype(np.float32)})
 

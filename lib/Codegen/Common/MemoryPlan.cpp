@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -154,6 +155,24 @@ void collectKernelGroups(Block &block, const DenseMap<Operation *, int64_t> &ord
 struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlanPass> {
   using InfcMemoryPlanBase::InfcMemoryPlanBase;
 
+  /// A loop over images (`infc.by_image`: a batch's convolution one image at a time,
+  /// InfcToLinalg's convByImage) allocates its scratch buffers once an image; one set serves
+  /// every image in turn, so they move before the loop, where they are planned live for the
+  /// whole loop. Not one the loop yields (the images' results), which stays and is refused.
+  static void hoistImageBuffers(Block &block) {
+    for (auto loop : block.getOps<scf::ForOp>()) {
+      if (!loop->hasAttr("infc.by_image"))
+        continue;
+      DenseSet<Value> yielded;
+      for (Value v : loop.getBody()->getTerminator()->getOperands())
+        yielded.insert(infc::viewRoot(v));
+      for (auto alloc : llvm::make_early_inc_range(loop.getBody()->getOps<memref::AllocOp>()))
+        if (alloc.getDynamicSizes().empty() && alloc.getSymbolOperands().empty() &&
+            !yielded.contains(alloc.getResult()))
+          alloc->moveBefore(loop);
+    }
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto func = module.lookupSymbol<func::FuncOp>(entryName);
@@ -166,6 +185,7 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       func.emitError("infc-memory-plan expects a single-block entry function");
       return signalPassFailure();
     }
+    hoistImageBuffers(block);
     DenseMap<Operation *, int64_t> order;
     int64_t index = 0;
     for (Operation &op : block)

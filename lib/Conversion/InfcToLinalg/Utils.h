@@ -68,13 +68,13 @@ llvm::SmallVector<mlir::Value> tapWindows(mlir::OpBuilder &b, mlir::Location loc
                                           llvm::ArrayRef<int64_t> dilations, bool channelsLast,
                                           llvm::ArrayRef<int64_t> outShape);
 
-/// Whether an NHWC convolution (`input` unpadded, `weight` [F, C, KH, KW]) can be computed
-/// by Winograd F(2x2, 3x3) (convChannelsLastWinograd): one f32 image, a constant 3x3 kernel,
-/// stride and dilation 1, at least `minChannels` input and output channels, both multiples
-/// of 16.
-bool winogradApplies(mlir::Value input, mlir::Value weight, llvm::ArrayRef<int64_t> strides,
-                     llvm::ArrayRef<int64_t> dilations, mlir::RankedTensorType resultType,
-                     int64_t minChannels);
+/// Whether an NHWC convolution (`input` unpadded, of type `inputType`, `weight` [F, C, KH,
+/// KW]) can be computed by Winograd F(2x2, 3x3) (convChannelsLastWinograd): one f32 image,
+/// a constant 3x3 kernel, stride and dilation 1, at least `minChannels` input and output
+/// channels, both multiples of 16. (A batch of images runs it image by image.)
+bool winogradApplies(mlir::RankedTensorType inputType, mlir::Value weight,
+                     llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
+                     mlir::RankedTensorType resultType, int64_t minChannels);
 /// That convolution (pads [top, left, bottom, right]) into `resultType` [1, OH, OW, F],
 /// without bias: the input transform, 16 matmuls against weights transformed at compile
 /// time, the output transform (Winograd.cpp).

@@ -90,10 +90,9 @@ Value outputRow(OpBuilder &b, Location loc, Value second, std::array<Value, 4> m
 }
 } // namespace
 
-bool infc::lowering::winogradApplies(Value input, Value weight, ArrayRef<int64_t> strides,
+bool infc::lowering::winogradApplies(RankedTensorType it, Value weight, ArrayRef<int64_t> strides,
                                      ArrayRef<int64_t> dilations, RankedTensorType resultType,
                                      int64_t minChannels) {
-  auto it = cast<RankedTensorType>(input.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   DenseElementsAttr dense;
   return it.getDimSize(0) == 1 && it.getElementType().isF32() && it.hasStaticShape() &&

@@ -138,6 +138,26 @@ func.func @main() {
 
 // -----
 
+// A loop over images (infc.by_image, a batch's convolution one image at a time): its body's
+// buffer serves every image in turn, placed once before the loop.
+// CHECK: %[[BUF:.*]] = memref.view %{{.*}} : memref<64xi8> to memref<8xf32>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[BUF]] : memref<8xf32>)
+// CHECK-NEXT: } {infc.by_image}
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    %0 = memref.alloc() : memref<8xf32>
+    linalg.fill ins(%f : f32) outs(%0 : memref<8xf32>)
+  } {infc.by_image}
+  return
+}
+
+// -----
+
 // A function without allocations still gets an (empty) workspace.
 // CHECK-LABEL: module attributes {infc.workspace_bytes = 0 : i64}
 // CHECK: func.func @main(%{{.*}}: memref<0xi8> {infc.workspace}, %{{.*}}: memref<2xf32>)

@@ -44,6 +44,25 @@ func.func @winograd(%x: tensor<1x5x6x16xf32>) -> tensor<1x5x6x32xf32> {
 
 // -----
 
+// A batch of 3 images: Winograd's transforms are written for one image, so the convolution
+// runs image by image, in a loop marked infc.by_image (whose scratch buffers
+// infc-memory-plan places once for every image).
+// CHECK-LABEL: func.func @winograd_batch
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<3x5x6x32xf32>
+// CHECK: scf.for %[[N:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:[a-z0-9_]+]] = %[[OUT]]) -> (tensor<3x5x6x32xf32>)
+// CHECK: %[[IMG:.*]] = tensor.extract_slice %arg0[%[[N]], 0, 0, 0] [1, 5, 6, 16] [1, 1, 1, 1] : tensor<3x5x6x16xf32> to tensor<1x5x6x16xf32>
+// CHECK: tensor.pad %[[IMG]] low[0, 1, 1, 0] high[0, 2, 1, 0]
+// CHECK: infc.weight_batch
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[N]], 0, 0, 0] [1, 5, 6, 32] [1, 1, 1, 1] : tensor<1x5x6x32xf32> into tensor<3x5x6x32xf32>
+// CHECK: } {infc.by_image}
+func.func @winograd_batch(%x: tensor<3x5x6x16xf32>) -> tensor<3x5x6x32xf32> {
+  %w = arith.constant dense<1.0> : tensor<32x16x3x3xf32>
+  %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<3x5x6x16xf32>, tensor<32x16x3x3xf32>) -> tensor<3x5x6x32xf32>
+  return %y : tensor<3x5x6x32xf32>
+}
+
+// -----
+
 // Not for Winograd F(2x2, 3x3): stride 2, a 5x5 kernel, dilation 2, input channels not a
 // multiple of 16, weights known only at run time.
 // CHECK-LABEL: func.func @others
