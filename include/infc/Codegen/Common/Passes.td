@@ -47,7 +47,9 @@ def InfcMemoryPlan : Pass<"infc-memory-plan", "mlir::ModuleOp"> {
     memory (greedy by size, 64-byte aligned). Live ranges follow aliases (views, reshapes)
     to their last use. The module gets `infc.workspace_bytes = N`. No allocation is left
     for run time: an allocation it cannot place (inside a loop, or of a dynamic shape) is an
-    error, since the model would malloc it on every run and never free it.
+    error, since the model would malloc it on every run and never free it. The exception is
+    a loop over images (`infc.by_image`, a batch's convolution one image at a time): its
+    body's static buffers, but one it yields, move before it and serve every image.
 
     With `kernel-groups` (the CUDA pipeline), the buffers read by the ops that
     infc-linalg-to-gpu-loops may run as one kernel stay live until the group's last op:
