@@ -240,19 +240,22 @@ static int64_t variant_rows(const infc_model_desc *d, uint32_t v) {
 }
 
 /* The batch loop's next call for `left` rows: the variant of the most rows at most `left`
- * (its entry into *entry; model.c checked there is one of one row), or without variants
- * the model's entry, one row. Returns the rows. */
-static int64_t next_block(const infc_model_desc *d, int64_t left, infc_entry_fn *entry) {
+ * (its entry into *entry, the profiled one in a profiled session when there is one;
+ * model.c checked there is a variant of one row), or without variants the model's entry,
+ * one row. Returns the rows. */
+static int64_t next_block(const infc_session *s, int64_t left, infc_entry_fn *entry) {
+  const infc_model_desc *d = s->desc;
   if (!d->num_variants) {
-    *entry = d->entry;
+    *entry = s->profile && d->profiled_entry ? d->profiled_entry : d->entry;
     return 1;
   }
   int64_t best = 0;
   for (uint32_t v = 0; v < d->num_variants; ++v) {
     int64_t rows = variant_rows(d, v);
     if (rows <= left && rows > best) {
+      const infc_variant_desc *var = &d->variants[v];
       best = rows;
-      *entry = d->variants[v].entry;
+      *entry = s->profile && var->profiled_entry ? var->profiled_entry : var->entry;
     }
   }
   return best;
@@ -264,7 +267,7 @@ static void run_blocks(const infc_session *s, void **args, void **io, const size
                        int64_t rows, int64_t count) {
   infc_entry_fn entry = NULL;
   for (int64_t r = 0, block; r < count; r += block) {
-    block = next_block(s->desc, count - r, &entry);
+    block = next_block(s, count - r, &entry);
     entry(args);
     advance_rows(s, io, bytes, rows, block);
   }
@@ -278,18 +281,21 @@ struct rows_job {
   size_t num_args, io_offset;
   const size_t *bytes;
   int64_t rows, per;
+  int32_t shares; /* the team's size the rows were split for */
 };
 
 static void run_rows(void *ctx, int32_t tid, int32_t team) {
-  (void)team;
   struct rows_job *job = ctx;
   infc_session *s = job->s;
-  void **args = s->row_args + (size_t)tid * job->num_args;
-  memcpy(args, job->args, job->num_args * sizeof *args);
-  if (s->workspace)
-    args[0] = (char *)s->workspace + (size_t)tid * s->workspace_stride;
-  advance_rows(s, args + job->io_offset, job->bytes, job->rows, tid * job->per);
-  run_blocks(s, args, args + job->io_offset, job->bytes, job->rows, job->per);
+  /* Thread tid's share, and those of threads the team lacks (a region run serially). */
+  for (int32_t share = tid; share < job->shares; share += team) {
+    void **args = s->row_args + (size_t)share * job->num_args;
+    memcpy(args, job->args, job->num_args * sizeof *args);
+    if (s->workspace)
+      args[0] = (char *)s->workspace + (size_t)share * s->workspace_stride;
+    advance_rows(s, args + job->io_offset, job->bytes, job->rows, share * job->per);
+    run_blocks(s, args, args + job->io_offset, job->bytes, job->rows, job->per);
+  }
 }
 
 /* Calls `entry` on `args` (its inputs and outputs at `io`, of `bytes` each in this run)
@@ -308,7 +314,7 @@ static void call_entry(infc_session *s, infc_entry_fn entry, void **args, void *
   if (side_by_side && team > 1 && s->row_workspaces >= team && rows >= team) {
     size_t offset = (size_t)(io - args),
            num_args = offset + s->desc->num_inputs + s->desc->num_outputs;
-    struct rows_job job = {s, args, num_args, offset, bytes, rows, rows / team};
+    struct rows_job job = {s, args, num_args, offset, bytes, rows, rows / team, team};
     infc__pool_parallel(run_rows, &job);
     done = job.per * team;
     advance_rows(s, io, bytes, rows, done);

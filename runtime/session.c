@@ -205,7 +205,10 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
     if (copies > 1 && (!(s->row_args = calloc((size_t)copies * (3 + ni + no), sizeof(void *))) ||
                        (stride && (size_t)copies > SIZE_MAX / stride)))
       copies = 1; /* rows one after another */
-    if (d->workspace_bytes && !(s->workspace = aligned_alloc_64(stride * (size_t)copies))) {
+    if (d->workspace_bytes && copies > 1 &&
+        !(s->workspace = aligned_alloc_64(stride * (size_t)copies)))
+      copies = 1; /* rows one after another, on one workspace */
+    if (d->workspace_bytes && !s->workspace && !(s->workspace = aligned_alloc_64(stride))) {
       session_free(s);
       return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
                          "infc_session_create: cannot allocate the %llu byte workspace%s",

@@ -303,7 +303,7 @@ static void pool_job_task(int32_t *gtid, int32_t *btid, ...) {
   (void)btid;
   va_list ap;
   va_start(ap, btid);
-  struct pool_job *job = va_arg(ap, struct pool_job *);
+  struct pool_job *job = (struct pool_job *)va_arg(ap, void *);
   va_end(ap);
   job->fn(job->ctx, *gtid, current_pool && in_parallel ? current_pool->size : 1);
 }

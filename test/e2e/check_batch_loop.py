@@ -19,6 +19,8 @@ Checks:
     batch last, a Slice that drops a row, a Softmax along the batch (behind an Unsqueeze,
     which the generic code does not take, where that would take them), a Squeeze of every
     size-1 dim (the batch too, at 1) and a Slice of the first 4 rows (all of them at 2);
+  - a Slice of the first 128 rows: the loop for --dim batch=1..100 (exact at 100), refused
+    for 1..256 (the range's maximum is imported too);
   - the static library of resnet18 at batch 2 (Winograd image by image, not the loop);
   - `infc run` of a batch-loop library at batch 5 through the C ABI;
   - --specialize batch=4 beside --dim: the variants of 1 (added) and 4 images are the loop's
@@ -111,6 +113,11 @@ def make_models(work):
           helper.make_node("Squeeze", ["u"], ["y"])], "squeeze_all", [i64("axes2", [2])])
     save([helper.make_node("Slice", ["x", "zero1", "four", "axes0"], ["y"])], "first_rows",
          [i64("zero1", [0]), i64("four", [4]), i64("axes0", [0])], out_shape=(None, 16))
+    # The first 128 rows (behind an Unsqueeze): every row up to 128, which only a range
+    # beyond 128 reaches.
+    save(lifted([helper.make_node("Slice", ["u", "zero1", "many", "axes0"], ["v"])]),
+         "first_128", [i64("zero1", [0]), i64("many", [128]), i64("axes0", [0]),
+                       i64("axes2", [2])], out_shape=(None, 16))
     save([helper.make_node("Shape", ["x"], ["s"]),
           helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
           helper.make_node("Cast", ["n"], ["nf"], to=T.FLOAT),
@@ -227,6 +234,21 @@ def main():
         report(r.returncode != 0 and "the batch loop does not apply either" in r.stderr and
                want in r.stderr and not os.path.exists(work(f"{name}.so")),
                f"{name} refused: exit {r.returncode} {r.stderr.strip()[-260:]}")
+
+    # Up to 128 rows the Slice keeps them all: the loop, exact at 100; beyond, refused.
+    r = compile("first_128.onnx", "first_128.so", "--dim", "batch=1..100")
+    if r.returncode == 0:
+        x = np.random.default_rng(100).standard_normal((100, 16)).astype(np.float32)
+        ok, summary = harness.compare(infc.load(work("first_128.so"))(x=x)["y"],
+                                      harness.ort_reference(work("first_128.onnx"), {"x": x})["y"],
+                                      0, 0)
+    report(r.returncode == 0 and ok, f"first_128 --dim batch=1..100 at batch 100: exit "
+           f"{r.returncode} {summary if r.returncode == 0 else r.stderr.strip()[-200:]}")
+    r = compile("first_128.onnx", "first_128b.so", "--dim", "batch=1..256")
+    report(r.returncode != 0 and "the batch loop does not apply either" in r.stderr and
+           not os.path.exists(work("first_128b.so")),
+           f"first_128 --dim batch=1..256 refused: exit {r.returncode} "
+           f"{r.stderr.strip()[-200:]}")
 
     x5 = np.random.default_rng(5).standard_normal((5, 1, 28, 28)).astype(np.float32)
     np.save(work("x5.npy"), x5)

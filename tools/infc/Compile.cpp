@@ -410,7 +410,8 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
   std::string loopDim;
   BatchRows rows;
   bool addedRow = false;
-  if (specialize.size() == 1 && o.import.dimRanges.count(specialize[0].first)) {
+  if (specialize.size() == 1 && o.import.dimRanges.count(specialize[0].first) &&
+      llvm::all_of(specialize[0].second, [](int64_t v) { return v >= 1; })) {
     auto &[dim, values] = specialize[0];
     std::string why;
     if (importBatchRow(context, o.input, o.import, dim, rows, why)) {

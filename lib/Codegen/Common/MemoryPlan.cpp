@@ -158,17 +158,23 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
   /// A loop over images (`infc.by_image`: a batch's convolution one image at a time,
   /// InfcToLinalg's convByImage) allocates its scratch buffers once an image; one set serves
   /// every image in turn, so they move before the loop, where they are planned live for the
-  /// whole loop. Not one the loop yields (the images' results), which stays and is refused.
+  /// whole loop. Only when what the loop yields is its own iter_args' buffers (the images'
+  /// results written in place) or from outside: a body buffer reaching the next image
+  /// otherwise (through a nested loop's result, a select) stays, and is refused.
   static void hoistImageBuffers(Block &block) {
     for (auto loop : block.getOps<scf::ForOp>()) {
       if (!loop->hasAttr("infc.by_image"))
         continue;
-      DenseSet<Value> yielded;
-      for (Value v : loop.getBody()->getTerminator()->getOperands())
-        yielded.insert(infc::viewRoot(v));
+      bool carriesNothing =
+          llvm::all_of(loop.getBody()->getTerminator()->getOperands(), [&](Value v) {
+            Value root = infc::viewRoot(v);
+            return llvm::is_contained(loop.getRegionIterArgs(), root) ||
+                   !loop->isAncestor(root.getParentBlock()->getParentOp());
+          });
+      if (!carriesNothing)
+        continue;
       for (auto alloc : llvm::make_early_inc_range(loop.getBody()->getOps<memref::AllocOp>()))
-        if (alloc.getDynamicSizes().empty() && alloc.getSymbolOperands().empty() &&
-            !yielded.contains(alloc.getResult()))
+        if (alloc.getDynamicSizes().empty() && alloc.getSymbolOperands().empty())
           alloc->moveBefore(loop);
     }
   }

@@ -410,6 +410,8 @@ OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
   OwningOpRef<ModuleOp> base = import(kBase), row;
   if (!base)
     return nullptr;
+  auto range = options.dimRanges.find(dim);
+  int64_t largest = range == options.dimRanges.end() ? 0 : range->second.second;
   for (int64_t size : kOthers) {
     OwningOpRef<ModuleOp> other = import(size);
     BatchRows found;
@@ -418,6 +420,18 @@ OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
     if (size != kOthers[0] && (found.inputs != rows.inputs || found.outputs != rows.outputs))
       return refuse("the inputs and outputs with the batch change with its size");
     rows = found;
+  }
+  // And at the range's largest size, where the model imports there (a clamp of the batch
+  // above 97, min(batch, 128), shows only beyond it).
+  if (largest > kOthers[1]) {
+    if (OwningOpRef<ModuleOp> other = import(largest)) {
+      BatchRows found;
+      if (failed(BatchRowsCheck(kBase, largest).run(main(*base), main(*other), found, why)))
+        return nullptr;
+      if (found.inputs != rows.inputs || found.outputs != rows.outputs)
+        return refuse("the inputs and outputs with the batch change with its size");
+    }
+    why.clear(); // (a model too large to import at the bound is still checked at 2, 3, 97)
   }
   // The code that runs: the same graph as at the other sizes, one row of each batch.
   if (!(row = import(kRow)))

@@ -158,6 +158,24 @@ func.func @main() {
 
 // -----
 
+// A loop over images that yields a buffer of its body (out of place) carries it to the next
+// image: nothing of it is hoisted, and the buffer is refused.
+func.func @main(%out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 1.0 : f32
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %out) -> (memref<8xf32>) {
+    // expected-error @+1 {{infc-memory-plan: buffer 'memref<8xf32>' is not in the workspace}}
+    %0 = memref.alloc() : memref<8xf32>
+    linalg.fill ins(%f : f32) outs(%0 : memref<8xf32>)
+    scf.yield %0 : memref<8xf32>
+  } {infc.by_image}
+  return
+}
+
+// -----
+
 // A function without allocations still gets an (empty) workspace.
 // CHECK-LABEL: module attributes {infc.workspace_bytes = 0 : i64}
 // CHECK: func.func @main(%{{.*}}: memref<0xi8> {infc.workspace}, %{{.*}}: memref<2xf32>)
