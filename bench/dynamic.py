@@ -57,32 +57,21 @@ def make_mlp(path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
-def make_resnet50(path, work):
-    """The zoo's ResNet-50 with dim 0 of its input and output named `batch`."""
-    import onnx
-    zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
-    subprocess.run([sys.executable, zoo, "--out", work, "--only", "resnet50"], check=True,
-                   capture_output=True)
-    m = onnx.load(os.path.join(work, "resnet50.onnx"))
-    for v in list(m.graph.input) + list(m.graph.output):
-        v.type.tensor_type.shape.dim[0].Clear()
-        v.type.tensor_type.shape.dim[0].dim_param = "batch"
-    del m.graph.value_info[:]
-    onnx.save(m, path)
-
-
-def make_bert_base(path, work):
-    """The zoo's BERT-base at sequence 128, with dim 0 of its inputs and outputs `batch`."""
-    import onnx
-    zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
-    subprocess.run([sys.executable, zoo, "--out", work, "--only", "bert_base"], check=True,
-                   capture_output=True)
-    m = onnx.load(os.path.join(work, "bert_base.onnx"))
-    for v in list(m.graph.input) + list(m.graph.output):
-        v.type.tensor_type.shape.dim[0].Clear()
-        v.type.tensor_type.shape.dim[0].dim_param = "batch"
-    del m.graph.value_info[:]
-    onnx.save(m, path)
+def zoo_with_batch(name):
+    """A maker of the zoo's model `name` (test/models/make_zoo.py) with dim 0 of its inputs
+    and outputs named `batch`, as exporters write it."""
+    def make(path, work):
+        import onnx
+        zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
+        subprocess.run([sys.executable, zoo, "--out", work, "--only", name], check=True,
+                       capture_output=True)
+        m = onnx.load(os.path.join(work, f"{name}.onnx"))
+        for v in list(m.graph.input) + list(m.graph.output):
+            v.type.tensor_type.shape.dim[0].Clear()
+            v.type.tensor_type.shape.dim[0].dim_param = "batch"
+        del m.graph.value_info[:]
+        onnx.save(m, path)
+    return make
 
 
 # Per model: how it is made, its inputs (name, the shape of one row, what values: "float",
@@ -91,10 +80,10 @@ MODELS = {
     "mlp": (lambda path, work: make_mlp(path), [("x", (256,), "float")],
             "MLP x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, Softmax), generic "
             "code"),
-    "resnet50": (make_resnet50, [("input", (3, 224, 224), "float")],
+    "resnet50": (zoo_with_batch("resnet50"), [("input", (3, 224, 224), "float")],
                  "the zoo's ResNet-50 with a `batch` dim 0, the batch loop"),
-    "bert_base": (make_bert_base, [("input_ids", (128,), "ids"), ("attention_mask", (128,),
-                                                                    "ones")],
+    "bert_base": (zoo_with_batch("bert_base"),
+                  [("input_ids", (128,), "ids"), ("attention_mask", (128,), "ones")],
                   "the zoo's BERT-base (12 layers, hidden 768) at sequence 128 with a `batch` "
                   "dim 0, the batch loop"),
 }
