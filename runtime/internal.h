@@ -82,6 +82,10 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
 int infc__model_is_valid(const infc_model *model);
 void infc__model_retain(infc_model *model);
 void infc__model_unref(infc_model *model);
+/* The entry's io `i`: input i, or output i - num_inputs. */
+static inline const infc_io_desc *infc__io(const infc_model_desc *d, size_t i) {
+  return i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
+}
 /* Dense bytes of `io` with its -1 dims at the sizes of their names; 0 if one has no name or
  * the size overflows. */
 int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *bytes);

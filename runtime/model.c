@@ -44,8 +44,7 @@ static int dims_valid(const infc_model_desc *desc) {
       return 0;
   size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
   for (size_t i = 0; i < num_ios; ++i) {
-    const infc_io_desc *io =
-        i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
+    const infc_io_desc *io = infc__io(desc, i);
     for (int32_t k = 0; io->dim_ids && k < io->rank; ++k)
       if (io->dim_ids[k] < -1 || io->dim_ids[k] >= (int64_t)desc->num_dims)
         return 0;
@@ -110,7 +109,7 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
       if (desc->inputs[i].dim_ids[k] >= 0)
         bound[desc->inputs[i].dim_ids[k]] = 1;
   for (size_t i = 0; i < nio && ok; ++i) {
-    const infc_io_desc *io = i < ni ? &desc->inputs[i] : &desc->outputs[i - ni];
+    const infc_io_desc *io = infc__io(desc, i);
     for (int32_t k = 0; k < io->rank && ok; ++k) {
       int32_t id = io->dim_ids ? io->dim_ids[k] : -1;
       ok = io->shape[k] != -1 || (id >= 0 && bound[id] && maxima[id] != INT64_MAX);
@@ -127,8 +126,7 @@ static int batch_rows_valid(const infc_model_desc *desc) {
   int32_t loop = -1;
   size_t nio = (size_t)desc->num_inputs + desc->num_outputs;
   for (size_t i = 0; i < nio; ++i) {
-    const infc_io_desc *io =
-        i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
+    const infc_io_desc *io = infc__io(desc, i);
     for (int32_t k = 0; k < io->rank; ++k) {
       if (io->shape[k] != -1)
         continue;
@@ -141,8 +139,7 @@ static int batch_rows_valid(const infc_model_desc *desc) {
   for (uint32_t v = 0; v < desc->num_variants; ++v) {
     int64_t rows = -1;
     for (size_t i = 0; i < nio; ++i) {
-      const infc_io_desc *io =
-          i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
+      const infc_io_desc *io = infc__io(desc, i);
       if (io->rank == 0 || io->shape[0] != -1)
         continue;
       int64_t r = i < desc->num_inputs ? desc->variants[v].input_shapes[i][0]
@@ -168,7 +165,7 @@ static int size_variants(const infc_model_desc *desc, infc_model *m) {
         var->workspace_bytes > desc->workspace_bytes)
       return 0;
     for (size_t i = 0; i < nio; ++i) {
-      const infc_io_desc *io = i < ni ? &desc->inputs[i] : &desc->outputs[i - ni];
+      const infc_io_desc *io = infc__io(desc, i);
       const int64_t *shape = i < ni ? var->input_shapes[i] : var->output_shapes[i - ni];
       size_t *bytes = &m->variant_bytes[(size_t)v * nio + i];
       if (!variant_byte_size(io, shape, bytes))
@@ -236,8 +233,7 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
                  : generic          ? m->io_bytes + num_ios
                                     : NULL;
   for (size_t i = 0; i < num_ios; ++i) {
-    const infc_io_desc *io =
-        i < desc->num_inputs ? &desc->inputs[i] : &desc->outputs[i - desc->num_inputs];
+    const infc_io_desc *io = infc__io(desc, i);
     if (!io_byte_size(io, &m->io_bytes[i])) {
       free(m);
       return INFC_ERR_INTERNAL;

@@ -204,15 +204,21 @@ static infc_status check_symbolic_output(infc_session *s, size_t j, const infc_t
   return INFC_OK;
 }
 
-/* The batch loop's rows of this run (every io with a -1 has the one name; model.c). */
+/* Whether `io` carries the batch loop's batch: its dim 0 is the -1 (model.c checked that
+ * every -1 is one, of one name). */
+static int carries_batch(const infc_io_desc *io) { return io->rank > 0 && io->shape[0] == -1; }
+
+/* The first io that carries the batch (model.c checked there is one). */
+static size_t first_batch_io(const infc_model_desc *d) {
+  size_t i = 0;
+  while (!carries_batch(infc__io(d, i)))
+    ++i;
+  return i;
+}
+
+/* The batch loop's rows of this run. */
 static int64_t batch_rows(const infc_session *s) {
-  const infc_model_desc *d = s->desc;
-  for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
-    const infc_io_desc *io = i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
-    if (io->rank > 0 && io->shape[0] == -1)
-      return s->dim_values[io->dim_ids[0]];
-  }
-  return 0;
+  return s->dim_values[infc__io(s->desc, first_batch_io(s->desc))->dim_ids[0]];
 }
 
 /* Moves the batch-carrying pointers of `io` (inputs then outputs, at their run's `bytes` for
@@ -220,23 +226,17 @@ static int64_t batch_rows(const infc_session *s) {
 static void advance_rows(const infc_session *s, void **io, const size_t *bytes, int64_t rows,
                          int64_t step) {
   const infc_model_desc *d = s->desc;
-  for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
-    const infc_io_desc *desc = i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
-    if (desc->rank > 0 && desc->shape[0] == -1)
+  for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i)
+    if (carries_batch(infc__io(d, i)))
       io[i] = (char *)io[i] + bytes[i] / (size_t)rows * (size_t)step;
-  }
 }
 
 /* The rows variant v of a batch loop takes in one call (model.c: the same on every io with
  * the batch). */
 static int64_t variant_rows(const infc_model_desc *d, uint32_t v) {
-  for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i) {
-    const infc_io_desc *io = i < d->num_inputs ? &d->inputs[i] : &d->outputs[i - d->num_inputs];
-    if (io->rank > 0 && io->shape[0] == -1)
-      return i < d->num_inputs ? d->variants[v].input_shapes[i][0]
-                               : d->variants[v].output_shapes[i - d->num_inputs][0];
-  }
-  return 1;
+  size_t i = first_batch_io(d);
+  return i < d->num_inputs ? d->variants[v].input_shapes[i][0]
+                           : d->variants[v].output_shapes[i - d->num_inputs][0];
 }
 
 /* The batch loop's next call for `left` rows: the variant of the most rows at most `left`
@@ -351,8 +351,7 @@ static infc_status run_bound(infc_session *s) {
   }
   if (generic) { /* every symbolic dim is bound and in range (bind_dims) */
     for (size_t i = 0; i < ni + no; ++i)
-      if (!infc__io_bytes_at(i < ni ? &d->inputs[i] : &d->outputs[i - ni], s->dim_values,
-                             &s->run_bytes[i]))
+      if (!infc__io_bytes_at(infc__io(d, i), s->dim_values, &s->run_bytes[i]))
         return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                           "the sizes of this run overflow the address space");
     bytes = s->run_bytes;

@@ -58,6 +58,23 @@ struct Desc {
   }
 };
 
+/// A way to corrupt a fresh descriptor D, named for the failure message.
+template <typename D> struct Corruption {
+  const char *what;
+  void (*corrupt)(D &);
+};
+
+/// Each corruption of a fresh D is refused: INFC_ERR_INTERNAL and no model.
+template <typename D, size_t N> void expectRefused(const Corruption<D> (&cases)[N]) {
+  for (const Corruption<D> &c : cases) {
+    D d;
+    c.corrupt(d);
+    infc_model *model = nullptr;
+    EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL) << c.what;
+    EXPECT_EQ(model, nullptr) << c.what;
+  }
+}
+
 struct NamedDims : ::testing::Test {
   Desc d;
   infc_model *model = nullptr;
@@ -198,12 +215,8 @@ TEST(NamedStaticDim, MismatchNamesTheDim) {
 }
 
 TEST(NamedDimDescriptors, CorruptTablesAreRefused) {
-  struct Case {
-    const char *what;
-    void (*corrupt)(Desc &);
-  };
   static const int32_t kOutOfRange[] = {0, 2}, kBelow[] = {-2, 0};
-  const Case cases[] = {
+  const Corruption<Desc> cases[] = {
       {"no table", [](Desc &d) { d.desc.dims = nullptr; }},
       {"nameless", [](Desc &d) { d.dims[1].name = nullptr; }},
       {"min > max", [](Desc &d) { d.dims[0].min = 3; }},
@@ -211,13 +224,7 @@ TEST(NamedDimDescriptors, CorruptTablesAreRefused) {
       {"id past the table", [](Desc &d) { d.inputs[1].dim_ids = kOutOfRange; }},
       {"id below -1", [](Desc &d) { d.outputs[0].dim_ids = kBelow; }},
   };
-  for (const Case &c : cases) {
-    Desc d;
-    c.corrupt(d);
-    infc_model *model = nullptr;
-    EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL) << c.what;
-    EXPECT_EQ(model, nullptr) << c.what;
-  }
+  expectRefused(cases);
 }
 
 // A generic model (INFC_DESC_DIMS_ARG): y[batch, 2] = a + b, batch 1..4; the entry reads the
@@ -324,11 +331,7 @@ TEST(GenericModel, RunsEverySizeInItsRange) {
 TEST(GenericModel, CorruptDescriptorsAreRefused) {
   static const int32_t kUnnamed[] = {-1, -1};
   static const int64_t k3x2[] = {3, 2};
-  struct Case {
-    const char *what;
-    void (*corrupt)(GenericDesc &);
-  };
-  const Case cases[] = {
+  const Corruption<GenericDesc> cases[] = {
       {"an unnamed symbolic dim", [](GenericDesc &d) { d.inputs[1].dim_ids = kUnnamed; }},
       {"an unbounded dim", [](GenericDesc &d) { d.dims[0].max = INT64_MAX; }},
       {"an output dim no input names",
@@ -347,13 +350,7 @@ TEST(GenericModel, CorruptDescriptorsAreRefused) {
          d.desc.variants = &variant;
        }},
   };
-  for (const Case &c : cases) {
-    GenericDesc d;
-    c.corrupt(d);
-    infc_model *model = nullptr;
-    EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL) << c.what;
-    EXPECT_EQ(model, nullptr) << c.what;
-  }
+  expectRefused(cases);
 }
 
 // The batch loop (INFC_DESC_BATCH_LOOP): the entry is y[1, 2] = a[1, 2] + c[2] (c without
@@ -540,11 +537,7 @@ TEST(BatchLoop, VariantsAreItsBlocks) {
 TEST(BatchLoop, CorruptDescriptorsAreRefused) {
   static const int64_t kTwoByAny[] = {2, -1};
   static const int32_t kSecond[] = {-1, 0};
-  struct Case {
-    const char *what;
-    void (*corrupt)(LoopDesc &);
-  };
-  const Case cases[] = {
+  const Corruption<LoopDesc> cases[] = {
       {"the batch as dim 1",
        [](LoopDesc &d) {
          d.outputs[0].shape = kTwoByAny;
@@ -553,13 +546,7 @@ TEST(BatchLoop, CorruptDescriptorsAreRefused) {
       {"an unnamed batch", [](LoopDesc &d) { d.inputs[0].dim_ids = nullptr; }},
       {"an unbounded batch", [](LoopDesc &d) { d.dims[0].max = INT64_MAX; }},
   };
-  for (const Case &c : cases) {
-    LoopDesc d;
-    c.corrupt(d);
-    infc_model *model = nullptr;
-    EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL) << c.what;
-    EXPECT_EQ(model, nullptr) << c.what;
-  }
+  expectRefused(cases);
 }
 
 } // namespace

@@ -410,28 +410,27 @@ OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
   OwningOpRef<ModuleOp> base = import(kBase), row;
   if (!base)
     return nullptr;
-  auto range = options.dimRanges.find(dim);
-  int64_t largest = range == options.dimRanges.end() ? 0 : range->second.second;
-  for (int64_t size : kOthers) {
+  // And at the range's largest size, where the model imports there (a clamp of the batch
+  // above 97, min(batch, 128), shows only beyond it).
+  SmallVector<int64_t, 3> sizes(std::begin(kOthers), std::end(kOthers));
+  if (auto range = options.dimRanges.find(dim);
+      range != options.dimRanges.end() && range->second.second > sizes.back())
+    sizes.push_back(range->second.second);
+  auto sameRows = [&](const BatchRows &found) {
+    return found.inputs == rows.inputs && found.outputs == rows.outputs;
+  };
+  for (int64_t size : sizes) {
     OwningOpRef<ModuleOp> other = import(size);
+    if (!other && size == sizes.back() && sizes.size() > std::size(kOthers)) {
+      why.clear(); // (too large to import at the bound: checked at the others)
+      continue;
+    }
     BatchRows found;
     if (!other || failed(BatchRowsCheck(kBase, size).run(main(*base), main(*other), found, why)))
       return nullptr;
-    if (size != kOthers[0] && (found.inputs != rows.inputs || found.outputs != rows.outputs))
+    if (size != sizes.front() && !sameRows(found))
       return refuse("the inputs and outputs with the batch change with its size");
     rows = found;
-  }
-  // And at the range's largest size, where the model imports there (a clamp of the batch
-  // above 97, min(batch, 128), shows only beyond it).
-  if (largest > kOthers[1]) {
-    if (OwningOpRef<ModuleOp> other = import(largest)) {
-      BatchRows found;
-      if (failed(BatchRowsCheck(kBase, largest).run(main(*base), main(*other), found, why)))
-        return nullptr;
-      if (found.inputs != rows.inputs || found.outputs != rows.outputs)
-        return refuse("the inputs and outputs with the batch change with its size");
-    }
-    why.clear(); // (a model too large to import at the bound is still checked at 2, 3, 97)
   }
   // The code that runs: the same graph as at the other sizes, one row of each batch.
   if (!(row = import(kRow)))
@@ -439,7 +438,7 @@ OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
   BatchRows found;
   if (failed(BatchRowsCheck(kBase, kRow).run(main(*base), main(*row), found, why)))
     return refuse("at " + dim.str() + "=1: " + why);
-  if (found.inputs != rows.inputs || found.outputs != rows.outputs)
+  if (!sameRows(found))
     return refuse("at " + dim.str() + "=1 the inputs and outputs with the batch differ");
   return row;
 }
