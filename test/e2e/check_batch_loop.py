@@ -14,11 +14,13 @@ Checks:
     apart (a reshape to Shape(x)[0] x 4 x 4, ConstantOfShape of the shape, a gather of
     rows' entries, a transpose and back, a softmax along the features): batch 1, 2 and 5;
   - models where rows meet, each refused at compile time with the node and what it does to
-    the batch, and no file written: a Concat and a CumSum along the batch, a ReduceSum over
-    it, a reshape that scrambles rows, a division by Shape(x)[0], x^T x, an output with the
-    batch last, a Slice that drops a row, a Softmax along the batch (behind an Unsqueeze,
-    which the generic code does not take, where that would take them), a Squeeze of every
-    size-1 dim (the batch too, at 1) and a Slice of the first 4 rows (all of them at 2);
+    the batch, and no file written: a Concat and a CumSum along the batch, a reshape that
+    scrambles rows, a division by Shape(x)[0], x^T x, a Slice that drops a row, a Squeeze
+    of every size-1 dim (the batch too, at 1) and a Slice of the first 4 rows (all of them
+    at 2);
+  - models where rows meet but which are generic code found from imports at several sizes
+    (a ReduceSum over the batch, a Softmax along it, an output with the batch last): no
+    loop, outputs match onnxruntime at batch 1, 3 and 16;
   - a Slice of the first 128 rows: the loop for --dim batch=1..100 (exact at 100), refused
     for 1..256 (the range's maximum is imported too);
   - the static library of resnet18 at batch 2 (Winograd image by image, not the loop);
@@ -132,16 +134,16 @@ def make_models(work):
 REFUSED = {
     "concat": "changes with the batch size other than as one dim",
     "cumsum": "runs along the batch",
-    "reduce": "folds the batch's rows together",
     "merge": "merges the batch with another dim",
     "mean_scale": "change with the batch size",
     "gram": "folds the batch's rows together",
-    "batch_last": "output 'y' has the batch as dim 2",
     "drop_row": "change with the batch size",
-    "softmax_batch": "runs along the batch",
     "squeeze_all": "at batch=1: ",
     "first_rows": "the graph changes with the batch size",
 }
+# Rows meet, but every size the graph computes is the batch itself: not the loop, generic
+# code from the imports at several sizes (lib/Import/Onnx/Generalize.cpp).
+GENERIC = ["reduce", "softmax_batch", "batch_last"]
 
 
 def main():
@@ -234,6 +236,20 @@ def main():
         report(r.returncode != 0 and "the batch loop does not apply either" in r.stderr and
                want in r.stderr and not os.path.exists(work(f"{name}.so")),
                f"{name} refused: exit {r.returncode} {r.stderr.strip()[-260:]}")
+
+    for name in GENERIC:
+        r = compile(f"{name}.onnx", f"{name}.so", "--dim", "batch=1..16")
+        if r.returncode != 0 or "batch loop" in r.stderr:
+            report(False, f"{name} as generic code: exit {r.returncode} {r.stderr.strip()[-260:]}")
+            continue
+        m = infc.load(work(f"{name}.so"), num_threads=2)
+        for batch in (1, 3, 16):
+            x = np.random.default_rng(batch).standard_normal((batch, 16)).astype(np.float32)
+            ok, summary = harness.compare(
+                m(x=x)["y"], harness.ort_reference(work(f"{name}.onnx"), {"x": x})["y"], 1e-5,
+                1e-6)
+            report(ok, f"{name} as generic code at batch {batch}: {summary}")
+        m.close()
 
     # Up to 128 rows the Slice keeps them all: the loop, exact at 100; beyond, refused.
     r = compile("first_128.onnx", "first_128.so", "--dim", "batch=1..100")

@@ -527,7 +527,14 @@ OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions 
     loopDim = dim;
     return module;
   }
+  std::string generalWhy;
+  if (o.import.dimRanges.size() == 1 &&
+      (module = infc::importGeneralized(context, o.input, o.import, dim, generalWhy)))
+    return module;
   llvm::errs() << errors << "infc: note: the batch loop does not apply either: " << why << "\n";
+  if (!generalWhy.empty())
+    llvm::errs() << "infc: note: nor generic code from imports at several sizes of '" << dim
+                 << "': " << generalWhy << "\n";
   return nullptr;
 }
 

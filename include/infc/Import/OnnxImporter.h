@@ -71,6 +71,18 @@ mlir::OwningOpRef<mlir::ModuleOp> importBatchRow(mlir::MLIRContext &context, llv
                                                  llvm::StringRef dim, BatchRows &rows,
                                                  std::string &why);
 
+/// The model at `path` as generic code for every size of the named dim `dim` (its `--dim`
+/// range in `options`), found without trusting the importers with a `?`: imported with the
+/// dim fixed at several sizes, the imports must be the same graph, each value's dims the
+/// same at every size or the size itself (those become `?`), and each constant the same or,
+/// at each size, the first entries of the largest import's along the dim (it becomes a
+/// slice). The result passes the same check of the ops that take a `?` as a direct import.
+/// Else null, and `why` names the node and what changes; diagnostics are not printed.
+mlir::OwningOpRef<mlir::ModuleOp> importGeneralized(mlir::MLIRContext &context,
+                                                    llvm::StringRef path,
+                                                    const OnnxImportOptions &options,
+                                                    llvm::StringRef dim, std::string &why);
+
 /// What `infc inspect` prints: a summary of the model without compiling it.
 struct OnnxModelSummary {
   struct Value {

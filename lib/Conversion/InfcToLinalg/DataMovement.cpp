@@ -46,8 +46,12 @@ struct ReshapeLowering : public OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(
-        op, reshapeTensor(rewriter, op.getLoc(), adaptor.getInput(), loweredType(op.getType())));
+    Value result =
+        reshapeTensor(rewriter, op.getLoc(), adaptor.getInput(), loweredType(op.getType()));
+    if (!result)
+      return rewriter.notifyMatchFailure(op, "a reshape of `?` dims that is not one collapse "
+                                             "or expand");
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -113,14 +117,19 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
     Location loc = op.getLoc();
     auto type = loweredType(op.getType());
     ArrayRef<int64_t> offsets = op.getOffsets(), steps = op.getSteps();
+    // A `?` size is the symbolic dim's run-time size (importGeneralized's slices).
+    SmallVector<Value> sizes = dynamicSizes(rewriter, loc, type.getShape(), adaptor.getInput());
+    if (sizes.size() != (size_t)type.getNumDynamicDims())
+      return rewriter.notifyMatchFailure(op, "a `?` size with no symbolic dim to read");
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, adaptor.getInput(),
-                                                          ValueRange{}, ValueRange{}, ValueRange{},
+                                                          ValueRange{}, sizes, ValueRange{},
                                                           offsets, op.getSizes(), steps);
       return success();
     }
     Value input = adaptor.getInput();
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType(), sizes);
     SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
@@ -162,7 +171,18 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
       idxExprs.push_back(getAffineDimExpr(axis + d, ctx));
     SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, idxExprs, ctx),
                                    AffineMap::getMultiDimIdentityMap(rank, ctx)};
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+    // Result dims: data's before the axis, the indices', data's after it.
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      auto [source, k] = d < axis           ? std::pair(data, d)
+                         : d < axis + irank ? std::pair(indices, d - axis)
+                                            : std::pair(data, d - irank + 1);
+      sizes.push_back(tensor::DimOp::create(rewriter, loc, source, k));
+    }
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType(), sizes);
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
     int64_t dim = dt.getDimSize(axis);
     auto generic = linalg::GenericOp::create(
@@ -170,8 +190,14 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value idx = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
           Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value size = arith::ConstantIndexOp::create(b, l, dim);
-          Value max = arith::ConstantIndexOp::create(b, l, dim - 1);
+          Value size, max;
+          if (ShapedType::isDynamic(dim)) {
+            size = tensor::DimOp::create(b, l, data, axis);
+            max = arith::SubIOp::create(b, l, size, arith::ConstantIndexOp::create(b, l, 1));
+          } else {
+            size = arith::ConstantIndexOp::create(b, l, dim);
+            max = arith::ConstantIndexOp::create(b, l, dim - 1);
+          }
           Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, idx, zero);
           idx = arith::SelectOp::create(b, l, neg, arith::AddIOp::create(b, l, idx, size), idx);
           idx = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, idx, max), zero);

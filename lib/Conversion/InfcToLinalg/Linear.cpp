@@ -141,14 +141,25 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
       rewriter.replaceOp(op, result);
       return success();
     }
-    if (!lt.hasStaticShape() || !rt.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "batched matmul of dynamic shapes (not yet)");
     ArrayRef<int64_t> lb = ls.drop_back(2), rb = rs.drop_back(2);
+    bool staticBatch = llvm::none_of(lb, ShapedType::isDynamic);
+    if (!staticBatch || (!(lt.hasStaticShape() && rt.hasStaticShape()) && lb != rb))
+      return rewriter.notifyMatchFailure(op, "batched matmul of dynamic shapes (not yet)");
     if (lb == rb) {
+      // (`?` rows, columns or depth: attention's scores and context over a symbolic
+      // sequence, its batch of heads static)
       int64_t batch = product(lb);
       Value a = reshapeTensor(rewriter, loc, lhs, RankedTensorType::get({batch, m, k}, et));
       Value bm = reshapeTensor(rewriter, loc, rhs, RankedTensorType::get({batch, k, n}, et));
-      Value acc = zeros(rewriter, loc, {batch, m, n}, et);
+      SmallVector<Value> sizes;
+      if (ShapedType::isDynamic(m))
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, lhs, lt.getRank() - 2));
+      if (ShapedType::isDynamic(n))
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, rhs, rt.getRank() - 1));
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{batch, m, n}, et, sizes);
+      Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(et));
+      Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
       Value c = linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{a, bm}, ValueRange{acc})
                     .getResult(0);
       rewriter.replaceOp(op, reshapeTensor(rewriter, loc, c, resultType));

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace infc;
@@ -28,6 +29,20 @@ AffineMap lowering::broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShap
   return AffineMap::get(resultShape.size(), 0, exprs, ctx);
 }
 
+Value lowering::symbolicDimSize(OpBuilder &b, Location loc) {
+  Operation *parent = b.getInsertionBlock() ? b.getInsertionBlock()->getParentOp() : nullptr;
+  while (parent && !isa<FunctionOpInterface>(parent))
+    parent = parent->getParentOp();
+  if (!parent)
+    return nullptr;
+  for (BlockArgument arg : cast<FunctionOpInterface>(parent).getArguments())
+    if (auto type = dyn_cast<RankedTensorType>(arg.getType()))
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          return tensor::DimOp::create(b, loc, arg, d);
+  return nullptr;
+}
+
 SmallVector<Value> lowering::dynamicSizes(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                                           ValueRange sources) {
   SmallVector<Value> sizes;
@@ -35,14 +50,19 @@ SmallVector<Value> lowering::dynamicSizes(OpBuilder &b, Location loc, ArrayRef<i
   for (int64_t d = 0; d < rank; ++d) {
     if (!ShapedType::isDynamic(shape[d]))
       continue;
+    Value size;
     for (Value source : sources) {
       auto type = cast<RankedTensorType>(source.getType());
       int64_t k = d - (rank - type.getRank());
       if (k >= 0 && type.isDynamicDim(k)) {
-        sizes.push_back(tensor::DimOp::create(b, loc, source, k));
+        size = tensor::DimOp::create(b, loc, source, k);
         break;
       }
     }
+    if (!size)
+      size = symbolicDimSize(b, loc);
+    if (size)
+      sizes.push_back(size);
   }
   return sizes;
 }

@@ -18,9 +18,15 @@ namespace lowering {
 mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> operandShape,
                              llvm::ArrayRef<int64_t> resultShape);
 
+/// The run-time size of the symbolic dim, read (tensor.dim) from the first argument of the
+/// function being built with a `?`. Generic code has one symbolic dim, which every `?`
+/// stands for (docs/dynamic-shapes.md, "3b"), so this is the size of any `?`; null when no
+/// argument has one.
+mlir::Value symbolicDimSize(mlir::OpBuilder &b, mlir::Location loc);
+
 /// The run-time sizes of `shape`'s `?` dims, in order: each read (tensor.dim) from the first
-/// of `sources` with a `?` at that dim, the sources aligned to the right as in broadcasting.
-/// A `?` no source has gets no size (the tensor.empty built from them then fails to verify).
+/// of `sources` with a `?` at that dim, the sources aligned to the right as in broadcasting;
+/// where none has, the symbolic dim's size (a broadcast to it, a slice of a constant).
 llvm::SmallVector<mlir::Value> dynamicSizes(mlir::OpBuilder &b, mlir::Location loc,
                                             llvm::ArrayRef<int64_t> shape,
                                             mlir::ValueRange sources);

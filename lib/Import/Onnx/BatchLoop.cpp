@@ -12,17 +12,16 @@
 // Anything else is refused with the node named, never guessed.
 //
 //===----------------------------------------------------------------------===//
+#include "ProbeImport.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
-#include "infc/Import/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace infc;
+using namespace infc::detail;
 
 namespace {
 /// Where a value carries the batch: a dim, or kNone; kOther when a dim changes with the
@@ -283,28 +282,6 @@ bool BatchRowsCheck::rowByRow(Operation *a, Operation *b, ArrayRef<int64_t> oper
   return false;
 }
 
-/// "node 'name' (Op)" of an imported op, from its NameLoc("name(Op)").
-std::string nodeOf(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc())) {
-    StringRef node = name.getName().strref();
-    auto [prefix, rest] = node.rsplit('(');
-    if (!rest.empty())
-      return "node '" + prefix.str() + "' (" + rest.drop_back().str() + ")";
-    return "node '" + node.str() + "'";
-  }
-  return "op " + op->getName().getStringRef().str();
-}
-
-/// Erases the ops nothing uses (the shape arithmetic the importers folded).
-void eraseDeadOps(func::FuncOp f) {
-  SmallVector<Operation *> ops;
-  for (Operation &op : f.getBody().front())
-    ops.push_back(&op);
-  for (Operation *op : llvm::reverse(ops))
-    if (!op->hasTrait<OpTrait::IsTerminator>() && op->use_empty() && isPure(op))
-      op->erase();
-}
-
 LogicalResult BatchRowsCheck::run(func::FuncOp a, func::FuncOp b, BatchRows &rows,
                                   std::string &why) {
   auto refuse = [&](std::string message) {
@@ -386,23 +363,7 @@ OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
   // Slice to 8 rows, batch > 1) must come out as the batch itself at all of them or the
   // same at all, the row's included, or the graphs differ.
   constexpr int64_t kRow = 1, kBase = 2, kOthers[] = {3, 97};
-  auto import = [&](int64_t size) -> OwningOpRef<ModuleOp> {
-    OnnxImportOptions at = options;
-    at.dimRanges.erase(dim);
-    at.dimValues[dim] = size;
-    std::string first;
-    ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
-      if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
-        first = diag.str();
-      return success();
-    });
-    OwningOpRef<ModuleOp> module = importOnnxModel(context, path, at);
-    if (!module)
-      why = "the model does not import at " + dim.str() + "=" + std::to_string(size) +
-            (first.empty() ? "" : ": " + first);
-    return module;
-  };
-  auto main = [](ModuleOp m) { return m.lookupSymbol<func::FuncOp>("main"); };
+  auto import = [&](int64_t size) { return importAtSize(context, path, options, dim, size, why); };
   auto refuse = [&](std::string message) {
     why = std::move(message);
     return nullptr;
@@ -426,7 +387,8 @@ OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
       continue;
     }
     BatchRows found;
-    if (!other || failed(BatchRowsCheck(kBase, size).run(main(*base), main(*other), found, why)))
+    if (!other ||
+        failed(BatchRowsCheck(kBase, size).run(mainOf(*base), mainOf(*other), found, why)))
       return nullptr;
     if (size != sizes.front() && !sameRows(found))
       return refuse("the inputs and outputs with the batch change with its size");
@@ -436,7 +398,7 @@ OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
   if (!(row = import(kRow)))
     return nullptr;
   BatchRows found;
-  if (failed(BatchRowsCheck(kBase, kRow).run(main(*base), main(*row), found, why)))
+  if (failed(BatchRowsCheck(kBase, kRow).run(mainOf(*base), mainOf(*row), found, why)))
     return refuse("at " + dim.str() + "=1: " + why);
   if (!sameRows(found))
     return refuse("at " + dim.str() + "=1 the inputs and outputs with the batch differ");

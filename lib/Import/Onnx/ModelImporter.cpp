@@ -586,6 +586,7 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     (*module)->setAttr("infc.dim_ranges", b.getDictionaryAttr(ranges));
   }
   (*module)->setAttr("infc.graph_name", b.getStringAttr(graph.name()));
+  (*module)->setAttr("infc.opset", b.getI64IntegerAttr(opset));
   if (failed(checkTypes(*module)) || failed(checkSymbolicOps(*module)) || failed(verify(*module)))
     return nullptr;
   return module;

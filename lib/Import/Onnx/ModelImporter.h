@@ -71,6 +71,10 @@ private:
   llvm::StringMap<mlir::Value> values;
 };
 
+/// SymbolicDims.cpp: every op of `module` with a `?` (the symbolic dim `dim`, the only one)
+/// is one the lowering takes; else an error naming the node (and the model's `opset`).
+mlir::LogicalResult checkSymbolicOps(mlir::ModuleOp module, llvm::StringRef dim, int64_t opset);
+
 } // namespace infc::detail
 
 #endif // INFC_LIB_IMPORT_ONNX_MODELIMPORTER_H

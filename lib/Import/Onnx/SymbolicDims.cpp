@@ -15,6 +15,7 @@
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -67,8 +68,11 @@ LogicalResult infc::detail::ModelImporter::checkSymbolicInputs(NodeImporter &n) 
 }
 
 LogicalResult infc::detail::ModelImporter::checkSymbolicOps(ModuleOp module) {
-  if (symbolicDims.empty())
-    return success();
+  return symbolicDims.empty() ? success()
+                              : detail::checkSymbolicOps(module, symbolicDims.front(), opset);
+}
+
+LogicalResult infc::detail::checkSymbolicOps(ModuleOp module, StringRef dim, int64_t opset) {
   auto fail = [&](Operation *op, const Twine &why) {
     InFlightDiagnostic d = emitError(op->getLoc());
     if (auto name = dyn_cast<NameLoc>(op->getLoc())) {
@@ -76,8 +80,8 @@ LogicalResult infc::detail::ModelImporter::checkSymbolicOps(ModuleOp module) {
       d << "node '" << node.rsplit('(').first << "' (" << opType.drop_back() << ", opset " << opset
         << "): ";
     }
-    d << why << " (the symbolic dim '" << symbolicDims.front() << "'; fix it with --specialize "
-      << symbolicDims.front() << "=N[,N2...] or --input-shape)";
+    d << why << " (the symbolic dim '" << dim << "'; fix it with --specialize " << dim
+      << "=N[,N2...] or --input-shape)";
     return WalkResult::interrupt();
   };
   WalkResult walk = module.walk([&](Operation *op) -> WalkResult {
@@ -90,11 +94,35 @@ LogicalResult infc::detail::ModelImporter::checkSymbolicOps(ModuleOp module) {
     if (auto mm = dyn_cast<MatMulOp>(op)) {
       auto lt = cast<RankedTensorType>(mm.getLhs().getType());
       auto rt = cast<RankedTensorType>(mm.getRhs().getType());
-      if (rt.getRank() != 2 || !rt.hasStaticShape() || lt.isDynamicDim(lt.getRank() - 1))
-        return fail(op, "a matmul takes a symbolic dim only in the rows of its left operand, "
-                        "by a static matrix");
-      return WalkResult::advance();
+      if (rt.getRank() == 2 && rt.hasStaticShape() && !lt.isDynamicDim(lt.getRank() - 1))
+        return WalkResult::advance();
+      // A batch of products (attention's heads) over `?` rows, columns or depth.
+      ArrayRef<int64_t> lb = lt.getShape().drop_back(2), rb = rt.getShape().drop_back(2);
+      if (lt.getRank() > 2 && lb == rb && llvm::none_of(lb, ShapedType::isDynamic))
+        return WalkResult::advance();
+      return fail(op, "a matmul takes a symbolic dim only in the rows of its left operand, "
+                      "by a static matrix, or in the matrices of a static batch");
     }
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      // One collapse or one expand whose groups have at most one `?` each (the lowering's
+      // tensor.collapse_shape / expand_shape).
+      auto it = cast<RankedTensorType>(reshape.getInput().getType());
+      auto rt = cast<RankedTensorType>(reshape.getType());
+      RankedTensorType large = it.getRank() >= rt.getRank() ? it : rt;
+      RankedTensorType small = it.getRank() >= rt.getRank() ? rt : it;
+      auto groups = getReassociationIndicesForCollapse(large.getShape(), small.getShape());
+      bool oneEach = it == rt || (it.getRank() != rt.getRank() && groups &&
+                                  llvm::all_of(*groups, [&](const ReassociationIndices &g) {
+                                    return llvm::count_if(g, [&](int64_t d) {
+                                             return large.isDynamicDim(d);
+                                           }) <= 1;
+                                  }));
+      return oneEach ? WalkResult::advance()
+                     : fail(op, "a reshape of a symbolic dim that is not one collapse or "
+                                "expand of whole dims");
+    }
+    if (isa<GatherOp, SliceOp, BroadcastOp>(op))
+      return WalkResult::advance();
     if (auto mean = dyn_cast<ReduceMeanOp>(op)) {
       auto it = cast<RankedTensorType>(mean.getInput().getType());
       if (llvm::any_of(mean.getAxes(), [&](int64_t a) { return it.isDynamicDim(a); }))

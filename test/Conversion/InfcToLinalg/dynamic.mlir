@@ -85,3 +85,82 @@ func.func @mean_over_a_dynamic_dim(%x: tensor<?x10xf32>) -> tensor<10xf32> {
   %0 = infc.reduce_mean %x {axes = array<i64: 0>, keepdims = false} : (tensor<?x10xf32>) -> tensor<10xf32>
   return %0 : tensor<10xf32>
 }
+
+// -----
+
+// Generic code from imports at several sizes (lib/Import/Onnx/Generalize.cpp): a slice of a
+// constant's first entries along the symbolic dim (position ids) reads its size from the
+// entry's argument with a `?`, the only symbolic dim there is.
+// CHECK-LABEL: func @slice_to_the_symbolic_dim
+// CHECK-SAME: (%[[IDS:.*]]: tensor<1x?xi64>)
+// CHECK: %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<1x8xi64>
+// CHECK: %[[S:.*]] = tensor.dim %[[IDS]], %c1
+// CHECK: tensor.extract_slice %[[C]][0, 0] [1, %[[S]]] [1, 1] : tensor<1x8xi64> to tensor<1x?xi64>
+func.func @slice_to_the_symbolic_dim(%ids: tensor<1x?xi64>) -> tensor<1x?xi64> {
+  %c = infc.constant dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>
+  %0 = infc.slice %c {offsets = array<i64: 0, 0>, sizes = array<i64: 1, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<1x8xi64>) -> tensor<1x?xi64>
+  %1 = infc.add %0, %ids : (tensor<1x?xi64>, tensor<1x?xi64>) -> tensor<1x?xi64>
+  return %1 : tensor<1x?xi64>
+}
+
+// -----
+
+// A broadcast to the symbolic dim where the input has 1 (a mask [1, 1, 1, seq] to
+// [1, 1, seq, seq]) sizes both `?`s from it.
+// CHECK-LABEL: func @broadcast_to_the_symbolic_dim
+// CHECK-SAME: (%[[M:.*]]: tensor<1x1x1x?xf32>)
+// CHECK: %[[S:.*]] = tensor.dim %[[M]], %c3
+// CHECK: %[[S2:.*]] = tensor.dim %[[M]], %c3
+// CHECK: tensor.empty(%[[S]], %[[S2]]) : tensor<1x1x?x?xf32>
+func.func @broadcast_to_the_symbolic_dim(%m: tensor<1x1x1x?xf32>) -> tensor<1x1x?x?xf32> {
+  %0 = infc.broadcast %m : tensor<1x1x1x?xf32> -> tensor<1x1x?x?xf32>
+  return %0 : tensor<1x1x?x?xf32>
+}
+
+// -----
+
+// Embeddings: a gather at `?` indices, and one along a `?` axis (a pooler's first token),
+// whose index is clamped to the run's size.
+// CHECK-LABEL: func @gathers
+// CHECK-SAME: (%[[T:.*]]: tensor<10x4xf32>, %[[IDS:.*]]: tensor<1x?xi64>, %[[H:.*]]: tensor<1x?x4xf32>, %[[I:.*]]: tensor<i64>)
+// CHECK: %[[S:.*]] = tensor.dim %[[IDS]], %c1
+// CHECK: tensor.empty(%[[S]]) : tensor<1x?x4xf32>
+// CHECK: tensor.empty() : tensor<1x4xf32>
+// CHECK: linalg.generic
+// CHECK: %[[N:.*]] = tensor.dim %[[H]], %c1
+// CHECK: %[[LAST:.*]] = arith.subi %[[N]], %c1
+// CHECK: arith.minsi %{{.*}}, %[[LAST]]
+func.func @gathers(%t: tensor<10x4xf32>, %ids: tensor<1x?xi64>, %h: tensor<1x?x4xf32>, %i: tensor<i64>) -> (tensor<1x?x4xf32>, tensor<1x4xf32>) {
+  %0 = infc.gather %t, %ids {axis = 0 : i64} : (tensor<10x4xf32>, tensor<1x?xi64>) -> tensor<1x?x4xf32>
+  %1 = infc.gather %h, %i {axis = 1 : i64} : (tensor<1x?x4xf32>, tensor<i64>) -> tensor<1x4xf32>
+  return %0, %1 : tensor<1x?x4xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// Attention over a symbolic sequence: heads split by an expand and merged by a collapse,
+// scores [heads, seq, seq] as one batch_matmul with `?` rows and columns.
+// CHECK-LABEL: func @attention_scores
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x?x8xf32>, %[[K:.*]]: tensor<1x2x8x?xf32>, %[[H:.*]]: tensor<1x?x16xf32>)
+// CHECK: %[[QB:.*]] = tensor.collapse_shape %[[Q]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x?x8xf32> into tensor<2x?x8xf32>
+// CHECK: %[[KB:.*]] = tensor.collapse_shape %[[K]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x8x?xf32> into tensor<2x8x?xf32>
+// CHECK: %[[M:.*]] = tensor.dim %[[Q]], %c2
+// CHECK: %[[N:.*]] = tensor.dim %[[K]], %c3
+// CHECK: %[[E:.*]] = tensor.empty(%[[M]], %[[N]]) : tensor<2x?x?xf32>
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[E]] : tensor<2x?x?xf32>)
+// CHECK: %[[MM:.*]] = linalg.batch_matmul ins(%[[QB]], %[[KB]] : tensor<2x?x8xf32>, tensor<2x8x?xf32>) outs(%[[Z]] : tensor<2x?x?xf32>)
+// CHECK: tensor.expand_shape %[[MM]] {{\[\[}}0, 1], [2], [3]] {{.*}} : tensor<2x?x?xf32> into tensor<1x2x?x?xf32>
+// CHECK: tensor.expand_shape %[[H]] {{\[\[}}0], [1], [2, 3]] {{.*}} : tensor<1x?x16xf32> into tensor<1x?x2x8xf32>
+func.func @attention_scores(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x8x?xf32>, %h: tensor<1x?x16xf32>) -> (tensor<1x2x?x?xf32>, tensor<1x?x2x8xf32>) {
+  %0 = infc.matmul %q, %k : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
+  %1 = infc.reshape %h : tensor<1x?x16xf32> -> tensor<1x?x2x8xf32>
+  return %0, %1 : tensor<1x2x?x?xf32>, tensor<1x?x2x8xf32>
+}
+
+// -----
+
+func.func @reshape_moving_the_symbolic_dim(%x: tensor<1x?xf32>) -> tensor<?x1xf32> {
+  // expected-error @+1 {{failed to legalize operation 'infc.reshape'}}
+  %0 = infc.reshape %x : tensor<1x?xf32> -> tensor<?x1xf32>
+  return %0 : tensor<?x1xf32>
+}

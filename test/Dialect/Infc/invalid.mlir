@@ -471,8 +471,16 @@ func.func @reshape_element_type(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @reshape_dynamic(%x: tensor<?x3xf32>) {
-  // expected-error @+1 {{'infc.reshape' op expects static shapes}}
+  // expected-error @+1 {{'infc.reshape' op expects the same number of elements, got 'tensor<?x3xf32>' and 'tensor<6xf32>'}}
   %0 = infc.reshape %x : tensor<?x3xf32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_dynamic_product(%x: tensor<?x6xf32>) {
+  // expected-error @+1 {{'infc.reshape' op expects the same number of elements, got 'tensor<?x6xf32>' and 'tensor<?x2x2xf32>'}}
+  %0 = infc.reshape %x : tensor<?x6xf32> -> tensor<?x2x2xf32>
   return
 }
 

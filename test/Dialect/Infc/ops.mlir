@@ -270,3 +270,14 @@ func.func @cumprod(%x: tensor<2x3xf32>) {
   %0 = infc.cumprod %x {axis = 0 : i64, exclusive = false, reverse = true} : tensor<2x3xf32>
   return
 }
+
+// A `?` slice size is the symbolic dim's run-time size (generic code's slice of a constant's
+// first entries); a reshape of `?` dims keeps as many of them and the static product.
+// CHECK-LABEL: func @symbolic_slice_and_reshape
+// CHECK: infc.slice %{{.*}} {offsets = array<i64: 0, 0>, sizes = array<i64: 1, -9223372036854775808>, steps = array<i64: 1, 1>}
+// CHECK: infc.reshape %{{.*}} : tensor<1x?x6xf32> -> tensor<?x2x3xf32>
+func.func @symbolic_slice_and_reshape(%c: tensor<1x8xi64>, %x: tensor<1x?x6xf32>) -> (tensor<1x?xi64>, tensor<?x2x3xf32>) {
+  %0 = infc.slice %c {offsets = array<i64: 0, 0>, sizes = array<i64: 1, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<1x8xi64>) -> tensor<1x?xi64>
+  %1 = infc.reshape %x : tensor<1x?x6xf32> -> tensor<?x2x3xf32>
+  return %0, %1 : tensor<1x?xi64>, tensor<?x2x3xf32>
+}

@@ -66,6 +66,8 @@ std::optional<RawElements> unpack(Attribute attr) {
 }
 
 DenseElementsAttr pack(RankedTensorType type, ArrayRef<char> bytes) {
+  if (!type.hasStaticShape()) // (a slice to the symbolic dim's size: only the run knows it)
+    return {};
   if (type.getElementType().isInteger(1)) {
     SmallVector<bool> bits(bytes.begin(), bytes.end());
     return DenseElementsAttr::get(type, bits);
@@ -78,6 +80,8 @@ DenseElementsAttr pack(RankedTensorType type, ArrayRef<char> bytes) {
 template <typename SourceIndexFn>
 DenseElementsAttr gatherElements(const RawElements &in, RankedTensorType resultType,
                                  SourceIndexFn sourceIndex) {
+  if (!resultType.hasStaticShape())
+    return {};
   ArrayRef<int64_t> shape = resultType.getShape();
   int64_t n = resultType.getNumElements();
   std::vector<char> out(n * in.width);
@@ -149,6 +153,8 @@ std::optional<Numbers> numbers(Attribute attr) {
 }
 
 DenseElementsAttr makeFloats(RankedTensorType type, ArrayRef<double> values) {
+  if (!type.hasStaticShape())
+    return {};
   auto ft = cast<FloatType>(type.getElementType());
   if (ft.isF32()) {
     SmallVector<float> v(values.begin(), values.end());
@@ -165,6 +171,8 @@ DenseElementsAttr makeFloats(RankedTensorType type, ArrayRef<double> values) {
 }
 
 DenseElementsAttr makeInts(RankedTensorType type, ArrayRef<int64_t> values) {
+  if (!type.hasStaticShape())
+    return {};
   unsigned width = type.getElementType().getIntOrFloatBitWidth();
   if (width == 1) {
     SmallVector<bool> bits;
@@ -556,6 +564,8 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor a) {
   if (!dense)
     return {};
   auto resultType = cast<RankedTensorType>(getType());
+  if (!resultType.hasStaticShape())
+    return {};
   if (dense.isSplat())
     return DenseElementsAttr::get(resultType, dense.getSplatValue<Attribute>());
   auto in = unpack(dense);

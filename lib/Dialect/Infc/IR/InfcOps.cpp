@@ -406,8 +406,19 @@ LogicalResult ReshapeOp::verify() {
   auto it = rankedType(getInput()), rt = rankedType(getResult());
   if (it.getElementType() != rt.getElementType())
     return emitOpError("expects one element type");
-  if (!it.hasStaticShape() || !rt.hasStaticShape())
-    return emitOpError("expects static shapes");
+  if (!it.hasStaticShape() || !rt.hasStaticShape()) {
+    // Generic code has one symbolic dim, which every `?` stands for: the element counts
+    // agree when both sides have as many `?`s and the same product of the others.
+    auto staticProduct = [](RankedTensorType t) {
+      int64_t p = 1;
+      for (int64_t d : t.getShape())
+        p *= ShapedType::isDynamic(d) ? 1 : d;
+      return p;
+    };
+    if (it.getNumDynamicDims() != rt.getNumDynamicDims() || staticProduct(it) != staticProduct(rt))
+      return emitOpError("expects the same number of elements, got ") << it << " and " << rt;
+    return success();
+  }
   if (it.getNumElements() != rt.getNumElements())
     return emitOpError("expects the same number of elements, got ")
            << it.getNumElements() << " and " << rt.getNumElements();
@@ -502,6 +513,10 @@ LogicalResult SliceOp::verify() {
       (int64_t)steps.size() != it.getRank())
     return emitOpError("expects offsets, sizes and steps of rank ") << it.getRank();
   for (int64_t d = 0; d < it.getRank(); ++d) {
+    // A `?` size is the symbolic dim's run-time size (a slice of its first entries, from
+    // importGeneralized, which checked it in bounds at the range's largest size).
+    if (ShapedType::isDynamic(sizes[d]) && steps[d] != 0)
+      continue;
     if (steps[d] == 0 || sizes[d] < 0)
       return emitOpError("expects non-zero steps and non-negative sizes (dim ") << d << ")";
     if (sizes[d] == 0)
