@@ -70,13 +70,14 @@ bool isCandidate(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
       op->getParentOfType<LoopLikeOpInterface>())
     return false;
-  // A symbolic dim (the generic code of `infc compile --dim`) may be an outer parallel loop:
-  // tiled by one, it leaves static tiles. The innermost loop and the reductions stay static.
+  // A symbolic dim (the generic code of `infc compile --dim`) may be a parallel loop: tiled
+  // by one, an outer one leaves static tiles; the innermost one's vectors are peeled from a
+  // scalar edge (the scores' scale and mask over the sequence). Reductions over it stay
+  // scalar (a partial-reduction accumulator with an edge would be a buffer per row).
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (auto [d, range] : llvm::enumerate(ranges))
-    if (ShapedType::isDynamic(range) &&
-        (d + 1 == ranges.size() || iterators[d] != utils::IteratorType::parallel))
+    if (ShapedType::isDynamic(range) && iterators[d] != utils::IteratorType::parallel)
       return false;
   // Contractions and convolutions have their own code generation (or none yet).
   if (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op) ||
@@ -186,7 +187,8 @@ struct InfcVectorizeElementwisePass
     // Unit dims need no loop; other outer dims go one at a time, the innermost a vector.
     for (int64_t d = 0; d < inner; ++d)
       sizes[d] = ranges[d] == 1 ? 0 : 1;
-    sizes[inner] = std::min(lanes, ranges[inner]);
+    bool dynamicInner = ShapedType::isDynamic(ranges[inner]);
+    sizes[inner] = dynamicInner ? lanes : std::min(lanes, ranges[inner]);
     bool innerReduction = iterators[inner] == utils::IteratorType::reduction;
     // A transpose (an input whose contiguous dim is another loop dim): tiles of up to lanes
     // x lanes, read as rows of that input and turned in registers, instead of one strided
@@ -252,8 +254,9 @@ struct InfcVectorizeElementwisePass
     }
     if (!innerReduction) {
       target->setAttr(kVectorizeMarker, rewriter.getUnitAttr());
-      // Static tiles for the vectorizer: peel the innermost loop when lanes do not divide it.
-      if (!loopNest.empty() && ranges[inner] % sizes[inner] != 0) {
+      // Static tiles for the vectorizer: peel the innermost loop when lanes do not divide it
+      // (or may not: a symbolic size).
+      if (!loopNest.empty() && (dynamicInner || ranges[inner] % sizes[inner] != 0)) {
         scf::ForOp partial;
         (void)scf::peelForLoopAndSimplifyBounds(
             rewriter, cast<scf::ForOp>(loopNest.back().getOperation()), partial);

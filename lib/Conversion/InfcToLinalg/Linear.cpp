@@ -91,6 +91,107 @@ Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value res
 /// register tiles (6 or 8 rows) of every CPU's kernels, then fewer, then one.
 constexpr int64_t kDynamicRowBlocks[] = {16, 4, 1};
 
+/// The blocks blockedBatchMatmul cuts a `?` dim of a product into: rows as whole register
+/// tiles of AVX2's (6) and AVX-512's (8) kernels, columns and depth as whole vectors of
+/// both; then smaller blocks, then one (an edge of an odd sequence length).
+constexpr int64_t kRowBlocks[] = {24, 4, 1};
+constexpr int64_t kColumnBlocks[] = {64, 8, 1};
+
+/// [lo, hi) ranges that cut [0, size) into blocks of each of `blocks` in turn (the last of
+/// size 1); one range of the whole dim when it is static (`fixed`).
+struct Segment {
+  Value lo, hi;
+  int64_t block;
+};
+SmallVector<Segment> segmentsOf(OpBuilder &b, Location loc, Value size, int64_t fixed,
+                                ArrayRef<int64_t> blocks) {
+  Value start = arith::ConstantIndexOp::create(b, loc, 0);
+  if (!ShapedType::isDynamic(fixed))
+    return {{start, arith::ConstantIndexOp::create(b, loc, fixed), fixed}};
+  SmallVector<Segment> segments;
+  for (int64_t block : blocks) {
+    Value end = size;
+    if (block != 1) {
+      Value step = arith::ConstantIndexOp::create(b, loc, block);
+      Value left = arith::SubIOp::create(b, loc, size, start);
+      end = arith::AddIOp::create(
+          b, loc, start,
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, left, step), step));
+    }
+    segments.push_back({start, end, block});
+    start = end;
+  }
+  return segments;
+}
+
+/// A[batch, m, k] x B[batch, k, n] into C[batch, m, n] with a static batch and any of m, n,
+/// k `?` (attention's scores and context over a symbolic sequence): for each matrix, static
+/// matmuls over blocks of rows and columns, each accumulating over blocks of the depth. The
+/// codegen then register-tiles and vectorizes them as any static matmul
+/// (docs/dynamic-shapes.md, step e), where one batch_matmul of `?` sizes would run as
+/// scalar loops.
+Value blockedBatchMatmul(OpBuilder &b, Location loc, Value a, Value bm, Value c) {
+  auto at = cast<RankedTensorType>(a.getType()), bt = cast<RankedTensorType>(bm.getType());
+  Type et = at.getElementType();
+  auto dimOf = [&](Value v, int64_t d) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.isDynamicDim(d) ? (Value)tensor::DimOp::create(b, loc, v, d)
+                             : (Value)arith::ConstantIndexOp::create(b, loc, t.getDimSize(d));
+  };
+  int64_t fixedM = at.getDimSize(1), fixedK = at.getDimSize(2), fixedN = bt.getDimSize(2);
+  Value m = dimOf(a, 1), k = dimOf(a, 2), n = dimOf(bm, 2);
+  SmallVector<Segment> rows = segmentsOf(b, loc, m, fixedM, kRowBlocks);
+  SmallVector<Segment> cols = segmentsOf(b, loc, n, fixedN, kColumnBlocks);
+  SmallVector<Segment> depth = segmentsOf(b, loc, k, fixedK, kColumnBlocks);
+  auto forEach = [&](OpBuilder &ob, Value lo, Value hi, int64_t step, Value init,
+                     function_ref<Value(OpBuilder &, Value, Value)> body) {
+    Value stepValue = arith::ConstantIndexOp::create(ob, loc, step);
+    return scf::ForOp::create(ob, loc, lo, hi, stepValue, ValueRange{init},
+                              [&](OpBuilder &nb, Location, Value i, ValueRange iter) {
+                                scf::YieldOp::create(nb, loc, body(nb, i, iter[0]));
+                              })
+        .getResult(0);
+  };
+  // A 2-D block of the batch's matrix `v` (rank-reducing).
+  auto block = [&](OpBuilder &nb, Value v, Value batch, OpFoldResult row, OpFoldResult col,
+                   int64_t rowsOf, int64_t colsOf) -> Value {
+    SmallVector<OpFoldResult> offsets = {batch, row, col};
+    SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1), nb.getIndexAttr(rowsOf),
+                                       nb.getIndexAttr(colsOf)};
+    SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(nb, loc, RankedTensorType::get({rowsOf, colsOf}, et), v,
+                                          offsets, sizes, strides);
+  };
+  Value batchCount = arith::ConstantIndexOp::create(b, loc, at.getDimSize(0));
+  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  return forEach(b, zeroIndex, batchCount, 1, c, [&](OpBuilder &b1, Value h, Value c1) {
+    for (const Segment &r : rows)
+      c1 = forEach(b1, r.lo, r.hi, r.block, c1, [&](OpBuilder &b2, Value i, Value c2) {
+        for (const Segment &col : cols)
+          c2 = forEach(b2, col.lo, col.hi, col.block, c2, [&](OpBuilder &b3, Value j, Value c3) {
+            Value tile = block(b3, c3, h, i, j, r.block, col.block);
+            Value zero = arith::ConstantOp::create(b3, loc, b3.getZeroAttr(et));
+            Value acc = linalg::FillOp::create(b3, loc, zero, tile).getResult(0);
+            for (const Segment &d : depth)
+              acc = forEach(b3, d.lo, d.hi, d.block, acc, [&](OpBuilder &b4, Value kk, Value a4) {
+                Value lhs = block(b4, a, h, i, kk, r.block, d.block);
+                Value rhs = block(b4, bm, h, kk, j, d.block, col.block);
+                return linalg::MatmulOp::create(b4, loc, ValueRange{lhs, rhs}, ValueRange{a4})
+                    .getResult(0);
+              });
+            SmallVector<OpFoldResult> offsets = {h, i, j};
+            SmallVector<OpFoldResult> sizes = {b3.getIndexAttr(1), b3.getIndexAttr(r.block),
+                                               b3.getIndexAttr(col.block)};
+            SmallVector<OpFoldResult> strides(3, b3.getIndexAttr(1));
+            return tensor::InsertSliceOp::create(b3, loc, acc, c3, offsets, sizes, strides)
+                .getResult();
+          });
+        return c2;
+      });
+    return c1;
+  });
+}
+
 /// Batched matmul: a rank-2 rhs (weights) folds the lhs batch into M for one linalg.matmul;
 /// equal batch dims become linalg.batch_matmul; broadcast batches a generic contraction.
 struct MatMulLowering : public OpConversionPattern<MatMulOp> {
@@ -158,6 +259,11 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
         sizes.push_back(tensor::DimOp::create(rewriter, loc, rhs, rt.getRank() - 1));
       Value empty =
           tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{batch, m, n}, et, sizes);
+      if (!sizes.empty() || ShapedType::isDynamic(k)) {
+        Value c = blockedBatchMatmul(rewriter, loc, a, bm, empty);
+        rewriter.replaceOp(op, reshapeTensor(rewriter, loc, c, resultType));
+        return success();
+      }
       Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(et));
       Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
       Value c = linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{a, bm}, ValueRange{acc})

@@ -2,7 +2,9 @@
 
 // The generic code of `infc compile --dim`: an op whose symbolic dim is an outer parallel
 // loop is tiled by one along it (a loop to the run-time size, marked for the threads) and
-// vectorized on its static inner tiles; a symbolic innermost dim stays as it is.
+// vectorized on its static inner tiles; a symbolic innermost dim (attention's scores over
+// the sequence) is vectorized in whole vectors up to the last multiple of the lanes, the
+// edge left scalar; a reduction over it stays scalar.
 
 // CHECK-LABEL: func.func @bias_relu
 // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
@@ -27,8 +29,14 @@ func.func @bias_relu(%x: tensor<?x32xf32>, %b: tensor<32xf32>, %out: tensor<?x32
 // -----
 
 // CHECK-LABEL: func.func @dynamic_inner
-// CHECK: linalg.generic
-// CHECK-NOT: vector.transfer_read
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c1
+// CHECK: scf.for
+// CHECK: %[[WHOLE:.*]] = affine.apply #{{.*}}()[%[[N]]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[WHOLE]] step %c8
+// CHECK: vector.transfer_read {{.*}} : tensor<1x8xf32>, vector<1x8xf32>
+// CHECK: arith.negf {{.*}} : vector<1x8xf32>
+// CHECK: scf.for %{{.*}} = %[[WHOLE]] to %[[N]] step %c8
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x?xf32>)
 func.func @dynamic_inner(%x: tensor<4x?xf32>, %out: tensor<4x?xf32>) -> tensor<4x?xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
                        iterator_types = ["parallel", "parallel"]}
@@ -38,4 +46,20 @@ func.func @dynamic_inner(%x: tensor<4x?xf32>, %out: tensor<4x?xf32>) -> tensor<4
     linalg.yield %n : f32
   } -> tensor<4x?xf32>
   return %r : tensor<4x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduction_over_dynamic_inner
+// CHECK: linalg.generic
+// CHECK-NOT: vector.transfer_read
+func.func @reduction_over_dynamic_inner(%x: tensor<4x?xf32>, %out: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x?xf32>) outs(%out : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
 }

@@ -138,18 +138,27 @@ func.func @gathers(%t: tensor<10x4xf32>, %ids: tensor<1x?xi64>, %h: tensor<1x?x4
 
 // -----
 
-// Attention over a symbolic sequence: heads split by an expand and merged by a collapse,
-// scores [heads, seq, seq] as one batch_matmul with `?` rows and columns.
+// Attention over a symbolic sequence: heads split by an expand and merged by a collapse;
+// scores [heads, seq, seq] as static matmuls on blocks of each head's matrices (rows by 24,
+// 4, 1; columns by 64, 8, 1; the static depth whole), which the codegen register-tiles.
 // CHECK-LABEL: func @attention_scores
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x2x?x8xf32>, %[[K:.*]]: tensor<1x2x8x?xf32>, %[[H:.*]]: tensor<1x?x16xf32>)
 // CHECK: %[[QB:.*]] = tensor.collapse_shape %[[Q]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x?x8xf32> into tensor<2x?x8xf32>
 // CHECK: %[[KB:.*]] = tensor.collapse_shape %[[K]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x8x?xf32> into tensor<2x8x?xf32>
-// CHECK: %[[M:.*]] = tensor.dim %[[Q]], %c2
-// CHECK: %[[N:.*]] = tensor.dim %[[K]], %c3
-// CHECK: %[[E:.*]] = tensor.empty(%[[M]], %[[N]]) : tensor<2x?x?xf32>
-// CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[E]] : tensor<2x?x?xf32>)
-// CHECK: %[[MM:.*]] = linalg.batch_matmul ins(%[[QB]], %[[KB]] : tensor<2x?x8xf32>, tensor<2x8x?xf32>) outs(%[[Z]] : tensor<2x?x?xf32>)
-// CHECK: tensor.expand_shape %[[MM]] {{\[\[}}0, 1], [2], [3]] {{.*}} : tensor<2x?x?xf32> into tensor<1x2x?x?xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<2x?x?xf32>
+// CHECK: %[[ALL:.*]] = scf.for %[[HEAD:.*]] = %{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %[[E]])
+// CHECK: scf.for %[[I:.*]] = %{{.*}} step %c24
+// CHECK: scf.for %[[J:.*]] = %{{.*}} step %c64
+// CHECK: %[[T:.*]] = tensor.extract_slice %{{.*}}[%[[HEAD]], %[[I]], %[[J]]] [1, 24, 64] [1, 1, 1] : tensor<2x?x?xf32> to tensor<24x64xf32>
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[T]] : tensor<24x64xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<24x8xf32>, tensor<8x64xf32>) outs(%{{.*}} : tensor<24x64xf32>)
+// CHECK: tensor.insert_slice %{{.*}}[%[[HEAD]], %[[I]], %[[J]]] [1, 24, 64] [1, 1, 1] : tensor<24x64xf32> into tensor<2x?x?xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<24x8xf32>, tensor<8x8xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<24x8xf32>, tensor<8x1xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x64xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x1xf32>)
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: tensor.expand_shape %[[ALL]] {{\[\[}}0, 1], [2], [3]] {{.*}} : tensor<2x?x?xf32> into tensor<1x2x?x?xf32>
 // CHECK: tensor.expand_shape %[[H]] {{\[\[}}0], [1], [2, 3]] {{.*}} : tensor<1x?x16xf32> into tensor<1x?x2x8xf32>
 func.func @attention_scores(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x8x?xf32>, %h: tensor<1x?x16xf32>) -> (tensor<1x2x?x?xf32>, tensor<1x?x2x8xf32>) {
   %0 = infc.matmul %q, %k : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
