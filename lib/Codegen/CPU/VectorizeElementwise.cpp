@@ -17,6 +17,7 @@
 #include "TileUtils.h"
 #include "infc/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -72,12 +73,14 @@ bool isCandidate(linalg::LinalgOp op) {
     return false;
   // A symbolic dim (the generic code of `infc compile --dim`) may be a parallel loop: tiled
   // by one, an outer one leaves static tiles; the innermost one's vectors are peeled from a
-  // scalar edge (the scores' scale and mask over the sequence). Reductions over it stay
-  // scalar (a partial-reduction accumulator with an edge would be a buffer per row).
+  // scalar edge (the scores' scale and mask over the sequence). It may be the one reduction
+  // if innermost (a softmax over the sequence): whole vectors, then the edge (tile()).
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  int64_t reductions = llvm::count(iterators, utils::IteratorType::reduction);
   for (auto [d, range] : llvm::enumerate(ranges))
-    if (ShapedType::isDynamic(range) && iterators[d] != utils::IteratorType::parallel)
+    if (ShapedType::isDynamic(range) && iterators[d] != utils::IteratorType::parallel &&
+        (d + 1 != ranges.size() || reductions != 1))
       return false;
   // Contractions and convolutions have their own code generation (or none yet).
   if (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op) ||
@@ -214,8 +217,8 @@ struct InfcVectorizeElementwisePass
     }
     // A reduction over the one innermost dim accumulates vectors, then merges each row once;
     // the partial-reduction tiling takes no parallel dims, so those are tiled first.
-    if (innerReduction &&
-        (reductionDims.size() != 1 || ranges[inner] < 2 * lanes || ranges[inner] % lanes != 0))
+    if (innerReduction && (reductionDims.size() != 1 ||
+                           (!dynamicInner && (ranges[inner] < 2 * lanes || ranges[inner] % lanes))))
       return;
     SmallVector<int64_t> outerSizes = sizes;
     if (innerReduction)
@@ -263,6 +266,16 @@ struct InfcVectorizeElementwisePass
       }
       return;
     }
+    // Over a symbolic size: the whole vectors' share first, the edge after it, as one
+    // reduction continues another (the edge's init is the share's result: the same order).
+    Operation *edge = nullptr;
+    if (dynamicInner) {
+      std::optional<std::pair<Operation *, Operation *>> split =
+          splitAtWholeVectors(rewriter, cast<TilingInterface>(target), inner, lanes);
+      if (!split)
+        return;
+      std::tie(target, edge) = *split;
+    }
     SmallVector<int64_t> reductionSizes(loops, 0);
     reductionSizes[inner] = lanes;
     scf::SCFTilingOptions options;
@@ -279,6 +292,64 @@ struct InfcVectorizeElementwisePass
       tiled->setAttr(kVectorizeMarker, rewriter.getUnitAttr());
     for (Operation *merge : result->mergeOps)
       merge->setAttr(kVectorizeMarker, rewriter.getUnitAttr());
+    if (edge && !result->loops.empty()) {
+      // The share is a multiple of the lanes: every tile is whole, so a tile size (the
+      // min of the lanes and what is left) is the lanes.
+      auto loop = cast<scf::ForOp>(result->loops.back().getOperation());
+      SmallVector<affine::AffineMinOp> mins;
+      loop.getBody()->walk([&](affine::AffineMinOp min) {
+        AffineMap map = min.getAffineMap();
+        if (map.getNumResults() == 2 && llvm::any_of(map.getResults(), [&](AffineExpr e) {
+              auto c = dyn_cast<AffineConstantExpr>(e);
+              return c && c.getValue() == lanes;
+            }))
+          mins.push_back(min);
+      });
+      for (affine::AffineMinOp min : mins) {
+        rewriter.setInsertionPoint(min);
+        rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(min, lanes);
+      }
+    }
+  }
+
+  /// `op` (its reduction dim `inner` of a run-time size) as two ops over [0, whole) and
+  /// [whole, size), whole the size rounded down to a multiple of `lanes`, the second
+  /// continuing from the first's result; nullopt when it does not split so.
+  std::optional<std::pair<Operation *, Operation *>>
+  splitAtWholeVectors(IRRewriter &rewriter, TilingInterface op, int64_t inner, int64_t lanes) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    SmallVector<Range> domain = op.getIterationDomain(rewriter);
+    SmallVector<OpFoldResult> offsets, sizes;
+    for (const Range &r : domain) {
+      offsets.push_back(r.offset);
+      sizes.push_back(r.size);
+    }
+    if (!isZeroInteger(offsets[inner]) || op->getNumResults() != 1)
+      return std::nullopt;
+    AffineExpr s0;
+    bindSymbols(rewriter.getContext(), s0);
+    OpFoldResult size = sizes[inner];
+    OpFoldResult whole = affine::makeComposedFoldedAffineApply(
+        rewriter, loc, s0.floorDiv(lanes) * lanes, ArrayRef<OpFoldResult>{size});
+    OpFoldResult left = affine::makeComposedFoldedAffineApply(rewriter, loc, s0 % lanes,
+                                                              ArrayRef<OpFoldResult>{size});
+    sizes[inner] = whole;
+    FailureOr<TilingResult> share = op.getTiledImplementation(rewriter, offsets, sizes);
+    offsets[inner] = whole;
+    sizes[inner] = left;
+    FailureOr<TilingResult> rest = op.getTiledImplementation(rewriter, offsets, sizes);
+    if (failed(share) || failed(rest) || share->tiledOps.size() != 1 || rest->tiledOps.size() != 1)
+      return std::nullopt;
+    auto first = dyn_cast<linalg::LinalgOp>(share->tiledOps.front());
+    auto second = dyn_cast<linalg::LinalgOp>(rest->tiledOps.front());
+    // (a reduction's tile writes the whole of each result: the same types as the op's)
+    if (!first || !second || first->getResultTypes() != op->getResultTypes() ||
+        second->getResultTypes() != op->getResultTypes())
+      return std::nullopt;
+    second.getDpsInitsMutable()[0].assign(first->getResult(0));
+    rewriter.replaceOp(op, second->getResults());
+    return std::make_pair(first.getOperation(), second.getOperation());
   }
 };
 } // namespace

@@ -4,7 +4,9 @@
 // loop is tiled by one along it (a loop to the run-time size, marked for the threads) and
 // vectorized on its static inner tiles; a symbolic innermost dim (attention's scores over
 // the sequence) is vectorized in whole vectors up to the last multiple of the lanes, the
-// edge left scalar; a reduction over it stays scalar.
+// edge left scalar; a reduction over it (a softmax's max and sum) accumulates whole vectors
+// in registers up to that multiple, merges them into the row's result, and the edge's
+// scalar reduction continues from there.
 
 // CHECK-LABEL: func.func @bias_relu
 // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
@@ -50,9 +52,18 @@ func.func @dynamic_inner(%x: tensor<4x?xf32>, %out: tensor<4x?xf32>) -> tensor<4
 
 // -----
 
+// CHECK-DAG: #[[$ROUND:.*]] = affine_map<()[s0] -> ((s0 floordiv 8) * 8)>
 // CHECK-LABEL: func.func @reduction_over_dynamic_inner
-// CHECK: linalg.generic
-// CHECK-NOT: vector.transfer_read
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c4
+// CHECK: %[[WHOLE:.*]] = affine.apply #[[$ROUND]]()[%[[N]]]
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args(%[[A:.*]] = %{{.*}}) -> (vector<1x8xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x8xf32>, vector<1x8xf32>
+// CHECK: arith.maximumf %{{.*}}, %[[A]] : vector<1x8xf32>
+// CHECK: %[[MERGED:.*]] = vector.multi_reduction <maximumf>, %[[ACC]]
+// CHECK: %[[ROW:.*]] = vector.transfer_write %[[MERGED]]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<1x?xf32>) outs(%[[ROW]] : tensor<1xf32>)
+// CHECK: } {infc.parallel}
 func.func @reduction_over_dynamic_inner(%x: tensor<4x?xf32>, %out: tensor<4xf32>) -> tensor<4xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                        iterator_types = ["parallel", "reduction"]}
