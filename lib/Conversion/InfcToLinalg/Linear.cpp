@@ -164,7 +164,7 @@ Value blockedBatchMatmul(OpBuilder &b, Location loc, Value a, Value bm, Value c)
   };
   Value batchCount = arith::ConstantIndexOp::create(b, loc, at.getDimSize(0));
   Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
-  return forEach(b, zeroIndex, batchCount, 1, c, [&](OpBuilder &b1, Value h, Value c1) {
+  Value all = forEach(b, zeroIndex, batchCount, 1, c, [&](OpBuilder &b1, Value h, Value c1) {
     for (const Segment &r : rows)
       c1 = forEach(b1, r.lo, r.hi, r.block, c1, [&](OpBuilder &b2, Value i, Value c2) {
         for (const Segment &col : cols)
@@ -190,6 +190,10 @@ Value blockedBatchMatmul(OpBuilder &b, Location loc, Value a, Value bm, Value c)
       });
     return c1;
   });
+  // The matrices (heads) are independent: the session's threads share them out (the
+  // blocks' own column loops, nested inside, then run on each thread).
+  all.getDefiningOp()->setAttr("infc.parallel", b.getUnitAttr());
+  return all;
 }
 
 /// Batched matmul: a rank-2 rhs (weights) folds the lhs batch into M for one linalg.matmul;

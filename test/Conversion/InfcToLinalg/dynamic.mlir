@@ -140,7 +140,8 @@ func.func @gathers(%t: tensor<10x4xf32>, %ids: tensor<1x?xi64>, %h: tensor<1x?x4
 
 // Attention over a symbolic sequence: heads split by an expand and merged by a collapse;
 // scores [heads, seq, seq] as static matmuls on blocks of each head's matrices (rows by 24,
-// 4, 1; columns by 64, 8, 1; the static depth whole), which the codegen register-tiles.
+// 4, 1; columns by 64, 8, 1; the static depth whole), which the codegen register-tiles;
+// the heads' loop is the threads'.
 // CHECK-LABEL: func @attention_scores
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x2x?x8xf32>, %[[K:.*]]: tensor<1x2x8x?xf32>, %[[H:.*]]: tensor<1x?x16xf32>)
 // CHECK: %[[QB:.*]] = tensor.collapse_shape %[[Q]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x?x8xf32> into tensor<2x?x8xf32>
@@ -158,6 +159,7 @@ func.func @gathers(%t: tensor<10x4xf32>, %ids: tensor<1x?xi64>, %h: tensor<1x?x4
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x64xf32>)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x1xf32>)
 // CHECK-NOT: linalg.batch_matmul
+// CHECK: } {infc.parallel}
 // CHECK: tensor.expand_shape %[[ALL]] {{\[\[}}0, 1], [2], [3]] {{.*}} : tensor<2x?x?xf32> into tensor<1x2x?x?xf32>
 // CHECK: tensor.expand_shape %[[H]] {{\[\[}}0], [1], [2, 3]] {{.*}} : tensor<1x?x16xf32> into tensor<1x?x2x8xf32>
 func.func @attention_scores(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x8x?xf32>, %h: tensor<1x?x16xf32>) -> (tensor<1x2x?x?xf32>, tensor<1x?x2x8xf32>) {
