@@ -2,13 +2,16 @@
 """One library for every batch size (infc compile --dim) against the static library of each
 shape and onnxruntime running the same dynamic model, in one run.
 
-    python3 bench/dynamic.py --infc build/bin/infc [--model mlp|resnet50] [--threads 1,2]
-        [--batches 1,8,64] [--rounds 5] [--min-iters 20] [--out bench/dynamic.md]
+    python3 bench/dynamic.py --infc build/bin/infc [--model mlp|resnet50|bert_base|bert_base_seq]
+        [--threads 1,2] [--batches 1,8,64] [--rounds 5] [--min-iters 20] [--out bench/dynamic.md]
 
 Models: `mlp` (made here), x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, and a
 Softmax at the end), 1.5 M weights, which compiles to generic code; `resnet50`, the zoo's
 torchvision ResNet-50 (test/models/make_zoo.py) with its dim 0 named `batch` as exporters
-write it, which compiles to the batch loop (the code for one image, once per image).
+write it, which compiles to the batch loop (the code for one image, once per image);
+`bert_base`, the zoo's BERT-base with a `batch` dim (the batch loop); `bert_base_seq`, the
+same at batch 1 with a `seq` dim (generic code from imports at several sizes; --batches are
+then the sequence lengths).
 infc's two libraries are timed by `infc bench` (the C ABI, no Python in the loop; --iters
 scaled to about 0.3 s a round, at least --min-iters); onnxruntime by a Python loop over
 `run` with preallocated inputs (its own overhead included, a few microseconds). Engines
@@ -74,26 +77,54 @@ def zoo_with_batch(name):
     return make
 
 
-# Per model: how it is made, its inputs (name, the shape of one row, what values: "float",
-# "ids" below 1000, or "ones") and what it is.
+def zoo_with_seq(name):
+    """A maker of the zoo's transformer `name` with dim 1 of its inputs and outputs (the
+    sequence length, where they have it) named `seq`, as exporters write it."""
+    def make(path, work):
+        import onnx
+        zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
+        subprocess.run([sys.executable, zoo, "--out", work, "--only", name], check=True,
+                       capture_output=True)
+        m = onnx.load(os.path.join(work, f"{name}.onnx"))
+        seq = m.graph.input[0].type.tensor_type.shape.dim[1].dim_value
+        for v in list(m.graph.input) + list(m.graph.output):
+            dims = v.type.tensor_type.shape.dim
+            if len(dims) > 1 and dims[1].dim_value == seq:
+                dims[1].Clear()
+                dims[1].dim_param = "seq"
+        del m.graph.value_info[:]
+        onnx.save(m, path)
+    return make
+
+
+# Per model: how it is made, the dim it varies, its inputs (name, shape with "N" where the
+# dim is, what values: "float", "ids" below 1000, or "ones") and what it is.
 MODELS = {
-    "mlp": (lambda path, work: make_mlp(path), [("x", (256,), "float")],
+    "mlp": (lambda path, work: make_mlp(path), "batch", [("x", ("N", 256), "float")],
             "MLP x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, Softmax), generic "
             "code"),
-    "resnet50": (zoo_with_batch("resnet50"), [("input", (3, 224, 224), "float")],
+    "resnet50": (zoo_with_batch("resnet50"), "batch", [("input", ("N", 3, 224, 224), "float")],
                  "the zoo's ResNet-50 with a `batch` dim 0, the batch loop"),
-    "bert_base": (zoo_with_batch("bert_base"),
-                  [("input_ids", (128,), "ids"), ("attention_mask", (128,), "ones")],
+    "bert_base": (zoo_with_batch("bert_base"), "batch",
+                  [("input_ids", ("N", 128), "ids"), ("attention_mask", ("N", 128), "ones")],
                   "the zoo's BERT-base (12 layers, hidden 768) at sequence 128 with a `batch` "
                   "dim 0, the batch loop"),
+    "bert_base_seq": (zoo_with_seq("bert_base"), "seq",
+                      [("input_ids", (1, "N"), "ids"), ("attention_mask", (1, "N"), "ones")],
+                      "the zoo's BERT-base (12 layers, hidden 768) at batch 1 with a `seq` "
+                      "dim 1, generic code from imports at several sizes"),
 }
 
 
-def feeds_for(inputs, batch):
-    rng = np.random.default_rng(batch)
+def shape_of(template, n):
+    return tuple(n if d == "N" else d for d in template)
+
+
+def feeds_for(inputs, n):
+    rng = np.random.default_rng(n)
     feeds = {}
-    for name, row, kind in inputs:
-        shape = (batch,) + row
+    for name, template, kind in inputs:
+        shape = shape_of(template, n)
         feeds[name] = (rng.standard_normal(shape).astype(np.float32) if kind == "float" else
                        rng.integers(0, 1000, shape).astype(np.int64) if kind == "ids" else
                        np.ones(shape, np.int64))
@@ -134,7 +165,7 @@ def main():
     ap.add_argument("--out", help="default bench/dynamic.md (mlp), bench/dynamic_MODEL.md")
     args = ap.parse_args()
     import onnxruntime as ort
-    make, inputs, what = MODELS[args.model]
+    make, dim, inputs, what = MODELS[args.model]
     out = args.out or os.path.join(
         benchlib.BENCH_DIR, "dynamic.md" if args.model == "mlp" else f"dynamic_{args.model}.md")
     batches = [int(b) for b in args.batches.split(",")]
@@ -143,11 +174,12 @@ def main():
     make(model, work)
 
     def shape_flags(b):  # --input-shape per input, for infc compile and infc bench
-        return [f for name, row, _ in inputs
-                for f in ("--input-shape", f"{name}=" + "x".join(str(d) for d in (b,) + row))]
+        return [f for name, template, _ in inputs
+                for f in ("--input-shape",
+                          f"{name}=" + "x".join(str(d) for d in shape_of(template, b)))]
     generic = os.path.join(work, "generic.so")
     subprocess.run([args.infc, "compile", model, "-o", generic, "--dim",
-                    f"batch=1..{max(batches)}"], check=True)
+                    f"{dim}=1..{max(batches)}"], check=True)
     static = {}
     for b in batches:
         static[b] = os.path.join(work, f"static{b}.so")
@@ -177,20 +209,20 @@ def main():
                                           args.interval_ms)
             med["ort_paced"] = ort_ms(session, x, args.paced_iters, args.interval_ms)
             rows.append((threads, b, med))
-            print(f"threads {threads} batch {b}: generic {med['generic']:.4f} ms, static "
+            print(f"threads {threads} {dim} {b}: generic {med['generic']:.4f} ms, static "
                   f"{med['static']:.4f} ms, onnxruntime {med['ort']:.4f} ms; paced "
                   f"{med['generic_paced']:.4f} / {med['static_paced']:.4f} / "
                   f"{med['ort_paced']:.4f} ms", flush=True)
-    lines = ["# One library for every batch (`--dim`) against static libraries and onnxruntime",
+    lines = [f"# One library for every {dim} (`--dim`) against static libraries and onnxruntime",
              "", f"Written by `python3 bench/dynamic.py --infc build/bin/infc --model {args.model}"
              f" --batches {args.batches} --rounds {args.rounds}` "
              f"({benchlib.infc_version(args.infc)}, onnxruntime {ort.__version__}).", ""]
     lines += benchlib.machine_lines()
     lines += ["", f"{what[0].upper() + what[1:]}: one library compiled with "
-              f"`--dim batch=1..{max(batches)}` against the static "
-              "library of each batch (`--input-shape`) and onnxruntime on the same dynamic "
+              f"`--dim {dim}=1..{max(batches)}` against the static "
+              f"library of each {dim} (`--input-shape`) and onnxruntime on the same dynamic "
               f"model; medians of {args.rounds} alternating rounds, ms.", "",
-              "| threads | batch | generic | static | onnxruntime | generic / static | "
+              f"| threads | {dim} | generic | static | onnxruntime | generic / static | "
               "generic / onnxruntime |", "|---|---|---|---|---|---|---|"]
     for threads, b, med in rows:
         lines.append(f"| {threads} | {b} | {med['generic']:.4f} | {med['static']:.4f} | "
@@ -198,7 +230,7 @@ def main():
                      f"{med['generic'] / med['ort']:.2f} |")
     lines += ["", f"Paced: P50 of {args.paced_iters} calls, each after a pause of "
               f"{args.interval_ms} ms (as a product calls between events), ms:", "",
-              "| threads | batch | generic | static | onnxruntime | generic / static | "
+              f"| threads | {dim} | generic | static | onnxruntime | generic / static | "
               "generic / onnxruntime |", "|---|---|---|---|---|---|---|"]
     for threads, b, med in rows:
         lines.append(f"| {threads} | {b} | {med['generic_paced']:.4f} | "

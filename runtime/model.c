@@ -121,20 +121,28 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
 }
 
 /* The batch loop (INFC_DESC_BATCH_LOOP): every -1 dim is dim 0 of its io, of one name; with
- * variants (the loop's blocks), each takes the same rows on every such io, one takes 1. */
+ * variants (the loop's blocks), each takes the same rows on every such io, one takes 1.
+ * Around generic code (INFC_DESC_DIMS_ARG too): the batch is dim id 0, only at dim 0, and
+ * no variants; the other -1 dims are size_generic's. */
 static int batch_rows_valid(const infc_model_desc *desc) {
-  int32_t loop = -1;
+  int around_generic = (desc->flags & INFC_DESC_DIMS_ARG) != 0, carriers = 0;
+  int32_t loop = around_generic ? 0 : -1;
   size_t nio = (size_t)desc->num_inputs + desc->num_outputs;
+  if (around_generic && desc->num_variants)
+    return 0;
   for (size_t i = 0; i < nio; ++i) {
     const infc_io_desc *io = infc__io(desc, i);
     for (int32_t k = 0; k < io->rank; ++k) {
-      if (io->shape[k] != -1)
+      if (io->shape[k] != -1 || (around_generic && io->dim_ids && io->dim_ids[k] != 0))
         continue;
       if (k != 0 || !io->dim_ids || (loop >= 0 && io->dim_ids[0] != loop))
         return 0;
       loop = io->dim_ids[0];
+      ++carriers;
     }
   }
+  if (!carriers)
+    return 0;
   int one_row = desc->num_variants == 0;
   for (uint32_t v = 0; v < desc->num_variants; ++v) {
     int64_t rows = -1;
@@ -215,10 +223,9 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
       (desc->num_variants && (!desc->variants || desc->device != INFC_DEVICE_CPU)))
     return INFC_ERR_INTERNAL;
   size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
-  /* Sized per run from the named dims: generic code and the batch loop (one or the other). */
+  /* Sized per run from the named dims: generic code, the batch loop, or both. */
   int generic = (desc->flags & (INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP)) != 0;
-  if ((desc->flags & ~(INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP)) ||
-      desc->flags == (INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP))
+  if (desc->flags & ~(INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP))
     return INFC_ERR_INTERNAL;
   /* io_bytes, then for a variant model variant_bytes and max_bytes, for a generic one
    * max_bytes */

@@ -107,6 +107,10 @@ typedef struct infc_model_desc {
  * a generic model's and calls the entry once per row, each io with the -1 advanced by its
  * row's bytes (the others passed whole). workspace_bytes is the one row's plan. */
 #define INFC_DESC_BATCH_LOOP 2u
+/* Both (a batch loop around generic code: a dynamic batch and sequence): the batch is dim
+ * id 0, at dim 0 of the ios that carry it; the entry is the generic code for one row, its
+ * other -1 dims named as a generic model's, and it takes the dims argument, the batch's
+ * size in it unused. No variants. */
 
 /* Defined (hidden visibility) by the generated object of each model.so. */
 extern const infc_model_desc infc__model_desc;

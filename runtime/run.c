@@ -204,14 +204,18 @@ static infc_status check_symbolic_output(infc_session *s, size_t j, const infc_t
   return INFC_OK;
 }
 
-/* Whether `io` carries the batch loop's batch: its dim 0 is the -1 (model.c checked that
- * every -1 is one, of one name). */
-static int carries_batch(const infc_io_desc *io) { return io->rank > 0 && io->shape[0] == -1; }
+/* Whether io `i` carries the batch loop's batch: its dim 0 is the -1 (model.c checked that
+ * every -1 is one, of one name), the batch's (dim id 0) around generic code. */
+static int carries_batch(const infc_model_desc *d, size_t i) {
+  const infc_io_desc *io = infc__io(d, i);
+  return io->rank > 0 && io->shape[0] == -1 &&
+         (!(d->flags & INFC_DESC_DIMS_ARG) || io->dim_ids[0] == 0);
+}
 
 /* The first io that carries the batch (model.c checked there is one). */
 static size_t first_batch_io(const infc_model_desc *d) {
   size_t i = 0;
-  while (!carries_batch(infc__io(d, i)))
+  while (!carries_batch(d, i))
     ++i;
   return i;
 }
@@ -227,7 +231,7 @@ static void advance_rows(const infc_session *s, void **io, const size_t *bytes, 
                          int64_t step) {
   const infc_model_desc *d = s->desc;
   for (size_t i = 0; i < (size_t)d->num_inputs + d->num_outputs; ++i)
-    if (carries_batch(infc__io(d, i)))
+    if (carries_batch(d, i))
       io[i] = (char *)io[i] + bytes[i] / (size_t)rows * (size_t)step;
 }
 

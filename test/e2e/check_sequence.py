@@ -13,6 +13,9 @@ Checks:
     compiled with --dim seq=1..512: the interface shows seq[1..512], outputs match
     onnxruntime at seq 1, 2, 7, 32, 128 and 512 on 2 threads (and seq 7 again on one), the
     output shapes follow the run; seq 513 and a mask of another length are refused;
+  - the same with dim 0 named `batch` too, --dim batch=1..4 --dim seq=1..64: the batch loop
+    around generic code for the sequence, at (batch, seq) (1, 7), (3, 16), (4, 64), (2, 1)
+    and (3, 33);
   - the zoo's gpt2_layer (made here; position ids from Range, the causal mask sliced from the
     `attn.bias` buffer and applied by Where, which at seq 1 folds away) with --dim
     seq=1..128: logits at seq 1, 2, 31 and 128;
@@ -33,9 +36,10 @@ sys.dont_write_bytecode = True
 import harness  # noqa: E402
 
 
-def with_seq(src, dst):
+def with_seq(src, dst, batch=False):
     """The zoo model `src` with every input and output dim 1 of the model's sequence length
-    named `seq` (its inputs are [1, seq]; outputs [1, seq, ...] or without it)."""
+    named `seq` (its inputs are [1, seq]; outputs [1, seq, ...] or without it), and with
+    `batch` dim 0 named `batch` too."""
     import onnx
     m = onnx.load(src)
     seq = m.graph.input[0].type.tensor_type.shape.dim[1].dim_value
@@ -44,6 +48,9 @@ def with_seq(src, dst):
         if len(dims) > 1 and dims[1].dim_value == seq:
             dims[1].Clear()
             dims[1].dim_param = "seq"
+        if batch:
+            dims[0].Clear()
+            dims[0].dim_param = "batch"
     del m.graph.value_info[:]
     onnx.save(m, dst)
 
@@ -128,6 +135,29 @@ def main():
             except infc.Error as e:
                 report(want in str(e), f"bert_layer run refused: {e}")
         single.close()
+        m.close()
+
+    # A dynamic batch and sequence: the batch loop around generic code for the sequence.
+    with_seq(os.path.join(args.zoo, "bert_layer.onnx"), work("bert_bs.onnx"), batch=True)
+    r = compile("bert_bs.onnx", "bert_bs.so", "--dim", "batch=1..4", "--dim", "seq=1..64")
+    report(r.returncode == 0 and "'batch' runs as the batch loop" in r.stderr,
+           f"bert_layer --dim batch=1..4 --dim seq=1..64: exit {r.returncode} "
+           f"{r.stderr.strip()[-300:]}")
+    if r.returncode == 0:
+        m = infc.load(work("bert_bs.so"), num_threads=2)
+        report("input_ids: int64[batch[1..4],seq[1..64]]" in repr(m), repr(m))
+        for batch, seq in [(1, 7), (3, 16), (4, 64), (2, 1), (3, 33)]:
+            rng = np.random.default_rng(batch * 100 + seq)
+            ids = rng.integers(0, 1000, (batch, seq)).astype(np.int64)
+            mask = np.ones((batch, seq), np.int64)
+            mask[-1, seq - seq // 4:] = 0
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            ref = harness.ort_reference(work("bert_bs.onnx"), feeds)
+            got = m(**feeds)
+            for name in ref:
+                ok, summary = harness.compare(got[name], ref[name], 1e-3, 1e-4)
+                report(ok and got[name].shape == ref[name].shape,
+                       f"bert_layer batch {batch} seq {seq} {name}: {summary}")
         m.close()
 
     # (gpt2_layer is not in the default zoo: made here)

@@ -517,14 +517,33 @@ OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions 
   if (module)
     return module;
   std::string dim = o.import.dimRanges.begin()->getKey().str(), why;
-  if (o.import.dimRanges.size() != 1)
-    why = "it takes one --dim";
-  else if ((module = infc::importBatchRow(context, o.input, o.import, dim, rows, why))) {
+  // With two dims, the batch is the one the loop takes (tried in name order), the other
+  // generic code in each row.
+  std::vector<std::string> names;
+  for (const auto &entry : o.import.dimRanges)
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  if (names.size() > 2) {
+    why = "it takes one --dim, or two (a batch and generic code for the other)";
+    names.clear();
+  }
+  for (const std::string &tried : names) {
+    std::string whyNot;
+    if (!(module = infc::importBatchRow(context, o.input, o.import, tried, rows, whyNot))) {
+      why += (why.empty() ? "" : "; ") +
+             (names.size() > 1 ? "as the batch '" + tried + "': " : std::string()) + whyNot;
+      continue;
+    }
     llvm::StringRef first = llvm::StringRef(errors).split('\n').first;
     first.consume_front("infc: error: " + o.input + ": ");
-    llvm::errs() << "infc: '" << dim << "' runs as the batch loop, the code for one row "
-                 << "called once per row (generic code does not apply: " << first << ")\n";
-    loopDim = dim;
+    if (names.size() > 1)
+      llvm::errs() << "infc: '" << tried << "' runs as the batch loop around generic code for '"
+                   << names[tried == names[0]] << "': the code for one row, of any '"
+                   << names[tried == names[0]] << "', called once per row\n";
+    else
+      llvm::errs() << "infc: '" << tried << "' runs as the batch loop, the code for one row "
+                   << "called once per row (generic code does not apply: " << first << ")\n";
+    loopDim = tried;
     return module;
   }
   std::string generalWhy;
@@ -601,8 +620,15 @@ int runCompile(const CompileOptions &o, const char *argv0) {
   ModelInterface interface;
   if (failed(collectModelInterface(*module, interface)))
     return 1;
-  if (!loopDim.empty())
+  if (!loopDim.empty()) {
     describeBatchLoop(o, loopDim, rows, interface);
+    // Around generic code, the runtime takes the batch as the first named dim (the order
+    // the inputs name them in).
+    if (interface.dimsArg && interface.dims.front().name != loopDim)
+      return fail(o.input + ": the batch loop's dim '" + loopDim +
+                  "' must be the first dim the inputs name to run around generic code for '" +
+                  interface.dims.front().name + "'");
+  }
   // Generic code (a symbolic dim kept by --dim) and the batch loop: the CPU library for now.
   if (interface.dimsArg || interface.batchLoop) {
     const char *unsupported = pipeline.target != Target::CPU ? "--target cuda"

@@ -340,8 +340,6 @@ TEST(GenericModel, CorruptDescriptorsAreRefused) {
          d.inputs[0].dim_ids = d.inputs[1].dim_ids = nullptr;
        }},
       {"unknown flags", [](GenericDesc &d) { d.desc.flags = 4; }},
-      {"generic and the batch loop",
-       [](GenericDesc &d) { d.desc.flags = INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP; }},
       {"variants too",
        [](GenericDesc &d) {
          static infc_variant_desc variant = {"v",     nullptr, nullptr, addGeneric,
@@ -532,6 +530,88 @@ TEST(BatchLoop, VariantsAreItsBlocks) {
   noRow.desc.num_variants = 1;
   noRow.desc.variants = &noRow.variants[1];
   EXPECT_EQ(infc__model_create_from_desc(&noRow.desc, &model), INFC_ERR_INTERNAL);
+}
+
+// The batch loop around generic code (both flags): the entry is y[1, seq] = 2 * a[1, seq],
+// seq read from the dims argument (args[1][1]; the batch's size, args[1][0], unused),
+// called once per row of a and y, each advanced by its row's bytes at this run's seq.
+void doubleRow(void **args) {
+  int64_t seq = static_cast<const int64_t *>(args[1])[1];
+  const float *a = static_cast<const float *>(args[2]);
+  float *y = static_cast<float *>(args[3]);
+  for (int64_t i = 0; i < seq; ++i)
+    y[i] = 2 * a[i];
+}
+
+const int64_t kAnyByAny[] = {-1, -1};
+const int32_t kBatchThenSeq[] = {0, 1};
+
+struct LoopAroundGenericDesc {
+  infc_dim_desc dims[2] = {{"batch", 0, 4}, {"seq", 1, 8}};
+  infc_io_desc inputs[1] = {{"a", INFC_F32, 2, kAnyByAny, nullptr, 0, kBatchThenSeq}};
+  infc_io_desc outputs[1] = {{"y", INFC_F32, 2, kAnyByAny, nullptr, 0, kBatchThenSeq}};
+  infc_model_desc desc = {
+      INFC_MODEL_DESC_VERSION, 1, 1, 0, inputs, outputs, 0, "rows of any seq", doubleRow};
+  LoopAroundGenericDesc() {
+    desc.num_dims = 2;
+    desc.dims = dims;
+    desc.flags = INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP;
+  }
+};
+
+TEST(BatchLoop, AroundGenericCodeRowsTakeTheRunsSizes) {
+  LoopAroundGenericDesc d;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  infc_session_options options{};
+  options.struct_size = sizeof options;
+  options.num_threads = 2; // (rows side by side, each with the dims)
+  ASSERT_EQ(infc_session_create(model, &options, &session), INFC_OK);
+  for (auto [batch, seq] : {std::pair<int64_t, int64_t>{3, 5}, {1, 8}, {4, 1}, {2, 3}}) {
+    std::vector<float> a(batch * seq), y(batch * seq + 1, -1.f);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = float(i);
+    int64_t shape[] = {batch, seq};
+    infc_tensor in{a.data(), INFC_F32, 2, shape, 0, 0, 0};
+    infc_tensor mine{y.data(), INFC_F32, 2, shape, 0, 0, 0};
+    ASSERT_EQ(infc_run(session, &in, 1, &mine, 1), INFC_OK) << infc_session_error(session);
+    for (int64_t i = 0; i < batch * seq; ++i)
+      EXPECT_EQ(y[i], 2.f * float(i)) << batch << "x" << seq << " element " << i;
+    EXPECT_EQ(y[batch * seq], -1.f) << batch << "x" << seq << ": written past the last row";
+  }
+  std::vector<float> a(9, 1.f);
+  int64_t nine[] = {1, 9};
+  infc_tensor in{a.data(), INFC_F32, 2, nine, 0, 0, 0};
+  infc_tensor owned{};
+  EXPECT_EQ(infc_run(session, &in, 1, &owned, 1), INFC_ERR_SHAPE_MISMATCH);
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
+TEST(BatchLoop, AroundGenericCodeCorruptDescriptorsAreRefused) {
+  static const int32_t kSeqThenBatch[] = {1, 0};
+  const Corruption<LoopAroundGenericDesc> cases[] = {
+      {"the batch not dim id 0",
+       [](LoopAroundGenericDesc &d) {
+         d.inputs[0].dim_ids = d.outputs[0].dim_ids = kSeqThenBatch;
+       }},
+      {"no io with the batch",
+       [](LoopAroundGenericDesc &d) {
+         static const int64_t kOneByAny[] = {1, -1};
+         static const int32_t kSeqOnly[] = {-1, 1};
+         d.inputs[0].shape = d.outputs[0].shape = kOneByAny;
+         d.inputs[0].dim_ids = d.outputs[0].dim_ids = kSeqOnly;
+       }},
+      {"variants too",
+       [](LoopAroundGenericDesc &d) {
+         static infc_variant_desc variant = {"v",     nullptr, nullptr, doubleRow,
+                                             nullptr, 0,       0,       nullptr};
+         d.desc.num_variants = 1;
+         d.desc.variants = &variant;
+       }},
+  };
+  expectRefused(cases);
 }
 
 TEST(BatchLoop, CorruptDescriptorsAreRefused) {

@@ -19,9 +19,16 @@ OwningOpRef<ModuleOp> infc::detail::importAtSize(MLIRContext &context, StringRef
     return success();
   });
   OwningOpRef<ModuleOp> module = importOnnxModel(context, path, at);
+  // One other dim left symbolic (the batch loop's probes of a model with a symbolic
+  // sequence too): generic code for it from imports at several sizes, where the direct
+  // import does not take it.
+  std::string general;
+  if (!module && at.dimRanges.size() == 1)
+    module = importGeneralized(context, path, at, at.dimRanges.begin()->getKey(), general);
   if (!module)
     why = "the model does not import at " + dim.str() + "=" + std::to_string(size) +
-          (first.empty() ? "" : ": " + first);
+          (first.empty() ? "" : ": " + first) +
+          (general.empty() ? "" : " (nor as generic code: " + general + ")");
   return module;
 }
 

@@ -16,9 +16,10 @@
 
 namespace infc::detail {
 
-/// The model imported with the named dim `dim` at `size` (its --dim range dropped); null,
-/// with `why` saying so and giving the first error, when it does not import there.
-/// Diagnostics are not printed.
+/// The model imported with the named dim `dim` at `size` (its --dim range dropped; one
+/// other dim with a range stays symbolic, as generic code from importGeneralized where the
+/// direct import does not take it); null, with `why` saying so and giving the first error,
+/// when it does not import there. Diagnostics are not printed.
 mlir::OwningOpRef<mlir::ModuleOp> importAtSize(mlir::MLIRContext &context, llvm::StringRef path,
                                                const OnnxImportOptions &options,
                                                llvm::StringRef dim, int64_t size, std::string &why);
