@@ -550,8 +550,8 @@ struct LoopAroundGenericDesc {
   infc_dim_desc dims[2] = {{"batch", 0, 4}, {"seq", 1, 8}};
   infc_io_desc inputs[1] = {{"a", INFC_F32, 2, kAnyByAny, nullptr, 0, kBatchThenSeq}};
   infc_io_desc outputs[1] = {{"y", INFC_F32, 2, kAnyByAny, nullptr, 0, kBatchThenSeq}};
-  infc_model_desc desc = {
-      INFC_MODEL_DESC_VERSION, 1, 1, 0, inputs, outputs, 0, "rows of any seq", doubleRow};
+  infc_model_desc desc = {INFC_MODEL_DESC_VERSION, 1,        1, 0, inputs, outputs, 0,
+                          "rows of any seq",       doubleRow};
   LoopAroundGenericDesc() {
     desc.num_dims = 2;
     desc.dims = dims;
