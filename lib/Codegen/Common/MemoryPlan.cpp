@@ -6,10 +6,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCMEMORYPLAN
@@ -192,6 +194,23 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       return signalPassFailure();
     }
     hoistImageBuffers(block);
+    // The generic code's sizes as arithmetic on the entry's dims: a memref.dim of a view or
+    // of another buffer becomes that buffer's size expression, so each bound below reads a
+    // short expression instead of walking the chain of buffers before it (quadratic on a
+    // 12-layer encoder: 100 s).
+    // (Only the dims and what they become: nothing else is touched, an unused alloc left.)
+    SmallVector<Operation *> dims;
+    func.walk([&](memref::DimOp dim) { dims.push_back(dim); });
+    if (!dims.empty()) {
+      RewritePatternSet patterns(&getContext());
+      memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+      memref::populateResolveShapedTypeResultDimsPatterns(patterns);
+      memref::DimOp::getCanonicalizationPatterns(patterns, &getContext());
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+      if (failed(applyOpPatternsGreedily(dims, std::move(patterns), config)))
+        return signalPassFailure();
+    }
     DenseMap<Operation *, int64_t> order;
     int64_t index = 0;
     for (Operation &op : block)
@@ -205,6 +224,17 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       extendedLast[root] = std::max(extendedLast.lookup(root), last);
 
     SmallVector<Buffer> buffers;
+    // (one bound per size value: the generic code's allocs share a few sizes, and each
+    // bound walks the function)
+    DenseMap<Value, FailureOr<int64_t>> upperBounds;
+    auto upperBound = [&](Value size) {
+      auto [it, inserted] = upperBounds.try_emplace(size, failure());
+      if (inserted)
+        it->second = ValueBoundsConstraintSet::computeConstantBound(
+            presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
+            /*stopCondition=*/nullptr, /*closedUB=*/true);
+      return it->second;
+    };
     for (Operation &op : block) {
       auto alloc = dyn_cast<memref::AllocOp>(op);
       if (!alloc)
@@ -226,10 +256,7 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
           }
           continue;
         }
-        FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
-            presburger::BoundType::UB,
-            ValueBoundsConstraintSet::Variable(alloc.getDynamicSizes()[dynamic++]),
-            /*stopCondition=*/nullptr, /*closedUB=*/true);
+        FailureOr<int64_t> ub = upperBound(alloc.getDynamicSizes()[dynamic++]);
         if (failed(ub) || *ub < 0 || llvm::MulOverflow(elements, *ub, elements)) {
           bounded = false;
           break;
