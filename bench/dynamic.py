@@ -2,7 +2,8 @@
 """One library for every batch size (infc compile --dim) against the static library of each
 shape and onnxruntime running the same dynamic model, in one run.
 
-    python3 bench/dynamic.py --infc build/bin/infc [--model mlp|resnet50|bert_base|bert_base_seq]
+    python3 bench/dynamic.py --infc build/bin/infc [--model mlp|resnet50|bert_base|bert_base_seq|
+        bert_base_dyn]
         [--threads 1,2] [--batches 1,8,64] [--rounds 5] [--min-iters 20] [--out bench/dynamic.md]
 
 Models: `mlp` (made here), x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, and a
@@ -11,7 +12,8 @@ torchvision ResNet-50 (test/models/make_zoo.py) with its dim 0 named `batch` as 
 write it, which compiles to the batch loop (the code for one image, once per image);
 `bert_base`, the zoo's BERT-base with a `batch` dim (the batch loop); `bert_base_seq`, the
 same at batch 1 with a `seq` dim (generic code from imports at several sizes; --batches are
-then the sequence lengths).
+then the sequence lengths); `bert_base_dyn`, with both (the batch loop around generic code;
+--batches are BATCHxSEQ points, e.g. 1x16,1x128,1x512,8x128).
 infc's two libraries are timed by `infc bench` (the C ABI, no Python in the loop; --iters
 scaled to about 0.3 s a round, at least --min-iters); onnxruntime by a Python loop over
 `run` with preallocated inputs (its own overhead included, a few microseconds). Engines
@@ -77,9 +79,10 @@ def zoo_with_batch(name):
     return make
 
 
-def zoo_with_seq(name):
+def zoo_with_seq(name, batch=False):
     """A maker of the zoo's transformer `name` with dim 1 of its inputs and outputs (the
-    sequence length, where they have it) named `seq`, as exporters write it."""
+    sequence length, where they have it) named `seq`, as exporters write it (and with
+    `batch`, dim 0 named `batch`)."""
     def make(path, work):
         import onnx
         zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
@@ -92,6 +95,9 @@ def zoo_with_seq(name):
             if len(dims) > 1 and dims[1].dim_value == seq:
                 dims[1].Clear()
                 dims[1].dim_param = "seq"
+            if batch:
+                dims[0].Clear()
+                dims[0].dim_param = "batch"
         del m.graph.value_info[:]
         onnx.save(m, path)
     return make
@@ -113,15 +119,22 @@ MODELS = {
                       [("input_ids", (1, "N"), "ids"), ("attention_mask", (1, "N"), "ones")],
                       "the zoo's BERT-base (12 layers, hidden 768) at batch 1 with a `seq` "
                       "dim 1, generic code from imports at several sizes"),
+    # Two dims: --batches lists BATCHxSEQ points.
+    "bert_base_dyn": (zoo_with_seq("bert_base", batch=True), ("batch", "seq"),
+                      [("input_ids", ("N", "M"), "ids"), ("attention_mask", ("N", "M"), "ones")],
+                      "the zoo's BERT-base (12 layers, hidden 768) with a `batch` dim 0 and a "
+                      "`seq` dim 1, the batch loop around generic code for the sequence"),
 }
 
 
 def shape_of(template, n):
-    return tuple(n if d == "N" else d for d in template)
+    """The shape of an input at point `n` (a size, or a (batch, seq) pair for "N", "M")."""
+    point = n if isinstance(n, tuple) else (n,)
+    return tuple(point[0] if d == "N" else point[1] if d == "M" else d for d in template)
 
 
 def feeds_for(inputs, n):
-    rng = np.random.default_rng(n)
+    rng = np.random.default_rng(n if isinstance(n, int) else n[0] * 10000 + n[1])
     feeds = {}
     for name, template, kind in inputs:
         shape = shape_of(template, n)
@@ -168,7 +181,16 @@ def main():
     make, dim, inputs, what = MODELS[args.model]
     out = args.out or os.path.join(
         benchlib.BENCH_DIR, "dynamic.md" if args.model == "mlp" else f"dynamic_{args.model}.md")
-    batches = [int(b) for b in args.batches.split(",")]
+    batches = [tuple(int(d) for d in b.split("x")) if "x" in b else int(b)
+               for b in args.batches.split(",")]
+    dims = dim if isinstance(dim, tuple) else (dim,)
+    label = " x ".join(dims)
+
+    def point(b):
+        return "x".join(str(d) for d in b) if isinstance(b, tuple) else str(b)
+
+    def bound(k):  # the largest size of dim k the points take
+        return max(b[k] if isinstance(b, tuple) else b for b in batches)
     work = tempfile.mkdtemp(prefix="infc-dynamic-")
     model = os.path.join(work, "model.onnx")
     make(model, work)
@@ -178,11 +200,11 @@ def main():
                 for f in ("--input-shape",
                           f"{name}=" + "x".join(str(d) for d in shape_of(template, b)))]
     generic = os.path.join(work, "generic.so")
-    subprocess.run([args.infc, "compile", model, "-o", generic, "--dim",
-                    f"{dim}=1..{max(batches)}"], check=True)
+    dim_flags = [f for k, d in enumerate(dims) for f in ("--dim", f"{d}=1..{bound(k)}")]
+    subprocess.run([args.infc, "compile", model, "-o", generic] + dim_flags, check=True)
     static = {}
     for b in batches:
-        static[b] = os.path.join(work, f"static{b}.so")
+        static[b] = os.path.join(work, f"static{point(b)}.so")
         subprocess.run([args.infc, "compile", model, "-o", static[b]] + shape_flags(b),
                        check=True)
     rows = []
@@ -209,31 +231,31 @@ def main():
                                           args.interval_ms)
             med["ort_paced"] = ort_ms(session, x, args.paced_iters, args.interval_ms)
             rows.append((threads, b, med))
-            print(f"threads {threads} {dim} {b}: generic {med['generic']:.4f} ms, static "
+            print(f"threads {threads} {label} {point(b)}: generic {med['generic']:.4f} ms, static "
                   f"{med['static']:.4f} ms, onnxruntime {med['ort']:.4f} ms; paced "
                   f"{med['generic_paced']:.4f} / {med['static_paced']:.4f} / "
                   f"{med['ort_paced']:.4f} ms", flush=True)
-    lines = [f"# One library for every {dim} (`--dim`) against static libraries and onnxruntime",
+    lines = [f"# One library for every {label} (`--dim`) against static libraries and onnxruntime",
              "", f"Written by `python3 bench/dynamic.py --infc build/bin/infc --model {args.model}"
              f" --batches {args.batches} --rounds {args.rounds}` "
              f"({benchlib.infc_version(args.infc)}, onnxruntime {ort.__version__}).", ""]
     lines += benchlib.machine_lines()
     lines += ["", f"{what[0].upper() + what[1:]}: one library compiled with "
-              f"`--dim {dim}=1..{max(batches)}` against the static "
-              f"library of each {dim} (`--input-shape`) and onnxruntime on the same dynamic "
+              f"`{' '.join(dim_flags)}` against the static "
+              f"library of each {label} (`--input-shape`) and onnxruntime on the same dynamic "
               f"model; medians of {args.rounds} alternating rounds, ms.", "",
-              f"| threads | {dim} | generic | static | onnxruntime | generic / static | "
+              f"| threads | {label} | generic | static | onnxruntime | generic / static | "
               "generic / onnxruntime |", "|---|---|---|---|---|---|---|"]
     for threads, b, med in rows:
-        lines.append(f"| {threads} | {b} | {med['generic']:.4f} | {med['static']:.4f} | "
+        lines.append(f"| {threads} | {point(b)} | {med['generic']:.4f} | {med['static']:.4f} | "
                      f"{med['ort']:.4f} | {med['generic'] / med['static']:.2f} | "
                      f"{med['generic'] / med['ort']:.2f} |")
     lines += ["", f"Paced: P50 of {args.paced_iters} calls, each after a pause of "
               f"{args.interval_ms} ms (as a product calls between events), ms:", "",
-              f"| threads | {dim} | generic | static | onnxruntime | generic / static | "
+              f"| threads | {label} | generic | static | onnxruntime | generic / static | "
               "generic / onnxruntime |", "|---|---|---|---|---|---|---|"]
     for threads, b, med in rows:
-        lines.append(f"| {threads} | {b} | {med['generic_paced']:.4f} | "
+        lines.append(f"| {threads} | {point(b)} | {med['generic_paced']:.4f} | "
                      f"{med['static_paced']:.4f} | {med['ort_paced']:.4f} | "
                      f"{med['generic_paced'] / med['static_paced']:.2f} | "
                      f"{med['generic_paced'] / med['ort_paced']:.2f} |")
