@@ -22,7 +22,10 @@ Checks:
   - models that compute from the size other than as the size itself, refused at compile
     time with the node and what changes, and no file written: a Concat of x with itself
     along seq (2 * seq), a division by Shape(x)[1] (a constant computed from it), the first
-    8 positions of x (min(seq, 8)), a Squeeze of every size-1 dim (drops seq at 1).
+    8 positions of x (min(seq, 8)), a Squeeze of every size-1 dim (drops seq at 1), a slice
+    to seq of a 32-row tensor computed at run time (does not import at the range's maximum,
+    64: never read past its end), the positions from seq on of a constant table (a constant
+    that shrinks as seq grows).
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -80,6 +83,27 @@ def make_refused(work):
     save([helper.make_node("Slice", ["x", "zero", "eight", "axes1"], ["y"])], "first_8",
          [i64("zero", [0]), i64("eight", [8]), i64("axes1", [1])], out_shape=(1, None, 4))
     save([helper.make_node("Squeeze", ["x"], ["y"])], "squeeze_all", out_shape=("seq", 4))
+    # Positions from a table of 32 (a ReduceSum of them, so the table is no constant slice:
+    # a static tensor computed at run time): seq 33 and more do not import.
+    table = helper.make_tensor("table", T.FLOAT, [1, 32, 4],
+                               np.arange(128, dtype=np.float32) / 64)
+    save([helper.make_node("Shape", ["x"], ["s"]),
+          helper.make_node("Slice", ["s", "one1", "two1"], ["n"]),
+          helper.make_node("Relu", ["x"], ["rx"]),
+          helper.make_node("ReduceSum", ["rx", "axes1"], ["sx"], keepdims=1),
+          helper.make_node("Add", ["table", "sx"], ["live"]),
+          helper.make_node("Slice", ["live", "zero", "n", "axes1"], ["first"]),
+          helper.make_node("Add", ["x", "first"], ["y"])], "short_table",
+         [table, i64("one1", [1]), i64("two1", [2]), i64("zero", [0]), i64("axes1", [1])])
+    # The positions from seq on of a table of 64: a constant that shrinks as seq grows.
+    save([helper.make_node("Shape", ["x"], ["s"]),
+          helper.make_node("Slice", ["s", "one1", "two1"], ["n"]),
+          helper.make_node("Slice", ["table64", "n", "end", "axes1"], ["rest"]),
+          helper.make_node("ReduceSum", ["rest", "axes1"], ["r"], keepdims=1),
+          helper.make_node("Add", ["x", "r"], ["y"])], "tail",
+         [helper.make_tensor("table64", T.FLOAT, [1, 64, 4],
+                             np.arange(256, dtype=np.float32) / 128),
+          i64("one1", [1]), i64("two1", [2]), i64("end", [64]), i64("axes1", [1])])
 
 
 REFUSED = {
@@ -87,6 +111,8 @@ REFUSED = {
     "by_length": "a constant computed from it",
     "first_8": "node 'Slice_0' (Slice): the graph changes with the size",
     "squeeze_all": "at seq=1",
+    "short_table": "does not import at seq=64",
+    "tail": "a constant computed from it",
 }
 
 

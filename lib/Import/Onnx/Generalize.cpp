@@ -12,8 +12,9 @@
 // - a slice whose size is the dim keeps `?` as that size.
 // A dim that changes with the size other than as the size itself (`2 * seq`, `seq + 1`),
 // an attribute or constant computed otherwise from it, or an op the generic lowering does
-// not take (checkSymbolicOps) is refused with the node named. The sizes compared are 2, 3,
-// 97 and the range's bounds, so the decision rests on imports the range contains.
+// not take (checkSymbolicOps) is refused with the node named. The code is the import at the
+// range's maximum, compared with those at 2, 3, 97 below it and the sizes below 2 the range
+// has; a model that does not import at its maximum is refused.
 //
 //===----------------------------------------------------------------------===//
 #include "ModelImporter.h"
@@ -57,6 +58,9 @@ bool isLeadingBlock(DenseElementsAttr large, DenseElementsAttr small) {
   if (large.isSplat() && small.isSplat())
     return *large.value_begin<Attribute>() == *small.value_begin<Attribute>();
   ArrayRef<int64_t> ls = lt.getShape(), ss = st.getShape();
+  for (auto [l, sm] : llvm::zip(ls, ss))
+    if (sm > l) // (a constant that shrinks as the size grows is no leading block)
+      return false;
   SmallVector<int64_t> strides(ls.size(), 1);
   for (int64_t d = (int64_t)ls.size() - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * ls[d + 1];
@@ -84,7 +88,6 @@ public:
   LogicalResult compare(func::FuncOp other, int64_t size, std::string &why);
   /// Gives the dims found `?`; constants that differ become slices of the base's.
   void rewrite();
-  bool hasLeadingBlocks() const { return !leadingBlocks.empty(); }
 
 private:
   func::FuncOp base;
@@ -179,14 +182,16 @@ LogicalResult Generalizer::compare(func::FuncOp other, int64_t size, std::string
                     "' changes with the size other than as the dim");
     }
   // At a size of 1 (or 0) the importers fold what becomes the identity there: a broadcast
-  // of a size-1 dim to the size, a reshape that moves it, a Where whose condition is all
-  // true or all false there (a causal mask of one position). Such an op of the base
+  // of a size-1 dim to the size, a reshape that moves a size-1 dim, a Where whose condition
+  // is all true or all false there (a causal mask of one position). Such an op of the base
   // missing from the other import stands for the operand it passes on, which must have the
   // result's type there.
   auto standsForOperand = [&](Operation *x) {
     if (size >= 2)
       return false;
-    if (isa<BroadcastOp, ReshapeOp, TransposeOp, SliceOp>(x))
+    // (a broadcast or reshape whose result has its operand's type there is the identity;
+    // a transpose or slice of that type need not be)
+    if (isa<BroadcastOp, ReshapeOp>(x))
       return follow(x->getResult(0), counterpart.lookup(x->getOperand(0))).has_value();
     if (auto where = dyn_cast<WhereOp>(x)) {
       std::optional<bool> all = leadingBlockAll(where.getCondition(), size);
@@ -300,25 +305,21 @@ OwningOpRef<ModuleOp> infc::importGeneralized(MLIRContext &context, StringRef pa
     return nullptr;
   }
   auto [low, high] = range->second;
-  // The largest import becomes the code; the others are compared with it. 2 and 3 tell a
-  // size from a broadcast and from its double; 97 from a clamp; the bounds are what runs.
+  // The import at the range's maximum becomes the code (every slice and constant it holds
+  // then covers every size that runs); the others are compared with it: 2 and 3 tell the
+  // size from a broadcast and from its double, 97 (inside the range) a clamp, and sizes
+  // below 2 in the range what folds there. A range too small to tell 2 and 3 from its
+  // maximum is compared at 97 instead.
   constexpr int64_t kMiddle = 97;
-  // (A size below 2 last: what it folds away is matched to what the others found.)
-  SmallVector<int64_t> others = {2, 3};
-  int64_t baseSize = std::max(high, kMiddle);
+  int64_t baseSize = high > 3 ? high : kMiddle;
+  SmallVector<int64_t> others;
+  for (int64_t size : {int64_t(2), int64_t(3), kMiddle})
+    if (size < baseSize)
+      others.push_back(size);
+  // (Sizes below 2 last: what they fold away is matched to what the others found.)
+  for (int64_t size = low; size < 2; ++size)
+    others.push_back(size);
   OwningOpRef<ModuleOp> base = importAtSize(context, path, options, dim, baseSize, why);
-  bool baseCoversRange = true;
-  if (!base && baseSize > kMiddle) {
-    // Too large to import at the bound: the comparison holds below it, and only a constant
-    // taken by the dim's first entries needs the bound's.
-    baseSize = kMiddle;
-    baseCoversRange = false;
-    base = importAtSize(context, path, options, dim, baseSize, why);
-  } else if (baseSize > kMiddle) {
-    others.push_back(kMiddle);
-  }
-  if (low < 2)
-    others.push_back(low);
   if (!base)
     return nullptr;
   func::FuncOp main = mainOf(*base);
@@ -335,11 +336,6 @@ OwningOpRef<ModuleOp> infc::importGeneralized(MLIRContext &context, StringRef pa
       return nullptr;
     }
   }
-  if (generalizer.hasLeadingBlocks() && !baseCoversRange) {
-    why = "the model does not import at " + dim.str() + "=" + std::to_string(high) +
-          ", whose constants the smaller sizes slice";
-    return nullptr;
-  }
   generalizer.rewrite();
   OpBuilder b(&context);
   (*base)->setAttr("infc.dim_ranges",
@@ -352,7 +348,11 @@ OwningOpRef<ModuleOp> infc::importGeneralized(MLIRContext &context, StringRef pa
         first = diag.str();
       return success();
     });
-    if (failed(verify(*base)) || failed(checkSymbolicOps(*base, dim, opset ? opset.getInt() : 0))) {
+    if (failed(verify(*base))) {
+      why = "the generic code does not verify: " + first;
+      return nullptr;
+    }
+    if (failed(checkSymbolicOps(*base, dim, opset ? opset.getInt() : 0))) {
       why = first;
       return nullptr;
     }
