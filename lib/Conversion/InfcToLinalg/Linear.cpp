@@ -30,6 +30,33 @@ int64_t product(ArrayRef<int64_t> v) {
   return p;
 }
 
+/// [lo, hi) ranges that cut [0, size) into blocks of each of `blocks` in turn (the last of
+/// size 1); one range of the whole dim when it is static (`fixed`).
+struct Segment {
+  Value lo, hi;
+  int64_t block;
+};
+SmallVector<Segment> segmentsOf(OpBuilder &b, Location loc, Value size, int64_t fixed,
+                                ArrayRef<int64_t> blocks) {
+  Value start = arith::ConstantIndexOp::create(b, loc, 0);
+  if (!ShapedType::isDynamic(fixed))
+    return {{start, arith::ConstantIndexOp::create(b, loc, fixed), fixed}};
+  SmallVector<Segment> segments;
+  for (int64_t block : blocks) {
+    Value end = size;
+    if (block != 1) {
+      Value step = arith::ConstantIndexOp::create(b, loc, block);
+      Value left = arith::SubIOp::create(b, loc, size, start);
+      end = arith::AddIOp::create(
+          b, loc, start,
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, left, step), step));
+    }
+    segments.push_back({start, end, block});
+    start = end;
+  }
+  return segments;
+}
+
 /// A[rows, k] x B[k, n] with a run-time row count: static matmuls over blocks of `blocks[0]`
 /// rows, the rest in blocks of `blocks[1]`, and so on (the last block size 1), each into a
 /// slice of the result. The codegen then register-tiles and vectorizes them as any static
@@ -70,20 +97,8 @@ Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value res
     forOp->setAttr("infc.row_blocks", b.getUnitAttr());
     return forOp.getResult(0);
   };
-  // [start, start + (rows - start) / size * size) in blocks of `size`, for each size in turn.
-  Value start = arith::ConstantIndexOp::create(b, loc, 0);
-  for (int64_t size : blocks) {
-    Value end = rows;
-    if (size != 1) {
-      Value step = arith::ConstantIndexOp::create(b, loc, size);
-      Value left = arith::SubIOp::create(b, loc, rows, start);
-      end = arith::AddIOp::create(
-          b, loc, start,
-          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, left, step), step));
-    }
-    result = loop(start, end, size, result);
-    start = end;
-  }
+  for (const Segment &segment : segmentsOf(b, loc, rows, ShapedType::kDynamic, blocks))
+    result = loop(segment.lo, segment.hi, segment.block, result);
   return result;
 }
 
@@ -98,33 +113,6 @@ constexpr int64_t kDynamicRowBlocks[] = {24, 16, 4, 1};
 /// both; then smaller blocks, then one (an edge of an odd sequence length).
 constexpr int64_t kRowBlocks[] = {24, 4, 1};
 constexpr int64_t kColumnBlocks[] = {64, 8, 1};
-
-/// [lo, hi) ranges that cut [0, size) into blocks of each of `blocks` in turn (the last of
-/// size 1); one range of the whole dim when it is static (`fixed`).
-struct Segment {
-  Value lo, hi;
-  int64_t block;
-};
-SmallVector<Segment> segmentsOf(OpBuilder &b, Location loc, Value size, int64_t fixed,
-                                ArrayRef<int64_t> blocks) {
-  Value start = arith::ConstantIndexOp::create(b, loc, 0);
-  if (!ShapedType::isDynamic(fixed))
-    return {{start, arith::ConstantIndexOp::create(b, loc, fixed), fixed}};
-  SmallVector<Segment> segments;
-  for (int64_t block : blocks) {
-    Value end = size;
-    if (block != 1) {
-      Value step = arith::ConstantIndexOp::create(b, loc, block);
-      Value left = arith::SubIOp::create(b, loc, size, start);
-      end = arith::AddIOp::create(
-          b, loc, start,
-          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, left, step), step));
-    }
-    segments.push_back({start, end, block});
-    start = end;
-  }
-  return segments;
-}
 
 /// A[batch, m, k] x B[batch, k, n] into C[batch, m, n] with a static batch and any of m, n,
 /// k `?` (attention's scores and context over a symbolic sequence): for each matrix, static

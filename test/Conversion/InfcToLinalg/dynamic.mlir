@@ -14,16 +14,16 @@
 // slices of the result.
 // CHECK: %[[ROWS:.*]] = tensor.dim %[[X]]
 // CHECK: %[[FULL:.*]] = arith.addi
+// CHECK: %[[FULL16:.*]] = arith.addi %[[FULL]]
+// CHECK: %[[FULL4:.*]] = arith.addi %[[FULL16]]
 // CHECK: %[[BLOCKS:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %{{.*}} iter_args(%[[C:.*]] = %[[ACC]])
 // CHECK: %[[A:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [24, 16] [1, 1] : tensor<?x16xf32> to tensor<24x16xf32>
 // CHECK: %[[CS:.*]] = tensor.extract_slice %[[C]][%[[I]], 0] [24, 8] [1, 1]
 // CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[CS]] : tensor<24x8xf32>)
 // CHECK: %[[MM:.*]] = linalg.matmul ins(%[[A]], %{{.*}} : tensor<24x16xf32>, tensor<16x8xf32>) outs(%[[Z]] : tensor<24x8xf32>)
 // CHECK: tensor.insert_slice %[[MM]] into %[[C]][%[[I]], 0] [24, 8] [1, 1]
-// CHECK: %[[FULL16:.*]] = arith.addi %[[FULL]]
 // CHECK: %[[SIXTEENS:.*]] = scf.for %{{.*}} = %[[FULL]] to %[[FULL16]] step %{{.*}} iter_args(%{{.*}} = %[[BLOCKS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x8xf32>)
-// CHECK: %[[FULL4:.*]] = arith.addi %[[FULL16]]
 // CHECK: %[[FOURS:.*]] = scf.for %{{.*}} = %[[FULL16]] to %[[FULL4]] step %{{.*}} iter_args(%{{.*}} = %[[SIXTEENS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>)
 // CHECK: %[[ALL:.*]] = scf.for %{{.*}} = %[[FULL4]] to %[[ROWS]] step %{{.*}} iter_args(%{{.*}} = %[[FOURS]])
