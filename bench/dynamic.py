@@ -62,44 +62,17 @@ def make_mlp(path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
-def zoo_with_batch(name):
+def zoo_with_dims(name, batch=False, seq=False):
     """A maker of the zoo's model `name` (test/models/make_zoo.py) with dim 0 of its inputs
-    and outputs named `batch`, as exporters write it."""
+    and outputs named `batch` and (`seq`) dim 1, the sequence length where they have it,
+    named `seq`, as exporters write them."""
     def make(path, work):
-        import onnx
-        zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
-        subprocess.run([sys.executable, zoo, "--out", work, "--only", name], check=True,
-                       capture_output=True)
-        m = onnx.load(os.path.join(work, f"{name}.onnx"))
-        for v in list(m.graph.input) + list(m.graph.output):
-            v.type.tensor_type.shape.dim[0].Clear()
-            v.type.tensor_type.shape.dim[0].dim_param = "batch"
-        del m.graph.value_info[:]
-        onnx.save(m, path)
-    return make
-
-
-def zoo_with_seq(name, batch=False):
-    """A maker of the zoo's transformer `name` with dim 1 of its inputs and outputs (the
-    sequence length, where they have it) named `seq`, as exporters write it (and with
-    `batch`, dim 0 named `batch`)."""
-    def make(path, work):
-        import onnx
-        zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models", "make_zoo.py")
-        subprocess.run([sys.executable, zoo, "--out", work, "--only", name], check=True,
-                       capture_output=True)
-        m = onnx.load(os.path.join(work, f"{name}.onnx"))
-        seq = m.graph.input[0].type.tensor_type.shape.dim[1].dim_value
-        for v in list(m.graph.input) + list(m.graph.output):
-            dims = v.type.tensor_type.shape.dim
-            if len(dims) > 1 and dims[1].dim_value == seq:
-                dims[1].Clear()
-                dims[1].dim_param = "seq"
-            if batch:
-                dims[0].Clear()
-                dims[0].dim_param = "batch"
-        del m.graph.value_info[:]
-        onnx.save(m, path)
+        zoo = os.path.join(os.path.dirname(benchlib.BENCH_DIR), "test", "models")
+        subprocess.run([sys.executable, os.path.join(zoo, "make_zoo.py"), "--out", work,
+                        "--only", name], check=True, capture_output=True)
+        sys.path.insert(0, zoo)
+        import make_zoo
+        make_zoo.with_symbolic_dims(os.path.join(work, f"{name}.onnx"), path, batch, seq)
     return make
 
 
@@ -109,18 +82,18 @@ MODELS = {
     "mlp": (lambda path, work: make_mlp(path), "batch", [("x", ("N", 256), "float")],
             "MLP x[batch, 256] -> 1024 -> 1024 -> 256 (MatMul, Add, Relu, Softmax), generic "
             "code"),
-    "resnet50": (zoo_with_batch("resnet50"), "batch", [("input", ("N", 3, 224, 224), "float")],
+    "resnet50": (zoo_with_dims("resnet50", batch=True), "batch", [("input", ("N", 3, 224, 224), "float")],
                  "the zoo's ResNet-50 with a `batch` dim 0, the batch loop"),
-    "bert_base": (zoo_with_batch("bert_base"), "batch",
+    "bert_base": (zoo_with_dims("bert_base", batch=True), "batch",
                   [("input_ids", ("N", 128), "ids"), ("attention_mask", ("N", 128), "ones")],
                   "the zoo's BERT-base (12 layers, hidden 768) at sequence 128 with a `batch` "
                   "dim 0, the batch loop"),
-    "bert_base_seq": (zoo_with_seq("bert_base"), "seq",
+    "bert_base_seq": (zoo_with_dims("bert_base", seq=True), "seq",
                       [("input_ids", (1, "N"), "ids"), ("attention_mask", (1, "N"), "ones")],
                       "the zoo's BERT-base (12 layers, hidden 768) at batch 1 with a `seq` "
                       "dim 1, generic code from imports at several sizes"),
     # Two dims: --batches lists BATCHxSEQ points.
-    "bert_base_dyn": (zoo_with_seq("bert_base", batch=True), ("batch", "seq"),
+    "bert_base_dyn": (zoo_with_dims("bert_base", batch=True, seq=True), ("batch", "seq"),
                       [("input_ids", ("N", "M"), "ids"), ("attention_mask", ("N", "M"), "ones")],
                       "the zoo's BERT-base (12 layers, hidden 768) with a `batch` dim 0 and a "
                       "`seq` dim 1, the batch loop around generic code for the sequence"),

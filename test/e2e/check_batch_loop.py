@@ -37,19 +37,9 @@ import sys
 import numpy as np
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
 import harness  # noqa: E402
-
-
-def with_batch(src, dst):
-    """The zoo model `src` with dim 0 of every input and output named `batch`."""
-    import onnx
-    m = onnx.load(src)
-    for v in list(m.graph.input) + list(m.graph.output):
-        d = v.type.tensor_type.shape.dim[0]
-        d.Clear()
-        d.dim_param = "batch"
-    del m.graph.value_info[:]
-    onnx.save(m, dst)
+from make_zoo import with_symbolic_dims  # noqa: E402
 
 
 def make_models(work):
@@ -189,7 +179,8 @@ def main():
         return feeds
 
     for name in ("lenet", "mlp", "bert_layer", "resnet18"):
-        with_batch(os.path.join(args.zoo, f"{name}.onnx"), work(f"{name}.onnx"))
+        with_symbolic_dims(os.path.join(args.zoo, f"{name}.onnx"), work(f"{name}.onnx"),
+                           batch=True)
     check("lenet", (1, 3, 8, 16), images((1, 28, 28)))
     check("mlp", (1, 3, 16), images((1, 16, 16)))
 

@@ -36,26 +36,9 @@ import sys
 import numpy as np
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
 import harness  # noqa: E402
-
-
-def with_seq(src, dst, batch=False):
-    """The zoo model `src` with every input and output dim 1 of the model's sequence length
-    named `seq` (its inputs are [1, seq]; outputs [1, seq, ...] or without it), and with
-    `batch` dim 0 named `batch` too."""
-    import onnx
-    m = onnx.load(src)
-    seq = m.graph.input[0].type.tensor_type.shape.dim[1].dim_value
-    for v in list(m.graph.input) + list(m.graph.output):
-        dims = v.type.tensor_type.shape.dim
-        if len(dims) > 1 and dims[1].dim_value == seq:
-            dims[1].Clear()
-            dims[1].dim_param = "seq"
-        if batch:
-            dims[0].Clear()
-            dims[0].dim_param = "batch"
-    del m.graph.value_info[:]
-    onnx.save(m, dst)
+from make_zoo import with_symbolic_dims  # noqa: E402
 
 
 def make_refused(work):
@@ -129,7 +112,7 @@ def main():
     infc = harness.import_infc(args.python_dir)
     make_refused(args.work)
 
-    with_seq(os.path.join(args.zoo, "bert_layer.onnx"), work("bert.onnx"))
+    with_symbolic_dims(os.path.join(args.zoo, "bert_layer.onnx"), work("bert.onnx"), seq=True)
     r = compile("bert.onnx", "bert.so", "--dim", "seq=1..512")
     report(r.returncode == 0 and "batch loop" not in r.stderr,
            f"bert_layer --dim seq=1..512: exit {r.returncode} {r.stderr.strip()[-300:]}")
@@ -164,7 +147,8 @@ def main():
         m.close()
 
     # A dynamic batch and sequence: the batch loop around generic code for the sequence.
-    with_seq(os.path.join(args.zoo, "bert_layer.onnx"), work("bert_bs.onnx"), batch=True)
+    with_symbolic_dims(os.path.join(args.zoo, "bert_layer.onnx"), work("bert_bs.onnx"),
+                       batch=True, seq=True)
     r = compile("bert_bs.onnx", "bert_bs.so", "--dim", "batch=1..4", "--dim", "seq=1..64")
     report(r.returncode == 0 and "'batch' runs as the batch loop" in r.stderr,
            f"bert_layer --dim batch=1..4 --dim seq=1..64: exit {r.returncode} "
@@ -190,7 +174,7 @@ def main():
     harness.run_tool([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                     "..", "models", "make_zoo.py"),
                       "--out", args.work, "--only", "gpt2_layer"], timeout=300)
-    with_seq(work("gpt2_layer.onnx"), work("gpt2.onnx"))
+    with_symbolic_dims(work("gpt2_layer.onnx"), work("gpt2.onnx"), seq=True)
     r = compile("gpt2.onnx", "gpt2.so", "--dim", "seq=1..128")
     report(r.returncode == 0, f"gpt2_layer --dim seq=1..128: exit {r.returncode} "
            f"{r.stderr.strip()[-300:]}")

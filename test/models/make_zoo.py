@@ -1075,6 +1075,25 @@ os.umask(_UMASK)
 _FILE_MODE = 0o666 & ~_UMASK
 
 
+def with_symbolic_dims(src, dst, batch=False, seq=False):
+    """The model at `src` written to `dst` with its sizes named as exporters write them:
+    with `batch`, dim 0 of every input and output named `batch`; with `seq`, dim 1 of those
+    whose dim 1 is the model's sequence length (the first input's) named `seq`. The inferred
+    value_info (of the fixed sizes) is dropped."""
+    m = onnx.load(src)
+    length = m.graph.input[0].type.tensor_type.shape.dim[1].dim_value if seq else None
+    for v in list(m.graph.input) + list(m.graph.output):
+        dims = v.type.tensor_type.shape.dim
+        if seq and len(dims) > 1 and dims[1].dim_value == length:
+            dims[1].Clear()
+            dims[1].dim_param = "seq"
+        if batch:
+            dims[0].Clear()
+            dims[0].dim_param = "batch"
+    del m.graph.value_info[:]
+    onnx.save(m, dst)
+
+
 def _atomic_write(path, write):
     """write(tmp_path), then rename: an interrupted run never leaves a half-written file."""
     # Keep the extension last: np.savez appends ".npz" to names that lack it.
