@@ -49,6 +49,7 @@ struct infc_session {
   void *workspace;             /* desc->workspace_bytes, or NULL when that is 0 (CPU) */
   infc__cuda_session *cuda;    /* a CUDA model's device state, else NULL */
   void **out_buffers;          /* library-owned outputs, one per output */
+  size_t *out_capacity;        /* the bytes each holds (grown by runs that need more) */
   const int64_t **out_shapes;  /* their shapes, handed out in library-owned tensors */
   int64_t *shape_storage;      /* backs out_shapes; then, as many, the prepared shapes */
   int64_t *prepared_shapes;    /* infc_session_output_shape's: set by prepare and by runs */
@@ -94,6 +95,9 @@ long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name);
 
 /* session.c */
 int infc__session_is_valid(const infc_session *session);
+/* Library-owned output j's buffer, grown to hold `bytes` (a batch loop's output of a batch
+ * beyond those before; the old contents are dropped); NULL when out of memory. */
+void *infc__session_output_buffer(infc_session *session, size_t j, size_t bytes);
 
 /* cuda.c: a CUDA model's session (device buffers, stream; the driver opened at the first),
  * and a run (inputs to the device, the kernels, outputs back). Errors are formatted into

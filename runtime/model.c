@@ -90,7 +90,9 @@ int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *byte
 }
 
 /* A generic model (INFC_DESC_DIMS_ARG): every -1 dim named, with a finite range, and an
- * output's named by an input; each io's largest size into m->max_bytes. 0 if corrupt. */
+ * output's named by an input; each io's largest size into m->max_bytes. The batch of a batch
+ * loop may have no largest size (max INT64_MAX: infc compile with no flag for it): its ios'
+ * max_bytes are 0, sized at each run. 0 if corrupt. */
 static int size_generic(const infc_model_desc *desc, infc_model *m) {
   if ((desc->num_variants && !(desc->flags & INFC_DESC_BATCH_LOOP)) ||
       desc->device != INFC_DEVICE_CPU)
@@ -108,13 +110,23 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
     for (int32_t k = 0; desc->inputs[i].dim_ids && k < desc->inputs[i].rank; ++k)
       if (desc->inputs[i].dim_ids[k] >= 0)
         bound[desc->inputs[i].dim_ids[k]] = 1;
+  /* The loop's batch: dim id 0 around generic code, else every -1 dim's. */
+  int loop = (desc->flags & INFC_DESC_BATCH_LOOP) != 0;
+  int32_t batch = (desc->flags & INFC_DESC_DIMS_ARG) ? 0 : -1;
   for (size_t i = 0; i < nio && ok; ++i) {
     const infc_io_desc *io = infc__io(desc, i);
+    int per_run = 0;
     for (int32_t k = 0; k < io->rank && ok; ++k) {
       int32_t id = io->dim_ids ? io->dim_ids[k] : -1;
-      ok = io->shape[k] != -1 || (id >= 0 && bound[id] && maxima[id] != INT64_MAX);
+      int unbounded = id >= 0 && maxima[id] == INT64_MAX;
+      ok = io->shape[k] != -1 ||
+           (id >= 0 && bound[id] && (!unbounded || (loop && (batch < 0 || id == batch))));
+      per_run |= io->shape[k] == -1 && unbounded;
     }
-    ok = ok && infc__io_bytes_at(io, maxima, &m->max_bytes[i]);
+    if (per_run)
+      m->max_bytes[i] = 0;
+    else
+      ok = ok && infc__io_bytes_at(io, maxima, &m->max_bytes[i]);
   }
   free(maxima);
   return ok;

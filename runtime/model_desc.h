@@ -105,7 +105,8 @@ typedef struct infc_model_desc {
  * generic code does not apply): the entry is the static code for one row, without a dims
  * argument. Every -1 dim is dim 0 of its io, all of one name; the runtime sizes the run as
  * a generic model's and calls the entry once per row, each io with the -1 advanced by its
- * row's bytes (the others passed whole). workspace_bytes is the one row's plan. */
+ * row's bytes (the others passed whole). workspace_bytes is the one row's plan. The batch
+ * may have no largest size (max INT64_MAX): library-owned outputs are then sized per run. */
 #define INFC_DESC_BATCH_LOOP 2u
 /* Both (a batch loop around generic code: a dynamic batch and sequence): the batch is dim
  * id 0, at dim 0 of the ios that carry it; the entry is the generic code for one row, its

@@ -384,6 +384,9 @@ static infc_status run_bound(infc_session *s) {
   for (size_t j = 0; j < no; ++j) {
     const infc_tensor *t = s->out_bind[j];
     void *data = s->out_buffers[j];
+    if (!(t && t->data) && !(data = infc__session_output_buffer(s, j, bytes[ni + j])))
+      return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "output %zu '%s': cannot allocate its %zu bytes",
+                        j, d->outputs[j].name, bytes[ni + j]);
     if (t && ((t->flags & ~INFC_TENSOR_DEVICE) || t->reserved))
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                         "output %zu '%s': flags and reserved "

@@ -64,6 +64,7 @@ static void session_free(infc_session *s) {
     for (uint32_t j = 0; j < s->desc->num_outputs; ++j)
       free(s->out_buffers[j]);
   free(s->out_buffers);
+  free(s->out_capacity);
   free(s->out_shapes);
   free(s->shape_storage);
   free(s->args);
@@ -174,6 +175,7 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
     shape_len += (size_t)d->outputs[j].rank;
   /* +1s keep calloc away from size 0, where NULL would look like a failure. */
   s->out_buffers = calloc(no + 1, sizeof *s->out_buffers);
+  s->out_capacity = calloc(no + 1, sizeof *s->out_capacity);
   s->out_shapes = calloc(no + 1, sizeof *s->out_shapes);
   s->shape_storage = calloc(2 * shape_len + 1, sizeof *s->shape_storage);
   s->prepared_shapes = s->shape_storage ? s->shape_storage + shape_len : NULL;
@@ -184,8 +186,9 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   s->dim_values = calloc((size_t)d->num_dims + 1, sizeof *s->dim_values);
   s->dim_input = calloc((size_t)d->num_dims + 1, sizeof *s->dim_input);
   s->dim_index = calloc((size_t)d->num_dims + 1, sizeof *s->dim_index);
-  if (!s->out_buffers || !s->out_shapes || !s->shape_storage || !s->args || !s->in_bind ||
-      !s->out_bind || !s->dim_values || !s->dim_input || !s->dim_index || !s->run_bytes) {
+  if (!s->out_buffers || !s->out_capacity || !s->out_shapes || !s->shape_storage || !s->args ||
+      !s->in_bind || !s->out_bind || !s->dim_values || !s->dim_input || !s->dim_index ||
+      !s->run_bytes) {
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
   }
@@ -221,8 +224,11 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   int64_t *shape = s->shape_storage;
   for (size_t j = 0; j < no; ++j) {
     const infc_io_desc *io = &d->outputs[j];
-    /* A variant model's buffers hold its largest variant's output. */
+    /* A variant model's buffers hold its largest variant's output; a generic one's its
+     * output at the dims' maxima, or, with a batch of no largest size (max_bytes 0), the
+     * first run's (infc__session_output_buffer). */
     size_t bytes = model->max_bytes ? model->max_bytes[ni + j] : model->io_bytes[ni + j];
+    s->out_capacity[j] = bytes;
     if (!(s->out_buffers[j] = aligned_alloc_64(bytes))) {
       session_free(s);
       return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
@@ -250,6 +256,18 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   s->magic = INFC__SESSION_MAGIC;
   *out = s;
   return INFC_OK;
+}
+
+void *infc__session_output_buffer(infc_session *s, size_t j, size_t bytes) {
+  if (bytes > s->out_capacity[j]) {
+    void *grown = aligned_alloc_64(bytes);
+    if (!grown)
+      return NULL;
+    free(s->out_buffers[j]);
+    s->out_buffers[j] = grown;
+    s->out_capacity[j] = bytes;
+  }
+  return s->out_buffers[j];
 }
 
 void infc_session_release(infc_session *session) {

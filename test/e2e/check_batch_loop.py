@@ -22,7 +22,9 @@ Checks:
     (a ReduceSum over the batch, a Softmax along it, an output with the batch last): no
     loop, outputs match onnxruntime at batch 1, 3 and 16;
   - a Slice of the first 128 rows: the loop for --dim batch=1..100 (exact at 100), refused
-    for 1..256 (the range's maximum is imported too);
+    for 1..256 (the range's maximum is imported too) and for no largest size (--dim
+    batch=1.., or no flag: imported at 1024 too);
+  - lenet compiled with no flag for the batch: the loop, batch[1..], at batch 1, 40 and 3;
   - the static library of resnet18 at batch 2 (Winograd image by image, not the loop);
   - `infc run` of a batch-loop library at batch 5 through the C ABI;
   - --specialize batch=4 beside --dim: the variants of 1 (added) and 4 images are the loop's
@@ -149,17 +151,19 @@ def main():
     infc = harness.import_infc(args.python_dir)
     make_models(args.work)
 
-    def check(name, batches, inputs, rtol=1e-4, atol=1e-5):
-        r = compile(f"{name}.onnx", f"{name}.so", "--dim", "batch=1..16")
+    def check(name, batches, inputs, rtol=1e-4, atol=1e-5, flags=("--dim", "batch=1..16"),
+              dims="batch[1..16]", so=None):
+        so = so or f"{name}.so"
+        r = compile(f"{name}.onnx", so, *flags)
         looped = "'batch' runs as the batch loop" in r.stderr
         report(r.returncode == 0 and looped,
-               f"{name}: exit {r.returncode}, {'loop' if looped else 'no loop'} "
+               f"{so}: exit {r.returncode}, {'loop' if looped else 'no loop'} "
                f"{r.stderr.strip()[-200:]}")
         if r.returncode != 0:
             return
-        m = infc.load(work(f"{name}.so"), num_threads=2)
-        report(all(str(i.dims[0]) == "batch[1..16]" for i in m.inputs + m.outputs),
-               f"{name}: {m!r}"[:300])
+        m = infc.load(work(so), num_threads=2)
+        report(all(str(i.dims[0]) == dims for i in m.inputs + m.outputs),
+               f"{so}: {m!r}"[:300])
         for batch in batches:
             feeds = inputs(batch)
             ref = harness.ort_reference(work(f"{name}.onnx"), feeds)
@@ -183,6 +187,10 @@ def main():
                            batch=True)
     check("lenet", (1, 3, 8, 16), images((1, 28, 28)))
     check("mlp", (1, 3, 16), images((1, 16, 16)))
+    # No flag names the batch: it has no largest size (library-owned outputs grow at 40,
+    # then serve 3).
+    check("lenet", (1, 40, 3), images((1, 28, 28)), flags=(), dims="batch[1..]",
+          so="lenet_open.so")
 
     def tokens(batch):
         rng = np.random.default_rng(batch)
@@ -251,11 +259,13 @@ def main():
                                       0, 0)
     report(r.returncode == 0 and ok, f"first_128 --dim batch=1..100 at batch 100: exit "
            f"{r.returncode} {summary if r.returncode == 0 else r.stderr.strip()[-200:]}")
-    r = compile("first_128.onnx", "first_128b.so", "--dim", "batch=1..256")
-    report(r.returncode != 0 and "the batch loop does not apply either" in r.stderr and
-           not os.path.exists(work("first_128b.so")),
-           f"first_128 --dim batch=1..256 refused: exit {r.returncode} "
-           f"{r.stderr.strip()[-200:]}")
+    for flags in (("--dim", "batch=1..256"), ("--dim", "batch=1.."), ()):
+        # (with no largest size the loop's imports go up to 1024)
+        r = compile("first_128.onnx", "first_128b.so", *flags)
+        report(r.returncode != 0 and "the batch loop does not apply either" in r.stderr and
+               not os.path.exists(work("first_128b.so")),
+               f"first_128 {' '.join(flags) or 'without flags'} refused: exit {r.returncode} "
+               f"{r.stderr.strip()[-200:]}")
 
     x5 = np.random.default_rng(5).standard_normal((5, 1, 28, 28)).astype(np.float32)
     np.save(work("x5.npy"), x5)

@@ -13,6 +13,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -73,15 +74,16 @@ bool parseSpecialize(llvm::StringRef spec, CompileOptions &options, std::string 
   return true;
 }
 
-/// --dim batch=1..64 (repeatable, one name each).
+/// --dim batch=1..64, or batch=1.. for no largest size (repeatable, one name each).
 bool parseDimRange(llvm::StringRef spec, CompileOptions &options, std::string &error) {
   auto [name, range] = spec.split('=');
   auto [lo, hi] = range.split("..");
-  int64_t min = 0, max = 0;
+  int64_t min = 0, max = infc::kUnboundedDim;
   if (name.empty() || !range.contains("..") || lo.trim().getAsInteger(10, min) ||
-      hi.trim().getAsInteger(10, max) || min < 0 || min > max) {
+      (!hi.trim().empty() && hi.trim().getAsInteger(10, max)) || min < 0 || min > max) {
     error = "malformed --dim '" + spec.str() +
-            "' (expected DIM=MIN..MAX with 0 <= MIN <= MAX, e.g. batch=1..64)";
+            "' (expected DIM=MIN..MAX with 0 <= MIN <= MAX, e.g. batch=1..64, or DIM=MIN.. "
+            "for no largest size)";
     return false;
   }
   if (!options.import.dimRanges.try_emplace(name, min, max).second) {
@@ -557,11 +559,46 @@ OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions 
   return nullptr;
 }
 
+/// The named symbolic dims of the graph inputs that no flag fixes or bounds (--input-shape
+/// or --input-value of an input that has it, --specialize, --dim) stay symbolic with no
+/// largest size: `--dim NAME=1..` for each. A dim without a name still needs --input-shape.
+void keepUnnamedByFlags(CompileOptions &o) {
+  infc::OnnxModelSummary summary;
+  std::string error;
+  if (failed(infc::summarizeOnnxModel(o.input, summary, error)))
+    return; // (the import reports it)
+  llvm::StringSet<> fixed;
+  for (const auto &input : summary.inputs)
+    if (o.import.inputShapes.count(input.name) || o.import.inputValues.count(input.name))
+      for (const std::string &dim : input.symbolicDims)
+        fixed.insert(dim);
+  for (const auto &[name, values] : o.specialize)
+    fixed.insert(name);
+  std::vector<std::string> kept;
+  for (const auto &input : summary.inputs)
+    for (const std::string &dim : input.symbolicDims)
+      if (!dim.empty() && dim != "?" && !fixed.contains(dim) && !o.import.dimRanges.count(dim) &&
+          !llvm::is_contained(kept, dim))
+        kept.push_back(dim);
+  if (kept.empty())
+    return;
+  for (const std::string &dim : kept)
+    o.import.dimRanges[dim] = {1, infc::kUnboundedDim};
+  llvm::errs() << "infc: ";
+  llvm::interleave(
+      kept, llvm::errs(), [](const std::string &d) { llvm::errs() << "'" << d << "'"; }, ", ");
+  llvm::errs() << (kept.size() > 1 ? " stay" : " stays")
+               << " symbolic, any size from 1 (no --input-shape, --specialize or --dim names "
+               << (kept.size() > 1 ? "them" : "it") << ")\n";
+}
+
 /// Imports `o.input`, runs the pipeline (calibrating first with --quantize) and writes
 /// what --emit asks for.
-int runCompile(const CompileOptions &o, const char *argv0) {
+int runCompile(const CompileOptions &given, const char *argv0) {
   using namespace infc;
   auto started = std::chrono::steady_clock::now();
+  CompileOptions o = given;
+  keepUnnamedByFlags(o);
   TargetOptions target;
   target.cpu = o.cpu;
   target.triple = o.triple;

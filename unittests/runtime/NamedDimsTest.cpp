@@ -624,9 +624,71 @@ TEST(BatchLoop, CorruptDescriptorsAreRefused) {
          d.outputs[0].dim_ids = kSecond;
        }},
       {"an unnamed batch", [](LoopDesc &d) { d.inputs[0].dim_ids = nullptr; }},
-      {"an unbounded batch", [](LoopDesc &d) { d.dims[0].max = INT64_MAX; }},
   };
   expectRefused(cases);
+}
+
+// A batch with no largest size (infc compile with no flag for it): the library-owned
+// output is allocated at the first run's size and grown when a run needs more, never per
+// run when it does not; caller-owned outputs are untouched by that.
+TEST(BatchLoop, WithoutALargestSizeOutputsGrowWithTheBatch) {
+  LoopDesc d;
+  d.dims[0] = {"batch", 1, INT64_MAX};
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  infc_dim_info info{};
+  ASSERT_EQ(infc_model_input_dim(model, 0, 0, &info), INFC_OK);
+  EXPECT_EQ(info.min, 1);
+  EXPECT_EQ(info.max, INT64_MAX);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  float c[2] = {10.f, 20.f};
+  int64_t cShape[] = {2};
+  const void *grownTo = nullptr;
+  for (int64_t batch : {3, 1000, 2, 1000}) {
+    std::vector<float> a(batch * 2);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = float(i);
+    int64_t shape[] = {batch, 2};
+    infc_tensor in[2] = {{a.data(), INFC_F32, 2, shape, 0, 0, 0},
+                         {c, INFC_F32, 1, cShape, 0, 0, 0}};
+    infc_tensor owned{};
+    ASSERT_EQ(infc_run(session, in, 2, &owned, 1), INFC_OK) << infc_session_error(session);
+    ASSERT_EQ(owned.shape[0], batch);
+    EXPECT_EQ(owned.byte_size, size_t(batch * 2 * 4));
+    for (int64_t i = 0; i < batch * 2; ++i)
+      ASSERT_EQ(static_cast<const float *>(owned.data)[i], float(i) + c[i % 2])
+          << "batch " << batch << " element " << i;
+    if (batch == 1000 && grownTo)
+      EXPECT_EQ(owned.data, grownTo) << "reallocated for a batch it already held";
+    if (batch == 1000)
+      grownTo = owned.data;
+    std::vector<float> y(batch * 2 + 1, -1.f);
+    infc_tensor mine{y.data(), INFC_F32, 2, shape, 0, 0, 0};
+    ASSERT_EQ(infc_run(session, in, 2, &mine, 1), INFC_OK) << infc_session_error(session);
+    EXPECT_EQ(y[batch * 2 - 1], float(batch * 2 - 1) + c[1]);
+    EXPECT_EQ(y[batch * 2], -1.f) << "batch " << batch << ": written past the last row";
+  }
+  // Sizes whose bytes overflow are refused, not allocated.
+  std::vector<float> a(2, 1.f);
+  int64_t huge[] = {INT64_MAX / 2, 2};
+  infc_tensor in[2] = {{a.data(), INFC_F32, 2, huge, 0, 0, 0}, {c, INFC_F32, 1, cShape, 0, 0, 0}};
+  infc_tensor owned{};
+  EXPECT_NE(infc_run(session, in, 2, &owned, 1), INFC_OK);
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
+// Around generic code only the batch may have no largest size: the generic code's memory
+// plan was made at the other dims' largest.
+TEST(BatchLoop, AroundGenericCodeOnlyTheBatchMayBeUnbounded) {
+  LoopAroundGenericDesc d;
+  d.dims[0].max = INT64_MAX;
+  infc_model *model = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  infc_model_release(model);
+  d.dims[1].max = INT64_MAX;
+  EXPECT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_ERR_INTERNAL);
 }
 
 } // namespace

@@ -6,10 +6,14 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace infc {
+
+/// A --dim range's maximum when it has none (the runtime's INT64_MAX, "at least MIN").
+constexpr int64_t kUnboundedDim = std::numeric_limits<int64_t>::max();
 
 struct OnnxImportOptions {
   /// Static shapes for graph inputs (`--input-shape name=1x128`); they fill symbolic dims.
@@ -33,6 +37,8 @@ struct OnnxImportOptions {
   /// The sizes a named dim may take (`--dim batch=1..64`), inclusive: recorded in the
   /// library, whose runs refuse other sizes; a size fixed at compile time must be inside.
   /// A dim named here and fixed by nothing else stays symbolic (`?`): generic code.
+  /// `kUnboundedDim` as the maximum: no largest size (`--dim batch=1..`, or a dim no flag
+  /// names), which the batch loop takes and generic code refuses.
   llvm::StringMap<std::pair<int64_t, int64_t>> dimRanges;
 
   /// Testing `infc verify` only (`--test-miscompile OP`, hidden): every node of this op type
@@ -87,6 +93,8 @@ mlir::OwningOpRef<mlir::ModuleOp> importGeneralized(mlir::MLIRContext &context,
 struct OnnxModelSummary {
   struct Value {
     std::string name, dtype, shape;
+    /// Per dim: empty when fixed, else its `dim_param` ("batch"), or "?" for a dim without.
+    std::vector<std::string> symbolicDims;
   };
   std::string graphName, producer;
   int64_t irVersion = 0;

@@ -372,11 +372,13 @@ OwningOpRef<ModuleOp> infc::importBatchRow(MLIRContext &context, StringRef path,
   if (!base)
     return nullptr;
   // And at the range's largest size, where the model imports there (a clamp of the batch
-  // above 97, min(batch, 128), shows only beyond it).
+  // above 97, min(batch, 128), shows only beyond it); with none, at 1024 (a clamp beyond
+  // that is not seen: docs/cli.md, "--dim").
+  constexpr int64_t kUnboundedProbe = 1024;
   SmallVector<int64_t, 3> sizes(std::begin(kOthers), std::end(kOthers));
   int64_t rangeMax = 0;
   if (auto range = options.dimRanges.find(dim); range != options.dimRanges.end())
-    rangeMax = range->second.second;
+    rangeMax = range->second.second == kUnboundedDim ? kUnboundedProbe : range->second.second;
   if (rangeMax > sizes.back())
     sizes.push_back(rangeMax);
   auto sameRows = [&](const BatchRows &found) {

@@ -305,6 +305,12 @@ OwningOpRef<ModuleOp> infc::importGeneralized(MLIRContext &context, StringRef pa
     return nullptr;
   }
   auto [low, high] = range->second;
+  if (high == kUnboundedDim) {
+    // (Its imports are compared below the largest size, which also sizes the memory plan.)
+    why = "'" + dim.str() + "' has no largest size, which generic code needs: give --dim " +
+          dim.str() + "=" + std::to_string(low) + "..MAX";
+    return nullptr;
+  }
   // The import at the range's maximum becomes the code (every slice and constant it holds
   // then covers every size that runs); the others are compared with it: 2 and 3 tell the
   // size from a broadcast and from its double, 97 (inside the range) a clamp, and sizes

@@ -150,6 +150,14 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
     if (auto range =
             dim.has_dim_param() ? options.dimRanges.find(dim.dim_param()) : options.dimRanges.end();
         range != options.dimRanges.end()) {
+      // Generic code plans its memory at the largest size (a dim no flag names runs as the
+      // batch loop, whose rows are static, or needs a bound).
+      if (range->second.second == kUnboundedDim) {
+        error() << "graph input '" << name << "' dim " << d << " '" << dim.dim_param()
+                << "' has no largest size, which generic code for it needs: give --dim "
+                << dim.dim_param() << "=" << range->second.first << "..MAX";
+        return nullptr;
+      }
       if (!llvm::is_contained(symbolicDims, dim.dim_param()))
         symbolicDims.push_back(dim.dim_param());
       symbolicBound = std::max(symbolicBound, range->second.second);

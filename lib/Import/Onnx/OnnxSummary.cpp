@@ -18,6 +18,16 @@
 using namespace mlir;
 using namespace infc;
 
+static std::vector<std::string> symbolicDims(const onnx::TypeProto &type) {
+  std::vector<std::string> dims;
+  if (type.has_tensor_type())
+    for (const auto &dim : type.tensor_type().shape().dim())
+      dims.push_back(isFixedDim(dim)       ? std::string()
+                     : dim.has_dim_param() ? dim.dim_param()
+                                           : std::string("?"));
+  return dims;
+}
+
 static std::string describeType(const onnx::TypeProto &type) {
   if (!type.has_tensor_type())
     return "non-tensor";
@@ -70,12 +80,12 @@ LogicalResult infc::summarizeOnnxModel(StringRef path, OnnxModelSummary &summary
       summary.inputs.push_back(
           {i.name(),
            i.type().has_tensor_type() ? onnxDataTypeName(i.type().tensor_type().elem_type()) : "?",
-           describeType(i.type())});
+           describeType(i.type()), symbolicDims(i.type())});
   for (const auto &o : g.output())
     summary.outputs.push_back(
         {o.name(),
          o.type().has_tensor_type() ? onnxDataTypeName(o.type().tensor_type().elem_type()) : "?",
-         describeType(o.type())});
+         describeType(o.type()), symbolicDims(o.type())});
   std::map<std::string, int64_t> histogram;
   std::set<std::string> unsupported;
   for (const auto &n : g.node()) {
