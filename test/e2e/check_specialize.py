@@ -15,7 +15,7 @@ seq). Checks:
     against onnxruntime; ids and mask of different seq refused; `infc bench` of random
     inputs at a shape `--input-shape` gives (and an error naming the flag without it);
   - compiled with --profile: the trace names the variant of each kernel;
-  - flag errors (an unknown dim name, a malformed list, --header, --emit=llvm, variants of
+  - flag errors (an unknown dim name, a malformed list, --emit=llvm, variants of
     one input shape) and variants whose output ranks differ (a Squeeze of every size-1
     dim) exit 1 with a message and leave no output file.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
@@ -202,8 +202,6 @@ def main():
                          "has the input shapes of variant"),
                         (["--specialize", "batch=0,2"], "malformed --specialize"),
                         (["--specialize", "batch=1", "--specialize", "batch=2"], "given twice"),
-                        (["--specialize", "batch=1,2", "--header", work("m.h")],
-                         "not supported yet"),
                         (["--specialize", "batch=1,2", "--emit=llvm"], "builds a library"),
                         (["--specialize", "batch=1,2", "--dim", "batch=2..4"],
                          "'batch' is 1 (from --input-shape or --specialize), outside --dim "

@@ -301,9 +301,6 @@ std::string checkCompileOptions(CompileOptions &o) {
     if (!o.quantize.empty())
       return "--specialize with --quantize is not supported yet (calibrate one shape with "
              "--input-shape)";
-    if (!o.header.empty())
-      return "--specialize with --header is not supported yet (the typed header has static "
-             "shapes)";
     if (o.report)
       return "--specialize with --report is not supported (report one shape: --input-shape)";
   }
@@ -362,6 +359,17 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
   else if (const char *env = getenv("CUDA_PATH"); env && *env)
     pipeline.cudaPath = env;
   return "";
+}
+
+/// Writes --header for the library just built; removes the library when that fails.
+int writeHeader(const CompileOptions &o, const infc::ModelInterface &interface) {
+  if (writeOutput(o.header, [&](llvm::raw_ostream &os, std::string &) {
+        infc::writeModelHeader(os, interface, o.output);
+        return true;
+      }) == 0)
+    return 0;
+  llvm::sys::fs::remove(o.output);
+  return 1;
 }
 
 /// The interface of the batch loop's code for one row as the library's: dim 0 of the
@@ -477,12 +485,23 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
   };
   std::string error;
   int64_t weightBytes = 0;
-  InterfaceFinish finish;
-  if (!loopDim.empty())
-    finish = [&](ModelInterface &merged) { describeBatchLoop(o, loopDim, rows, merged); };
+  ModelInterface library; // (the merged interface, for --header)
+  InterfaceFinish finish = [&](ModelInterface &merged) {
+    if (!loopDim.empty())
+      describeBatchLoop(o, loopDim, rows, merged);
+    library = merged;
+  };
   if (failed(buildVariantLibrary(combos.size(), counting, target, runtime, o.output, weightBytes,
                                  error, finish)))
     return error.empty() ? 1 : fail(error);
+  if (!o.header.empty()) {
+    if (failed(checkHeaderInterface(library, error))) {
+      llvm::sys::fs::remove(o.output);
+      return fail(o.input + ": " + error);
+    }
+    if (writeHeader(o, library) != 0)
+      return 1;
+  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   llvm::errs() << llvm::format("infc: compiled %s -> %s in %.2f s: %zu variants (", o.input.c_str(),
@@ -670,7 +689,6 @@ int runCompile(const CompileOptions &given, const char *argv0) {
   if (interface.dimsArg || interface.batchLoop) {
     const char *unsupported = pipeline.target != Target::CPU ? "--target cuda"
                               : !o.quantize.empty()          ? "--quantize"
-                              : !o.header.empty()            ? "--header"
                               : o.report                     ? "--report"
                               : o.pipeline.profileEntry      ? "--profile"
                                                              : nullptr;
@@ -756,15 +774,12 @@ int runCompile(const CompileOptions &given, const char *argv0) {
   }
   std::string error;
   int64_t weightBytes = 0;
+  if (!o.header.empty() && failed(checkHeaderInterface(interface, error)))
+    return fail(o.input + ": " + error);
   if (failed(buildModelLibrary(*module, interface, target, runtime, o.output, weightBytes, error)))
     return fail(o.input + ": " + error);
-  if (!o.header.empty() && writeOutput(o.header, [&](llvm::raw_ostream &os, std::string &) {
-                             writeModelHeader(os, interface, o.output);
-                             return true;
-                           }) != 0) {
-    llvm::sys::fs::remove(o.output);
+  if (!o.header.empty() && writeHeader(o, interface) != 0)
     return 1;
-  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   llvm::errs() << llvm::format("infc: compiled %s -> %s in %.2f s (weights %.1f MB, "

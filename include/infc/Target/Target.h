@@ -180,8 +180,13 @@ llvm::LogicalResult buildVariantLibrary(size_t count, const VariantLowering &low
                                         std::string &error,
                                         const InterfaceFinish &finish = nullptr);
 
+/// Whether `--header` can describe the interface: every dim that varies (-1) is named,
+/// so that the typed functions can take its size. Else `error` says which.
+llvm::LogicalResult checkHeaderInterface(const ModelInterface &interface, std::string &error);
+
 /// The typed C header of `--header`: shapes as constants and a run function with one
-/// pointer per input and output.
+/// pointer per input and output; with dims that vary, their sizes as the functions'
+/// first arguments (count and shape functions instead of constants).
 void writeModelHeader(llvm::raw_ostream &os, const ModelInterface &interface,
                       llvm::StringRef libraryPath);
 
