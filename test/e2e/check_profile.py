@@ -12,6 +12,9 @@ Compiled with `infc compile --profile`. Checks:
     "node(OpType)" names only, every Conv and the Gemm named by some kernel, the kernels
     inside the run and not overlapping; worker events on thread 1, each inside a kernel
     of the same name on the caller;
+  - the model with a symbolic batch compiled with --profile and no flag (the batch loop):
+    `infc run` of 3 images on 2 threads matches onnxruntime, its trace is as above, with
+    conv2 timed once per row;
   - `infc bench --per-node`: the table of the timed runs, shares that add up to at most
     100%, the first convolution among the kernels;
   - Python: INFC_PROFILE names a file per session (written at close), profile= and
@@ -139,6 +142,34 @@ def main():
         check_trace(trace, nodes, 2, report, "run trace")
     else:
         report(False, "infc run --profile wrote no trace")
+
+    # The batch loop (the dim 0 named `batch`, no flag for it): rows one after another in a
+    # profiled run, each row's kernels timed.
+    import onnx
+    m = onnx.load(model)
+    for v in (m.graph.input[0], m.graph.output[0]):
+        dim = v.type.tensor_type.shape.dim[0]
+        dim.Clear()
+        dim.dim_param = "batch"
+    onnx.save(m, work("cnn_batch.onnx"))
+    r = harness.run_tool([args.infc, "compile", work("cnn_batch.onnx"), "-o", work("loop.so"),
+                          "--profile"], timeout=300)
+    x3 = np.random.default_rng(6).standard_normal((3, 16, 64, 64)).astype(np.float32)
+    np.save(work("x3.npy"), x3)
+    loop_trace = work("loop.json")
+    if r.returncode == 0:
+        r = harness.run_tool([args.infc, "run", work("loop.so"), "--input", f"x={work('x3.npy')}",
+                              "--threads", "2", "--profile", loop_trace, "--output-dir",
+                              work("out3")], timeout=120, env=env)
+    got = np.load(work("out3/y.npy")) if os.path.exists(work("out3/y.npy")) else None
+    ok = got is not None and np.allclose(got, harness.ort_reference(
+        work("cnn_batch.onnx"), {"x": x3})["y"], rtol=1e-4, atol=1e-5)
+    report(r.returncode == 0 and ok, f"the batch loop with --profile at batch 3: exit "
+           f"{r.returncode}, output against onnxruntime {r.stderr.strip()[-300:]}")
+    if ok and os.path.exists(loop_trace):
+        events = check_trace(loop_trace, nodes, 2, report, "batch loop trace") or []
+        convs = [e for e in events if e["cat"] == "kernel" and e["name"] == "conv2(Conv)"]
+        report(len(convs) == 3, f"batch loop trace: conv2 timed once per row ({len(convs)})")
 
     r = harness.run_tool([args.infc, "bench", lib, "--threads", "2", "--warmup", "2",
                           "--iters", "20", "--per-node"], timeout=300, env=env)

@@ -690,7 +690,6 @@ int runCompile(const CompileOptions &given, const char *argv0) {
     const char *unsupported = pipeline.target != Target::CPU ? "--target cuda"
                               : !o.quantize.empty()          ? "--quantize"
                               : o.report                     ? "--report"
-                              : o.pipeline.profileEntry      ? "--profile"
                                                              : nullptr;
     if (unsupported)
       return fail(o.input + ": a symbolic dim (--dim) with " + unsupported +
