@@ -209,6 +209,7 @@ static void addHostLowering(OpPassManager &pm, const infc::InfcPipelineOptions &
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(infc::createInfcOutlineParallelRegions());
 }
 
 static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptions &options) {
