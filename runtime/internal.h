@@ -47,6 +47,7 @@ struct infc_session {
   infc_model *model; /* a reference */
   const infc_model_desc *desc;
   void *workspace;             /* desc->workspace_bytes, or NULL when that is 0 (CPU) */
+  size_t workspace_capacity;   /* its bytes, when sized per run (desc->workspace_terms) */
   infc__cuda_session *cuda;    /* a CUDA model's device state, else NULL */
   void **out_buffers;          /* library-owned outputs, one per output */
   size_t *out_capacity;        /* the bytes each holds (grown by runs that need more) */
@@ -98,6 +99,9 @@ int infc__session_is_valid(const infc_session *session);
 /* Library-owned output j's buffer, grown to hold `bytes` (a batch loop's output of a batch
  * beyond those before; the old contents are dropped); NULL when out of memory. */
 void *infc__session_output_buffer(infc_session *session, size_t j, size_t bytes);
+/* The workspace of a model that sizes it per run (desc->workspace_terms) grown, in
+ * session->workspace, to hold this run's (s->dim_values bound); an error when it cannot. */
+infc_status infc__session_run_workspace(infc_session *session);
 
 /* cuda.c: a CUDA model's session (device buffers, stream; the driver opened at the first),
  * and a run (inputs to the device, the kernels, outputs back). Errors are formatted into

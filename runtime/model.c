@@ -91,8 +91,9 @@ int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *byte
 
 /* A generic model (INFC_DESC_DIMS_ARG): every -1 dim named, with a finite range, and an
  * output's named by an input; each io's largest size into m->max_bytes. The batch of a batch
- * loop may have no largest size (max INT64_MAX: infc compile with no flag for it): its ios'
- * max_bytes are 0, sized at each run. 0 if corrupt. */
+ * loop, and the dim of generic code whose workspace is sized per run, may have no largest
+ * size (max INT64_MAX: infc compile with no flag for it): its ios' max_bytes are 0, sized at
+ * each run. 0 if corrupt. */
 static int size_generic(const infc_model_desc *desc, infc_model *m) {
   if ((desc->num_variants && !(desc->flags & INFC_DESC_BATCH_LOOP)) ||
       desc->device != INFC_DEVICE_CPU)
@@ -110,9 +111,14 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
     for (int32_t k = 0; desc->inputs[i].dim_ids && k < desc->inputs[i].rank; ++k)
       if (desc->inputs[i].dim_ids[k] >= 0)
         bound[desc->inputs[i].dim_ids[k]] = 1;
-  /* The loop's batch: dim id 0 around generic code, else every -1 dim's. */
+  /* The loop's batch: dim id 0 around generic code, else every -1 dim's. Generic code
+   * whose workspace is sized per run: its dim. */
   int loop = (desc->flags & INFC_DESC_BATCH_LOOP) != 0;
   int32_t batch = (desc->flags & INFC_DESC_DIMS_ARG) ? 0 : -1;
+  if (desc->workspace_terms) {
+    loop = 1;
+    batch = desc->workspace_dim;
+  }
   for (size_t i = 0; i < nio && ok; ++i) {
     const infc_io_desc *io = infc__io(desc, i);
     int per_run = 0;
@@ -259,6 +265,15 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
     }
   }
   if (desc->num_variants && !size_variants(desc, m)) {
+    free(m);
+    return INFC_ERR_INTERNAL;
+  }
+  /* A workspace sized per run: the generic code (not around the batch loop) of a named dim,
+   * on the CPU. */
+  int per_run = desc->workspace_terms != 0;
+  if (per_run && (desc->flags != INFC_DESC_DIMS_ARG || !desc->workspace_coeffs ||
+                  desc->workspace_dim < 0 || (uint32_t)desc->workspace_dim >= desc->num_dims ||
+                  desc->workspace_terms > 8 || desc->num_variants)) {
     free(m);
     return INFC_ERR_INTERNAL;
   }

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 7u
+#define INFC_MODEL_DESC_VERSION 8u
 
 /* What runs the model's code (infc_model_desc.device). */
 #define INFC_DEVICE_CPU 0u
@@ -94,12 +94,21 @@ typedef struct infc_model_desc {
   const infc_dim_desc *dims;
   /* v7: INFC_DESC_* bits. */
   uint32_t flags;
+  /* v8: a workspace sized at each run (generic code whose symbolic dim has no largest size:
+   * infc compile with no flag for it). The workspace of a run at size d of named dim
+   * workspace_dim is sum(workspace_coeffs[k] * d^k) bytes, k < workspace_terms (the
+   * buffers of fixed size first, workspace_bytes of them, then those of the dim's size).
+   * 0, -1 and NULL otherwise. */
+  uint32_t workspace_terms;
+  int32_t workspace_dim;
+  const uint64_t *workspace_coeffs;
 } infc_model_desc;
 
 /* The generic code of a model with symbolic dims (infc compile --dim): the io shapes have -1
  * for them, each named, with a finite range; the entry takes the named dims' sizes (int64_t
  * [num_dims], the dims' order) as the argument after the workspace (and weights), and every
- * buffer dense at the run's sizes. workspace_bytes is the plan at the dims' maxima. */
+ * buffer dense at the run's sizes. workspace_bytes is the plan at the dims' maxima; with a
+ * dim of no largest size (max INT64_MAX), the workspace is sized per run (workspace_terms). */
 #define INFC_DESC_DIMS_ARG 1u
 /* The batch loop of a model that treats a batch row by row (infc compile --dim, where the
  * generic code does not apply): the entry is the static code for one row, without a dims

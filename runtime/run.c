@@ -349,6 +349,12 @@ static infc_status run_bound(infc_session *s) {
   infc_status checked = check_inputs(s, 1, &chosen);
   if (checked != INFC_OK)
     return checked;
+  if (d->workspace_terms) {
+    infc_status grown = infc__session_run_workspace(s);
+    if (grown != INFC_OK)
+      return grown;
+    args[0] = s->workspace;
+  }
   if (chosen >= 0) {
     variant = &d->variants[chosen];
     bytes = s->model->variant_bytes + (size_t)chosen * (ni + no);

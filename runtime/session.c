@@ -211,7 +211,9 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
     if (d->workspace_bytes && copies > 1 &&
         !(s->workspace = aligned_alloc_64(stride * (size_t)copies)))
       copies = 1; /* rows one after another, on one workspace */
-    if (d->workspace_bytes && !s->workspace && !(s->workspace = aligned_alloc_64(stride))) {
+    /* (A workspace sized per run comes with the first run: infc__session_run_workspace.) */
+    if (d->workspace_bytes && !d->workspace_terms && !s->workspace &&
+        !(s->workspace = aligned_alloc_64(stride))) {
       session_free(s);
       return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY,
                          "infc_session_create: cannot allocate the %llu byte workspace%s",
@@ -255,6 +257,36 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   }
   s->magic = INFC__SESSION_MAGIC;
   *out = s;
+  return INFC_OK;
+}
+
+infc_status infc__session_run_workspace(infc_session *s) {
+  const infc_model_desc *d = s->desc;
+  /* sum(c[k] * size^k) with every step checked (the coefficients are not negative). */
+  uint64_t size = (uint64_t)s->dim_values[d->workspace_dim], power = 1, bytes = 0;
+  int overflow = 0;
+  for (uint32_t k = 0; k < d->workspace_terms && !overflow; ++k) {
+    uint64_t term;
+    if (k && __builtin_mul_overflow(power, size, &power))
+      overflow = 1;
+    else if (__builtin_mul_overflow(d->workspace_coeffs[k], power, &term) ||
+             __builtin_add_overflow(bytes, term, &bytes))
+      overflow = 1;
+  }
+  if (overflow || bytes > SIZE_MAX)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "dim '%s' is %lld: the workspace of that size overflows the address space",
+                      d->dims[d->workspace_dim].name, (long long)size);
+  if (bytes > s->workspace_capacity || !s->workspace) {
+    void *grown = aligned_alloc_64((size_t)bytes);
+    if (!grown)
+      return infc__fail(s, INFC_ERR_OUT_OF_MEMORY,
+                        "cannot allocate the %llu byte workspace of dim '%s' at %lld",
+                        (unsigned long long)bytes, d->dims[d->workspace_dim].name, (long long)size);
+    free(s->workspace);
+    s->workspace = grown;
+    s->workspace_capacity = (size_t)bytes;
+  }
   return INFC_OK;
 }
 

@@ -75,6 +75,11 @@ static std::vector<infc::WeightBlob> prepare(ModuleOp module, infc::ModelInterfa
                                              StringRef weightPrefix) {
   if (auto ws = module->getAttrOfType<IntegerAttr>("infc.workspace_bytes"))
     interface.workspaceBytes = ws.getInt();
+  if (auto poly = module->getAttrOfType<DenseI64ArrayAttr>("infc.workspace_polynomial")) {
+    interface.workspacePolynomial.assign(poly.asArrayRef().begin(), poly.asArrayRef().end());
+    if (auto dim = module->getAttrOfType<IntegerAttr>("infc.workspace_dim"))
+      interface.workspaceDim = dim.getInt();
+  }
   if (auto wb = module->getAttrOfType<IntegerAttr>("infc.weights_bytes")) {
     interface.weightsArg = true;
     interface.weightsBytes = wb.getInt();

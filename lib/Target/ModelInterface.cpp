@@ -198,9 +198,9 @@ LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &inter
       if (size != -1)
         continue;
       int32_t id = k < v.dimIds.size() ? v.dimIds[k] : -1;
-      if (id < 0 || interface.dims[id].max == INT64_MAX)
+      if (id < 0)
         return func.emitError() << "input '" << v.name << "' dim " << k
-                                << " is symbolic without a named range (--dim)";
+                                << " is symbolic without a name";
       if (symbolic >= 0 && id != symbolic)
         return func.emitError() << "more than one symbolic dim ('" << interface.dims[symbolic].name
                                 << "', '" << interface.dims[id].name << "')";

@@ -125,29 +125,48 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *descTy =
-      llvm::StructType::get(ctx, {i32, i32, i32, i32, ptrTy, ptrTy, i64, ptrTy, ptrTy, ptrTy, i64,
-                                  ptrTy, i32, ptrTy, i32, ptrTy, i32, ptrTy, i32});
+  auto *descTy = llvm::StructType::get(ctx, {i32,   i32,   i32, i32,   ptrTy, ptrTy, i64, ptrTy,
+                                             ptrTy, ptrTy, i64, ptrTy, i32,   ptrTy, i32, ptrTy,
+                                             i32,   ptrTy, i32, i32,   i32,   ptrTy});
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptrTy);
   llvm::Constant *weights = null;
   if (interface.weightsArg)
     weights = m.getOrInsertGlobal("infc__weights", llvm::Type::getInt8Ty(ctx));
   auto orNull = [&](llvm::Constant *c) { return c ? c : null; };
+  llvm::Constant *workspaceCoefficients = null;
+  if (!interface.workspacePolynomial.empty()) {
+    std::vector<uint64_t> coefficients(interface.workspacePolynomial.begin(),
+                                       interface.workspacePolynomial.end());
+    auto *array = llvm::ConstantDataArray::get(ctx, coefficients);
+    auto *g = new llvm::GlobalVariable(m, array->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                       array, "__infc_workspace_coefficients");
+    workspaceCoefficients = g;
+  }
   llvm::Constant *desc = llvm::ConstantStruct::get(
       descTy,
-      {llvm::ConstantInt::get(i32, 7 /*INFC_MODEL_DESC_VERSION*/),
+      {llvm::ConstantInt::get(i32, 8 /*INFC_MODEL_DESC_VERSION*/),
        llvm::ConstantInt::get(i32, interface.inputs.size()),
        llvm::ConstantInt::get(i32, interface.outputs.size()),
        llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
-       ioArray(m, interface.inputs, "inputs"), ioArray(m, interface.outputs, "outputs"),
+       ioArray(m, interface.inputs, "inputs"),
+       ioArray(m, interface.outputs, "outputs"),
        llvm::ConstantInt::get(i64, interface.workspaceBytes),
-       cString(m, interface.name, "__infc_model_name"), parts.entry, weights,
-       llvm::ConstantInt::get(i64, interface.weightsBytes), orNull(parts.profiledEntry),
-       llvm::ConstantInt::get(i32, parts.numKernels), orNull(parts.kernelNames),
-       llvm::ConstantInt::get(i32, parts.numVariants), orNull(parts.variants),
-       llvm::ConstantInt::get(i32, interface.dims.size()), orNull(dimArray(m, interface.dims)),
+       cString(m, interface.name, "__infc_model_name"),
+       parts.entry,
+       weights,
+       llvm::ConstantInt::get(i64, interface.weightsBytes),
+       orNull(parts.profiledEntry),
+       llvm::ConstantInt::get(i32, parts.numKernels),
+       orNull(parts.kernelNames),
+       llvm::ConstantInt::get(i32, parts.numVariants),
+       orNull(parts.variants),
+       llvm::ConstantInt::get(i32, interface.dims.size()),
+       orNull(dimArray(m, interface.dims)),
        llvm::ConstantInt::get(i32, (interface.dimsArg ? 1 /*INFC_DESC_DIMS_ARG*/ : 0) |
-                                       (interface.batchLoop ? 2 /*INFC_DESC_BATCH_LOOP*/ : 0))});
+                                       (interface.batchLoop ? 2 /*INFC_DESC_BATCH_LOOP*/ : 0)),
+       llvm::ConstantInt::get(i32, interface.workspacePolynomial.size()),
+       llvm::ConstantInt::get(i32, interface.workspaceDim),
+       workspaceCoefficients});
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
                                       "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);

@@ -16,6 +16,8 @@ Checks:
     batch[1..64], output_shapes follows the batch, batch 0 and 65 are refused with the
     range, a caller-owned output of another batch is refused; `infc run` through the C ABI;
   - the workspace is the plan at the bound (the same as the static library at batch 64);
+  - compiled with no flag for the batch: generic code whose workspace is sized at each run,
+    at batch 1, 300, 7 and 300 on 2 threads and 1 (library- and caller-owned outputs);
   - LayerNormalization then a Transpose that moves the batch last, at batch 1, 5, 16;
   - the batch fixed on one input by --input-shape (m=1x32) and symbolic on the other: runs
     take it from the other, at batch 1 and 3;
@@ -192,6 +194,26 @@ def main():
     workspace = m.workspace_bytes
     second.close()
     m.close()
+    # No flag for the batch: generic code with no largest size, its workspace sized at each
+    # run (grown for 300 rows, reused for 7).
+    r = compile("mlp.onnx", "mlp_open.so")
+    report(r.returncode == 0 and "batch loop" not in r.stderr,
+           f"mlp without flags, generic code: exit {r.returncode} {r.stderr.strip()[-300:]}")
+    if r.returncode == 0:
+        m = infc.load(work("mlp_open.so"), num_threads=2)
+        report("x: float32[batch[1..],32]" in repr(m), repr(m))
+        second = m.session(num_threads=1)
+        for batch in (1, 300, 7, 300):
+            x = np.random.default_rng(batch).standard_normal((batch, 32)).astype(np.float32)
+            ref = harness.ort_reference(work("mlp.onnx"), {"x": x})
+            got = m(x=x)
+            own = {"probs": np.empty((batch, 10), np.float32)}
+            second.run({"x": x}, out=own)
+            ok = all(harness.compare(got[k], ref[k], rtol=1e-4, atol=1e-6)[0] for k in ref)
+            ok2, summary = harness.compare(own["probs"], ref["probs"], rtol=1e-4, atol=1e-6)
+            report(ok and ok2, f"mlp without flags at batch {batch}: {summary}")
+        second.close()
+        m.close()
     r = compile("mlp.onnx", "mlp64.so", "--input-shape", "x=64x32")
     static = infc.load(work("mlp64.so"))
     report(r.returncode == 0 and 0 < workspace <= 2 * static.workspace_bytes + 4096,

@@ -782,9 +782,22 @@ int runCompile(const CompileOptions &given, const char *argv0) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   llvm::errs() << llvm::format("infc: compiled %s -> %s in %.2f s (weights %.1f MB, "
-                               "workspace %.1f MB)\n",
+                               "workspace %.1f MB",
                                o.input.c_str(), o.output.c_str(), seconds, weightBytes / 1e6,
                                interface.workspaceBytes / 1e6);
+  // A workspace sized at each run: its bytes as the polynomial in the dim's size.
+  if (const auto &p = interface.workspacePolynomial; !p.empty()) {
+    std::string dim =
+        interface.workspaceDim >= 0 && interface.workspaceDim < (int32_t)interface.dims.size()
+            ? interface.dims[interface.workspaceDim].name
+            : "n";
+    llvm::errs() << " at each run: " << p[0];
+    for (size_t k = 1; k < p.size(); ++k)
+      if (p[k])
+        llvm::errs() << " + " << p[k] << " x " << dim << (k > 1 ? "^" + std::to_string(k) : "");
+    llvm::errs() << " bytes";
+  }
+  llvm::errs() << ")\n";
   return 0;
 }
 } // namespace

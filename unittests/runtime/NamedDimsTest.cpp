@@ -328,12 +328,84 @@ TEST(GenericModel, RunsEverySizeInItsRange) {
   infc_model_release(model);
 }
 
+// Generic code whose batch has no largest size sizes its workspace at each run: 64 + 8 *
+// batch bytes here. The entry stages a + b through the workspace's 8-byte-a-row part (a
+// smaller workspace would be overrun: ASan sees it) and records the pointer it was given.
+void *lastWorkspace = nullptr;
+void addThroughWorkspace(void **args) {
+  int64_t n = static_cast<const int64_t *>(args[1])[0] * 2;
+  const float *a = static_cast<const float *>(args[2]), *b = static_cast<const float *>(args[3]);
+  float *staged = reinterpret_cast<float *>(static_cast<char *>(args[0]) + 64);
+  float *y = static_cast<float *>(args[4]);
+  lastWorkspace = args[0];
+  for (int64_t i = 0; i < n; ++i)
+    staged[i] = a[i] + b[i];
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = staged[i];
+}
+
+TEST(GenericModel, WithoutALargestSizeTheWorkspaceGrowsWithTheRun) {
+  static const uint64_t kWorkspace[] = {64, 8}; // 64 + 8 * batch bytes
+  GenericDesc d;
+  d.dims[0] = {"batch", 1, INT64_MAX};
+  d.desc.entry = addThroughWorkspace;
+  d.desc.workspace_bytes = 64;
+  d.desc.workspace_terms = 2;
+  d.desc.workspace_dim = 0;
+  d.desc.workspace_coeffs = kWorkspace;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  void *grown = nullptr;
+  for (int64_t batch : {3, 5000, 2, 5000}) {
+    std::vector<float> a(batch * 2), b(batch * 2);
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = float(i);
+      b[i] = 0.5f;
+    }
+    int64_t shape[] = {batch, 2};
+    infc_tensor in[2] = {{a.data(), INFC_F32, 2, shape, 0, 0, 0},
+                         {b.data(), INFC_F32, 2, shape, 0, 0, 0}};
+    infc_tensor out{};
+    ASSERT_EQ(infc_run(session, in, 2, &out, 1), INFC_OK) << infc_session_error(session);
+    ASSERT_EQ(out.shape[0], batch);
+    for (int64_t i = 0; i < batch * 2; ++i)
+      ASSERT_EQ(static_cast<const float *>(out.data)[i], float(i) + 0.5f) << batch;
+    if (batch == 5000 && grown)
+      EXPECT_EQ(lastWorkspace, grown) << "the workspace was reallocated for a size it held";
+    if (batch == 5000)
+      grown = lastWorkspace;
+  }
+  // A size whose workspace overflows is refused before anything runs.
+  int64_t huge[] = {INT64_MAX / 4, 2};
+  float one[2] = {1.f, 1.f};
+  infc_tensor in[2] = {{one, INFC_F32, 2, huge, 0, 0, 0}, {one, INFC_F32, 2, huge, 0, 0, 0}};
+  infc_tensor out{};
+  EXPECT_EQ(infc_run(session, in, 2, &out, 1), INFC_ERR_INVALID_ARGUMENT);
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
 TEST(GenericModel, CorruptDescriptorsAreRefused) {
   static const int32_t kUnnamed[] = {-1, -1};
   static const int64_t k3x2[] = {3, 2};
   const Corruption<GenericDesc> cases[] = {
       {"an unnamed symbolic dim", [](GenericDesc &d) { d.inputs[1].dim_ids = kUnnamed; }},
-      {"an unbounded dim", [](GenericDesc &d) { d.dims[0].max = INT64_MAX; }},
+      {"an unbounded dim, its workspace not sized per run",
+       [](GenericDesc &d) { d.dims[0].max = INT64_MAX; }},
+      {"a workspace sized per run by a dim it does not have",
+       [](GenericDesc &d) {
+         static const uint64_t kCoefficients[] = {0, 8};
+         d.desc.workspace_terms = 2;
+         d.desc.workspace_dim = 1;
+         d.desc.workspace_coeffs = kCoefficients;
+       }},
+      {"a workspace sized per run without coefficients",
+       [](GenericDesc &d) {
+         d.desc.workspace_terms = 2;
+         d.desc.workspace_dim = 0;
+       }},
       {"an output dim no input names",
        [](GenericDesc &d) {
          d.inputs[0].shape = d.inputs[1].shape = k3x2;

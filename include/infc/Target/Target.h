@@ -37,6 +37,11 @@ struct ModelInterface {
   /// The dims the inputs and outputs name, inputs' first, in order of appearance.
   std::vector<NamedDim> dims;
   uint64_t workspaceBytes = 0;
+  /// A workspace sized at each run (generic code whose dim has no largest size): the bytes
+  /// at the run's size d of named dim `workspaceDim` are sum(workspacePolynomial[k] * d^k)
+  /// (infc-memory-plan); empty otherwise.
+  std::vector<int64_t> workspacePolynomial;
+  int32_t workspaceDim = -1;
   /// The entry takes the weights (weightsBytes of them, the global @infc__weights) after the
   /// workspace: --target cuda and its emulator (infc-pack-weights).
   bool weightsArg = false;

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <limits>
+
 namespace infc {
 #define GEN_PASS_DEF_INFCBOUNDDYNAMICENTRY
 #include "infc/Codegen/Common/Passes.h.inc"
@@ -87,7 +89,9 @@ struct InfcBoundDynamicEntryPass
       Value v = memref::LoadOp::create(b, loc, dimsArg,
                                        ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
       Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-      if (!ShapedType::isDynamic(max)) {
+      // (No largest size, `infc compile` with no flag for the dim: no clamp; the buffers of
+      // its sizes are placed at run time, infc-memory-plan's polynomials.)
+      if (!ShapedType::isDynamic(max) && max != std::numeric_limits<int64_t>::max()) {
         AffineMap clamp =
             AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(max, ctx)}, ctx);
         index = affine::AffineMinOp::create(b, loc, clamp, ValueRange{index});
@@ -172,10 +176,23 @@ struct InfcBoundDynamicEntryPass
                             ArrayRef<OpFoldResult> shape, ArrayRef<int64_t> bound) {
     auto type = cast<MemRefType>(arg.getType());
     int64_t elements = 1;
-    for (int64_t n : bound)
+    bool unbounded = false;
+    for (int64_t n : bound) {
+      if (n == std::numeric_limits<int64_t>::max()) {
+        unbounded = true;
+        continue;
+      }
       if (n < 0 || llvm::MulOverflow(elements, n, elements))
         return func.emitError("infc-bound-dynamic-entry: argument ")
                << arg.getArgNumber() << " is too large at its bound";
+    }
+    // A dim of no largest size: the flat type only carries the bare pointer, as many
+    // elements as a tensor may have (2^47 bytes).
+    if (unbounded) {
+      int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      elements =
+          std::max<int64_t>(1, ((int64_t(1) << 47) / bytes) / std::max<int64_t>(1, elements));
+    }
     Location loc = arg.getLoc();
     // Row-major strides, static where the dims after are.
     SmallVector<OpFoldResult> strides(shape.size());

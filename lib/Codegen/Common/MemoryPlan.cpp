@@ -2,6 +2,7 @@
 #include "infc/Codegen/Common/KernelGroups.h"
 #include "infc/Codegen/Common/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -13,6 +14,9 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <functional>
+#include <limits>
+
 namespace infc {
 #define GEN_PASS_DEF_INFCMEMORYPLAN
 #include "infc/Codegen/Common/Passes.h.inc"
@@ -22,13 +26,181 @@ using namespace mlir;
 
 namespace {
 constexpr int64_t kAlignment = 64;
+/// The static size of a workspace sized at each run (its type only carries the pointer).
+constexpr int64_t kUnboundedWorkspaceBytes = int64_t(1) << 48;
+
+/// A size of the generic code whose symbolic dim has no largest size (`infc compile` with
+/// no flag for it), as a polynomial in the dim's run-time size: coefficients of d^0, d^1,
+/// ... Sizes are products and sums of it and constants, so the coefficients are never
+/// negative, and one polynomial at least another's in every coefficient is at least it at
+/// every size: offsets placed that way never overlap at any size.
+struct Polynomial {
+  SmallVector<int64_t, 3> c;
+
+  static std::optional<Polynomial> constant(int64_t v) {
+    if (v < 0)
+      return std::nullopt;
+    return Polynomial{{v}};
+  }
+  bool isConstant() const { return c.size() <= 1; }
+  int64_t at(size_t k) const { return k < c.size() ? c[k] : 0; }
+  std::optional<Polynomial> operator+(const Polynomial &o) const {
+    Polynomial r;
+    for (size_t k = 0; k < std::max(c.size(), o.c.size()); ++k) {
+      int64_t v;
+      if (llvm::AddOverflow(at(k), o.at(k), v))
+        return std::nullopt;
+      r.c.push_back(v);
+    }
+    return r;
+  }
+  std::optional<Polynomial> operator*(const Polynomial &o) const {
+    if (c.empty() || o.c.empty())
+      return Polynomial{{0}};
+    Polynomial r;
+    r.c.assign(c.size() + o.c.size() - 1, 0);
+    for (size_t i = 0; i < c.size(); ++i)
+      for (size_t j = 0; j < o.c.size(); ++j) {
+        int64_t term;
+        if (llvm::MulOverflow(c[i], o.c[j], term) ||
+            llvm::AddOverflow(r.c[i + j], term, r.c[i + j]))
+          return std::nullopt;
+      }
+    return r;
+  }
+  /// Coefficient by coefficient: at least either at every size.
+  Polynomial max(const Polynomial &o) const {
+    Polynomial r;
+    for (size_t k = 0; k < std::max(c.size(), o.c.size()); ++k)
+      r.c.push_back(std::max(at(k), o.at(k)));
+    return r;
+  }
+};
+
+/// `v` as a polynomial in one run-time size (`symbol`, set by the first leaf met): through
+/// constants, index casts, additions, products and affine maps of those; a minimum by any
+/// of its operands (an upper bound), a maximum by their coefficient-wise maximum. None for
+/// anything else (a division, a second symbol).
+std::optional<Polynomial> polynomialOf(Value v, Value &symbol) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return Polynomial::constant(*c);
+  // The leaf: an entry of the dims argument (infc-bound-dynamic-entry's), which the
+  // runtime knows the size of at each run.
+  auto isDimsArgument = [](Value a) {
+    auto arg = dyn_cast<BlockArgument>(a);
+    auto func = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp()) : nullptr;
+    return func && arg.getOwner()->isEntryBlock() &&
+           func.getArgAttr(arg.getArgNumber(), "infc.dims_arg");
+  };
+  Operation *def = v.getDefiningOp();
+  auto load = dyn_cast_or_null<memref::LoadOp>(def);
+  if (load && isDimsArgument(load.getMemRef())) {
+    if (!symbol)
+      symbol = v;
+    if (symbol != v)
+      return std::nullopt;
+    return Polynomial{{0, 1}};
+  }
+  if (!def)
+    return std::nullopt; // (an argument: no size the runtime knows)
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp>(def))
+    return polynomialOf(def->getOperand(0), symbol);
+  if (isa<arith::MulIOp, arith::AddIOp>(def)) {
+    auto a = polynomialOf(def->getOperand(0), symbol), b = polynomialOf(def->getOperand(1), symbol);
+    if (!a || !b)
+      return std::nullopt;
+    return isa<arith::MulIOp>(def) ? *a * *b : *a + *b;
+  }
+  if (isa<arith::MinSIOp, arith::MinUIOp>(def)) {
+    if (auto a = polynomialOf(def->getOperand(0), symbol))
+      return a;
+    return polynomialOf(def->getOperand(1), symbol);
+  }
+  if (isa<arith::MaxSIOp, arith::MaxUIOp>(def)) {
+    auto a = polynomialOf(def->getOperand(0), symbol), b = polynomialOf(def->getOperand(1), symbol);
+    if (!a || !b)
+      return std::nullopt;
+    return a->max(*b);
+  }
+  // Affine maps: each result of sums and products of the operands and constants.
+  auto evaluate = [&](AffineMap map, ValueRange operands,
+                      AffineExpr expr) -> std::optional<Polynomial> {
+    std::function<std::optional<Polynomial>(AffineExpr)> eval =
+        [&](AffineExpr e) -> std::optional<Polynomial> {
+      if (auto k = dyn_cast<AffineConstantExpr>(e))
+        return Polynomial::constant(k.getValue());
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        return polynomialOf(operands[d.getPosition()], symbol);
+      if (auto s = dyn_cast<AffineSymbolExpr>(e))
+        return polynomialOf(operands[map.getNumDims() + s.getPosition()], symbol);
+      auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+      if (!bin || (e.getKind() != AffineExprKind::Add && e.getKind() != AffineExprKind::Mul))
+        return std::nullopt;
+      auto l = eval(bin.getLHS()), r = eval(bin.getRHS());
+      if (!l || !r)
+        return std::nullopt;
+      return e.getKind() == AffineExprKind::Add ? *l + *r : *l * *r;
+    };
+    return eval(expr);
+  };
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(def))
+    return evaluate(apply.getAffineMap(), apply.getMapOperands(),
+                    apply.getAffineMap().getResult(0));
+  if (auto min = dyn_cast<affine::AffineMinOp>(def)) {
+    for (AffineExpr e : min.getAffineMap().getResults())
+      if (auto p = evaluate(min.getAffineMap(), min.getMapOperands(), e))
+        return p;
+    return std::nullopt;
+  }
+  if (auto max = dyn_cast<affine::AffineMaxOp>(def)) {
+    std::optional<Polynomial> all;
+    for (AffineExpr e : max.getAffineMap().getResults()) {
+      auto p = evaluate(max.getAffineMap(), max.getMapOperands(), e);
+      if (!p)
+        return std::nullopt;
+      all = all ? all->max(*p) : *p;
+    }
+    return all;
+  }
+  return std::nullopt;
+}
 
 struct Buffer {
   memref::AllocOp alloc;
   int64_t bytes = 0, first = 0, last = 0, offset = 0;
+  /// With no constant bound: its bytes and offset as polynomials in the run's size.
+  std::optional<Polynomial> polynomialBytes, polynomialOffset;
 };
 
 int64_t alignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
+
+/// The polynomial with every coefficient a multiple of the alignment, at least `p`: its
+/// offsets are aligned at every size.
+std::optional<Polynomial> alignUp(const Polynomial &p) {
+  Polynomial r;
+  for (int64_t k : p.c) {
+    if (k > std::numeric_limits<int64_t>::max() - kAlignment)
+      return std::nullopt;
+    r.c.push_back(alignUp(k));
+  }
+  return r;
+}
+
+/// `p` at `size` in index arithmetic, built at `b`.
+Value emitPolynomial(OpBuilder &b, Location loc, const Polynomial &p, Value size) {
+  if (!p.isConstant() && !size.getType().isIndex()) // (the dims argument's i64 entry)
+    size = arith::IndexCastOp::create(b, loc, b.getIndexType(), size);
+  Value sum = arith::ConstantIndexOp::create(b, loc, p.at(0)), power;
+  for (size_t k = 1; k < p.c.size(); ++k) {
+    power = power ? arith::MulIOp::create(b, loc, power, size).getResult() : size;
+    if (p.c[k] == 0)
+      continue;
+    Value term =
+        arith::MulIOp::create(b, loc, power, arith::ConstantIndexOp::create(b, loc, p.c[k]));
+    sum = arith::AddIOp::create(b, loc, sum, term);
+  }
+  return sum;
+}
 
 /// Index (in `block`) of the last op that uses `value` or any view of it.
 int64_t lastUse(Value value, Block &block, const DenseMap<Operation *, int64_t> &order) {
@@ -224,6 +396,7 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       extendedLast[root] = std::max(extendedLast.lookup(root), last);
 
     SmallVector<Buffer> buffers;
+    Value symbol; // the run-time size the buffers of no largest size are polynomials in
     // (one bound per size value: the generic code's allocs share a few sizes, and each
     // bound walks the function)
     DenseMap<Value, FailureOr<int64_t>> upperBounds;
@@ -262,14 +435,29 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
           break;
         }
       }
-      if (!bounded)
-        continue;
       int64_t bits = type.getElementType().getIntOrFloatBitWidth(), bytes = 0;
-      if (llvm::MulOverflow(elements, (bits + 7) / 8, bytes) || bytes > (int64_t(1) << 48))
-        continue; // reported below
       Buffer buf;
+      if (!bounded) {
+        // A size of no largest value: its bytes as a polynomial in the run's size, placed
+        // by polynomial offsets after the sized buffers.
+        std::optional<Polynomial> count = Polynomial::constant((bits + 7) / 8);
+        unsigned k = 0;
+        for (int64_t size : type.getShape()) {
+          std::optional<Polynomial> factor =
+              ShapedType::isDynamic(size) ? polynomialOf(alloc.getDynamicSizes()[k++], symbol)
+                                          : Polynomial::constant(size);
+          count = count && factor ? *count * *factor : std::nullopt;
+        }
+        if (count)
+          count = alignUp(*count);
+        if (!count)
+          continue; // reported below
+        buf.polynomialBytes = count;
+      } else if (llvm::MulOverflow(elements, (bits + 7) / 8, bytes) || bytes > (int64_t(1) << 48)) {
+        continue; // reported below
+      }
       buf.alloc = alloc;
-      buf.bytes = alignUp(std::max<int64_t>(1, bytes));
+      buf.bytes = buf.polynomialBytes ? 0 : alignUp(std::max<int64_t>(1, bytes));
       buf.first = order[alloc];
       buf.last = std::max({buf.first, lastUse(alloc.getResult(), block, order),
                            extendedLast.lookup(alloc.getResult())});
@@ -280,7 +468,8 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
     // whose live range overlaps its own.
     SmallVector<Buffer *> bySize;
     for (Buffer &b : buffers)
-      bySize.push_back(&b);
+      if (!b.polynomialBytes)
+        bySize.push_back(&b);
     llvm::stable_sort(bySize, [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
     SmallVector<Buffer *> placed;
     int64_t total = 0;
@@ -301,8 +490,51 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       placed.push_back(buf);
     }
 
+    // The buffers of no largest size, after the others: each at the coefficient-wise
+    // maximum of the ends of those placed before it whose live ranges overlap its own
+    // (the largest first, by degree then leading coefficient), so at every size.
+    std::optional<Polynomial> perRun;
+    SmallVector<Buffer *> byPolynomial;
+    for (Buffer &b : buffers)
+      if (b.polynomialBytes)
+        byPolynomial.push_back(&b);
+    if (!byPolynomial.empty()) {
+      llvm::stable_sort(byPolynomial, [](Buffer *a, Buffer *b) {
+        const auto &p = a->polynomialBytes->c, &q = b->polynomialBytes->c;
+        if (p.size() != q.size())
+          return p.size() > q.size();
+        return std::lexicographical_compare(q.rbegin(), q.rend(), p.rbegin(), p.rend());
+      });
+      perRun = Polynomial{{total}};
+      SmallVector<Buffer *> placedHere;
+      for (Buffer *buf : byPolynomial) {
+        Polynomial offset{{total}};
+        for (Buffer *other : placedHere)
+          if (other->first <= buf->last && buf->first <= other->last) {
+            auto end = *other->polynomialOffset + *other->polynomialBytes;
+            if (!end) {
+              buf->alloc.emitError("infc-memory-plan: the workspace's size overflows");
+              return signalPassFailure();
+            }
+            offset = offset.max(*end);
+          }
+        buf->polynomialOffset = offset;
+        auto end = offset + *buf->polynomialBytes;
+        if (!end) {
+          buf->alloc.emitError("infc-memory-plan: the workspace's size overflows");
+          return signalPassFailure();
+        }
+        perRun = perRun->max(*end);
+        placedHere.push_back(buf);
+      }
+    }
+
     MLIRContext *ctx = &getContext();
-    auto wsType = MemRefType::get({total}, IntegerType::get(ctx, 8));
+    // With buffers of no largest size the workspace is sized at each run (the runtime
+    // reads the polynomial from the module's attributes): its type only carries the
+    // pointer, as large as any buffer may be.
+    auto wsType =
+        MemRefType::get({perRun ? kUnboundedWorkspaceBytes : total}, IntegerType::get(ctx, 8));
     if (failed(func.insertArgument(0, wsType, {}, func.getLoc()))) {
       func.emitError("infc-memory-plan: cannot add the workspace argument");
       return signalPassFailure();
@@ -311,7 +543,10 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
     Value workspace = func.getArgument(0);
     for (Buffer &buf : buffers) {
       OpBuilder b(buf.alloc);
-      Value offset = arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset);
+      Value offset =
+          buf.polynomialOffset
+              ? emitPolynomial(b, buf.alloc.getLoc(), *buf.polynomialOffset, symbol)
+              : arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset).getResult();
       Value view = memref::ViewOp::create(b, buf.alloc.getLoc(), buf.alloc.getType(), workspace,
                                           offset, buf.alloc.getDynamicSizes());
       // The arena outlives every use; drop deallocations of the replaced buffers.
@@ -332,6 +567,20 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
     if (leftover.wasInterrupted())
       return signalPassFailure();
     module->setAttr("infc.workspace_bytes", IntegerAttr::get(IntegerType::get(ctx, 64), total));
+    if (perRun) {
+      // The bytes at a run's size d: sum of c[k] * d^k, d the dims argument's entry
+      // `infc.workspace_dim`.
+      auto load = symbol.getDefiningOp<memref::LoadOp>();
+      std::optional<int64_t> dim =
+          load.getIndices().size() == 1 ? getConstantIntValue(load.getIndices()[0]) : std::nullopt;
+      if (!dim) {
+        load.emitError("infc-memory-plan: the workspace is sized by an entry of the dims "
+                       "argument at no constant index");
+        return signalPassFailure();
+      }
+      module->setAttr("infc.workspace_polynomial", DenseI64ArrayAttr::get(ctx, perRun->c));
+      module->setAttr("infc.workspace_dim", IntegerAttr::get(IntegerType::get(ctx, 64), *dim));
+    }
   }
 };
 } // namespace

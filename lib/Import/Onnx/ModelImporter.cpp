@@ -150,14 +150,6 @@ RankedTensorType ModelImporter::inputType(const onnx::ValueInfoProto &info) {
     if (auto range =
             dim.has_dim_param() ? options.dimRanges.find(dim.dim_param()) : options.dimRanges.end();
         range != options.dimRanges.end()) {
-      // Generic code plans its memory at the largest size (a dim no flag names runs as the
-      // batch loop, whose rows are static, or needs a bound).
-      if (range->second.second == kUnboundedDim) {
-        error() << "graph input '" << name << "' dim " << d << " '" << dim.dim_param()
-                << "' has no largest size, which generic code for it needs: give --dim "
-                << dim.dim_param() << "=" << range->second.first << "..MAX";
-        return nullptr;
-      }
       if (!llvm::is_contained(symbolicDims, dim.dim_param()))
         symbolicDims.push_back(dim.dim_param());
       symbolicBound = std::max(symbolicBound, range->second.second);
@@ -612,11 +604,11 @@ LogicalResult ModelImporter::checkTypes(ModuleOp module) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
       if (!type)
         continue;
-      // A symbolic dim counts at its largest size.
+      // A symbolic dim counts at its largest size (with none, a run checks its sizes).
       SmallVector<int64_t> shape(type.getShape());
       for (int64_t &d : shape)
         if (ShapedType::isDynamic(d) && symbolicBound > 0)
-          d = symbolicBound;
+          d = symbolicBound == kUnboundedDim ? 1 : symbolicBound;
       std::optional<int64_t> n = elementCount(shape);
       int64_t bits = type.getElementType().getIntOrFloatBitWidth(), bytes = 0;
       if (n && !llvm::MulOverflow(*n, std::max<int64_t>(bits / 8, 1), bytes) &&

@@ -8,6 +8,7 @@
 #include "infc/Import/OnnxImporter.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -69,10 +70,14 @@ LogicalResult infc::summarizeOnnxModel(StringRef path, OnnxModelSummary &summary
   llvm::StringSet<> inits;
   for (const auto &t : g.initializer()) {
     inits.insert(t.name());
-    int64_t n = 1;
+    // (Saturated: a malformed model's dims may overflow; the import reports those.)
+    int64_t n = 1, bytes = 0;
     for (int64_t d : t.dims())
-      n *= d;
-    summary.initializerBytes += n * onnxElementBytes(t.data_type());
+      if (d < 0 || llvm::MulOverflow(n, d, n))
+        n = INT64_MAX;
+    if (llvm::MulOverflow(n, std::max<int64_t>(0, onnxElementBytes(t.data_type())), bytes) ||
+        llvm::AddOverflow(summary.initializerBytes, bytes, summary.initializerBytes))
+      summary.initializerBytes = INT64_MAX;
     ++summary.numInitializers;
   }
   for (const auto &i : g.input())

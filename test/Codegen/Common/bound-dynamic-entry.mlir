@@ -35,6 +35,27 @@ module attributes {infc.dim_ranges = {batch = array<i64: 1, 32>}} {
 
 // -----
 
+// A dim of no largest size (`infc compile` with no flag for it: the range's maximum is
+// INT64_MAX): no clamp, and the arguments' flat types are nominal, 2^47 bytes of elements
+// (2^43 rows of 4 f32 for x, of 2 for y), carrying the bare pointer only.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[DIMS:.*]]: memref<1xi64> {infc.dims_arg}, %[[X:.*]]: memref<8796093022208xf32> {infc.dims = ["batch", ""], infc.name = "x"}, %[[Y:.*]]: memref<17592186044416xf32>)
+// CHECK: %[[V:.*]] = memref.load %[[DIMS]][%{{.*}}] : memref<1xi64>
+// CHECK: %[[I:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK-NOT: affine.min
+// CHECK: memref.reinterpret_cast %[[X]] to offset: [0], sizes: [%[[I]], 4], strides: [4, 1] : memref<8796093022208xf32> to memref<?x4xf32>
+module attributes {infc.dim_ranges = {batch = array<i64: 1, 9223372036854775807>}} {
+  func.func @main(%x: memref<?x4xf32> {infc.name = "x", infc.dims = ["batch", ""]}, %y: memref<?x2xf32>) {
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %x, %c0 : memref<?x4xf32>
+    %a = memref.alloc(%n) : memref<?x2xf32>
+    memref.copy %a, %y : memref<?x2xf32> to memref<?x2xf32>
+    return
+  }
+}
+
+// -----
+
 // A symbolic dim after a static one: the strides of the dense view are run-time values.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[DIMS:.*]]: memref<1xi64> {infc.dims_arg}, %[[X:.*]]: memref<24xf32>

@@ -26,10 +26,66 @@ func.func @main(%d: index, %out: memref<2xf32>) {
 
 // -----
 
+// Sizes of no largest size (the generic code of a dim no flag bounds, read from the dims
+// argument without a clamp): each buffer's bytes a polynomial in the run's size, every
+// coefficient rounded up to 64 B; placed after the sized buffers (64 B here) at offsets
+// that are polynomials too, the larger first, each at the coefficient-wise maximum of the
+// ends of those live with it. %b: 3d x 8 f32 = 96d B, rounded to 128d, at 64; %a: d x 2
+// f32 = 8d B, rounded to 64d, after %b: 64 + 128d. The workspace is 64 + 192d B at a run's
+// d (entry 0 of the dims argument), and its type only carries the pointer.
+// CHECK-LABEL: module attributes {infc.workspace_bytes = 64 : i64, infc.workspace_dim = 0 : i64, infc.workspace_polynomial = array<i64: 64, 192>}
+// CHECK: func.func @main(%[[WS:.*]]: memref<281474976710656xi8> {infc.workspace}, %[[DIMS:.*]]: memref<1xi64> {infc.dims_arg}
+// CHECK: %[[V:.*]] = memref.load %[[DIMS]]
+// CHECK: %[[D:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: %[[M:.*]] = arith.muli %[[D]], %{{.*}} : index
+// CHECK: %[[C:.*]] = memref.view %[[WS]][%{{.*}}][] : memref<281474976710656xi8> to memref<4xf32>
+// CHECK: %[[AT_B:.*]] = arith.constant 64 : index
+// CHECK: %[[B:.*]] = memref.view %[[WS]][%[[AT_B]]][%[[M]]] : memref<281474976710656xi8> to memref<?x8xf32>
+// CHECK: %[[SIZE:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: %[[SIXTY_FOUR:.*]] = arith.constant 64 : index
+// CHECK: %[[STEP:.*]] = arith.constant 128 : index
+// CHECK: %[[SCALED:.*]] = arith.muli %[[SIZE]], %[[STEP]] : index
+// CHECK: %[[AT_A:.*]] = arith.addi %[[SIXTY_FOUR]], %[[SCALED]] : index
+// CHECK: %[[A:.*]] = memref.view %[[WS]][%[[AT_A]]][%[[D]]] : memref<281474976710656xi8> to memref<?x2xf32>
+// CHECK-NOT: memref.alloc
+func.func @main(%dims: memref<1xi64> {infc.dims_arg}, %out: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %dims[%c0] : memref<1xi64>
+  %d = arith.index_cast %v : i64 to index
+  %c3 = arith.constant 3 : index
+  %m = arith.muli %d, %c3 : index
+  %c = memref.alloc() : memref<4xf32>
+  %b = memref.alloc(%m) : memref<?x8xf32>
+  %a = memref.alloc(%d) : memref<?x2xf32>
+  %x = memref.load %b[%c0, %c0] : memref<?x8xf32>
+  memref.store %x, %a[%c0, %c0] : memref<?x2xf32>
+  %w = memref.load %a[%c0, %c0] : memref<?x2xf32>
+  memref.store %w, %c[%c0] : memref<4xf32>
+  return
+}
+
+// -----
+
+// Neither a bound nor a polynomial (a division by a constant), and a size that is a plain
+// argument rather than an entry of the dims argument (the runtime could not size it): errors.
+func.func @main(%dims: memref<1xi64> {infc.dims_arg}) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %dims[%c0] : memref<1xi64>
+  %d = arith.index_cast %v : i64 to index
+  %c3 = arith.constant 3 : index
+  %n = arith.divui %d, %c3 : index
+  // expected-error @+1 {{infc-memory-plan: buffer 'memref<?xf32>' is not in the workspace}}
+  %a = memref.alloc(%n) : memref<?xf32>
+  %x = memref.load %a[%c0] : memref<?xf32>
+  return
+}
+
+// -----
+
 func.func @main(%d: index) {
   // expected-error @+1 {{infc-memory-plan: buffer 'memref<?xf32>' is not in the workspace}}
   %a = memref.alloc(%d) : memref<?xf32>
   %c0 = arith.constant 0 : index
-  %v = memref.load %a[%c0] : memref<?xf32>
+  %x = memref.load %a[%c0] : memref<?xf32>
   return
 }
