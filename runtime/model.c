@@ -95,8 +95,9 @@ int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *byte
  * size (max INT64_MAX: infc compile with no flag for it): its ios' max_bytes are 0, sized at
  * each run. 0 if corrupt. */
 static int size_generic(const infc_model_desc *desc, infc_model *m) {
-  if ((desc->num_variants && !(desc->flags & INFC_DESC_BATCH_LOOP)) ||
-      desc->device != INFC_DEVICE_CPU)
+  /* (Variants beside generic code: the shapes they were compiled for run them, the others
+   * the generic code; beside the batch loop: its blocks.) */
+  if (desc->device != INFC_DEVICE_CPU)
     return 0;
   int64_t *maxima = malloc(((size_t)desc->num_dims + 1) * (sizeof *maxima + sizeof(int)));
   if (!maxima)
@@ -401,7 +402,7 @@ static infc_status dim_info(const infc_model *model, int output, size_t index, i
   }
   out->min = id >= 0 ? d->dims[id].min : 0;
   out->max = id >= 0 ? d->dims[id].max : INT64_MAX;
-  if (d->num_variants) { /* only the variants' sizes run */
+  if (d->num_variants && !d->flags) { /* only the variants' sizes run (no generic code) */
     int64_t lo = INT64_MAX, hi = 0;
     for (uint32_t v = 0; v < d->num_variants; ++v) {
       int64_t n = (output ? d->variants[v].output_shapes : d->variants[v].input_shapes)[index][dim];

@@ -128,7 +128,8 @@ static int32_t choose_variant(infc_session *s) {
     if (match)
       return (int32_t)v;
   }
-  if (d->flags & INFC_DESC_BATCH_LOOP) /* other batches: the loop over the variants */
+  /* Other batches: the loop over the variants; other shapes: the generic code. */
+  if (d->flags & (INFC_DESC_BATCH_LOOP | INFC_DESC_DIMS_ARG))
     return -1;
   /* The inputs with a varying dim, and the variants there are. */
   char msg[sizeof s->error], shape[128];
@@ -166,7 +167,7 @@ static infc_status check_inputs(infc_session *s, int need_data, int32_t *chosen)
     if (st != INFC_OK)
       return st;
   }
-  if (d->num_variants && (*chosen = choose_variant(s)) < 0 && !(d->flags & INFC_DESC_BATCH_LOOP))
+  if (d->num_variants && (*chosen = choose_variant(s)) < 0 && !d->flags)
     return INFC_ERR_SHAPE_MISMATCH;
   return INFC_OK;
 }
@@ -334,8 +335,13 @@ static infc_status run_bound(infc_session *s) {
   size_t ni = d->num_inputs, no = d->num_outputs;
   const infc_variant_desc *variant = NULL;
   int32_t chosen = -1;
-  /* Sizes from the named dims: generic code or the batch loop. */
-  int generic = d->flags != 0, dims_arg = (d->flags & INFC_DESC_DIMS_ARG) != 0;
+  infc_status checked = check_inputs(s, 1, &chosen);
+  if (checked != INFC_OK)
+    return checked;
+  /* Sizes from the named dims: generic code or the batch loop. A variant of a library with
+   * generic code for other shapes is static code: no dims argument. */
+  int generic = d->flags != 0, dims_arg = (d->flags & INFC_DESC_DIMS_ARG) != 0 &&
+                                          !(chosen >= 0 && !(d->flags & INFC_DESC_BATCH_LOOP));
   /* [workspace, weights (when the model passes them), dims (generic code), inputs...,
    * outputs...] */
   void **args = s->args;
@@ -345,10 +351,6 @@ static infc_status run_bound(infc_session *s) {
   if (dims_arg)
     args[d->weights ? 2 : 1] = s->dim_values;
   void **io = args + (d->weights ? 2 : 1) + (dims_arg ? 1 : 0);
-
-  infc_status checked = check_inputs(s, 1, &chosen);
-  if (checked != INFC_OK)
-    return checked;
   if (d->workspace_terms) {
     infc_status grown = infc__session_run_workspace(s);
     if (grown != INFC_OK)

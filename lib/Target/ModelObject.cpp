@@ -311,8 +311,13 @@ static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelV
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *entryTy = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
 
-  // The model's interface: a dim the variants disagree on is dynamic (-1).
+  // The model's interface: a dim the variants disagree on is dynamic (-1). With generic
+  // code for other shapes, its names of the dims (which its -1s need) and dims argument.
   ModelInterface merged = variants.front().interface;
+  const ModelVariant *generic = nullptr;
+  for (const ModelVariant &v : variants)
+    if (v.generic)
+      generic = &v;
   for (const ModelVariant &v : variants) {
     merged.workspaceBytes = std::max(merged.workspaceBytes, v.interface.workspaceBytes);
     for (auto [mine, theirs] : llvm::zip(merged.inputs, v.interface.inputs))
@@ -329,6 +334,14 @@ static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelV
           if (k >= theirs.dimIds.size() || theirs.dimIds[k] != id)
             id = -1;
     }
+  }
+  if (generic) {
+    for (auto [mine, theirs] : llvm::zip(merged.inputs, generic->interface.inputs))
+      mine.dimIds = theirs.dimIds;
+    for (auto [mine, theirs] : llvm::zip(merged.outputs, generic->interface.outputs))
+      mine.dimIds = theirs.dimIds;
+    merged.dims = generic->interface.dims;
+    merged.dimsArg = true;
   }
   if (finish)
     finish(merged);
@@ -349,6 +362,7 @@ static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelV
       llvm::StructType::get(ctx, {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i64, i32, ptrTy});
   std::vector<llvm::Constant *> rows;
   DescriptorParts parts;
+  bool first = true;
   for (auto [i, v] : llvm::enumerate(variants)) {
     std::string prefix = "__infc_v" + std::to_string(i) + "_";
     auto declare = [&](const std::string &name) {
@@ -366,13 +380,22 @@ static void addVariantDescriptor(llvm::Module &m, const std::vector<infc::ModelV
                                                   llvm::GlobalValue::ExternalLinkage, nullptr,
                                                   prefix + "kernel_names"));
     }
+    // The generic code is the model's entry, not a row of the table.
+    if (v.generic) {
+      parts.entry = entry;
+      parts.profiledEntry = v.interface.profiledEntry ? profiled : nullptr;
+      parts.kernelNames = v.interface.profiledEntry ? names : nullptr;
+      parts.numKernels = numKernels;
+      continue;
+    }
     rows.push_back(llvm::ConstantStruct::get(
         variantTy,
         {cString(m, v.label, prefix + "label"), shapes(v.interface.inputs, prefix + "input_shapes"),
          shapes(v.interface.outputs, prefix + "output_shapes"), entry, profiled,
          llvm::ConstantInt::get(i64, v.interface.workspaceBytes),
          llvm::ConstantInt::get(i32, numKernels), names}));
-    if (i == 0) {
+    if (first && !generic) {
+      first = false;
       parts.entry = entry;
       parts.profiledEntry = v.interface.profiledEntry ? profiled : nullptr;
       parts.kernelNames = v.interface.profiledEntry ? names : nullptr;

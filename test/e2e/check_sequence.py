@@ -13,6 +13,8 @@ Checks:
     compiled with --dim seq=1..512: the interface shows seq[1..512], outputs match
     onnxruntime at seq 1, 2, 7, 32, 128 and 512 on 2 threads (and seq 7 again on one), the
     output shapes follow the run; seq 513 and a mask of another length are refused;
+  - --dim seq=1..64 --specialize seq=16,32: variants beside the generic code, at seq 16, 7,
+    32, 64, 1 and 16, the profile naming the variant each run took (16 and 32 theirs);
   - the same with dim 0 named `batch` too, --dim batch=1..4 --dim seq=1..64: the batch loop
     around generic code for the sequence, at (batch, seq) (1, 7), (3, 16), (4, 64), (2, 1)
     and (3, 33);
@@ -145,6 +147,35 @@ def main():
                 report(want in str(e), f"bert_layer run refused: {e}")
         single.close()
         m.close()
+
+    # Variants beside the generic code: seq 16 and 32 run their static variants, the other
+    # lengths the generic code (the profile's runs name the variant that ran).
+    import json
+    r = compile("bert.onnx", "bert_variants.so", "--dim", "seq=1..64", "--specialize",
+                "seq=16,32")
+    report(r.returncode == 0 and "2 variants (seq=16 | seq=32)" in r.stderr and
+           "other sizes of 'seq' run generic code" in r.stderr,
+           f"bert_layer --dim seq=1..64 --specialize seq=16,32: exit {r.returncode} "
+           f"{r.stderr.strip()[-300:]}")
+    if r.returncode == 0:
+        trace = work("variants.json")
+        m = infc.load(work("bert_variants.so"), num_threads=2, profile=trace)
+        report("input_ids: int64[1,seq[1..64]]" in repr(m), repr(m))
+        lengths = (16, 7, 32, 64, 1, 16)
+        for seq in lengths:
+            rng = np.random.default_rng(seq)
+            feeds = {"input_ids": rng.integers(0, 1000, (1, seq)).astype(np.int64),
+                     "attention_mask": np.ones((1, seq), np.int64)}
+            ref = harness.ort_reference(work("bert.onnx"), feeds)
+            got = m(**feeds)
+            results = [harness.compare(got[k], ref[k], 1e-3, 1e-4) for k in ref]
+            report(all(ok for ok, _ in results) and got["start_logits"].shape == (1, seq),
+                   f"bert_layer variants + generic at seq {seq}: " + results[0][1])
+        m.close()
+        runs = [e.get("args", {}).get("variant", "generic")
+                for e in json.load(open(trace))["traceEvents"] if e.get("cat") == "run"]
+        want = ["seq=16", "generic", "seq=32", "generic", "generic", "seq=16"]
+        report(runs == want, f"bert_layer variants + generic: the runs took {runs}")
 
     # A dynamic batch and sequence: the batch loop around generic code for the sequence.
     with_symbolic_dims(os.path.join(args.zoo, "bert_layer.onnx"), work("bert_bs.onnx"),

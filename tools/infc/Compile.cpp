@@ -405,6 +405,29 @@ void describeBatchLoop(const CompileOptions &o, const std::string &dim, const in
   interface.batchLoop = true;
 }
 
+/// The generic code for `dim` (its --dim range, the only one): a direct import that keeps
+/// it symbolic, else generic code from imports at several sizes; null with `why` else.
+OwningOpRef<ModuleOp> importGenericCode(MLIRContext &context, const CompileOptions &o,
+                                        const std::string &dim, std::string &why) {
+  std::string first;
+  OwningOpRef<ModuleOp> module;
+  {
+    ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
+        first = diag.str();
+      return success();
+    });
+    module = infc::importOnnxModel(context, o.input, o.import);
+  }
+  if (module)
+    return module;
+  std::string general;
+  if ((module = infc::importGeneralized(context, o.input, o.import, dim, general)))
+    return module;
+  why = first + (general.empty() ? "" : "; from imports at several sizes: " + general);
+  return nullptr;
+}
+
 /// `infc compile --specialize`: one static variant per combination of the named dims'
 /// values, each imported and lowered as a model of its own, in one library whose runs
 /// dispatch on the input shapes (docs/cli.md).
@@ -420,6 +443,7 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
   std::string loopDim;
   BatchRows rows;
   bool addedRow = false;
+  OwningOpRef<ModuleOp> genericModule; // generic code beside the variants, or null
   if (specialize.size() == 1 && o.import.dimRanges.count(specialize[0].first) &&
       llvm::all_of(specialize[0].second, [](int64_t v) { return v >= 1; })) {
     auto &[dim, values] = specialize[0];
@@ -428,9 +452,12 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
       loopDim = dim;
       if ((addedRow = !llvm::is_contained(values, 1)))
         values.insert(values.begin(), 1);
+    } else if (o.import.dimRanges.size() == 1 &&
+               (genericModule = importGenericCode(context, o, dim, why))) {
+      // Generic code for the sizes the variants do not take.
     } else {
       llvm::errs() << "infc: note: sizes of '" << dim << "' but the variants' are refused: "
-                   << "the batch loop does not apply: " << why << "\n";
+                   << "the batch loop does not apply, nor generic code: " << why << "\n";
     }
   }
   // The cross product, the first name varying slowest.
@@ -454,6 +481,18 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
   uint64_t workspace = 0;
   VariantLowering lower = [&](size_t i, OwningOpRef<ModuleOp> &module, ModelVariant &variant,
                               std::string &error) -> LogicalResult {
+    if (i == combos.size()) { // the generic code, last
+      variant.label = "generic";
+      variant.generic = true;
+      error = o.input + ": the generic code failed (see above)";
+      module = std::move(genericModule);
+      if (failed(collectModelInterface(*module, variant.interface)) ||
+          !runPipeline(*module, PipelineStage::Infc, false) ||
+          !runPipeline(*module, PipelineStage::LLVM, true))
+        return failure();
+      error.clear();
+      return success();
+    }
     OnnxImportOptions import = o.import;
     for (const auto &[name, v] : combos[i])
       import.dimValues[name] = v;
@@ -491,8 +530,9 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
       describeBatchLoop(o, loopDim, rows, merged);
     library = merged;
   };
-  if (failed(buildVariantLibrary(combos.size(), counting, target, runtime, o.output, weightBytes,
-                                 error, finish)))
+  bool withGeneric = static_cast<bool>(genericModule);
+  if (failed(buildVariantLibrary(combos.size() + (withGeneric ? 1 : 0), counting, target, runtime,
+                                 o.output, weightBytes, error, finish)))
     return error.empty() ? 1 : fail(error);
   if (!o.header.empty()) {
     if (failed(checkHeaderInterface(library, error))) {
@@ -511,6 +551,8 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
                                workspace / 1e6);
   if (!loopDim.empty())
     llvm::errs() << "; other sizes of '" << loopDim << "' run as the batch loop over them";
+  if (withGeneric)
+    llvm::errs() << "; other sizes of '" << specialize[0].first << "' run generic code";
   llvm::errs() << "\n";
   return 0;
 }

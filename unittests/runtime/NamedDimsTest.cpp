@@ -387,6 +387,53 @@ TEST(GenericModel, WithoutALargestSizeTheWorkspaceGrowsWithTheRun) {
   infc_model_release(model);
 }
 
+// Variants beside generic code (`--dim` with `--specialize` where the batch loop does not
+// apply): the shapes a variant was compiled for run it, as static code (no dims argument);
+// the others the generic entry.
+int variantCalls = 0;
+void addStaticBatch2(void **args) {
+  const float *a = static_cast<const float *>(args[1]), *b = static_cast<const float *>(args[2]);
+  float *y = static_cast<float *>(args[3]);
+  ++variantCalls;
+  for (int i = 0; i < 4; ++i)
+    y[i] = a[i] + b[i];
+}
+
+TEST(GenericModel, VariantsBesideItRunTheirShapes) {
+  static const int64_t k2x2[] = {2, 2};
+  static const int64_t *const kShapes[] = {k2x2, k2x2};
+  static const int64_t *const kOutShapes[] = {k2x2};
+  static const infc_variant_desc kVariant = {"batch=2", kShapes, kOutShapes, addStaticBatch2,
+                                             nullptr,   0,       0,          nullptr};
+  GenericDesc d;
+  d.desc.num_variants = 1;
+  d.desc.variants = &kVariant;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  infc_dim_info info{};
+  ASSERT_EQ(infc_model_input_dim(model, 0, 0, &info), INFC_OK);
+  EXPECT_EQ(info.min, 1); // the generic code's range, not only the variant's size
+  EXPECT_EQ(info.max, 4);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  for (auto [batch, calls] : {std::pair<int64_t, int>{2, 1}, {3, 1}, {1, 1}, {2, 2}, {4, 2}}) {
+    std::vector<float> a(batch * 2), b(batch * 2, 10.f);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = float(i);
+    int64_t shape[] = {batch, 2};
+    infc_tensor in[2] = {{a.data(), INFC_F32, 2, shape, 0, 0, 0},
+                         {b.data(), INFC_F32, 2, shape, 0, 0, 0}};
+    infc_tensor out{};
+    ASSERT_EQ(infc_run(session, in, 2, &out, 1), INFC_OK) << infc_session_error(session);
+    EXPECT_EQ(variantCalls, calls) << "batch " << batch;
+    ASSERT_EQ(out.shape[0], batch);
+    for (int64_t i = 0; i < batch * 2; ++i)
+      EXPECT_EQ(static_cast<const float *>(out.data)[i], float(i) + 10.f) << batch;
+  }
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
 TEST(GenericModel, CorruptDescriptorsAreRefused) {
   static const int32_t kUnnamed[] = {-1, -1};
   static const int64_t k3x2[] = {3, 2};
@@ -412,7 +459,7 @@ TEST(GenericModel, CorruptDescriptorsAreRefused) {
          d.inputs[0].dim_ids = d.inputs[1].dim_ids = nullptr;
        }},
       {"unknown flags", [](GenericDesc &d) { d.desc.flags = 4; }},
-      {"variants too",
+      {"a variant without shapes",
        [](GenericDesc &d) {
          static infc_variant_desc variant = {"v",     nullptr, nullptr, addGeneric,
                                              nullptr, 0,       0,       nullptr};

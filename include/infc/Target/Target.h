@@ -125,6 +125,9 @@ llvm::LogicalResult emitModel(mlir::ModuleOp module, const ModelInterface &inter
 struct ModelVariant {
   ModelInterface interface;
   std::string label;
+  /// The generic code for the shapes no variant takes (`--dim` beside `--specialize`): not
+  /// in the variant table, but the model's entry, with the dims argument.
+  bool generic = false;
 };
 
 /// Adjusts the model's interface merged from the variants' (the batch loop's -1 and range).
