@@ -504,8 +504,17 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
     if (!module || failed(collectModelInterface(*module, variant.interface)))
       return failure();
     if (variant.interface.dimsArg) {
-      error = o.input + ": --specialize with a dim left symbolic by --dim is not supported yet " +
-              "(specialize every symbolic dim, or compile the generic library alone)";
+      std::string names;
+      for (const ModelValue &v : variant.interface.inputs)
+        for (auto [k, size] : llvm::enumerate(v.shape))
+          if (size == -1 && k < v.dimIds.size() && v.dimIds[k] >= 0) {
+            std::string name = "'" + variant.interface.dims[v.dimIds[k]].name + "'";
+            if (!llvm::StringRef(names).contains(name))
+              names += (names.empty() ? "" : ", ") + name;
+          }
+      error = o.input + ": --specialize of some dims with another left symbolic (" + names +
+              ": --dim, or no flag for it) is not supported yet; specialize every symbolic "
+              "dim (--specialize or --input-shape), or compile the generic library alone";
       return failure();
     }
     if (!runPipeline(*module, PipelineStage::Infc, false) ||
