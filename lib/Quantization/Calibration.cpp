@@ -221,39 +221,83 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
   if (!model.open(library, options.threads, error, "", /*envProfile=*/false))
     return false;
   std::vector<Stats> stats(candidates.size());
+  // One run's activations into the statistics (the ranges first, then the histograms).
+  auto accumulate = [&](bool histogram) {
+    for (size_t i = 0; i < stats.size(); ++i) {
+      const infc_tensor &t = model.outputs[modelOutputs + i];
+      const float *v = (const float *)t.data;
+      size_t n = t.byte_size / sizeof(float);
+      Stats &s = stats[i];
+      if (histogram) {
+        for (size_t e = 0; e < n; ++e)
+          ++s.histogram[binOf(s, v[e])];
+        continue;
+      }
+      for (size_t e = 0; e < n; ++e) {
+        s.lo = std::min<double>(s.lo, v[e]);
+        s.hi = std::max<double>(s.hi, v[e]);
+        s.sumSquares += (double)v[e] * v[e];
+      }
+      s.count += n;
+    }
+  };
   auto runSamples = [&](bool histogram) {
     for (size_t k = 0; k < samples.size(); ++k) {
-      auto provide = [&](const infc_io_info &info, NpyArray &a, std::string &err) {
-        auto it = samples[k].find(info.name);
-        if (it == samples[k].end()) {
-          err = "calibration sample " + std::to_string(k) + " has no " + info.name + ".npy";
+      // The sample's arrays; with the batch loop, its rows one at a time (every input that
+      // carries the batch of the same rows).
+      std::map<std::string, NpyArray> arrays; // (read when first needed)
+      auto read = [&](const std::string &name, const NpyArray *&array, std::string &err) {
+        array = nullptr;
+        auto file = samples[k].find(name);
+        if (file == samples[k].end())
+          return true;
+        auto [it, fresh] = arrays.try_emplace(name);
+        if (fresh && !readNpy(file->second, it->second, err))
+          return false;
+        array = &it->second;
+        return true;
+      };
+      int64_t rows = -1;
+      for (const std::string &name : options.rowInputs) {
+        const NpyArray *array;
+        if (!read(name, array, error))
+          return false;
+        if (!array)
+          continue; // (reported below)
+        int64_t n = array->shape.empty() ? -1 : array->shape[0];
+        if (n < 1 || (rows >= 0 && n != rows)) {
+          error = "calibration sample " + std::to_string(k) + ": " + name +
+                  ".npy must have the batch of the others, at least 1, as its dim 0";
           return false;
         }
-        return readNpy(it->second, a, err);
-      };
-      std::string runError;
-      if (!model.bind(provide, error))
-        return false;
-      if (!model.run(runError)) {
-        error = "calibration sample " + std::to_string(k) + ": " + runError;
-        return false;
+        rows = n;
       }
-      for (size_t i = 0; i < stats.size(); ++i) {
-        const infc_tensor &t = model.outputs[modelOutputs + i];
-        const float *v = (const float *)t.data;
-        size_t n = t.byte_size / sizeof(float);
-        Stats &s = stats[i];
-        if (histogram) {
-          for (size_t e = 0; e < n; ++e)
-            ++s.histogram[binOf(s, v[e])];
-          continue;
+      for (int64_t row = 0; row < std::max<int64_t>(rows, 1); ++row) {
+        auto provide = [&](const infc_io_info &info, NpyArray &a, std::string &err) {
+          const NpyArray *array;
+          if (!read(info.name, array, err))
+            return false;
+          if (!array) {
+            err = "calibration sample " + std::to_string(k) + " has no " + info.name + ".npy";
+            return false;
+          }
+          a = *array;
+          if (rows > 0 && llvm::is_contained(options.rowInputs, info.name)) {
+            size_t bytes = array->data.size() / (size_t)rows;
+            a.data.assign(array->data.begin() + (ptrdiff_t)(bytes * row),
+                          array->data.begin() + (ptrdiff_t)(bytes * (row + 1)));
+            a.shape[0] = 1;
+          }
+          return true;
+        };
+        std::string runError;
+        if (!model.bind(provide, error))
+          return false;
+        if (!model.run(runError)) {
+          error = "calibration sample " + std::to_string(k) + ": " + runError;
+          return false;
         }
-        for (size_t e = 0; e < n; ++e) {
-          s.lo = std::min<double>(s.lo, v[e]);
-          s.hi = std::max<double>(s.hi, v[e]);
-          s.sumSquares += (double)v[e] * v[e];
-        }
-        s.count += n;
+        accumulate(histogram);
       }
     }
     return true;

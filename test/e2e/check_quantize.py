@@ -12,6 +12,8 @@ inputs. Checks:
   - the int8 outputs stay close to the float model's (onnxruntime): relative RMS error
     below 6%, and the CNN's 10 logits pick the same class on at least 7 of 8 inputs;
   - the int8 model differs from the float one (it really is quantized);
+  - the CNN with a symbolic batch and no flag for it: the batch loop, calibrated row by row
+    on samples of 4 rows, equal at batch 3 to the static int8 library run on each row;
   - wrong use fails cleanly: --quantize without --calibration, a sample that lacks an
     input, an unknown method; no output file is left behind.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
@@ -93,6 +95,46 @@ def main():
                   (same >= 7 or make is not check_qdq.cnn))
             check(case, ok, f"report {m.group(0) if m else 'missing'}, {floats} kept in float; "
                             f"relative RMS error vs float {err:.4f}, same argmax {same}/8")
+
+        # A symbolic batch and no flag for it: the batch loop, calibrated row by row on
+        # samples of 4 rows (the same 16 rows as above), so its quantization is the static
+        # library's: at batch 3 each row equals that library's output on the row alone.
+        if make is check_qdq.cnn:
+            dynamic = onnx.load(f32)
+            for v in (dynamic.graph.input[0], dynamic.graph.output[0]):
+                dim = v.type.tensor_type.shape.dim[0]
+                dim.Clear()
+                dim.dim_param = "batch"
+            f32_dyn = os.path.join(args.work, graph.name + "_dyn.onnx")
+            onnx.save(dynamic, f32_dyn)
+            calib4 = os.path.join(args.work, graph.name + "_calib4")
+            shutil.rmtree(calib4, ignore_errors=True)
+            rows = [np.load(os.path.join(calib, f"{i:02d}", input_name + ".npy"))
+                    for i in range(16)]
+            for i in range(4):
+                os.makedirs(os.path.join(calib4, f"{i:02d}"))
+                np.save(os.path.join(calib4, f"{i:02d}", input_name + ".npy"),
+                        np.concatenate(rows[4 * i:4 * i + 4]))
+            so = os.path.join(args.work, graph.name + "_loop.so")
+            r = harness.run_tool([args.infc, "compile", f32_dyn, "-o", so, "--quantize", "int8",
+                                  "--calibration", calib4, "--calibration-method", "minmax",
+                                  "--report"], 300)
+            looped = "runs as the batch loop" in r.stderr
+            if r.returncode != 0 or not looped:
+                check(f"{graph.name}_batch_loop", False, "compile failed\n" + r.describe())
+            else:
+                loop = infc.load(so, num_threads=2)
+                static = infc.load(os.path.join(args.work, f"{graph.name}_minmax.so"))
+                x3 = np.concatenate(held_out[:3])
+                got = loop(**{input_name: x3})["y"]
+                want = np.concatenate([static(**{input_name: x})["y"] for x in held_out[:3]])
+                err = float(np.abs(got - want).max())
+                m = re.search(r"(\d+) of (\d+) convolutions and matmuls run on int8", r.stdout)
+                check(f"{graph.name}_batch_loop",
+                      got.shape == (3, 10) and err <= 1e-5 and m is not None and
+                      int(m.group(1)) == products - grouped,
+                      f"{m.group(0) if m else 'no report'}; batch 3 against the static int8 "
+                      f"library row by row: max abs {err:.3g}")
 
         # Wrong use: a clean error, a non-zero exit, no output file.
         bad = os.path.join(args.work, graph.name + "_bad_calib")

@@ -729,6 +729,9 @@ int runCompile(const CompileOptions &given, const char *argv0) {
     return 1;
   if (!loopDim.empty()) {
     describeBatchLoop(o, loopDim, rows, interface);
+    for (auto [v, carries] : llvm::zip(interface.inputs, rows.inputs))
+      if (carries)
+        o.quantization.rowInputs.push_back(v.name);
     // Around generic code, the runtime takes the batch as the first named dim (the order
     // the inputs name them in).
     if (interface.dimsArg && interface.dims.front().name != loopDim)
@@ -736,12 +739,14 @@ int runCompile(const CompileOptions &given, const char *argv0) {
                   "' must be the first dim the inputs name to run around generic code for '" +
                   interface.dims.front().name + "'");
   }
-  // Generic code (a symbolic dim kept by --dim) and the batch loop: the CPU library for now.
+  // Generic code (a symbolic dim kept by --dim) and the batch loop: the CPU library for now;
+  // --quantize and --report for the batch loop's static row code only (calibrated row by
+  // row: QuantizeOptions::rowInputs).
   if (interface.dimsArg || interface.batchLoop) {
-    const char *unsupported = pipeline.target != Target::CPU ? "--target cuda"
-                              : !o.quantize.empty()          ? "--quantize"
-                              : o.report                     ? "--report"
-                                                             : nullptr;
+    const char *unsupported = pipeline.target != Target::CPU             ? "--target cuda"
+                              : !o.quantize.empty() && interface.dimsArg ? "--quantize"
+                              : o.report && interface.dimsArg            ? "--report"
+                                                                         : nullptr;
     if (unsupported)
       return fail(o.input + ": a symbolic dim (--dim) with " + unsupported +
                   " is not supported yet; fix the dim with --input-shape or --specialize");

@@ -21,6 +21,9 @@ struct QuantizeOptions {
   /// Node names or ONNX op types to keep in float.
   std::vector<std::string> keepFloat;
   int threads = 0;
+  /// The batch loop's inputs that carry the batch (dim 0): the model is the code for one
+  /// row, so a calibration sample of N rows there runs as N samples of one row.
+  std::vector<std::string> rowInputs;
 };
 
 /// What calibration decided for one convolution or matmul.
