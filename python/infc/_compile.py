@@ -64,7 +64,8 @@ def compile(model, output, *, input_shape=None, input_value=None, header=None, d
 
     input_shape: {input name: shape tuple} (--input-shape); input_value: {input name: array}
     (--input-value; written to a temporary .npy); header: a path for the typed C header;
-    dim: {dim name: (min, max)} (--dim: generic code for every size in the range);
+    dim: {dim name: (min, max)} (--dim: generic code for every size in the range; max None
+        for no largest size, what a named dim no argument fixes gets);
     specialize: {dim name: [sizes]} (--specialize: a static variant per combination).
     Every other keyword is the flag of the same name (underscores for dashes): a string or
     number its value (target="cuda", cpu="znver4", quantize="int8"), True the bare flag
@@ -84,7 +85,7 @@ def compile(model, output, *, input_shape=None, input_value=None, header=None, d
         if header is not None:
             argv += ["--header", os.fspath(header)]
         for name, (lo, hi) in (dim or {}).items():
-            argv += ["--dim", f"{name}={int(lo)}..{int(hi)}"]
+            argv += ["--dim", f"{name}={int(lo)}..{'' if hi is None else int(hi)}"]
         for name, sizes in (specialize or {}).items():
             argv += ["--specialize", f"{name}=" + ",".join(str(int(v)) for v in sizes)]
         for name, value in options.items():

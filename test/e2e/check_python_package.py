@@ -66,6 +66,17 @@ PROBE = textwrap.dedent('''
         got = infc.load(so)(x=x)["z"]
         report(np.allclose(got, want, rtol=1e-5, atol=1e-6),
                f"source: compiled through INFC_COMPILER, runs equal to numpy")
+        # A symbolic batch: dim= with no largest size, and no argument for it at all.
+        x5 = rng.standard_normal((5, 8)).astype(np.float32)
+        for label, kwargs in (("dim={'batch': (1, None)}", {"dim": {"batch": (1, None)}}),
+                              ("no argument", {})):
+            so = infc.compile(model(os.path.join(work, "b.onnx"), "batch"),
+                              os.path.join(work, "b.so"), **kwargs)
+            lib = infc.load(so)
+            got = lib(x=x5)["z"]
+            report(np.allclose(got, np.maximum(x5 @ w, 0), rtol=1e-5, atol=1e-6) and
+                   "batch[1..]" in repr(lib), f"source: a symbolic batch with {label}: {lib!r}")
+            lib.close()
         bad = os.path.join(work, "bad.so")
         try:
             infc.compile(model(os.path.join(work, "bad.onnx"), 2, trans_b=1), bad)
