@@ -51,6 +51,8 @@ struct infc_session {
   infc__cuda_session *cuda;    /* a CUDA model's device state, else NULL */
   void **out_buffers;          /* library-owned outputs, one per output */
   size_t *out_capacity;        /* the bytes each holds (grown by runs that need more) */
+  void **out_retired;          /* buffers a run grew out of, freed once nothing can read
+                                  them: after it ran, or at the next run or the release */
   const int64_t **out_shapes;  /* their shapes, handed out in library-owned tensors */
   int64_t *shape_storage;      /* backs out_shapes; then, as many, the prepared shapes */
   int64_t *prepared_shapes;    /* infc_session_output_shape's: set by prepare and by runs */
@@ -96,9 +98,12 @@ long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name);
 
 /* session.c */
 int infc__session_is_valid(const infc_session *session);
-/* Library-owned output j's buffer, grown to hold `bytes` (a batch loop's output of a batch
- * beyond those before; the old contents are dropped); NULL when out of memory. */
+/* Library-owned output j's buffer, grown to hold `bytes` (an output of a size beyond those
+ * before; the old buffer is retired, not freed: a run's input may be the last run's output,
+ * still in it); NULL when out of memory. */
 void *infc__session_output_buffer(infc_session *session, size_t j, size_t bytes);
+/* Frees the buffers runs grew out of (infc__session_output_buffer). */
+void infc__session_free_retired(infc_session *session);
 /* The workspace of a model that sizes it per run (desc->workspace_terms) grown, in
  * session->workspace, to hold this run's (s->dim_values bound); an error when it cannot. */
 infc_status infc__session_run_workspace(infc_session *session);

@@ -91,9 +91,9 @@ int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *byte
 
 /* A generic model (INFC_DESC_DIMS_ARG): every -1 dim named, with a finite range, and an
  * output's named by an input; each io's largest size into m->max_bytes. The batch of a batch
- * loop, and the dim of generic code whose workspace is sized per run, may have no largest
- * size (max INT64_MAX: infc compile with no flag for it): its ios' max_bytes are 0, sized at
- * each run. 0 if corrupt. */
+ * loop, and the dim of generic code alone (its workspace sized per run, or of no buffer of
+ * the dim's size), may have no largest size (max INT64_MAX: infc compile with no flag for
+ * it): its ios' max_bytes are 0, sized at each run. 0 if corrupt. */
 static int size_generic(const infc_model_desc *desc, infc_model *m) {
   /* (Variants beside generic code: the shapes they were compiled for run them, the others
    * the generic code; beside the batch loop: its blocks.) */
@@ -116,9 +116,11 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
    * whose workspace is sized per run: its dim. */
   int loop = (desc->flags & INFC_DESC_BATCH_LOOP) != 0;
   int32_t batch = (desc->flags & INFC_DESC_DIMS_ARG) ? 0 : -1;
-  if (desc->workspace_terms) {
+  if (desc->flags == INFC_DESC_DIMS_ARG) {
+    /* Generic code alone: its one symbolic dim may have no largest size; the compiler
+     * placed what depends on it by polynomials (workspace_terms) or nothing does. */
     loop = 1;
-    batch = desc->workspace_dim;
+    batch = desc->workspace_terms ? desc->workspace_dim : -1;
   }
   for (size_t i = 0; i < nio && ok; ++i) {
     const infc_io_desc *io = infc__io(desc, i);

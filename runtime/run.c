@@ -335,6 +335,8 @@ static infc_status run_bound(infc_session *s) {
   size_t ni = d->num_inputs, no = d->num_outputs;
   const infc_variant_desc *variant = NULL;
   int32_t chosen = -1;
+  /* (Buffers an earlier run that failed grew out of: its outputs are gone by now.) */
+  infc__session_free_retired(s);
   infc_status checked = check_inputs(s, 1, &chosen);
   if (checked != INFC_OK)
     return checked;
@@ -464,6 +466,9 @@ static infc_status run_bound(infc_session *s) {
   /* The shapes of this run: the library-owned tensors' and infc_session_output_shape's. */
   set_output_shapes(s, chosen, s->shape_storage);
   set_output_shapes(s, chosen, s->prepared_shapes);
+  /* The entry has read its inputs: the buffers this run grew out of (one may have been
+   * an input: the last run's output fed back) can go. */
+  infc__session_free_retired(s);
   for (size_t j = 0; j < no; ++j) {
     infc_tensor *t = s->out_bind[j];
     if (t && !t->data) {

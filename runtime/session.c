@@ -65,6 +65,10 @@ static void session_free(infc_session *s) {
       free(s->out_buffers[j]);
   free(s->out_buffers);
   free(s->out_capacity);
+  if (s->out_retired)
+    for (uint32_t j = 0; j < s->desc->num_outputs; ++j)
+      free(s->out_retired[j]);
+  free(s->out_retired);
   free(s->out_shapes);
   free(s->shape_storage);
   free(s->args);
@@ -176,6 +180,7 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   /* +1s keep calloc away from size 0, where NULL would look like a failure. */
   s->out_buffers = calloc(no + 1, sizeof *s->out_buffers);
   s->out_capacity = calloc(no + 1, sizeof *s->out_capacity);
+  s->out_retired = calloc(no + 1, sizeof *s->out_retired);
   s->out_shapes = calloc(no + 1, sizeof *s->out_shapes);
   s->shape_storage = calloc(2 * shape_len + 1, sizeof *s->shape_storage);
   s->prepared_shapes = s->shape_storage ? s->shape_storage + shape_len : NULL;
@@ -186,9 +191,9 @@ infc_status infc_session_create(const infc_model *model, const infc_session_opti
   s->dim_values = calloc((size_t)d->num_dims + 1, sizeof *s->dim_values);
   s->dim_input = calloc((size_t)d->num_dims + 1, sizeof *s->dim_input);
   s->dim_index = calloc((size_t)d->num_dims + 1, sizeof *s->dim_index);
-  if (!s->out_buffers || !s->out_capacity || !s->out_shapes || !s->shape_storage || !s->args ||
-      !s->in_bind || !s->out_bind || !s->dim_values || !s->dim_input || !s->dim_index ||
-      !s->run_bytes) {
+  if (!s->out_buffers || !s->out_capacity || !s->out_retired || !s->out_shapes ||
+      !s->shape_storage || !s->args || !s->in_bind || !s->out_bind || !s->dim_values ||
+      !s->dim_input || !s->dim_index || !s->run_bytes) {
     session_free(s);
     return create_fail(&opts, INFC_ERR_OUT_OF_MEMORY, "infc_session_create: out of memory");
   }
@@ -295,11 +300,19 @@ void *infc__session_output_buffer(infc_session *s, size_t j, size_t bytes) {
     void *grown = aligned_alloc_64(bytes);
     if (!grown)
       return NULL;
-    free(s->out_buffers[j]);
+    free(s->out_retired[j]); /* (one grown out of earlier in this run: nothing reads it) */
+    s->out_retired[j] = s->out_buffers[j];
     s->out_buffers[j] = grown;
     s->out_capacity[j] = bytes;
   }
   return s->out_buffers[j];
+}
+
+void infc__session_free_retired(infc_session *s) {
+  for (uint32_t j = 0; j < s->desc->num_outputs; ++j) {
+    free(s->out_retired[j]);
+    s->out_retired[j] = NULL;
+  }
 }
 
 void infc_session_release(infc_session *session) {

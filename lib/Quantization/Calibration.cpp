@@ -281,12 +281,16 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
             err = "calibration sample " + std::to_string(k) + " has no " + info.name + ".npy";
             return false;
           }
-          a = *array;
           if (rows > 0 && llvm::is_contained(options.rowInputs, info.name)) {
+            // (The row's bytes only: copying the sample first would be quadratic in rows.)
             size_t bytes = array->data.size() / (size_t)rows;
+            a.dtype = array->dtype;
+            a.shape = array->shape;
+            a.shape[0] = 1;
             a.data.assign(array->data.begin() + (ptrdiff_t)(bytes * row),
                           array->data.begin() + (ptrdiff_t)(bytes * (row + 1)));
-            a.shape[0] = 1;
+          } else {
+            a = *array;
           }
           return true;
         };

@@ -132,7 +132,8 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
   std::vector<int32_t> dims = varyingDims(interface);
   std::string dimParams, dimArgs;
   for (int32_t id : dims) {
-    std::string name = identifier(interface.dims[id].name);
+    // (Prefixed: a dim's name may be an input's, or `shape`, `in`, `session`.)
+    std::string name = "dim_" + identifier(interface.dims[id].name);
     dimParams += (dimParams.empty() ? "" : ", ") + ("int64_t " + name);
     dimArgs += (dimArgs.empty() ? "" : ", ") + name;
   }
@@ -151,7 +152,7 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
     os << "\n";
   }
   auto dimName = [&](const ModelValue &v, size_t k) {
-    return identifier(interface.dims[v.dimIds[k]].name);
+    return "dim_" + identifier(interface.dims[v.dimIds[k]].name);
   };
   auto describe = [&](const ModelValue &v, const char *kind, size_t i) {
     std::string id = p + "_" + kind + "_" + identifier(v.name);
@@ -184,7 +185,7 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
         for (auto [k, size] : llvm::enumerate(v.shape))
           used |= size == -1 && v.dimIds[k] == dim;
         if (!used)
-          os << indent << "(void)" << identifier(interface.dims[dim].name) << ";\n";
+          os << indent << "(void)dim_" << identifier(interface.dims[dim].name) << ";\n";
       }
     };
     os << "static inline int64_t " << id << "_count(" << dimParams << ") {\n";
@@ -218,7 +219,7 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
      << (dims.empty() ? "" : " at the given sizes") << ". */\n"
      << "static inline infc_status " << p << "_run(infc_session *session";
   for (int32_t id : dims)
-    os << ", int64_t " << identifier(interface.dims[id].name);
+    os << ", int64_t dim_" << identifier(interface.dims[id].name);
   for (auto &v : interface.inputs)
     os << ",\n    const " << cType(v.dtype) << " *" << identifier(v.name);
   for (auto &v : interface.outputs)

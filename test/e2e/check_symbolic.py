@@ -336,7 +336,7 @@ def main():
             ("mlp.onnx", ["--dim", "batch=1..8", "--target", "cuda"],
              "with --target cuda is not supported yet"),
             ("two.onnx", ["--dim", "batch=1..8", "--specialize", "seq=2,4"],
-             "--specialize with a dim left symbolic")):
+             "with another left symbolic ('batch'")):
         out = work("bad.so")
         r = compile(model, "bad.so", *flags)
         report(r.returncode == 1 and want in r.stderr and not os.path.exists(out)

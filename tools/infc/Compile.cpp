@@ -409,6 +409,11 @@ void describeBatchLoop(const CompileOptions &o, const std::string &dim, const in
 /// it symbolic, else generic code from imports at several sizes; null with `why` else.
 OwningOpRef<ModuleOp> importGenericCode(MLIRContext &context, const CompileOptions &o,
                                         const std::string &dim, std::string &why) {
+  // (Its workspace would be sized per run, which a library of variants does not do.)
+  if (o.import.dimRanges.lookup(dim).second == infc::kUnboundedDim) {
+    why = "generic code beside variants needs the largest size of '" + dim + "'";
+    return nullptr;
+  }
   std::string first;
   OwningOpRef<ModuleOp> module;
   {
@@ -486,7 +491,13 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
       variant.generic = true;
       error = o.input + ": the generic code failed (see above)";
       module = std::move(genericModule);
-      if (failed(collectModelInterface(*module, variant.interface)) ||
+      if (failed(collectModelInterface(*module, variant.interface)))
+        return failure();
+      if (!variant.interface.dimsArg) {
+        error = o.input + ": the generic code beside the variants has no symbolic dim";
+        return failure();
+      }
+      if (!runPipeline(*module, PipelineStage::Infc, false) ||
           !runPipeline(*module, PipelineStage::Infc, false) ||
           !runPipeline(*module, PipelineStage::LLVM, true))
         return failure();
@@ -544,6 +555,14 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
                                  o.output, weightBytes, error, finish)))
     return error.empty() ? 1 : fail(error);
   if (!o.header.empty()) {
+    // Variants alone run only their sizes: the header's ranges say so.
+    if (!withGeneric && loopDim.empty())
+      for (const auto &[name, values] : specialize)
+        for (NamedDim &d : library.dims)
+          if (d.name == name) {
+            d.min = std::max(d.min, *llvm::min_element(values));
+            d.max = std::min(d.max, *llvm::max_element(values));
+          }
     if (failed(checkHeaderInterface(library, error))) {
       llvm::sys::fs::remove(o.output);
       return fail(o.input + ": " + error);
@@ -738,6 +757,13 @@ int runCompile(const CompileOptions &given, const char *argv0) {
       return fail(o.input + ": the batch loop's dim '" + loopDim +
                   "' must be the first dim the inputs name to run around generic code for '" +
                   interface.dims.front().name + "'");
+    // Around the loop, the generic code's workspace is one per thread, planned at its dim's
+    // largest size: that dim needs one.
+    for (const NamedDim &d : interface.dims)
+      if (interface.dimsArg && d.name != loopDim && d.max == kUnboundedDim)
+        return fail(o.input + ": '" + d.name + "' has no largest size, which the generic code " +
+                    "around the batch loop of '" + loopDim + "' needs: give --dim " + d.name + "=" +
+                    std::to_string(d.min) + "..MAX");
   }
   // Generic code (a symbolic dim kept by --dim) and the batch loop: the CPU library for now;
   // --quantize and --report for the batch loop's static row code only (calibrated row by

@@ -174,23 +174,13 @@ struct Buffer {
 
 int64_t alignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
 
-/// The polynomial with every coefficient a multiple of the alignment, at least `p`: its
-/// offsets are aligned at every size.
-std::optional<Polynomial> alignUp(const Polynomial &p) {
-  Polynomial r;
-  for (int64_t k : p.c) {
-    if (k > std::numeric_limits<int64_t>::max() - kAlignment)
-      return std::nullopt;
-    r.c.push_back(alignUp(k));
-  }
-  return r;
-}
-
-/// `p` at `size` in index arithmetic, built at `b`.
-Value emitPolynomial(OpBuilder &b, Location loc, const Polynomial &p, Value size) {
-  if (!p.isConstant() && !size.getType().isIndex()) // (the dims argument's i64 entry)
+/// `p` at `size`, rounded up to the alignment, in index arithmetic built at `b`.
+Value emitAlignedPolynomial(OpBuilder &b, Location loc, const Polynomial &p, Value size) {
+  if (p.isConstant())
+    return arith::ConstantIndexOp::create(b, loc, alignUp(p.at(0)));
+  if (!size.getType().isIndex()) // (the dims argument's i64 entry)
     size = arith::IndexCastOp::create(b, loc, b.getIndexType(), size);
-  Value sum = arith::ConstantIndexOp::create(b, loc, p.at(0)), power;
+  Value sum = arith::ConstantIndexOp::create(b, loc, p.at(0) + kAlignment - 1), power;
   for (size_t k = 1; k < p.c.size(); ++k) {
     power = power ? arith::MulIOp::create(b, loc, power, size).getResult() : size;
     if (p.c[k] == 0)
@@ -199,7 +189,8 @@ Value emitPolynomial(OpBuilder &b, Location loc, const Polynomial &p, Value size
         arith::MulIOp::create(b, loc, power, arith::ConstantIndexOp::create(b, loc, p.c[k]));
     sum = arith::AddIOp::create(b, loc, sum, term);
   }
-  return sum;
+  Value mask = arith::ConstantIndexOp::create(b, loc, ~(kAlignment - 1));
+  return arith::AndIOp::create(b, loc, sum, mask);
 }
 
 /// Index (in `block`) of the last op that uses `value` or any view of it.
@@ -448,14 +439,22 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
                                           : Polynomial::constant(size);
           count = count && factor ? *count * *factor : std::nullopt;
         }
-        if (count)
-          count = alignUp(*count);
         if (!count)
-          continue; // reported below
-        buf.polynomialBytes = count;
-      } else if (llvm::MulOverflow(elements, (bits + 7) / 8, bytes) || bytes > (int64_t(1) << 48)) {
+          continue;                // reported below
+        if (count->isConstant()) { // (bounded after all: a minimum with a constant)
+          bytes = count->at(0);
+        } else {
+          // Its offset is aligned at run time (below): 63 bytes more hold that.
+          auto padded = *count + Polynomial{{kAlignment - 1}};
+          if (!padded)
+            continue; // reported below
+          buf.polynomialBytes = padded;
+        }
+      } else if (llvm::MulOverflow(elements, (bits + 7) / 8, bytes)) {
         continue; // reported below
       }
+      if (!buf.polynomialBytes && bytes > (int64_t(1) << 48))
+        continue; // reported below
       buf.alloc = alloc;
       buf.bytes = buf.polynomialBytes ? 0 : alignUp(std::max<int64_t>(1, bytes));
       buf.first = order[alloc];
@@ -545,7 +544,7 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       OpBuilder b(buf.alloc);
       Value offset =
           buf.polynomialOffset
-              ? emitPolynomial(b, buf.alloc.getLoc(), *buf.polynomialOffset, symbol)
+              ? emitAlignedPolynomial(b, buf.alloc.getLoc(), *buf.polynomialOffset, symbol)
               : arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset).getResult();
       Value view = memref::ViewOp::create(b, buf.alloc.getLoc(), buf.alloc.getType(), workspace,
                                           offset, buf.alloc.getDynamicSizes());

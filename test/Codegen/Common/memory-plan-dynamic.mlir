@@ -27,13 +27,14 @@ func.func @main(%d: index, %out: memref<2xf32>) {
 // -----
 
 // Sizes of no largest size (the generic code of a dim no flag bounds, read from the dims
-// argument without a clamp): each buffer's bytes a polynomial in the run's size, every
-// coefficient rounded up to 64 B; placed after the sized buffers (64 B here) at offsets
-// that are polynomials too, the larger first, each at the coefficient-wise maximum of the
-// ends of those live with it. %b: 3d x 8 f32 = 96d B, rounded to 128d, at 64; %a: d x 2
-// f32 = 8d B, rounded to 64d, after %b: 64 + 128d. The workspace is 64 + 192d B at a run's
-// d (entry 0 of the dims argument), and its type only carries the pointer.
-// CHECK-LABEL: module attributes {infc.workspace_bytes = 64 : i64, infc.workspace_dim = 0 : i64, infc.workspace_polynomial = array<i64: 64, 192>}
+// argument without a clamp): each buffer's bytes a polynomial in the run's size, 63 bytes
+// added for its offset's alignment, which is rounded up at run time; placed after the
+// sized buffers (64 B here) at offsets that are polynomials too, the larger first, each at
+// the coefficient-wise maximum of the ends of those live with it. %b: 3d x 8 f32 = 96d B
+// (+63), at 64; %a: d x 2 f32 = 8d B (+63), at 127 + 96d rounded up to 64 (or + 63, and
+// down). The workspace is 190 + 104d B at a run's d (entry 0 of the dims argument), and
+// its type only carries the pointer.
+// CHECK-LABEL: module attributes {infc.workspace_bytes = 64 : i64, infc.workspace_dim = 0 : i64, infc.workspace_polynomial = array<i64: 190, 104>}
 // CHECK: func.func @main(%[[WS:.*]]: memref<281474976710656xi8> {infc.workspace}, %[[DIMS:.*]]: memref<1xi64> {infc.dims_arg}
 // CHECK: %[[V:.*]] = memref.load %[[DIMS]]
 // CHECK: %[[D:.*]] = arith.index_cast %[[V]] : i64 to index
@@ -42,10 +43,12 @@ func.func @main(%d: index, %out: memref<2xf32>) {
 // CHECK: %[[AT_B:.*]] = arith.constant 64 : index
 // CHECK: %[[B:.*]] = memref.view %[[WS]][%[[AT_B]]][%[[M]]] : memref<281474976710656xi8> to memref<?x8xf32>
 // CHECK: %[[SIZE:.*]] = arith.index_cast %[[V]] : i64 to index
-// CHECK: %[[SIXTY_FOUR:.*]] = arith.constant 64 : index
-// CHECK: %[[STEP:.*]] = arith.constant 128 : index
+// CHECK: %[[BASE:.*]] = arith.constant 190 : index
+// CHECK: %[[STEP:.*]] = arith.constant 96 : index
 // CHECK: %[[SCALED:.*]] = arith.muli %[[SIZE]], %[[STEP]] : index
-// CHECK: %[[AT_A:.*]] = arith.addi %[[SIXTY_FOUR]], %[[SCALED]] : index
+// CHECK: %[[SUM:.*]] = arith.addi %[[BASE]], %[[SCALED]] : index
+// CHECK: %[[MASK:.*]] = arith.constant -64 : index
+// CHECK: %[[AT_A:.*]] = arith.andi %[[SUM]], %[[MASK]] : index
 // CHECK: %[[A:.*]] = memref.view %[[WS]][%[[AT_A]]][%[[D]]] : memref<281474976710656xi8> to memref<?x2xf32>
 // CHECK-NOT: memref.alloc
 func.func @main(%dims: memref<1xi64> {infc.dims_arg}, %out: memref<2xf32>) {
