@@ -774,7 +774,8 @@ int runCompile(const CompileOptions &given, const char *argv0) {
                               : o.report && interface.dimsArg            ? "--report"
                                                                          : nullptr;
     if (unsupported)
-      return fail(o.input + ": a symbolic dim (--dim) with " + unsupported +
+      return fail(o.input + ": a symbolic dim (--dim, or a named dim no flag fixes) with " +
+                  unsupported +
                   " is not supported yet; fix the dim with --input-shape or --specialize");
   }
 
