@@ -165,16 +165,22 @@ def main():
            "(logits: float32[batch[1..64],10], probs: float32[batch[1..64],10], "
            "logp: float32[batch[1..64],10])>", repr(m))
     second = m.session(num_threads=1)
-    for batch in (1, 3, 17, 64, 3):
-        x = np.random.default_rng(batch).standard_normal((batch, 32)).astype(np.float32)
-        ref = harness.ort_reference(work("mlp.onnx"), {"x": x})
-        got = m(x=x)
-        own = {"probs": np.empty((batch, 10), np.float32)}
-        second.run({"x": x}, out=own)
-        ok = all(harness.compare(got[k], ref[k], rtol=1e-4, atol=1e-6)[0] for k in ref)
-        ok2, summary = harness.compare(own["probs"], ref["probs"], rtol=1e-4, atol=1e-6)
-        report(ok and ok2 and got["probs"].shape == (batch, 10),
-               f"mlp batch {batch}: {summary} (library-owned; caller-owned, second session)")
+
+    def mlp_batches(m, second, batches, label):
+        """The mlp library `m` against onnxruntime at each batch: library-owned outputs on
+        its session, a caller-owned one on `second` (1 thread)."""
+        for batch in batches:
+            x = np.random.default_rng(batch).standard_normal((batch, 32)).astype(np.float32)
+            ref = harness.ort_reference(work("mlp.onnx"), {"x": x})
+            got = m(x=x)
+            own = {"probs": np.empty((batch, 10), np.float32)}
+            second.run({"x": x}, out=own)
+            ok = all(harness.compare(got[k], ref[k], rtol=1e-4, atol=1e-6)[0] for k in ref)
+            ok2, summary = harness.compare(own["probs"], ref["probs"], rtol=1e-4, atol=1e-6)
+            report(ok and ok2 and got["probs"].shape == (batch, 10),
+                   f"{label} batch {batch}: {summary} (library-owned; caller-owned, second "
+                   "session)")
+    mlp_batches(m, second, (1, 3, 17, 64, 3), "mlp")
     shapes = m.output_shapes(x=(5, 32))
     report(shapes == {"logits": (5, 10), "probs": (5, 10), "logp": (5, 10)},
            f"mlp output_shapes: {shapes}")
@@ -203,15 +209,7 @@ def main():
         m = infc.load(work("mlp_open.so"), num_threads=2)
         report("x: float32[batch[1..],32]" in repr(m), repr(m))
         second = m.session(num_threads=1)
-        for batch in (1, 300, 7, 300):
-            x = np.random.default_rng(batch).standard_normal((batch, 32)).astype(np.float32)
-            ref = harness.ort_reference(work("mlp.onnx"), {"x": x})
-            got = m(x=x)
-            own = {"probs": np.empty((batch, 10), np.float32)}
-            second.run({"x": x}, out=own)
-            ok = all(harness.compare(got[k], ref[k], rtol=1e-4, atol=1e-6)[0] for k in ref)
-            ok2, summary = harness.compare(own["probs"], ref["probs"], rtol=1e-4, atol=1e-6)
-            report(ok and ok2, f"mlp without flags at batch {batch}: {summary}")
+        mlp_batches(m, second, (1, 300, 7, 300), "mlp without flags,")
         second.close()
         m.close()
     r = compile("mlp.onnx", "mlp64.so", "--input-shape", "x=64x32")
