@@ -116,7 +116,7 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
    * whose workspace is sized per run: its dim. */
   int loop = (desc->flags & INFC_DESC_BATCH_LOOP) != 0;
   int32_t batch = (desc->flags & INFC_DESC_DIMS_ARG) ? 0 : -1;
-  if (desc->flags == INFC_DESC_DIMS_ARG) {
+  if (desc->flags == INFC_DESC_DIMS_ARG && !desc->num_variants) {
     /* Generic code alone: its one symbolic dim may have no largest size; the compiler
      * placed what depends on it by polynomials (workspace_terms) or nothing does. */
     loop = 1;

@@ -67,7 +67,7 @@ static infc_status check_tensor(infc_session *s, const char *kind, size_t index,
 
 static int overlap(const void *a, size_t na, const void *b, size_t nb) {
   uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
-  return na && nb && pa < pb + nb && pb < pa + na;
+  return a && b && na && nb && pa < pb + nb && pb < pa + na;
 }
 
 /* The named dims of the bound inputs (already checked for rank and static dims): every dim
@@ -393,10 +393,9 @@ static infc_status run_bound(infc_session *s) {
   }
   for (size_t j = 0; j < no; ++j) {
     const infc_tensor *t = s->out_bind[j];
-    void *data = s->out_buffers[j];
-    if (!(t && t->data) && !(data = infc__session_output_buffer(s, j, bytes[ni + j])))
-      return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "output %zu '%s': cannot allocate its %zu bytes",
-                        j, d->outputs[j].name, bytes[ni + j]);
+    /* A library-owned output that outgrows its buffer gets a new one once everything is
+     * checked (below; NULL until then: a fresh buffer overlaps nothing). */
+    void *data = !(t && t->data) && bytes[ni + j] > s->out_capacity[j] ? NULL : s->out_buffers[j];
     if (t && ((t->flags & ~INFC_TENSOR_DEVICE) || t->reserved))
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                         "output %zu '%s': flags and reserved "
@@ -423,7 +422,7 @@ static infc_status run_bound(infc_session *s) {
    * catches feeding a library-owned output of the last run back as an input. */
   for (size_t j = 0; j < no; ++j) {
     const void *o = io[ni + j];
-    size_t on = bytes[ni + j];
+    size_t on = o ? bytes[ni + j] : 0; /* (NULL: a buffer yet to grow) */
     for (size_t i = 0; i < ni; ++i)
       if (overlap(o, on, io[i], bytes[i]))
         return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
@@ -437,6 +436,11 @@ static infc_status run_bound(infc_session *s) {
                           "'%s'",
                           j, d->outputs[j].name, k, d->outputs[k].name);
   }
+
+  for (size_t j = 0; j < no; ++j)
+    if (!io[ni + j] && !(io[ni + j] = infc__session_output_buffer(s, j, bytes[ni + j])))
+      return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "output %zu '%s': cannot allocate its %zu bytes",
+                        j, d->outputs[j].name, bytes[ni + j]);
 
   s->error[0] = '\0';
   if (s->cuda) {

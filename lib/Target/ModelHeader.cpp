@@ -105,6 +105,30 @@ static std::vector<int32_t> varyingDims(const infc::ModelInterface &interface) {
 }
 
 LogicalResult infc::checkHeaderInterface(const ModelInterface &interface, std::string &error) {
+  // The run function's parameters: the dims' sizes, the inputs, the outputs (`_out`); two
+  // names that become one C identifier would not compile.
+  llvm::StringMap<std::string> parameters;
+  auto claim = [&](const std::string &id, const std::string &what) {
+    if (StringRef(id).starts_with("infc_")) { // (the run function's own names)
+      error = "--header: " + what + " becomes the C parameter '" + id +
+              "', and names beginning infc_ are the header's own";
+      return false;
+    }
+    auto [it, fresh] = parameters.try_emplace(id, what);
+    if (!fresh)
+      error =
+          "--header: " + what + " and " + it->second + " both become the C parameter '" + id + "'";
+    return fresh;
+  };
+  for (const NamedDim &d : interface.dims)
+    if (!claim("dim_" + identifier(d.name), "dim '" + d.name + "'"))
+      return failure();
+  for (const ModelValue &v : interface.inputs)
+    if (!claim(identifier(v.name), "input '" + v.name + "'"))
+      return failure();
+  for (const ModelValue &v : interface.outputs)
+    if (!claim(identifier(v.name) + "_out", "output '" + v.name + "'"))
+      return failure();
   for (const auto *values : {&interface.inputs, &interface.outputs})
     for (const ModelValue &v : *values)
       for (auto [k, size] : llvm::enumerate(v.shape))
@@ -217,7 +241,7 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
     describe(v, "output", i);
   os << "\n/* Runs the model on caller-owned buffers of the shapes above"
      << (dims.empty() ? "" : " at the given sizes") << ". */\n"
-     << "static inline infc_status " << p << "_run(infc_session *session";
+     << "static inline infc_status " << p << "_run(infc_session *infc_session_";
   for (int32_t id : dims)
     os << ", int64_t dim_" << identifier(interface.dims[id].name);
   for (auto &v : interface.inputs)
@@ -234,7 +258,7 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
       std::string id = p + "_" + kind + "_" + identifier(v.name);
       std::string shape = id + "_shape";
       if (llvm::is_contained(v.shape, -1)) {
-        shape = std::string(array) + "_shape" + std::to_string(i);
+        shape = std::string(array) + "shape" + std::to_string(i) + "_";
         os << "  int64_t " << shape << "[" << v.shape.size() << "];\n  " << id << "_shape("
            << dimArgs << ", " << shape << ");\n";
       }
@@ -244,9 +268,10 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
          << "_RANK;\n  " << array << "[" << i << "].shape = " << shape << ";\n";
     }
   };
-  tensors(interface.inputs, "input", "in", false);
-  tensors(interface.outputs, "output", "out", true);
-  os << "  return infc_run(session, in, " << interface.inputs.size() << ", out, "
+  // (Its own names begin infc_, which checkHeaderInterface keeps from the parameters.)
+  tensors(interface.inputs, "input", "infc_in_", false);
+  tensors(interface.outputs, "output", "infc_out_", true);
+  os << "  return infc_run(infc_session_, infc_in_, " << interface.inputs.size() << ", infc_out_, "
      << interface.outputs.size() << ");\n}\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard
      << " */\n";
 }

@@ -498,7 +498,6 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
         return failure();
       }
       if (!runPipeline(*module, PipelineStage::Infc, false) ||
-          !runPipeline(*module, PipelineStage::Infc, false) ||
           !runPipeline(*module, PipelineStage::LLVM, true))
         return failure();
       error.clear();
