@@ -112,24 +112,22 @@ static int size_generic(const infc_model_desc *desc, infc_model *m) {
     for (int32_t k = 0; desc->inputs[i].dim_ids && k < desc->inputs[i].rank; ++k)
       if (desc->inputs[i].dim_ids[k] >= 0)
         bound[desc->inputs[i].dim_ids[k]] = 1;
-  /* The loop's batch: dim id 0 around generic code, else every -1 dim's. Generic code
-   * whose workspace is sized per run: its dim. */
-  int loop = (desc->flags & INFC_DESC_BATCH_LOOP) != 0;
-  int32_t batch = (desc->flags & INFC_DESC_DIMS_ARG) ? 0 : -1;
-  if (desc->flags == INFC_DESC_DIMS_ARG && !desc->num_variants) {
-    /* Generic code alone: its one symbolic dim may have no largest size; the compiler
-     * placed what depends on it by polynomials (workspace_terms) or nothing does. */
-    loop = 1;
-    batch = desc->workspace_terms ? desc->workspace_dim : -1;
-  }
+  /* The dim id that may have no largest size (-1: any, -2: none): the batch loop's batch
+   * (dim id 0 around generic code, else every -1 is the batch's); generic code alone, its
+   * one symbolic dim (the compiler placed what depends on it by polynomials,
+   * workspace_terms, or nothing does). */
+  int32_t open = -2;
+  if (desc->flags & INFC_DESC_BATCH_LOOP)
+    open = (desc->flags & INFC_DESC_DIMS_ARG) ? 0 : -1;
+  else if (desc->flags == INFC_DESC_DIMS_ARG && !desc->num_variants)
+    open = desc->workspace_terms ? desc->workspace_dim : -1;
   for (size_t i = 0; i < nio && ok; ++i) {
     const infc_io_desc *io = infc__io(desc, i);
     int per_run = 0;
     for (int32_t k = 0; k < io->rank && ok; ++k) {
       int32_t id = io->dim_ids ? io->dim_ids[k] : -1;
       int unbounded = id >= 0 && maxima[id] == INT64_MAX;
-      ok = io->shape[k] != -1 ||
-           (id >= 0 && bound[id] && (!unbounded || (loop && (batch < 0 || id == batch))));
+      ok = io->shape[k] != -1 || (id >= 0 && bound[id] && (!unbounded || open == -1 || id == open));
       per_run |= io->shape[k] == -1 && unbounded;
     }
     if (per_run)

@@ -497,35 +497,31 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
         error = o.input + ": the generic code beside the variants has no symbolic dim";
         return failure();
       }
-      if (!runPipeline(*module, PipelineStage::Infc, false) ||
-          !runPipeline(*module, PipelineStage::LLVM, true))
+    } else {
+      OnnxImportOptions import = o.import;
+      for (const auto &[name, v] : combos[i])
+        import.dimValues[name] = v;
+      if (addedRow && i == 0) // (the row's code, which the range may not include)
+        import.dimRanges.erase(loopDim);
+      variant.label = labels[i];
+      error = o.input + ": variant " + labels[i] + " failed (see above)";
+      module = importOnnxModel(context, o.input, import);
+      if (!module || failed(collectModelInterface(*module, variant.interface)))
         return failure();
-      error.clear();
-      return success();
-    }
-    OnnxImportOptions import = o.import;
-    for (const auto &[name, v] : combos[i])
-      import.dimValues[name] = v;
-    if (addedRow && i == 0) // (the row's code, which the range may not include)
-      import.dimRanges.erase(loopDim);
-    variant.label = labels[i];
-    error = o.input + ": variant " + labels[i] + " failed (see above)";
-    module = importOnnxModel(context, o.input, import);
-    if (!module || failed(collectModelInterface(*module, variant.interface)))
-      return failure();
-    if (variant.interface.dimsArg) {
-      std::string names;
-      for (const ModelValue &v : variant.interface.inputs)
-        for (auto [k, size] : llvm::enumerate(v.shape))
-          if (size == -1 && k < v.dimIds.size() && v.dimIds[k] >= 0) {
-            std::string name = "'" + variant.interface.dims[v.dimIds[k]].name + "'";
-            if (!llvm::StringRef(names).contains(name))
-              names += (names.empty() ? "" : ", ") + name;
-          }
-      error = o.input + ": --specialize of some dims with another left symbolic (" + names +
-              ": --dim, or no flag for it) is not supported yet; specialize every symbolic "
-              "dim (--specialize or --input-shape), or compile the generic library alone";
-      return failure();
+      if (variant.interface.dimsArg) {
+        std::string names;
+        for (const ModelValue &v : variant.interface.inputs)
+          for (auto [k, size] : llvm::enumerate(v.shape))
+            if (size == -1 && k < v.dimIds.size() && v.dimIds[k] >= 0) {
+              std::string name = "'" + variant.interface.dims[v.dimIds[k]].name + "'";
+              if (!llvm::StringRef(names).contains(name))
+                names += (names.empty() ? "" : ", ") + name;
+            }
+        error = o.input + ": --specialize of some dims with another left symbolic (" + names +
+                ": --dim, or no flag for it) is not supported yet; specialize every symbolic "
+                "dim (--specialize or --input-shape), or compile the generic library alone";
+        return failure();
+      }
     }
     if (!runPipeline(*module, PipelineStage::Infc, false) ||
         !runPipeline(*module, PipelineStage::LLVM, true))
