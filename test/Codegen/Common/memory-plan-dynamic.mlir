@@ -92,3 +92,31 @@ func.func @main(%d: index) {
   %x = memref.load %a[%c0] : memref<?xf32>
   return
 }
+
+// -----
+
+// A size read from the dims argument at an index the runtime cannot know: an error.
+func.func @main(%dims: memref<2xi64> {infc.dims_arg}, %i: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{infc-memory-plan: the workspace is sized by an entry of the dims argument at no constant index}}
+  %v = memref.load %dims[%i] : memref<2xi64>
+  %d = arith.index_cast %v : i64 to index
+  %a = memref.alloc(%d) : memref<?xf32>
+  %x = memref.load %a[%c0] : memref<?xf32>
+  return
+}
+
+// -----
+
+// Buffers of no largest size whose stacked offsets overflow 64 bits: an error, not a wrap.
+func.func @main(%dims: memref<1xi64> {infc.dims_arg}) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %dims[%c0] : memref<1xi64>
+  %d = arith.index_cast %v : i64 to index
+  %a = memref.alloc(%d) : memref<?x4611686018427387904xi8>
+  // expected-error @+1 {{infc-memory-plan: the workspace's size overflows}}
+  %b = memref.alloc(%d) : memref<?x4611686018427387904xi8>
+  %x = memref.load %a[%c0, %c0] : memref<?x4611686018427387904xi8>
+  memref.store %x, %b[%c0, %c0] : memref<?x4611686018427387904xi8>
+  return
+}
