@@ -135,6 +135,7 @@ static void addLinalgPasses(OpPassManager &pm, const infc::InfcPipelineOptions &
   // AMX tiles take K in steps of 64 bytes (infc-vnni-matmul pads A to them otherwise).
   if (!seam.directConv && options.vnni && options.amx && options.vectorBits >= 512)
     seam.byteRowMultiple = 64;
+  seam.bf16Convs = !seam.directConv && options.precision == infc::Precision::BF16;
   if (!seam.directConv || options.gpuLayout == infc::ConvLayout::NHWC) {
     pm.addNestedPass<func::FuncOp>(infc::createInfcChannelsLast());
     pm.addPass(createCanonicalizerPass());
@@ -202,7 +203,8 @@ static void addHostLowering(OpPassManager &pm, const infc::InfcPipelineOptions &
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   ConvertVectorToLLVMPassOptions vectorOptions;
-  vectorOptions.amx = options.amx; // the amx tile ops become their LLVM intrinsics
+  // the amx tile ops become their LLVM intrinsics
+  vectorOptions.amx = options.amx || options.precision == infc::Precision::BF16;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createUBToLLVMConversionPass());
   addFuncToLLVM(pm);
@@ -223,6 +225,11 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
     kernel.kernel = options.int8Kernel;
     kernel.vectorBits = options.int8KernelBits;
     pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(kernel));
+  }
+  if (options.precision == infc::Precision::BF16) {
+    pm.addNestedPass<func::FuncOp>(infc::createInfcBf16Matmul());
+    // The rounding of A joins the elementwise op that makes A (a LayerNorm, a GELU).
+    pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   }
   infc::InfcImplicitConvOptions implicitConv;
   implicitConv.vectorBits = options.vectorBits;
@@ -247,7 +254,7 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addPass(infc::createInfcMemoryPlan());
   pm.addNestedPass<func::FuncOp>(infc::createInfcPrefetchPanels());
   pm.addNestedPass<func::FuncOp>(infc::createInfcUnrollKLoops());
-  if (options.amx)
+  if (options.amx || options.precision == infc::Precision::BF16)
     pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());
   infc::InfcParallelizeLoopsOptions parallel;
   if (!options.serialSmallLoops)
@@ -407,6 +414,8 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<bool> vnni{*this, "vnni", llvm::cl::desc("the target has AVX-512 VNNI"),
                     llvm::cl::init(false)};
   Option<bool> amx{*this, "amx", llvm::cl::desc("the target has AMX-INT8"), llvm::cl::init(false)};
+  Option<bool> amxBf16{*this, "amx-bf16", llvm::cl::desc("the target has AMX-BF16"),
+                       llvm::cl::init(false)};
   Option<std::string> int8Kernel{
       *this, "int8-kernel",
       llvm::cl::desc("without vnni: vpdpbusd (AVX-VNNI) or vpmaddwd (AVX2, AVX-512BW)")};
@@ -421,7 +430,8 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> cudaPath{*this, "cuda-path", llvm::cl::desc("CUDA toolkit"),
                                llvm::cl::init("/usr/local/cuda")};
   Option<std::string> precision{*this, "precision",
-                                llvm::cl::desc("CUDA: fp32 (default), tf32, fp16 or bf16"),
+                                llvm::cl::desc("fp32 (default); CUDA: tf32, fp16 or bf16; "
+                                               "CPU with amx-bf16: bf16"),
                                 llvm::cl::init("fp32")};
   Option<std::string> activations{
       *this, "activations",
@@ -469,14 +479,23 @@ std::string infc::checkPipelineOptions(const InfcPipelineOptions &options,
   auto option = [&](StringRef name, StringRef value = "") { return spell(spelling, name, value); };
   if (options.emulatorChecks && options.target != Target::CUDAEmulator)
     return option("emulator-checks") + " needs " + option("target", "cuda-emulator");
-  if (options.precision != Precision::FP32 && options.target == Target::CPU)
+  if (options.precision == Precision::BF16 && options.target == Target::CPU && !options.amxBf16)
+    return option("precision", "bf16") + " on the CPU needs a target CPU with AMX-BF16 " +
+           "(Sapphire Rapids or later; " +
+           (spelling == OptionSpelling::Flags ? "--cpu sapphirerapids" : "amx-bf16") + "), or " +
+           option("target", "cuda");
+  if (options.precision != Precision::FP32 && options.precision != Precision::BF16 &&
+      options.target == Target::CPU)
     return option("precision", nameOf(options.precision)) + " needs " + option("target", "cuda") +
-           " (the CPU computes in fp32)";
+           " (the CPU computes in fp32, or bf16)";
   if (options.activations && options.precision != Precision::FP16 &&
       options.precision != Precision::BF16)
     return option("activations", nameOf(*options.activations)) + " needs " +
            option("precision", "fp16") + " or bf16 (activations are fp32 at " +
            nameOf(options.precision).str() + ")";
+  if (options.activations && options.target == Target::CPU)
+    return option("activations", nameOf(*options.activations)) + " needs " +
+           option("target", "cuda") + " (the CPU keeps activations in fp32)";
   if (options.gpuLayout != ConvLayout::NHWC && options.target == Target::CPU)
     return option("gpu-layout", nameOf(options.gpuLayout)) + " needs " + option("target", "cuda") +
            " (the CPU convolves over NHWC)";
@@ -521,6 +540,7 @@ static std::string parsePipelineOptions(const PipelineCLOptions &cl,
   options.vectorBits = cl.vectorBits;
   options.vnni = cl.vnni;
   options.amx = cl.amx;
+  options.amxBf16 = cl.amxBf16;
   options.int8Kernel = cl.int8Kernel;
   options.int8KernelBits = cl.int8KernelBits;
   options.emulatorChecks = cl.emulatorChecks;

@@ -92,6 +92,13 @@ bool infc::targetHasAmxInt8(const TargetOptions &options) {
          tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-int8");
 }
 
+bool infc::targetHasAmxBf16(const TargetOptions &options) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  return tm && tm->getTargetTriple().isX86() &&
+         tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-bf16");
+}
+
 infc::Int8Kernel infc::targetInt8KernelWithoutAvx512Vnni(const TargetOptions &options) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);

@@ -29,7 +29,9 @@ Compile cases:
   t1-t2  --target cuda: an architecture ptxas refuses (its message comes along), one LLVM
          does not know, one older than sm_80 and one that is not sm_NN; an unknown --target,
          --gpu, --precision or --gpu-layout without --target cuda, --precision fp8,
-         --gpu-layout nhcw, --activations bf8 or without --precision fp16|bf16, --quantize
+         --precision bf16 for a CPU without AMX-BF16, --precision auto with --target cuda,
+         --gpu-layout nhcw, --activations bf8, without --precision fp16|bf16 or on the CPU,
+         --quantize
          without --calibration for cuda, --emulator-checks for cuda, --gpu-index-bits 16 or
          for the emulator
   i      a Reshape whose shape is a graph input: refused, naming the input and --input-value;
@@ -490,7 +492,8 @@ def _(ctx):
 
 
 @case("t2", "an unknown --target, --gpu, --precision or --gpu-layout without --target cuda, "
-            "--precision fp8, --gpu-layout nhcw, --activations bf8 or without fp16/bf16, "
+            "--precision fp8, bf16 without AMX-BF16, auto on the GPU, --gpu-layout nhcw, "
+            "--activations bf8, without fp16/bf16 or on the CPU, "
             "--quantize without --calibration for cuda, --emulator-checks for cuda, "
             "--gpu-index-bits 16 or for the emulator")
 def _(ctx):
@@ -502,6 +505,15 @@ def _(ctx):
                       label="--precision on the CPU")
     ctx.compile_fails(p, [both(r"--precision", r"fp8")],
                       ["--target", "cuda", "--precision", "fp8"], label="--precision fp8")
+    # bf16 on the CPU needs AMX-BF16 (Zen 3 has none); auto is the CPU's; the CPU keeps
+    # its activations in fp32.
+    ctx.compile_fails(p, [both(r"--precision bf16", r"AMX-BF16")],
+                      ["--precision", "bf16", "--cpu", "znver3"], label="bf16 without AMX-BF16")
+    ctx.compile_fails(p, [both(r"--precision auto", r"--target cuda")],
+                      ["--target", "cuda", "--precision", "auto"], label="auto on the GPU")
+    ctx.compile_fails(p, [both(r"--activations", r"--target cuda")],
+                      ["--precision", "bf16", "--cpu", "sapphirerapids", "--activations", "half"],
+                      label="--activations on the CPU")
     ctx.compile_fails(p, [both(r"--gpu-layout", r"--target cuda")], ["--gpu-layout", "nchw"],
                       label="--gpu-layout on the CPU")
     ctx.compile_fails(p, [both(r"--gpu-layout", r"nhcw")],

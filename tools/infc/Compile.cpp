@@ -36,6 +36,9 @@ struct CompileOptions {
   std::string gpus, cudaPath; // given only with --target cuda
   int optLevel = 3;
   bool report = false;
+  /// --precision auto: bf16 where the target CPU has AMX-BF16, else fp32 (the choice is
+  /// printed).
+  bool autoPrecision = false;
   infc::OnnxImportOptions import;
   /// The flags' part of the pipeline (target, precision, ...); the target CPU's features
   /// are added before it runs.
@@ -205,7 +208,9 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
     if (value("--target", v))
       error = parseFlagChoice("--target", v, o.pipeline.target);
     else if (value("--precision", v))
-      error = parseFlagChoice("--precision", v, o.pipeline.precision);
+      error = (o.autoPrecision = v == "auto")
+                  ? ""
+                  : parseFlagChoice("--precision", v, o.pipeline.precision);
     else if (value("--activations", v))
       error = parseFlagChoice("--activations", v, o.pipeline.activations.emplace());
     else if (value("--gpu-layout", v))
@@ -304,7 +309,12 @@ std::string checkCompileOptions(CompileOptions &o) {
     if (o.report)
       return "--specialize with --report is not supported (report one shape: --input-shape)";
   }
-  return infc::checkPipelineOptions(o.pipeline, infc::OptionSpelling::Flags);
+  if (o.autoPrecision && o.pipeline.target != infc::Target::CPU)
+    return "--precision auto is for the CPU; with --target cuda name fp32, tf32, fp16 or bf16";
+  // Whether the target CPU has AMX-BF16 is known once it is (pipelineOptionsFor).
+  infc::InfcPipelineOptions beforeTarget = o.pipeline;
+  beforeTarget.amxBf16 = true;
+  return infc::checkPipelineOptions(beforeTarget, infc::OptionSpelling::Flags);
 }
 
 /// --gpu sm_80,sm_90 as architectures the CUDA target can build for; "" or the error.
@@ -349,6 +359,17 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
     pipeline.int8Kernel = kernel.instruction;
     pipeline.int8KernelBits = kernel.bits;
   }
+  pipeline.amxBf16 = infc::targetHasAmxBf16(target);
+  if (o.autoPrecision) {
+    pipeline.precision = pipeline.amxBf16 ? infc::Precision::BF16 : infc::Precision::FP32;
+    llvm::errs() << "infc: --precision auto: "
+                 << (pipeline.amxBf16 ? "bf16 (the target CPU has AMX-BF16)"
+                                      : "fp32 (the target CPU has no AMX-BF16)")
+                 << "\n";
+  }
+  if (std::string why = infc::checkPipelineOptions(pipeline, infc::OptionSpelling::Flags);
+      !why.empty())
+    return why;
   if (pipeline.target == infc::Target::CPU)
     return "";
   if (!o.gpus.empty())

@@ -21,7 +21,8 @@ namespace infc {
 
 /// All infc-to-linalg patterns (the pass uses exactly these).
 void populateInfcToLinalgPatterns(mlir::RewritePatternSet &patterns, bool directConv = false,
-                                  int64_t byteRowMultiple = 1, int64_t winogradMinChannels = 64);
+                                  int64_t byteRowMultiple = 1, int64_t winogradMinChannels = 64,
+                                  bool bf16Convs = false);
 } // namespace infc
 
 #endif // INFC_CONVERSION_PASSES_H

@@ -22,6 +22,10 @@ def ConvertInfcToLinalg : Pass<"convert-infc-to-linalg", "mlir::func::FuncOp"> {
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t", /*default=*/"64",
            "NHWC 3x3 stride-1 f32 convolutions of at least this many input and output "
            "channels (both multiples of 16) by Winograd F(2x2, 3x3); 0 turns it off">,
+    Option<"bf16Convs", "bf16-convs", "bool", /*default=*/"false",
+           "NHWC plain f32 convolutions with constant weights (--precision bf16 on the CPU) as "
+           "im2col rows of bf16 (rounded before the gather, padded to 32 values) times the "
+           "weights, for infc-bf16-matmul; no Winograd or implicit GEMM">,
   ];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",

@@ -3,8 +3,10 @@
 // An AMX tile holds 16 rows of 64 bytes; tdpbusd (and its signed/unsigned siblings)
 // multiplies a 16x64 byte tile of A by a 16x64 byte tile of B, whose row q holds four
 // K-consecutive bytes of each of 16 columns, into a 16x16 i32 tile: 16K multiply-adds per
-// instruction. infc-vnni-matmul lays A and B out so that every tile is one strided load;
-// this pass, after bufferization (the amx ops take memrefs), writes the tile loops.
+// instruction. tdpbf16ps (AMX-BF16) is its float sibling: 16x32 bf16 tiles, B's row q
+// holding two K-consecutive bf16 of each of 16 columns, into a 16x16 f32 tile.
+// infc-vnni-matmul and infc-bf16-matmul lay A and B out so that every tile is one strided
+// load; this pass, after bufferization (the amx ops take memrefs), writes the tile loops.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
@@ -48,8 +50,12 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
           c = op.getDpsInitOperand(0)->get();
     auto aType = cast<MemRefType>(a.getType()), bType = cast<MemRefType>(bt.getType()),
          cType = cast<MemRefType>(c.getType());
-    int64_t m = aType.getDimSize(0), words = aType.getDimSize(1), panels = bType.getDimSize(0);
-    if (m % kRows || (words * 4) % kBytes)
+    Type element = aType.getElementType();
+    bool bf16 = element.isBF16();
+    // A [M, K / per, per] of `per` K-consecutive values a 32-bit word (bytes or bf16 pairs).
+    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1) * aType.getDimSize(2),
+            panels = bType.getDimSize(0), perRow = kBytes / (bf16 ? 2 : 1);
+    if (m % kRows || k % perRow)
       return op.emitOpError("is not an AMX tile product (rows or K not whole tiles)");
     if (!aType.getLayout().isIdentity() || !bType.getLayout().isIdentity() ||
         !cType.getLayout().isIdentity()) {
@@ -61,18 +67,19 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
       op->removeAttr("infc.amx");
       return success();
     }
-    // The tile views: A [M, K], B [P, K/4, 64], C [M, P * 16].
+    // The tile views: A [M, K], B [P, K / per, 64 bytes], C [M, P * 16].
     a = memref::CollapseShapeOp::create(b, loc, a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
     bt = memref::CollapseShapeOp::create(b, loc, bt,
                                          SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     c = memref::CollapseShapeOp::create(b, loc, c, SmallVector<ReassociationIndices>{{0}, {1, 2}});
     bool zextA = zeroExtends(op, 0), zextB = zeroExtends(op, 1);
 
-    int64_t rowTiles = m / kRows, steps = words * 4 / kBytes;
+    int64_t rowTiles = m / kRows, steps = k / perRow;
     // 2 x 2 accumulators + 2 A + 2 B tiles: the eight tile registers.
     int64_t rowBlock = rowTiles % 2 ? 1 : 2, colBlock = panels % 2 ? 1 : 2;
-    auto accType = amx::TileType::get({kRows, kRows}, b.getI32Type());
-    auto byteType = amx::TileType::get({kRows, kBytes}, b.getI8Type());
+    Type accElement = bf16 ? Type(b.getF32Type()) : Type(b.getI32Type());
+    auto accType = amx::TileType::get({kRows, kRows}, accElement);
+    auto operandType = amx::TileType::get({kRows, perRow}, element);
     auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(ib, loc, v);
     };
@@ -103,14 +110,20 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
       SmallVector<Value> aTiles, bTiles;
       for (int64_t r = 0; r < rowBlock; ++r)
         aTiles.push_back(amx::TileLoadOp::create(
-            rb, loc, byteType, a, ValueRange{add(rb, row0, r * kRows), idx(rb, s * kBytes)}));
+            rb, loc, operandType, a, ValueRange{add(rb, row0, r * kRows), idx(rb, s * perRow)}));
       for (int64_t j = 0; j < colBlock; ++j)
         bTiles.push_back(amx::TileLoadOp::create(
-            rb, loc, byteType, bt, ValueRange{add(rb, panel0, j), idx(rb, s * kRows), idx(rb, 0)}));
+            rb, loc, operandType, bt,
+            ValueRange{add(rb, panel0, j), idx(rb, s * kRows), idx(rb, 0)}));
       for (int64_t r = 0; r < rowBlock; ++r)
-        for (int64_t j = 0; j < colBlock; ++j)
-          acc[r * colBlock + j] = amx::TileMulIOp::create(rb, loc, accType, aTiles[r], bTiles[j],
-                                                          acc[r * colBlock + j], zextA, zextB);
+        for (int64_t j = 0; j < colBlock; ++j) {
+          Value &tile = acc[r * colBlock + j];
+          tile = bf16 ? amx::TileMulFOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile)
+                            .getResult()
+                      : amx::TileMulIOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile, zextA,
+                                                zextB)
+                            .getResult();
+        }
     }
     for (int64_t r = 0; r < rowBlock; ++r)
       for (int64_t j = 0; j < colBlock; ++j)

@@ -21,9 +21,10 @@ using namespace mlir;
 using namespace infc;
 
 void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns, bool directConv,
-                                        int64_t byteRowMultiple, int64_t winogradMinChannels) {
+                                        int64_t byteRowMultiple, int64_t winogradMinChannels,
+                                        bool bf16Convs) {
   populateElementwisePatterns(patterns);
-  populateLinearPatterns(patterns, directConv, byteRowMultiple, winogradMinChannels);
+  populateLinearPatterns(patterns, directConv, byteRowMultiple, winogradMinChannels, bf16Convs);
   populatePoolingPatterns(patterns);
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
@@ -109,7 +110,8 @@ struct ConvertInfcToLinalgPass
     target.addDynamicallyLegalOp<func::ReturnOp>(
         [&](func::ReturnOp op) { return signlessTypes.isLegal(op.getOperandTypes()); });
     RewritePatternSet patterns(ctx);
-    populateInfcToLinalgPatterns(patterns, directConv, byteRowMultiple, winogradMinChannels);
+    populateInfcToLinalgPatterns(patterns, directConv, byteRowMultiple, winogradMinChannels,
+                                 bf16Convs);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signlessTypes);
     populateReturnOpTypeConversionPattern(patterns, signlessTypes);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

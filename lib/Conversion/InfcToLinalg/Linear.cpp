@@ -315,13 +315,24 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> pads
   return padConstant(b, loc, input, {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]}, padValue);
 }
 
+/// An f32 tensor rounded to bf16 (to nearest, ties to even), elementwise.
+Value roundToBf16(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return elementwise(b, loc, type.clone(b.getBF16Type()), ValueRange{x},
+                     [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                       return arith::TruncFOp::create(nb, l, nb.getBF16Type(), args[0]);
+                     });
+}
+
 /// The bytes of an i32 convolution's im2col matrix (or input) widened to `et`: moved as
 /// bytes, widened only here, where infc-vnni-matmul finds the extension and multiplies the
-/// bytes themselves.
+/// bytes themselves. (Or the bf16 rows of an f32 convolution, for infc-bf16-matmul.)
 Value widenBytes(OpBuilder &b, Location loc, Value bytes, Type et, bool unsignedInput) {
   auto type = cast<RankedTensorType>(bytes.getType());
   return elementwise(b, loc, RankedTensorType::get(type.getShape(), et), ValueRange{bytes},
                      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                       if (isa<FloatType>(et)) // bf16 rows of --precision bf16
+                         return arith::ExtFOp::create(nb, l, et, args[0]);
                        if (unsignedInput)
                          return arith::ExtUIOp::create(nb, l, et, args[0]);
                        return arith::ExtSIOp::create(nb, l, et, args[0]);
@@ -454,7 +465,8 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
   if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
     col = reshapeTensor(b, loc, input, RankedTensorType::get({rows, k}, et));
   } else {
-    // Bytes with rows of whole `byteRowMultiple`s (AMX takes K in 64-byte steps): im2col
+    // Bytes (or bf16) with rows of whole `byteRowMultiple`s (AMX takes K in 64-byte steps,
+    // 64 bytes or 32 bf16): im2col
     // writes the zero tail itself, a strided fill of a few bytes a row, where padding the
     // matrix after would copy all of it once more (an int8 3x3 conv of 32 channels: 288
     // bytes a row, 320 padded), and the weights get zero rows at compile time. (A 1x1 conv
@@ -462,7 +474,8 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
     DenseElementsAttr dense;
     int64_t kp = k;
     if (bytes && byteRowMultiple > 1 && k % byteRowMultiple &&
-        matchPattern(permuted, m_Constant(&dense)) && dense.getElementType().isInteger(32))
+        matchPattern(permuted, m_Constant(&dense)) &&
+        dense.getElementType().getIntOrFloatBitWidth() == 32)
       kp = (k + byteRowMultiple - 1) / byteRowMultiple * byteRowMultiple;
     // Col[n, r, ow, (i*KW + j)*C + c] = X[n, r*sh + i*dh, ow*sw + j*dw, c], in one loop over
     // the output rows r and taps (i, j), marked infc.parallel: one parallel region per
@@ -786,9 +799,9 @@ Value depthwiseAsTapSum(OpBuilder &b, Location loc, Value input, Value weight,
 /// over its widened bytes).
 struct ConvLowering : public OpConversionPattern<ConvOp> {
   ConvLowering(MLIRContext *ctx, bool directConv, int64_t byteRowMultiple,
-               int64_t winogradMinChannels)
+               int64_t winogradMinChannels, bool bf16Convs)
       : OpConversionPattern(ctx), directConv(directConv), byteRowMultiple(byteRowMultiple),
-        winogradMinChannels(winogradMinChannels) {}
+        winogradMinChannels(winogradMinChannels), bf16Convs(bf16Convs) {}
   bool directConv;
   int64_t byteRowMultiple;
   /// Winograd for 3x3 convolutions from this many input and output channels on (0: never);
@@ -797,6 +810,9 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
   /// The pass's default, 64: below it the V and M buffers cost more than the products save
   /// (measured in docs/architecture.md).
   int64_t winogradMinChannels;
+  /// --precision bf16 on the CPU: plain f32 NHWC convolutions with constant weights as
+  /// im2col rows of bf16 times the weights (infc-bf16-matmul's AMX tiles).
+  bool bf16Convs;
   LogicalResult matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -891,6 +907,19 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       result = convChannelsLastAsMatmul(
           rewriter, loc, x, weight, op.getStrides(), op.getDilations(), resultType,
           fromBytes && isUnsigned(fromBytes.getInput().getType()), byteRowMultiple);
+      rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
+      return success();
+    }
+    DenseElementsAttr dense;
+    if (bf16Convs && group == 1 && et.isF32() &&
+        matchPattern(adaptor.getWeight(), m_Constant(&dense))) {
+      // Rounded to bf16 before padding and im2col (half the bytes to gather), rows padded
+      // to whole 64-byte AMX steps (32 values); infc-bf16-matmul reads them as they are.
+      Value narrow = roundToBf16(rewriter, loc, adaptor.getInput());
+      Value x = padSpatial(rewriter, loc, narrow, op.getPads(),
+                           rewriter.getZeroAttr(rewriter.getBF16Type()), /*channelsLast=*/true);
+      result = convChannelsLastAsMatmul(rewriter, loc, x, adaptor.getWeight(), op.getStrides(),
+                                        op.getDilations(), resultType, false, /*rowMultiple=*/32);
       rewriter.replaceOp(op, addBias(rewriter, loc, result, adaptor.getBias(), resultType, true));
       return success();
     }
@@ -1101,8 +1130,9 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
 } // namespace
 
 void infc::populateLinearPatterns(RewritePatternSet &patterns, bool directConv,
-                                  int64_t byteRowMultiple, int64_t winogradMinChannels) {
+                                  int64_t byteRowMultiple, int64_t winogradMinChannels,
+                                  bool bf16Convs) {
   patterns.add<MatMulLowering>(patterns.getContext());
   patterns.add<ConvLowering>(patterns.getContext(), directConv, byteRowMultiple,
-                             winogradMinChannels);
+                             winogradMinChannels, bf16Convs);
 }

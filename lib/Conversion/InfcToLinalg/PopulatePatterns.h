@@ -13,7 +13,7 @@
 namespace infc {
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateLinearPatterns(mlir::RewritePatternSet &patterns, bool directConv,
-                            int64_t byteRowMultiple, int64_t winogradMinChannels);
+                            int64_t byteRowMultiple, int64_t winogradMinChannels, bool bf16Convs);
 void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);

@@ -91,3 +91,35 @@ func.func @amx_strided_fallback(%a: memref<16x16x4xi8, strided<[128, 4, 1]>>, %b
   }
   return
 }
+
+// -----
+
+// bf16 (infc-bf16-matmul): C [16, 2, 16] f32 += A [16, 32, 2] x B [2, 32, 16, 2], K of 64
+// values in two unrolled steps of 32 (64 bytes); 16x32 bf16 operand tiles, f32
+// accumulators, amx.tile_mulf.
+// CHECK-LABEL: func @amx_bf16
+// CHECK: %[[A:.*]] = memref.collapse_shape %arg0 {{\[}}[0], [1, 2]] : memref<16x32x2xbf16> into memref<16x64xbf16>
+// CHECK: %[[B:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1], [2, 3]] : memref<2x32x16x2xbf16> into memref<2x32x32xbf16>
+// CHECK-COUNT-2: amx.tile_zero : !amx.tile<16x16xf32>
+// CHECK: amx.tile_load %[[A]][%{{.*}}, %[[K0:.*]]] : memref<16x64xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-2: amx.tile_load %[[B]]{{.*}} : memref<2x32x32xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-2: amx.tile_mulf %{{.*}}, %{{.*}}, %{{.*}} : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
+// CHECK: amx.tile_load %[[A]][%{{.*}}, %c32] : memref<16x64xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-2: amx.tile_load %[[B]]
+// CHECK-COUNT-2: amx.tile_mulf
+// CHECK-COUNT-2: amx.tile_store
+// CHECK-NOT: linalg.generic
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_bf16(%a: memref<16x32x2xbf16>, %b: memref<2x32x16x2xbf16>, %c: memref<16x2x16xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<16x32x2xbf16>, memref<2x32x16x2xbf16>) outs(%c : memref<16x2x16xf32>) attrs = {infc.amx} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

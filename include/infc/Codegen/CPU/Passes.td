@@ -48,14 +48,35 @@ def InfcVnniMatmul : Pass<"infc-vnni-matmul", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect"];
 }
 
+def InfcBf16Matmul : Pass<"infc-bf16-matmul", "mlir::func::FuncOp"> {
+  let summary = "Run f32 matmuls with constant weights on AMX-BF16 tiles (--precision bf16)";
+  let description = [{
+    Matches static `linalg.matmul` on f32 whose B is a constant (the weights of a linear
+    layer, a Gemm, or a convolution's im2col product). B is rounded to bf16 (to nearest,
+    ties to even) and packed at compile time as AMX B tiles: [ceil(N/16), K/2, 16 x 2] bf16,
+    K padded to 32 with zero rows and N to 16 with zero columns. A is rounded to bf16 at
+    run time by an elementwise `linalg.generic` (or read as it is where it is an `arith.extf`
+    of bf16 values, as convert-infc-to-linalg leaves a convolution's im2col rows in bf16)
+    and zero-padded to [M rounded up to 16, K rounded up to 32]. The product, accumulated
+    in f32, is a `linalg.generic` marked `infc.amx` (C [M, P, 16] f32 += A [M, K/2, 2] x
+    B [P, K/2, 16, 2]) that infc-amx-tiles lowers to tdpbf16ps after bufferization; the
+    matmul's result is its top-left [M, N] corner. Matmuls whose K needs more than 256
+    tile steps (K > 8192) stay f32.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
-  let summary = "Lower the AMX tile products of infc-vnni-matmul to amx ops (on memrefs)";
+  let summary = "Lower the AMX tile products of infc-vnni-matmul and infc-bf16-matmul to amx ops (on memrefs)";
   let description = [{
     Each `linalg.generic` marked `infc.amx` (C [M, P, 16] i32 += A [M, K/4, 4] x
-    B [P, K/4, 16, 4], bytes extended by their signedness, M a multiple of 16 and K of 64)
+    B [P, K/4, 16, 4], bytes extended by their signedness, M a multiple of 16 and K of 64;
+    or C [M, P, 16] f32 += A [M, K/2, 2] x B [P, K/2, 16, 2] of bf16, K a multiple of 32)
     becomes a loop over blocks of 2 (or 1) column tiles, marked `infc.parallel`, and inside it
     a loop over blocks of 2 (or 1) row tiles: zeroed 16x16 i32 accumulator tiles, then per
-    64-byte K step the A and B tile loads and one `amx.tile_muli` per accumulator, unrolled
+    64-byte K step the A and B tile loads and one `amx.tile_muli` (`amx.tile_mulf` for
+    bf16) per accumulator, unrolled
     over K, then the tile stores into C. Runs after bufferization.
   }];
   let dependentDialects = ["mlir::amx::AMXDialect", "mlir::scf::SCFDialect",

@@ -1,0 +1,204 @@
+//===- Bf16Matmul.cpp - f32 matmuls with constant weights on AMX-BF16 -----===//
+//
+// --precision bf16 on a CPU with AMX-BF16. tdpbf16ps multiplies a 16x32 bf16 tile of A by
+// a 16x32 bf16 tile of B (row q: two K-consecutive values of each of 16 columns) into a
+// 16x16 f32 tile: 8192 multiply-adds an instruction, where a zmm FMA does 16. Products of
+// two bf16 values are exact in f32 and the sums stay f32, so the error is the operands'
+// rounding to bf16 (8 significand bits, a relative 2^-9 at most each); everything around
+// the products (bias, activations, normalizations, softmax, the residual stream) stays f32.
+//
+// B is rounded and packed at compile time; A is rounded at run time by an elementwise
+// generic that infc-vectorize-elementwise turns into vcvtneps2bf16, unless it is already an
+// extension of bf16 values (a convolution's im2col rows, gathered in bf16 by
+// convert-infc-to-linalg), which are read as they are.
+//
+//===----------------------------------------------------------------------===//
+#include "infc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cstring>
+
+namespace infc {
+#define GEN_PASS_DEF_INFCBF16MATMUL
+#include "infc/Codegen/CPU/Passes.h.inc"
+} // namespace infc
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kRows = 16;     // rows of an AMX tile, and columns of a B panel
+constexpr int64_t kPerRow = 32;   // bf16 values of a 64-byte tile row: the K step
+constexpr int64_t kMaxSteps = 256; // K steps infc-amx-tiles unrolls (K <= 8192)
+
+/// `x` rounded to the nearest bf16, ties to even (as vcvtneps2bf16 rounds A); NaN stays a
+/// quiet NaN of its sign.
+uint16_t roundToBf16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+/// The bf16 tensor `v` is an `arith.extf` of, by an elementwise generic (through a collapse
+/// of it: a convolution's im2col rows, reshaped to [pixels, K]), or null.
+Value extendedFromBf16(OpBuilder &b, Value v) {
+  if (auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>()) {
+    Value narrow = extendedFromBf16(b, collapse.getSrc());
+    if (!narrow)
+      return Value();
+    b.setInsertionPoint(collapse);
+    return tensor::CollapseShapeOp::create(b, collapse.getLoc(),
+                                           collapse.getResultType().clone(b.getBF16Type()),
+                                           narrow, collapse.getReassociationIndices());
+  }
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+    return Value();
+  Value in = g.getDpsInputOperand(0)->get();
+  Block &body = g.getRegion().front();
+  if (!getElementTypeOrSelf(in.getType()).isBF16() || body.getOperations().size() != 2)
+    return Value();
+  auto ext = dyn_cast<arith::ExtFOp>(body.front());
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (!ext || ext.getIn() != body.getArgument(0) || yield.getOperand(0) != ext.getResult())
+    return Value();
+  return in;
+}
+
+/// Whether `init` is zeros: a fill of 0.0 (the matmul then computes A x B alone).
+bool isZeroFill(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16MatmulPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::MatmulOp> matmuls;
+    getOperation().walk([&](linalg::MatmulOp op) {
+      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+          op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
+        matmuls.push_back(op);
+    });
+    for (linalg::MatmulOp op : matmuls)
+      rewrite(op);
+  }
+
+  static void rewrite(linalg::MatmulOp op) {
+    auto ct = cast<RankedTensorType>(op.getResult(0).getType());
+    DenseElementsAttr weights;
+    if (!ct.getElementType().isF32() || !matchPattern(op.getInputs()[1], m_Constant(&weights)) ||
+        !weights.getElementType().isF32() || !isZeroFill(op.getOutputs()[0]))
+      return;
+    int64_t m = ct.getDimSize(0), n = ct.getDimSize(1);
+    int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
+    int64_t mp = llvm::alignTo(m, kRows), kp = llvm::alignTo(k, kPerRow),
+            panels = llvm::divideCeil(n, kRows);
+    if (m == 0 || n == 0 || k == 0 || kp / kPerRow > kMaxSteps)
+      return;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value a = extendedFromBf16(b, op.getInputs()[0]);
+    b.setInsertionPoint(op);
+    if (!a)
+      a = roundRows(b, loc, op.getInputs()[0]);
+    Value product = amxProduct(b, loc, pad(b, loc, a, mp, kp), packWeights(b, loc, weights, kp));
+    if (mp != m || panels * kRows != n) {
+      SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(m), b.getIndexAttr(n)};
+      SmallVector<OpFoldResult> steps(2, b.getIndexAttr(1));
+      product = tensor::ExtractSliceOp::create(b, loc, ct, product, offsets, sizes, steps);
+    }
+    op.getResult(0).replaceAllUsesWith(product);
+    op.erase();
+  }
+
+  /// A [M, K] f32 rounded to bf16, elementwise.
+  static Value roundRows(OpBuilder &b, Location loc, Value a) {
+    auto type = cast<RankedTensorType>(a.getType());
+    auto narrowType = type.clone(b.getBF16Type());
+    Value init = tensor::EmptyOp::create(b, loc, narrowType.getShape(), b.getBF16Type());
+    SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(2));
+    SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{narrowType}, ValueRange{a}, ValueRange{init}, maps, iterators,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 Value narrow = arith::TruncFOp::create(nb, l, nb.getBF16Type(), args[0]);
+                 linalg::YieldOp::create(nb, l, narrow);
+               })
+        .getResult(0);
+  }
+
+  /// An [M, K] bf16 tensor zero-padded to [mp, kp].
+  static Value pad(OpBuilder &b, Location loc, Value a, int64_t mp, int64_t kp) {
+    auto type = cast<RankedTensorType>(a.getType());
+    if (type.getDimSize(0) == mp && type.getDimSize(1) == kp)
+      return a;
+    SmallVector<OpFoldResult> low(2, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> high = {b.getIndexAttr(mp - type.getDimSize(0)),
+                                      b.getIndexAttr(kp - type.getDimSize(1))};
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getBF16Type()));
+    return tensor::PadOp::create(b, loc, RankedTensorType::get({mp, kp}, b.getBF16Type()), a, low,
+                                 high, zero);
+  }
+
+  /// B [K, N] f32 as AMX B tiles of bf16: [ceil(N/16), kp/2, 32], value 2j + t of row q
+  /// holding B[2q + t][16p + j] (zero past K and N).
+  static Value packWeights(OpBuilder &b, Location loc, DenseElementsAttr weights, int64_t kp) {
+    auto type = cast<RankedTensorType>(weights.getType());
+    int64_t k = type.getDimSize(0), n = type.getDimSize(1), panels = llvm::divideCeil(n, kRows);
+    std::vector<uint16_t> packed(panels * kp * kRows, 0);
+    auto values = weights.getValues<float>();
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        packed[((c / kRows * (kp / 2) + r / 2) * kRows + c % kRows) * 2 + r % 2] =
+            roundToBf16(values[r * n + c]);
+    auto packedType = RankedTensorType::get({panels, kp / 2, 2 * kRows}, b.getBF16Type());
+    ArrayRef<char> raw(reinterpret_cast<const char *>(packed.data()),
+                       packed.size() * sizeof(uint16_t));
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(packedType, raw));
+  }
+
+  /// C [mp, panels x 16] f32 = A [mp, kp] bf16 x B tiles [panels, kp/2, 32] bf16, as a
+  /// linalg.generic marked `infc.amx` over A [mp, kp/2, 2], B [P, kp/2, 16, 2] and
+  /// C [mp, P, 16] (loops m, p, j, q, t), which infc-amx-tiles lowers once buffers exist. C's
+  /// init is left undefined: the tiles start from zero and never read it.
+  static Value amxProduct(OpBuilder &b, Location loc, Value a, Value bTiles) {
+    auto at = cast<RankedTensorType>(a.getType());
+    auto bt = cast<RankedTensorType>(bTiles.getType());
+    int64_t mp = at.getDimSize(0), kp = at.getDimSize(1), panels = bt.getDimSize(0);
+    Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
+    Value a3 = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({mp, kp / 2, 2}, bf16),
+                                             a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    Value b4 = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({panels, kp / 2, kRows, 2}, bf16), bTiles,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    Value init = tensor::EmptyOp::create(b, loc, {mp, panels, kRows}, f32);
+    MLIRContext *ctx = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(3), d(4)}, ctx),
+                                   AffineMap::get(5, 0, {d(1), d(3), d(2), d(4)}, ctx),
+                                   AffineMap::get(5, 0, {d(0), d(1), d(2)}, ctx)};
+    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+    iterators.append(2, utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{a3, b4}, ValueRange{init}, maps, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value x = arith::ExtFOp::create(nb, l, f32, args[0]);
+          Value y = arith::ExtFOp::create(nb, l, f32, args[1]);
+          Value prod = arith::MulFOp::create(nb, l, x, y);
+          linalg::YieldOp::create(nb, l, arith::AddFOp::create(nb, l, prod, args[2]).getResult());
+        });
+    generic->setAttr("infc.amx", b.getUnitAttr());
+    return tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({mp, panels * kRows}, f32), generic.getResult(0),
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  }
+};
+} // namespace
