@@ -89,20 +89,26 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     auto add = [&](OpBuilder &ib, Value x, int64_t v) -> Value {
       return arith::AddIOp::create(ib, loc, x, idx(ib, v));
     };
-    // The rows loop's bounds outside the cols loop: infc-parallelize-loops merges only a
-    // nested loop whose operands come from outside the outer one.
-    Value zero = idx(b, 0), one = idx(b, 1), rowBlocks = idx(b, rowTiles / rowBlock);
-    auto cols = scf::ForOp::create(b, loc, zero, idx(b, panels / colBlock), one);
-    // Column blocks of C are independent: the session's threads share them out.
-    cols->setAttr("infc.parallel", b.getUnitAttr());
-    OpBuilder cb = OpBuilder::atBlockBegin(cols.getBody());
-    Value panel0 = mul(cb, cols.getInductionVar(), colBlock);
-    auto rows = scf::ForOp::create(cb, loc, zero, rowBlocks, one);
-    // And so are its row blocks: infc-parallelize-loops merges the two loops, so that an
-    // NHWC convolution's few column blocks (32 filters: one) still share out the pixels.
-    rows->setAttr("infc.parallel", b.getUnitAttr());
-    OpBuilder rb = OpBuilder::atBlockBegin(rows.getBody());
-    Value row0 = mul(rb, rows.getInductionVar(), rowBlock * kRows);
+    // Two loops over the blocks, both parallel: infc-parallelize-loops merges them (the inner
+    // loop's bounds come from outside the outer one), so that an NHWC convolution's few
+    // column blocks (32 filters: one) still share out the pixels. The larger operand's
+    // blocks are the outer loop: each of its blocks is read once while the smaller operand,
+    // read again for each, stays in L2 (the early convolutions of a CNN have MBs of im2col
+    // rows and a few KBs of weights, the late ones and linear layers the other way round).
+    int64_t elementBytes = bf16 ? 2 : 1;
+    bool rowsOuter = m * k * elementBytes > panels * kRows * k * elementBytes;
+    Value zero = idx(b, 0), one = idx(b, 1);
+    Value rowBlocks = idx(b, rowTiles / rowBlock), colBlocks = idx(b, panels / colBlock);
+    auto outer = scf::ForOp::create(b, loc, zero, rowsOuter ? rowBlocks : colBlocks, one);
+    outer->setAttr("infc.parallel", b.getUnitAttr());
+    OpBuilder ob = OpBuilder::atBlockBegin(outer.getBody());
+    auto inner = scf::ForOp::create(ob, loc, zero, rowsOuter ? colBlocks : rowBlocks, one);
+    inner->setAttr("infc.parallel", b.getUnitAttr());
+    OpBuilder rb = OpBuilder::atBlockBegin(inner.getBody());
+    Value rowIndex = rowsOuter ? outer.getInductionVar() : inner.getInductionVar();
+    Value colIndex = rowsOuter ? inner.getInductionVar() : outer.getInductionVar();
+    Value panel0 = mul(rb, colIndex, colBlock);
+    Value row0 = mul(rb, rowIndex, rowBlock * kRows);
     SmallVector<Value> acc;
     for (int64_t i = 0; i < rowBlock * colBlock; ++i)
       acc.push_back(amx::TileZeroOp::create(rb, loc, accType));

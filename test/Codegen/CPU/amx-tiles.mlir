@@ -123,3 +123,28 @@ func.func @amx_bf16(%a: memref<16x32x2xbf16>, %b: memref<2x32x16x2xbf16>, %c: me
   }
   return
 }
+
+// -----
+
+// A (64 rows x 64 bf16: 8 KB) larger than B (one panel: 2 KB): the row blocks are the outer
+// loop, each block of A read once, B's panels read again for each.
+// CHECK-LABEL: func @amx_rows_outer
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[C2]]
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %[[C1]]
+// CHECK: arith.muli %[[R]], %{{.*}}
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_rows_outer(%a: memref<64x32x2xbf16>, %b: memref<1x32x16x2xbf16>, %c: memref<64x1x16xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<64x32x2xbf16>, memref<1x32x16x2xbf16>) outs(%c : memref<64x1x16xf32>) attrs = {infc.amx} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

@@ -74,7 +74,9 @@ def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
     B [P, K/4, 16, 4], bytes extended by their signedness, M a multiple of 16 and K of 64;
     or C [M, P, 16] f32 += A [M, K/2, 2] x B [P, K/2, 16, 2] of bf16, K a multiple of 32)
     becomes a loop over blocks of 2 (or 1) column tiles, marked `infc.parallel`, and inside it
-    a loop over blocks of 2 (or 1) row tiles: zeroed 16x16 i32 accumulator tiles, then per
+    a loop over blocks of 2 (or 1) row tiles (the other way round when A has more bytes than
+    B: the larger operand's blocks outside, each read once, the smaller one read again from
+    L2 for each): zeroed 16x16 i32 accumulator tiles, then per
     64-byte K step the A and B tile loads and one `amx.tile_muli` (`amx.tile_mulf` for
     bf16) per accumulator, unrolled
     over K, then the tile stores into C. Runs after bufferization.
