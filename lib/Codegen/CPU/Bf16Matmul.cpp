@@ -29,8 +29,8 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-constexpr int64_t kRows = 16;     // rows of an AMX tile, and columns of a B panel
-constexpr int64_t kPerRow = 32;   // bf16 values of a 64-byte tile row: the K step
+constexpr int64_t kRows = 16;      // rows of an AMX tile, and columns of a B panel
+constexpr int64_t kPerRow = 32;    // bf16 values of a 64-byte tile row: the K step
 constexpr int64_t kMaxSteps = 256; // K steps infc-amx-tiles unrolls (K <= 8192)
 
 /// `x` rounded to the nearest bf16, ties to even (as vcvtneps2bf16 rounds A); NaN stays a
@@ -53,8 +53,8 @@ Value extendedFromBf16(OpBuilder &b, Value v) {
       return Value();
     b.setInsertionPoint(collapse);
     return tensor::CollapseShapeOp::create(b, collapse.getLoc(),
-                                           collapse.getResultType().clone(b.getBF16Type()),
-                                           narrow, collapse.getReassociationIndices());
+                                           collapse.getResultType().clone(b.getBF16Type()), narrow,
+                                           collapse.getReassociationIndices());
   }
   auto g = v.getDefiningOp<linalg::GenericOp>();
   if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
@@ -196,9 +196,9 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
           linalg::YieldOp::create(nb, l, arith::AddFOp::create(nb, l, prod, args[2]).getResult());
         });
     generic->setAttr("infc.amx", b.getUnitAttr());
-    return tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({mp, panels * kRows}, f32), generic.getResult(0),
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    return tensor::CollapseShapeOp::create(b, loc, RankedTensorType::get({mp, panels * kRows}, f32),
+                                           generic.getResult(0),
+                                           SmallVector<ReassociationIndices>{{0}, {1, 2}});
   }
 };
 } // namespace
