@@ -125,6 +125,7 @@ func.func @main(%n: index) {
 
 // -----
 
+// Inside a loop whose iterations may run side by side (infc.parallel), each needs its own.
 func.func @main() {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -132,6 +133,32 @@ func.func @main() {
   scf.for %i = %c0 to %c4 step %c1 {
     // expected-error @+1 {{infc-memory-plan: buffer 'memref<8xf32>' is not in the workspace}}
     %0 = memref.alloc() : memref<8xf32>
+  } {infc.parallel}
+  return
+}
+
+// -----
+
+// A serial loop's scratch buffer (bufferization's copy of a loop-carried tile, a 24-channel
+// pool's 16 lanes of 16 + 8 on AVX-512) serves every iteration in turn: placed once before
+// the loop.
+// CHECK: %[[TILE:.*]] = memref.view %{{.*}} : memref<{{[0-9]+}}xi8> to memref<1x16xf32>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: memref.copy %{{.*}}, %[[TILE]]
+// CHECK: memref.copy %[[TILE]], %{{.*}}
+// CHECK-NEXT: }
+func.func @main(%acc: memref<1x24xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    %s = memref.subview %acc[0, 0] [1, 16] [1, 1] : memref<1x24xf32> to memref<1x16xf32, strided<[24, 1]>>
+    %0 = memref.alloc() : memref<1x16xf32>
+    memref.copy %s, %0 : memref<1x16xf32, strided<[24, 1]>> to memref<1x16xf32>
+    linalg.fill ins(%f : f32) outs(%0 : memref<1x16xf32>)
+    memref.copy %0, %s : memref<1x16xf32> to memref<1x16xf32, strided<[24, 1]>>
   }
   return
 }
