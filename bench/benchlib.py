@@ -165,9 +165,44 @@ class OrtEngine:
         return dict(self.out)
 
 
+class OpenVinoEngine:
+    """OpenVINO's CPU plugin, latency hint, one stream of `threads` threads. `precision`:
+    its INFERENCE_PRECISION_HINT ("f32", "bf16"), or None for its default (bf16 on a CPU
+    with AVX512_BF16 or AMX, f32 elsewhere; self.precision says which it took)."""
+
+    def __init__(self, path, threads, precision=None):
+        import openvino as ov
+
+        config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
+                  "NUM_STREAMS": 1}
+        if precision:
+            config["INFERENCE_PRECISION_HINT"] = precision
+        self.ov = ov
+        self.compiled = ov.Core().compile_model(path, "CPU", config)
+        hint = self.compiled.get_property("INFERENCE_PRECISION_HINT")
+        self.precision = hint.get_type_name() if hasattr(hint, "get_type_name") else str(hint)
+        self.request = self.compiled.create_infer_request()
+
+    def bind(self, inputs):
+        self.inputs = inputs
+        for name, arr in inputs.items():
+            self.request.set_tensor(name, self.ov.Tensor(arr, shared_memory=True))
+        self.run()
+
+    def run(self):
+        self.request.infer()
+
+    def outputs(self):
+        self.run()
+        return {port.get_any_name(): np.array(self.request.get_tensor(port).data)
+                for port in self.compiled.outputs}
+
+
 def worker_main(argv):
     ap = argparse.ArgumentParser(prog="benchlib.py worker")
-    ap.add_argument("--engine", choices=["infc", "ort"], required=True)
+    ap.add_argument("--engine", choices=["infc", "ort", "ov"], required=True)
+    ap.add_argument("--ov-precision", default=None,
+                    help="ov: INFERENCE_PRECISION_HINT (f32, bf16); default: OpenVINO's own")
     ap.add_argument("--model", required=True)
     ap.add_argument("--threads", type=int, required=True)
     ap.add_argument("--inputs", required=True, help=".npz keyed by input name")
@@ -183,6 +218,8 @@ def worker_main(argv):
         inputs = {k: np.array(z[k], order="C") for k in z.files}
     if args.engine == "ort":
         import onnxruntime  # noqa: F401 - imported before the baseline is taken
+    elif args.engine == "ov":
+        import openvino  # noqa: F401
     else:
         sys.path.insert(0, args.python_dir)
         import infc  # noqa: F401
@@ -191,6 +228,8 @@ def worker_main(argv):
     try:
         if args.engine == "infc":
             eng = InfcEngine(args.model, args.threads, args.python_dir)
+        elif args.engine == "ov":
+            eng = OpenVinoEngine(args.model, args.threads, args.ov_precision)
         else:
             eng = OrtEngine(args.model, args.threads)
         eng.bind(inputs)
@@ -198,7 +237,7 @@ def worker_main(argv):
         reply({"error": f"{type(e).__name__}: {e}"})
         return 1
     reply({"ready": True, "load_s": time.perf_counter() - t0, "baseline_kib": baseline,
-           "fast": getattr(eng, "fast", None)})
+           "fast": getattr(eng, "fast", None), "precision": getattr(eng, "precision", None)})
     for line in sys.stdin:
         req = json.loads(line)
         cmd = req.get("cmd")
@@ -238,7 +277,7 @@ class Worker:
     """A running worker process; request() sends one command and waits for its reply."""
 
     def __init__(self, engine, model, threads, inputs, log_path, python_dir=DEFAULT_PYTHON_DIR,
-                 timeout=600):
+                 timeout=600, extra=()):
         self.engine = engine
         self.log_path = log_path
         self.log = open(log_path, "w")
@@ -249,7 +288,7 @@ class Worker:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         argv = [sys.executable, os.path.abspath(__file__), "worker", "--engine", engine,
                 "--model", model, "--threads", str(threads), "--inputs", inputs,
-                "--python-dir", python_dir]
+                "--python-dir", python_dir, *extra]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.log, env=env, text=True, bufsize=1,
                                      start_new_session=True)

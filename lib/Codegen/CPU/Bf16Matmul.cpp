@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
 
+#include "AmxProduct.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
@@ -165,40 +167,17 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(packedType, raw));
   }
 
-  /// C [mp, panels x 16] f32 = A [mp, kp] bf16 x B tiles [panels, kp/2, 32] bf16, as a
-  /// linalg.generic marked `infc.amx` over A [mp, kp/2, 2], B [P, kp/2, 16, 2] and
-  /// C [mp, P, 16] (loops m, p, j, q, t), which infc-amx-tiles lowers once buffers exist. C's
-  /// init is left undefined: the tiles start from zero and never read it.
+  /// C [mp, panels x 16] f32 = A [mp, kp] bf16 x B tiles [panels, kp/2, 32] bf16
+  /// (buildAmxProduct's generic, two bf16 a word), summed in f32.
   static Value amxProduct(OpBuilder &b, Location loc, Value a, Value bTiles) {
-    auto at = cast<RankedTensorType>(a.getType());
-    auto bt = cast<RankedTensorType>(bTiles.getType());
-    int64_t mp = at.getDimSize(0), kp = at.getDimSize(1), panels = bt.getDimSize(0);
-    Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
-    Value a3 = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({mp, kp / 2, 2}, bf16),
-                                             a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    Value b4 = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({panels, kp / 2, kRows, 2}, bf16), bTiles,
-        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-    Value init = tensor::EmptyOp::create(b, loc, {mp, panels, kRows}, f32);
-    MLIRContext *ctx = b.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(3), d(4)}, ctx),
-                                   AffineMap::get(5, 0, {d(1), d(3), d(2), d(4)}, ctx),
-                                   AffineMap::get(5, 0, {d(0), d(1), d(2)}, ctx)};
-    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
-    iterators.append(2, utils::IteratorType::reduction);
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{init.getType()}, ValueRange{a3, b4}, ValueRange{init}, maps, iterators,
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          Value x = arith::ExtFOp::create(nb, l, f32, args[0]);
-          Value y = arith::ExtFOp::create(nb, l, f32, args[1]);
-          Value prod = arith::MulFOp::create(nb, l, x, y);
-          linalg::YieldOp::create(nb, l, arith::AddFOp::create(nb, l, prod, args[2]).getResult());
+    Type f32 = b.getF32Type();
+    return infc::buildAmxProduct(
+        b, loc, a, bTiles, /*perWord=*/2, f32,
+        [&](OpBuilder &nb, Location l, Value x, Value y, Value acc) -> Value {
+          Value wideX = arith::ExtFOp::create(nb, l, f32, x);
+          Value wideY = arith::ExtFOp::create(nb, l, f32, y);
+          return arith::AddFOp::create(nb, l, arith::MulFOp::create(nb, l, wideX, wideY), acc);
         });
-    generic->setAttr("infc.amx", b.getUnitAttr());
-    return tensor::CollapseShapeOp::create(b, loc, RankedTensorType::get({mp, panels * kRows}, f32),
-                                           generic.getResult(0),
-                                           SmallVector<ReassociationIndices>{{0}, {1, 2}});
   }
 };
 } // namespace

@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
 
+#include "AmxProduct.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
@@ -313,50 +315,22 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
                                  high, zero);
   }
 
-  /// C [mp, panels x 16] i32 = A [mp, kp] bytes x B tiles [panels, kp/4, 64] bytes (each side
-  /// zero- or sign-extended; C's init is left undefined, see below), as a linalg.generic
-  /// marked `infc.amx` that infc-amx-tiles
-  /// lowers to AMX tiles once buffers exist (the AMX ops take memrefs). The operands are
-  /// viewed so that every loop (m, p, j, q, t) is a dim: A [mp, kp/4, 4], B [P, kp/4, 16, 4],
-  /// C [mp, P, 16].
+  /// C [mp, panels x 16] i32 = A [mp, kp] bytes x B tiles [panels, kp/4, 64] bytes, each
+  /// side zero- or sign-extended (buildAmxProduct's generic, four bytes a word).
   static Value amxProduct(OpBuilder &b, Location loc, Value a, bool aUnsigned, Value bTiles,
                           bool bUnsigned) {
-    auto at = cast<RankedTensorType>(a.getType());
-    auto bt = cast<RankedTensorType>(bTiles.getType());
-    int64_t mp = at.getDimSize(0), kp = at.getDimSize(1), panels = bt.getDimSize(0);
-    Type i8 = b.getI8Type(), i32 = b.getI32Type();
-    Value a3 = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({mp, kp / 4, 4}, i8), a,
-                                             SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    Value b4 = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({panels, kp / 4, kLanes, 4}, i8), bTiles,
-        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-    // Not filled: infc-amx-tiles starts the accumulators from zero tiles and never reads
-    // C, so a fill would be a wasted pass over it (and bufferization copies it once more).
-    Value init = tensor::EmptyOp::create(b, loc, {mp, panels, kLanes}, i32);
-    MLIRContext *ctx = b.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    // Loops (m, p, j, q, t).
-    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(3), d(4)}, ctx),
-                                   AffineMap::get(5, 0, {d(1), d(3), d(2), d(4)}, ctx),
-                                   AffineMap::get(5, 0, {d(0), d(1), d(2)}, ctx)};
-    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
-    iterators.append(2, utils::IteratorType::reduction);
+    Type i32 = b.getI32Type();
     auto extend = [&](OpBuilder &nb, Location l, Value v, bool isUnsigned) -> Value {
       if (isUnsigned)
         return arith::ExtUIOp::create(nb, l, i32, v);
       return arith::ExtSIOp::create(nb, l, i32, v);
     };
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{init.getType()}, ValueRange{a3, b4}, ValueRange{init}, maps, iterators,
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          Value prod = arith::MulIOp::create(nb, l, extend(nb, l, args[0], aUnsigned),
-                                             extend(nb, l, args[1], bUnsigned));
-          linalg::YieldOp::create(nb, l, arith::AddIOp::create(nb, l, prod, args[2]).getResult());
+    return infc::buildAmxProduct(
+        b, loc, a, bTiles, /*perWord=*/4, i32,
+        [&](OpBuilder &nb, Location l, Value x, Value y, Value acc) -> Value {
+          Value wideX = extend(nb, l, x, aUnsigned), wideY = extend(nb, l, y, bUnsigned);
+          return arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, wideX, wideY), acc);
         });
-    generic->setAttr("infc.amx", b.getUnitAttr());
-    return tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({mp, panels * kLanes}, i32), generic.getResult(0),
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
   }
 
   static Value constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
