@@ -12,6 +12,7 @@
 #include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace infc {
 #define GEN_PASS_DEF_INFCAMXTILES
@@ -32,6 +33,7 @@ bool zeroExtends(linalg::GenericOp op, unsigned arg) {
 }
 
 struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> {
+  using InfcAmxTilesBase::InfcAmxTilesBase;
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> products;
     getOperation().walk([&](linalg::GenericOp op) {
@@ -95,47 +97,77 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     // blocks are the outer loop: each of its blocks is read once while the smaller operand,
     // read again for each, stays in L2 (the early convolutions of a CNN have MBs of im2col
     // rows and a few KBs of weights, the late ones and linear layers the other way round).
+    // With more K steps than `kChunk`, a sequential loop over chunks of K between the two:
+    // the outer block's chunk stays in L1 while the inner blocks pass, and C's tiles are
+    // stored after each chunk and loaded again for the next.
     int64_t elementBytes = bf16 ? 2 : 1;
     bool rowsOuter = m * k * elementBytes > panels * kRows * k * elementBytes;
+    int64_t chunk = kChunk > 0 && steps > kChunk ? kChunk : steps;
+    int64_t fullChunks = steps / chunk, tailSteps = steps % chunk;
     Value zero = idx(b, 0), one = idx(b, 1);
     Value rowBlocks = idx(b, rowTiles / rowBlock), colBlocks = idx(b, panels / colBlock);
     auto outer = scf::ForOp::create(b, loc, zero, rowsOuter ? rowBlocks : colBlocks, one);
     outer->setAttr("infc.parallel", b.getUnitAttr());
     OpBuilder ob = OpBuilder::atBlockBegin(outer.getBody());
-    auto inner = scf::ForOp::create(ob, loc, zero, rowsOuter ? colBlocks : rowBlocks, one);
-    inner->setAttr("infc.parallel", b.getUnitAttr());
-    OpBuilder rb = OpBuilder::atBlockBegin(inner.getBody());
-    Value rowIndex = rowsOuter ? outer.getInductionVar() : inner.getInductionVar();
-    Value colIndex = rowsOuter ? inner.getInductionVar() : outer.getInductionVar();
-    Value panel0 = mul(rb, colIndex, colBlock);
-    Value row0 = mul(rb, rowIndex, rowBlock * kRows);
-    SmallVector<Value> acc;
-    for (int64_t i = 0; i < rowBlock * colBlock; ++i)
-      acc.push_back(amx::TileZeroOp::create(rb, loc, accType));
-    for (int64_t s = 0; s < steps; ++s) {
-      SmallVector<Value> aTiles, bTiles;
+
+    // One pass of the inner loop over K steps [first, first + count) (`first` an index
+    // value), the accumulators from zero tiles or loaded from C, stored into C after.
+    auto innerPass = [&](OpBuilder &pb, Value first, int64_t count, bool fromZero) {
+      auto inner = scf::ForOp::create(pb, loc, zero, rowsOuter ? colBlocks : rowBlocks, one);
+      if (chunk == steps) // (else the chunks loop stands between the two)
+        inner->setAttr("infc.parallel", b.getUnitAttr());
+      OpBuilder rb = OpBuilder::atBlockBegin(inner.getBody());
+      Value rowIndex = rowsOuter ? outer.getInductionVar() : inner.getInductionVar();
+      Value colIndex = rowsOuter ? inner.getInductionVar() : outer.getInductionVar();
+      Value panel0 = mul(rb, colIndex, colBlock);
+      Value row0 = mul(rb, rowIndex, rowBlock * kRows);
+      auto cIndices = [&](int64_t r, int64_t j) {
+        return SmallVector<Value>{add(rb, row0, r * kRows), mul(rb, add(rb, panel0, j), kRows)};
+      };
+      SmallVector<Value> acc;
       for (int64_t r = 0; r < rowBlock; ++r)
-        aTiles.push_back(amx::TileLoadOp::create(
-            rb, loc, operandType, a, ValueRange{add(rb, row0, r * kRows), idx(rb, s * perRow)}));
-      for (int64_t j = 0; j < colBlock; ++j)
-        bTiles.push_back(amx::TileLoadOp::create(
-            rb, loc, operandType, bt,
-            ValueRange{add(rb, panel0, j), idx(rb, s * kRows), idx(rb, 0)}));
+        for (int64_t j = 0; j < colBlock; ++j)
+          acc.push_back(
+              fromZero ? amx::TileZeroOp::create(rb, loc, accType).getResult()
+                       : amx::TileLoadOp::create(rb, loc, accType, c, cIndices(r, j)).getResult());
+      // Step `first + s`'s A column and B row: constants when `first` is one.
+      std::optional<int64_t> firstStep = getConstantIntValue(first);
+      auto stepIndex = [&](int64_t s, int64_t scale) -> Value {
+        if (firstStep)
+          return idx(rb, (*firstStep + s) * scale);
+        return add(rb, mul(rb, first, scale), s * scale);
+      };
+      for (int64_t s = 0; s < count; ++s) {
+        SmallVector<Value> aTiles, bTiles;
+        for (int64_t r = 0; r < rowBlock; ++r)
+          aTiles.push_back(amx::TileLoadOp::create(
+              rb, loc, operandType, a, ValueRange{add(rb, row0, r * kRows), stepIndex(s, perRow)}));
+        for (int64_t j = 0; j < colBlock; ++j)
+          bTiles.push_back(amx::TileLoadOp::create(
+              rb, loc, operandType, bt,
+              ValueRange{add(rb, panel0, j), stepIndex(s, kRows), idx(rb, 0)}));
+        for (int64_t r = 0; r < rowBlock; ++r)
+          for (int64_t j = 0; j < colBlock; ++j) {
+            Value &tile = acc[r * colBlock + j];
+            tile = bf16 ? amx::TileMulFOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile)
+                              .getResult()
+                        : amx::TileMulIOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile,
+                                                  zextA, zextB)
+                              .getResult();
+          }
+      }
       for (int64_t r = 0; r < rowBlock; ++r)
-        for (int64_t j = 0; j < colBlock; ++j) {
-          Value &tile = acc[r * colBlock + j];
-          tile = bf16 ? amx::TileMulFOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile)
-                            .getResult()
-                      : amx::TileMulIOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile, zextA,
-                                                zextB)
-                            .getResult();
-        }
+        for (int64_t j = 0; j < colBlock; ++j)
+          amx::TileStoreOp::create(rb, loc, c, cIndices(r, j), acc[r * colBlock + j]);
+    };
+    innerPass(ob, zero, chunk, /*fromZero=*/true);
+    if (fullChunks > 1) {
+      auto chunks = scf::ForOp::create(ob, loc, one, idx(ob, fullChunks), one);
+      OpBuilder kb = OpBuilder::atBlockBegin(chunks.getBody());
+      innerPass(kb, mul(kb, chunks.getInductionVar(), chunk), chunk, /*fromZero=*/false);
     }
-    for (int64_t r = 0; r < rowBlock; ++r)
-      for (int64_t j = 0; j < colBlock; ++j)
-        amx::TileStoreOp::create(
-            rb, loc, c, ValueRange{add(rb, row0, r * kRows), mul(rb, add(rb, panel0, j), kRows)},
-            acc[r * colBlock + j]);
+    if (tailSteps)
+      innerPass(ob, idx(ob, fullChunks * chunk), tailSteps, /*fromZero=*/false);
     op.erase();
     return success();
   }

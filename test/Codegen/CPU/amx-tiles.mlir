@@ -1,5 +1,6 @@
 // RUN: infc-opt %s -infc-amx-tiles -split-input-file | FileCheck %s
 // RUN: infc-opt %s -infc-amx-tiles -infc-parallelize-loops="min-loop-work=0 min-function-work=0" -split-input-file | FileCheck %s --check-prefix=MERGED
+// RUN: infc-opt %s -infc-amx-tiles="k-chunk=2" -split-input-file | FileCheck %s --check-prefix=CHUNKS
 
 // C [32, 2, 16] += A [32, 32, 4] (u8) x B [2, 32, 16, 4] (s8): 2 x 2 tiles of 16x16 i32, K of
 // 128 bytes in two unrolled steps of 64. The loops over column blocks and, inside, row
@@ -139,6 +140,43 @@ func.func @amx_bf16(%a: memref<16x32x2xbf16>, %b: memref<2x32x16x2xbf16>, %c: me
 #c = affine_map<(m, p, j, q, t) -> (m, p, j)>
 func.func @amx_rows_outer(%a: memref<64x32x2xbf16>, %b: memref<1x32x16x2xbf16>, %c: memref<64x1x16xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<64x32x2xbf16>, memref<1x32x16x2xbf16>) outs(%c : memref<64x1x16xf32>) attrs = {infc.amx} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// k-chunk=2 over 5 K steps (160 bf16): the first chunk from zero tiles, a sequential loop
+// over the next full chunk (chunk 1) that loads C's tiles and stores them back, then the tail
+// step after it. The chunks loop stands between the block loops: the inner one stays serial.
+// CHUNKS-LABEL: func @amx_k_chunks
+// CHUNKS: scf.for
+// CHUNKS: scf.for
+// CHUNKS-COUNT-2: amx.tile_zero : !amx.tile<16x16xf32>
+// CHUNKS-COUNT-4: amx.tile_mulf
+// CHUNKS-COUNT-2: amx.tile_store
+// CHUNKS-NEXT: {{^ *} *$}}
+// CHUNKS: scf.for %{{.*}} = %c1 to %c2
+// CHUNKS: scf.for
+// CHUNKS-COUNT-2: amx.tile_load %{{.*}} : memref<16x32xf32> into !amx.tile<16x16xf32>
+// CHUNKS-COUNT-4: amx.tile_mulf
+// CHUNKS-COUNT-2: amx.tile_store
+// CHUNKS: scf.for
+// CHUNKS-COUNT-2: amx.tile_load %{{.*}} : memref<16x32xf32> into !amx.tile<16x16xf32>
+// CHUNKS-COUNT-2: amx.tile_mulf
+// CHUNKS-NOT: amx.tile_mulf
+// CHUNKS: } {infc.parallel}
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_k_chunks(%a: memref<16x80x2xbf16>, %b: memref<2x80x16x2xbf16>, %c: memref<16x2x16xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<16x80x2xbf16>, memref<2x80x16x2xbf16>) outs(%c : memref<16x2x16xf32>) attrs = {infc.amx} {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %0 = arith.extf %x : bf16 to f32
     %1 = arith.extf %y : bf16 to f32

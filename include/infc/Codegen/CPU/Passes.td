@@ -81,6 +81,12 @@ def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
     bf16) per accumulator, unrolled
     over K, then the tile stores into C. Runs after bufferization.
   }];
+  let options = [
+    Option<"kChunk", "k-chunk", "int64_t", /*default=*/"0",
+           "K steps a pass of the inner block loop takes (0: all of K): with more, a "
+           "sequential loop over chunks of K between the two block loops, C's tiles stored "
+           "and reloaded between chunks">
+  ];
   let dependentDialects = ["mlir::amx::AMXDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
