@@ -204,7 +204,8 @@ static void addHostLowering(OpPassManager &pm, const infc::InfcPipelineOptions &
   pm.addPass(createConvertMathToLibmPass());
   ConvertVectorToLLVMPassOptions vectorOptions;
   // the amx tile ops become their LLVM intrinsics
-  vectorOptions.amx = options.amx || options.precision == infc::Precision::BF16;
+  vectorOptions.amx =
+      options.amx || (options.precision == infc::Precision::BF16 && options.amxBf16);
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createUBToLLVMConversionPass());
   addFuncToLLVM(pm);
@@ -227,7 +228,9 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
     pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(kernel));
   }
   if (options.precision == infc::Precision::BF16) {
-    pm.addNestedPass<func::FuncOp>(infc::createInfcBf16Matmul());
+    infc::InfcBf16MatmulOptions bf16;
+    bf16.kernel = options.amxBf16 ? "amx" : "vdpbf16ps";
+    pm.addNestedPass<func::FuncOp>(infc::createInfcBf16Matmul(bf16));
     // The rounding of A joins the elementwise op that makes A (a LayerNorm, a GELU).
     pm.addNestedPass<func::FuncOp>(infc::createInfcFuseElementwise());
   }
@@ -254,11 +257,12 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addPass(infc::createInfcMemoryPlan());
   pm.addNestedPass<func::FuncOp>(infc::createInfcPrefetchPanels());
   pm.addNestedPass<func::FuncOp>(infc::createInfcUnrollKLoops());
-  if (options.amx || options.precision == infc::Precision::BF16) {
+  bool bf16Tiles = options.precision == infc::Precision::BF16 && options.amxBf16;
+  if (options.amx || bf16Tiles) {
     infc::InfcAmxTilesOptions tiles;
     // bf16 BERT-base -2.5% at 1 thread with chunks of 8 steps (256 values of K; ResNet-50
     // the same; 4 and 16 no better on single matmuls); int8 not measured, so left whole.
-    if (options.precision == infc::Precision::BF16)
+    if (bf16Tiles)
       tiles.kChunk = 8;
     pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles(tiles));
   }
@@ -422,6 +426,8 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<bool> amx{*this, "amx", llvm::cl::desc("the target has AMX-INT8"), llvm::cl::init(false)};
   Option<bool> amxBf16{*this, "amx-bf16", llvm::cl::desc("the target has AMX-BF16"),
                        llvm::cl::init(false)};
+  Option<bool> avx512Bf16{*this, "avx512-bf16", llvm::cl::desc("the target has AVX512_BF16"),
+                          llvm::cl::init(false)};
   Option<std::string> int8Kernel{
       *this, "int8-kernel",
       llvm::cl::desc("without vnni: vpdpbusd (AVX-VNNI) or vpmaddwd (AVX2, AVX-512BW)")};
@@ -437,7 +443,7 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                                llvm::cl::init("/usr/local/cuda")};
   Option<std::string> precision{*this, "precision",
                                 llvm::cl::desc("fp32 (default); CUDA: tf32, fp16 or bf16; "
-                                               "CPU with amx-bf16: bf16"),
+                                               "CPU with amx-bf16 or avx512-bf16: bf16"),
                                 llvm::cl::init("fp32")};
   Option<std::string> activations{
       *this, "activations",
@@ -485,9 +491,11 @@ std::string infc::checkPipelineOptions(const InfcPipelineOptions &options,
   auto option = [&](StringRef name, StringRef value = "") { return spell(spelling, name, value); };
   if (options.emulatorChecks && options.target != Target::CUDAEmulator)
     return option("emulator-checks") + " needs " + option("target", "cuda-emulator");
-  if (options.precision == Precision::BF16 && options.target == Target::CPU && !options.amxBf16)
-    return option("precision", "bf16") + " on the CPU needs a target CPU with AMX-BF16 " +
-           "(Sapphire Rapids or later; " +
+  if (options.precision == Precision::BF16 && options.target == Target::CPU && !options.amxBf16 &&
+      !options.avx512Bf16)
+    return option("precision", "bf16") +
+           " on the CPU needs a target CPU with AMX-BF16 or AVX512_BF16 (Sapphire Rapids, " +
+           "Zen 4, Cooper Lake or later; " +
            (spelling == OptionSpelling::Flags ? "--cpu sapphirerapids" : "amx-bf16") + "), or " +
            option("target", "cuda");
   if (options.precision != Precision::FP32 && options.precision != Precision::BF16 &&
@@ -547,6 +555,7 @@ static std::string parsePipelineOptions(const PipelineCLOptions &cl,
   options.vnni = cl.vnni;
   options.amx = cl.amx;
   options.amxBf16 = cl.amxBf16;
+  options.avx512Bf16 = cl.avx512Bf16;
   options.int8Kernel = cl.int8Kernel;
   options.int8KernelBits = cl.int8KernelBits;
   options.emulatorChecks = cl.emulatorChecks;

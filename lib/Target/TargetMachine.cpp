@@ -99,6 +99,13 @@ bool infc::targetHasAmxBf16(const TargetOptions &options) {
          tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-bf16");
 }
 
+bool infc::targetHasAvx512Bf16(const TargetOptions &options) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  return tm && tm->getTargetTriple().isX86() &&
+         tm->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
+}
+
 infc::Int8Kernel infc::targetInt8KernelWithoutAvx512Vnni(const TargetOptions &options) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);

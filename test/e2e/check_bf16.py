@@ -4,19 +4,21 @@
     check_bf16.py --infc BUILD/bin/infc --work DIR --zoo ZOO [--python-dir python]
 
 infc-bf16-matmul rounds the operands of matmuls and convolutions with constant weights to
-bf16 and multiplies them on AMX-BF16 tiles (tdpbf16ps), sums in f32; everything else stays
-f32. Checks:
-  - the zoo's mlp, lenet, resnet18, mobilenetv2 and bert_layer compile with --precision bf16
-    for a CPU with AMX-BF16 (this machine's own where it has it, else --cpu
-    sapphirerapids), and the code multiplies on tdpbf16ps (--emit=asm of the mlp);
-  - where this machine has AMX-BF16, each library runs and every float output is within a
-    relative L2 error of 2e-2 of onnxruntime's fp32 (bf16 operands: about 3e-3 to 8e-3 on
+bf16 and multiplies them on AMX-BF16 tiles (tdpbf16ps), or on vdpbf16ps without AMX, sums
+in f32; everything else stays f32. Checks, for each kernel (AMX: this machine's own CPU
+where it has AMX-BF16, else --cpu sapphirerapids; vdpbf16ps: --cpu cooperlake):
+  - the zoo's mlp, lenet, resnet18, mobilenetv2 and bert_layer compile with --precision bf16,
+    and the code multiplies on that kernel's instruction and not the other's (--emit=asm
+    of the mlp);
+  - where this machine runs the kernel, each library runs and every float output is within
+    a relative L2 error of 2e-2 of onnxruntime's fp32 (bf16 operands: about 3e-3 to 8e-3 on
     these models; a wrong tile layout or a K step out of place gives errors of order 1),
     and the classifiers (resnet18, mobilenetv2) pick onnxruntime's class;
   - resnet18 with a symbolic batch (the batch loop: each row's static code in bf16), a
     batch of 3, within the same limit and the same classes;
-  - --precision auto prints its choice: bf16 for sapphirerapids, fp32 for znver3 (no
-    AMX-BF16), whose library matches onnxruntime as fp32 does (rtol 1e-4, atol 1e-5).
+  - --precision auto prints its choice: bf16 for sapphirerapids, fp32 for cooperlake
+    (AVX512_BF16 without AMX: vdpbf16ps is slower than fp32 there) and znver3, whose
+    library matches onnxruntime as fp32 does (rtol 1e-4, atol 1e-5).
 Prints one line per check and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -44,10 +46,16 @@ def main():
     work, _ = harness.fresh_work(args)
     infc = harness.import_infc(args.python_dir)
     flags = harness._cpu_flags()
-    runs_here = {"amx_bf16", "amx_tile"} <= flags
-    cpu = None if runs_here else "sapphirerapids"
-    print(f"this machine {'has' if runs_here else 'has no'} AMX-BF16: "
-          f"{'compiling for it and running' if runs_here else 'compiling for sapphirerapids only'}")
+    # (kernel, --cpu, whether this machine runs it): AMX tiles for this machine's own CPU
+    # where it has AMX-BF16 (else sapphirerapids), vdpbf16ps for cooperlake (AVX512_BF16,
+    # no AMX), which a Zen 4 or a Sapphire Rapids runs too.
+    has_amx = {"amx_bf16", "amx_tile"} <= flags
+    kernels = [("amx", None if has_amx else "sapphirerapids", has_amx),
+               ("vdpbf16ps", "cooperlake", "avx512_bf16" in flags)]
+    runs_here, cpu = has_amx, kernels[0][1]
+    for kernel, target, runs in kernels:
+        print(f"{kernel}: {'compiled and run' if runs else 'compiled only'} "
+              f"(--cpu {target or 'this machine'})")
     passed = failed = 0
 
     def report(ok, line):
@@ -56,26 +64,32 @@ def main():
         passed += ok
         failed += not ok
 
-    # The kernel itself: tdpbf16ps in the mlp's code.
+    # The kernels themselves: tdpbf16ps, or vdpbf16ps and no tile, in the mlp's code.
     model = os.path.join(args.zoo, "mlp.onnx")
-    r = harness.compile_for_cpu(args.infc, model, work("mlp.s"), cpu or "sapphirerapids",
-                                extra=["--precision", "bf16", "--emit=asm"])
-    if r.returncode != 0:
-        report(False, f"mlp --emit=asm: compile failed\n{r.describe()}")
-    else:
-        with open(work("mlp.s")) as f:
-            asm = f.read()
-        report("tdpbf16ps" in asm, f"mlp: {asm.count('tdpbf16ps')} tdpbf16ps in the code")
-
-    for name in MODELS:
-        model = os.path.join(args.zoo, name + ".onnx")
-        so = work(name + ".bf16.so")
-        r = harness.compile_for_cpu(args.infc, model, so, cpu, extra=["--precision", "bf16"])
+    for kernel, target, _ in kernels:
+        r = harness.compile_for_cpu(args.infc, model, work(f"mlp.{kernel}.s"),
+                                    target or "sapphirerapids",
+                                    extra=["--precision", "bf16", "--emit=asm"])
         if r.returncode != 0:
-            report(False, f"{name}: compile failed\n{r.describe()}")
+            report(False, f"mlp {kernel} --emit=asm: compile failed\n{r.describe()}")
             continue
-        if not runs_here:
-            report(True, f"{name}: compiled for sapphirerapids (not run here)")
+        with open(work(f"mlp.{kernel}.s")) as f:
+            asm = f.read()
+        other = "vdpbf16ps" if kernel == "amx" else "tdpbf16ps"
+        want = "tdpbf16ps" if kernel == "amx" else "vdpbf16ps"
+        report(want in asm and other not in asm,
+               f"mlp {kernel}: {asm.count(want)} {want}, {asm.count(other)} {other} in the code")
+
+    for (name, (kernel, target, runs)) in [(n, k) for k in kernels for n in MODELS]:
+        model = os.path.join(args.zoo, name + ".onnx")
+        so = work(f"{name}.{kernel}.so")
+        r = harness.compile_for_cpu(args.infc, model, so, target, extra=["--precision", "bf16"])
+        label = f"{name} ({kernel})"
+        if r.returncode != 0:
+            report(False, f"{label}: compile failed\n{r.describe()}")
+            continue
+        if not runs:
+            report(True, f"{label}: compiled for {target} (not run here)")
             continue
         inputs = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
         ref = harness.ort_reference(model, inputs)
@@ -87,7 +101,7 @@ def main():
             if ok and name in CLASSIFIERS:
                 same = np.array_equal(np.argmax(got[out], -1), np.argmax(want, -1))
                 ok, summary = same, summary + (", same class" if same else ", another class")
-            report(ok, f"{name}.{out}: {summary}")
+            report(ok, f"{label}.{out}: {summary}")
 
     # With a symbolic batch (no flags: the batch loop), each row's static code in bf16.
     sys.path.insert(0, os.path.join(harness.REPO_ROOT, "test", "models"))
@@ -111,7 +125,7 @@ def main():
 
     # --precision auto: the choice printed; without AMX-BF16 the fp32 code.
     model = os.path.join(args.zoo, "mlp.onnx")
-    for target, want in [("sapphirerapids", "bf16"), ("znver3", "fp32")]:
+    for target, want in [("sapphirerapids", "bf16"), ("cooperlake", "fp32"), ("znver3", "fp32")]:
         so = work(f"mlp.auto.{target}.so")
         r = harness.compile_for_cpu(args.infc, model, so, target, extra=["--precision", "auto"])
         said = f"--precision auto: {want}" in r.stderr
@@ -119,8 +133,8 @@ def main():
             report(False, f"auto for {target}: expected '--precision auto: {want}'\n"
                           f"{r.describe()}")
             continue
-        if want == "bf16":
-            report(True, f"auto for {target}: chose bf16")
+        if want == "bf16" or target != "znver3":
+            report(True, f"auto for {target}: chose {want}")
             continue
         inputs = harness.npz_inputs(os.path.join(args.zoo, "mlp.inputs.npz"))
         ref = harness.ort_reference(model, inputs)

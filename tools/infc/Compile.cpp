@@ -360,11 +360,16 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
     pipeline.int8KernelBits = kernel.bits;
   }
   pipeline.amxBf16 = infc::targetHasAmxBf16(target);
+  pipeline.avx512Bf16 = infc::targetHasAvx512Bf16(target);
   if (o.autoPrecision) {
+    // Only AMX makes bf16 pay: vdpbf16ps does as many multiply-adds a cycle as an Intel
+    // core's two FMA ports, and its kernel ran 1.6-1.9x slower than fp32's (docs/cli.md).
     pipeline.precision = pipeline.amxBf16 ? infc::Precision::BF16 : infc::Precision::FP32;
     llvm::errs() << "infc: --precision auto: "
-                 << (pipeline.amxBf16 ? "bf16 (the target CPU has AMX-BF16)"
-                                      : "fp32 (the target CPU has no AMX-BF16)")
+                 << (pipeline.amxBf16      ? "bf16 (the target CPU has AMX-BF16)"
+                     : pipeline.avx512Bf16 ? "fp32 (the target CPU has AVX512_BF16 but no "
+                                             "AMX-BF16: bf16 would be slower there)"
+                                           : "fp32 (the target CPU has no AMX-BF16)")
                  << "\n";
   }
   if (std::string why = infc::checkPipelineOptions(pipeline, infc::OptionSpelling::Flags);

@@ -36,6 +36,8 @@ struct InfcPipelineOptions {
   /// The target has AMX-BF16: with precision BF16, f32 matmuls and convolutions with
   /// constant weights run on its tiles (infc-bf16-matmul, infc-amx-tiles).
   bool amxBf16 = false;
+  /// The target has AVX512_BF16: without AMX-BF16, those run on vdpbf16ps instead.
+  bool avx512Bf16 = false;
   /// Without AVX-512 VNNI, the i8 matmuls' register kernel (infc-vnni-matmul's kernel and
   /// vector-bits): vpdpbusd on ymm (AVX-VNNI), vpmaddwd on zmm (AVX-512BW) or ymm (AVX2);
   /// empty: the i32 kernel.
@@ -66,8 +68,8 @@ struct InfcPipelineOptions {
   /// or reaches outside a buffer.
   bool emulatorChecks = false;
   /// CUDA: matmul and convolution operands (infc-lower-precision; TF32 on tensor cores).
-  /// CPU: FP32, or BF16 on a target with AMX-BF16 (the operands of matmuls and convolutions
-  /// with constant weights rounded to bf16, products accumulated in f32).
+  /// CPU: FP32, or BF16 on a target with AMX-BF16 or AVX512_BF16 (the operands of matmuls and
+  /// convolutions with constant weights rounded to bf16, products accumulated in f32).
   Precision precision = Precision::FP32;
   /// CUDA at FP16 or BF16: the activations between kernels (infc-half-activations); unset:
   /// the precision's default (Half for FP16, Rounded for BF16).

@@ -92,6 +92,8 @@ bool targetHasAvx512Vnni(const TargetOptions &options);
 bool targetHasAmxInt8(const TargetOptions &options);
 /// Whether the target has AMX tiles with bf16 dot products (tdpbf16ps).
 bool targetHasAmxBf16(const TargetOptions &options);
+/// Whether the target has AVX512_BF16 (vdpbf16ps, vcvtneps2bf16).
+bool targetHasAvx512Bf16(const TargetOptions &options);
 /// The register kernel of i8 matmuls on a target without AVX-512 VNNI (infc-vnni-matmul's
 /// kernel and vector-bits): vpdpbusd on ymm with AVX-VNNI, else vpmaddwd on zmm with
 /// AVX-512BW or on ymm with AVX2; an empty instruction where the target has none of them.

@@ -12,12 +12,20 @@
 // extension of bf16 values (a convolution's im2col rows, gathered in bf16 by
 // convert-infc-to-linalg), which are read as they are.
 //
+// Without AMX (`kernel=vdpbf16ps`: AVX512_BF16 alone, as Zen 4 and Cooper Lake have it), the
+// same packed B feeds a register kernel: vdpbf16ps adds to each of 16 f32 lanes the products
+// of two bf16 pairs (B's two K-consecutive values of one column, and A's of one row,
+// broadcast), 32 multiply-adds an instruction, twice a zmm FMA's on Zen 4 (the same as two
+// FMA ports on Intel cores, where the gain is the halved bytes).
+//
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
 
 #include "AmxProduct.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -80,8 +88,17 @@ bool isZeroFill(Value init) {
   return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
+constexpr int64_t kTileRows = 8;         // vdpbf16ps: rows x 2 panels of 16 f32 accumulators
+constexpr int64_t kMinParallelPairs = 4; // fewer pairs than this: the row tiles in parallel
+
 struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16MatmulPass> {
+  using InfcBf16MatmulBase::InfcBf16MatmulBase;
   void runOnOperation() override {
+    if (kernel != "amx" && kernel != "vdpbf16ps") {
+      getOperation().emitError("infc-bf16-matmul: kernel must be amx or vdpbf16ps, not '")
+          << kernel << "'";
+      return signalPassFailure();
+    }
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
@@ -89,10 +106,10 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp op : matmuls)
-      rewrite(op);
+      rewrite(op, kernel == "amx");
   }
 
-  static void rewrite(linalg::MatmulOp op) {
+  static void rewrite(linalg::MatmulOp op, bool amx) {
     auto ct = cast<RankedTensorType>(op.getResult(0).getType());
     DenseElementsAttr weights;
     if (!ct.getElementType().isF32() || !matchPattern(op.getInputs()[1], m_Constant(&weights)) ||
@@ -100,7 +117,8 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
       return;
     int64_t m = ct.getDimSize(0), n = ct.getDimSize(1);
     int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
-    int64_t mp = llvm::alignTo(m, kRows), kp = llvm::alignTo(k, kPerRow),
+    // (The register kernel takes any number of rows.)
+    int64_t mp = amx ? llvm::alignTo(m, kRows) : m, kp = llvm::alignTo(k, kPerRow),
             panels = llvm::divideCeil(n, kRows);
     if (m == 0 || n == 0 || k == 0 || kp / kPerRow > kMaxSteps)
       return;
@@ -110,7 +128,8 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     b.setInsertionPoint(op);
     if (!a)
       a = roundRows(b, loc, op.getInputs()[0]);
-    Value product = amxProduct(b, loc, pad(b, loc, a, mp, kp), packWeights(b, loc, weights, kp));
+    Value rows = pad(b, loc, a, mp, kp), packed = packWeights(b, loc, weights, kp);
+    Value product = amx ? amxProduct(b, loc, rows, packed) : registerKernel(b, loc, rows, packed);
     if (mp != m || panels * kRows != n) {
       SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
       SmallVector<OpFoldResult> sizes = {b.getIndexAttr(m), b.getIndexAttr(n)};
@@ -119,6 +138,109 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     }
     op.getResult(0).replaceAllUsesWith(product);
     op.erase();
+  }
+
+  /// C [M, panels x 16] f32 = A [M, kp] bf16 x B tiles [panels, kp/2, 32] bf16 on
+  /// vdpbf16ps: a loop over pairs of panels (or, with fewer than four pairs and more row
+  /// tiles, over each pair's row tiles) marked `infc.parallel`, tiles of 8 rows x 2 panels
+  /// (16 accumulators; then single rows; an odd last panel alone), per K pair two panel
+  /// loads and a broadcast of each row's pair feeding the multiply-adds.
+  static Value registerKernel(OpBuilder &builder, Location loc, Value a, Value bTiles) {
+    auto at = cast<RankedTensorType>(a.getType());
+    int64_t m = at.getDimSize(0), words = at.getDimSize(1) / 2;
+    int64_t panels = cast<RankedTensorType>(bTiles.getType()).getDimSize(0);
+    Type f32 = builder.getF32Type(), bf16 = builder.getBF16Type();
+    auto accType = VectorType::get({kRows}, f32);
+    auto operandType = VectorType::get({2 * kRows}, bf16);
+    auto idx = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value zeroAcc = arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(accType, builder.getF32FloatAttr(0)));
+    // Row `row`'s K pair q (one 32-bit word) in every lane.
+    auto broadcastPair = [&](OpBuilder &b, Value row, Value q) -> Value {
+      Value k = arith::MulIOp::create(b, loc, q, idx(b, 2));
+      Value pair =
+          vector::TransferReadOp::create(b, loc, VectorType::get({2}, bf16), a, ValueRange{row, k},
+                                         std::optional<Value>(), ArrayRef<bool>{true});
+      Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()), pair);
+      Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+      Value lanes =
+          vector::BroadcastOp::create(b, loc, VectorType::get({kRows}, b.getI32Type()), scalar);
+      return vector::BitCastOp::create(b, loc, operandType, lanes);
+    };
+    // Rows [begin, end) in tiles of `rows` x `width` panels from panel p on, into C.
+    auto rowTiles = [&](OpBuilder &b, Value p, Value c, int64_t begin, int64_t end, int64_t rows,
+                        int64_t width, bool parallel) -> Value {
+      if (begin >= end)
+        return c;
+      SmallVector<Value> panel, column;
+      for (int64_t j = 0; j < width; ++j) {
+        panel.push_back(arith::AddIOp::create(b, loc, p, idx(b, j)));
+        column.push_back(arith::MulIOp::create(b, loc, panel[j], idx(b, kRows)));
+      }
+      auto loop = scf::ForOp::create(
+          b, loc, idx(b, begin), idx(b, end), idx(b, rows), ValueRange{c},
+          [&](OpBuilder &lb, Location, Value row, ValueRange cIn) {
+            SmallVector<Value> accs(rows * width, zeroAcc);
+            auto kLoop = scf::ForOp::create(
+                lb, loc, idx(lb, 0), idx(lb, words), idx(lb, 1), accs,
+                [&](OpBuilder &kb, Location, Value q, ValueRange accIn) {
+                  SmallVector<Value> panelVecs;
+                  for (int64_t j = 0; j < width; ++j)
+                    panelVecs.push_back(vector::TransferReadOp::create(
+                        kb, loc, operandType, bTiles, ValueRange{panel[j], q, idx(kb, 0)},
+                        std::optional<Value>(), ArrayRef<bool>{true}));
+                  SmallVector<Value> next;
+                  for (int64_t r = 0; r < rows; ++r) {
+                    Value pairs =
+                        broadcastPair(kb, arith::AddIOp::create(kb, loc, row, idx(kb, r)), q);
+                    for (int64_t j = 0; j < width; ++j)
+                      next.push_back(LLVM::CallIntrinsicOp::create(
+                                         kb, loc, accType,
+                                         kb.getStringAttr("llvm.x86.avx512bf16.dpbf16ps.512"),
+                                         ValueRange{accIn[r * width + j], pairs, panelVecs[j]})
+                                         .getResult(0));
+                  }
+                  scf::YieldOp::create(kb, loc, next);
+                });
+            Value out = cIn[0];
+            for (int64_t r = 0; r < rows; ++r) {
+              Value rIdx = arith::AddIOp::create(lb, loc, row, idx(lb, r));
+              for (int64_t j = 0; j < width; ++j)
+                out = vector::TransferWriteOp::create(lb, loc, kLoop.getResult(r * width + j), out,
+                                                      ValueRange{rIdx, column[j]},
+                                                      ArrayRef<bool>{true})
+                          .getResult();
+            }
+            scf::YieldOp::create(lb, loc, out);
+          });
+      if (parallel)
+        loop->setAttr("infc.parallel", b.getUnitAttr());
+      return loop.getResult(0);
+    };
+    int64_t full = m / kTileRows * kTileRows;
+    auto allRows = [&](OpBuilder &b, Value p, Value c, int64_t width, bool parallel) {
+      c = rowTiles(b, p, c, 0, full, kTileRows, width, parallel);
+      return rowTiles(b, p, c, full, m, 1, width, false);
+    };
+    Value c = tensor::EmptyOp::create(builder, loc, {m, panels * kRows}, f32);
+    int64_t pairs = panels / 2;
+    bool rowsInParallel = pairs < kMinParallelPairs && full / kTileRows > pairs;
+    if (pairs) {
+      auto pairLoop = scf::ForOp::create(
+          builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
+          [&](OpBuilder &pb, Location, Value pair, ValueRange cIn) {
+            Value p = arith::MulIOp::create(pb, loc, pair, idx(pb, 2));
+            scf::YieldOp::create(pb, loc, allRows(pb, p, cIn[0], 2, rowsInParallel));
+          });
+      if (!rowsInParallel)
+        pairLoop->setAttr("infc.parallel", builder.getUnitAttr());
+      c = pairLoop.getResult(0);
+    }
+    if (panels % 2)
+      c = allRows(builder, idx(builder, panels - 1), c, 1, /*parallel=*/full / kTileRows > 1);
+    return c;
   }
 
   /// A [M, K] f32 rounded to bf16, elementwise.

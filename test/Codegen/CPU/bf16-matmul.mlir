@@ -1,4 +1,7 @@
 // RUN: infc-opt %s -infc-bf16-matmul -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-bf16-matmul=kernel=vdpbf16ps -split-input-file | FileCheck %s --check-prefix=VDP
+// RUN: not infc-opt %s -infc-bf16-matmul=kernel=vnni -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: infc-bf16-matmul: kernel must be amx or vdpbf16ps, not 'vnni'
 
 // A [10, 7] f32 x constant B [7, 20]: A rounded to bf16 at run time and zero-padded to 16
 // rows and 32 values of K; B rounded at compile time (1 + 2^-8 is a tie: to even, 1.0;
@@ -24,6 +27,28 @@
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<16x2x16xf32> into tensor<16x32xf32>
 // CHECK: tensor.extract_slice %{{.*}}[0, 0] [10, 20] [1, 1] : tensor<16x32xf32> to tensor<10x20xf32>
 // CHECK-NOT: linalg.matmul
+// With vdpbf16ps: the same rounding and packed B, A padded along K only (10 rows), and a
+// register kernel: a loop over the pair of panels, parallel (one row tile of 8 rows, no
+// more than the pairs), 8 x 2 f32 accumulators fed per K pair by two panel loads and a
+// broadcast of each row's bf16 pair; then the 2 rows left, one at a time.
+// VDP-LABEL: func @rounded_rows
+// VDP: arith.truncf %{{.*}} : f32 to bf16
+// VDP: tensor.pad %{{.*}} low[0, 0] high[0, 25]
+// VDP: } : tensor<10x7xbf16> to tensor<10x32xbf16>
+// VDP: tensor.empty() : tensor<10x32xf32>
+// VDP: scf.for
+// VDP: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c8{{[_0-9]*}} step %c8
+// VDP: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c16{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args
+// VDP-COUNT-2: vector.transfer_read {{.*}} : tensor<2x16x32xbf16>, vector<32xbf16>
+// VDP: vector.transfer_read {{.*}} : tensor<10x32xbf16>, vector<2xbf16>
+// VDP: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// VDP: vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// VDP-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// VDP: scf.for %{{.*}} = %c8{{[_0-9]*}} to %c10{{[_0-9]*}} step %c1
+// VDP: } {infc.parallel}
+// VDP: tensor.extract_slice %{{.*}}[0, 0] [10, 20] [1, 1] : tensor<10x32xf32> to tensor<10x20xf32>
+// VDP-NOT: infc.amx
+// VDP-NOT: linalg.matmul
 func.func @rounded_rows(%a: tensor<10x7xf32>) -> tensor<10x20xf32> {
   %b = arith.constant dense<[[1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625], [1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875], [1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625], [1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875], [1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625], [1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875, 1.01171875], [1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625, 1.00390625]]> : tensor<7x20xf32>
   %cst = arith.constant 0.0 : f32
@@ -39,6 +64,9 @@ func.func @rounded_rows(%a: tensor<10x7xf32>) -> tensor<10x20xf32> {
 // bf16 values are read as they are, collapsed the same way; K = 32 already, so only the
 // rows are padded. No rounding generic.
 // CHECK-LABEL: func @bf16_rows
+// VDP-LABEL: func @bf16_rows
+// VDP-NOT: arith.truncf
+// VDP: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
 // CHECK-NOT: arith.truncf
 // CHECK: %[[N:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x3x32xbf16> into tensor<6x32xbf16>
 // CHECK: tensor.pad %[[N]] low[0, 0] high[10, 0]
@@ -66,6 +94,8 @@ func.func @bf16_rows(%x: tensor<2x3x32xbf16>) -> tensor<6x16xf32> {
 // Left alone: weights computed at run time, an accumulator that does not start from zero,
 // and an f64 matmul.
 // CHECK-LABEL: func @left_alone
+// VDP-LABEL: func @left_alone
+// VDP-COUNT-3: linalg.matmul
 // CHECK-NOT: infc.amx
 // CHECK-COUNT-3: linalg.matmul
 // CHECK-NOT: infc.amx

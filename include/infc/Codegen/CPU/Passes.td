@@ -62,9 +62,21 @@ def InfcBf16Matmul : Pass<"infc-bf16-matmul", "mlir::func::FuncOp"> {
     B [P, K/2, 16, 2]) that infc-amx-tiles lowers to tdpbf16ps after bufferization; the
     matmul's result is its top-left [M, N] corner. Matmuls whose K needs more than 256
     tile steps (K > 8192) stay f32.
+
+    With `kernel=vdpbf16ps` (AVX512_BF16 without AMX), the same packed B feeds a register
+    kernel instead: a loop over pairs of 16-column panels (`infc.parallel`; with fewer than
+    four pairs and more row tiles, each pair's row tiles are), tiles of 8 rows x 2 panels
+    of f32 accumulators (then single rows; an odd last panel alone), per K pair two panel
+    loads and one broadcast of each row's bf16 pair into `llvm.x86.avx512bf16.dpbf16ps.512`.
+    A's rows are not padded to 16 there.
   }];
+  let options = [
+    Option<"kernel", "kernel", "std::string", /*default=*/"\"amx\"",
+           "amx (AMX-BF16 tiles, tdpbf16ps) or vdpbf16ps (AVX512_BF16's register kernel)">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
