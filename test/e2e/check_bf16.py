@@ -16,6 +16,7 @@ where it has AMX-BF16, else --cpu sapphirerapids; vdpbf16ps: --cpu cooperlake):
     and the classifiers (resnet18, mobilenetv2) pick onnxruntime's class;
   - resnet18 with a symbolic batch (the batch loop: each row's static code in bf16), a
     batch of 3, within the same limit and the same classes;
+  - the mlp with a symbolic batch as generic code (--dim batch=1..8), at batch 5, likewise;
   - --precision auto prints its choice: bf16 for sapphirerapids, fp32 for cooperlake
     (AVX512_BF16 without AMX: vdpbf16ps is slower than fp32 there) and znver3, whose
     library matches onnxruntime as fp32 does (rtol 1e-4, atol 1e-5).
@@ -122,6 +123,26 @@ def main():
                             f"{'same classes' if same else 'other classes'}")
     else:
         report(True, "resnet18 with a symbolic batch: compiled for sapphirerapids (not run here)")
+
+    # Generic code over a symbolic batch (the mlp with --dim): its row blocks take bf16 too.
+    dynamic = work("mlp_batch.onnx")
+    with_symbolic_dims(os.path.join(args.zoo, "mlp.onnx"), dynamic, batch=True)
+    x = np.random.default_rng(6).standard_normal((5, 1, 16, 16)).astype(np.float32)
+    for kernel, target, runs in kernels:
+        so = work(f"mlp_batch.{kernel}.so")
+        r = harness.compile_for_cpu(args.infc, dynamic, so, target,
+                                    extra=["--precision", "bf16", "--dim", "batch=1..8"])
+        if r.returncode != 0:
+            report(False, f"mlp generic code ({kernel}): compile failed\n{r.describe()}")
+            continue
+        if not runs:
+            report(True, f"mlp generic code ({kernel}): compiled for {target} (not run here)")
+            continue
+        want = harness.ort_reference(dynamic, {"input": x})
+        got = infc.load(so)(input=x)
+        results = [harness.compare_rel_l2(got[k], v, REL_L2_LIMIT) for k, v in want.items()]
+        report(all(ok for ok, _ in results), f"mlp generic code ({kernel}), batch 5: "
+                                             + "; ".join(s for _, s in results))
 
     # --precision auto: the choice printed; without AMX-BF16 the fp32 code.
     model = os.path.join(args.zoo, "mlp.onnx")

@@ -23,6 +23,9 @@ using namespace mlir;
 
 namespace {
 constexpr int64_t kRows = 16, kBytes = 64;
+/// K steps unrolled in one pass (a K loop would carry the accumulator tiles through a phi);
+/// longer K runs in chunks of kLongKChunk steps, C's tiles stored and reloaded between them.
+constexpr int64_t kMaxUnrolledSteps = 256, kLongKChunk = 64;
 
 /// Whether the body extends its `arg`-th block argument unsigned.
 bool zeroExtends(linalg::GenericOp op, unsigned arg) {
@@ -97,12 +100,15 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     // blocks are the outer loop: each of its blocks is read once while the smaller operand,
     // read again for each, stays in L2 (the early convolutions of a CNN have MBs of im2col
     // rows and a few KBs of weights, the late ones and linear layers the other way round).
-    // With more K steps than `kChunk`, a sequential loop over chunks of K between the two:
-    // the outer block's chunk stays in L1 while the inner blocks pass, and C's tiles are
-    // stored after each chunk and loaded again for the next.
+    // With more K steps than `kChunk` (or than kMaxUnrolledSteps), a sequential loop over
+    // chunks of K between the two: the outer block's chunk stays in L1 while the inner blocks
+    // pass, and C's tiles are stored after each chunk and loaded again for the next; the
+    // inner loop is then not shared out (each thread takes whole outer blocks).
     int64_t elementBytes = bf16 ? 2 : 1;
     bool rowsOuter = m * k * elementBytes > panels * kRows * k * elementBytes;
     int64_t chunk = kChunk > 0 && steps > kChunk ? kChunk : steps;
+    if (chunk > kMaxUnrolledSteps)
+      chunk = kLongKChunk;
     int64_t fullChunks = steps / chunk, tailSteps = steps % chunk;
     Value zero = idx(b, 0), one = idx(b, 1);
     Value rowBlocks = idx(b, rowTiles / rowBlock), colBlocks = idx(b, panels / colBlock);

@@ -39,9 +39,8 @@ namespace infc {
 using namespace mlir;
 
 namespace {
-constexpr int64_t kRows = 16;      // rows of an AMX tile, and columns of a B panel
-constexpr int64_t kPerRow = 32;    // bf16 values of a 64-byte tile row: the K step
-constexpr int64_t kMaxSteps = 256; // K steps infc-amx-tiles unrolls (K <= 8192)
+constexpr int64_t kRows = 16;   // rows of an AMX tile, and columns of a B panel
+constexpr int64_t kPerRow = 32; // bf16 values of a 64-byte tile row: the K step
 
 /// `x` rounded to the nearest bf16, ties to even (as vcvtneps2bf16 rounds A); NaN stays a
 /// quiet NaN of its sign.
@@ -112,7 +111,8 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
   static void rewrite(linalg::MatmulOp op, bool amx) {
     auto ct = cast<RankedTensorType>(op.getResult(0).getType());
     DenseElementsAttr weights;
-    if (!ct.getElementType().isF32() || !matchPattern(op.getInputs()[1], m_Constant(&weights)) ||
+    if (!ct.getElementType().isF32() || !getElementTypeOrSelf(op.getInputs()[0]).isF32() ||
+        !matchPattern(op.getInputs()[1], m_Constant(&weights)) ||
         !weights.getElementType().isF32() || !isZeroFill(op.getOutputs()[0]))
       return;
     int64_t m = ct.getDimSize(0), n = ct.getDimSize(1);
@@ -120,7 +120,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     // (The register kernel takes any number of rows.)
     int64_t mp = amx ? llvm::alignTo(m, kRows) : m, kp = llvm::alignTo(k, kPerRow),
             panels = llvm::divideCeil(n, kRows);
-    if (m == 0 || n == 0 || k == 0 || kp / kPerRow > kMaxSteps)
+    if (m == 0 || n == 0 || k == 0)
       return;
     OpBuilder b(op);
     Location loc = op.getLoc();

@@ -169,6 +169,10 @@ func.func @amx_rows_outer(%a: memref<64x32x2xbf16>, %b: memref<1x32x16x2xbf16>, 
 // CHUNKS-COUNT-2: amx.tile_store
 // CHUNKS: scf.for
 // CHUNKS-COUNT-2: amx.tile_load %{{.*}} : memref<16x32xf32> into !amx.tile<16x16xf32>
+// The tail is step 4: A's values 128.., B's pair rows 64..
+// CHUNKS: amx.tile_load %{{.*}}[%{{.*}}, %c128] : memref<16x160xbf16>
+// CHUNKS: amx.tile_load %{{.*}}[%{{.*}}, %c64{{.*}}, %{{.*}}] : memref<2x80x32xbf16>
+// CHUNKS: amx.tile_load %{{.*}}[%{{.*}}, %c64{{.*}}, %{{.*}}] : memref<2x80x32xbf16>
 // CHUNKS-COUNT-2: amx.tile_mulf
 // CHUNKS-NOT: amx.tile_mulf
 // CHUNKS: } {infc.parallel}
@@ -177,6 +181,38 @@ func.func @amx_rows_outer(%a: memref<64x32x2xbf16>, %b: memref<1x32x16x2xbf16>, 
 #c = affine_map<(m, p, j, q, t) -> (m, p, j)>
 func.func @amx_k_chunks(%a: memref<16x80x2xbf16>, %b: memref<2x80x16x2xbf16>, %c: memref<16x2x16xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<16x80x2xbf16>, memref<2x80x16x2xbf16>) outs(%c : memref<16x2x16xf32>) attrs = {infc.amx} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// K of 257 steps (8224 bf16) is more than the 256 unrolled in one pass: chunks of 64 (the
+// first from zero tiles, three in a loop, then the last step, A's values 8192..).
+// CHECK-LABEL: func @amx_long_k
+// CHECK-COUNT-64: amx.tile_mulf
+// CHECK-NOT: amx.tile_mulf
+// CHECK: amx.tile_store
+// CHECK: scf.for %{{.*}} = %c1{{.*}} to %c4{{.*}} step
+// CHECK: amx.tile_load %{{.*}} : memref<16x16xf32> into !amx.tile<16x16xf32>
+// CHECK-COUNT-64: amx.tile_mulf
+// CHECK: amx.tile_store
+// CHECK: amx.tile_load %{{.*}} : memref<16x16xf32> into !amx.tile<16x16xf32>
+// CHECK: amx.tile_load %{{.*}}[%{{.*}}, %c8192] : memref<16x8224xbf16>
+// CHECK: amx.tile_mulf
+// CHECK-NOT: amx.tile_mulf
+// CHECK: amx.tile_store
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_long_k(%a: memref<16x4112x2xbf16>, %b: memref<1x4112x16x2xbf16>, %c: memref<16x1x16xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<16x4112x2xbf16>, memref<1x4112x16x2xbf16>) outs(%c : memref<16x1x16xf32>) attrs = {infc.amx} {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %0 = arith.extf %x : bf16 to f32
     %1 = arith.extf %y : bf16 to f32

@@ -113,3 +113,19 @@ func.func @left_alone(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %acc: tensor<4x
   %c2 = linalg.matmul ins(%d, %wd : tensor<4x8xf64>, tensor<8x16xf64>) outs(%zd : tensor<4x16xf64>) -> tensor<4x16xf64>
   return %c0, %c1, %c2 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf64>
 }
+
+// -----
+
+// The packing order: B = [[1, 2], [3, 4]] (K = 2, N = 2): the first tile row holds column 0's
+// pair (B[0][0], B[1][0]) = (1, 3), then column 1's (2, 4), then zeros: 0x3F80, 0x4040,
+// 0x4000, 0x4080, little-endian.
+// CHECK-LABEL: func @pair_order
+// CHECK: arith.constant dense<"0x803F404000408040{{(0000)+}}"> : tensor<1x16x32xbf16>
+func.func @pair_order(%a: tensor<16x2xf32>) -> tensor<16x2xf32> {
+  %b = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %cst = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<16x2xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%o : tensor<16x2xf32>) -> tensor<16x2xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<16x2xf32>, tensor<2x2xf32>) outs(%z : tensor<16x2xf32>) -> tensor<16x2xf32>
+  return %c : tensor<16x2xf32>
+}

@@ -60,8 +60,8 @@ def InfcBf16Matmul : Pass<"infc-bf16-matmul", "mlir::func::FuncOp"> {
     and zero-padded to [M rounded up to 16, K rounded up to 32]. The product, accumulated
     in f32, is a `linalg.generic` marked `infc.amx` (C [M, P, 16] f32 += A [M, K/2, 2] x
     B [P, K/2, 16, 2]) that infc-amx-tiles lowers to tdpbf16ps after bufferization; the
-    matmul's result is its top-left [M, N] corner. Matmuls whose K needs more than 256
-    tile steps (K > 8192) stay f32.
+    matmul's result is its top-left [M, N] corner. A matmul whose A is not f32 is left
+    alone.
 
     With `kernel=vdpbf16ps` (AVX512_BF16 without AMX), the same packed B feeds a register
     kernel instead: a loop over pairs of 16-column panels (`infc.parallel`; with fewer than
@@ -90,8 +90,9 @@ def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
     B: the larger operand's blocks outside, each read once, the smaller one read again from
     L2 for each): zeroed 16x16 i32 accumulator tiles, then per
     64-byte K step the A and B tile loads and one `amx.tile_muli` (`amx.tile_mulf` for
-    bf16) per accumulator, unrolled
-    over K, then the tile stores into C. Runs after bufferization.
+    bf16) per accumulator, unrolled over K, then the tile stores into C. Past 256 K steps
+    (or `k-chunk` steps), K runs in chunks in a sequential loop between the two block loops,
+    C's tiles stored and reloaded between chunks. Runs after bufferization.
   }];
   let options = [
     Option<"kChunk", "k-chunk", "int64_t", /*default=*/"0",
