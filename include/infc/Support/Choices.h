@@ -24,6 +24,12 @@ enum class Target { CPU, CUDA, CUDAEmulator };
 /// TF32, or stored in fp16 / bf16 (f32 sums in every case).
 enum class Precision { FP32, TF32, FP16, BF16 };
 
+/// CPU, --precision bf16: matmuls and convolutions of a shorter reduction (K: a conv's
+/// KH x KW x C) stay f32. One or two tile steps of K cannot pay for rounding and padding A
+/// and for storing C's tiles after each (MobileNetV2's expansions of 16 and 24 channels
+/// ran slower in bf16), and f32 keeps their better kernels (a stem's space-to-depth).
+constexpr int64_t kBf16MinReduction = 64;
+
 /// How fp16/bf16 models store the activations between kernels (infc-half-activations):
 /// every one whose readers take its elements as they are, only those each reader rounds to
 /// half anyway (fp32 storage's results bit for bit), or none.

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "infc/Support/Choices.h"
 
 #include "AmxProduct.h"
 
@@ -120,7 +121,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     // (The register kernel takes any number of rows.)
     int64_t mp = amx ? llvm::alignTo(m, kRows) : m, kp = llvm::alignTo(k, kPerRow),
             panels = llvm::divideCeil(n, kRows);
-    if (m == 0 || n == 0 || k == 0)
+    if (m == 0 || n == 0 || k < infc::kBf16MinReduction)
       return;
     OpBuilder b(op);
     Location loc = op.getLoc();

@@ -2,6 +2,7 @@
 #include "PopulatePatterns.h"
 #include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
+#include "infc/Support/Choices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -911,7 +912,10 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       return success();
     }
     DenseElementsAttr dense;
+    auto weightType = cast<RankedTensorType>(adaptor.getWeight().getType());
     if (bf16Convs && group == 1 && et.isF32() &&
+        weightType.getDimSize(1) * weightType.getDimSize(2) * weightType.getDimSize(3) >=
+            kBf16MinReduction &&
         matchPattern(adaptor.getWeight(), m_Constant(&dense))) {
       // Rounded to bf16 before padding and im2col (half the bytes to gather), rows padded
       // to whole 64-byte AMX steps (32 values); infc-bf16-matmul reads them as they are.
