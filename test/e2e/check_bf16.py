@@ -14,6 +14,9 @@ where it has AMX-BF16, else --cpu sapphirerapids; vdpbf16ps: --cpu cooperlake):
     a relative L2 error of 2e-2 of onnxruntime's fp32 (bf16 operands: about 3e-3 to 8e-3 on
     these models; a wrong tile layout or a K step out of place gives errors of order 1),
     and the classifiers (resnet18, mobilenetv2) pick onnxruntime's class;
+  - Gemms of odd sizes (rows past a tile, K not a multiple of 32, N not of 16, one column)
+    against numpy on the operands rounded to bf16 (the products are exact in f32: agreement
+    to about 1e-6, so a value in the wrong place of a tile cannot hide);
   - resnet18 with a symbolic batch (the batch loop: each row's static code in bf16), a
     batch of 3, within the same limit and the same classes;
   - the mlp with a symbolic batch as generic code (--dim batch=1..8), at batch 5, likewise;
@@ -35,6 +38,36 @@ import harness  # noqa: E402
 MODELS = ["mlp", "lenet", "resnet18", "mobilenetv2", "bert_layer"]
 CLASSIFIERS = {"resnet18", "mobilenetv2"}
 REL_L2_LIMIT = 2e-2
+
+
+# Single Gemms (bias added) of odd sizes: rows below, at and past a 16-row tile, K not a
+# multiple of the 32-value step (and the 64 below which bf16 is not used), N not a multiple
+# of a 16-column panel, and a single column.
+GEMMS = [(1, 64, 16), (15, 65, 17), (17, 97, 40), (33, 300, 1), (64, 64, 64), (40, 1000, 33)]
+
+
+def bf16_round(x):
+    """x rounded to the nearest bf16, ties to even, as float32 (the reference's operands)."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def gemm_model(path, m, k, n, rng):
+    """A Gemm of [m, k] by constant [k, n] weights plus a bias; returns the weights and bias."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "w", "b"], ["y"])], "gemm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return w, bias
 
 
 def main():
@@ -103,6 +136,28 @@ def main():
                 same = np.array_equal(np.argmax(got[out], -1), np.argmax(want, -1))
                 ok, summary = same, summary + (", same class" if same else ", another class")
             report(ok, f"{label}.{out}: {summary}")
+
+    # Odd-sized Gemms against numpy on the operands rounded to bf16: the products of bf16
+    # values are exact in f32 and only the order of the f32 sums differs, so the result
+    # must agree to about 1e-6 relative (a value in the wrong place of a tile would not).
+    rng = np.random.default_rng(3)
+    for m, k, n in GEMMS:
+        path = work(f"gemm_{m}_{k}_{n}.onnx")
+        w, bias = gemm_model(path, m, k, n, rng)
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        want = (bf16_round(x).astype(np.float64) @ bf16_round(w).astype(np.float64)
+                + bias).astype(np.float32)
+        for kernel, target, runs in kernels:
+            so = work(f"gemm_{m}_{k}_{n}.{kernel}.so")
+            r = harness.compile_for_cpu(args.infc, path, so, target,
+                                        extra=["--precision", "bf16"])
+            label = f"gemm {m}x{k}x{n} ({kernel})"
+            if r.returncode != 0:
+                report(False, f"{label}: compile failed\n{r.describe()}")
+            elif runs:
+                ok, summary = harness.compare(infc.load(so)(x=x)["y"], want, rtol=1e-5,
+                                              atol=1e-5 * np.sqrt(k))
+                report(ok, f"{label} against numpy on bf16 operands: {summary}")
 
     # With a symbolic batch (no flags: the batch loop), each row's static code in bf16.
     sys.path.insert(0, os.path.join(harness.REPO_ROOT, "test", "models"))
