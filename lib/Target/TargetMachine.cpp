@@ -78,32 +78,27 @@ bool infc::isCrossTarget(const TargetOptions &options) {
                                         llvm::Triple(llvm::sys::getDefaultTargetTriple()).getArch();
 }
 
-bool infc::targetHasAvx512Vnni(const TargetOptions &options) {
+/// Whether the target is x86 and its CPU has every feature of `features` ("+a,+b").
+static bool x86TargetHas(const infc::TargetOptions &options, llvm::StringRef features) {
   std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  return tm && tm->getTargetTriple().isX86() &&
-         tm->getMCSubtargetInfo()->checkFeatures("+avx512vnni");
+  std::unique_ptr<llvm::TargetMachine> tm = infc::createTargetMachine(options, error);
+  return tm && tm->getTargetTriple().isX86() && tm->getMCSubtargetInfo()->checkFeatures(features);
+}
+
+bool infc::targetHasAvx512Vnni(const TargetOptions &options) {
+  return x86TargetHas(options, "+avx512vnni");
 }
 
 bool infc::targetHasAmxInt8(const TargetOptions &options) {
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  return tm && tm->getTargetTriple().isX86() &&
-         tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-int8");
+  return x86TargetHas(options, "+amx-tile,+amx-int8");
 }
 
 bool infc::targetHasAmxBf16(const TargetOptions &options) {
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  return tm && tm->getTargetTriple().isX86() &&
-         tm->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-bf16");
+  return x86TargetHas(options, "+amx-tile,+amx-bf16");
 }
 
 bool infc::targetHasAvx512Bf16(const TargetOptions &options) {
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  return tm && tm->getTargetTriple().isX86() &&
-         tm->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
+  return x86TargetHas(options, "+avx512bf16");
 }
 
 infc::Int8Kernel infc::targetInt8KernelWithoutAvx512Vnni(const TargetOptions &options) {

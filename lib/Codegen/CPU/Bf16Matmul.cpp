@@ -23,6 +23,7 @@
 #include "infc/Support/Choices.h"
 
 #include "AmxProduct.h"
+#include "PanelPairs.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -88,8 +89,7 @@ bool isZeroFill(Value init) {
   return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
-constexpr int64_t kTileRows = 8;         // vdpbf16ps: rows x 2 panels of 16 f32 accumulators
-constexpr int64_t kMinParallelPairs = 4; // fewer pairs than this: the row tiles in parallel
+constexpr int64_t kTileRows = 8; // vdpbf16ps: rows x 2 panels of 16 f32 accumulators
 
 struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16MatmulPass> {
   using InfcBf16MatmulBase::InfcBf16MatmulBase;
@@ -226,22 +226,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
       return rowTiles(b, p, c, full, m, 1, width, false);
     };
     Value c = tensor::EmptyOp::create(builder, loc, {m, panels * kRows}, f32);
-    int64_t pairs = panels / 2;
-    bool rowsInParallel = pairs < kMinParallelPairs && full / kTileRows > pairs;
-    if (pairs) {
-      auto pairLoop = scf::ForOp::create(
-          builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
-          [&](OpBuilder &pb, Location, Value pair, ValueRange cIn) {
-            Value p = arith::MulIOp::create(pb, loc, pair, idx(pb, 2));
-            scf::YieldOp::create(pb, loc, allRows(pb, p, cIn[0], 2, rowsInParallel));
-          });
-      if (!rowsInParallel)
-        pairLoop->setAttr("infc.parallel", builder.getUnitAttr());
-      c = pairLoop.getResult(0);
-    }
-    if (panels % 2)
-      c = allRows(builder, idx(builder, panels - 1), c, 1, /*parallel=*/full / kTileRows > 1);
-    return c;
+    return infc::forEachPanelPair(builder, loc, c, panels, full / kTileRows, allRows);
   }
 
   /// A [M, K] f32 rounded to bf16, elementwise.

@@ -17,6 +17,7 @@
 #include "infc/Codegen/CPU/Passes.h"
 
 #include "AmxProduct.h"
+#include "PanelPairs.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,10 +33,6 @@ using namespace mlir;
 
 namespace {
 constexpr int64_t kLanes = 16;        // i32 lanes of a zmm register: the columns of an AMX panel
-constexpr int64_t kPanelsPerTile = 2; // rows x 2 accumulators + 2 B vectors + 1 A broadcast
-/// Fewer pairs of panels than this (and more row tiles than pairs) and the threads share
-/// out row tiles instead of pairs (3 pairs on 2 threads would split 2 : 1).
-constexpr int64_t kMinParallelPairs = 4;
 constexpr int64_t kAmxRows = 16;      // rows of an AMX tile
 constexpr int64_t kAmxBytes = 64;     // bytes of an AMX tile row: the K step
 constexpr int64_t kAmxMaxSteps = 256; // K steps the unrolled AMX kernel takes (K <= 16384)
@@ -462,30 +459,8 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       return rowTiles(b, p, c, full, m, 1, width, false);
     };
 
-    // Pairs of panels (2 x rows accumulators); an odd last panel alone. Column blocks of C
-    // are independent: the session's threads share out the pairs when there are enough of
-    // them, else the row tiles of each pair if there are more of those (one pair, 32
-    // columns, had left OriNet's 25600 x 288 x 32 int8 conv on one thread, a fifth of the
-    // model's time at 2 threads; a few rows keep the pairs).
     Value c = tensor::EmptyOp::create(builder, loc, {m, panels * lanes}, i32);
-    int64_t pairs = panels / kPanelsPerTile;
-    bool rowsInParallel = pairs < kMinParallelPairs && full / madd.rows > pairs;
-    if (pairs) {
-      auto pairLoop = scf::ForOp::create(
-          builder, loc, idx(builder, 0), idx(builder, pairs), idx(builder, 1), ValueRange{c},
-          [&](OpBuilder &pb, Location, Value pair, ValueRange cIn) {
-            Value p = arith::MulIOp::create(pb, loc, pair, idx(pb, kPanelsPerTile));
-            scf::YieldOp::create(pb, loc, allRows(pb, p, cIn[0], kPanelsPerTile, rowsInParallel));
-          });
-      if (!rowsInParallel)
-        pairLoop->setAttr("infc.parallel", builder.getUnitAttr());
-      c = pairLoop.getResult(0);
-    }
-    // The odd panel over all rows, outside the pair loop: its row tiles in parallel (when
-    // there are two or more).
-    for (int64_t p = pairs * kPanelsPerTile; p < panels; ++p)
-      c = allRows(builder, idx(builder, p), c, 1, /*parallel=*/full / madd.rows > 1);
-    return c;
+    return infc::forEachPanelPair(builder, loc, c, panels, full / madd.rows, allRows);
   }
 
   /// The run-time packing of B [K, N] i8 into panels of words of `per` K-consecutive values:
