@@ -80,8 +80,6 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     bool zextA = zeroExtends(op, 0), zextB = zeroExtends(op, 1);
 
     int64_t rowTiles = m / kRows, steps = k / perRow;
-    // 2 x 2 accumulators + 2 A + 2 B tiles: the eight tile registers.
-    int64_t rowBlock = rowTiles % 2 ? 1 : 2, colBlock = panels % 2 ? 1 : 2;
     Type accElement = bf16 ? Type(b.getF32Type()) : Type(b.getI32Type());
     auto accType = amx::TileType::get({kRows, kRows}, accElement);
     auto operandType = amx::TileType::get({kRows, perRow}, element);
@@ -111,69 +109,87 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
       chunk = kLongKChunk;
     int64_t fullChunks = steps / chunk, tailSteps = steps % chunk;
     Value zero = idx(b, 0), one = idx(b, 1);
-    Value rowBlocks = idx(b, rowTiles / rowBlock), colBlocks = idx(b, panels / colBlock);
-    auto outer = scf::ForOp::create(b, loc, zero, rowsOuter ? rowBlocks : colBlocks, one);
-    outer->setAttr("infc.parallel", b.getUnitAttr());
-    OpBuilder ob = OpBuilder::atBlockBegin(outer.getBody());
+    // Blocks of rowBlock x colBlock accumulator tiles (2 x 2 accumulators + 2 A + 2 B tiles:
+    // the eight tile registers) over `rowBlockCount` x `colBlockCount` blocks from row tile
+    // `rowTile0` and panel `firstPanel` on.
+    auto region = [&](int64_t rowTile0, int64_t rowBlockCount, int64_t rowBlock, int64_t firstPanel,
+                      int64_t colBlockCount, int64_t colBlock) {
+      if (!rowBlockCount || !colBlockCount)
+        return;
+      Value rowBlocks = idx(b, rowBlockCount), colBlocks = idx(b, colBlockCount);
+      auto outer = scf::ForOp::create(b, loc, zero, rowsOuter ? rowBlocks : colBlocks, one);
+      outer->setAttr("infc.parallel", b.getUnitAttr());
+      OpBuilder ob = OpBuilder::atBlockBegin(outer.getBody());
 
-    // One pass of the inner loop over K steps [first, first + count) (`first` an index
-    // value), the accumulators from zero tiles or loaded from C, stored into C after.
-    auto innerPass = [&](OpBuilder &pb, Value first, int64_t count, bool fromZero) {
-      auto inner = scf::ForOp::create(pb, loc, zero, rowsOuter ? colBlocks : rowBlocks, one);
-      if (chunk == steps) // (else the chunks loop stands between the two)
-        inner->setAttr("infc.parallel", b.getUnitAttr());
-      OpBuilder rb = OpBuilder::atBlockBegin(inner.getBody());
-      Value rowIndex = rowsOuter ? outer.getInductionVar() : inner.getInductionVar();
-      Value colIndex = rowsOuter ? inner.getInductionVar() : outer.getInductionVar();
-      Value panel0 = mul(rb, colIndex, colBlock);
-      Value row0 = mul(rb, rowIndex, rowBlock * kRows);
-      auto cIndices = [&](int64_t r, int64_t j) {
-        return SmallVector<Value>{add(rb, row0, r * kRows), mul(rb, add(rb, panel0, j), kRows)};
-      };
-      SmallVector<Value> acc;
-      for (int64_t r = 0; r < rowBlock; ++r)
-        for (int64_t j = 0; j < colBlock; ++j)
-          acc.push_back(
-              fromZero ? amx::TileZeroOp::create(rb, loc, accType).getResult()
-                       : amx::TileLoadOp::create(rb, loc, accType, c, cIndices(r, j)).getResult());
-      // Step `first + s`'s A column and B row: constants when `first` is one.
-      std::optional<int64_t> firstStep = getConstantIntValue(first);
-      auto stepIndex = [&](int64_t s, int64_t scale) -> Value {
-        if (firstStep)
-          return idx(rb, (*firstStep + s) * scale);
-        return add(rb, mul(rb, first, scale), s * scale);
-      };
-      for (int64_t s = 0; s < count; ++s) {
-        SmallVector<Value> aTiles, bTiles;
+      // One pass of the inner loop over K steps [first, first + count) (`first` an index
+      // value), the accumulators from zero tiles or loaded from C, stored into C after.
+      auto innerPass = [&](OpBuilder &pb, Value first, int64_t count, bool fromZero) {
+        auto inner = scf::ForOp::create(pb, loc, zero, rowsOuter ? colBlocks : rowBlocks, one);
+        if (chunk == steps) // (else the chunks loop stands between the two)
+          inner->setAttr("infc.parallel", b.getUnitAttr());
+        OpBuilder rb = OpBuilder::atBlockBegin(inner.getBody());
+        Value rowIndex = rowsOuter ? outer.getInductionVar() : inner.getInductionVar();
+        Value colIndex = rowsOuter ? inner.getInductionVar() : outer.getInductionVar();
+        Value panel0 = add(rb, mul(rb, colIndex, colBlock), firstPanel);
+        Value row0 = add(rb, mul(rb, rowIndex, rowBlock * kRows), rowTile0 * kRows);
+        auto cIndices = [&](int64_t r, int64_t j) {
+          return SmallVector<Value>{add(rb, row0, r * kRows), mul(rb, add(rb, panel0, j), kRows)};
+        };
+        SmallVector<Value> acc;
         for (int64_t r = 0; r < rowBlock; ++r)
-          aTiles.push_back(amx::TileLoadOp::create(
-              rb, loc, operandType, a, ValueRange{add(rb, row0, r * kRows), stepIndex(s, perRow)}));
-        for (int64_t j = 0; j < colBlock; ++j)
-          bTiles.push_back(amx::TileLoadOp::create(
-              rb, loc, operandType, bt,
-              ValueRange{add(rb, panel0, j), stepIndex(s, kRows), idx(rb, 0)}));
+          for (int64_t j = 0; j < colBlock; ++j)
+            acc.push_back(
+                fromZero
+                    ? amx::TileZeroOp::create(rb, loc, accType).getResult()
+                    : amx::TileLoadOp::create(rb, loc, accType, c, cIndices(r, j)).getResult());
+        // Step `first + s`'s A column and B row: constants when `first` is one.
+        std::optional<int64_t> firstStep = getConstantIntValue(first);
+        auto stepIndex = [&](int64_t s, int64_t scale) -> Value {
+          if (firstStep)
+            return idx(rb, (*firstStep + s) * scale);
+          return add(rb, mul(rb, first, scale), s * scale);
+        };
+        for (int64_t s = 0; s < count; ++s) {
+          SmallVector<Value> aTiles, bTiles;
+          for (int64_t r = 0; r < rowBlock; ++r)
+            aTiles.push_back(amx::TileLoadOp::create(
+                rb, loc, operandType, a,
+                ValueRange{add(rb, row0, r * kRows), stepIndex(s, perRow)}));
+          for (int64_t j = 0; j < colBlock; ++j)
+            bTiles.push_back(amx::TileLoadOp::create(
+                rb, loc, operandType, bt,
+                ValueRange{add(rb, panel0, j), stepIndex(s, kRows), idx(rb, 0)}));
+          for (int64_t r = 0; r < rowBlock; ++r)
+            for (int64_t j = 0; j < colBlock; ++j) {
+              Value &tile = acc[r * colBlock + j];
+              tile = bf16 ? amx::TileMulFOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile)
+                                .getResult()
+                          : amx::TileMulIOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile,
+                                                    zextA, zextB)
+                                .getResult();
+            }
+        }
         for (int64_t r = 0; r < rowBlock; ++r)
-          for (int64_t j = 0; j < colBlock; ++j) {
-            Value &tile = acc[r * colBlock + j];
-            tile = bf16 ? amx::TileMulFOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile)
-                              .getResult()
-                        : amx::TileMulIOp::create(rb, loc, accType, aTiles[r], bTiles[j], tile,
-                                                  zextA, zextB)
-                              .getResult();
-          }
+          for (int64_t j = 0; j < colBlock; ++j)
+            amx::TileStoreOp::create(rb, loc, c, cIndices(r, j), acc[r * colBlock + j]);
+      };
+      innerPass(ob, zero, chunk, /*fromZero=*/true);
+      if (fullChunks > 1) {
+        auto chunks = scf::ForOp::create(ob, loc, one, idx(ob, fullChunks), one);
+        OpBuilder kb = OpBuilder::atBlockBegin(chunks.getBody());
+        innerPass(kb, mul(kb, chunks.getInductionVar(), chunk), chunk, /*fromZero=*/false);
       }
-      for (int64_t r = 0; r < rowBlock; ++r)
-        for (int64_t j = 0; j < colBlock; ++j)
-          amx::TileStoreOp::create(rb, loc, c, cIndices(r, j), acc[r * colBlock + j]);
+      if (tailSteps)
+        innerPass(ob, idx(ob, fullChunks * chunk), tailSteps, /*fromZero=*/false);
     };
-    innerPass(ob, zero, chunk, /*fromZero=*/true);
-    if (fullChunks > 1) {
-      auto chunks = scf::ForOp::create(ob, loc, one, idx(ob, fullChunks), one);
-      OpBuilder kb = OpBuilder::atBlockBegin(chunks.getBody());
-      innerPass(kb, mul(kb, chunks.getInductionVar(), chunk), chunk, /*fromZero=*/false);
-    }
-    if (tailSteps)
-      innerPass(ob, idx(ob, fullChunks * chunk), tailSteps, /*fromZero=*/false);
+    // 2 x 2 blocks, then the odd last row tile in 1 x 2 blocks, the odd last panel in 2 x 1
+    // blocks and their corner (an odd count had made every block 1 x 2 or 2 x 1: ResNet-50's
+    // 13- and 49-tile convolutions had run on two accumulators, too few to hide tdpbf16ps's
+    // latency).
+    region(0, rowTiles / 2, 2, 0, panels / 2, 2);
+    region(rowTiles - 1, rowTiles % 2, 1, 0, panels / 2, 2);
+    region(0, rowTiles / 2, 2, panels - 1, panels % 2, 1);
+    region(rowTiles - 1, rowTiles % 2, 1, panels - 1, panels % 2, 1);
     op.erase();
     return success();
   }

@@ -48,8 +48,18 @@ func.func @amx_product(%a: memref<32x32x4xi8>, %b: memref<2x32x16x4xi8>, %c: mem
 
 // -----
 
-// One row tile and an odd panel count: 1 x 1 blocks; signed A, unsigned B.
+// One row tile and three panels: a 1 x 2 block over the first pair of panels (a loop of
+// one), then the odd last panel's 1 x 1 block, from panel 2 on; signed A, unsigned B.
 // CHECK-LABEL: func @amx_single
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-COUNT-2: amx.tile_zero
+// CHECK-NOT: amx.tile_zero
+// CHECK-COUNT-2: amx.tile_muli %{{.*}}, %{{.*}} zext, %{{.*}} :
+// CHECK-COUNT-2: amx.tile_store
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.addi %{{.*}}, %c2{{.*}} : index
 // CHECK: amx.tile_zero
 // CHECK-NOT: amx.tile_zero
 // CHECK: amx.tile_muli %{{.*}}, %{{.*}} zext, %{{.*}} :
@@ -213,6 +223,34 @@ func.func @amx_k_chunks(%a: memref<16x80x2xbf16>, %b: memref<2x80x16x2xbf16>, %c
 #c = affine_map<(m, p, j, q, t) -> (m, p, j)>
 func.func @amx_long_k(%a: memref<16x4112x2xbf16>, %b: memref<1x4112x16x2xbf16>, %c: memref<16x1x16xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<16x4112x2xbf16>, memref<1x4112x16x2xbf16>) outs(%c : memref<16x1x16xf32>) attrs = {infc.amx} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// Three row tiles and four panels: 2 x 2 blocks over the first two row tiles, then the odd
+// last row tile (rows 32..47) in 1 x 2 blocks, not 1 x 2 blocks everywhere.
+// CHECK-LABEL: func @amx_odd_rows
+// CHECK-COUNT-4: amx.tile_zero
+// CHECK-COUNT-4: amx.tile_mulf
+// CHECK-COUNT-4: amx.tile_store
+// CHECK: arith.addi %{{.*}}, %c32{{.*}} : index
+// CHECK-COUNT-2: amx.tile_zero
+// CHECK-NOT: amx.tile_zero
+// CHECK-COUNT-2: amx.tile_mulf
+// CHECK-NOT: amx.tile_mulf
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_odd_rows(%a: memref<48x16x2xbf16>, %b: memref<4x16x16x2xbf16>, %c: memref<48x4x16xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<48x16x2xbf16>, memref<4x16x16x2xbf16>) outs(%c : memref<48x4x16xf32>) attrs = {infc.amx} {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %0 = arith.extf %x : bf16 to f32
     %1 = arith.extf %y : bf16 to f32

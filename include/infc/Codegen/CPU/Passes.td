@@ -85,8 +85,9 @@ def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
     Each `linalg.generic` marked `infc.amx` (C [M, P, 16] i32 += A [M, K/4, 4] x
     B [P, K/4, 16, 4], bytes extended by their signedness, M a multiple of 16 and K of 64;
     or C [M, P, 16] f32 += A [M, K/2, 2] x B [P, K/2, 16, 2] of bf16, K a multiple of 32)
-    becomes a loop over blocks of 2 (or 1) column tiles, marked `infc.parallel`, and inside it
-    a loop over blocks of 2 (or 1) row tiles (the other way round when A has more bytes than
+    becomes a loop over blocks of 2 column tiles, marked `infc.parallel`, and inside it a
+    loop over blocks of 2 row tiles (an odd last row tile and an odd last panel then get loops
+    of 1 x 2 and 2 x 1 blocks of their own, and their corner a 1 x 1 block) (the other way round when A has more bytes than
     B: the larger operand's blocks outside, each read once, the smaller one read again from
     L2 for each): zeroed 16x16 i32 accumulator tiles, then per
     64-byte K step the A and B tile loads and one `amx.tile_muli` (`amx.tile_mulf` for
