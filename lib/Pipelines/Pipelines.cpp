@@ -203,9 +203,7 @@ static void addHostLowering(OpPassManager &pm, const infc::InfcPipelineOptions &
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   ConvertVectorToLLVMPassOptions vectorOptions;
-  // the amx tile ops become their LLVM intrinsics
-  vectorOptions.amx =
-      options.amx || (options.precision == infc::Precision::BF16 && options.amxBf16);
+  vectorOptions.amx = options.amxTiles(); // the amx tile ops become their LLVM intrinsics
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createUBToLLVMConversionPass());
   addFuncToLLVM(pm);
@@ -257,8 +255,7 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
   pm.addPass(infc::createInfcMemoryPlan());
   pm.addNestedPass<func::FuncOp>(infc::createInfcPrefetchPanels());
   pm.addNestedPass<func::FuncOp>(infc::createInfcUnrollKLoops());
-  bool bf16Tiles = options.precision == infc::Precision::BF16 && options.amxBf16;
-  if (options.amx || bf16Tiles) {
+  if (options.amxTiles()) {
     // (k-chunk stays off: 8-step chunks gained 2.5% on bf16 BERT-base at 1 thread but take
     // the inner block loop out of the threads' sharing, which many cores would miss.)
     pm.addNestedPass<func::FuncOp>(infc::createInfcAmxTiles());

@@ -83,6 +83,9 @@ struct InfcPipelineOptions {
 
   /// The CUDA code generation runs (on a GPU or emulated).
   bool cudaCodegen() const { return target != Target::CPU; }
+  /// CPU code with AMX tile products: int8 ones on AMX-INT8, bf16 ones on AMX-BF16
+  /// (infc-amx-tiles lowers them, convert-vector-to-llvm their tile ops).
+  bool amxTiles() const { return amx || (precision == Precision::BF16 && amxBf16); }
 };
 
 /// How checkPipelineOptions names options: as `infc compile` flags (`--precision fp16`) or

@@ -102,8 +102,8 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
     // chunks of K between the two: the outer block's chunk stays in L1 while the inner blocks
     // pass, and C's tiles are stored after each chunk and loaded again for the next; the
     // inner loop is then not shared out (each thread takes whole outer blocks).
-    int64_t elementBytes = bf16 ? 2 : 1;
-    bool rowsOuter = m * k * elementBytes > panels * kRows * k * elementBytes;
+    // (A has M rows of K values, B panels x 16 columns of them.)
+    bool rowsOuter = m > panels * kRows;
     int64_t chunk = kChunk > 0 && steps > kChunk ? kChunk : steps;
     if (chunk > kMaxUnrolledSteps)
       chunk = kLongKChunk;

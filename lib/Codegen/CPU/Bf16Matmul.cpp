@@ -23,7 +23,7 @@
 #include "infc/Support/Choices.h"
 
 #include "AmxProduct.h"
-#include "PanelPairs.h"
+#include "PanelKernel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -170,63 +170,26 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
           vector::BroadcastOp::create(b, loc, VectorType::get({kRows}, b.getI32Type()), scalar);
       return vector::BitCastOp::create(b, loc, operandType, lanes);
     };
-    // Rows [begin, end) in tiles of `rows` x `width` panels from panel p on, into C.
-    auto rowTiles = [&](OpBuilder &b, Value p, Value c, int64_t begin, int64_t end, int64_t rows,
-                        int64_t width, bool parallel) -> Value {
-      if (begin >= end)
-        return c;
-      SmallVector<Value> panel, column;
-      for (int64_t j = 0; j < width; ++j) {
-        panel.push_back(arith::AddIOp::create(b, loc, p, idx(b, j)));
-        column.push_back(arith::MulIOp::create(b, loc, panel[j], idx(b, kRows)));
-      }
-      auto loop = scf::ForOp::create(
-          b, loc, idx(b, begin), idx(b, end), idx(b, rows), ValueRange{c},
-          [&](OpBuilder &lb, Location, Value row, ValueRange cIn) {
-            SmallVector<Value> accs(rows * width, zeroAcc);
-            auto kLoop = scf::ForOp::create(
-                lb, loc, idx(lb, 0), idx(lb, words), idx(lb, 1), accs,
-                [&](OpBuilder &kb, Location, Value q, ValueRange accIn) {
-                  SmallVector<Value> panelVecs;
-                  for (int64_t j = 0; j < width; ++j)
-                    panelVecs.push_back(vector::TransferReadOp::create(
-                        kb, loc, operandType, bTiles, ValueRange{panel[j], q, idx(kb, 0)},
-                        std::optional<Value>(), ArrayRef<bool>{true}));
-                  SmallVector<Value> next;
-                  for (int64_t r = 0; r < rows; ++r) {
-                    Value pairs =
-                        broadcastPair(kb, arith::AddIOp::create(kb, loc, row, idx(kb, r)), q);
-                    for (int64_t j = 0; j < width; ++j)
-                      next.push_back(LLVM::CallIntrinsicOp::create(
-                                         kb, loc, accType,
-                                         kb.getStringAttr("llvm.x86.avx512bf16.dpbf16ps.512"),
-                                         ValueRange{accIn[r * width + j], pairs, panelVecs[j]})
-                                         .getResult(0));
-                  }
-                  scf::YieldOp::create(kb, loc, next);
-                });
-            Value out = cIn[0];
-            for (int64_t r = 0; r < rows; ++r) {
-              Value rIdx = arith::AddIOp::create(lb, loc, row, idx(lb, r));
-              for (int64_t j = 0; j < width; ++j)
-                out = vector::TransferWriteOp::create(lb, loc, kLoop.getResult(r * width + j), out,
-                                                      ValueRange{rIdx, column[j]},
-                                                      ArrayRef<bool>{true})
-                          .getResult();
-            }
-            scf::YieldOp::create(lb, loc, out);
-          });
-      if (parallel)
-        loop->setAttr("infc.parallel", b.getUnitAttr());
-      return loop.getResult(0);
+    infc::PanelKernelSteps steps;
+    steps.words = words;
+    auto columnStart = [&](OpBuilder &, Value) { return zeroAcc; };
+    auto panelWords = [&](OpBuilder &b, Value panel, Value q) -> Value {
+      return vector::TransferReadOp::create(b, loc, operandType, bTiles,
+                                            ValueRange{panel, q, idx(b, 0)}, std::optional<Value>(),
+                                            ArrayRef<bool>{true});
     };
-    int64_t full = m / kTileRows * kTileRows;
-    auto allRows = [&](OpBuilder &b, Value p, Value c, int64_t width, bool parallel) {
-      c = rowTiles(b, p, c, 0, full, kTileRows, width, parallel);
-      return rowTiles(b, p, c, full, m, 1, width, false);
+    auto multiplyAdd = [&](OpBuilder &b, Value acc, Value pairs, Value panel) -> Value {
+      return LLVM::CallIntrinsicOp::create(b, loc, accType,
+                                           b.getStringAttr("llvm.x86.avx512bf16.dpbf16ps.512"),
+                                           ValueRange{acc, pairs, panel})
+          .getResult(0);
     };
+    steps.columnStart = columnStart;
+    steps.panelWords = panelWords;
+    steps.rowWord = broadcastPair;
+    steps.multiplyAdd = multiplyAdd;
     Value c = tensor::EmptyOp::create(builder, loc, {m, panels * kRows}, f32);
-    return infc::forEachPanelPair(builder, loc, c, panels, full / kTileRows, allRows);
+    return infc::panelKernel(builder, loc, steps, c, kTileRows, panels);
   }
 
   /// A [M, K] f32 rounded to bf16, elementwise.

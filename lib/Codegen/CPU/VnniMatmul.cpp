@@ -17,7 +17,7 @@
 #include "infc/Codegen/CPU/Passes.h"
 
 #include "AmxProduct.h"
-#include "PanelPairs.h"
+#include "PanelKernel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -392,75 +392,35 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     };
     Value zeroVec = arith::ConstantOp::create(
         builder, loc, DenseElementsAttr::get(vecType, builder.getI32IntegerAttr(0)));
-    // Rows [begin, end) in tiles of `rows` x `width` panels from panel p on, into C.
-    auto rowTiles = [&](OpBuilder &b, Value p, Value c, int64_t begin, int64_t end, int64_t rows,
-                        int64_t width, bool parallel) -> Value {
-      if (begin >= end)
-        return c;
-      SmallVector<Value> panel, column, init;
-      for (int64_t j = 0; j < width; ++j) {
-        panel.push_back(arith::AddIOp::create(b, loc, p, idx(b, j)));
-        column.push_back(arith::MulIOp::create(b, loc, panel[j], idx(b, lanes)));
-        init.push_back(kernel.columnStart ? read(b, kernel.columnStart, {panel[j], idx(b, 0)})
-                                          : zeroVec);
-      }
-      auto loop = scf::ForOp::create(
-          b, loc, idx(b, begin), idx(b, end), idx(b, rows), ValueRange{c},
-          [&](OpBuilder &lb, Location, Value row, ValueRange cIn) {
-            SmallVector<Value> accs;
-            for (int64_t r = 0; r < rows; ++r) {
-              if (kernel.rowStart) {
-                Value rIdx = arith::AddIOp::create(lb, loc, row, idx(lb, r));
-                Value s = tensor::ExtractOp::create(lb, loc, kernel.rowStart, ValueRange{rIdx});
-                accs.append(width, vector::BroadcastOp::create(lb, loc, vecType, s));
-              } else {
-                llvm::append_range(accs, init);
-              }
-            }
-            auto kLoop = scf::ForOp::create(
-                lb, loc, idx(lb, 0), idx(lb, words), idx(lb, 1), accs,
-                [&](OpBuilder &kb, Location, Value q, ValueRange accIn) {
-                  SmallVector<Value> panelVecs;
-                  for (int64_t j = 0; j < width; ++j)
-                    panelVecs.push_back(read(kb, kernel.panels, {panel[j], q, idx(kb, 0)}));
-                  SmallVector<Value> next;
-                  for (int64_t r = 0; r < rows; ++r) {
-                    Value rIdx = arith::AddIOp::create(kb, loc, row, idx(kb, r));
-                    Value word =
-                        tensor::ExtractOp::create(kb, loc, kernel.broadcast, ValueRange{rIdx, q});
-                    Value wordVec = vector::BroadcastOp::create(kb, loc, vecType, word);
-                    for (int64_t j = 0; j < width; ++j) {
-                      Value u8 = kernel.panelsAreUnsigned ? panelVecs[j] : wordVec;
-                      Value s8 = kernel.panelsAreUnsigned ? wordVec : panelVecs[j];
-                      next.push_back(multiplyAdd(kb, loc, accIn[r * width + j], u8, s8));
-                    }
-                  }
-                  scf::YieldOp::create(kb, loc, next);
-                });
-            Value out = cIn[0];
-            for (int64_t r = 0; r < rows; ++r) {
-              Value rIdx = arith::AddIOp::create(lb, loc, row, idx(lb, r));
-              for (int64_t j = 0; j < width; ++j)
-                out = vector::TransferWriteOp::create(lb, loc, kLoop.getResult(r * width + j), out,
-                                                      ValueRange{rIdx, column[j]},
-                                                      ArrayRef<bool>{true})
-                          .getResult();
-            }
-            scf::YieldOp::create(lb, loc, out);
-          });
-      if (parallel)
-        loop->setAttr("infc.parallel", b.getUnitAttr());
-      return loop.getResult(0);
+    infc::PanelKernelSteps steps;
+    steps.lanes = lanes;
+    steps.words = words;
+    auto columnStart = [&](OpBuilder &b, Value panel) -> Value {
+      return kernel.columnStart ? read(b, kernel.columnStart, {panel, idx(b, 0)}) : zeroVec;
     };
-    int64_t full = m / madd.rows * madd.rows;
-    // (`parallel`: the row tiles shared out over the threads, the rows left after them not)
-    auto allRows = [&](OpBuilder &b, Value p, Value c, int64_t width, bool parallel) {
-      c = rowTiles(b, p, c, 0, full, madd.rows, width, parallel);
-      return rowTiles(b, p, c, full, m, 1, width, false);
+    auto rowStart = [&](OpBuilder &b, Value row) -> Value {
+      Value s = tensor::ExtractOp::create(b, loc, kernel.rowStart, ValueRange{row});
+      return vector::BroadcastOp::create(b, loc, vecType, s);
     };
-
+    auto panelWords = [&](OpBuilder &b, Value panel, Value q) -> Value {
+      return read(b, kernel.panels, {panel, q, idx(b, 0)});
+    };
+    auto rowWord = [&](OpBuilder &b, Value row, Value q) -> Value {
+      Value word = tensor::ExtractOp::create(b, loc, kernel.broadcast, ValueRange{row, q});
+      return vector::BroadcastOp::create(b, loc, vecType, word);
+    };
+    auto multiply = [&](OpBuilder &b, Value acc, Value word, Value panel) -> Value {
+      return kernel.panelsAreUnsigned ? multiplyAdd(b, loc, acc, panel, word)
+                                      : multiplyAdd(b, loc, acc, word, panel);
+    };
+    steps.columnStart = columnStart;
+    if (kernel.rowStart)
+      steps.rowStart = rowStart;
+    steps.panelWords = panelWords;
+    steps.rowWord = rowWord;
+    steps.multiplyAdd = multiply;
     Value c = tensor::EmptyOp::create(builder, loc, {m, panels * lanes}, i32);
-    return infc::forEachPanelPair(builder, loc, c, panels, full / madd.rows, allRows);
+    return infc::panelKernel(builder, loc, steps, c, madd.rows, panels);
   }
 
   /// The run-time packing of B [K, N] i8 into panels of words of `per` K-consecutive values:
