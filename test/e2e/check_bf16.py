@@ -20,9 +20,10 @@ where it has AMX-BF16, else --cpu sapphirerapids; vdpbf16ps: --cpu cooperlake):
   - resnet18 with a symbolic batch (the batch loop: each row's static code in bf16), a
     batch of 3, within the same limit and the same classes;
   - the mlp with a symbolic batch as generic code (--dim batch=1..8), at batch 5, likewise;
-  - --precision auto prints its choice: bf16 for sapphirerapids, fp32 for cooperlake
-    (AVX512_BF16 without AMX: vdpbf16ps is slower than fp32 there) and znver3, whose
-    library matches onnxruntime as fp32 does (rtol 1e-4, atol 1e-5).
+  - --precision auto prints its choice: bf16 for sapphirerapids and znver4 (whose vdpbf16ps
+    does twice its FMAs' work; run on a Zen 4 host, within the limit above), fp32 for
+    cooperlake (AVX512_BF16 without AMX: vdpbf16ps is slower than fp32 there) and znver3,
+    whose library matches onnxruntime as fp32 does (rtol 1e-4, atol 1e-5).
 Prints one line per check and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -199,9 +200,15 @@ def main():
         report(all(ok for ok, _ in results), f"mlp generic code ({kernel}), batch 5: "
                                              + "; ".join(s for _, s in results))
 
-    # --precision auto: the choice printed; without AMX-BF16 the fp32 code.
+    # --precision auto: the choice printed. Without AMX-BF16 and a Zen 4's vdpbf16ps, the
+    # fp32 code (znver3's runs here, exact against ORT); Zen 4's bf16 code runs where this
+    # machine has AVX512_BF16 and AMD's SSE4a (a Zen 4 or later).
     model = os.path.join(args.zoo, "mlp.onnx")
-    for target, want in [("sapphirerapids", "bf16"), ("cooperlake", "fp32"), ("znver3", "fp32")]:
+    inputs = harness.npz_inputs(os.path.join(args.zoo, "mlp.inputs.npz"))
+    ref = harness.ort_reference(model, inputs)
+    runs_zen4 = {"avx512_bf16", "sse4a"} <= flags
+    for target, want in [("sapphirerapids", "bf16"), ("cooperlake", "fp32"), ("znver3", "fp32"),
+                         ("znver4", "bf16")]:
         so = work(f"mlp.auto.{target}.so")
         r = harness.compile_for_cpu(args.infc, model, so, target, extra=["--precision", "auto"])
         said = f"--precision auto: {want}" in r.stderr
@@ -209,15 +216,17 @@ def main():
             report(False, f"auto for {target}: expected '--precision auto: {want}'\n"
                           f"{r.describe()}")
             continue
-        if want == "bf16" or target != "znver3":
+        if target == "znver3":
+            got = infc.load(so)(**inputs)
+            results = [harness.compare(got[k], v, rtol=1e-4, atol=1e-5) for k, v in ref.items()]
+        elif target == "znver4" and runs_zen4:
+            got = infc.load(so)(**inputs)
+            results = [harness.compare_rel_l2(got[k], v, REL_L2_LIMIT) for k, v in ref.items()]
+        else:
             report(True, f"auto for {target}: chose {want}")
             continue
-        inputs = harness.npz_inputs(os.path.join(args.zoo, "mlp.inputs.npz"))
-        ref = harness.ort_reference(model, inputs)
-        got = infc.load(so)(**inputs)
-        results = [harness.compare(got[k], v, rtol=1e-4, atol=1e-5) for k, v in ref.items()]
         report(all(ok for ok, _ in results),
-               f"auto for {target}: fp32, " + "; ".join(s for _, s in results))
+               f"auto for {target}: {want}, " + "; ".join(s for _, s in results))
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -36,8 +36,8 @@ struct CompileOptions {
   std::string gpus, cudaPath; // given only with --target cuda
   int optLevel = 3;
   bool report = false;
-  /// --precision auto: bf16 where the target CPU has AMX-BF16, else fp32 (the choice is
-  /// printed).
+  /// --precision auto: bf16 where the target CPU has AMX-BF16 or a vdpbf16ps twice as fast
+  /// as its FMAs, else fp32 (the choice is printed).
   bool autoPrecision = false;
   infc::OnnxImportOptions import;
   /// The flags' part of the pipeline (target, precision, ...); the target CPU's features
@@ -362,13 +362,19 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
   pipeline.amxBf16 = infc::targetHasAmxBf16(target);
   pipeline.avx512Bf16 = infc::targetHasAvx512Bf16(target);
   if (o.autoPrecision) {
-    // Only AMX makes bf16 pay: vdpbf16ps does as many multiply-adds a cycle as an Intel
-    // core's two FMA ports, and its kernel ran 1.6-1.9x slower than fp32's (docs/cli.md).
-    pipeline.precision = pipeline.amxBf16 ? infc::Precision::BF16 : infc::Precision::FP32;
+    // bf16 where it pays: on AMX tiles, or on vdpbf16ps where it does twice an FMA's
+    // multiply-adds (Zen 4: 1.5-1.8x faster than fp32). An Intel core's vdpbf16ps does as
+    // many as its two FMA ports, and its kernel ran 1.6-1.9x slower than fp32 (docs/cli.md).
+    bool fastVdpbf16ps = !pipeline.amxBf16 && infc::targetHasFastVdpbf16ps(target);
+    pipeline.precision = pipeline.amxBf16 || fastVdpbf16ps ? infc::Precision::BF16
+                                                           : infc::Precision::FP32;
     llvm::errs() << "infc: --precision auto: "
-                 << (pipeline.amxBf16      ? "bf16 (the target CPU has AMX-BF16)"
+                 << (pipeline.amxBf16 ? "bf16 (the target CPU has AMX-BF16)"
+                     : fastVdpbf16ps  ? "bf16 (the target CPU's vdpbf16ps does twice the "
+                                        "multiply-adds of its FMAs)"
                      : pipeline.avx512Bf16 ? "fp32 (the target CPU has AVX512_BF16 but no "
-                                             "AMX-BF16: bf16 would be slower there)"
+                                             "AMX-BF16, and its vdpbf16ps is no faster than "
+                                             "fp32 FMAs)"
                                            : "fp32 (the target CPU has no AMX-BF16)")
                  << "\n";
   }

@@ -94,6 +94,10 @@ bool targetHasAmxInt8(const TargetOptions &options);
 bool targetHasAmxBf16(const TargetOptions &options);
 /// Whether the target has AVX512_BF16 (vdpbf16ps, vcvtneps2bf16).
 bool targetHasAvx512Bf16(const TargetOptions &options);
+/// Whether the target CPU's vdpbf16ps does twice the multiply-adds of its FMAs a cycle: AMD
+/// Zen 4 and later (`znver4`, `znver5`). Intel's cores with AVX512_BF16 issue one a cycle,
+/// as many multiply-adds as their two FMA ports.
+bool targetHasFastVdpbf16ps(const TargetOptions &options);
 /// The register kernel of i8 matmuls on a target without AVX-512 VNNI (infc-vnni-matmul's
 /// kernel and vector-bits): vpdpbusd on ymm with AVX-VNNI, else vpmaddwd on zmm with
 /// AVX-512BW or on ymm with AVX2; an empty instruction where the target has none of them.
