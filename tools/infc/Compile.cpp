@@ -366,12 +366,12 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
     // multiply-adds (Zen 4: 1.5-1.8x faster than fp32). An Intel core's vdpbf16ps does as
     // many as its two FMA ports, and its kernel ran 1.6-1.9x slower than fp32 (docs/cli.md).
     bool fastVdpbf16ps = !pipeline.amxBf16 && infc::targetHasFastVdpbf16ps(target);
-    pipeline.precision = pipeline.amxBf16 || fastVdpbf16ps ? infc::Precision::BF16
-                                                           : infc::Precision::FP32;
+    pipeline.precision =
+        pipeline.amxBf16 || fastVdpbf16ps ? infc::Precision::BF16 : infc::Precision::FP32;
     llvm::errs() << "infc: --precision auto: "
-                 << (pipeline.amxBf16 ? "bf16 (the target CPU has AMX-BF16)"
-                     : fastVdpbf16ps  ? "bf16 (the target CPU's vdpbf16ps does twice the "
-                                        "multiply-adds of its FMAs)"
+                 << (pipeline.amxBf16      ? "bf16 (the target CPU has AMX-BF16)"
+                     : fastVdpbf16ps       ? "bf16 (the target CPU's vdpbf16ps does twice the "
+                                             "multiply-adds of its FMAs)"
                      : pipeline.avx512Bf16 ? "fp32 (the target CPU has AVX512_BF16 but no "
                                              "AMX-BF16, and its vdpbf16ps is no faster than "
                                              "fp32 FMAs)"
