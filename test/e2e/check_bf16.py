@@ -17,6 +17,9 @@ where it has AMX-BF16, else --cpu sapphirerapids; vdpbf16ps: --cpu cooperlake):
   - Gemms of odd sizes (rows past a tile, K not a multiple of 32, N not of 16, one column)
     against numpy on the operands rounded to bf16 (the products are exact in f32: agreement
     to about 1e-6, so a value in the wrong place of a tile cannot hide);
+  - MatMuls of two activations ([batch, M, K] x [batch, K, N], attention's products: B
+    rounded and packed at run time) of odd sizes, likewise; under 16 rows against numpy
+    in f32 (they stay f32);
   - resnet18 with a symbolic batch (the batch loop: each row's static code in bf16), a
     batch of 3, within the same limit and the same classes;
   - the mlp with a symbolic batch as generic code (--dim batch=1..8), at batch 5, likewise;
@@ -69,6 +72,26 @@ def gemm_model(path, m, k, n, rng):
     model.ir_version = 8
     onnx.save(model, path)
     return w, bias
+
+
+# MatMuls of two activations (attention's QK^T and PV: a batched matmul, B rounded and
+# packed at run time): [batch, M, K] x [batch, K, N]. Rows at and past a 16-row tile, K not
+# a multiple of 32, N not of 16; under 16 rows (a decode step's query) it stays f32.
+BATCHED = [(3, 20, 70, 24), (2, 16, 64, 16), (12, 33, 100, 40), (2, 8, 64, 16)]
+
+
+def batched_matmul_model(path, batch, m, k, n):
+    """MatMul of the graph inputs x [batch, m, k] and y [batch, k, n]."""
+    import onnx
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "y"], ["z"])], "batched",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, m, k]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, k, n])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [batch, m, n])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
 
 
 def main():
@@ -159,6 +182,29 @@ def main():
                 ok, summary = harness.compare(infc.load(so)(x=x)["y"], want, rtol=1e-5,
                                               atol=1e-5 * np.sqrt(k))
                 report(ok, f"{label} against numpy on bf16 operands: {summary}")
+
+    # Batched matmuls of two activations, likewise (f32 operands under 16 rows).
+    for batch, m, k, n in BATCHED:
+        path = work(f"batched_{batch}_{m}_{k}_{n}.onnx")
+        batched_matmul_model(path, batch, m, k, n)
+        x = rng.standard_normal((batch, m, k)).astype(np.float32)
+        y = rng.standard_normal((batch, k, n)).astype(np.float32)
+        rounded = m >= 16
+        operands = (bf16_round(x), bf16_round(y)) if rounded else (x, y)
+        want = (operands[0].astype(np.float64) @ operands[1].astype(np.float64)).astype(
+            np.float32)
+        for kernel, target, runs in kernels:
+            so = work(f"batched_{batch}_{m}_{k}_{n}.{kernel}.so")
+            r = harness.compile_for_cpu(args.infc, path, so, target,
+                                        extra=["--precision", "bf16"])
+            label = f"batched matmul {batch}x{m}x{k}x{n} ({kernel})"
+            if r.returncode != 0:
+                report(False, f"{label}: compile failed\n{r.describe()}")
+            elif runs:
+                ok, summary = harness.compare(infc.load(so)(x=x, y=y)["z"], want, rtol=1e-5,
+                                              atol=1e-5 * np.sqrt(k))
+                report(ok, f"{label} against numpy on {'bf16' if rounded else 'f32'} "
+                           f"operands: {summary}")
 
     # With a symbolic batch (no flags: the batch loop), each row's static code in bf16.
     sys.path.insert(0, os.path.join(harness.REPO_ROOT, "test", "models"))

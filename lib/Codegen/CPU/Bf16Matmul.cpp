@@ -27,6 +27,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
@@ -90,6 +91,37 @@ bool isZeroFill(Value init) {
 }
 
 constexpr int64_t kTileRows = 8; // vdpbf16ps: rows x 2 panels of 16 f32 accumulators
+/// A batched matmul of two activations (attention's QK^T and PV) takes bf16 from this many
+/// rows: B is rounded and packed at run time, K x N values for M x K x N multiply-adds.
+constexpr int64_t kRuntimePackMinRows = 16;
+
+/// `v` [dims...] f32 rounded to bf16 by an elementwise generic.
+Value roundToBf16Values(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  auto narrowType = type.clone(b.getBF16Type());
+  Value init = tensor::EmptyOp::create(b, loc, narrowType.getShape(), b.getBF16Type());
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{narrowType}, ValueRange{v}, ValueRange{init}, maps, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value narrow = arith::TruncFOp::create(nb, l, nb.getBF16Type(), args[0]);
+               linalg::YieldOp::create(nb, l, narrow);
+             })
+      .getResult(0);
+}
+
+/// `v` zero-padded at the end of each dim to `shape`.
+Value padTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  SmallVector<OpFoldResult> low(shape.size(), b.getIndexAttr(0)), high;
+  for (auto [have, want] : llvm::zip(type.getShape(), shape))
+    high.push_back(b.getIndexAttr(want - have));
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  return tensor::PadOp::create(b, loc, type.clone(shape), v, low, high, zero);
+}
 
 struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16MatmulPass> {
   using InfcBf16MatmulBase::InfcBf16MatmulBase;
@@ -107,6 +139,98 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     });
     for (linalg::MatmulOp op : matmuls)
       rewrite(op, kernel == "amx");
+    SmallVector<linalg::BatchMatmulOp> batched;
+    getOperation().walk([&](linalg::BatchMatmulOp op) {
+      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+          op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
+        batched.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : batched)
+      rewriteBatched(op, kernel == "amx");
+  }
+
+  /// C [batch, M, N] = A [batch, M, K] x B [batch, K, N], both f32 activations (attention's
+  /// products): A rounded to bf16 and B rounded and packed as B tiles at run time, for the
+  /// whole batch at once, then a loop over the batch of the kernel's product, each marked
+  /// `infc.parallel` inside as a single matmul's is.
+  static void rewriteBatched(linalg::BatchMatmulOp op, bool amx) {
+    auto ct = cast<RankedTensorType>(op.getResult(0).getType());
+    auto bt = cast<RankedTensorType>(op.getInputs()[1].getType());
+    if (!ct.getElementType().isF32() || !getElementTypeOrSelf(op.getInputs()[0]).isF32() ||
+        !bt.getElementType().isF32() || !isZeroFill(op.getOutputs()[0]))
+      return;
+    int64_t batch = ct.getDimSize(0), m = ct.getDimSize(1), n = ct.getDimSize(2),
+            k = bt.getDimSize(1);
+    if (batch == 0 || m < kRuntimePackMinRows || n == 0 || k < infc::kBf16MinReduction)
+      return;
+    int64_t mp = amx ? llvm::alignTo(m, kRows) : m, kp = llvm::alignTo(k, kPerRow),
+            panels = llvm::divideCeil(n, kRows);
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type f32 = b.getF32Type(), bf16 = b.getBF16Type();
+    Value rows = padTo(b, loc, roundToBf16Values(b, loc, op.getInputs()[0]), {batch, mp, kp});
+    // B [batch, kp, panels x 16] as tiles [batch, panels, kp/2, 16, 2]: value t of column j
+    // of row q of panel p is B[2q + t][16p + j].
+    Value wide = padTo(b, loc, op.getInputs()[1], {batch, kp, panels * kRows});
+    MLIRContext *ctx = b.getContext();
+    AffineExpr bi, p, q, j, t;
+    bindDims(ctx, bi, p, q, j, t);
+    auto tilesType = RankedTensorType::get({batch, panels, kp / 2, kRows, 2}, bf16);
+    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {bi, q * 2 + t, p * kRows + j}, ctx),
+                                   AffineMap::getMultiDimIdentityMap(5, ctx)};
+    Value tiles = linalg::GenericOp::create(
+                      b, loc, TypeRange{tilesType}, ValueRange{wide},
+                      ValueRange{tensor::EmptyOp::create(b, loc, tilesType.getShape(), bf16)}, maps,
+                      SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+                      [&](OpBuilder &nb, Location l, ValueRange args) {
+                        linalg::YieldOp::create(
+                            nb, l, arith::TruncFOp::create(nb, l, bf16, args[0]).getResult());
+                      })
+                      .getResult(0);
+    Value packed = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({batch, panels, kp / 2, 2 * kRows}, bf16), tiles,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+    auto productType = RankedTensorType::get({batch, mp, panels * kRows}, f32);
+    Value init = tensor::EmptyOp::create(b, loc, productType.getShape(), f32);
+    auto loop = scf::ForOp::create(b, loc, idx(0), idx(batch), idx(1), ValueRange{init});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value i = loop.getInductionVar(), acc = loop.getRegionIterArgs()[0];
+      auto slice = [&](Value from, ArrayRef<int64_t> shape) -> Value {
+        auto fromType = cast<RankedTensorType>(from.getType());
+        SmallVector<OpFoldResult> offsets(fromType.getRank(), b.getIndexAttr(0));
+        offsets[0] = i;
+        SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+        for (int64_t d : shape)
+          sizes.push_back(b.getIndexAttr(d));
+        SmallVector<OpFoldResult> strides(fromType.getRank(), b.getIndexAttr(1));
+        return tensor::ExtractSliceOp::create(
+            b, loc, RankedTensorType::get(shape, fromType.getElementType()), from, offsets, sizes,
+            strides);
+      };
+      Value aRows = slice(rows, {mp, kp});
+      Value bTiles = slice(packed, {panels, kp / 2, 2 * kRows});
+      Value product =
+          amx ? amxProduct(b, loc, aRows, bTiles) : registerKernel(b, loc, aRows, bTiles);
+      SmallVector<OpFoldResult> offsets = {i, b.getIndexAttr(0), b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(mp),
+                                         b.getIndexAttr(panels * kRows)};
+      SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+      Value updated = tensor::InsertSliceOp::create(b, loc, product, acc, offsets, sizes, strides);
+      scf::YieldOp::create(b, loc, updated);
+    }
+    Value result = loop.getResult(0);
+    if (mp != m || panels * kRows != n) {
+      SmallVector<OpFoldResult> offsets(3, b.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(batch), b.getIndexAttr(m),
+                                         b.getIndexAttr(n)};
+      SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+      result = tensor::ExtractSliceOp::create(b, loc, ct, result, offsets, sizes, strides);
+    }
+    op.getResult(0).replaceAllUsesWith(result);
+    op.erase();
   }
 
   static void rewrite(linalg::MatmulOp op, bool amx) {
@@ -128,8 +252,8 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     Value a = extendedFromBf16(b, op.getInputs()[0]);
     b.setInsertionPoint(op);
     if (!a)
-      a = roundRows(b, loc, op.getInputs()[0]);
-    Value rows = pad(b, loc, a, mp, kp), packed = packWeights(b, loc, weights, kp);
+      a = roundToBf16Values(b, loc, op.getInputs()[0]);
+    Value rows = padTo(b, loc, a, {mp, kp}), packed = packWeights(b, loc, weights, kp);
     Value product = amx ? amxProduct(b, loc, rows, packed) : registerKernel(b, loc, rows, packed);
     if (mp != m || panels * kRows != n) {
       SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
@@ -190,35 +314,6 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     steps.multiplyAdd = multiplyAdd;
     Value c = tensor::EmptyOp::create(builder, loc, {m, panels * kRows}, f32);
     return infc::panelKernel(builder, loc, steps, c, kTileRows, panels);
-  }
-
-  /// A [M, K] f32 rounded to bf16, elementwise.
-  static Value roundRows(OpBuilder &b, Location loc, Value a) {
-    auto type = cast<RankedTensorType>(a.getType());
-    auto narrowType = type.clone(b.getBF16Type());
-    Value init = tensor::EmptyOp::create(b, loc, narrowType.getShape(), b.getBF16Type());
-    SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(2));
-    SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{narrowType}, ValueRange{a}, ValueRange{init}, maps, iterators,
-               [&](OpBuilder &nb, Location l, ValueRange args) {
-                 Value narrow = arith::TruncFOp::create(nb, l, nb.getBF16Type(), args[0]);
-                 linalg::YieldOp::create(nb, l, narrow);
-               })
-        .getResult(0);
-  }
-
-  /// An [M, K] bf16 tensor zero-padded to [mp, kp].
-  static Value pad(OpBuilder &b, Location loc, Value a, int64_t mp, int64_t kp) {
-    auto type = cast<RankedTensorType>(a.getType());
-    if (type.getDimSize(0) == mp && type.getDimSize(1) == kp)
-      return a;
-    SmallVector<OpFoldResult> low(2, b.getIndexAttr(0));
-    SmallVector<OpFoldResult> high = {b.getIndexAttr(mp - type.getDimSize(0)),
-                                      b.getIndexAttr(kp - type.getDimSize(1))};
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(b.getBF16Type()));
-    return tensor::PadOp::create(b, loc, RankedTensorType::get({mp, kp}, b.getBF16Type()), a, low,
-                                 high, zero);
   }
 
   /// B [K, N] f32 as AMX B tiles of bf16: [ceil(N/16), kp/2, 32], value 2j + t of row q

@@ -129,3 +129,64 @@ func.func @pair_order(%a: tensor<16x64xf32>) -> tensor<16x2xf32> {
   %c = linalg.matmul ins(%a, %b : tensor<16x64xf32>, tensor<64x2xf32>) outs(%z : tensor<16x2xf32>) -> tensor<16x2xf32>
   return %c : tensor<16x2xf32>
 }
+
+// -----
+
+// Attention's products: a batched matmul of two activations. A rounded and padded for the
+// whole batch ([2, 20, 70] to [2, 32, 96]); B padded with zeros ([2, 96, 32]) and rounded
+// into B tiles at run time, value t of column j of row q of panel p being B[2q + t][16p + j];
+// then a loop over the batch of the tile product of each matrix, written into its place,
+// and the padded C sliced back. The pack's read of B: [batch, 2q + t, 16p + j] for the tile
+// value [batch, p, q, j, t].
+// CHECK: #[[$PACK:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2 * 2 + d4, d1 * 16 + d3)>
+// CHECK-LABEL: func @activations
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0] high[0, 12, 26]
+// CHECK: } : tensor<2x20x70xbf16> to tensor<2x32x96xbf16>
+// CHECK: %[[W:.*]] = tensor.pad %{{.*}} low[0, 0, 0] high[0, 26, 8]
+// CHECK: } : tensor<2x70x24xf32> to tensor<2x96x32xf32>
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [#[[$PACK]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[W]] : tensor<2x96x32xf32>) outs(%{{.*}} : tensor<2x2x48x16x2xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[P:.*]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2], [3, 4]] : tensor<2x2x48x16x2xbf16> into tensor<2x2x48x32xbf16>
+// CHECK: scf.for %[[I:.*]] = %c0{{[_0-9]*}} to %c2{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args
+// CHECK: tensor.extract_slice %{{.*}}[%[[I]], 0, 0] [1, 32, 96] [1, 1, 1] : tensor<2x32x96xbf16> to tensor<32x96xbf16>
+// CHECK: tensor.extract_slice %[[P]][%[[I]], 0, 0, 0] [1, 2, 48, 32] [1, 1, 1, 1] : tensor<2x2x48x32xbf16> to tensor<2x48x32xbf16>
+// CHECK: linalg.generic
+// CHECK-SAME: attrs = {infc.amx}
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[I]], 0, 0] [1, 32, 32] [1, 1, 1] : tensor<32x32xf32> into tensor<2x32x32xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [2, 20, 24] [1, 1, 1] : tensor<2x32x32xf32> to tensor<2x20x24xf32>
+// CHECK-NOT: linalg.batch_matmul
+// With vdpbf16ps, the register kernel in the loop, its 20 rows unpadded.
+// VDP-LABEL: func @activations
+// VDP: } : tensor<2x20x70xbf16> to tensor<2x20x96xbf16>
+// VDP: scf.for
+// VDP: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// VDP: } {infc.parallel}
+// VDP: tensor.insert_slice %{{.*}} into %{{.*}} [1, 20, 32] [1, 1, 1] : tensor<20x32xf32> into tensor<2x20x32xf32>
+// VDP-NOT: infc.amx
+func.func @activations(%a: tensor<2x20x70xf32>, %b: tensor<2x70x24xf32>) -> tensor<2x20x24xf32> {
+  %cst = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<2x20x24xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%o : tensor<2x20x24xf32>) -> tensor<2x20x24xf32>
+  %c = linalg.batch_matmul ins(%a, %b : tensor<2x20x70xf32>, tensor<2x70x24xf32>) outs(%z : tensor<2x20x24xf32>) -> tensor<2x20x24xf32>
+  return %c : tensor<2x20x24xf32>
+}
+
+// -----
+
+// Fewer than 16 rows (a decode step's one query), a reduction under 64, or an init that is
+// not zeros: left f32, the packing of B at run time would cost as much as the product.
+// CHECK-LABEL: func @activations_left_alone
+// CHECK-COUNT-3: linalg.batch_matmul
+// CHECK-NOT: bf16
+func.func @activations_left_alone(%q: tensor<3x1x64xf32>, %k: tensor<3x64x40xf32>, %a: tensor<3x20x32xf32>, %b: tensor<3x32x40xf32>, %acc: tensor<3x20x40xf32>, %a2: tensor<3x20x64xf32>) -> (tensor<3x1x40xf32>, tensor<3x20x40xf32>, tensor<3x20x40xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %o1 = tensor.empty() : tensor<3x1x40xf32>
+  %z1 = linalg.fill ins(%cst : f32) outs(%o1 : tensor<3x1x40xf32>) -> tensor<3x1x40xf32>
+  %c1 = linalg.batch_matmul ins(%q, %k : tensor<3x1x64xf32>, tensor<3x64x40xf32>) outs(%z1 : tensor<3x1x40xf32>) -> tensor<3x1x40xf32>
+  %o2 = tensor.empty() : tensor<3x20x40xf32>
+  %z2 = linalg.fill ins(%cst : f32) outs(%o2 : tensor<3x20x40xf32>) -> tensor<3x20x40xf32>
+  %c2 = linalg.batch_matmul ins(%a, %b : tensor<3x20x32xf32>, tensor<3x32x40xf32>) outs(%z2 : tensor<3x20x40xf32>) -> tensor<3x20x40xf32>
+  %c3 = linalg.batch_matmul ins(%a2, %k : tensor<3x20x64xf32>, tensor<3x64x40xf32>) outs(%acc : tensor<3x20x40xf32>) -> tensor<3x20x40xf32>
+  return %c1, %c2, %c3 : tensor<3x1x40xf32>, tensor<3x20x40xf32>, tensor<3x20x40xf32>
+}

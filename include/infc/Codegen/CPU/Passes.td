@@ -69,6 +69,12 @@ def InfcBf16Matmul : Pass<"infc-bf16-matmul", "mlir::func::FuncOp"> {
     of f32 accumulators (then single rows; an odd last panel alone), per K pair two panel
     loads and one broadcast of each row's bf16 pair into `llvm.x86.avx512bf16.dpbf16ps.512`.
     A's rows are not padded to 16 there.
+
+    A static `linalg.batch_matmul` of two f32 activations with a zero-filled init, K of 64
+    or more and 16 rows or more (attention's QK^T and PV) takes the same kernels: A rounded
+    and padded and B rounded and packed into B tiles at run time, each for the whole batch
+    (an elementwise generic reading B[batch, 2q + t, 16p + j] for tile value [batch, p, q,
+    j, t]), then an `scf.for` over the batch of either kernel's product, inserted into C.
   }];
   let options = [
     Option<"kernel", "kernel", "std::string", /*default=*/"\"amx\"",
