@@ -186,7 +186,10 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
   if (candidates.empty())
     return true;
 
-  // The calibration copy returns every candidate's activation after the model's outputs.
+  // The calibration copy returns every candidate's activation after the model's outputs,
+  // each value once (Q, K and V read one LayerNorm; a value returned twice is refused where
+  // its buffer is not static) and none that is a model output already: candidate i's
+  // activation is output `slots[i]`.
   OwningOpRef<ModuleOp> copy = module.clone();
   auto copyFunc = copy->lookupSymbol<func::FuncOp>("main");
   auto ret = cast<func::ReturnOp>(copyFunc.getBody().back().getTerminator());
@@ -196,10 +199,21 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
     if (auto id = op->getAttrOfType<IntegerAttr>(kQuantId))
       activations[id.getInt()] = op->getOperand(0);
   });
-  ret->insertOperands(modelOutputs, activations);
+  llvm::DenseMap<Value, unsigned> slotOfValue;
+  for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+    slotOfValue.try_emplace(v, i);
+  SmallVector<Value> extra;
+  std::vector<unsigned> slots;
+  for (Value v : activations) {
+    auto [it, fresh] = slotOfValue.try_emplace(v, modelOutputs + extra.size());
+    if (fresh)
+      extra.push_back(v);
+    slots.push_back(it->second);
+  }
+  ret->insertOperands(modelOutputs, extra);
   copyFunc.setType(
       FunctionType::get(module.getContext(), copyFunc.getArgumentTypes(), ret.getOperandTypes()));
-  for (size_t i = 0; i < activations.size(); ++i)
+  for (size_t i = 0; i < extra.size(); ++i)
     copyFunc.setResultAttr(
         modelOutputs + i, "infc.name",
         StringAttr::get(module.getContext(), "__infc_calibration_" + std::to_string(i)));
@@ -224,7 +238,7 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
   // One run's activations into the statistics (the ranges first, then the histograms).
   auto accumulate = [&](bool histogram) {
     for (size_t i = 0; i < stats.size(); ++i) {
-      const infc_tensor &t = model.outputs[modelOutputs + i];
+      const infc_tensor &t = model.outputs[slots[i]];
       const float *v = (const float *)t.data;
       size_t n = t.byte_size / sizeof(float);
       Stats &s = stats[i];

@@ -157,6 +157,11 @@ bool LoadedModel::bindFiles(const std::map<std::string, std::string> &files, boo
 }
 
 bool LoadedModel::run(std::string &error) {
+  // Library-owned outputs every run: a run filled them in, and a later one of other sizes
+  // (generic code) would find them too small as caller-provided buffers. The session keeps
+  // its buffers, so runs of one size allocate nothing.
+  for (infc_tensor &t : outputs)
+    t = infc_tensor{};
   if (api.run(session, inputs.data(), inputs.size(), outputs.data(), outputs.size()) != INFC_OK) {
     error = api.session_error(session);
     return false;

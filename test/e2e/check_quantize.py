@@ -14,6 +14,9 @@ inputs. Checks:
   - the int8 model differs from the float one (it really is quantized);
   - the CNN with a symbolic batch and no flag for it: the batch loop, calibrated row by row
     on samples of 4 rows, equal at batch 3 to the static int8 library run on each row;
+  - the MLP with a symbolic dim 1 and --dim seq=1..16: generic code, calibrated on the same
+    samples, equal at seq 10 to the static int8 library on each half; calibrated on samples
+    of several sizes, within the float model's tolerance;
   - wrong use fails cleanly: --quantize without --calibration, a sample that lacks an
     input, an unknown method; no output file is left behind.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
@@ -135,6 +138,59 @@ def main():
                       int(m.group(1)) == products - grouped,
                       f"{m.group(0) if m else 'no report'}; batch 3 against the static int8 "
                       f"library row by row: max abs {err:.3g}")
+
+        # The MLP with a symbolic dim 1 kept by --dim: generic code (its matmuls in blocks
+        # of rows, on the integer kernels through the blocks' slices), calibrated on the
+        # same 16 samples, so its quantization is the static library's: at seq 10 each half
+        # of 5 positions equals that library's output on it (the MLP keeps positions apart).
+        # Then calibrated on samples of three sizes (each run's outputs of another size),
+        # within the float model's tolerance at seq 7.
+        if make is check_qdq.mlp:
+            generic = onnx.load(f32)
+            for v in (generic.graph.input[0], generic.graph.output[0]):
+                dim = v.type.tensor_type.shape.dim[1]
+                dim.Clear()
+                dim.dim_param = "seq"
+            f32_seq = os.path.join(args.work, graph.name + "_seq.onnx")
+            onnx.save(generic, f32_seq)
+            so = os.path.join(args.work, graph.name + "_generic.so")
+            r = harness.run_tool([args.infc, "compile", f32_seq, "-o", so, "--dim", "seq=1..16",
+                                  "--quantize", "int8", "--calibration", calib,
+                                  "--calibration-method", "minmax", "--report"], 300)
+            m = re.search(r"(\d+) of (\d+) convolutions and matmuls run on int8", r.stdout)
+            if r.returncode != 0 or "runs as the batch loop" in r.stderr:
+                check(f"{graph.name}_generic", False, "compile failed\n" + r.describe())
+            else:
+                run = infc.load(so)
+                static = infc.load(os.path.join(args.work, f"{graph.name}_minmax.so"))
+                x10 = np.concatenate(held_out[:2], axis=1)
+                got = run(x=x10)["y"]
+                want = np.concatenate([static(x=x)["y"] for x in held_out[:2]], axis=1)
+                err = float(np.abs(got - want).max())
+                check(f"{graph.name}_generic",
+                      got.shape == (2, 10, 48) and err <= 1e-5 and m is not None and
+                      int(m.group(1)) == products,
+                      f"{m.group(0) if m else 'no report'}; seq 10 against the static int8 "
+                      f"library on each half: max abs {err:.3g}")
+            mixed = os.path.join(args.work, graph.name + "_calib_mixed")
+            shutil.rmtree(mixed, ignore_errors=True)
+            for i, seq in enumerate((3, 16, 1, 7)):
+                os.makedirs(os.path.join(mixed, f"{i:02d}"))
+                np.save(os.path.join(mixed, f"{i:02d}", "x.npy"),
+                        rng.standard_normal((2, seq, 24)).astype(np.float32))
+            so = os.path.join(args.work, graph.name + "_generic_mixed.so")
+            r = harness.run_tool([args.infc, "compile", f32_seq, "-o", so, "--dim", "seq=1..16",
+                                  "--quantize", "int8", "--calibration", mixed], 300)
+            if r.returncode != 0:
+                check(f"{graph.name}_generic_mixed", False, "compile failed\n" + r.describe())
+            else:
+                x7 = rng.standard_normal((2, 7, 24)).astype(np.float32)
+                ref = harness.ort_reference(f32_seq, {"x": x7})["y"]
+                got = infc.load(so)(x=x7)["y"]
+                err = float(np.sqrt(np.mean((got - ref) ** 2) / np.mean(ref ** 2)))
+                check(f"{graph.name}_generic_mixed", got.shape == ref.shape and err < 0.06,
+                      f"calibrated on samples of seq 3, 16, 1, 7; seq 7 against the float "
+                      f"model: relative RMS error {err:.4f}")
 
         # Wrong use: a clean error, a non-zero exit, no output file.
         bad = os.path.join(args.work, graph.name + "_bad_calib")

@@ -8,6 +8,9 @@ onnxruntime at several sequence lengths.
     check_sequence.py --infc BUILD/bin/infc --work DIR --zoo ZOO [--python-dir python]
 
 Checks:
+  - the zoo's bert_layer quantized to int8 as generic code (--dim seq=1..64 --quantize):
+    calibrated on samples of seq 17, equal there to the static int8 library calibrated on
+    them; at seq 5 and 64 within a relative L2 error of 0.1 of onnxruntime's float;
   - the zoo's bert_layer (two inputs, five outputs: the pooler's first token, the mask's
     mean pooling, the span head's Split and Squeeze) with dim 1 of its inputs named `seq`,
     compiled with --dim seq=1..512: the interface shows seq[1..512], outputs match
@@ -200,6 +203,44 @@ def main():
                 report(ok and got[name].shape == ref[name].shape,
                        f"bert_layer batch {batch} seq {seq} {name}: {summary}")
         m.close()
+
+    # int8 generic code (--quantize with --dim): calibrated on four samples of seq 17, the
+    # same as a static int8 library of seq 17 calibrated on them, so equal to it at seq 17;
+    # at other lengths within int8's error of onnxruntime's float.
+    calib = work("calib17")
+    rng = np.random.default_rng(17)
+    for i in range(4):
+        os.makedirs(os.path.join(calib, f"{i}"))
+        np.save(os.path.join(calib, f"{i}", "input_ids.npy"),
+                rng.integers(0, 1000, (1, 17)).astype(np.int64))
+        np.save(os.path.join(calib, f"{i}", "attention_mask.npy"), np.ones((1, 17), np.int64))
+    quantize = ["--quantize", "int8", "--calibration", calib, "--calibration-method", "minmax"]
+    r = compile("bert.onnx", "bert_int8.so", "--dim", "seq=1..64", *quantize)
+    r17 = compile("bert.onnx", "bert_int8_17.so", "--input-shape", "input_ids=1x17",
+                  "--input-shape", "attention_mask=1x17", *quantize)
+    report(r.returncode == 0 and r17.returncode == 0,
+           f"bert_layer --dim seq=1..64 --quantize int8: exit {r.returncode}, static seq 17: "
+           f"exit {r17.returncode} {(r.stderr + r17.stderr).strip()[-300:]}")
+    if r.returncode == 0 and r17.returncode == 0:
+        m, m17 = infc.load(work("bert_int8.so")), infc.load(work("bert_int8_17.so"))
+        for seq in (17, 5, 64):
+            rng = np.random.default_rng(1000 + seq)
+            feeds = {"input_ids": rng.integers(0, 1000, (1, seq)).astype(np.int64),
+                     "attention_mask": np.ones((1, seq), np.int64)}
+            got = m(**feeds)
+            if seq == 17:
+                want = m17(**feeds)
+                err = max(float(np.abs(got[k] - want[k]).max()) for k in want)
+                report(err <= 1e-5, f"bert_layer int8 generic at seq 17 against the static int8 "
+                                    f"library: max abs {err:.3g}")
+                continue
+            ref = harness.ort_reference(work("bert.onnx"), feeds)
+            errs = [float(np.linalg.norm(got[k] - v) / np.linalg.norm(v)) for k, v in ref.items()]
+            report(max(errs) < 0.1, f"bert_layer int8 generic at seq {seq} against float "
+                                    f"onnxruntime: relative L2 errors "
+                                    + ", ".join(f"{e:.2e}" for e in errs))
+        m.close()
+        m17.close()
 
     # (gpt2_layer is not in the default zoo: made here)
     harness.run_tool([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),

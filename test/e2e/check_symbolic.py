@@ -19,6 +19,8 @@ Checks:
   - compiled with no flag for the batch: generic code whose workspace is sized at each run,
     at batch 1, 300, 7 and 300 on 2 threads and 1 (library- and caller-owned outputs);
   - LayerNormalization then a Transpose that moves the batch last, at batch 1, 5, 16;
+  - two matmuls of a [2, batch, 24] input with the Relu between them an output too, at
+    batch 1, 7, 16;
   - the batch fixed on one input by --input-shape (m=1x32) and symbolic on the other: runs
     take it from the other, at batch 1 and 3;
   - Greater, Clip, Where, Not and Cast (exact) at batch 1 and 7;
@@ -82,17 +84,32 @@ def make_models(work):
          helper.make_tensor_value_info("total", T.FLOAT, [32])],
         [init("w", [32, 8]), helper.make_tensor("axes0", T.INT64, [1], [0])]),
         "rows.onnx")
-    # Wide enough for the codegen's K blocks and several column panels (1024 x 1024).
+    # Wide enough for the codegen's K blocks and several column panels (1024 x 1024); the
+    # Relu between the matmuls is an output too.
     save(helper.make_graph(
         [helper.make_node("MatMul", ["x", "wa"], ["ha"]),
          helper.make_node("Add", ["ha", "ba"], ["hb"]),
          helper.make_node("Relu", ["hb"], ["ra"]),
          helper.make_node("MatMul", ["ra", "wb"], ["m"]),
          helper.make_node("Add", ["m", "bb"], ["y"])],
-        "wide", [x], [helper.make_tensor_value_info("y", T.FLOAT, ["batch", 1024])],
+        "wide", [x], [helper.make_tensor_value_info("y", T.FLOAT, ["batch", 1024]),
+                      helper.make_tensor_value_info("ra", T.FLOAT, ["batch", 1024])],
         [init("wa", [32, 1024], 0.1), init("ba", [1024]), init("wb", [1024, 1024], 0.05),
          init("bb", [1024])]),
         "wide.onnx")
+    # The same with the dim in the middle of a rank-3 input: the rows collapsed for each
+    # matmul and expanded after, so the Relu's buffer is sized (2 x batch) / 2, which the
+    # memory plan once refused as unbounded.
+    save(helper.make_graph(
+        [helper.make_node("MatMul", ["x3", "w3a"], ["h3"]),
+         helper.make_node("Add", ["h3", "b3"], ["g3"]),
+         helper.make_node("Relu", ["g3"], ["r3"]),
+         helper.make_node("MatMul", ["r3", "w3b"], ["y3"])],
+        "middle", [helper.make_tensor_value_info("x3", T.FLOAT, [2, "batch", 24])],
+        [helper.make_tensor_value_info("y3", T.FLOAT, [2, "batch", 48]),
+         helper.make_tensor_value_info("r3", T.FLOAT, [2, "batch", 64])],
+        [init("w3a", [24, 64]), init("b3", [64]), init("w3b", [64, 48])]),
+        "middle.onnx")
     # LayerNorm over the features, then the batch moved last (a `?` behind a static dim).
     save(helper.make_graph(
         [helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["n"], axis=-1),
@@ -283,14 +300,30 @@ def main():
         wide, wide8 = infc.load(work("wide.so")), infc.load(work("wide8.so"))
         for batch in (8, 21, 64):
             x = np.random.default_rng(200 + batch).standard_normal((batch, 32)).astype(np.float32)
-            ref = harness.ort_reference(work("wide.onnx"), {"x": x})["y"]
-            ok, summary = harness.compare(wide(x=x)["y"], ref, rtol=1e-4, atol=1e-5)
+            refs = harness.ort_reference(work("wide.onnx"), {"x": x})
+            ref = refs["y"]
+            got = wide(x=x)
+            ok, summary = harness.compare(got["y"], ref, rtol=1e-4, atol=1e-5)
+            ok_relu, summary_relu = harness.compare(got["ra"], refs["ra"], rtol=1e-4, atol=1e-5)
+            ok, summary = ok and ok_relu, f"{summary}; the Relu: {summary_relu}"
             if batch == 8:
                 ok8, summary8 = harness.compare(wide8(x=x)["y"], ref, rtol=1e-4, atol=1e-5)
                 ok, summary = ok and ok8, f"{summary}; static: {summary8}"
             report(ok, f"wide batch {batch}: {summary}")
         wide.close()
         wide8.close()
+
+    middle = generic("middle")
+    if middle is not None:
+        for batch in (1, 7, 16):
+            x3 = np.random.default_rng(400 + batch).standard_normal((2, batch, 24)).astype(
+                np.float32)
+            ref = harness.ort_reference(work("middle.onnx"), {"x3": x3})
+            got = middle(x3=x3)
+            results = [harness.compare(got[k], ref[k], rtol=1e-4, atol=1e-5) for k in ref]
+            report(all(ok for ok, _ in results),
+                   f"middle batch {batch} (y3, r3): " + "; ".join(s for _, s in results))
+        middle.close()
 
     # The dim fixed on one input by --input-shape, symbolic on the other: runs take the
     # batch from the symbolic one (the fixed 1 broadcasts).

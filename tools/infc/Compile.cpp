@@ -792,19 +792,13 @@ int runCompile(const CompileOptions &given, const char *argv0) {
                     "around the batch loop of '" + loopDim + "' needs: give --dim " + d.name + "=" +
                     std::to_string(d.min) + "..MAX");
   }
-  // Generic code (a symbolic dim kept by --dim) and the batch loop: the CPU library for now;
-  // --quantize and --report for the batch loop's static row code only (calibrated row by
-  // row: QuantizeOptions::rowInputs).
-  if (interface.dimsArg || interface.batchLoop) {
-    const char *unsupported = pipeline.target != Target::CPU             ? "--target cuda"
-                              : !o.quantize.empty() && interface.dimsArg ? "--quantize"
-                              : o.report && interface.dimsArg            ? "--report"
-                                                                         : nullptr;
-    if (unsupported)
-      return fail(o.input + ": a symbolic dim (--dim, or a named dim no flag fixes) with " +
-                  unsupported +
-                  " is not supported yet; fix the dim with --input-shape or --specialize");
-  }
+  // Generic code (a symbolic dim kept by --dim) and the batch loop: the CPU library for now.
+  // --quantize calibrates generic code on samples of any allowed size, the batch loop's row
+  // code row by row (QuantizeOptions::rowInputs).
+  if ((interface.dimsArg || interface.batchLoop) && pipeline.target != Target::CPU)
+    return fail(o.input + ": a symbolic dim (--dim, or a named dim no flag fixes) with "
+                          "--target cuda is not supported yet; fix the dim with --input-shape or "
+                          "--specialize");
 
   auto printIR = [&](llvm::raw_ostream &os, std::string &) {
     OpPrintingFlags flags;

@@ -63,17 +63,27 @@ std::optional<std::pair<Value, bool>> extendedFromI8(Value v) {
   return std::nullopt;
 }
 
-/// Through a collapse of the extension (matmul lowering folds a batch into M): the same
-/// collapse of the i8 tensor.
-std::optional<std::pair<Value, bool>> extendedFromI8ThroughReshape(OpBuilder &b, Value v) {
+/// Through collapses (matmul lowering folds a batch into M) and slices (generic code's
+/// blocks of rows) of the extension: the same views of the i8 tensor.
+std::optional<std::pair<Value, bool>> extendedFromI8ThroughViews(OpBuilder &b, Value v) {
   if (auto r = v.getDefiningOp<tensor::CollapseShapeOp>()) {
-    std::optional<std::pair<Value, bool>> src = extendedFromI8(r.getSrc());
+    std::optional<std::pair<Value, bool>> src = extendedFromI8ThroughViews(b, r.getSrc());
     if (!src)
       return std::nullopt;
     auto type = r.getResultType().clone(b.getI8Type());
     b.setInsertionPoint(r);
     Value narrow = tensor::CollapseShapeOp::create(b, r.getLoc(), type, src->first,
                                                    r.getReassociationIndices());
+    return std::make_pair(narrow, src->second);
+  }
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+    std::optional<std::pair<Value, bool>> src = extendedFromI8ThroughViews(b, slice.getSource());
+    if (!src)
+      return std::nullopt;
+    b.setInsertionPoint(slice);
+    Value narrow = tensor::ExtractSliceOp::create(
+        b, slice.getLoc(), slice.getType().clone(b.getI8Type()), src->first,
+        slice.getMixedOffsets(), slice.getMixedSizes(), slice.getMixedStrides());
     return std::make_pair(narrow, src->second);
   }
   return extendedFromI8(v);
@@ -158,7 +168,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     if (matchPattern(op.getInputs()[1], m_Constant(&weights))) {
       // C = ext(A) x B: B's columns are the panels (a fully connected layer, a matmul).
       std::optional<std::pair<Value, bool>> lhs =
-          extendedFromI8ThroughReshape(builder, op.getInputs()[0]);
+          extendedFromI8ThroughViews(builder, op.getInputs()[0]);
       builder.setInsertionPoint(op);
       int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
       std::optional<std::vector<int64_t>> b = s8Values(weights);
@@ -200,7 +210,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
       // C = A x ext(B) with constant A: a convolution's W x im2col. The columns of B are
       // the panels, packed at run time (zero-padded to whole panels); A's rows broadcast.
       std::optional<std::pair<Value, bool>> rhs =
-          extendedFromI8ThroughReshape(builder, op.getInputs()[1]);
+          extendedFromI8ThroughViews(builder, op.getInputs()[1]);
       builder.setInsertionPoint(op);
       int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(1);
       std::optional<std::vector<int64_t>> a = s8Values(weights);

@@ -379,6 +379,31 @@ struct InfcMemoryPlanPass : public infc::impl::InfcMemoryPlanBase<InfcMemoryPlan
       if (failed(applyOpPatternsGreedily(dims, std::move(patterns), config)))
         return signalPassFailure();
     }
+    // In a buffer's size, (x * c) / c is x (a collapse and the expand after it make such
+    // sizes): the bounds and polynomials below take no division (a Relu that is also an
+    // output, between the row blocks of two matmuls of generic code, was refused as
+    // unbounded). Sizes are far from overflowing, where the two would differ.
+    SmallVector<Value> sizes;
+    func.walk([&](memref::AllocOp alloc) { llvm::append_range(sizes, alloc.getDynamicSizes()); });
+    DenseSet<Value> seen;
+    while (!sizes.empty()) {
+      Value v = sizes.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || !seen.insert(v).second ||
+          !isa<arith::ArithDialect, affine::AffineDialect>(def->getDialect()))
+        continue;
+      if (isa<arith::DivSIOp, arith::DivUIOp>(def)) {
+        std::optional<int64_t> divisor = getConstantIntValue(def->getOperand(1));
+        auto mul = def->getOperand(0).getDefiningOp<arith::MulIOp>();
+        for (unsigned i = 0; mul && divisor && *divisor > 0 && i < 2; ++i)
+          if (getConstantIntValue(mul.getOperand(i)) == divisor) {
+            def->getResult(0).replaceAllUsesWith(mul.getOperand(1 - i));
+            break;
+          }
+      }
+      llvm::append_range(sizes, def->getOperands());
+    }
+
     DenseMap<Operation *, int64_t> order;
     int64_t index = 0;
     for (Operation &op : block)

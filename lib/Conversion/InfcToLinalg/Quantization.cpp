@@ -65,8 +65,7 @@ Value quantGeneric(ConversionPatternRewriter &rewriter, OpTy op, Value input, Va
     maps.push_back(sMap);
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  Value init =
-      tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
+  Value init = emptyTensor(rewriter, loc, resultType, ValueRange{input});
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       rewriter, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,

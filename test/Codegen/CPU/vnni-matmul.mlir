@@ -268,3 +268,33 @@ func.func @constant_lhs_signed(%b: tensor<4x16xi8>) -> tensor<8x16xi32> {
   %y = linalg.matmul ins(%w, %x : tensor<8x4xi32>, tensor<4x16xi32>) outs(%f : tensor<8x16xi32>) -> tensor<8x16xi32>
   return %y : tensor<8x16xi32>
 }
+
+// -----
+
+// Generic code's blocks of rows: the activation of each block a slice of a collapse of the
+// extension ([2, ?, 8] u8 -> [?, 8] -> 8 rows at %r): the same slice of the same collapse
+// of the bytes feeds vpdpbusd, the i32 extension left to dead-code elimination.
+// CHECK-LABEL: func @block_of_rows
+// CHECK: %[[BYTES:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<2x?x8xi8> into tensor<?x8xi8>
+// CHECK: tensor.extract_slice %[[BYTES]][%{{.*}}, 0] [8, 8] [1, 1] : tensor<?x8xi8> to tensor<8x8xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT: linalg.matmul
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @block_of_rows(%a: tensor<2x?x8xi8>, %r: index) -> tensor<8x16xi32> {
+  %w = arith.constant dense<5> : tensor<8x16xi32>
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %a, %c1 : tensor<2x?x8xi8>
+  %e = tensor.empty(%n) : tensor<2x?x8xi32>
+  %x = linalg.generic {indexing_maps = [#map3, #map3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : tensor<2x?x8xi8>) outs(%e : tensor<2x?x8xi32>) {
+  ^bb0(%in: i8, %out: i32):
+    %0 = arith.extui %in : i8 to i32
+    linalg.yield %0 : i32
+  } -> tensor<2x?x8xi32>
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x?x8xi32> into tensor<?x8xi32>
+  %block = tensor.extract_slice %rows[%r, 0] [8, 8] [1, 1] : tensor<?x8xi32> to tensor<8x8xi32>
+  %z = arith.constant 0 : i32
+  %c = tensor.empty() : tensor<8x16xi32>
+  %f = linalg.fill ins(%z : i32) outs(%c : tensor<8x16xi32>) -> tensor<8x16xi32>
+  %y = linalg.matmul ins(%block, %w : tensor<8x8xi32>, tensor<8x16xi32>) outs(%f : tensor<8x16xi32>) -> tensor<8x16xi32>
+  return %y : tensor<8x16xi32>
+}

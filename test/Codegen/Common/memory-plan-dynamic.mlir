@@ -120,3 +120,27 @@ func.func @main(%dims: memref<1xi64> {infc.dims_arg}) {
   memref.store %x, %b[%c0, %c0] : memref<?x4611686018427387904xi8>
   return
 }
+
+// -----
+
+// A size that a collapse and the expand after it made, (n * 2) / 2 (a Relu that is also an
+// output, between two matmuls of generic code), is n: bounded by n's clamp, 16 x 64 f32 =
+// 4096 B; and so is 2 * ((n * 2) / 2) in the next buffer, 32 x 48 f32 = 6144 B.
+// CHECK-LABEL: module attributes {infc.workspace_bytes = 10240 : i64}
+// CHECK: %[[N:.*]] = affine.min
+// CHECK: memref.view %{{.*}}[%{{.*}}][%[[N]]] : memref<10240xi8> to memref<?x64xf32>
+// CHECK: memref.view %{{.*}} : memref<10240xi8> to memref<?x48xf32>
+// CHECK-NOT: memref.alloc
+func.func @main(%d: index, %out: memref<2xf32>) {
+  %n = affine.min affine_map<(d0) -> (d0, 16)>(%d)
+  %c2 = arith.constant 2 : index
+  %rows = arith.muli %n, %c2 : index
+  %half = arith.divsi %rows, %c2 : index
+  %a = memref.alloc(%half) : memref<?x64xf32>
+  %again = arith.muli %half, %c2 : index
+  %b = memref.alloc(%again) : memref<?x48xf32>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0, %c0] : memref<?x64xf32>
+  memref.store %v, %b[%c0, %c0] : memref<?x48xf32>
+  return
+}
