@@ -356,6 +356,30 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
   return true;
 }
 
+bool infc::quantizeWithRanges(ModuleOp module,
+                              const std::map<std::string, LayerQuantization> &layers,
+                              std::string &error) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func) {
+    error = "the module has no main function";
+    return false;
+  }
+  for (Operation *op : quantizable(func)) {
+    auto it = layers.find(locationName(op));
+    if (it == layers.end() || !it->second.quantized)
+      continue;
+    op->setAttr("infc.input_range",
+                DenseF64ArrayAttr::get(module.getContext(), {it->second.lo, it->second.hi}));
+  }
+  PassManager pm(module.getContext());
+  pm.addNestedPass<func::FuncOp>(createInfcQuantizeInt8());
+  if (failed(pm.run(module))) {
+    error = "quantization failed (see above)";
+    return false;
+  }
+  return true;
+}
+
 void infc::printQuantizationReport(ModuleOp module,
                                    const std::map<std::string, LayerQuantization> &layers,
                                    llvm::raw_ostream &os) {

@@ -10,7 +10,10 @@ onnxruntime at several sequence lengths.
 Checks:
   - the zoo's bert_layer quantized to int8 as generic code (--dim seq=1..64 --quantize):
     calibrated on samples of seq 17, equal there to the static int8 library calibrated on
-    them; at seq 5 and 64 within a relative L2 error of 0.1 of onnxruntime's float;
+    them; at seq 5 and 64 within a relative L2 error of 0.1 of onnxruntime's float; with
+    --specialize seq=17,32 beside it (the variants take the generic code's ranges): equal
+    at 17 to the static int8 library, at 5 and 32 to the int8 generic code; --specialize
+    with --quantize and no --dim refused;
   - the zoo's bert_layer (two inputs, five outputs: the pooler's first token, the mask's
     mean pooling, the span head's Split and Squeeze) with dim 1 of its inputs named `seq`,
     compiled with --dim seq=1..512: the interface shows seq[1..512], outputs match
@@ -239,6 +242,30 @@ def main():
             report(max(errs) < 0.1, f"bert_layer int8 generic at seq {seq} against float "
                                     f"onnxruntime: relative L2 errors "
                                     + ", ".join(f"{e:.2e}" for e in errs))
+        # Variants beside int8 generic code: the generic code calibrated, the variants given
+        # its ranges: the variant of 17 equals the static int8 library, other sizes the
+        # int8 generic code.
+        r = compile("bert.onnx", "bert_int8_variants.so", "--dim", "seq=1..64", "--specialize",
+                    "seq=17,32", *quantize)
+        report(r.returncode == 0 and "the variants take its ranges" in r.stderr,
+               f"bert_layer --dim seq=1..64 --specialize seq=17,32 --quantize int8: exit "
+               f"{r.returncode} {r.stderr.strip()[-300:]}")
+        if r.returncode == 0:
+            v = infc.load(work("bert_int8_variants.so"))
+            for seq, want in ((17, m17), (5, m), (32, m)):
+                rng = np.random.default_rng(2000 + seq)
+                feeds = {"input_ids": rng.integers(0, 1000, (1, seq)).astype(np.int64),
+                         "attention_mask": np.ones((1, seq), np.int64)}
+                got, ref = v(**feeds), want(**feeds)
+                err = max(float(np.abs(got[k] - ref[k]).max()) for k in ref)
+                report(err <= 1e-5, f"bert_layer int8 variants + generic at seq {seq} against "
+                                    f"the {'static' if want is m17 else 'generic'} int8 "
+                                    f"library: max abs {err:.3g}")
+            v.close()
+        r = compile("bert.onnx", "bert_int8_bad.so", "--specialize", "seq=17,32", *quantize)
+        report(r.returncode == 1 and "needs the specialized dim's --dim range" in r.stderr
+               and not os.path.exists(work("bert_int8_bad.so")),
+               f"--specialize --quantize without --dim refused: {r.stderr.strip()[-200:]}")
         m.close()
         m17.close()
 

@@ -303,9 +303,10 @@ std::string checkCompileOptions(CompileOptions &o) {
              "with --input-shape";
     if (o.pipeline.target != infc::Target::CPU)
       return "--specialize is CPU-only for now";
-    if (!o.quantize.empty())
-      return "--specialize with --quantize is not supported yet (calibrate one shape with "
-             "--input-shape)";
+    if (!o.quantize.empty() &&
+        !(o.specialize.size() == 1 && o.import.dimRanges.count(o.specialize[0].first)))
+      return "--specialize with --quantize needs the specialized dim's --dim range too (the "
+             "variants beside int8 generic code); or calibrate one shape with --input-shape";
     if (o.report)
       return "--specialize with --report is not supported (report one shape: --input-shape)";
   }
@@ -468,6 +469,25 @@ OwningOpRef<ModuleOp> importGenericCode(MLIRContext &context, const CompileOptio
 /// `infc compile --specialize`: one static variant per combination of the named dims'
 /// values, each imported and lowered as a model of its own, in one library whose runs
 /// dispatch on the input shapes (docs/cli.md).
+/// Builds calibration libraries (calibrateAndQuantize's LibraryBuilder): a module that has
+/// been through the graph passes, lowered for this host.
+template <typename RunPipeline>
+infc::LibraryBuilder calibrationBuilder(RunPipeline &runPipeline, const infc::TargetOptions &target,
+                                        const std::string &runtime) {
+  using namespace infc;
+  return [&runPipeline, &target, &runtime](ModuleOp m, const std::string &path,
+                                           std::string &error) {
+    ModelInterface calibration;
+    if (failed(collectModelInterface(m, calibration)) ||
+        !runPipeline(m, PipelineStage::LLVM, true, /*onHost=*/true)) {
+      error = "the calibration model failed to compile (see above)";
+      return false;
+    }
+    int64_t weightBytes;
+    return succeeded(buildModelLibrary(m, calibration, target, runtime, path, weightBytes, error));
+  };
+}
+
 template <typename RunPipeline>
 int compileVariants(const CompileOptions &o, MLIRContext &context,
                     const infc::TargetOptions &target, const std::string &runtime,
@@ -496,6 +516,23 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
       llvm::errs() << "infc: note: sizes of '" << dim << "' but the variants' are refused: "
                    << "the batch loop does not apply, nor generic code: " << why << "\n";
     }
+  }
+  // --quantize: the generic code is calibrated on the samples (any size in the range), and
+  // each variant quantized with its ranges, so the library's code agrees at every size.
+  std::map<std::string, LayerQuantization> layers;
+  if (!o.quantize.empty()) {
+    if (!genericModule)
+      return fail(o.input + ": --specialize with --quantize needs generic code beside the "
+                            "variants (a --dim range of the specialized dim that the generic "
+                            "code takes; the batch loop's variants are not calibrated yet)");
+    std::string error;
+    if (!runPipeline(*genericModule, PipelineStage::Infc, false))
+      return fail(o.input + ": the generic code failed (see above)");
+    if (!calibrateAndQuantize(*genericModule, o.quantization,
+                              calibrationBuilder(runPipeline, target, runtime), layers, error))
+      return fail(o.input + ": " + error);
+    llvm::errs() << "infc: calibrated the generic code on " << o.quantization.calibrationDir << " ("
+                 << o.quantization.method << "); the variants take its ranges\n";
   }
   // The cross product, the first name varying slowest.
   std::vector<std::vector<std::pair<std::string, int64_t>>> combos(1);
@@ -555,7 +592,19 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
         return failure();
       }
     }
-    if (!runPipeline(*module, PipelineStage::Infc, false) ||
+    // (The generic code went through the graph passes before it was calibrated.)
+    bool calibrated = !o.quantize.empty() && variant.generic;
+    if (!calibrated && !runPipeline(*module, PipelineStage::Infc, false))
+      return failure();
+    if (!o.quantize.empty() && !variant.generic) {
+      std::string why;
+      if (!quantizeWithRanges(*module, layers, why)) {
+        error = o.input + ": variant " + variant.label + ": " + why;
+        return failure();
+      }
+    }
+    // (With --quantize, infc-fold-qdq turns the new Q/DQ pairs into integer kernels.)
+    if ((!o.quantize.empty() && !runPipeline(*module, PipelineStage::Infc, false)) ||
         !runPipeline(*module, PipelineStage::LLVM, true))
       return failure();
     error.clear();
@@ -810,17 +859,7 @@ int runCompile(const CompileOptions &given, const char *argv0) {
     return fail(o.input + ": compilation failed in the pass pipeline (see above)");
   std::map<std::string, LayerQuantization> layers;
   if (!o.quantize.empty()) {
-    LibraryBuilder build = [&](ModuleOp m, const std::string &path, std::string &error) {
-      ModelInterface calibration;
-      if (failed(collectModelInterface(m, calibration)) ||
-          !runPipeline(m, PipelineStage::LLVM, true, /*onHost=*/true)) {
-        error = "the calibration model failed to compile (see above)";
-        return false;
-      }
-      int64_t weightBytes;
-      return succeeded(
-          buildModelLibrary(m, calibration, target, runtime, path, weightBytes, error));
-    };
+    LibraryBuilder build = calibrationBuilder(runPipeline, target, runtime);
     std::string error;
     auto calibrationStarted = std::chrono::steady_clock::now();
     if (!calibrateAndQuantize(*module, o.quantization, build, layers, error))

@@ -47,6 +47,13 @@ bool calibrateAndQuantize(mlir::ModuleOp module, const QuantizeOptions &options,
                           const LibraryBuilder &build,
                           std::map<std::string, LayerQuantization> &layers, std::string &error);
 
+/// Quantizes `module` in place with the ranges another module of the same model was
+/// calibrated with (`layers` of calibrateAndQuantize, by node location): a --specialize
+/// variant beside the calibrated generic code. Ops `layers` has no quantized range for stay
+/// float.
+bool quantizeWithRanges(mlir::ModuleOp module,
+                        const std::map<std::string, LayerQuantization> &layers, std::string &error);
+
 /// The table of --report: every convolution and matmul after the graph passes, whether it
 /// runs on integers, and (when calibrated) its range and expected errors.
 void printQuantizationReport(mlir::ModuleOp module,
