@@ -24,6 +24,7 @@
 
 #include "AmxProduct.h"
 #include "PanelKernel.h"
+#include "TileUtils.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -131,21 +132,9 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
           << kernel << "'";
       return signalPassFailure();
     }
-    SmallVector<linalg::MatmulOp> matmuls;
-    getOperation().walk([&](linalg::MatmulOp op) {
-      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-          op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
-        matmuls.push_back(op);
-    });
-    for (linalg::MatmulOp op : matmuls)
+    for (linalg::MatmulOp op : infc::plainContractions<linalg::MatmulOp>(getOperation()))
       rewrite(op, kernel == "amx");
-    SmallVector<linalg::BatchMatmulOp> batched;
-    getOperation().walk([&](linalg::BatchMatmulOp op) {
-      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-          op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
-        batched.push_back(op);
-    });
-    for (linalg::BatchMatmulOp op : batched)
+    for (auto op : infc::plainContractions<linalg::BatchMatmulOp>(getOperation()))
       rewriteBatched(op, kernel == "amx");
   }
 

@@ -60,6 +60,18 @@ bool vectorizeTile(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
 /// Every innermost scf.for: a subset read before and written after each iteration (a C
 /// tile, a reduction accumulator) becomes a loop-carried vector, read once and written once.
 void hoistLoopCarriedTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp func);
+/// The static `OpTy` contractions (linalg.matmul, linalg.batch_matmul) under `root` on
+/// tensors with linalg's default indexing maps: what the integer and bf16 kernels rewrite.
+template <typename OpTy> llvm::SmallVector<OpTy> plainContractions(mlir::Operation *root) {
+  llvm::SmallVector<OpTy> ops;
+  root->walk([&](OpTy op) {
+    if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+        op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
+      ops.push_back(op);
+  });
+  return ops;
+}
+
 } // namespace infc
 
 #endif // INFC_LIB_CODEGEN_CPU_TILEUTILS_H

@@ -18,6 +18,7 @@
 
 #include "AmxProduct.h"
 #include "PanelKernel.h"
+#include "TileUtils.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -147,13 +148,7 @@ struct InfcVnniMatmulPass : public infc::impl::InfcVnniMatmulBase<InfcVnniMatmul
     // 16 zmm accumulators of 32 registers; 12 ymm of 16 (2 B vectors, a broadcast and
     // vpmaddwd's product take the rest).
     madd.rows = madd.lanes == 16 ? 8 : 6;
-    SmallVector<linalg::MatmulOp> matmuls;
-    getOperation().walk([&](linalg::MatmulOp op) {
-      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-          op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext()))
-        matmuls.push_back(op);
-    });
-    for (linalg::MatmulOp op : matmuls)
+    for (linalg::MatmulOp op : infc::plainContractions<linalg::MatmulOp>(getOperation()))
       rewrite(op);
   }
 
