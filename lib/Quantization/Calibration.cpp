@@ -150,7 +150,7 @@ double activationError(const Stats &s, double lo, double hi) {
 bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
                                 const LibraryBuilder &build,
                                 std::map<std::string, LayerQuantization> &layers,
-                                std::string &error) {
+                                std::string &error, std::vector<CalibratedOp> *calibrated) {
   if (options.method != "minmax" && options.method != "percentile") {
     error = "unknown --calibration-method " + options.method + " (minmax or percentile)";
     return false;
@@ -165,8 +165,21 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
     return false;
 
   // The candidates, numbered; those the user keeps in float are recorded and left alone.
-  SmallVector<Operation *> candidates;
-  for (Operation *op : quantizable(func)) {
+  SmallVector<Operation *> all = quantizable(func), candidates;
+  DenseMap<Operation *, std::pair<double, double>> ranges;
+  // (Every product in walk order with its range, once the quantization has decided.)
+  auto record = [&] {
+    if (!calibrated)
+      return;
+    calibrated->clear();
+    for (Operation *op : all) {
+      CalibratedOp entry{locationName(op), std::nullopt};
+      if (op->hasAttr("infc.weight_error") && ranges.count(op))
+        entry.range = ranges.lookup(op);
+      calibrated->push_back(entry);
+    }
+  };
+  for (Operation *op : all) {
     std::string loc = locationName(op);
     auto [node, opType] = splitNodeName(loc);
     if (auto conv = dyn_cast<ConvOp>(op); conv && conv.getGroup() != 1) {
@@ -183,8 +196,10 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
                 IntegerAttr::get(IntegerType::get(module.getContext(), 64), candidates.size()));
     candidates.push_back(op);
   }
-  if (candidates.empty())
+  if (candidates.empty()) {
+    record();
     return true;
+  }
 
   // The calibration copy returns every candidate's activation after the model's outputs,
   // each value once (Q, K and V read one LayerNorm; a value returned twice is refused where
@@ -336,6 +351,7 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
     layer.lo = lo;
     layer.hi = hi;
     layer.activationError = activationError(s, lo, hi);
+    ranges[op] = {lo, hi};
     op->setAttr("infc.input_range", DenseF64ArrayAttr::get(module.getContext(), {lo, hi}));
   }
   PassManager pm(module.getContext());
@@ -353,23 +369,29 @@ bool infc::calibrateAndQuantize(ModuleOp module, const QuantizeOptions &options,
       layer.why = "kept in float (empty or non-finite calibrated range)";
     }
   }
+  record();
   return true;
 }
 
-bool infc::quantizeWithRanges(ModuleOp module,
-                              const std::map<std::string, LayerQuantization> &layers,
+bool infc::quantizeWithRanges(ModuleOp module, const std::vector<CalibratedOp> &calibrated,
                               std::string &error) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
   if (!func) {
     error = "the module has no main function";
     return false;
   }
-  for (Operation *op : quantizable(func)) {
-    auto it = layers.find(locationName(op));
-    if (it == layers.end() || !it->second.quantized)
-      continue;
-    op->setAttr("infc.input_range",
-                DenseF64ArrayAttr::get(module.getContext(), {it->second.lo, it->second.hi}));
+  SmallVector<Operation *> ops = quantizable(func);
+  for (size_t i = 0; i < std::max(ops.size(), calibrated.size()); ++i) {
+    std::string here = i < ops.size() ? locationName(ops[i]) : "(none)";
+    std::string there = i < calibrated.size() ? calibrated[i].location : "(none)";
+    if (here != there) {
+      error = "its convolutions and matmuls differ from the calibrated code's: " + here +
+              " where that has " + there;
+      return false;
+    }
+    if (auto range = calibrated[i].range)
+      ops[i]->setAttr("infc.input_range",
+                      DenseF64ArrayAttr::get(module.getContext(), {range->first, range->second}));
   }
   PassManager pm(module.getContext());
   pm.addNestedPass<func::FuncOp>(createInfcQuantizeInt8());

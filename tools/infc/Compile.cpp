@@ -520,6 +520,7 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
   // --quantize: the generic code is calibrated on the samples (any size in the range), and
   // each variant quantized with its ranges, so the library's code agrees at every size.
   std::map<std::string, LayerQuantization> layers;
+  std::vector<CalibratedOp> calibrated;
   if (!o.quantize.empty()) {
     if (!genericModule)
       return fail(o.input + ": --specialize with --quantize needs generic code beside the "
@@ -529,7 +530,8 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
     if (!runPipeline(*genericModule, PipelineStage::Infc, false))
       return fail(o.input + ": the generic code failed (see above)");
     if (!calibrateAndQuantize(*genericModule, o.quantization,
-                              calibrationBuilder(runPipeline, target, runtime), layers, error))
+                              calibrationBuilder(runPipeline, target, runtime), layers, error,
+                              &calibrated))
       return fail(o.input + ": " + error);
     llvm::errs() << "infc: calibrated the generic code on " << o.quantization.calibrationDir << " ("
                  << o.quantization.method << "); the variants take its ranges\n";
@@ -593,12 +595,12 @@ int compileVariants(const CompileOptions &o, MLIRContext &context,
       }
     }
     // (The generic code went through the graph passes before it was calibrated.)
-    bool calibrated = !o.quantize.empty() && variant.generic;
-    if (!calibrated && !runPipeline(*module, PipelineStage::Infc, false))
+    bool calibratedGeneric = !o.quantize.empty() && variant.generic;
+    if (!calibratedGeneric && !runPipeline(*module, PipelineStage::Infc, false))
       return failure();
     if (!o.quantize.empty() && !variant.generic) {
       std::string why;
-      if (!quantizeWithRanges(*module, layers, why)) {
+      if (!quantizeWithRanges(*module, calibrated, why)) {
         error = o.input + ": variant " + variant.label + ": " + why;
         return failure();
       }

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,23 +37,33 @@ struct LayerQuantization {
   double activationError = 0, weightError = 0;
 };
 
+/// One convolution or matmul as calibration left it, in the order of the module's walk: its
+/// node location and the activation range it was quantized with (none: it stayed float).
+struct CalibratedOp {
+  std::string location;
+  std::optional<std::pair<double, double>> range;
+};
+
 /// Builds a model.so from a module that has been through the graph passes.
 using LibraryBuilder =
     std::function<bool(mlir::ModuleOp module, const std::string &path, std::string &error)>;
 
 /// Runs the float model (built by `build`, with each quantizable activation as an extra
 /// output) on the calibration samples, then quantizes `module` in place (infc-quantize-int8).
-/// `layers` maps node locations ("name(OpType)") to the decisions.
+/// `layers` maps node locations ("name(OpType)") to the decisions; `calibrated`, when given,
+/// gets every convolution and matmul's range in walk order (a node may import to several:
+/// an LSTM's input and recurrent products), for quantizeWithRanges.
 bool calibrateAndQuantize(mlir::ModuleOp module, const QuantizeOptions &options,
                           const LibraryBuilder &build,
-                          std::map<std::string, LayerQuantization> &layers, std::string &error);
+                          std::map<std::string, LayerQuantization> &layers, std::string &error,
+                          std::vector<CalibratedOp> *calibrated = nullptr);
 
 /// Quantizes `module` in place with the ranges another module of the same model was
-/// calibrated with (`layers` of calibrateAndQuantize, by node location): a --specialize
-/// variant beside the calibrated generic code. Ops `layers` has no quantized range for stay
-/// float.
-bool quantizeWithRanges(mlir::ModuleOp module,
-                        const std::map<std::string, LayerQuantization> &layers, std::string &error);
+/// calibrated with (calibrateAndQuantize's `calibrated`): a --specialize variant beside the
+/// calibrated generic code. The two must have the same convolutions and matmuls in the same
+/// order (an error names the first that differs).
+bool quantizeWithRanges(mlir::ModuleOp module, const std::vector<CalibratedOp> &calibrated,
+                        std::string &error);
 
 /// The table of --report: every convolution and matmul after the graph passes, whether it
 /// runs on integers, and (when calibrated) its range and expected errors.

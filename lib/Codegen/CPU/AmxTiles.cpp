@@ -12,6 +12,7 @@
 #include "infc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace infc {
@@ -62,11 +63,14 @@ struct InfcAmxTilesPass : public infc::impl::InfcAmxTilesBase<InfcAmxTilesPass> 
             panels = bType.getDimSize(0), perRow = kBytes / (bf16 ? 2 : 1);
     if (m % kRows || k % perRow)
       return op.emitOpError("is not an AMX tile product (rows or K not whole tiles)");
-    if (!aType.getLayout().isIdentity() || !bType.getLayout().isIdentity() ||
-        !cType.getLayout().isIdentity()) {
-      // A strided view after bufferization (none of the packings make one today): the tile
-      // loads need contiguous rows, so the generic stays, a plain (slow, exact) contraction
-      // once C starts from zero, as its init was left unfilled.
+    // Row-major without gaps, at any offset: one matrix of a batch (attention's bf16
+    // products), a block of generic code's rows. The tile loads read rows at a fixed stride.
+    if (!memref::isStaticShapeAndContiguousRowMajor(aType) ||
+        !memref::isStaticShapeAndContiguousRowMajor(bType) ||
+        !memref::isStaticShapeAndContiguousRowMajor(cType)) {
+      // Another strided view after bufferization (none of the packings make one today): the
+      // tile loads need contiguous rows, so the generic stays, a plain (slow, exact)
+      // contraction once C starts from zero, as its init was left unfilled.
       Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(cType.getElementType()));
       linalg::FillOp::create(b, loc, zero, op.getDpsInitOperand(0)->get());
       op->removeAttr("infc.amx");

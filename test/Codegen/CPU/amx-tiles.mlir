@@ -82,7 +82,8 @@ func.func @amx_single(%a: memref<16x16x4xi8>, %b: memref<3x16x16x4xi8>, %c: memr
 
 // -----
 
-// A strided operand: C zero-filled, the generic kept (its marker dropped), no AMX ops.
+// A strided operand (rows with gaps): C zero-filled, the generic kept (its marker
+// dropped), no AMX ops.
 // CHECK-LABEL: func @amx_strided_fallback
 // CHECK: linalg.fill ins(%{{.*}} : i32) outs(%arg2 : memref<16x1x16xi32>)
 // CHECK: linalg.generic
@@ -99,6 +100,31 @@ func.func @amx_strided_fallback(%a: memref<16x16x4xi8, strided<[128, 4, 1]>>, %b
     %2 = arith.muli %0, %1 : i32
     %3 = arith.addi %2, %acc : i32
     linalg.yield %3 : i32
+  }
+  return
+}
+
+// -----
+
+// Operands contiguous at a run-time offset (one matrix of a batch: infc-bf16-matmul's
+// attention products; a block of generic code's rows): tiles, no fallback.
+// CHECK-LABEL: func @amx_offset_views
+// CHECK-NOT: linalg.fill
+// CHECK: memref.collapse_shape %arg0 {{\[}}[0], [1, 2]] : memref<16x32x2xbf16, strided<[64, 2, 1], offset: ?>> into memref<16x64xbf16, strided<[64, 1], offset: ?>>
+// CHECK: amx.tile_mulf
+// CHECK: amx.tile_store
+// CHECK-NOT: linalg.generic
+#a = affine_map<(m, p, j, q, t) -> (m, q, t)>
+#b = affine_map<(m, p, j, q, t) -> (p, q, j, t)>
+#c = affine_map<(m, p, j, q, t) -> (m, p, j)>
+func.func @amx_offset_views(%a: memref<16x32x2xbf16, strided<[64, 2, 1], offset: ?>>, %b: memref<1x32x16x2xbf16, strided<[1024, 32, 2, 1], offset: ?>>, %c: memref<16x1x16xf32, strided<[16, 16, 1], offset: ?>>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<16x32x2xbf16, strided<[64, 2, 1], offset: ?>>, memref<1x32x16x2xbf16, strided<[1024, 32, 2, 1], offset: ?>>) outs(%c : memref<16x1x16xf32, strided<[16, 16, 1], offset: ?>>) attrs = {infc.amx} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
   }
   return
 }

@@ -99,7 +99,9 @@ def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
     64-byte K step the A and B tile loads and one `amx.tile_muli` (`amx.tile_mulf` for
     bf16) per accumulator, unrolled over K, then the tile stores into C. Past 256 K steps
     (or `k-chunk` steps), K runs in chunks in a sequential loop between the two block loops,
-    C's tiles stored and reloaded between chunks. Runs after bufferization.
+    C's tiles stored and reloaded between chunks. Runs after bufferization. Operands are
+    read as contiguous rows at any offset (one matrix of a batch, a block of generic code's
+    rows); another strided view keeps the generic as a plain contraction.
   }];
   let options = [
     Option<"kChunk", "k-chunk", "int64_t", /*default=*/"0",
