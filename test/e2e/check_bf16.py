@@ -161,6 +161,22 @@ def main():
                 ok, summary = same, summary + (", same class" if same else ", another class")
             report(ok, f"{label}.{out}: {summary}")
 
+    def against_numpy(path, label, feeds, out, want, k, operands):
+        """The model at `path` with --precision bf16 for each kernel, its output `out` on
+        `feeds` against numpy's `want` (a reduction of `k` products of `operands`)."""
+        stem = os.path.splitext(path)[0]
+        for kernel, target, runs in kernels:
+            so = f"{stem}.{kernel}.so"
+            r = harness.compile_for_cpu(args.infc, path, so, target,
+                                        extra=["--precision", "bf16"])
+            if r.returncode != 0:
+                report(False, f"{label} ({kernel}): compile failed\n{r.describe()}")
+            elif runs:
+                ok, summary = harness.compare(infc.load(so)(**feeds)[out], want, rtol=1e-5,
+                                              atol=1e-5 * np.sqrt(k))
+                report(ok, f"{label} ({kernel}) against numpy on {operands} operands: "
+                           f"{summary}")
+
     # Odd-sized Gemms against numpy on the operands rounded to bf16: the products of bf16
     # values are exact in f32 and only the order of the f32 sums differs, so the result
     # must agree to about 1e-6 relative (a value in the wrong place of a tile would not).
@@ -171,17 +187,7 @@ def main():
         x = rng.standard_normal((m, k)).astype(np.float32)
         want = (bf16_round(x).astype(np.float64) @ bf16_round(w).astype(np.float64)
                 + bias).astype(np.float32)
-        for kernel, target, runs in kernels:
-            so = work(f"gemm_{m}_{k}_{n}.{kernel}.so")
-            r = harness.compile_for_cpu(args.infc, path, so, target,
-                                        extra=["--precision", "bf16"])
-            label = f"gemm {m}x{k}x{n} ({kernel})"
-            if r.returncode != 0:
-                report(False, f"{label}: compile failed\n{r.describe()}")
-            elif runs:
-                ok, summary = harness.compare(infc.load(so)(x=x)["y"], want, rtol=1e-5,
-                                              atol=1e-5 * np.sqrt(k))
-                report(ok, f"{label} against numpy on bf16 operands: {summary}")
+        against_numpy(path, f"gemm {m}x{k}x{n}", {"x": x}, "y", want, k, "bf16")
 
     # Batched matmuls of two activations, likewise (f32 operands under 16 rows).
     for batch, m, k, n in BATCHED:
@@ -193,18 +199,8 @@ def main():
         operands = (bf16_round(x), bf16_round(y)) if rounded else (x, y)
         want = (operands[0].astype(np.float64) @ operands[1].astype(np.float64)).astype(
             np.float32)
-        for kernel, target, runs in kernels:
-            so = work(f"batched_{batch}_{m}_{k}_{n}.{kernel}.so")
-            r = harness.compile_for_cpu(args.infc, path, so, target,
-                                        extra=["--precision", "bf16"])
-            label = f"batched matmul {batch}x{m}x{k}x{n} ({kernel})"
-            if r.returncode != 0:
-                report(False, f"{label}: compile failed\n{r.describe()}")
-            elif runs:
-                ok, summary = harness.compare(infc.load(so)(x=x, y=y)["z"], want, rtol=1e-5,
-                                              atol=1e-5 * np.sqrt(k))
-                report(ok, f"{label} against numpy on {'bf16' if rounded else 'f32'} "
-                           f"operands: {summary}")
+        against_numpy(path, f"batched matmul {batch}x{m}x{k}x{n}", {"x": x, "y": y}, "z",
+                      want, k, "bf16" if rounded else "f32")
 
     # With a symbolic batch (no flags: the batch loop), each row's static code in bf16.
     sys.path.insert(0, os.path.join(harness.REPO_ROOT, "test", "models"))

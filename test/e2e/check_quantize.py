@@ -44,6 +44,17 @@ def write_samples(path, name, shape, count, rng):
                 rng.standard_normal(shape).astype(np.float32))
 
 
+def with_named_dim(src, dst, axis, name):
+    """The model at `src` written to `dst` with dim `axis` of its (one) input and output
+    symbolic, named `name`."""
+    model = onnx.load(src)
+    for v in (model.graph.input[0], model.graph.output[0]):
+        dim = v.type.tensor_type.shape.dim[axis]
+        dim.Clear()
+        dim.dim_param = name
+    onnx.save(model, dst)
+
+
 def main():
     args = harness.kernel_test_args()
     infc = harness.import_infc(args.python_dir)
@@ -103,13 +114,8 @@ def main():
         # samples of 4 rows (the same 16 rows as above), so its quantization is the static
         # library's: at batch 3 each row equals that library's output on the row alone.
         if make is check_qdq.cnn:
-            dynamic = onnx.load(f32)
-            for v in (dynamic.graph.input[0], dynamic.graph.output[0]):
-                dim = v.type.tensor_type.shape.dim[0]
-                dim.Clear()
-                dim.dim_param = "batch"
             f32_dyn = os.path.join(args.work, graph.name + "_dyn.onnx")
-            onnx.save(dynamic, f32_dyn)
+            with_named_dim(f32, f32_dyn, 0, "batch")
             calib4 = os.path.join(args.work, graph.name + "_calib4")
             shutil.rmtree(calib4, ignore_errors=True)
             rows = [np.load(os.path.join(calib, f"{i:02d}", input_name + ".npy"))
@@ -146,13 +152,8 @@ def main():
         # Then calibrated on samples of three sizes (each run's outputs of another size),
         # within the float model's tolerance at seq 7.
         if make is check_qdq.mlp:
-            generic = onnx.load(f32)
-            for v in (generic.graph.input[0], generic.graph.output[0]):
-                dim = v.type.tensor_type.shape.dim[1]
-                dim.Clear()
-                dim.dim_param = "seq"
             f32_seq = os.path.join(args.work, graph.name + "_seq.onnx")
-            onnx.save(generic, f32_seq)
+            with_named_dim(f32, f32_seq, 1, "seq")
             so = os.path.join(args.work, graph.name + "_generic.so")
             r = harness.run_tool([args.infc, "compile", f32_seq, "-o", so, "--dim", "seq=1..16",
                                   "--quantize", "int8", "--calibration", calib,

@@ -466,9 +466,6 @@ OwningOpRef<ModuleOp> importGenericCode(MLIRContext &context, const CompileOptio
   return nullptr;
 }
 
-/// `infc compile --specialize`: one static variant per combination of the named dims'
-/// values, each imported and lowered as a model of its own, in one library whose runs
-/// dispatch on the input shapes (docs/cli.md).
 /// Builds calibration libraries (calibrateAndQuantize's LibraryBuilder): a module that has
 /// been through the graph passes, lowered for this host.
 template <typename RunPipeline>
@@ -488,6 +485,9 @@ infc::LibraryBuilder calibrationBuilder(RunPipeline &runPipeline, const infc::Ta
   };
 }
 
+/// `infc compile --specialize`: one static variant per combination of the named dims'
+/// values, each imported and lowered as a model of its own, in one library whose runs
+/// dispatch on the input shapes (docs/cli.md).
 template <typename RunPipeline>
 int compileVariants(const CompileOptions &o, MLIRContext &context,
                     const infc::TargetOptions &target, const std::string &runtime,

@@ -29,6 +29,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
@@ -124,6 +125,17 @@ Value padTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
   return tensor::PadOp::create(b, loc, type.clone(shape), v, low, high, zero);
 }
 
+/// `v`'s leading block of `type`'s shape (the product without its padded rows and columns),
+/// or `v` itself when it has that shape.
+Value leadingBlock(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
+  if (cast<RankedTensorType>(v.getType()).getShape() == type.getShape())
+    return v;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), type.getShape());
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, type, v, offsets, sizes, strides);
+}
+
 struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16MatmulPass> {
   using InfcBf16MatmulBase::InfcBf16MatmulBase;
   void runOnOperation() override {
@@ -210,15 +222,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
       Value updated = tensor::InsertSliceOp::create(b, loc, product, acc, offsets, sizes, strides);
       scf::YieldOp::create(b, loc, updated);
     }
-    Value result = loop.getResult(0);
-    if (mp != m || panels * kRows != n) {
-      SmallVector<OpFoldResult> offsets(3, b.getIndexAttr(0));
-      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(batch), b.getIndexAttr(m),
-                                         b.getIndexAttr(n)};
-      SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-      result = tensor::ExtractSliceOp::create(b, loc, ct, result, offsets, sizes, strides);
-    }
-    op.getResult(0).replaceAllUsesWith(result);
+    op.getResult(0).replaceAllUsesWith(leadingBlock(b, loc, loop.getResult(0), ct));
     op.erase();
   }
 
@@ -244,13 +248,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
       a = roundToBf16Values(b, loc, op.getInputs()[0]);
     Value rows = padTo(b, loc, a, {mp, kp}), packed = packWeights(b, loc, weights, kp);
     Value product = amx ? amxProduct(b, loc, rows, packed) : registerKernel(b, loc, rows, packed);
-    if (mp != m || panels * kRows != n) {
-      SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
-      SmallVector<OpFoldResult> sizes = {b.getIndexAttr(m), b.getIndexAttr(n)};
-      SmallVector<OpFoldResult> steps(2, b.getIndexAttr(1));
-      product = tensor::ExtractSliceOp::create(b, loc, ct, product, offsets, sizes, steps);
-    }
-    op.getResult(0).replaceAllUsesWith(product);
+    op.getResult(0).replaceAllUsesWith(leadingBlock(b, loc, product, ct));
     op.erase();
   }
 
