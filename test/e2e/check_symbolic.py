@@ -130,6 +130,12 @@ def make_models(work):
          helper.make_tensor("lo", T.FLOAT, [], [-0.5]),
          helper.make_tensor("hi", T.FLOAT, [], [0.0])]),
         "select.onnx")
+    # A concatenation along a static axis beside the `?` (RoPE's rotate_half).
+    save(helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["n"]),
+         helper.make_node("Concat", ["n", "x", "n"], ["y"], axis=1)],
+        "rotate", [x], [helper.make_tensor_value_info("y", T.FLOAT, ["batch", 96])]),
+        "rotate.onnx")
     save(helper.make_graph(
         [helper.make_node("Concat", ["x", "x"], ["y"], axis=0)],
         "concat", [x], [helper.make_tensor_value_info("y", T.FLOAT, [None, 32])]),
@@ -324,6 +330,15 @@ def main():
             report(all(ok for ok, _ in results),
                    f"middle batch {batch} (y3, r3): " + "; ".join(s for _, s in results))
         middle.close()
+
+    rotate = generic("rotate")
+    if rotate is not None:
+        for batch in (1, 5, 16):
+            x = np.random.default_rng(500 + batch).standard_normal((batch, 32)).astype(np.float32)
+            got = rotate(x=x)["y"]
+            report(np.array_equal(got, np.concatenate([-x, x, -x], axis=1)),
+                   f"rotate batch {batch}: Concat([-x, x, -x], axis=1) exact")
+        rotate.close()
 
     # The dim fixed on one input by --input-shape, symbolic on the other: runs take the
     # batch from the symbolic one (the fixed 1 broadcasts).

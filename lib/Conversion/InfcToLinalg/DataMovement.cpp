@@ -92,15 +92,19 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = loweredType(op.getType());
-    Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
     int64_t axis = op.getAxis(), offset = 0;
+    // A `?` outside the axis (generic code) is the same size in every input; the axis is static.
+    if (type.isDynamicDim(axis))
+      return rewriter.notifyMatchFailure(op, "a concatenation along a `?` dim");
+    Value result = emptyTensor(rewriter, loc, type, adaptor.getInputs());
     for (Value v : adaptor.getInputs()) {
       auto vt = cast<RankedTensorType>(v.getType());
-      if (vt.getNumElements() == 0)
+      if (vt.hasStaticShape() && vt.getNumElements() == 0)
         continue; // contributes nothing, and its offset may lie past the end
       SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
       offsets[axis] = offset;
-      result = tensor::InsertSliceOp::create(rewriter, loc, v, result, ValueRange{}, ValueRange{},
+      SmallVector<Value> sizes = dynamicSizes(rewriter, loc, vt.getShape(), v);
+      result = tensor::InsertSliceOp::create(rewriter, loc, v, result, ValueRange{}, sizes,
                                              ValueRange{}, offsets, vt.getShape(), strides);
       offset += vt.getDimSize(axis);
     }

@@ -44,6 +44,16 @@ bool takesSymbolicDims(const NodeImporter &n) {
   if (!n.node.domain().empty() && n.node.domain() != "ai.onnx")
     return false;
   StringRef op = n.node.op_type();
+  if (op == "Concat") {
+    // Along a static axis only (importConcat drops inputs of no size along it).
+    int64_t rank = n.inputType(0).getRank(), axis = n.getInt("axis", 0);
+    axis = axis < 0 ? axis + rank : axis;
+    for (unsigned i = 0; i < n.numInputs(); ++i)
+      if (axis < 0 || axis >= rank || n.inputType(i).getRank() != rank ||
+          n.inputType(i).isDynamicDim(axis))
+        return false;
+    return true;
+  }
   if (!ops.contains(op))
     return false;
   // Before opset 13 a softmax not along the last axis flattens the input (a product of dims).
@@ -123,6 +133,19 @@ LogicalResult infc::detail::checkSymbolicOps(ModuleOp module, StringRef dim, int
     }
     if (isa<GatherOp, SliceOp, BroadcastOp>(op))
       return WalkResult::advance();
+    if (auto concat = dyn_cast<ConcatOp>(op)) {
+      // Along a static axis, every input `?` where the result has one (the same size).
+      auto rt = cast<RankedTensorType>(concat.getType());
+      for (Value v : concat.getInputs()) {
+        auto t = cast<RankedTensorType>(v.getType());
+        for (int64_t d = 0; d < t.getRank(); ++d)
+          if (t.isDynamicDim(d) != rt.isDynamicDim(d) ||
+              (d == concat.getAxis() && t.isDynamicDim(d)))
+            return fail(op, "a concatenation takes a symbolic dim only outside its axis, in "
+                            "every input");
+      }
+      return WalkResult::advance();
+    }
     if (auto mean = dyn_cast<ReduceMeanOp>(op)) {
       auto it = cast<RankedTensorType>(mean.getInput().getType());
       if (llvm::any_of(mean.getAxes(), [&](int64_t a) { return it.isDynamicDim(a); }))

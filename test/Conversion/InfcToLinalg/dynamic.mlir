@@ -178,3 +178,27 @@ func.func @reshape_moving_the_symbolic_dim(%x: tensor<1x?xf32>) -> tensor<?x1xf3
   %0 = infc.reshape %x : tensor<1x?xf32> -> tensor<?x1xf32>
   return %0 : tensor<?x1xf32>
 }
+
+// -----
+
+// Along a static axis, the `?` outside it sized from the first input.
+// CHECK-LABEL: func @concat_beside_the_symbolic_dim
+// CHECK-SAME: (%[[A:.*]]: tensor<1x?x4xf32>, %[[B:.*]]: tensor<1x?x2xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[A]], %c1
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<1x?x6xf32>
+// CHECK: %[[NA:.*]] = tensor.dim %[[A]], %c1
+// CHECK: %[[I:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0, 0] [1, %[[NA]], 4] [1, 1, 1]
+// CHECK: %[[NB:.*]] = tensor.dim %[[B]], %c1
+// CHECK: tensor.insert_slice %[[B]] into %[[I]][0, 0, 4] [1, %[[NB]], 2] [1, 1, 1]
+func.func @concat_beside_the_symbolic_dim(%a: tensor<1x?x4xf32>, %b: tensor<1x?x2xf32>) -> tensor<1x?x6xf32> {
+  %0 = infc.concat %a, %b {axis = 2 : i64} : (tensor<1x?x4xf32>, tensor<1x?x2xf32>) -> tensor<1x?x6xf32>
+  return %0 : tensor<1x?x6xf32>
+}
+
+// -----
+
+func.func @concat_along_the_symbolic_dim(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{failed to legalize operation 'infc.concat'}}
+  %0 = infc.concat %a, %a {axis = 0 : i64} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
