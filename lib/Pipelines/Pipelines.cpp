@@ -121,6 +121,8 @@ void infc::registerInfcDialects(DialectRegistry &registry) {
 }
 
 static void addGraphPasses(OpPassManager &pm) {
+  // First: it matches the region as the importer wrote it (a --decoder module only).
+  pm.addPass(infc::createInfcRecognizeAttention());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(infc::createInfcShapeInference());
   pm.addPass(createCSEPass());

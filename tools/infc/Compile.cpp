@@ -241,6 +241,8 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
       llvm::StringRef(v).split(names, ',', -1, false);
       for (llvm::StringRef name : names)
         o.quantization.keepFloat.push_back(name.str());
+    } else if (a == "--decoder") {
+      o.import.decoder = true;
     } else if (a == "--report") {
       o.report = true;
     } else if (a == "--profile") {
@@ -309,6 +311,12 @@ std::string checkCompileOptions(CompileOptions &o) {
              "variants beside int8 generic code); or calibrate one shape with --input-shape";
     if (o.report)
       return "--specialize with --report is not supported (report one shape: --input-shape)";
+  }
+  if (o.import.decoder) {
+    if (o.pipeline.target != infc::Target::CPU)
+      return "--decoder is CPU-only for now";
+    if (!o.specialize.empty() || !o.quantize.empty() || o.report || o.pipeline.profileEntry)
+      return "--decoder does not take --specialize, --quantize, --report or --profile yet";
   }
   if (o.autoPrecision && o.pipeline.target != infc::Target::CPU)
     return "--precision auto is for the CPU; with --target cuda name fp32, tf32, fp16 or bf16";
@@ -726,14 +734,31 @@ OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions 
   return nullptr;
 }
 
+/// A decoder step's most tokens by default (--decoder without --dim): a longer prompt is
+/// run in steps of at most this many (the runtime's chunked prefill).
+constexpr int64_t kDecoderStepTokens = 256;
+
 /// The named symbolic dims of the graph inputs that no flag fixes or bounds (--input-shape
 /// or --input-value of an input that has it, --specialize, --dim) stay symbolic with no
 /// largest size: `--dim NAME=1..` for each. A dim without a name still needs --input-shape.
+/// With --decoder, the step's tokens only (the importer takes the other dims out).
+
 void keepUnnamedByFlags(CompileOptions &o) {
   infc::OnnxModelSummary summary;
   std::string error;
   if (failed(infc::summarizeOnnxModel(o.input, summary, error)))
     return; // (the import reports it)
+  if (o.import.decoder) {
+    // One step's tokens are input_ids' dim 1 (the importer fixes the batch and takes the
+    // past out): generic code over them, up to kDecoderStepTokens unless --dim says.
+    for (const auto &input : summary.inputs)
+      if (input.name == "input_ids" && input.symbolicDims.size() == 2) {
+        const std::string &tokens = input.symbolicDims[1];
+        if (!tokens.empty() && tokens != "?" && !o.import.dimRanges.count(tokens))
+          o.import.dimRanges[tokens] = {1, kDecoderStepTokens};
+      }
+    return;
+  }
   llvm::StringSet<> fixed;
   for (const auto &input : summary.inputs)
     if (o.import.inputShapes.count(input.name) || o.import.inputValues.count(input.name))

@@ -41,6 +41,11 @@ struct OnnxImportOptions {
   /// names), which the batch loop takes and generic code refuses.
   llvm::StringMap<std::pair<int64_t, int64_t>> dimRanges;
 
+  /// `--decoder`: the model is a decoder LLM in HF optimum's layout, imported as one step
+  /// of its sequences with the KV cache left to the runtime (docs/decoder-llm.md): the
+  /// past inputs go, each present is the step's new keys or values, the batch is 1.
+  bool decoder = false;
+
   /// Testing `infc verify` only (`--test-miscompile OP`, hidden): every node of this op type
   /// gets 1 added to its first floating-point output, a known wrong answer to find.
   std::string testMiscompileOp;

@@ -423,6 +423,13 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     return nullptr;
   if (failed(checkSupported()))
     return nullptr;
+  if (options.decoder) {
+    std::string why;
+    if (!rewriteDecoderGraph(*model.mutable_graph(), why)) {
+      error() << why;
+      return nullptr;
+    }
+  }
   const onnx::GraphProto &graph = model.graph();
 
   for (const auto &entry : options.inputShapes) {
@@ -587,6 +594,8 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   }
   (*module)->setAttr("infc.graph_name", b.getStringAttr(graph.name()));
   (*module)->setAttr("infc.opset", b.getI64IntegerAttr(opset));
+  if (options.decoder) // infc-recognize-attention's cue
+    (*module)->setAttr("infc.decoder", b.getUnitAttr());
   if (failed(checkTypes(*module)) || failed(checkSymbolicOps(*module)) || failed(verify(*module)))
     return nullptr;
   return module;

@@ -75,6 +75,12 @@ private:
 /// is one the lowering takes; else an error naming the node (and the model's `opset`).
 mlir::LogicalResult checkSymbolicOps(mlir::ModuleOp module, llvm::StringRef dim, int64_t opset);
 
+/// Decoder.cpp (--decoder): the graph as one step of a sequence with no past: each
+/// `Concat(past_key_values.N.x, new)` that gives `present.N.x` passes `new` on, the past
+/// inputs go, input_ids' batch dim is 1 everywhere and a "total" dim the tokens. False,
+/// with `error` naming what does not fit that layout.
+bool rewriteDecoderGraph(onnx::GraphProto &graph, std::string &error);
+
 } // namespace infc::detail
 
 #endif // INFC_LIB_IMPORT_ONNX_MODELIMPORTER_H

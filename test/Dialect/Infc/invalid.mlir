@@ -875,3 +875,27 @@ func.func @broadcast_static_sizes_still_disagree(%a: tensor<?x3xf32>, %b: tensor
   %0 = infc.mul %a, %b : (tensor<?x3xf32>, tensor<4xf32>) -> tensor<?x3xf32>
   return
 }
+
+// -----
+
+func.func @paged_attention_heads_not_a_multiple(%q: tensor<1x4x?x8xf32>, %k: tensor<1x3x?x8xf32>) {
+  // expected-error @+1 {{expects static head counts, the query's a multiple of the key's, got 4 and 3}}
+  %0 = infc.paged_attention %q, %k, %k {layer = 0 : i64, scale = 1.0 : f64} : (tensor<1x4x?x8xf32>, tensor<1x3x?x8xf32>, tensor<1x3x?x8xf32>) -> tensor<1x4x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @paged_attention_rows_differ(%q: tensor<1x4x5x8xf32>, %k: tensor<1x2x6x8xf32>) {
+  // expected-error @+1 {{expects query and key of the same rows}}
+  %0 = infc.paged_attention %q, %k, %k {layer = 0 : i64, scale = 1.0 : f64} : (tensor<1x4x5x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x4x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @paged_attention_scale_not_positive(%q: tensor<1x4x?x8xf32>, %k: tensor<1x2x?x8xf32>) {
+  // expected-error @+1 {{expects a layer >= 0 and a positive scale}}
+  %0 = infc.paged_attention %q, %k, %k {layer = 0 : i64, scale = 0.0 : f64} : (tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x4x?x8xf32>
+  return
+}

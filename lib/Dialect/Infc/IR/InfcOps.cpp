@@ -398,6 +398,30 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
+LogicalResult PagedAttentionOp::verify() {
+  auto qt = rankedType(getQuery()), kt = rankedType(getKey()), vt = rankedType(getValue());
+  if (qt.getRank() != 4 || kt.getRank() != 4 || vt.getRank() != 4)
+    return emitOpError("expects query, key and value of rank 4 ([1, heads, rows, head_dim])");
+  if (kt != vt)
+    return emitOpError("expects key and value of one type");
+  if (rankedType(getResult()) != qt)
+    return emitOpError("expects the result type to equal the query's");
+  int64_t heads = qt.getDimSize(1), kvHeads = kt.getDimSize(1);
+  if (qt.getDimSize(0) != 1 || kt.getDimSize(0) != 1)
+    return emitOpError("expects one batch row (the step's rows are dim 2)");
+  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) || kvHeads <= 0 ||
+      heads % kvHeads != 0)
+    return emitOpError("expects static head counts, the query's a multiple of the key's, got ")
+           << heads << " and " << kvHeads;
+  if (ShapedType::isDynamic(qt.getDimSize(3)) || qt.getDimSize(3) != kt.getDimSize(3))
+    return emitOpError("expects one static head_dim for query and key");
+  if (qt.getDimSize(2) != kt.getDimSize(2))
+    return emitOpError("expects query and key of the same rows");
+  if ((int64_t)getLayer() < 0 || !(getScale().convertToDouble() > 0))
+    return emitOpError("expects a layer >= 0 and a positive scale");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

@@ -287,6 +287,30 @@ def Infc_LayerNormOp : Infc_Op<"layer_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Infc_PagedAttentionOp : Infc_Op<"paged_attention",
+                                    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "one decoder layer's causal attention over its paged KV cache";
+  let description = [{
+    `query` is [1, heads, T, head_dim] (after RoPE), `key` and `value` [1, kv_heads, T,
+    head_dim]: the step's T rows, the new tokens of every sequence the step runs. The op
+    stores each row's key and value in its sequence's cache of layer `layer` (the runtime's
+    KV blocks, at the row's position) and returns, per row and query head, the softmax of
+    `scale` times the query against every cached key of the row's sequence at the row's
+    position or before, applied to the cached values; query head h reads KV head
+    h / (heads / kv_heads). Which rows belong to which sequence, and the sequences' past
+    lengths and block tables, are the runtime's step context (runtime/kv.c); a run with
+    none is one sequence of T rows and no past (causal attention over the rows).
+    Written by infc-recognize-attention; never folded or removed (it writes the cache).
+  }];
+  let arguments = (ins F32Tensor:$query, F32Tensor:$key, F32Tensor:$value,
+                       I64Attr:$layer, F64Attr:$scale);
+  let results = (outs F32Tensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

@@ -72,4 +72,23 @@ def InfcChannelsLast : Pass<"infc-channels-last", "mlir::func::FuncOp"> {
   let dependentDialects = ["infc::InfcDialect"];
 }
 
+def InfcRecognizeAttention : Pass<"infc-recognize-attention", "mlir::ModuleOp"> {
+  let summary = "Each decoder layer's attention as infc.paged_attention over the KV cache";
+  let description = [{
+    For a module imported with `--decoder` (the `infc.decoder` attribute): each pair of
+    results `present.N.key` / `present.N.value` (the step's new keys and values, the
+    importer having taken the past out) anchors layer N's attention: the keys, repeated for
+    grouped query heads (reshape, broadcast, reshape) or not, transposed into
+    `matmul(q, k^T)`, times a constant scale, plus a causal mask (`where(causal, 0, -big)`,
+    the causal part a slice of a lower-triangular constant, optionally anded with the
+    padding of `attention_mask`), a softmax over the keys, and `matmul(probs, v)`. That
+    region becomes `infc.paged_attention(q, k, v) {layer = N, scale}`, the presents leave
+    the results, and inputs no longer read (`attention_mask`) leave the arguments. The
+    module's `infc.decoder` becomes {layers, heads, kv_heads, head_dim}. Anything else (a
+    bias on the scores, another mask, a softmax over other axes, a present read elsewhere)
+    is an error naming the node: never compiled as something else.
+  }];
+  let dependentDialects = ["infc::InfcDialect"];
+}
+
 #endif // INFC_DIALECT_INFC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,107 @@
+// RUN: infc-opt %s -infc-recognize-attention -split-input-file -verify-diagnostics | FileCheck %s
+
+// A decoder layer as --decoder imports it (the past taken out): grouped-query attention
+// (4 query heads, 2 KV heads), a scale, the causal mask anded with attention_mask. The
+// region becomes infc.paged_attention; the presents and attention_mask leave the
+// signature, and the module records the geometry.
+
+// CHECK: module attributes {infc.decoder = {head_dim = 8 : i64, heads = 4 : i64, kv_heads = 2 : i64, layers = 1 : i64}}
+// CHECK-LABEL: func @main
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x?x8xf32> {infc.name = "q"}, %[[K:.*]]: tensor<1x2x?x8xf32> {infc.name = "k"}, %[[V:.*]]: tensor<1x2x?x8xf32> {infc.name = "v"}) -> (tensor<1x4x?x8xf32> {infc.name = "out"})
+// CHECK-NEXT: %[[A:.*]] = infc.paged_attention %[[Q]], %[[K]], %[[V]] {layer = 0 : i64, scale = 1.25{{0*}}e-01 : f64}
+// CHECK-NEXT: return %[[A]] : tensor<1x4x?x8xf32>
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x4x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"}, %am: tensor<1x?xi64> {infc.name = "attention_mask"})
+      -> (tensor<1x4x?x8xf32> {infc.name = "out"}, tensor<1x2x?x8xf32> {infc.name = "present.0.key"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.value"}) {
+    %causal = infc.constant dense<[[[[true, false, false], [true, true, false], [true, true, true]]]]> : tensor<1x1x3x3xi1>
+    %c = infc.slice %causal {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, -9223372036854775808, -9223372036854775808>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xi1>) -> tensor<1x1x?x?xi1>
+    %r = infc.reshape %am : tensor<1x?xi64> -> tensor<1x1x1x?xi64>
+    %pad = infc.cast %r : tensor<1x1x1x?xi64> -> tensor<1x1x1x?xi1>
+    %keep = infc.and %pad, %c : (tensor<1x1x1x?xi1>, tensor<1x1x?x?xi1>) -> tensor<1x1x?x?xi1>
+    %zero = infc.constant dense<0.0> : tensor<f32>
+    %neg = infc.constant dense<-3.0e38> : tensor<f32>
+    %mask = infc.where %keep, %zero, %neg : (tensor<1x1x?x?xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x?x?xf32>
+    %k5 = infc.reshape %k : tensor<1x2x?x8xf32> -> tensor<1x2x1x?x8xf32>
+    %kb = infc.broadcast %k5 : tensor<1x2x1x?x8xf32> -> tensor<1x2x2x?x8xf32>
+    %kr = infc.reshape %kb : tensor<1x2x2x?x8xf32> -> tensor<1x4x?x8xf32>
+    %kt = infc.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x4x?x8xf32>) -> tensor<1x4x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x4x?x8xf32>, tensor<1x4x8x?xf32>) -> tensor<1x4x?x?xf32>
+    %scale = infc.constant dense<0.125> : tensor<f32>
+    %ss = infc.mul %s, %scale : (tensor<1x4x?x?xf32>, tensor<f32>) -> tensor<1x4x?x?xf32>
+    %sm = infc.add %ss, %mask : (tensor<1x4x?x?xf32>, tensor<1x1x?x?xf32>) -> tensor<1x4x?x?xf32>
+    %p = infc.softmax %sm {axis = 3 : i64} : tensor<1x4x?x?xf32>
+    %v5 = infc.reshape %v : tensor<1x2x?x8xf32> -> tensor<1x2x1x?x8xf32>
+    %vb = infc.broadcast %v5 : tensor<1x2x1x?x8xf32> -> tensor<1x2x2x?x8xf32>
+    %vr = infc.reshape %vb : tensor<1x2x2x?x8xf32> -> tensor<1x4x?x8xf32>
+    %o = infc.matmul %p, %vr : (tensor<1x4x?x?xf32>, tensor<1x4x?x8xf32>) -> tensor<1x4x?x8xf32>
+    return %o, %k, %v : tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}
+
+// -----
+
+// Multi-head attention (no repeat), the scale as a division, the causal mask alone.
+// CHECK: module attributes {infc.decoder = {head_dim = 8 : i64, heads = 2 : i64, kv_heads = 2 : i64, layers = 1 : i64}}
+// CHECK-LABEL: func @main
+// CHECK: infc.paged_attention %{{.*}}, %{{.*}}, %{{.*}} {layer = 0 : i64, scale = 2.5{{0*}}e-01 : f64}
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"})
+      -> (tensor<1x2x?x8xf32> {infc.name = "out"}, tensor<1x2x?x8xf32> {infc.name = "present.0.value"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.key"}) {
+    %causal = infc.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+    %c = infc.slice %causal {offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<2x2xi1>) -> tensor<?x?xi1>
+    %zero = infc.constant dense<0.0> : tensor<f32>
+    %neg = infc.constant dense<-1.0e9> : tensor<f32>
+    %mask = infc.where %c, %zero, %neg : (tensor<?x?xi1>, tensor<f32>, tensor<f32>) -> tensor<?x?xf32>
+    %kt = infc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x?x8xf32>) -> tensor<1x2x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
+    %four = infc.constant dense<4.0> : tensor<f32>
+    %ss = infc.div %s, %four : (tensor<1x2x?x?xf32>, tensor<f32>) -> tensor<1x2x?x?xf32>
+    %sm = infc.add %mask, %ss : (tensor<?x?xf32>, tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
+    %p = infc.softmax %sm {axis = 3 : i64} : tensor<1x2x?x?xf32>
+    %o = infc.matmul %p, %v : (tensor<1x2x?x?xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+    return %o, %v, %k : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}
+
+// -----
+
+// A mask that is not causal (here: upper triangular) is refused, never compiled as causal.
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"})
+      -> (tensor<1x2x?x8xf32> {infc.name = "out"}, tensor<1x2x?x8xf32> {infc.name = "present.0.key"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.value"}) {
+    %causal = infc.constant dense<[[true, true], [false, true]]> : tensor<2x2xi1>
+    %c = infc.slice %causal {offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<2x2xi1>) -> tensor<?x?xi1>
+    %zero = infc.constant dense<0.0> : tensor<f32>
+    %neg = infc.constant dense<-1.0e9> : tensor<f32>
+    %mask = infc.where %c, %zero, %neg : (tensor<?x?xi1>, tensor<f32>, tensor<f32>) -> tensor<?x?xf32>
+    %kt = infc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x?x8xf32>) -> tensor<1x2x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
+    // expected-error @+1 {{--decoder: layer 0's attention: the scores must get the causal mask}}
+    %sm = infc.add %s, %mask : (tensor<1x2x?x?xf32>, tensor<?x?xf32>) -> tensor<1x2x?x?xf32>
+    %p = infc.softmax %sm {axis = 3 : i64} : tensor<1x2x?x?xf32>
+    %o = infc.matmul %p, %v : (tensor<1x2x?x?xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+    return %o, %k, %v : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}
+
+// -----
+
+// A present read by something else besides the attention is refused.
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x2x?x8xf32> {infc.name = "q"}, %v: tensor<1x2x?x8xf32> {infc.name = "v"})
+      -> (tensor<1x2x?x8xf32> {infc.name = "present.0.key"}, tensor<1x2x?x8xf32> {infc.name = "present.0.value"},
+          tensor<1x2x?x8xf32> {infc.name = "other"}) {
+    // expected-error @+1 {{--decoder: layer 0's attention: the new keys and values must feed the attention alone}}
+    %k = infc.neg %q : tensor<1x2x?x8xf32>
+    %a = infc.abs %k : tensor<1x2x?x8xf32>
+    %b = infc.exp %k : tensor<1x2x?x8xf32>
+    %c = infc.add %a, %b : (tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+    return %k, %v, %c : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}
