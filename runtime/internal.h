@@ -39,6 +39,7 @@ struct infc_model {
 typedef struct infc__pool infc__pool;
 typedef struct infc__cuda_session infc__cuda_session;
 typedef struct infc__profile infc__profile;
+typedef struct infc__llm infc__llm;
 
 struct infc_session {
   uint32_t magic;
@@ -72,6 +73,7 @@ struct infc_session {
   size_t workspace_stride;
   void **row_args;
   infc__profile *profile; /* NULL unless the session profiles (profile.c) */
+  infc__llm *llm;         /* a decoder's KV cache once infc_llm_open reserved it (kv.c) */
   char error[512];
 };
 
@@ -95,6 +97,13 @@ static inline const infc_io_desc *infc__io(const infc_model_desc *d, size_t i) {
 int infc__io_bytes_at(const infc_io_desc *io, const int64_t *sizes, size_t *bytes);
 /* Index of the io named `name` among n descs, or -1. */
 long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name);
+
+/* run.c: infc_run's work (the exported name is not called from inside: see above). */
+infc_status infc__run(infc_session *session, const infc_tensor *inputs, size_t num_inputs,
+                      infc_tensor *outputs, size_t num_outputs);
+
+/* kv.c */
+void infc__llm_destroy(infc__llm *llm);
 
 /* session.c */
 int infc__session_is_valid(const infc_session *session);

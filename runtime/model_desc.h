@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 8u
+#define INFC_MODEL_DESC_VERSION 9u
 
 /* What runs the model's code (infc_model_desc.device). */
 #define INFC_DEVICE_CPU 0u
@@ -102,7 +102,19 @@ typedef struct infc_model_desc {
   uint32_t workspace_terms;
   int32_t workspace_dim;
   const uint64_t *workspace_coeffs;
+  /* v9: a decoder LLM's step (infc compile --decoder), else NULL. */
+  const struct infc_decoder_desc *decoder;
 } infc_model_desc;
+
+/* A decoder's geometry, for the runtime's KV cache (runtime/kv.c): the entry is generic code
+ * over the step's tokens (its one named dim) taking input_ids and position_ids and giving
+ * logits; it calls infc__paged_attention once per layer. */
+typedef struct infc_decoder_desc {
+  int32_t layers;
+  int32_t heads;
+  int32_t kv_heads;
+  int32_t head_dim;
+} infc_decoder_desc;
 
 /* The generic code of a model with symbolic dims (infc compile --dim): the io shapes have -1
  * for them, each named, with a finite range; the entry takes the named dims' sizes (int64_t

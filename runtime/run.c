@@ -488,6 +488,11 @@ static infc_status run_bound(infc_session *s) {
 
 infc_status infc_run(infc_session *session, const infc_tensor *inputs, size_t num_inputs,
                      infc_tensor *outputs, size_t num_outputs) {
+  return infc__run(session, inputs, num_inputs, outputs, num_outputs);
+}
+
+infc_status infc__run(infc_session *session, const infc_tensor *inputs, size_t num_inputs,
+                      infc_tensor *outputs, size_t num_outputs) {
   if (!infc__session_is_valid(session))
     return INFC_ERR_INVALID_ARGUMENT;
   infc_session *s = session;

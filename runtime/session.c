@@ -79,6 +79,7 @@ static void session_free(infc_session *s) {
   free(s->dim_index);
   free(s->run_bytes);
   free(s->row_args);
+  infc__llm_destroy(s->llm);
   free(s->workspace);
   infc__cuda_session_destroy(s->cuda);
   infc__pool_destroy(s->pool);

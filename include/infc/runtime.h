@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define INFC_ABI_VERSION_MAJOR 1
-#define INFC_ABI_VERSION_MINOR 4
+#define INFC_ABI_VERSION_MINOR 5
 #define INFC_ABI_VERSION ((uint32_t)((INFC_ABI_VERSION_MAJOR << 16) | INFC_ABI_VERSION_MINOR))
 
 /* Marks the functions a model.so exports (runtime/exports.map lists the same names). */
@@ -260,6 +260,49 @@ INFC_API infc_status infc_session_prepare(infc_session *session, const infc_tens
 INFC_API infc_status infc_session_output_shape(const infc_session *session, size_t index,
                                                int32_t *rank, const int64_t **shape);
 
+/* ---- Decoder LLMs (ABI 1.5) --------------------------------------------------------------- */
+/* A library compiled with `infc compile --decoder` runs steps of a decoder LLM over a KV cache
+ * that the session holds in fixed-size blocks (PagedAttention): each sequence has a block
+ * table, blocks come from one pool reserved by infc_llm_open and go back when a sequence is
+ * removed. A step appends new tokens to any number of sequences (a prompt's, one generated
+ * token, several) and returns each one's next-token logits. docs/decoder-llm.md. */
+
+typedef struct infc_llm_info_t {
+  int32_t layers, heads, kv_heads, head_dim;
+  int32_t block_tokens;       /* positions per KV block */
+  int64_t vocab;              /* logits per token */
+  int64_t max_step_tokens;    /* tokens one call of the model takes; longer steps are split */
+  int32_t max_blocks;         /* the pool, once open (else 0) */
+  int32_t free_blocks;        /* of them, free now */
+  int64_t kv_bytes_per_token; /* cache bytes one position of one sequence takes */
+} infc_llm_info_t;
+
+/* The decoder's geometry and the cache's use. Errors: INVALID_ARGUMENT (not a decoder). */
+INFC_API infc_status infc_llm_info(const infc_session *session, infc_llm_info_t *info);
+
+/* Reserves the session's KV cache: max_blocks blocks of block_tokens positions (of every
+ * layer), allocated once. Errors: INVALID_ARGUMENT (not a decoder, already open),
+ * OUT_OF_MEMORY. */
+INFC_API infc_status infc_llm_open(infc_session *session, int32_t max_blocks);
+
+/* A new, empty sequence; its id is reused once removed. */
+INFC_API infc_status infc_llm_sequence_add(infc_session *session, int32_t *id);
+/* Frees the sequence's blocks for others. */
+INFC_API infc_status infc_llm_sequence_remove(infc_session *session, int32_t id);
+/* Positions the sequence holds (the tokens of its steps so far). */
+INFC_API infc_status infc_llm_sequence_length(infc_session *session, int32_t id, int64_t *length);
+
+/* One step: sequence ids[i] gets counts[i] new tokens (tokens holds them all, sequence by
+ * sequence), at the positions after its length; every sequence's tokens attend to its own
+ * past and to each other causally. logits (may be NULL) receives, for each i, the vocab
+ * logits after sequence i's last new token, at logits + i * vocab. Steps longer than
+ * max_step_tokens run in several calls of the model. A step that needs more blocks than are
+ * free changes nothing and fails with OUT_OF_MEMORY naming the sequence; the session stays
+ * usable. Errors: INVALID_ARGUMENT (unknown or repeated id, a count below 1, a token outside
+ * the vocabulary), OUT_OF_MEMORY. */
+INFC_API infc_status infc_llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
+                                   const int32_t *counts, const int64_t *tokens, float *logits);
+
 /* ---- Loading a model.so at run time ------------------------------------------------------ */
 
 /* The ABI of one model.so as function pointers, so a host can use several models without
@@ -296,6 +339,14 @@ typedef struct infc_api {
   infc_status (*model_output_dim)(const infc_model *, size_t, int32_t, infc_dim_info *);
   infc_status (*session_prepare)(infc_session *, const infc_tensor *, size_t);
   infc_status (*session_output_shape)(const infc_session *, size_t, int32_t *, const int64_t **);
+  /* ABI 1.5; NULL in a library of an older minor version. */
+  infc_status (*llm_info)(const infc_session *, infc_llm_info_t *);
+  infc_status (*llm_open)(infc_session *, int32_t);
+  infc_status (*llm_sequence_add)(infc_session *, int32_t *);
+  infc_status (*llm_sequence_remove)(infc_session *, int32_t);
+  infc_status (*llm_sequence_length)(infc_session *, int32_t, int64_t *);
+  infc_status (*llm_step)(infc_session *, size_t, const int32_t *, const int32_t *, const int64_t *,
+                          float *);
 } infc_api;
 
 #if !defined(INFC_NO_DLOPEN_HELPERS) && (defined(__unix__) || defined(__APPLE__))
@@ -384,6 +435,12 @@ static inline infc_status infc_api_open(const char *path, infc_api *api, char *e
   INFC__LOAD_OPTIONAL(model_output_dim, infc_model_output_dim);
   INFC__LOAD_OPTIONAL(session_prepare, infc_session_prepare);
   INFC__LOAD_OPTIONAL(session_output_shape, infc_session_output_shape);
+  INFC__LOAD_OPTIONAL(llm_info, infc_llm_info);
+  INFC__LOAD_OPTIONAL(llm_open, infc_llm_open);
+  INFC__LOAD_OPTIONAL(llm_sequence_add, infc_llm_sequence_add);
+  INFC__LOAD_OPTIONAL(llm_sequence_remove, infc_llm_sequence_remove);
+  INFC__LOAD_OPTIONAL(llm_sequence_length, infc_llm_sequence_length);
+  INFC__LOAD_OPTIONAL(llm_step, infc_llm_step);
 #undef INFC__LOAD_OPTIONAL
   (void)dlerror(); /* a missing one must not leave an error for the host's next dlerror */
   if ((api->abi_version() >> 16) != INFC_ABI_VERSION_MAJOR) {

@@ -188,6 +188,15 @@ LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &inter
     interface.outputs.push_back(v);
   }
   collectDimNames(module, func, interface);
+  if (auto decoder = module->getAttrOfType<DictionaryAttr>("infc.decoder")) {
+    auto get = [&](StringRef key) -> int32_t {
+      auto v = decoder.getAs<IntegerAttr>(key);
+      return v ? (int32_t)v.getInt() : 0;
+    };
+    interface.decoder = {get("layers"), get("heads"), get("kv_heads"), get("head_dim")};
+    if (interface.decoder.layers <= 0)
+      return module.emitError("infc.decoder without its layers");
+  }
   // Generic code (symbolic dims kept by --dim): every -1 of an input is a named dim with a
   // range, and the importer keeps one symbolic dim, which every -1 of an output then is.
   auto dynamic = [](const ModelValue &v) { return llvm::is_contained(v.shape, -1); };

@@ -125,9 +125,9 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *descTy = llvm::StructType::get(ctx, {i32,   i32,   i32, i32,   ptrTy, ptrTy, i64, ptrTy,
-                                             ptrTy, ptrTy, i64, ptrTy, i32,   ptrTy, i32, ptrTy,
-                                             i32,   ptrTy, i32, i32,   i32,   ptrTy});
+  auto *descTy = llvm::StructType::get(ctx, {i32,   i32,   i32, i32,   ptrTy, ptrTy, i64,  ptrTy,
+                                             ptrTy, ptrTy, i64, ptrTy, i32,   ptrTy, i32,  ptrTy,
+                                             i32,   ptrTy, i32, i32,   i32,   ptrTy, ptrTy});
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptrTy);
   llvm::Constant *weights = null;
   if (interface.weightsArg)
@@ -142,9 +142,22 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
                                        array, "__infc_workspace_coefficients");
     workspaceCoefficients = g;
   }
+  // infc_decoder_desc: the geometry of a --decoder library's KV cache.
+  llvm::Constant *decoder = null;
+  if (interface.decoder.layers > 0) {
+    const infc::ModelInterface::Decoder &dd = interface.decoder;
+    auto *decoderTy = llvm::StructType::get(ctx, {i32, i32, i32, i32});
+    decoder = new llvm::GlobalVariable(
+        m, decoderTy, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantStruct::get(decoderTy, {llvm::ConstantInt::get(i32, dd.layers),
+                                              llvm::ConstantInt::get(i32, dd.heads),
+                                              llvm::ConstantInt::get(i32, dd.kvHeads),
+                                              llvm::ConstantInt::get(i32, dd.headDim)}),
+        "__infc_decoder");
+  }
   llvm::Constant *desc = llvm::ConstantStruct::get(
       descTy,
-      {llvm::ConstantInt::get(i32, 8 /*INFC_MODEL_DESC_VERSION*/),
+      {llvm::ConstantInt::get(i32, 9 /*INFC_MODEL_DESC_VERSION*/),
        llvm::ConstantInt::get(i32, interface.inputs.size()),
        llvm::ConstantInt::get(i32, interface.outputs.size()),
        llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
@@ -166,7 +179,8 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
                                        (interface.batchLoop ? 2 /*INFC_DESC_BATCH_LOOP*/ : 0)),
        llvm::ConstantInt::get(i32, interface.workspacePolynomial.size()),
        llvm::ConstantInt::get(i32, interface.workspaceDim),
-       workspaceCoefficients});
+       workspaceCoefficients,
+       decoder});
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
                                       "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);

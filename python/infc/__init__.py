@@ -211,6 +211,14 @@ class Model(_Closeable):
     def num_threads(self):
         return self._session.num_threads
 
+    def generate(self, prompt, max_new_tokens, stop=(), max_blocks=None):
+        """Greedy generation on the default session (a --decoder library); see Session."""
+        return self._session.generate(prompt, max_new_tokens, stop, max_blocks)
+
+    def stream(self, prompt, max_new_tokens, stop=(), max_blocks=None):
+        """Greedy generation on the default session, token by token; see Session.stream."""
+        return self._session.stream(prompt, max_new_tokens, stop, max_blocks)
+
     def close(self):
         """Releases the default session and the model handle (sessions from session() keep the
         model alive until they are closed too)."""
@@ -444,6 +452,95 @@ class Session(_Closeable):
                     errors="replace"))
             path, self.profile = self.profile, None
             return path
+
+    # ---- Decoder LLMs (a library compiled with `infc compile --decoder`; ABI 1.5) ----
+
+    def _llm_call(self, name, *args):
+        if self._handle is None:
+            raise Error(Status.INVALID_ARGUMENT, "the session is closed")
+        fn = getattr(self._lib, name, None)
+        if fn is None:
+            raise Error(Status.UNAVAILABLE, f"'{self.model.path}' predates decoders (ABI 1.5)")
+        status = fn(self._handle, *args)
+        if status != Status.OK:
+            raise Error(status, self._lib.infc_session_error(self._handle).decode(
+                errors="replace"))
+
+    def llm_info(self):
+        """The decoder's geometry and the KV cache's use, as a dict."""
+        with self._lock:
+            info = _abi.LlmInfo()
+            self._llm_call("infc_llm_info", ctypes.byref(info))
+            return {name: getattr(info, name) for name, _ in _abi.LlmInfo._fields_}
+
+    def llm_open(self, max_blocks):
+        """Reserves the KV cache: max_blocks blocks of llm_info()['block_tokens'] positions."""
+        with self._lock:
+            self._llm_call("infc_llm_open", int(max_blocks))
+
+    def add_sequence(self):
+        """A new, empty sequence; returns its id."""
+        with self._lock:
+            seq = ctypes.c_int32()
+            self._llm_call("infc_llm_sequence_add", ctypes.byref(seq))
+            return seq.value
+
+    def remove_sequence(self, seq):
+        """Frees the sequence's KV blocks."""
+        with self._lock:
+            self._llm_call("infc_llm_sequence_remove", int(seq))
+
+    def sequence_length(self, seq):
+        with self._lock:
+            n = ctypes.c_int64()
+            self._llm_call("infc_llm_sequence_length", int(seq), ctypes.byref(n))
+            return n.value
+
+    def step(self, tokens_by_sequence):
+        """One step: {sequence id: new token ids}; returns {id: the float32 logits after its
+        last new token}."""
+        ids = [int(k) for k in tokens_by_sequence]
+        chunks = [np.asarray(v, dtype=np.int64).reshape(-1) for v in tokens_by_sequence.values()]
+        tokens = np.ascontiguousarray(np.concatenate(chunks)) if chunks else np.zeros(0, np.int64)
+        with self._lock:
+            info = _abi.LlmInfo()
+            self._llm_call("infc_llm_info", ctypes.byref(info))
+            logits = np.empty((len(ids), info.vocab), np.float32)
+            c_ids = (ctypes.c_int32 * len(ids))(*ids)
+            counts = (ctypes.c_int32 * len(ids))(*[len(c) for c in chunks])
+            self._llm_call("infc_llm_step", len(ids), c_ids, counts,
+                           tokens.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                           logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
+        return dict(zip(ids, logits))
+
+    def stream(self, prompt, max_new_tokens, stop=(), max_blocks=None):
+        """Greedy generation from `prompt` (token ids), one token at a time: yields each new
+        token until max_new_tokens or a token in `stop` (yielded too). The sequence is removed
+        at the end; the cache is opened (max_blocks, default enough for this sequence) if it
+        is not yet."""
+        prompt = [int(t) for t in prompt]
+        if not prompt:
+            raise Error(Status.INVALID_ARGUMENT, "generate: the prompt is empty")
+        info = self.llm_info()
+        if info["max_blocks"] == 0:
+            need = -(-(len(prompt) + max_new_tokens) // info["block_tokens"])
+            self.llm_open(max_blocks if max_blocks is not None else need)
+        seq = self.add_sequence()
+        try:
+            logits = self.step({seq: prompt})[seq]
+            for i in range(max_new_tokens):
+                token = int(np.argmax(logits))
+                yield token
+                if token in stop or i + 1 == max_new_tokens:
+                    return
+                logits = self.step({seq: [token]})[seq]
+        finally:
+            if self._handle is not None:
+                self.remove_sequence(seq)
+
+    def generate(self, prompt, max_new_tokens, stop=(), max_blocks=None):
+        """The new tokens of greedy generation from `prompt`, as a list (see stream)."""
+        return list(self.stream(prompt, max_new_tokens, stop, max_blocks))
 
     def close(self):
         with self._lock:

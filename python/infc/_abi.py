@@ -64,6 +64,21 @@ class DimInfo(ctypes.Structure):  # ABI 1.4
     ]
 
 
+class LlmInfo(ctypes.Structure):  # ABI 1.5
+    _fields_ = [
+        ("layers", ctypes.c_int32),
+        ("heads", ctypes.c_int32),
+        ("kv_heads", ctypes.c_int32),
+        ("head_dim", ctypes.c_int32),
+        ("block_tokens", ctypes.c_int32),
+        ("vocab", ctypes.c_int64),
+        ("max_step_tokens", ctypes.c_int64),
+        ("max_blocks", ctypes.c_int32),
+        ("free_blocks", ctypes.c_int32),
+        ("kv_bytes_per_token", ctypes.c_int64),
+    ]
+
+
 class SessionOptions(ctypes.Structure):
     _fields_ = [
         ("struct_size", ctypes.c_uint32),
@@ -155,6 +170,14 @@ _OPTIONAL_SIGNATURES = {
     "infc_session_output_shape": (
         _status, [_p, _size, ctypes.POINTER(ctypes.c_int32),
                   ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))]),
+    "infc_llm_info": (_status, [_p, ctypes.POINTER(LlmInfo)]),  # ABI 1.5
+    "infc_llm_open": (_status, [_p, ctypes.c_int32]),
+    "infc_llm_sequence_add": (_status, [_p, ctypes.POINTER(ctypes.c_int32)]),
+    "infc_llm_sequence_remove": (_status, [_p, ctypes.c_int32]),
+    "infc_llm_sequence_length": (_status, [_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64)]),
+    "infc_llm_step": (_status, [_p, _size, ctypes.POINTER(ctypes.c_int32),
+                                ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int64),
+                                ctypes.POINTER(ctypes.c_float)]),
 }
 
 

@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "infc/Codegen/CUDA/Passes.h"
+#include "infc/Dialect/Infc/Transforms/Passes.h"
 #include "infc/Import/OnnxImporter.h"
 #include "infc/Pipelines/Pipelines.h"
 #include "infc/Quantization/Calibration.h"
@@ -846,6 +847,15 @@ int runCompile(const CompileOptions &given, const char *argv0) {
   OwningOpRef<ModuleOp> module = importWithDims(context, o, errorLine, loopDim, rows);
   if (!module)
     return 1;
+  if (o.import.decoder) {
+    // The attention found before the interface is read: the presents and attention_mask
+    // leave it (the pipeline's own run of the pass then finds nothing to do).
+    PassManager pm(&context);
+    pm.addPass(createInfcRecognizeAttention());
+    if (failed(pm.run(*module)))
+      return fail(o.input + ": --decoder: the decoder's attention is not one infc recognizes "
+                            "(see above)");
+  }
   ModelInterface interface;
   if (failed(collectModelInterface(*module, interface)))
     return 1;

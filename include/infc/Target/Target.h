@@ -59,6 +59,11 @@ struct ModelInterface {
   /// kernel i by profileKernels[i].
   bool profiledEntry = false;
   std::vector<std::string> profileKernels;
+  /// A decoder LLM's step (`infc compile --decoder`, the module's `infc.decoder`
+  /// dictionary): its geometry for the runtime's KV cache; layers 0 otherwise.
+  struct Decoder {
+    int32_t layers = 0, heads = 0, kvHeads = 0, headDim = 0;
+  } decoder;
 };
 
 /// Reads names (`infc.name` attributes), dtypes and static shapes of @main.

@@ -5,8 +5,10 @@
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -30,6 +32,7 @@ void infc::populateInfcToLinalgPatterns(RewritePatternSet &patterns, bool direct
   populateDataMovementPatterns(patterns);
   populateIndexingPatterns(patterns);
   populateQuantizationPatterns(patterns);
+  populateAttentionPatterns(patterns);
 }
 
 /// A multi-dim tensor with no elements crosses function boundaries as a 1-D `tensor<0xT>`:
@@ -98,7 +101,8 @@ struct ConvertInfcToLinalgPass
     target.addIllegalDialect<InfcDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, func::FuncDialect, scf::SCFDialect,
-                           vector::VectorDialect>();
+                           vector::VectorDialect, bufferization::BufferizationDialect,
+                           memref::MemRefDialect>();
     // The function signature and returns lose the signedness of unsigned integer types;
     // the infc patterns build signless types themselves.
     TypeConverter signlessTypes;

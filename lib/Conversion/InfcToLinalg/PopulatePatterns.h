@@ -19,6 +19,7 @@ void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
 void populateQuantizationPatterns(mlir::RewritePatternSet &patterns);
+void populateAttentionPatterns(mlir::RewritePatternSet &patterns);
 } // namespace infc
 
 #endif // INFC_LIB_CONVERSION_INFCTOLINALG_POPULATEPATTERNS_H

@@ -244,7 +244,8 @@ struct InfcRecognizeAttentionPass
     : public infc::impl::InfcRecognizeAttentionBase<InfcRecognizeAttentionPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!module->hasAttr("infc.decoder"))
+    // The importer's unit attribute; a dictionary once recognized (the pass is idempotent).
+    if (!isa_and_nonnull<UnitAttr>(module->getAttr("infc.decoder")))
       return;
     auto func = module.lookupSymbol<func::FuncOp>("main");
     if (!func || func.isExternal())
@@ -303,7 +304,17 @@ struct InfcRecognizeAttentionPass
         unused.set(arg.getArgNumber());
     if (failed(func.eraseArguments(unused)))
       return signalPassFailure();
-    Builder b(module.getContext());
+    // The kernel the lowering calls (a nested pass cannot declare it).
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    if (!module.lookupSymbol(kPagedAttentionKernel)) {
+      auto ptr = MemRefType::get({1}, b.getF32Type());
+      Type i32 = b.getI32Type();
+      auto kernel = func::FuncOp::create(
+          b, module.getLoc(), kPagedAttentionKernel,
+          b.getFunctionType(
+              {i32, b.getI64Type(), i32, i32, i32, b.getF32Type(), ptr, ptr, ptr, ptr}, {}));
+      kernel.setPrivate();
+    }
     module->setAttr(
         "infc.decoder",
         b.getDictionaryAttr({b.getNamedAttr("layers", b.getI64IntegerAttr(layers.size())),

@@ -16,6 +16,8 @@ namespace {
 struct InfcShapeInferencePass : public infc::impl::InfcShapeInferenceBase<InfcShapeInferencePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (func.isExternal()) // a declaration (the runtime kernel a decoder calls)
+      return;
     WalkResult result = func.walk([&](Operation *generic) -> WalkResult {
       // Ops that keep their operand's shape but pick their element type (infc.cast)
       // infer no type; their result takes the operand's shape.

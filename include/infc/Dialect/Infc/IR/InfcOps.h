@@ -22,6 +22,12 @@ namespace infc {
 /// numpy broadcasting of two static shapes; failure if they are incompatible.
 llvm::LogicalResult broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
                                     llvm::SmallVectorImpl<int64_t> &result);
+/// The runtime's attention kernel that infc.paged_attention lowers to (runtime/kv.c):
+///   void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t kv_heads,
+///                              int32_t head_dim, float scale, const float *q, const float *k,
+///                              const float *v, float *out);
+/// infc-recognize-attention declares it (func.func private, memref<1xf32> for the pointers).
+inline constexpr llvm::StringLiteral kPagedAttentionKernel = "infc__paged_attention";
 /// Output extent of a sliding window (convolution, pooling) along one dim.
 int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t padBegin,
                          int64_t padEnd, int64_t dilation, bool ceilMode);

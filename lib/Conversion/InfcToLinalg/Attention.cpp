@@ -1,0 +1,78 @@
+//===- Attention.cpp - infc.paged_attention as a call of the runtime's kernel ---===//
+//
+// A decoder layer's attention reads and writes the KV cache, which lives in the runtime's
+// blocks with a block table per sequence (runtime/kv.c): the op becomes a call of the
+// runtime's `infc__paged_attention` on the step's q, k and v rows (dense, row-major) and a
+// fresh output buffer. Which rows belong to which sequence is the step's context, set by
+// the runtime around the entry. The operands are passed as views of one element (bare
+// pointers under the entry's calling convention), made right at the call, so the memory
+// plan sees each buffer live until the call.
+//
+//===----------------------------------------------------------------------===//
+#include "PopulatePatterns.h"
+#include "Utils.h"
+#include "infc/Dialect/Infc/IR/InfcOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace infc;
+
+namespace {
+struct PagedAttentionLowering : public OpConversionPattern<PagedAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(PagedAttentionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto callee = module ? module.lookupSymbol<func::FuncOp>(kPagedAttentionKernel) : nullptr;
+    if (!callee)
+      return rewriter.notifyMatchFailure(op, "the kernel's declaration is missing");
+    auto qt = cast<RankedTensorType>(op.getQuery().getType());
+    auto kt = cast<RankedTensorType>(op.getKey().getType());
+    auto dense = [](RankedTensorType t) {
+      return MemRefType::get(t.getShape(), t.getElementType());
+    };
+    // Identity layouts: bufferization copies an operand whose buffer is a strided view.
+    Value q = bufferization::ToBufferOp::create(rewriter, loc, dense(qt), adaptor.getQuery(), true);
+    Value k = bufferization::ToBufferOp::create(rewriter, loc, dense(kt), adaptor.getKey(), true);
+    Value v = bufferization::ToBufferOp::create(rewriter, loc, dense(kt), adaptor.getValue(), true);
+    Value rows = memref::DimOp::create(rewriter, loc, q, 2);
+    SmallVector<Value> sizes;
+    if (qt.isDynamicDim(2))
+      sizes.push_back(rows);
+    Value out = memref::AllocOp::create(rewriter, loc, dense(qt), sizes, IntegerAttr());
+    auto element = MemRefType::get({1}, rewriter.getF32Type());
+    auto view = [&](Value buffer) -> Value {
+      return memref::ReinterpretCastOp::create(rewriter, loc, element, buffer, 0,
+                                               ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
+    };
+    auto i32 = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, value, 32);
+    };
+    SmallVector<Value> args = {
+        i32(op.getLayer()),
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), rows),
+        i32(qt.getDimSize(1)),
+        i32(kt.getDimSize(1)),
+        i32(qt.getDimSize(3)),
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getF32FloatAttr(op.getScale().convertToDouble())),
+        view(q),
+        view(k),
+        view(v),
+        view(out)};
+    func::CallOp::create(rewriter, loc, callee, args);
+    rewriter.replaceOp(op, bufferization::ToTensorOp::create(rewriter, loc, qt, out,
+                                                             /*restrict=*/true, /*writable=*/true));
+    return success();
+  }
+};
+} // namespace
+
+void infc::populateAttentionPatterns(RewritePatternSet &patterns) {
+  patterns.add<PagedAttentionLowering>(patterns.getContext());
+}

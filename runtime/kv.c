@@ -1,0 +1,633 @@
+/* infc runtime — decoder LLMs (infc compile --decoder): the paged KV cache, steps over the
+ * new tokens of several sequences, and the attention kernel the generated code calls.
+ *
+ * The cache is one pool per session of `max_blocks` blocks; a block holds, for every layer,
+ * the keys and then the values of INFC__KV_BLOCK_TOKENS positions of one sequence
+ * ([kv_heads][block_tokens][head_dim] floats each). A sequence owns a list of blocks (its
+ * block table); its position p lives in block table[p / block_tokens], slot p %
+ * block_tokens. Freed blocks go back on a free list and are reused.
+ *
+ * A step runs the model's entry once over T rows, the concatenated new tokens of the
+ * scheduled sequences (more than the compiled maximum are run in several calls: chunked
+ * prefill). The generated code calls infc__paged_attention once per layer; which rows
+ * belong to which sequence is the step context, set in a thread-local around the entry
+ * (the entry runs on the calling thread). Without one (a plain infc_run of a decoder
+ * library), the kernel attends causally over the T rows as one sequence with no past. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <cpuid.h>
+#define INFC__KV_X86 1
+#endif
+
+#define INFC__KV_BLOCK_TOKENS 16
+#define INFC__KV_MAX_HEAD_DIM 512
+
+typedef struct infc__llm_seq {
+  int32_t active;
+  int64_t length; /* positions in the cache */
+  int32_t *blocks;
+  int32_t num_blocks, cap_blocks;
+} infc__llm_seq;
+
+struct infc__llm {
+  const infc_decoder_desc *dd;
+  int32_t layers, heads, kv_heads, head_dim;
+  size_t block_floats; /* one block, every layer, keys and values */
+  size_t kv_floats;    /* one layer's keys (or values) of one block */
+  float *pool;
+  int32_t max_blocks, num_free;
+  int32_t *free_blocks;
+  infc__llm_seq *seqs;
+  int32_t num_seqs, cap_seqs;
+  int32_t ids_input, positions_input, logits_output;
+  int64_t vocab, max_rows;
+  /* Step scratch, grown as needed. */
+  int64_t *ids, *positions;
+  int32_t *row0, *rows;
+  int64_t *past;
+  const int32_t **tables;
+  int32_t *step_seq; /* the sequence of each of a chunk's entries */
+  int32_t cap_step;
+};
+
+/* One call's sequences: rows row0[i] .. row0[i] + rows[i] - 1 of the step are sequence i's
+ * positions past[i] .. past[i] + rows[i] - 1, its blocks tables[i]. */
+typedef struct infc__llm_step {
+  const struct infc__llm *llm;
+  int32_t num_seqs;
+  const int32_t *row0, *rows;
+  const int64_t *past;
+  const int32_t *const *tables;
+} infc__llm_step;
+
+static _Thread_local const infc__llm_step *current_step;
+
+/* ---- The attention kernel ------------------------------------------------------------- */
+
+typedef struct attention_job {
+  const infc__llm_step *step; /* NULL: one sequence of `total_rows`, no cache */
+  int32_t layer, heads, kv_heads, head_dim, group;
+  int64_t total_rows, items;
+  float scale;
+  const float *q, *k, *v;
+  float *out;
+} attention_job;
+
+/* Rows of keys (and values) `count` long, `stride` floats apart. */
+typedef struct kv_chunk {
+  const float *keys, *values;
+  int64_t count;
+} kv_chunk;
+
+/* The `index`-th chunk of the context of length n of (sequence s, kv head h). */
+static int next_chunk(const attention_job *job, int32_t s, int32_t h, int64_t n, int64_t start,
+                      kv_chunk *c) {
+  if (start >= n)
+    return 0;
+  size_t d = (size_t)job->head_dim;
+  if (!job->step) {
+    c->keys = job->k + ((size_t)h * job->total_rows + start) * d;
+    c->values = job->v + ((size_t)h * job->total_rows + start) * d;
+    c->count = n - start;
+    return 1;
+  }
+  const struct infc__llm *llm = job->step->llm;
+  int32_t block = job->step->tables[s][start / INFC__KV_BLOCK_TOKENS];
+  int64_t slot = start % INFC__KV_BLOCK_TOKENS;
+  const float *base =
+      llm->pool + (size_t)block * llm->block_floats + (size_t)job->layer * 2 * llm->kv_floats;
+  c->keys = base + ((size_t)h * INFC__KV_BLOCK_TOKENS + slot) * d;
+  c->values = base + llm->kv_floats + ((size_t)h * INFC__KV_BLOCK_TOKENS + slot) * d;
+  c->count = n - start < INFC__KV_BLOCK_TOKENS - slot ? n - start : INFC__KV_BLOCK_TOKENS - slot;
+  return 1;
+}
+
+/* One item: row r (of the step) of sequence s, the `group` query heads of kv head h, over
+ * the sequence's first n positions; an online softmax (FlashAttention's running maximum
+ * and sum, the accumulator rescaled when the maximum grows), chunk by chunk. */
+static inline __attribute__((always_inline)) void attend(const attention_job *job, int32_t s,
+                                                         int32_t h, int64_t r, int64_t n) {
+#if defined(__clang__)
+#pragma clang fp reassociate(on)
+#endif
+  enum { G = 16 }; /* query heads per kv head at most (checked by the caller) */
+  int32_t d = job->head_dim, group = job->group;
+  float acc[G][INFC__KV_MAX_HEAD_DIM];
+  float m[G], l[G];
+  const float *qs[G];
+  for (int32_t g = 0; g < group; ++g) {
+    int64_t head = (int64_t)h * group + g;
+    qs[g] = job->q + ((size_t)head * job->total_rows + r) * d;
+    m[g] = -INFINITY;
+    l[g] = 0;
+    for (int32_t i = 0; i < d; ++i)
+      acc[g][i] = 0;
+  }
+  kv_chunk c;
+  float scores[INFC__KV_BLOCK_TOKENS];
+  for (int64_t start = 0; next_chunk(job, s, h, n, start, &c); start += c.count) {
+    for (int64_t j0 = 0; j0 < c.count; j0 += INFC__KV_BLOCK_TOKENS) {
+      int64_t count = c.count - j0 < INFC__KV_BLOCK_TOKENS ? c.count - j0 : INFC__KV_BLOCK_TOKENS;
+      for (int32_t g = 0; g < group; ++g) {
+        const float *qg = qs[g];
+        float top = m[g];
+        for (int64_t j = 0; j < count; ++j) {
+          const float *key = c.keys + (size_t)(j0 + j) * d;
+          float dot = 0;
+          for (int32_t i = 0; i < d; ++i)
+            dot += qg[i] * key[i];
+          scores[j] = dot * job->scale;
+          top = scores[j] > top ? scores[j] : top;
+        }
+        if (top > m[g]) {
+          float rescale = expf(m[g] - top); /* 0 the first time (m = -inf) */
+          l[g] *= rescale;
+          for (int32_t i = 0; i < d; ++i)
+            acc[g][i] *= rescale;
+          m[g] = top;
+        }
+        for (int64_t j = 0; j < count; ++j) {
+          float p = expf(scores[j] - m[g]);
+          const float *value = c.values + (size_t)(j0 + j) * d;
+          l[g] += p;
+          for (int32_t i = 0; i < d; ++i)
+            acc[g][i] += p * value[i];
+        }
+      }
+    }
+  }
+  for (int32_t g = 0; g < group; ++g) {
+    int64_t head = (int64_t)h * group + g;
+    float *o = job->out + ((size_t)head * job->total_rows + r) * d;
+    float inv = 1.0f / l[g];
+    for (int32_t i = 0; i < d; ++i)
+      o[i] = acc[g][i] * inv;
+  }
+}
+
+/* Items are (row, kv head) pairs, row-major over the step's rows; thread t takes items
+ * t, t + team, ... (rows late in a prompt attend longer, so interleaving evens the work). */
+static inline __attribute__((always_inline)) void run_items(const attention_job *job, int32_t tid,
+                                                            int32_t team) {
+  for (int64_t item = tid; item < job->items; item += team) {
+    int64_t r = item / job->kv_heads;
+    int32_t h = (int32_t)(item % job->kv_heads), s = 0;
+    int64_t n = r + 1;
+    if (job->step) {
+      while (s + 1 < job->step->num_seqs && r >= job->step->row0[s + 1])
+        ++s;
+      n = job->step->past[s] + (r - job->step->row0[s]) + 1;
+    }
+    attend(job, s, h, r, n);
+  }
+}
+
+static void run_items_generic(const attention_job *job, int32_t tid, int32_t team) {
+  run_items(job, tid, team);
+}
+#ifdef INFC__KV_X86
+__attribute__((target("avx2,fma"))) static void run_items_avx2(const attention_job *job,
+                                                               int32_t tid, int32_t team) {
+  run_items(job, tid, team);
+}
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma"))) static void
+run_items_avx512(const attention_job *job, int32_t tid, int32_t team) {
+  run_items(job, tid, team);
+}
+
+/* 2: AVX-512 (F, VL, BW, DQ) with the OS saving zmm state; 1: AVX2 and FMA; 0: neither. */
+static int x86_level(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_FMA))
+    return 0;
+  unsigned lo, hi;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  (void)hi;
+  if ((lo & 6) != 6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_AVX2))
+    return 0;
+  int avx512 = (b & bit_AVX512F) && (b & bit_AVX512VL) && (b & bit_AVX512BW) &&
+               (b & bit_AVX512DQ) && (lo & 0xe0) == 0xe0;
+  return avx512 ? 2 : 1;
+}
+#endif
+
+typedef void (*items_fn)(const attention_job *, int32_t, int32_t);
+
+static items_fn pick_items_fn(void) {
+  static _Atomic(items_fn) chosen;
+  items_fn fn = atomic_load_explicit(&chosen, memory_order_relaxed);
+  if (fn)
+    return fn;
+  fn = run_items_generic;
+#ifdef INFC__KV_X86
+  int level = x86_level();
+  fn = level == 2 ? run_items_avx512 : level == 1 ? run_items_avx2 : run_items_generic;
+#endif
+  atomic_store_explicit(&chosen, fn, memory_order_relaxed);
+  return fn;
+}
+
+static void attention_region(void *ctx, int32_t tid, int32_t team) {
+  const attention_job *job = ctx;
+  pick_items_fn()(job, tid, team);
+}
+
+/* Called by the generated code (infc.paged_attention, lib/Conversion/InfcToLinalg/
+ * Attention.cpp): q [heads][rows][head_dim], k and v [kv_heads][rows][head_dim], out like q. */
+__attribute__((visibility("hidden"))) void infc__paged_attention(int32_t layer, int64_t rows,
+                                                                 int32_t heads, int32_t kv_heads,
+                                                                 int32_t head_dim, float scale,
+                                                                 const float *q, const float *k,
+                                                                 const float *v, float *out);
+
+void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t kv_heads,
+                           int32_t head_dim, float scale, const float *q, const float *k,
+                           const float *v, float *out) {
+  const infc__llm_step *step = current_step;
+  /* The compiler checked these (PagedAttentionOp::verify, infc_llm_open against the
+   * descriptor); a library that disagrees with itself computes nothing. */
+  if (rows <= 0 || kv_heads <= 0 || heads % kv_heads || heads / kv_heads > 16 ||
+      head_dim > INFC__KV_MAX_HEAD_DIM)
+    return;
+  if (step) {
+    const struct infc__llm *llm = step->llm;
+    if (layer < 0 || layer >= llm->layers || kv_heads != llm->kv_heads || head_dim != llm->head_dim)
+      return;
+    /* The step's keys and values into their sequences' slots first: a row attends to the
+     * rows before it in the same step too. */
+    size_t d = (size_t)head_dim;
+    for (int32_t s = 0; s < step->num_seqs; ++s)
+      for (int32_t i = 0; i < step->rows[s]; ++i) {
+        int64_t pos = step->past[s] + i, r = step->row0[s] + i;
+        float *base = llm->pool +
+                      (size_t)step->tables[s][pos / INFC__KV_BLOCK_TOKENS] * llm->block_floats +
+                      (size_t)layer * 2 * llm->kv_floats;
+        size_t slot = (size_t)(pos % INFC__KV_BLOCK_TOKENS);
+        for (int32_t h = 0; h < kv_heads; ++h) {
+          memcpy(base + ((size_t)h * INFC__KV_BLOCK_TOKENS + slot) * d,
+                 k + ((size_t)h * rows + r) * d, d * sizeof(float));
+          memcpy(base + llm->kv_floats + ((size_t)h * INFC__KV_BLOCK_TOKENS + slot) * d,
+                 v + ((size_t)h * rows + r) * d, d * sizeof(float));
+        }
+      }
+  }
+  attention_job job = {step, layer,           heads, kv_heads, head_dim, heads / kv_heads,
+                       rows, rows * kv_heads, scale, q,        k,        v,
+                       out};
+  infc__pool_parallel(attention_region, &job);
+}
+
+/* ---- Sessions' decoder state ---------------------------------------------------------- */
+
+void infc__llm_destroy(infc__llm *llm) {
+  if (!llm)
+    return;
+  for (int32_t i = 0; i < llm->num_seqs; ++i)
+    free(llm->seqs[i].blocks);
+  free(llm->seqs);
+  free(llm->pool);
+  free(llm->free_blocks);
+  free(llm->ids);
+  free(llm->positions);
+  free(llm->row0);
+  free(llm->rows);
+  free(llm->past);
+  free(llm->tables);
+  free(llm->step_seq);
+  free(llm);
+}
+
+static infc_status llm_of(infc_session *session, infc__llm **out) {
+  if (!infc__session_is_valid(session))
+    return INFC_ERR_INVALID_ARGUMENT;
+  if (!session->llm)
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
+                      "the session has no KV cache: call infc_llm_open first");
+  *out = session->llm;
+  return INFC_OK;
+}
+
+infc_status infc_llm_open(infc_session *session, int32_t max_blocks) {
+  if (!infc__session_is_valid(session))
+    return INFC_ERR_INVALID_ARGUMENT;
+  infc_session *s = session;
+  const infc_model_desc *d = s->desc;
+  const infc_decoder_desc *dd = d->decoder;
+  if (!dd)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_open: the model is not a decoder (compile it with infc compile "
+                      "--decoder)");
+  if (s->llm)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_llm_open: the cache is already open");
+  if (max_blocks <= 0)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_open: max_blocks must be positive, got %d", (int)max_blocks);
+  if (s->cuda || !(d->flags & INFC_DESC_DIMS_ARG) || d->num_dims != 1)
+    return infc__fail(s, INFC_ERR_INTERNAL,
+                      "infc_llm_open: a decoder library is CPU generic code "
+                      "over the step's tokens");
+  long ids = infc__find_io(d->inputs, d->num_inputs, "input_ids");
+  long positions = infc__find_io(d->inputs, d->num_inputs, "position_ids");
+  long logits = infc__find_io(d->outputs, d->num_outputs, "logits");
+  if (ids < 0 || positions < 0 || logits < 0 || d->num_inputs != 2 ||
+      d->inputs[ids].dtype != INFC_I64 || d->inputs[positions].dtype != INFC_I64 ||
+      d->outputs[logits].dtype != INFC_F32 || d->outputs[logits].rank != 3 ||
+      d->outputs[logits].shape[2] <= 0)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_open: a decoder library takes input_ids and position_ids (int64 "
+                      "[1, tokens]) alone and gives logits (float32 [1, tokens, vocab])");
+  infc__llm *llm = calloc(1, sizeof *llm);
+  if (!llm)
+    return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "infc_llm_open: out of memory");
+  llm->dd = dd;
+  llm->layers = dd->layers;
+  llm->heads = dd->heads;
+  llm->kv_heads = dd->kv_heads;
+  llm->head_dim = dd->head_dim;
+  llm->kv_floats = (size_t)dd->kv_heads * INFC__KV_BLOCK_TOKENS * dd->head_dim;
+  llm->block_floats = llm->kv_floats * 2 * (size_t)dd->layers;
+  llm->ids_input = (int32_t)ids;
+  llm->positions_input = (int32_t)positions;
+  llm->logits_output = (int32_t)logits;
+  llm->vocab = d->outputs[logits].shape[2];
+  llm->max_rows = d->dims[0].max;
+  llm->max_blocks = max_blocks;
+  size_t floats = llm->block_floats * (size_t)max_blocks;
+  if (dd->layers <= 0 || dd->kv_heads <= 0 || dd->head_dim <= 0 ||
+      dd->head_dim > INFC__KV_MAX_HEAD_DIM || dd->heads % dd->kv_heads ||
+      dd->heads / dd->kv_heads > 16 || llm->max_rows <= 0) {
+    infc__llm_destroy(llm);
+    return infc__fail(s, INFC_ERR_INTERNAL, "infc_llm_open: the decoder descriptor is corrupt");
+  }
+  if (floats / (size_t)max_blocks != llm->block_floats || floats > SIZE_MAX / sizeof(float) ||
+      !(llm->pool = malloc(floats * sizeof(float))) ||
+      !(llm->free_blocks = malloc(sizeof(int32_t) * (size_t)max_blocks))) {
+    infc__llm_destroy(llm);
+    return infc__fail(s, INFC_ERR_OUT_OF_MEMORY,
+                      "infc_llm_open: cannot reserve %d blocks of %zu bytes for the KV cache",
+                      (int)max_blocks, llm->block_floats * sizeof(float));
+  }
+  /* Handed out lowest first. */
+  for (int32_t b = 0; b < max_blocks; ++b)
+    llm->free_blocks[b] = max_blocks - 1 - b;
+  llm->num_free = max_blocks;
+  s->llm = llm;
+  s->error[0] = '\0';
+  return INFC_OK;
+}
+
+infc_status infc_llm_sequence_add(infc_session *session, int32_t *id) {
+  infc__llm *llm;
+  infc_status st = llm_of(session, &llm);
+  if (st != INFC_OK)
+    return st;
+  if (!id)
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT, "infc_llm_sequence_add: id is NULL");
+  int32_t i = 0;
+  while (i < llm->num_seqs && llm->seqs[i].active)
+    ++i;
+  if (i == llm->num_seqs) {
+    if (llm->num_seqs == llm->cap_seqs) {
+      int32_t cap = llm->cap_seqs ? llm->cap_seqs * 2 : 8;
+      infc__llm_seq *grown = realloc(llm->seqs, sizeof *grown * (size_t)cap);
+      if (!grown)
+        return infc__fail(session, INFC_ERR_OUT_OF_MEMORY, "infc_llm_sequence_add: out of memory");
+      llm->seqs = grown;
+      llm->cap_seqs = cap;
+    }
+    memset(&llm->seqs[i], 0, sizeof llm->seqs[i]);
+    ++llm->num_seqs;
+  }
+  llm->seqs[i].active = 1;
+  llm->seqs[i].length = 0;
+  llm->seqs[i].num_blocks = 0;
+  *id = i;
+  session->error[0] = '\0';
+  return INFC_OK;
+}
+
+static infc__llm_seq *sequence(infc__llm *llm, int32_t id) {
+  return id >= 0 && id < llm->num_seqs && llm->seqs[id].active ? &llm->seqs[id] : NULL;
+}
+
+infc_status infc_llm_sequence_remove(infc_session *session, int32_t id) {
+  infc__llm *llm;
+  infc_status st = llm_of(session, &llm);
+  if (st != INFC_OK)
+    return st;
+  infc__llm_seq *q = sequence(llm, id);
+  if (!q)
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_sequence_remove: no sequence %d", (int)id);
+  for (int32_t b = q->num_blocks - 1; b >= 0; --b)
+    llm->free_blocks[llm->num_free++] = q->blocks[b];
+  q->num_blocks = 0;
+  q->length = 0;
+  q->active = 0;
+  session->error[0] = '\0';
+  return INFC_OK;
+}
+
+infc_status infc_llm_sequence_length(infc_session *session, int32_t id, int64_t *length) {
+  infc__llm *llm;
+  infc_status st = llm_of(session, &llm);
+  if (st != INFC_OK)
+    return st;
+  infc__llm_seq *q = sequence(llm, id);
+  if (!q || !length)
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_sequence_length: no sequence %d (or length is NULL)", (int)id);
+  *length = q->length;
+  session->error[0] = '\0';
+  return INFC_OK;
+}
+
+infc_status infc_llm_info(const infc_session *session, infc_llm_info_t *info) {
+  if (!infc__session_is_valid(session) || !info || !session->desc->decoder)
+    return INFC_ERR_INVALID_ARGUMENT;
+  const infc_decoder_desc *dd = session->desc->decoder;
+  info->layers = dd->layers;
+  info->heads = dd->heads;
+  info->kv_heads = dd->kv_heads;
+  info->head_dim = dd->head_dim;
+  info->block_tokens = INFC__KV_BLOCK_TOKENS;
+  info->max_step_tokens = session->desc->num_dims == 1 ? session->desc->dims[0].max : 0;
+  long logits = infc__find_io(session->desc->outputs, session->desc->num_outputs, "logits");
+  info->vocab = logits >= 0 && session->desc->outputs[logits].rank == 3
+                    ? session->desc->outputs[logits].shape[2]
+                    : 0;
+  const infc__llm *llm = session->llm;
+  info->max_blocks = llm ? llm->max_blocks : 0;
+  info->free_blocks = llm ? llm->num_free : 0;
+  info->kv_bytes_per_token = (int64_t)dd->layers * 2 * dd->kv_heads * dd->head_dim * 4;
+  return INFC_OK;
+}
+
+static int grow_step(infc__llm *llm, int32_t n) {
+  if (n <= llm->cap_step)
+    return 1;
+  int32_t cap = n > 2 * llm->cap_step ? n : 2 * llm->cap_step;
+  int32_t *row0 = realloc(llm->row0, sizeof(int32_t) * (size_t)cap);
+  if (row0)
+    llm->row0 = row0;
+  int32_t *rows = realloc(llm->rows, sizeof(int32_t) * (size_t)cap);
+  if (rows)
+    llm->rows = rows;
+  int64_t *past = realloc(llm->past, sizeof(int64_t) * (size_t)cap);
+  if (past)
+    llm->past = past;
+  const int32_t **tables = realloc(llm->tables, sizeof(int32_t *) * (size_t)cap);
+  if (tables)
+    llm->tables = tables;
+  int32_t *step_seq = realloc(llm->step_seq, sizeof(int32_t) * (size_t)cap);
+  if (step_seq)
+    llm->step_seq = step_seq;
+  if (!row0 || !rows || !past || !tables || !step_seq)
+    return 0;
+  llm->cap_step = cap;
+  return 1;
+}
+
+/* Blocks for `q` to hold `length` positions, from the free list; 0 when there are too few
+ * (nothing taken). */
+static int reserve_blocks(infc__llm *llm, infc__llm_seq *q, int64_t length) {
+  int64_t need = (length + INFC__KV_BLOCK_TOKENS - 1) / INFC__KV_BLOCK_TOKENS - q->num_blocks;
+  if (need <= 0)
+    return 1;
+  if (need > llm->num_free)
+    return 0;
+  if (q->num_blocks + need > q->cap_blocks) {
+    int64_t cap = q->num_blocks + need > 2 * (int64_t)q->cap_blocks ? q->num_blocks + need
+                                                                    : 2 * (int64_t)q->cap_blocks;
+    int32_t *grown = realloc(q->blocks, sizeof(int32_t) * (size_t)cap);
+    if (!grown)
+      return 0;
+    q->blocks = grown;
+    q->cap_blocks = (int32_t)cap;
+  }
+  for (int64_t i = 0; i < need; ++i)
+    q->blocks[q->num_blocks++] = llm->free_blocks[--llm->num_free];
+  return 1;
+}
+
+infc_status infc_llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
+                          const int32_t *counts, const int64_t *tokens, float *logits) {
+  infc__llm *llm;
+  infc_status st = llm_of(session, &llm);
+  if (st != INFC_OK)
+    return st;
+  infc_session *s = session;
+  if (!num_seqs || !ids || !counts || !tokens)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_step: needs at least one sequence, with ids, counts and tokens");
+  if (num_seqs > INT32_MAX || !grow_step(llm, (int32_t)num_seqs))
+    return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "infc_llm_step: out of memory");
+  /* Everything checked before anything changes. */
+  int64_t total = 0;
+  for (size_t i = 0; i < num_seqs; ++i) {
+    infc__llm_seq *q = sequence(llm, ids[i]);
+    if (!q)
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_llm_step: no sequence %d", (int)ids[i]);
+    for (size_t j = 0; j < i; ++j)
+      if (ids[j] == ids[i])
+        return infc__fail(s, INFC_ERR_INVALID_ARGUMENT, "infc_llm_step: sequence %d is given twice",
+                          (int)ids[i]);
+    if (counts[i] <= 0)
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "infc_llm_step: sequence %d: count %d (at least one token)", (int)ids[i],
+                        (int)counts[i]);
+    total += counts[i];
+  }
+  for (int64_t t = 0; t < total; ++t)
+    if (tokens[t] < 0 || tokens[t] >= llm->vocab)
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "infc_llm_step: token %lld (entry %lld) is not in the vocabulary [0, %lld)",
+                        (long long)tokens[t], (long long)t, (long long)llm->vocab);
+  /* The blocks of every sequence, or none (a step that cannot fit changes nothing). */
+  int64_t needed = 0;
+  for (size_t i = 0; i < num_seqs; ++i) {
+    infc__llm_seq *q = sequence(llm, ids[i]);
+    int64_t have = q->num_blocks,
+            want = (q->length + counts[i] + INFC__KV_BLOCK_TOKENS - 1) / INFC__KV_BLOCK_TOKENS;
+    needed += want > have ? want - have : 0;
+    if (needed > llm->num_free)
+      return infc__fail(s, INFC_ERR_OUT_OF_MEMORY,
+                        "infc_llm_step: sequence %d needs KV blocks and %d of %d are free (remove "
+                        "finished sequences, or open the cache with more blocks)",
+                        (int)ids[i], (int)llm->num_free, (int)llm->max_blocks);
+  }
+  size_t row_cap = (size_t)llm->max_rows;
+  if (!llm->ids) {
+    llm->ids = malloc(sizeof(int64_t) * row_cap);
+    llm->positions = malloc(sizeof(int64_t) * row_cap);
+    if (!llm->ids || !llm->positions)
+      return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "infc_llm_step: out of memory");
+  }
+  for (size_t i = 0; i < num_seqs; ++i) {
+    infc__llm_seq *q = sequence(llm, ids[i]);
+    if (!reserve_blocks(llm, q, q->length + counts[i]))
+      return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "infc_llm_step: out of memory");
+  }
+
+  /* Chunks of at most max_rows rows: (sequence i, its tokens from `done`). */
+  size_t seq = 0;
+  int64_t done = 0, consumed = 0;
+  infc_status result = INFC_OK;
+  while (seq < num_seqs) {
+    int32_t n = 0;
+    int64_t t = 0;
+    while (seq < num_seqs && t < llm->max_rows) {
+      infc__llm_seq *q = sequence(llm, ids[seq]);
+      int64_t left = counts[seq] - done, take = left < llm->max_rows - t ? left : llm->max_rows - t;
+      llm->row0[n] = (int32_t)t;
+      llm->rows[n] = (int32_t)take;
+      llm->past[n] = q->length;
+      llm->tables[n] = q->blocks;
+      llm->step_seq[n] = (int32_t)seq;
+      for (int64_t r = 0; r < take; ++r) {
+        llm->ids[t + r] = tokens[consumed + r];
+        llm->positions[t + r] = q->length + r;
+      }
+      t += take;
+      consumed += take;
+      ++n;
+      if (take == left) {
+        ++seq;
+        done = 0;
+      } else {
+        done += take;
+      }
+    }
+    int64_t shape[2] = {1, t};
+    infc_tensor inputs[2] = {{0}, {0}};
+    inputs[llm->ids_input] = (infc_tensor){llm->ids, INFC_I64, 2, shape, 0, 0, 0};
+    inputs[llm->positions_input] = (infc_tensor){llm->positions, INFC_I64, 2, shape, 0, 0, 0};
+    infc_tensor outputs[1] = {{0}};
+    infc__llm_step step = {llm, n, llm->row0, llm->rows, llm->past, llm->tables};
+    current_step = &step;
+    result = infc__run(s, inputs, 2, outputs, 1);
+    current_step = NULL;
+    if (result != INFC_OK)
+      break; /* (the cache past each sequence's length is garbage nobody reads) */
+    const float *rows = outputs[llm->logits_output].data;
+    for (int32_t e = 0; e < n; ++e) {
+      infc__llm_seq *q = sequence(llm, ids[llm->step_seq[e]]);
+      q->length += llm->rows[e];
+      /* A sequence's last token in this chunk: its logits out. */
+      size_t i = (size_t)llm->step_seq[e];
+      int last = e + 1 < n ? 1 : seq > i;
+      if (logits && last)
+        memcpy(logits + i * (size_t)llm->vocab,
+               rows + (size_t)(llm->row0[e] + llm->rows[e] - 1) * (size_t)llm->vocab,
+               sizeof(float) * (size_t)llm->vocab);
+    }
+  }
+  if (result == INFC_OK)
+    s->error[0] = '\0';
+  return result;
+}
