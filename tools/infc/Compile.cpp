@@ -705,6 +705,8 @@ OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions 
     why = "it takes one --dim, or two (a batch and generic code for the other)";
     names.clear();
   }
+  if (o.import.decoder)
+    names.clear(); // a decoder's batch is 1: its step is generic code over the tokens
   for (const std::string &tried : names) {
     std::string whyNot;
     if (!(module = infc::importBatchRow(context, o.input, o.import, tried, rows, whyNot))) {
@@ -728,8 +730,12 @@ OwningOpRef<ModuleOp> importWithDims(MLIRContext &context, const CompileOptions 
   if (o.import.dimRanges.size() == 1 &&
       (module = infc::importGeneralized(context, o.input, o.import, dim, generalWhy)))
     return module;
-  llvm::errs() << errors << "infc: note: the batch loop does not apply either: " << why << "\n";
-  if (!generalWhy.empty())
+  llvm::errs() << errors;
+  if (!o.import.decoder)
+    llvm::errs() << "infc: note: the batch loop does not apply either: " << why << "\n";
+  // (A decoder the importer refuses fails the same way at every size.)
+  if (!generalWhy.empty() &&
+      !(o.import.decoder && llvm::StringRef(generalWhy).contains("--decoder:")))
     llvm::errs() << "infc: note: nor generic code from imports at several sizes of '" << dim
                  << "': " << generalWhy << "\n";
   return nullptr;

