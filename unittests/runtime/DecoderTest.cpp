@@ -36,7 +36,8 @@ constexpr float kScale = 0.35f;
 
 /// A value in [-1, 1) fixed by its arguments.
 float hashed(int64_t token, int64_t position, int layer, int what, int head, int i) {
-  uint64_t x = (uint64_t)token * 0x9E3779B97F4A7C15ull ^ (uint64_t)position * 0xC2B2AE3D27D4EB4Full ^
+  uint64_t x = (uint64_t)token * 0x9E3779B97F4A7C15ull ^
+               (uint64_t)position * 0xC2B2AE3D27D4EB4Full ^
                (uint64_t)(((layer * 4 + what) * 16 + head) * 64 + i) * 0x165667B19E3779F9ull;
   x ^= x >> 29;
   x *= 0xBF58476D1CE4E5B9ull;
@@ -50,8 +51,8 @@ void decoderEntry(void **args) {
   const int64_t *ids = static_cast<const int64_t *>(args[2]);
   const int64_t *positions = static_cast<const int64_t *>(args[3]);
   float *logits = static_cast<float *>(args[4]);
-  std::vector<float> q(kHeads * rows * kDim), k(kKvHeads * rows * kDim), v(k.size()),
-      out(q.size()), sum(rows * kDim, 0.f);
+  std::vector<float> q(kHeads * rows * kDim), k(kKvHeads * rows * kDim), v(k.size()), out(q.size()),
+      sum(rows * kDim, 0.f);
   for (int layer = 0; layer < kLayers; ++layer) {
     for (int64_t r = 0; r < rows; ++r)
       for (int i = 0; i < kDim; ++i) {
@@ -62,8 +63,8 @@ void decoderEntry(void **args) {
           v[(h * rows + r) * kDim + i] = hashed(ids[r], positions[r], layer, 2, h, i);
         }
       }
-    infc__paged_attention(layer, rows, kHeads, kKvHeads, kDim, kScale, q.data(), k.data(),
-                          v.data(), out.data());
+    infc__paged_attention(layer, rows, kHeads, kKvHeads, kDim, kScale, q.data(), k.data(), v.data(),
+                          out.data());
     for (int h = 0; h < kHeads; ++h)
       for (int64_t r = 0; r < rows; ++r)
         for (int i = 0; i < kDim; ++i)
@@ -168,9 +169,9 @@ struct Fixture : ::testing::Test {
       tokens.insert(tokens.end(), t.begin(), t.end());
     }
     std::vector<float> logits(feed.size() * kVocab, -1.f);
-    ASSERT_EQ(infc_llm_step(session, ids.size(), ids.data(), counts.data(), tokens.data(),
-                            logits.data()),
-              INFC_OK)
+    ASSERT_EQ(
+        infc_llm_step(session, ids.size(), ids.data(), counts.data(), tokens.data(), logits.data()),
+        INFC_OK)
         << infc_session_error(session);
     for (size_t s = 0; s < feed.size(); ++s) {
       std::vector<int64_t> &h = history[ids[s]];
@@ -298,8 +299,7 @@ TEST(DecoderModel, APlainRunAttendsOverItsRowsAsOneSequence) {
 TEST(DecoderModel, OtherModelsHaveNoCache) {
   const int64_t shape[] = {2};
   infc_io_desc io[1] = {{"x", INFC_F32, 1, shape, nullptr, 0, nullptr}};
-  infc_model_desc desc = {INFC_MODEL_DESC_VERSION, 1, 1, 0, io, io, 0, "plain",
-                          [](void **) {}};
+  infc_model_desc desc = {INFC_MODEL_DESC_VERSION, 1, 1, 0, io, io, 0, "plain", [](void **) {}};
   infc_model *model = nullptr;
   infc_session *session = nullptr;
   ASSERT_EQ(infc__model_create_from_desc(&desc, &model), INFC_OK);
