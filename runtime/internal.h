@@ -102,8 +102,14 @@ long infc__find_io(const infc_io_desc *ios, uint32_t n, const char *name);
 infc_status infc__run(infc_session *session, const infc_tensor *inputs, size_t num_inputs,
                       infc_tensor *outputs, size_t num_outputs);
 
-/* kv.c */
+/* kv.c: a decoder's KV cache (a session's, once infc_llm_open made it) and its steps. */
 void infc__llm_destroy(infc__llm *llm);
+int64_t infc__llm_vocab(const infc__llm *llm);
+infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
+                           const int32_t *counts, const int64_t *tokens, float *logits);
+/* sampling.c: infc_llm_sample's work, its message formatted into error. */
+infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_sampling *params,
+                             uint64_t *state, int64_t *token, char *error, size_t size);
 
 /* session.c */
 int infc__session_is_valid(const infc_session *session);

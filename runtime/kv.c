@@ -26,6 +26,8 @@
 
 #define INFC__KV_BLOCK_TOKENS 16
 #define INFC__KV_MAX_HEAD_DIM 512
+/* A call of the model takes at most this many tokens (its --dim range's maximum). */
+#define INFC__KV_MAX_STEP_TOKENS (1 << 20)
 
 typedef struct infc__llm_seq {
   int32_t active;
@@ -52,70 +54,80 @@ struct infc__llm {
   int64_t *past;
   const int32_t **tables;
   int32_t *step_seq; /* the sequence of each of a chunk's entries */
+  int64_t *saved;    /* the step's sequences' lengths before it */
   int32_t cap_step;
 };
 
 /* One call's sequences: rows row0[i] .. row0[i] + rows[i] - 1 of the step are sequence i's
  * positions past[i] .. past[i] + rows[i] - 1, its blocks tables[i]. */
-typedef struct infc__llm_step {
+typedef struct infc__llm_context {
   const struct infc__llm *llm;
   int32_t num_seqs;
   const int32_t *row0, *rows;
   const int64_t *past;
   const int32_t *const *tables;
-} infc__llm_step;
+} infc__llm_context;
 
-static _Thread_local const infc__llm_step *current_step;
+static _Thread_local const infc__llm_context *current_step;
 
 /* ---- The attention kernel ------------------------------------------------------------- */
 
 typedef struct attention_job {
-  const infc__llm_step *step; /* NULL: one sequence of `total_rows`, no cache */
+  const infc__llm_context *step; /* NULL: one sequence of `total_rows`, no cache */
   int32_t layer, heads, kv_heads, head_dim, group;
   int64_t total_rows, items;
   float scale;
   const float *q, *k, *v;
+  const float *plain_keys; /* without a step: k in the blocks' key layout (below) */
   float *out;
 } attention_job;
 
-/* Rows of keys (and values) `count` long, `stride` floats apart. */
+/* One block's keys are stored transposed, [head_dim][block_tokens] per KV head, so that a
+ * query's scores against the block's 16 positions are head_dim multiply-adds of 16-wide
+ * rows (no horizontal sums); its values row by row, [block_tokens][head_dim]. */
 typedef struct kv_chunk {
-  const float *keys, *values;
+  const float *keys;   /* [head_dim][INFC__KV_BLOCK_TOKENS], slot 0 first */
+  const float *values; /* count rows of head_dim */
   int64_t count;
 } kv_chunk;
 
-/* The `index`-th chunk of the context of length n of (sequence s, kv head h). */
+/* The positions start .. (at most the block's end) of the first n of sequence s, KV head
+ * h; start is a multiple of the block size. */
 static int next_chunk(const attention_job *job, int32_t s, int32_t h, int64_t n, int64_t start,
                       kv_chunk *c) {
   if (start >= n)
     return 0;
-  size_t d = (size_t)job->head_dim;
+  size_t d = (size_t)job->head_dim, block = (size_t)(start / INFC__KV_BLOCK_TOKENS);
+  c->count = n - start < INFC__KV_BLOCK_TOKENS ? n - start : INFC__KV_BLOCK_TOKENS;
   if (!job->step) {
-    c->keys = job->k + ((size_t)h * job->total_rows + start) * d;
+    size_t blocks = (size_t)((job->total_rows + INFC__KV_BLOCK_TOKENS - 1) / INFC__KV_BLOCK_TOKENS);
+    c->keys = job->plain_keys + ((size_t)h * blocks + block) * d * INFC__KV_BLOCK_TOKENS;
     c->values = job->v + ((size_t)h * job->total_rows + start) * d;
-    c->count = n - start;
     return 1;
   }
   const struct infc__llm *llm = job->step->llm;
-  int32_t block = job->step->tables[s][start / INFC__KV_BLOCK_TOKENS];
-  int64_t slot = start % INFC__KV_BLOCK_TOKENS;
-  const float *base =
-      llm->pool + (size_t)block * llm->block_floats + (size_t)job->layer * 2 * llm->kv_floats;
-  c->keys = base + ((size_t)h * INFC__KV_BLOCK_TOKENS + slot) * d;
-  c->values = base + llm->kv_floats + ((size_t)h * INFC__KV_BLOCK_TOKENS + slot) * d;
-  c->count = n - start < INFC__KV_BLOCK_TOKENS - slot ? n - start : INFC__KV_BLOCK_TOKENS - slot;
+  const float *base = llm->pool + (size_t)job->step->tables[s][block] * llm->block_floats +
+                      (size_t)job->layer * 2 * llm->kv_floats;
+  c->keys = base + (size_t)h * INFC__KV_BLOCK_TOKENS * d;
+  c->values = base + llm->kv_floats + (size_t)h * INFC__KV_BLOCK_TOKENS * d;
   return 1;
 }
 
-/* One item: row r (of the step) of sequence s, the `group` query heads of kv head h, over
+/* Key `row` into slot `slot` of a KV head's transposed block keys. */
+static void store_key(float *keys, size_t slot, const float *row, int32_t d) {
+  for (int32_t i = 0; i < d; ++i)
+    keys[(size_t)i * INFC__KV_BLOCK_TOKENS + slot] = row[i];
+}
+
+/* One item: row r (of the step) of sequence s, the `group` query heads of KV head h, over
  * the sequence's first n positions; an online softmax (FlashAttention's running maximum
- * and sum, the accumulator rescaled when the maximum grows), chunk by chunk. */
+ * and sum, the accumulator rescaled when the maximum grows), block by block. */
 static inline __attribute__((always_inline)) void attend(const attention_job *job, int32_t s,
                                                          int32_t h, int64_t r, int64_t n) {
 #if defined(__clang__)
 #pragma clang fp reassociate(on)
 #endif
-  enum { G = 16 }; /* query heads per kv head at most (checked by the caller) */
+  enum { G = 16, B = INFC__KV_BLOCK_TOKENS }; /* query heads per KV head at most */
   int32_t d = job->head_dim, group = job->group;
   float acc[G][INFC__KV_MAX_HEAD_DIM];
   float m[G], l[G];
@@ -129,35 +141,39 @@ static inline __attribute__((always_inline)) void attend(const attention_job *jo
       acc[g][i] = 0;
   }
   kv_chunk c;
-  float scores[INFC__KV_BLOCK_TOKENS];
-  for (int64_t start = 0; next_chunk(job, s, h, n, start, &c); start += c.count) {
-    for (int64_t j0 = 0; j0 < c.count; j0 += INFC__KV_BLOCK_TOKENS) {
-      int64_t count = c.count - j0 < INFC__KV_BLOCK_TOKENS ? c.count - j0 : INFC__KV_BLOCK_TOKENS;
+  float scores[G][B];
+  for (int64_t start = 0; next_chunk(job, s, h, n, start, &c); start += B) {
+    /* Every lane of the block (those past count are not used). */
+    for (int32_t g = 0; g < group; ++g)
+      for (int32_t j = 0; j < B; ++j)
+        scores[g][j] = 0;
+    for (int32_t i = 0; i < d; ++i) {
+      const float *keys = c.keys + (size_t)i * B;
       for (int32_t g = 0; g < group; ++g) {
-        const float *qg = qs[g];
-        float top = m[g];
-        for (int64_t j = 0; j < count; ++j) {
-          const float *key = c.keys + (size_t)(j0 + j) * d;
-          float dot = 0;
-          for (int32_t i = 0; i < d; ++i)
-            dot += qg[i] * key[i];
-          scores[j] = dot * job->scale;
-          top = scores[j] > top ? scores[j] : top;
-        }
-        if (top > m[g]) {
-          float rescale = expf(m[g] - top); /* 0 the first time (m = -inf) */
-          l[g] *= rescale;
-          for (int32_t i = 0; i < d; ++i)
-            acc[g][i] *= rescale;
-          m[g] = top;
-        }
-        for (int64_t j = 0; j < count; ++j) {
-          float p = expf(scores[j] - m[g]);
-          const float *value = c.values + (size_t)(j0 + j) * d;
-          l[g] += p;
-          for (int32_t i = 0; i < d; ++i)
-            acc[g][i] += p * value[i];
-        }
+        float qi = qs[g][i];
+        for (int32_t j = 0; j < B; ++j)
+          scores[g][j] += qi * keys[j];
+      }
+    }
+    for (int32_t g = 0; g < group; ++g) {
+      float top = m[g];
+      for (int64_t j = 0; j < c.count; ++j) {
+        scores[g][j] *= job->scale;
+        top = scores[g][j] > top ? scores[g][j] : top;
+      }
+      if (top > m[g]) {
+        float rescale = expf(m[g] - top); /* 0 the first time (m = -inf) */
+        l[g] *= rescale;
+        for (int32_t i = 0; i < d; ++i)
+          acc[g][i] *= rescale;
+        m[g] = top;
+      }
+      for (int64_t j = 0; j < c.count; ++j) {
+        float p = expf(scores[g][j] - m[g]);
+        const float *value = c.values + (size_t)j * d;
+        l[g] += p;
+        for (int32_t i = 0; i < d; ++i)
+          acc[g][i] += p * value[i];
       }
     }
   }
@@ -248,7 +264,7 @@ __attribute__((visibility("hidden"))) void infc__paged_attention(int32_t layer, 
 void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t kv_heads,
                            int32_t head_dim, float scale, const float *q, const float *k,
                            const float *v, float *out) {
-  const infc__llm_step *step = current_step;
+  const infc__llm_context *step = current_step;
   /* The compiler checked these (PagedAttentionOp::verify, infc_llm_open against the
    * descriptor); a library that disagrees with itself computes nothing. */
   if (rows <= 0 || kv_heads <= 0 || heads % kv_heads || heads / kv_heads > 16 ||
@@ -269,17 +285,32 @@ void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t k
                       (size_t)layer * 2 * llm->kv_floats;
         size_t slot = (size_t)(pos % INFC__KV_BLOCK_TOKENS);
         for (int32_t h = 0; h < kv_heads; ++h) {
-          memcpy(base + ((size_t)h * INFC__KV_BLOCK_TOKENS + slot) * d,
-                 k + ((size_t)h * rows + r) * d, d * sizeof(float));
+          store_key(base + (size_t)h * INFC__KV_BLOCK_TOKENS * d, slot,
+                    k + ((size_t)h * rows + r) * d, head_dim);
           memcpy(base + llm->kv_floats + ((size_t)h * INFC__KV_BLOCK_TOKENS + slot) * d,
                  v + ((size_t)h * rows + r) * d, d * sizeof(float));
         }
       }
   }
-  attention_job job = {step, layer,           heads, kv_heads, head_dim, heads / kv_heads,
-                       rows, rows * kv_heads, scale, q,        k,        v,
-                       out};
+  /* Without a step, the rows' own keys in the blocks' layout, for this call. */
+  float *plain_keys = NULL;
+  if (!step) {
+    size_t blocks = (size_t)((rows + INFC__KV_BLOCK_TOKENS - 1) / INFC__KV_BLOCK_TOKENS),
+           d = (size_t)head_dim;
+    plain_keys = calloc((size_t)kv_heads * blocks * d * INFC__KV_BLOCK_TOKENS, sizeof(float));
+    if (!plain_keys)
+      return; /* (only when memory is exhausted; the output stays unwritten) */
+    for (int32_t h = 0; h < kv_heads; ++h)
+      for (int64_t r = 0; r < rows; ++r)
+        store_key(plain_keys + ((size_t)h * blocks + (size_t)r / INFC__KV_BLOCK_TOKENS) * d *
+                                   INFC__KV_BLOCK_TOKENS,
+                  (size_t)r % INFC__KV_BLOCK_TOKENS, k + ((size_t)h * rows + r) * d, head_dim);
+  }
+  attention_job job = {
+      step, layer, heads, kv_heads,   head_dim, heads / kv_heads, rows, rows * kv_heads, scale,
+      q,    k,     v,     plain_keys, out};
   infc__pool_parallel(attention_region, &job);
+  free(plain_keys);
 }
 
 /* ---- Sessions' decoder state ---------------------------------------------------------- */
@@ -299,6 +330,7 @@ void infc__llm_destroy(infc__llm *llm) {
   free(llm->past);
   free(llm->tables);
   free(llm->step_seq);
+  free(llm->saved);
   free(llm);
 }
 
@@ -334,7 +366,7 @@ infc_status infc_llm_open(infc_session *session, int32_t max_blocks) {
   long ids = infc__find_io(d->inputs, d->num_inputs, "input_ids");
   long positions = infc__find_io(d->inputs, d->num_inputs, "position_ids");
   long logits = infc__find_io(d->outputs, d->num_outputs, "logits");
-  if (ids < 0 || positions < 0 || logits < 0 || d->num_inputs != 2 ||
+  if (ids < 0 || positions < 0 || logits < 0 || d->num_inputs != 2 || d->num_outputs != 1 ||
       d->inputs[ids].dtype != INFC_I64 || d->inputs[positions].dtype != INFC_I64 ||
       d->outputs[logits].dtype != INFC_F32 || d->outputs[logits].rank != 3 ||
       d->outputs[logits].shape[2] <= 0)
@@ -360,13 +392,16 @@ infc_status infc_llm_open(infc_session *session, int32_t max_blocks) {
   size_t floats = llm->block_floats * (size_t)max_blocks;
   if (dd->layers <= 0 || dd->kv_heads <= 0 || dd->head_dim <= 0 ||
       dd->head_dim > INFC__KV_MAX_HEAD_DIM || dd->heads % dd->kv_heads ||
-      dd->heads / dd->kv_heads > 16 || llm->max_rows <= 0) {
+      dd->heads / dd->kv_heads > 16 || d->dims[0].min != 1 || llm->max_rows <= 0 ||
+      llm->max_rows > INFC__KV_MAX_STEP_TOKENS) {
     infc__llm_destroy(llm);
     return infc__fail(s, INFC_ERR_INTERNAL, "infc_llm_open: the decoder descriptor is corrupt");
   }
   if (floats / (size_t)max_blocks != llm->block_floats || floats > SIZE_MAX / sizeof(float) ||
       !(llm->pool = malloc(floats * sizeof(float))) ||
-      !(llm->free_blocks = malloc(sizeof(int32_t) * (size_t)max_blocks))) {
+      !(llm->free_blocks = malloc(sizeof(int32_t) * (size_t)max_blocks)) ||
+      !(llm->ids = malloc(sizeof(int64_t) * (size_t)llm->max_rows)) ||
+      !(llm->positions = malloc(sizeof(int64_t) * (size_t)llm->max_rows))) {
     infc__llm_destroy(llm);
     return infc__fail(s, INFC_ERR_OUT_OF_MEMORY,
                       "infc_llm_open: cannot reserve %d blocks of %zu bytes for the KV cache",
@@ -447,10 +482,19 @@ infc_status infc_llm_sequence_length(infc_session *session, int32_t id, int64_t 
   return INFC_OK;
 }
 
-infc_status infc_llm_info(const infc_session *session, infc_llm_info_t *info) {
-  if (!infc__session_is_valid(session) || !info || !session->desc->decoder)
+infc_status infc_llm_info(infc_session *session, infc_llm_info_t *out) {
+  if (!infc__session_is_valid(session))
     return INFC_ERR_INVALID_ARGUMENT;
+  if (!out || !session->desc->decoder)
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
+                      out ? "infc_llm_info: the model is not a decoder (compile it with infc "
+                            "compile --decoder)"
+                          : "infc_llm_info: info is NULL");
+  /* Only the bytes the caller's struct has (struct_size; 0: the ABI 1.5 layout). */
+  infc_llm_info_t all = {0}, *info = &all;
+  size_t bytes = out->struct_size && out->struct_size < sizeof all ? out->struct_size : sizeof all;
   const infc_decoder_desc *dd = session->desc->decoder;
+  info->struct_size = (uint32_t)bytes;
   info->layers = dd->layers;
   info->heads = dd->heads;
   info->kv_heads = dd->kv_heads;
@@ -465,6 +509,8 @@ infc_status infc_llm_info(const infc_session *session, infc_llm_info_t *info) {
   info->max_blocks = llm ? llm->max_blocks : 0;
   info->free_blocks = llm ? llm->num_free : 0;
   info->kv_bytes_per_token = (int64_t)dd->layers * 2 * dd->kv_heads * dd->head_dim * 4;
+  memcpy(out, info, bytes);
+  session->error[0] = '\0';
   return INFC_OK;
 }
 
@@ -487,7 +533,10 @@ static int grow_step(infc__llm *llm, int32_t n) {
   int32_t *step_seq = realloc(llm->step_seq, sizeof(int32_t) * (size_t)cap);
   if (step_seq)
     llm->step_seq = step_seq;
-  if (!row0 || !rows || !past || !tables || !step_seq)
+  int64_t *saved = realloc(llm->saved, sizeof(int64_t) * (size_t)cap);
+  if (saved)
+    llm->saved = saved;
+  if (!row0 || !rows || !past || !tables || !step_seq || !saved)
     return 0;
   llm->cap_step = cap;
   return 1;
@@ -515,8 +564,15 @@ static int reserve_blocks(infc__llm *llm, infc__llm_seq *q, int64_t length) {
   return 1;
 }
 
+int64_t infc__llm_vocab(const infc__llm *llm) { return llm->vocab; }
+
 infc_status infc_llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
                           const int32_t *counts, const int64_t *tokens, float *logits) {
+  return infc__llm_step(session, num_seqs, ids, counts, tokens, logits);
+}
+
+infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
+                           const int32_t *counts, const int64_t *tokens, float *logits) {
   infc__llm *llm;
   infc_status st = llm_of(session, &llm);
   if (st != INFC_OK)
@@ -561,13 +617,8 @@ infc_status infc_llm_step(infc_session *session, size_t num_seqs, const int32_t 
                         "finished sequences, or open the cache with more blocks)",
                         (int)ids[i], (int)llm->num_free, (int)llm->max_blocks);
   }
-  size_t row_cap = (size_t)llm->max_rows;
-  if (!llm->ids) {
-    llm->ids = malloc(sizeof(int64_t) * row_cap);
-    llm->positions = malloc(sizeof(int64_t) * row_cap);
-    if (!llm->ids || !llm->positions)
-      return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "infc_llm_step: out of memory");
-  }
+  for (size_t i = 0; i < num_seqs; ++i) /* restored if a call of the model fails */
+    llm->saved[i] = sequence(llm, ids[i])->length;
   for (size_t i = 0; i < num_seqs; ++i) {
     infc__llm_seq *q = sequence(llm, ids[i]);
     if (!reserve_blocks(llm, q, q->length + counts[i]))
@@ -608,12 +659,16 @@ infc_status infc_llm_step(infc_session *session, size_t num_seqs, const int32_t 
     inputs[llm->ids_input] = (infc_tensor){llm->ids, INFC_I64, 2, shape, 0, 0, 0};
     inputs[llm->positions_input] = (infc_tensor){llm->positions, INFC_I64, 2, shape, 0, 0, 0};
     infc_tensor outputs[1] = {{0}};
-    infc__llm_step step = {llm, n, llm->row0, llm->rows, llm->past, llm->tables};
+    infc__llm_context step = {llm, n, llm->row0, llm->rows, llm->past, llm->tables};
     current_step = &step;
     result = infc__run(s, inputs, 2, outputs, 1);
     current_step = NULL;
-    if (result != INFC_OK)
-      break; /* (the cache past each sequence's length is garbage nobody reads) */
+    if (result != INFC_OK) {
+      /* (What earlier calls stored past the old lengths is never read; the blocks stay.) */
+      for (size_t i = 0; i < num_seqs; ++i)
+        sequence(llm, ids[i])->length = llm->saved[i];
+      break;
+    }
     const float *rows = outputs[llm->logits_output].data;
     for (int32_t e = 0; e < n; ++e) {
       infc__llm_seq *q = sequence(llm, ids[llm->step_seq[e]]);

@@ -268,6 +268,7 @@ INFC_API infc_status infc_session_output_shape(const infc_session *session, size
  * token, several) and returns each one's next-token logits. docs/decoder-llm.md. */
 
 typedef struct infc_llm_info_t {
+  uint32_t struct_size; /* the caller's sizeof (0: this layout); the runtime fills that much */
   int32_t layers, heads, kv_heads, head_dim;
   int32_t block_tokens;       /* positions per KV block */
   int64_t vocab;              /* logits per token */
@@ -278,7 +279,7 @@ typedef struct infc_llm_info_t {
 } infc_llm_info_t;
 
 /* The decoder's geometry and the cache's use. Errors: INVALID_ARGUMENT (not a decoder). */
-INFC_API infc_status infc_llm_info(const infc_session *session, infc_llm_info_t *info);
+INFC_API infc_status infc_llm_info(infc_session *session, infc_llm_info_t *info);
 
 /* Reserves the session's KV cache: max_blocks blocks of block_tokens positions (of every
  * layer), allocated once. Errors: INVALID_ARGUMENT (not a decoder, already open),
@@ -298,10 +299,47 @@ INFC_API infc_status infc_llm_sequence_length(infc_session *session, int32_t id,
  * logits after sequence i's last new token, at logits + i * vocab. Steps longer than
  * max_step_tokens run in several calls of the model. A step that needs more blocks than are
  * free changes nothing and fails with OUT_OF_MEMORY naming the sequence; the session stays
- * usable. Errors: INVALID_ARGUMENT (unknown or repeated id, a count below 1, a token outside
+ * usable. A step that fails later (in a call of the model) leaves every sequence's length as
+ * it was. Errors: INVALID_ARGUMENT (unknown or repeated id, a count below 1, a token outside
  * the vocabulary), OUT_OF_MEMORY. */
 INFC_API infc_status infc_llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
                                    const int32_t *counts, const int64_t *tokens, float *logits);
+
+/* How the next token is chosen from a step's logits. All zero is greedy. */
+typedef struct infc_llm_sampling {
+  float temperature; /* 0: the most likely token (greedy); else a draw at this temperature */
+  int32_t top_k;     /* > 0: from the top_k most likely tokens only */
+  float top_p;       /* in (0, 1): from the fewest most likely tokens whose probability
+                        reaches top_p (of the top_k); 0 or 1: no such cut */
+} infc_llm_sampling;
+
+/* A generator state for infc_llm_sample from a seed (PCG32): one seed, one stream of draws. */
+INFC_API uint64_t infc_llm_seed(uint64_t seed);
+
+/* Chooses a token from `vocab` logits: greedy when params is NULL or its temperature is 0
+ * (the first of equal maxima), else a draw (advancing *state) among the top_k / top_p
+ * tokens with probabilities softmax(logits / temperature). Errors: INVALID_ARGUMENT (a NaN
+ * logit, a parameter out of range), OUT_OF_MEMORY. */
+INFC_API infc_status infc_llm_sample(const float *logits, int64_t vocab,
+                                     const infc_llm_sampling *params, uint64_t *state,
+                                     int64_t *token);
+
+typedef struct infc_llm_generate_options {
+  uint32_t struct_size;       /* sizeof(infc_llm_generate_options) as the caller compiled it */
+  int32_t max_new_tokens;     /* at least 1 */
+  const int64_t *stop_tokens; /* generation ends after any of these (which is kept) */
+  int32_t num_stop_tokens;
+  infc_llm_sampling sampling; /* zero: greedy */
+  uint64_t seed;              /* of the draws (infc_llm_seed) */
+} infc_llm_generate_options;
+
+/* Appends `prompt` to sequence `id` and generates up to max_new_tokens tokens after it (each
+ * appended too), writing them to out (room for max_new_tokens) and their count to *num_out.
+ * The sequence stays (remove it when done). Errors: as infc_llm_step's and
+ * infc_llm_sample's; the tokens made before an error are in out. */
+INFC_API infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *prompt,
+                                       size_t prompt_len, const infc_llm_generate_options *options,
+                                       int64_t *out, size_t *num_out);
 
 /* ---- Loading a model.so at run time ------------------------------------------------------ */
 
@@ -340,13 +378,18 @@ typedef struct infc_api {
   infc_status (*session_prepare)(infc_session *, const infc_tensor *, size_t);
   infc_status (*session_output_shape)(const infc_session *, size_t, int32_t *, const int64_t **);
   /* ABI 1.5; NULL in a library of an older minor version. */
-  infc_status (*llm_info)(const infc_session *, infc_llm_info_t *);
+  infc_status (*llm_info)(infc_session *, infc_llm_info_t *);
   infc_status (*llm_open)(infc_session *, int32_t);
   infc_status (*llm_sequence_add)(infc_session *, int32_t *);
   infc_status (*llm_sequence_remove)(infc_session *, int32_t);
   infc_status (*llm_sequence_length)(infc_session *, int32_t, int64_t *);
   infc_status (*llm_step)(infc_session *, size_t, const int32_t *, const int32_t *, const int64_t *,
                           float *);
+  uint64_t (*llm_seed)(uint64_t);
+  infc_status (*llm_sample)(const float *, int64_t, const infc_llm_sampling *, uint64_t *,
+                            int64_t *);
+  infc_status (*llm_generate)(infc_session *, int32_t, const int64_t *, size_t,
+                              const infc_llm_generate_options *, int64_t *, size_t *);
 } infc_api;
 
 #if !defined(INFC_NO_DLOPEN_HELPERS) && (defined(__unix__) || defined(__APPLE__))
@@ -441,6 +484,9 @@ static inline infc_status infc_api_open(const char *path, infc_api *api, char *e
   INFC__LOAD_OPTIONAL(llm_sequence_remove, infc_llm_sequence_remove);
   INFC__LOAD_OPTIONAL(llm_sequence_length, infc_llm_sequence_length);
   INFC__LOAD_OPTIONAL(llm_step, infc_llm_step);
+  INFC__LOAD_OPTIONAL(llm_seed, infc_llm_seed);
+  INFC__LOAD_OPTIONAL(llm_sample, infc_llm_sample);
+  INFC__LOAD_OPTIONAL(llm_generate, infc_llm_generate);
 #undef INFC__LOAD_OPTIONAL
   (void)dlerror(); /* a missing one must not leave an error for the host's next dlerror */
   if ((api->abi_version() >> 16) != INFC_ABI_VERSION_MAJOR) {

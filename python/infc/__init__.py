@@ -211,13 +211,13 @@ class Model(_Closeable):
     def num_threads(self):
         return self._session.num_threads
 
-    def generate(self, prompt, max_new_tokens, stop=(), max_blocks=None):
-        """Greedy generation on the default session (a --decoder library); see Session."""
-        return self._session.generate(prompt, max_new_tokens, stop, max_blocks)
+    def generate(self, prompt, max_new_tokens, **kwargs):
+        """Generation on the default session (a --decoder library); see Session.generate."""
+        return self._session.generate(prompt, max_new_tokens, **kwargs)
 
-    def stream(self, prompt, max_new_tokens, stop=(), max_blocks=None):
-        """Greedy generation on the default session, token by token; see Session.stream."""
-        return self._session.stream(prompt, max_new_tokens, stop, max_blocks)
+    def stream(self, prompt, max_new_tokens, **kwargs):
+        """Generation on the default session, token by token; see Session.stream."""
+        return self._session.stream(prompt, max_new_tokens, **kwargs)
 
     def close(self):
         """Releases the default session and the model handle (sessions from session() keep the
@@ -469,14 +469,26 @@ class Session(_Closeable):
     def llm_info(self):
         """The decoder's geometry and the KV cache's use, as a dict."""
         with self._lock:
-            info = _abi.LlmInfo()
+            info = _abi.LlmInfo(ctypes.sizeof(_abi.LlmInfo))
             self._llm_call("infc_llm_info", ctypes.byref(info))
-            return {name: getattr(info, name) for name, _ in _abi.LlmInfo._fields_}
+            return {name: getattr(info, name) for name, _ in _abi.LlmInfo._fields_
+                    if name != "struct_size"}
 
     def llm_open(self, max_blocks):
         """Reserves the KV cache: max_blocks blocks of llm_info()['block_tokens'] positions."""
         with self._lock:
             self._llm_call("infc_llm_open", int(max_blocks))
+
+    def _open_for(self, tokens, max_blocks):
+        """Opens the cache unless it is: max_blocks, or room for `tokens` and at least 4096
+        positions (what one generate then has to stay within)."""
+        with self._lock:
+            info = _abi.LlmInfo(ctypes.sizeof(_abi.LlmInfo))
+            self._llm_call("infc_llm_info", ctypes.byref(info))
+            if info.max_blocks == 0:
+                blocks = max_blocks if max_blocks is not None else \
+                    -(-max(tokens, 4096) // info.block_tokens)
+                self._llm_call("infc_llm_open", int(blocks))
 
     def add_sequence(self):
         """A new, empty sequence; returns its id."""
@@ -503,7 +515,7 @@ class Session(_Closeable):
         chunks = [np.asarray(v, dtype=np.int64).reshape(-1) for v in tokens_by_sequence.values()]
         tokens = np.ascontiguousarray(np.concatenate(chunks)) if chunks else np.zeros(0, np.int64)
         with self._lock:
-            info = _abi.LlmInfo()
+            info = _abi.LlmInfo(ctypes.sizeof(_abi.LlmInfo))
             self._llm_call("infc_llm_info", ctypes.byref(info))
             logits = np.empty((len(ids), info.vocab), np.float32)
             c_ids = (ctypes.c_int32 * len(ids))(*ids)
@@ -513,34 +525,68 @@ class Session(_Closeable):
                            logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
         return dict(zip(ids, logits))
 
-    def stream(self, prompt, max_new_tokens, stop=(), max_blocks=None):
-        """Greedy generation from `prompt` (token ids), one token at a time: yields each new
-        token until max_new_tokens or a token in `stop` (yielded too). The sequence is removed
-        at the end; the cache is opened (max_blocks, default enough for this sequence) if it
-        is not yet."""
+    def stream(self, prompt, max_new_tokens, stop=(), temperature=0.0, top_k=0, top_p=1.0,
+               seed=0, max_blocks=None):
+        """Generation from `prompt` (token ids), one token at a time: yields each new token
+        until max_new_tokens or a token in `stop` (yielded too). Greedy at temperature 0;
+        else each token is drawn at the temperature from the top_k most likely (0: all) and
+        the fewest of them whose probability reaches top_p, by the runtime's generator seeded
+        with `seed` (the same tokens as generate with the same arguments). The sequence is
+        removed at the end. The session's cache is opened at the first generate that finds
+        it closed: max_blocks blocks, or room for this sequence and at least 4096 positions
+        (open it yourself, llm_open, to choose)."""
         prompt = [int(t) for t in prompt]
         if not prompt:
             raise Error(Status.INVALID_ARGUMENT, "generate: the prompt is empty")
-        info = self.llm_info()
-        if info["max_blocks"] == 0:
-            need = -(-(len(prompt) + max_new_tokens) // info["block_tokens"])
-            self.llm_open(max_blocks if max_blocks is not None else need)
+        self._open_for(len(prompt) + max_new_tokens, max_blocks)
+        params = _abi.LlmSampling(float(temperature), int(top_k), float(top_p))
+        state = ctypes.c_uint64(self._lib.infc_llm_seed(int(seed)))
         seq = self.add_sequence()
         try:
             logits = self.step({seq: prompt})[seq]
             for i in range(max_new_tokens):
-                token = int(np.argmax(logits))
-                yield token
-                if token in stop or i + 1 == max_new_tokens:
+                token = ctypes.c_int64()
+                status = self._lib.infc_llm_sample(
+                    logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), logits.size,
+                    ctypes.byref(params), ctypes.byref(state), ctypes.byref(token))
+                if status != Status.OK:
+                    raise Error(status, "infc_llm_sample: a NaN logit or a parameter out of "
+                                        "range (temperature >= 0, top_k >= 0, top_p in [0, 1])")
+                yield token.value
+                if token.value in stop or i + 1 == max_new_tokens:
                     return
-                logits = self.step({seq: [token]})[seq]
+                logits = self.step({seq: [token.value]})[seq]
         finally:
             if self._handle is not None:
                 self.remove_sequence(seq)
 
-    def generate(self, prompt, max_new_tokens, stop=(), max_blocks=None):
-        """The new tokens of greedy generation from `prompt`, as a list (see stream)."""
-        return list(self.stream(prompt, max_new_tokens, stop, max_blocks))
+    def generate(self, prompt, max_new_tokens, stop=(), temperature=0.0, top_k=0, top_p=1.0,
+                 seed=0, max_blocks=None):
+        """The new tokens as a list: the runtime's generation loop (infc_llm_generate), the
+        same tokens as stream with the same arguments."""
+        prompt = np.ascontiguousarray(np.asarray(prompt, dtype=np.int64).reshape(-1))
+        if prompt.size == 0:
+            raise Error(Status.INVALID_ARGUMENT, "generate: the prompt is empty")
+        self._open_for(prompt.size + max_new_tokens, max_blocks)
+        stops = np.ascontiguousarray(np.asarray(list(stop), dtype=np.int64))
+        opts = _abi.LlmGenerateOptions(
+            ctypes.sizeof(_abi.LlmGenerateOptions), int(max_new_tokens),
+            stops.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), stops.size,
+            _abi.LlmSampling(float(temperature), int(top_k), float(top_p)), int(seed))
+        out = np.zeros(max(int(max_new_tokens), 1), np.int64)
+        count = ctypes.c_size_t()
+        seq = self.add_sequence()
+        try:
+            with self._lock:
+                self._llm_call("infc_llm_generate", seq,
+                               prompt.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), prompt.size,
+                               ctypes.byref(opts),
+                               out.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                               ctypes.byref(count))
+        finally:
+            if self._handle is not None:
+                self.remove_sequence(seq)
+        return [int(t) for t in out[:count.value]]
 
     def close(self):
         with self._lock:

@@ -66,6 +66,7 @@ class DimInfo(ctypes.Structure):  # ABI 1.4
 
 class LlmInfo(ctypes.Structure):  # ABI 1.5
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),
         ("layers", ctypes.c_int32),
         ("heads", ctypes.c_int32),
         ("kv_heads", ctypes.c_int32),
@@ -76,6 +77,22 @@ class LlmInfo(ctypes.Structure):  # ABI 1.5
         ("max_blocks", ctypes.c_int32),
         ("free_blocks", ctypes.c_int32),
         ("kv_bytes_per_token", ctypes.c_int64),
+    ]
+
+
+class LlmSampling(ctypes.Structure):  # ABI 1.5
+    _fields_ = [("temperature", ctypes.c_float), ("top_k", ctypes.c_int32),
+                ("top_p", ctypes.c_float)]
+
+
+class LlmGenerateOptions(ctypes.Structure):  # ABI 1.5
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("max_new_tokens", ctypes.c_int32),
+        ("stop_tokens", ctypes.POINTER(ctypes.c_int64)),
+        ("num_stop_tokens", ctypes.c_int32),
+        ("sampling", LlmSampling),
+        ("seed", ctypes.c_uint64),
     ]
 
 
@@ -175,6 +192,13 @@ _OPTIONAL_SIGNATURES = {
     "infc_llm_sequence_add": (_status, [_p, ctypes.POINTER(ctypes.c_int32)]),
     "infc_llm_sequence_remove": (_status, [_p, ctypes.c_int32]),
     "infc_llm_sequence_length": (_status, [_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64)]),
+    "infc_llm_seed": (ctypes.c_uint64, [ctypes.c_uint64]),
+    "infc_llm_sample": (_status, [ctypes.POINTER(ctypes.c_float), ctypes.c_int64,
+                                  ctypes.POINTER(LlmSampling), ctypes.POINTER(ctypes.c_uint64),
+                                  ctypes.POINTER(ctypes.c_int64)]),
+    "infc_llm_generate": (_status, [_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64), _size,
+                                    ctypes.POINTER(LlmGenerateOptions),
+                                    ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(_size)]),
     "infc_llm_step": (_status, [_p, _size, ctypes.POINTER(ctypes.c_int32),
                                 ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int64),
                                 ctypes.POINTER(ctypes.c_float)]),

@@ -12,6 +12,9 @@ model with its past/present loop (the cache fed back as inputs). Checks:
   - a plain run (no cache: one sequence, no past) = onnxruntime's prefill logits;
   - greedy generation of 64 tokens from 3 prompts, token for token as onnxruntime's, each
     step's logits within 1e-3 of the largest;
+  - the runtime's generation loop and the Python iterator greedy = onnxruntime's, a stop
+    token, seeded sampling (the same tokens through both for a seed, others for another),
+    `infc generate` greedy and sampled = Python's;
   - 8 sequences of 3..24 prompt tokens in one session: prefilled in one step (91 tokens,
     split in calls of 32), then decoded together; one joins late, one leaves early (its
     blocks reused): each sequence's tokens = onnxruntime's greedy run of it alone;
@@ -145,6 +148,35 @@ def main():
                f"{'' if first is None else f' (first differs at {first})'}, logits within "
                f"{worst:.1e}, cache length {length}")
     report(session.llm_info()["free_blocks"] == 64, "every block free after the removals")
+
+    # The runtime's generation loop and sampling (infc_llm_generate, infc_llm_sample), the
+    # Python iterator over steps, and `infc generate` on the CLI.
+    text_ids = [1, 504, 3458, 282, 4649, 314]
+    want, _ = ort.generate(text_ids, 24)
+    greedy, streamed = m.generate(text_ids, 24), list(m.stream(text_ids, 24))
+    report(greedy == want and streamed == want,
+           f"generate (the runtime's loop) and stream, greedy: onnxruntime's 24 tokens")
+    stop = want[5]
+    stopped = m.generate(text_ids, 24, stop=[stop])
+    report(stopped == want[:want.index(stop) + 1], f"stop token {stop}: {stopped}")
+    drawn = dict(temperature=0.9, top_k=50, top_p=0.95)
+    s1, s2 = m.generate(text_ids, 24, seed=7, **drawn), list(m.stream(text_ids, 24, seed=7, **drawn))
+    s3 = m.generate(text_ids, 24, seed=8, **drawn)
+    report(s1 == s2 and s1 != s3 and s1 != want,
+           f"sampling (T 0.9, top_k 50, top_p 0.95): seed 7 the same through generate and "
+           f"stream, seed 8 and greedy differ: {s1[:8]}... {s3[:8]}...")
+    r = harness.run_tool([args.infc, "generate", so, "--prompt-ids", ",".join(map(str, text_ids)),
+                          "--max-new-tokens", "24", "--threads", "2"], timeout=300)
+    got = [int(t) for t in r.stdout.strip().split(",")] if r.returncode == 0 else None
+    report(got == want and "time to first token" in r.stderr,
+           f"infc generate: exit {r.returncode}, {r.stdout.strip()[:60]}, "
+           f"{r.stderr.strip()[-160:]}")
+    r = harness.run_tool([args.infc, "generate", so, "--prompt-ids", ",".join(map(str, text_ids)),
+                          "--max-new-tokens", "24", "--temperature", "0.9", "--top-k", "50",
+                          "--top-p", "0.95", "--seed", "7"], timeout=300)
+    got = [int(t) for t in r.stdout.strip().split(",")] if r.returncode == 0 else None
+    report(got == s1, f"infc generate --temperature 0.9 --top-k 50 --top-p 0.95 --seed 7 = "
+           f"Python's: {r.stdout.strip()[:60]}")
 
     # Eight sequences batched: prefill in one step, then decode steps over all of them.
     prompts = [[int(t) for t in rng.integers(0, sm.VOCAB, n)] for n in (3, 24, 7, 16, 5, 11, 9, 16)]

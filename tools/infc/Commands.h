@@ -11,6 +11,7 @@ int compileCommand(const Args &args, const char *argv0);
 int inspectCommand(const Args &args);
 int runCommand(const Args &args);
 int benchCommand(const Args &args);
+int generateCommand(const Args &args);
 int verifyCommand(const Args &args, const char *argv0);
 /// infc bench --per-node: the `top` kernels of a trace by time, over runs >= firstRun.
 bool printPerNode(const std::string &tracePath, int64_t firstRun, size_t top, std::string &error);

@@ -14,6 +14,8 @@ static const char *kUsage =
     "      --specialize DIM=V1,V2,...     one static variant per value of a named dim\n"
     "                                   (repeatable: every combination, at most 64)\n"
     "      --dim DIM=MIN..MAX             the sizes runs may give a named dim (repeatable)\n"
+    "      --decoder                      a decoder LLM (past/present inputs and outputs):\n"
+    "                                     its KV cache in the runtime, steps of sequences\n"
     "      --emit=so|infc|linalg|llvm|asm|ptx  stop after a stage and write it (-o - for\n"
     "                                   stdout; ptx: a CUDA model's kernels)\n"
     "      --header FILE.h              also write a typed C header for this model\n"
@@ -62,6 +64,10 @@ static const char *kUsage =
     "      [--input-shape NAME=D0xD1x...]  random data of this shape (--specialize)\n"
     "      [--profile TRACE.json] [--per-node[=N]]  profile the runs; print the top N\n"
     "                                   kernels (default 25) by time and share\n"
+    "  generate LLM.so --prompt-ids 1,2,3 [--max-new-tokens N] [--stop IDS] [--threads N]\n"
+    "      [--temperature T] [--top-k K] [--top-p P] [--seed S] [--max-blocks B]\n"
+    "                                   a --decoder library's tokens (greedy by default),\n"
+    "                                   with its time to first token and per output token\n"
     "  inspect MODEL.onnx               inputs, outputs, opsets, op histogram\n"
     "  verify MODEL.onnx [--input NAME=x.npy ...] [--input-shape ...] [--rtol R] [--atol A]\n"
     "         [--bisect OUT.onnx] [-- COMPILE FLAGS]\n"
@@ -86,6 +92,8 @@ int main(int argc, char **argv) {
     return infc::runCommand(args);
   if (command == "bench")
     return infc::benchCommand(args);
+  if (command == "generate")
+    return infc::generateCommand(args);
   if (command == "verify")
     return infc::verifyCommand(args, argv[0]);
   fprintf(stderr, "infc: error: unknown command '%s'\n\n%s", command.c_str(), kUsage);

@@ -23,6 +23,7 @@ void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t k
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -309,6 +310,135 @@ TEST(DecoderModel, OtherModelsHaveNoCache) {
             "infc_llm_open: the model is not a decoder (compile it with infc compile --decoder)");
   infc_session_release(session);
   infc_model_release(model);
+}
+
+} // namespace
+
+namespace {
+
+TEST(Sampling, GreedyTopKAndTopPAreTheirDistributions) {
+  const float logits[4] = {0.f, 1.f, 2.f, 3.f};
+  int64_t token = -1;
+  EXPECT_EQ(infc_llm_sample(logits, 4, nullptr, nullptr, &token), INFC_OK);
+  EXPECT_EQ(token, 3);
+  uint64_t state = infc_llm_seed(7);
+  infc_llm_sampling one{1.f, 1, 0.f};
+  EXPECT_EQ(infc_llm_sample(logits, 4, &one, &state, &token), INFC_OK);
+  EXPECT_EQ(token, 3);
+  // Frequencies of 20000 draws against softmax(logits / T) over the kept tokens.
+  auto frequencies = [&](infc_llm_sampling params, uint64_t seed) {
+    uint64_t st = infc_llm_seed(seed);
+    std::vector<double> f(4, 0.0);
+    for (int i = 0; i < 20000; ++i) {
+      int64_t t = -1;
+      EXPECT_EQ(infc_llm_sample(logits, 4, &params, &st, &t), INFC_OK);
+      f[t] += 1.0 / 20000;
+    }
+    return f;
+  };
+  auto expected = [&](float temperature, std::vector<int> kept) {
+    std::vector<double> p(4, 0.0);
+    double total = 0;
+    for (int t : kept)
+      total += p[t] = std::exp(logits[t] / temperature);
+    for (double &x : p)
+      x /= total;
+    return p;
+  };
+  struct Case {
+    infc_llm_sampling params;
+    std::vector<int> kept;
+  } cases[] = {{{1.f, 0, 0.f}, {0, 1, 2, 3}},  // all, at temperature 1: .032 .087 .237 .644
+               {{2.f, 0, 1.f}, {0, 1, 2, 3}},  // flatter
+               {{1.f, 2, 0.f}, {2, 3}},        // top 2
+               {{1.f, 0, 0.8f}, {2, 3}},       // .644 < .8 <= .644 + .237
+               {{1.f, 0, 0.5f}, {3}},          // .644 >= .5: the top token alone
+               {{0.5f, 3, 0.95f}, {2, 3}},     // at T .5 the top 3 are .016 .117 .867
+               {{0.5f, 3, 0.99f}, {1, 2, 3}}}; // .867 + .117 < .99: all three
+  for (const Case &c : cases) {
+    std::vector<double> got = frequencies(c.params, 11),
+                        want = expected(c.params.temperature, c.kept);
+    for (int t = 0; t < 4; ++t)
+      EXPECT_NEAR(got[t], want[t], 0.015)
+          << "T " << c.params.temperature << " top_k " << c.params.top_k << " top_p "
+          << c.params.top_p << " token " << t;
+  }
+  // A seed gives the same draws every time; another seed others.
+  infc_llm_sampling warm{1.5f, 0, 0.f};
+  std::vector<int64_t> a, b, c;
+  for (uint64_t seed : {42ull, 42ull, 43ull}) {
+    uint64_t st = infc_llm_seed(seed);
+    std::vector<int64_t> &into = a.empty() ? a : b.empty() ? b : c;
+    for (int i = 0; i < 64; ++i) {
+      int64_t t;
+      ASSERT_EQ(infc_llm_sample(logits, 4, &warm, &st, &t), INFC_OK);
+      into.push_back(t);
+    }
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  // Out of range and NaN.
+  const float bad[2] = {0.f, NAN};
+  EXPECT_EQ(infc_llm_sample(bad, 2, nullptr, nullptr, &token), INFC_ERR_INVALID_ARGUMENT);
+  infc_llm_sampling negative{-1.f, 0, 0.f}, wide{1.f, 0, 1.5f};
+  EXPECT_EQ(infc_llm_sample(logits, 4, &negative, &state, &token), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_llm_sample(logits, 4, &wide, &state, &token), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_llm_sample(logits, 4, &warm, nullptr, &token), INFC_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(Fixture, GenerateIsTheLoopOfStepsAndSampling) {
+  ASSERT_EQ(infc_llm_open(session, 8), INFC_OK);
+  std::vector<int64_t> prompt = tokens(11, 3);
+  // Greedy: the argmax of each step's reference logits, token after token.
+  int32_t a = add();
+  std::vector<int64_t> out(20, -1);
+  size_t n = 0;
+  infc_llm_generate_options greedy{};
+  greedy.struct_size = sizeof greedy;
+  greedy.max_new_tokens = 20;
+  ASSERT_EQ(infc_llm_generate(session, a, prompt.data(), prompt.size(), &greedy, out.data(), &n),
+            INFC_OK)
+      << infc_session_error(session);
+  ASSERT_EQ(n, 20u);
+  std::vector<int64_t> history = prompt;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<float> want = reference(history);
+    int64_t best = std::max_element(want.begin(), want.end()) - want.begin();
+    EXPECT_EQ(out[i], best) << "token " << i;
+    history.push_back(out[i]);
+  }
+  int64_t length = 0;
+  ASSERT_EQ(infc_llm_sequence_length(session, a, &length), INFC_OK);
+  EXPECT_EQ(length, (int64_t)(prompt.size() + n - 1)); // the last token is not run yet
+  // A stop token ends it (and is kept).
+  int32_t b = add();
+  infc_llm_generate_options stopping = greedy;
+  int64_t stop = out[4];
+  stopping.stop_tokens = &stop;
+  stopping.num_stop_tokens = 1;
+  std::vector<int64_t> short_out(20, -1);
+  ASSERT_EQ(
+      infc_llm_generate(session, b, prompt.data(), prompt.size(), &stopping, short_out.data(), &n),
+      INFC_OK);
+  size_t first = std::find(out.begin(), out.end(), stop) - out.begin();
+  EXPECT_EQ(n, first + 1);
+  EXPECT_TRUE(std::equal(short_out.begin(), short_out.begin() + n, out.begin()));
+  // Seeded sampling: the same seed, the same tokens.
+  infc_llm_generate_options warm = greedy;
+  warm.sampling = {1.5f, 0, 0.f};
+  warm.seed = 5;
+  std::vector<int64_t> s1(20), s2(20);
+  size_t n1 = 0, n2 = 0;
+  ASSERT_EQ(infc_llm_sequence_remove(session, a), INFC_OK);
+  ASSERT_EQ(infc_llm_sequence_remove(session, b), INFC_OK);
+  int32_t c = add(), d = add();
+  ASSERT_EQ(infc_llm_generate(session, c, prompt.data(), prompt.size(), &warm, s1.data(), &n1),
+            INFC_OK);
+  ASSERT_EQ(infc_llm_generate(session, d, prompt.data(), prompt.size(), &warm, s2.data(), &n2),
+            INFC_OK);
+  EXPECT_EQ(s1, s2);
+  EXPECT_EQ(infc_llm_generate(session, c, prompt.data(), 0, &warm, s1.data(), &n1),
+            INFC_ERR_INVALID_ARGUMENT);
 }
 
 } // namespace

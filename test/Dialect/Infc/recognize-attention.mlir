@@ -105,3 +105,76 @@ module attributes {infc.decoder} {
     return %k, %v, %c : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
   }
 }
+
+// -----
+
+// A tile-style repeat (query head i reads KV head i % kv_heads) is not the grouping the
+// kernel computes (i / group), even where the sizes agree (2 KV heads, 2 each): refused.
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x4x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"})
+      -> (tensor<1x4x?x8xf32> {infc.name = "out"}, tensor<1x2x?x8xf32> {infc.name = "present.0.key"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.value"}) {
+    // expected-error @+1 {{--decoder: layer 0's attention: the keys and values must be repeated alike, each KV head for as many consecutive query heads}}
+    %k5 = infc.reshape %k : tensor<1x2x?x8xf32> -> tensor<1x1x2x?x8xf32>
+    %kb = infc.broadcast %k5 : tensor<1x1x2x?x8xf32> -> tensor<1x2x2x?x8xf32>
+    %kr = infc.reshape %kb : tensor<1x2x2x?x8xf32> -> tensor<1x4x?x8xf32>
+    %kt = infc.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x4x?x8xf32>) -> tensor<1x4x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x4x?x8xf32>, tensor<1x4x8x?xf32>) -> tensor<1x4x?x?xf32>
+    %p = infc.softmax %s {axis = 3 : i64} : tensor<1x4x?x?xf32>
+    %v5 = infc.reshape %v : tensor<1x2x?x8xf32> -> tensor<1x1x2x?x8xf32>
+    %vb = infc.broadcast %v5 : tensor<1x1x2x?x8xf32> -> tensor<1x2x2x?x8xf32>
+    %vr = infc.reshape %vb : tensor<1x2x2x?x8xf32> -> tensor<1x4x?x8xf32>
+    %o = infc.matmul %p, %vr : (tensor<1x4x?x?xf32>, tensor<1x4x?x8xf32>) -> tensor<1x4x?x8xf32>
+    return %o, %k, %v : tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}
+
+// -----
+
+// A causal slice of a static size (the first row of the constant, broadcast) is not the
+// step's causal mask: refused.
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"})
+      -> (tensor<1x2x?x8xf32> {infc.name = "out"}, tensor<1x2x?x8xf32> {infc.name = "present.0.key"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.value"}) {
+    %causal = infc.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+    %c = infc.slice %causal {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 1>, steps = array<i64: 1, 1>} : (tensor<2x2xi1>) -> tensor<2x1xi1>
+    %zero = infc.constant dense<0.0> : tensor<f32>
+    %neg = infc.constant dense<-1.0e9> : tensor<f32>
+    %mask = infc.where %c, %zero, %neg : (tensor<2x1xi1>, tensor<f32>, tensor<f32>) -> tensor<2x1xf32>
+    %kt = infc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x?x8xf32>) -> tensor<1x2x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
+    // expected-error @+1 {{--decoder: layer 0's attention: the scores must get the causal mask}}
+    %sm = infc.add %s, %mask : (tensor<1x2x?x?xf32>, tensor<2x1xf32>) -> tensor<1x2x?x?xf32>
+    %p = infc.softmax %sm {axis = 3 : i64} : tensor<1x2x?x?xf32>
+    %o = infc.matmul %p, %v : (tensor<1x2x?x?xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+    return %o, %k, %v : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}
+
+// -----
+
+// attention_mask read by anything but the mask (here: also added to the output) is refused:
+// the library's runs never pass it.
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"}, %am: tensor<1x?xi64> {infc.name = "attention_mask"})
+      -> (tensor<1x2x?x8xf32> {infc.name = "out"}, tensor<1x2x?x8xf32> {infc.name = "present.0.key"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.value"}, tensor<1x?xf32> {infc.name = "lengths"}) {
+    %causal = infc.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+    %c = infc.slice %causal {offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<2x2xi1>) -> tensor<?x?xi1>
+    %zero = infc.constant dense<0.0> : tensor<f32>
+    %neg = infc.constant dense<-1.0e9> : tensor<f32>
+    %mask = infc.where %c, %zero, %neg : (tensor<?x?xi1>, tensor<f32>, tensor<f32>) -> tensor<?x?xf32>
+    %kt = infc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x?x8xf32>) -> tensor<1x2x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
+    %sm = infc.add %s, %mask : (tensor<1x2x?x?xf32>, tensor<?x?xf32>) -> tensor<1x2x?x?xf32>
+    %p = infc.softmax %sm {axis = 3 : i64} : tensor<1x2x?x?xf32>
+    %o = infc.matmul %p, %v : (tensor<1x2x?x?xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+    // expected-error @+1 {{--decoder: attention_mask is read outside the attention's causal mask}}
+    %lengths = infc.cast %am : tensor<1x?xi64> -> tensor<1x?xf32>
+    return %o, %k, %v, %lengths : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?xf32>
+  }
+}

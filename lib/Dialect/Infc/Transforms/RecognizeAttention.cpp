@@ -71,11 +71,16 @@ Value throughRepeat(Value kv, Operation *user, int64_t &group) {
     return nullptr;
   group = s2.getDimSize(grown);
   int64_t kvHeads = kt.getDimSize(1);
-  SmallVector<int64_t> want = {kvHeads, group, kt.getDimSize(2), kt.getDimSize(3)};
-  llvm::erase(want, 1); // unit dims (a single KV head, say) are not in nonUnitDims either
-  SmallVector<int64_t> have = nonUnitDims(s2);
+  // Where the KV heads and the rows sit in s1 (its dims other than 1 are kt's, in order):
+  // the new dim must lie between them, so that query head i reads KV head i / group (a
+  // tile-style repeat, the new dim before the KV heads, reads i % kvHeads instead).
+  SmallVector<int64_t> positions;
+  for (int64_t d = 0; d < s1.getRank(); ++d)
+    if (s1.getDimSize(d) != 1)
+      positions.push_back(d);
+  int64_t headsAt = kvHeads > 1 ? positions[0] : -1, rowsAt = positions[kvHeads > 1 ? 1 : 0];
   SmallVector<int64_t> rank4 = {1, kvHeads * group, kt.getDimSize(2), kt.getDimSize(3)};
-  if (have != want || out.getShape() != ArrayRef<int64_t>(rank4))
+  if (!(headsAt < grown && grown < rowsAt) || out.getShape() != ArrayRef<int64_t>(rank4))
     return nullptr;
   return last.getResult();
 }
@@ -100,7 +105,11 @@ bool isCausal(Value v) {
       llvm::any_of(slice.getSteps(), [](int64_t s) { return s != 1; }))
     return false;
   ArrayRef<int64_t> shape = cast<ShapedType>(attr.getType()).getShape();
-  if (shape.size() < 2)
+  ArrayRef<int64_t> sizes = slice.getSizes();
+  // The step's rows by the step's rows (the symbolic dim both ways), nothing else.
+  if (shape.size() < 2 || !ShapedType::isDynamic(sizes.back()) ||
+      !ShapedType::isDynamic(sizes[sizes.size() - 2]) ||
+      llvm::any_of(sizes.drop_back(2), [](int64_t s) { return s != 1; }))
     return false;
   int64_t rows = shape[shape.size() - 2], cols = shape.back();
   if (attr.isSplat())
@@ -182,8 +191,8 @@ LogicalResult recognize(func::FuncOp func, const Layer &l, Geometry &geometry) {
   Value keys = throughRepeat(l.key, keyUser, group);
   Value values = throughRepeat(l.value, valueUser, valueGroup);
   if (!keys || !values || group != valueGroup)
-    return fail(keyUser, "the keys and values must be repeated for the query heads alike "
-                         "(reshape, broadcast, reshape) or not at all");
+    return fail(keyUser, "the keys and values must be repeated alike, each KV head for as many "
+                         "consecutive query heads (reshape, broadcast, reshape), or not at all");
   // (Unrepeated, the keys are also returned: their other user is the transpose.)
   Operation *keysUser = keys == l.key ? keyUser : soleUser(keys);
   auto transpose = dyn_cast_or_null<TransposeOp>(keysUser);
@@ -298,6 +307,17 @@ struct InfcRecognizeAttentionPass
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(func.getBody().front())))
       if (op.use_empty() && isMemoryEffectFree(&op) && !op.hasTrait<OpTrait::IsTerminator>())
         op.erase();
+    // The import made the mask's length (past + tokens) the tokens: anything else that
+    // still reads it would compute with the wrong length at every step with a past.
+    for (BlockArgument arg : func.getArguments()) {
+      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "infc.name");
+      if (name && name.getValue() == "attention_mask" && !arg.use_empty()) {
+        emitError((*arg.getUsers().begin())->getLoc())
+            << "--decoder: attention_mask is read outside the attention's causal mask (the "
+               "library's sequences have no padding and their lengths are the runtime's)";
+        return signalPassFailure();
+      }
+    }
     llvm::BitVector unused(func.getNumArguments());
     for (BlockArgument arg : func.getArguments())
       if (arg.use_empty())

@@ -1,0 +1,182 @@
+/* infc runtime — choosing the next token of a decoder LLM (infc_llm_sample) and the
+ * generation loop of one sequence (infc_llm_generate): greedy, or a draw at a temperature
+ * from the top_k most likely tokens and the smallest set of them whose probability reaches
+ * top_p, with a seeded PCG32 generator so that a seed gives the same tokens every time. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* PCG32 (O'Neill's pcg32_random_r, XSH RR), its state one uint64_t: the increment is fixed
+ * (any odd constant gives a full-period stream). */
+#define INFC__PCG_MULTIPLIER 6364136223846793005ull
+#define INFC__PCG_INCREMENT 1442695040888963407ull
+
+static uint32_t pcg32(uint64_t *state) {
+  uint64_t old = *state;
+  *state = old * INFC__PCG_MULTIPLIER + INFC__PCG_INCREMENT;
+  uint32_t xorshifted = (uint32_t)(((old >> 18u) ^ old) >> 27u);
+  uint32_t rot = (uint32_t)(old >> 59u);
+  return (xorshifted >> rot) | (xorshifted << ((-rot) & 31));
+}
+
+uint64_t infc_llm_seed(uint64_t seed) {
+  uint64_t state = 0;
+  pcg32(&state);
+  state += seed;
+  pcg32(&state);
+  return state;
+}
+
+typedef struct candidate {
+  float logit;
+  int64_t token;
+} candidate;
+
+/* Most likely first; equal logits by token id (a deterministic order). */
+static int by_logit(const void *a, const void *b) {
+  const candidate *x = a, *y = b;
+  if (x->logit != y->logit)
+    return x->logit > y->logit ? -1 : 1;
+  return x->token < y->token ? -1 : x->token > y->token;
+}
+
+static int64_t argmax(const float *logits, int64_t vocab) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < vocab; ++i)
+    if (logits[i] > logits[best])
+      best = i;
+  return best;
+}
+
+infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_sampling *params,
+                             uint64_t *state, int64_t *token, char *error, size_t size) {
+  if (!logits || vocab <= 0 || !token || (params && !state)) {
+    snprintf(error, size,
+             "infc_llm_sample: logits, a vocab of at least 1, token (and state "
+             "with params) are needed");
+    return INFC_ERR_INVALID_ARGUMENT;
+  }
+  float temperature = params ? params->temperature : 0;
+  int32_t top_k = params ? params->top_k : 0;
+  float top_p = params && params->top_p != 0 ? params->top_p : 1; /* 0: no cut */
+  if (!(temperature >= 0) || top_k < 0 || !(top_p > 0 && top_p <= 1)) {
+    snprintf(error, size,
+             "infc_llm_sample: temperature %g (>= 0), top_k %d (>= 0) or top_p %g "
+             "(in [0, 1]) out of range",
+             (double)temperature, (int)top_k, (double)top_p);
+    return INFC_ERR_INVALID_ARGUMENT;
+  }
+  for (int64_t i = 0; i < vocab; ++i)
+    if (isnan(logits[i])) {
+      snprintf(error, size, "infc_llm_sample: logit %lld is NaN", (long long)i);
+      return INFC_ERR_INVALID_ARGUMENT;
+    }
+  if (temperature == 0 || top_k == 1) {
+    *token = argmax(logits, vocab);
+    return INFC_OK;
+  }
+  int64_t kept = top_k > 0 && top_k < vocab ? top_k : vocab;
+  candidate *c = malloc(sizeof *c * (size_t)vocab);
+  if (!c) {
+    snprintf(error, size, "infc_llm_sample: out of memory");
+    return INFC_ERR_OUT_OF_MEMORY;
+  }
+  for (int64_t i = 0; i < vocab; ++i)
+    c[i] = (candidate){logits[i], i};
+  qsort(c, (size_t)vocab, sizeof *c, by_logit);
+  /* Probabilities at the temperature over the top_k, then the top_p prefix of them. */
+  double top = c[0].logit, total = 0;
+  double *p = malloc(sizeof *p * (size_t)kept);
+  if (!p) {
+    free(c);
+    snprintf(error, size, "infc_llm_sample: out of memory");
+    return INFC_ERR_OUT_OF_MEMORY;
+  }
+  for (int64_t i = 0; i < kept; ++i)
+    total += p[i] = exp(((double)c[i].logit - top) / temperature);
+  if (top_p < 1) {
+    double reached = 0;
+    int64_t n = 0;
+    while (n < kept && reached < top_p * total)
+      reached += p[n++];
+    kept = n > 0 ? n : 1;
+    total = reached > 0 ? reached : p[0];
+  }
+  /* One draw: 53 random bits against the cumulative sum. */
+  uint64_t bits = ((uint64_t)pcg32(state) << 21) ^ (pcg32(state) >> 11);
+  double u = (double)(bits & ((1ull << 53) - 1)) / 9007199254740992.0 * total, sum = 0;
+  int64_t chosen = c[kept - 1].token;
+  for (int64_t i = 0; i < kept; ++i)
+    if ((sum += p[i]) > u) {
+      chosen = c[i].token;
+      break;
+    }
+  free(p);
+  free(c);
+  *token = chosen;
+  return INFC_OK;
+}
+
+infc_status infc_llm_sample(const float *logits, int64_t vocab, const infc_llm_sampling *params,
+                            uint64_t *state, int64_t *token) {
+  char unused[160];
+  return infc__llm_sample(logits, vocab, params, state, token, unused, sizeof unused);
+}
+
+infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *prompt,
+                              size_t prompt_len, const infc_llm_generate_options *options,
+                              int64_t *out, size_t *num_out) {
+  if (!infc__session_is_valid(session))
+    return INFC_ERR_INVALID_ARGUMENT;
+  infc_session *s = session;
+  if (num_out)
+    *num_out = 0;
+  infc_llm_generate_options o = {0};
+  if (options) {
+    size_t n =
+        options->struct_size && options->struct_size < sizeof o ? options->struct_size : sizeof o;
+    memcpy(&o, options, n);
+  }
+  if (!prompt || !prompt_len || !out || !num_out || o.max_new_tokens <= 0 ||
+      o.num_stop_tokens < 0 || (o.num_stop_tokens && !o.stop_tokens) || prompt_len > INT32_MAX)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_generate: needs a prompt, out, num_out and options with "
+                      "max_new_tokens >= 1 (and stop_tokens for num_stop_tokens)");
+  if (!s->llm || !s->desc->decoder)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "the session has no KV cache: call infc_llm_open first");
+  int64_t vocab = infc__llm_vocab(s->llm);
+  float *logits = malloc(sizeof(float) * (size_t)vocab);
+  if (!logits)
+    return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "infc_llm_generate: out of memory");
+  uint64_t state = infc_llm_seed(o.seed);
+  int32_t count = (int32_t)prompt_len;
+  const int64_t *feed = prompt;
+  infc_status st = INFC_OK;
+  for (int32_t i = 0; i < o.max_new_tokens; ++i) {
+    if ((st = infc__llm_step(s, 1, &id, &count, feed, logits)) != INFC_OK)
+      break;
+    char error[160];
+    int64_t token;
+    if ((st = infc__llm_sample(logits, vocab, &o.sampling, &state, &token, error, sizeof error)) !=
+        INFC_OK) {
+      infc__fail(s, st, "infc_llm_generate: %s", error);
+      break;
+    }
+    out[(*num_out)++] = token;
+    int stop = 0;
+    for (int32_t k = 0; k < o.num_stop_tokens; ++k)
+      stop |= o.stop_tokens[k] == token;
+    if (stop)
+      break;
+    count = 1;
+    feed = &out[*num_out - 1];
+  }
+  free(logits);
+  if (st == INFC_OK)
+    s->error[0] = '\0';
+  return st;
+}
