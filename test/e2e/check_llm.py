@@ -18,6 +18,8 @@ model with its past/present loop (the cache fed back as inputs). Checks:
   - 8 sequences of 3..24 prompt tokens in one session: prefilled in one step (91 tokens,
     split in calls of 32), then decoded together; one joins late, one leaves early (its
     blocks reused): each sequence's tokens = onnxruntime's greedy run of it alone;
+  - the zoo's GPT-2 (2 layers, use_cache=True: MHA, the mask a Where on its causal buffer):
+    32 greedy tokens from 3 prompts = onnxruntime's, and the three prefilled in one step;
   - a step needing more KV blocks than are free fails with OUT_OF_MEMORY naming the
     sequence and changes nothing; after a removal the same step runs;
   - refusals, each naming what is wrong: a mask that is not causal, a model without past
@@ -54,19 +56,24 @@ class OrtDecoder:
         opts.intra_op_num_threads = 2
         self.session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
         self.names = [o.name for o in self.session.get_outputs()]
+        # The past inputs and their [batch, kv_heads, past, head_dim] shapes.
+        self.pasts = {i.name: (1, i.shape[1], 0, i.shape[3]) for i in self.session.get_inputs()
+                      if i.name.startswith("past_key_values.")}
+
+    def empty(self):
+        return {name: np.zeros(shape, np.float32) for name, shape in self.pasts.items()}
 
     def generate(self, prompt, n):
         """Greedy: (the n tokens, the logits each was chosen from)."""
-        past = {f"past_key_values.{i}.{k}": np.zeros((1, sm.KV_HEADS, 0, sm.HEAD_DIM), np.float32)
-                for i in range(LAYERS) for k in ("key", "value")}
+        past = self.empty()
         tokens, logits, current, position = [], [], list(prompt), 0
         for _ in range(n):
             feeds = dict(past, input_ids=np.array([current]),
                          attention_mask=np.ones((1, position + len(current)), np.int64),
                          position_ids=np.arange(position, position + len(current))[None])
             out = dict(zip(self.names, self.session.run(None, feeds)))
-            past = {f"past_key_values.{i}.{k}": out[f"present.{i}.{k}"]
-                    for i in range(LAYERS) for k in ("key", "value")}
+            past = {name: out[name.replace("past_key_values.", "present.")]
+                    for name in self.pasts}
             position += len(current)
             logits.append(out["logits"][0, -1])
             tokens.append(int(np.argmax(logits[-1])))
@@ -74,8 +81,7 @@ class OrtDecoder:
         return tokens, logits
 
     def prefill(self, prompt):
-        feeds = {f"past_key_values.{i}.{k}": np.zeros((1, sm.KV_HEADS, 0, sm.HEAD_DIM), np.float32)
-                 for i in range(LAYERS) for k in ("key", "value")}
+        feeds = self.empty()
         feeds.update(input_ids=np.array([prompt]), attention_mask=np.ones((1, len(prompt)), np.int64),
                      position_ids=np.arange(len(prompt))[None])
         return dict(zip(self.names, self.session.run(None, feeds)))["logits"]
@@ -225,8 +231,36 @@ def main():
     report(relative(logits, want_logits) < 1e-3,
            "after the removal the step runs (its blocks reused), logits as onnxruntime's")
 
-    # Refusals.
+    # GPT-2 (the zoo's, 2 layers, use_cache=True): MHA, one QKV projection, the scale as a
+    # Div, the causal mask a Where on a slice of its `attn.bias` buffer.
+    sys.path.insert(0, os.path.join(HERE, "..", "models"))
+    import make_zoo
+    gpt2, _ = make_zoo.make_gpt2("gpt2_cache", **dict(make_zoo.GPT2_LAYER, layers=2), cache=True)
     import onnx
+    onnx.save(gpt2, work("gpt2.onnx"))
+    r = harness.run_tool([args.infc, "compile", work("gpt2.onnx"), "--decoder", "--dim",
+                          "seq=1..16", "-o", work("gpt2.so")], timeout=600)
+    report(r.returncode == 0, f"GPT-2 (2 layers) --decoder: exit {r.returncode} "
+           f"{r.stderr.strip()[-300:]}")
+    if r.returncode == 0:
+        g = infc.load(work("gpt2.so"), num_threads=2)
+        ort2 = OrtDecoder(work("gpt2.onnx"))
+        vocab = make_zoo.GPT2_LAYER["vocab"]
+        prompts2 = [[int(t) for t in rng.integers(0, vocab, n)] for n in (5, 23, 1)]
+        want2 = [ort2.generate(p, 32) for p in prompts2]
+        got2 = [g.generate(p, 32) for p in prompts2]
+        report(all(a == b[0] for a, b in zip(got2, want2)),
+               f"GPT-2: 32 greedy tokens from prompts of 5, 23 (two calls of 16) and 1 tokens = "
+               f"onnxruntime's")
+        s2 = g.session(num_threads=2)
+        s2.llm_open(16)
+        ids2 = [s2.add_sequence() for _ in prompts2]
+        out = s2.step(dict(zip(ids2, prompts2)))
+        worst = max(relative(out[i], w[1][0]) for i, w in zip(ids2, want2))
+        report(worst < 1e-3, f"GPT-2: the three prompts in one step, logits within {worst:.1e} "
+               "of the largest")
+
+    # Refusals.
     bad = onnx.load(model, load_external_data=False)
     for node in bad.graph.node:
         if node.op_type == "LessOrEqual":

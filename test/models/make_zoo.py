@@ -943,7 +943,7 @@ GPT2_SMALL = dict(seq=128, hidden=768, heads=12, layers=12, vocab=50257, positio
 
 
 def make_gpt2(name="gpt2", seq=128, hidden=768, heads=12, layers=12, vocab=50257,
-              positions=1024):
+              positions=1024, cache=False):
     """A HuggingFace GPT2LMHeadModel forward pass (batch 1, use_cache=False, eager attention)
     as torch.onnx.export traces it:
 
@@ -964,7 +964,14 @@ def make_gpt2(name="gpt2", seq=128, hidden=768, heads=12, layers=12, vocab=50257
 
     Weights: c_attn / c_fc std 1/sqrt(in), the two residual projections 1/sqrt(2 * layers)
     smaller (GPT-2's scaled init), wte std 0.1, wpe std 0.05, so activations stay O(1) and the
-    logits have a std of a few units."""
+    logits have a std of a few units.
+
+    With `cache`, the use_cache=True export in HF optimum's decoder layout instead: inputs
+    input_ids and position_ids [batch, seq], attention_mask [batch, total] (unread: GPT-2's
+    causal mask is its buffer) and past_key_values.N.key/value [batch, heads, past,
+    head_dim]; each layer's keys and values Concat(past, new) along axis 2, returned as
+    present.N.key/value [batch, heads, total, head_dim]; the mask slice from k_len - q_len
+    to k_len of the concatenated keys' length."""
     assert hidden % heads == 0 and seq <= positions
     head_dim = hidden // heads
     ffn = 4 * hidden
@@ -994,14 +1001,25 @@ def make_gpt2(name="gpt2", seq=128, hidden=768, heads=12, layers=12, vocab=50257
     def scalar_dim(x, axis):  # x.size(axis) used in arithmetic: Shape -> Gather (0-d)
         return g.op("Gather", [g.op("Shape", [x]), g.const(axis, np.int64)], axis=0)
 
-    input_ids = g.input("input_ids", I64, [1, seq])
+    if cache:
+        input_ids = g.input("input_ids", I64, ["batch", "seq"])
+        g.input("attention_mask", I64, ["batch", "total"])
+        position_ids = g.input("position_ids", I64, ["batch", "seq"])
+        for li in range(layers):
+            for kind in ("key", "value"):
+                g.input(f"past_key_values.{li}.{kind}", F32, ["batch", heads, "past", head_dim])
+    else:
+        input_ids = g.input("input_ids", I64, [1, seq])
     tril = np.tril(np.ones((positions, positions), dtype=bool))[None, None]
 
     with g.scope("transformer"):
         ids = g.view(input_ids, [-1, g.dim(input_ids, -1)])
-        end = g.op("Add", [scalar_dim(input_ids, -1), g.const(0, np.int64)])  # + past_length
-        pos = g.op("Range", [g.const(0, np.int64), end, g.const(1, np.int64)])
-        pos = g.op("Unsqueeze", [pos, g.const([0], np.int64)])
+        if cache:
+            pos = position_ids
+        else:
+            end = g.op("Add", [scalar_dim(input_ids, -1), g.const(0, np.int64)])  # + past_length
+            pos = g.op("Range", [g.const(0, np.int64), end, g.const(1, np.int64)])
+            pos = g.op("Unsqueeze", [pos, g.const([0], np.int64)])
         with g.scope("wte"):
             e = g.op("Gather", [g.param("transformer.wte.weight",
                                         small(rng, vocab, hidden, std=0.1)), ids])
@@ -1021,6 +1039,11 @@ def make_gpt2(name="gpt2", seq=128, hidden=768, heads=12, layers=12, vocab=50257
                     q, k, v = g.op("Split", [qkv, g.const([hidden] * 3, np.int64)], outputs=3,
                                    axis=2)
                     q, k, v = split_heads(q), split_heads(k), split_heads(v)
+                    if cache:  # torch.cat((past_key, key), dim=-2), returned as present
+                        for kind, t in (("key", k), ("value", v)):
+                            t = g.op("Concat", [f"past_key_values.{li}.{kind}", t], axis=-2)
+                            g.op("Identity", [t], out_names=[f"present.{li}.{kind}"])
+                            k, v = (t, v) if kind == "key" else (k, t)
                     kt = g.op("Transpose", [k], perm=[0, 1, 3, 2])
                     s = g.op("MatMul", [q, kt])
                     s = g.op("Div", [s, g.const(float(head_dim) ** 0.5)])
@@ -1066,7 +1089,18 @@ def make_gpt2(name="gpt2", seq=128, hidden=768, heads=12, layers=12, vocab=50257
         g.op("MatMul", [h, g.folded_param(w, "MatMul")], out_names=["logits"])
     g.output("logits", F32)
     ids = model_rng(name, "inputs").integers(0, vocab, (1, seq), dtype=np.int64)
-    return g.build(), {"input_ids": ids}
+    if not cache:
+        return g.build(), {"input_ids": ids}
+    for li in range(layers):
+        for kind in ("key", "value"):
+            g.outputs.append(helper.make_tensor_value_info(
+                f"present.{li}.{kind}", F32, ["batch", heads, "total", head_dim]))
+    feeds = {"input_ids": ids, "attention_mask": np.ones((1, seq), np.int64),
+             "position_ids": np.arange(seq, dtype=np.int64)[None]}
+    for li in range(layers):
+        for kind in ("key", "value"):
+            feeds[f"past_key_values.{li}.{kind}"] = np.zeros((1, heads, 0, head_dim), np.float32)
+    return g.build(), feeds
 
 
 # --- writing ----------------------------------------------------------------------------

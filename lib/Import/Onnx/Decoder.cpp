@@ -138,10 +138,22 @@ bool infc::detail::rewriteDecoderGraph(onnx::GraphProto &graph, std::string &err
         d.set_dim_param(tokens);
     }
   };
-  for (onnx::ValueInfoProto &input : *inputs)
+  for (onnx::ValueInfoProto &input : *inputs) {
     rename(input);
-  for (onnx::ValueInfoProto &out : *graph.mutable_output())
+    // The mask's length is past + tokens, the tokens here, whatever the dim is named.
+    onnx::TensorShapeProto *s = input.name() == "attention_mask" ? mutableShape(input) : nullptr;
+    if (s && s->dim_size() == 2)
+      s->mutable_dim(1)->set_dim_param(tokens);
+  }
+  for (onnx::ValueInfoProto &out : *graph.mutable_output()) {
     rename(out);
+    // [batch, tokens, vocab] whatever shape inference named them (unk__1).
+    onnx::TensorShapeProto *s = out.name() == "logits" ? mutableShape(out) : nullptr;
+    if (s && s->dim_size() == 3) {
+      s->mutable_dim(0)->set_dim_value(1);
+      s->mutable_dim(1)->set_dim_param(tokens);
+    }
+  }
   for (onnx::ValueInfoProto &info : *graph.mutable_value_info())
     rename(info);
   return true;

@@ -138,19 +138,21 @@ bool isPadding(Value v) {
   return name && name.getValue() == "attention_mask";
 }
 
+/// causal, or causal and padding: the positions a row may see.
+bool isCausalCondition(Value c) {
+  if (auto both = c.getDefiningOp<AndOp>())
+    return (isCausal(both.getLhs()) && isPadding(both.getRhs())) ||
+           (isCausal(both.getRhs()) && isPadding(both.getLhs()));
+  return isCausal(c);
+}
+
 /// where(causal [and padding], 0, x) with x at most -1e4: the additive causal mask.
 bool isCausalMask(Value mask) {
   auto where = mask.getDefiningOp<WhereOp>();
   if (!where)
     return false;
   std::optional<double> zero = splatValue(where.getLhs()), low = splatValue(where.getRhs());
-  if (!zero || *zero != 0 || !low || !(*low <= -1e4))
-    return false;
-  Value c = where.getCondition();
-  if (auto both = c.getDefiningOp<AndOp>())
-    return (isCausal(both.getLhs()) && isPadding(both.getRhs())) ||
-           (isCausal(both.getRhs()) && isPadding(both.getLhs()));
-  return isCausal(c);
+  return zero && *zero == 0 && low && *low <= -1e4 && isCausalCondition(where.getCondition());
 }
 
 struct Layer {
@@ -222,14 +224,25 @@ LogicalResult recognize(func::FuncOp func, const Layer &l, Geometry &geometry) {
       return fail(div, "the scores must be divided by a constant");
     scale = 1 / *s, current = div.getResult(), next = soleUser(current);
   }
-  auto add = dyn_cast_or_null<AddOp>(next);
-  Value mask = add ? (add.getLhs() == current ? add.getRhs() : add.getLhs()) : Value();
-  if (!add || !isCausalMask(mask))
-    return fail(next, "the scores must get the causal mask (where(causal [and attention_mask], "
-                      "0, -big)); infc recognizes no other mask or bias");
-  auto softmax = dyn_cast_or_null<SoftmaxOp>(soleUser(add.getResult()));
+  // The causal mask: added (where(causal, 0, -big), HF Llama) or selecting (where(causal,
+  // scores, -big), GPT-2).
+  Value masked;
+  if (auto add = dyn_cast_or_null<AddOp>(next)) {
+    Value mask = add.getLhs() == current ? add.getRhs() : add.getLhs();
+    if (isCausalMask(mask))
+      masked = add.getResult();
+  } else if (auto where = dyn_cast_or_null<WhereOp>(next); where && where.getLhs() == current) {
+    std::optional<double> low = splatValue(where.getRhs());
+    if (low && *low <= -1e4 && isCausalCondition(where.getCondition()))
+      masked = where.getResult();
+  }
+  if (!masked)
+    return fail(next, "the scores must get the causal mask (+ where(causal [and attention_mask], "
+                      "0, -big), or where(causal, scores, -big)); infc recognizes no other mask "
+                      "or bias");
+  auto softmax = dyn_cast_or_null<SoftmaxOp>(soleUser(masked));
   if (!softmax || softmax.getAxis() != 3)
-    return fail(soleUser(add.getResult()), "the masked scores must go to a softmax over the keys");
+    return fail(soleUser(masked), "the masked scores must go to a softmax over the keys");
   auto output = dyn_cast_or_null<MatMulOp>(soleUser(softmax.getResult()));
   if (!output || output.getLhs() != softmax.getResult() || output.getRhs() != values)
     return fail(soleUser(softmax.getResult()), "the probabilities must multiply the values");
