@@ -509,6 +509,7 @@ infc_status infc_llm_info(infc_session *session, infc_llm_info_t *out) {
   info->max_blocks = llm ? llm->max_blocks : 0;
   info->free_blocks = llm ? llm->num_free : 0;
   info->kv_bytes_per_token = (int64_t)dd->layers * 2 * dd->kv_heads * dd->head_dim * 4;
+  info->max_positions = dd->max_positions;
   memcpy(out, info, bytes);
   session->error[0] = '\0';
   return INFC_OK;
@@ -597,6 +598,13 @@ infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t
       return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                         "infc_llm_step: sequence %d: count %d (at least one token)", (int)ids[i],
                         (int)counts[i]);
+    /* Past the position tables the model's gathers would clamp: a wrong answer. */
+    if (llm->dd->max_positions > 0 && q->length + counts[i] > llm->dd->max_positions)
+      return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                        "infc_llm_step: sequence %d would reach position %lld, past the %lld "
+                        "positions of the model's position tables",
+                        (int)ids[i], (long long)(q->length + counts[i] - 1),
+                        (long long)llm->dd->max_positions);
     total += counts[i];
   }
   for (int64_t t = 0; t < total; ++t)

@@ -114,6 +114,7 @@ typedef struct infc_decoder_desc {
   int32_t heads;
   int32_t kv_heads;
   int32_t head_dim;
+  int64_t max_positions; /* the rows of its position tables (RoPE's, wpe); 0: unknown */
 } infc_decoder_desc;
 
 /* The generic code of a model with symbolic dims (infc compile --dim): the io shapes have -1

@@ -276,6 +276,7 @@ typedef struct infc_llm_info_t {
   int32_t max_blocks;         /* the pool, once open (else 0) */
   int32_t free_blocks;        /* of them, free now */
   int64_t kv_bytes_per_token; /* cache bytes one position of one sequence takes */
+  int64_t max_positions;      /* a sequence's most positions (its tables'); 0: unknown */
 } infc_llm_info_t;
 
 /* The decoder's geometry and the cache's use. Errors: INVALID_ARGUMENT (not a decoder). */

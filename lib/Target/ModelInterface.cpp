@@ -194,6 +194,8 @@ LogicalResult infc::collectModelInterface(ModuleOp module, ModelInterface &inter
       return v ? (int32_t)v.getInt() : 0;
     };
     interface.decoder = {get("layers"), get("heads"), get("kv_heads"), get("head_dim")};
+    if (auto limit = decoder.getAs<IntegerAttr>("max_positions"))
+      interface.decoder.maxPositions = limit.getInt();
     if (interface.decoder.layers <= 0)
       return module.emitError("infc.decoder without its layers");
   }

@@ -146,13 +146,14 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   llvm::Constant *decoder = null;
   if (interface.decoder.layers > 0) {
     const infc::ModelInterface::Decoder &dd = interface.decoder;
-    auto *decoderTy = llvm::StructType::get(ctx, {i32, i32, i32, i32});
+    auto *decoderTy = llvm::StructType::get(ctx, {i32, i32, i32, i32, i64});
     decoder = new llvm::GlobalVariable(
         m, decoderTy, true, llvm::GlobalValue::PrivateLinkage,
         llvm::ConstantStruct::get(decoderTy, {llvm::ConstantInt::get(i32, dd.layers),
                                               llvm::ConstantInt::get(i32, dd.heads),
                                               llvm::ConstantInt::get(i32, dd.kvHeads),
-                                              llvm::ConstantInt::get(i32, dd.headDim)}),
+                                              llvm::ConstantInt::get(i32, dd.headDim),
+                                              llvm::ConstantInt::get(i64, dd.maxPositions)}),
         "__infc_decoder");
   }
   llvm::Constant *desc = llvm::ConstantStruct::get(

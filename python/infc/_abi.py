@@ -77,6 +77,7 @@ class LlmInfo(ctypes.Structure):  # ABI 1.5
         ("max_blocks", ctypes.c_int32),
         ("free_blocks", ctypes.c_int32),
         ("kv_bytes_per_token", ctypes.c_int64),
+        ("max_positions", ctypes.c_int64),
     ]
 
 

@@ -120,9 +120,9 @@ def main():
            f"int64[1,seq[1..{STEP}]]) -> (logits: float32[1,seq[1..{STEP}],{sm.VOCAB}])>", repr(m))
     info = m._session.llm_info()
     report((info["layers"], info["heads"], info["kv_heads"], info["head_dim"], info["vocab"],
-            info["max_step_tokens"], info["kv_bytes_per_token"]) ==
+            info["max_step_tokens"], info["kv_bytes_per_token"], info["max_positions"]) ==
            (LAYERS, sm.HEADS, sm.KV_HEADS, sm.HEAD_DIM, sm.VOCAB, STEP,
-            LAYERS * 2 * sm.KV_HEADS * sm.HEAD_DIM * 4), f"llm_info {info}")
+            LAYERS * 2 * sm.KV_HEADS * sm.HEAD_DIM * 4, 8192), f"llm_info {info}")
     ort = OrtDecoder(model)
 
     rng = np.random.default_rng(0)
@@ -254,6 +254,8 @@ def main():
                f"onnxruntime's")
         s2 = g.session(num_threads=2)
         s2.llm_open(16)
+        report(s2.llm_info()["max_positions"] == make_zoo.GPT2_LAYER["positions"],
+               f"GPT-2: max_positions {s2.llm_info()['max_positions']} (its wpe's rows)")
         ids2 = [s2.add_sequence() for _ in prompts2]
         out = s2.step(dict(zip(ids2, prompts2)))
         worst = max(relative(out[i], w[1][0]) for i, w in zip(ids2, want2))

@@ -32,7 +32,8 @@ void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t k
 
 namespace {
 
-constexpr int kLayers = 2, kHeads = 4, kKvHeads = 2, kDim = 8, kVocab = 5, kMaxRows = 8;
+constexpr int kLayers = 2, kHeads = 4, kKvHeads = 2, kDim = 8, kVocab = 5, kMaxRows = 8,
+              kMaxPositions = 64;
 constexpr float kScale = 0.35f;
 
 /// A value in [-1, 1) fixed by its arguments.
@@ -126,7 +127,7 @@ struct DecoderDesc {
   infc_io_desc inputs[2] = {{"input_ids", INFC_I64, 2, kTokens, nullptr, 0, kTokensDim},
                             {"position_ids", INFC_I64, 2, kTokens, nullptr, 0, kTokensDim}};
   infc_io_desc outputs[1] = {{"logits", INFC_F32, 3, kLogits, nullptr, 0, kLogitsDim}};
-  infc_decoder_desc decoder = {kLayers, kHeads, kKvHeads, kDim};
+  infc_decoder_desc decoder = {kLayers, kHeads, kKvHeads, kDim, kMaxPositions};
   infc_model_desc desc = {
       INFC_MODEL_DESC_VERSION, 2, 1, 0, inputs, outputs, 0, "decoder", decoderEntry};
   DecoderDesc() {
@@ -243,6 +244,21 @@ TEST_F(Fixture, AStepBeyondTheFreeBlocksChangesNothing) {
   ASSERT_EQ(infc_llm_sequence_remove(session, a), INFC_OK);
   history.erase(a);
   step({{b, tokens(9, 8)}});
+}
+
+TEST_F(Fixture, PositionsPastTheTablesAreRefused) {
+  ASSERT_EQ(infc_llm_open(session, 8), INFC_OK);
+  EXPECT_EQ(info().max_positions, kMaxPositions);
+  int32_t a = add();
+  step({{a, tokens(60, 4)}});
+  std::vector<int32_t> five = {5};
+  std::vector<int64_t> t = tokens(5, 5);
+  EXPECT_EQ(infc_llm_step(session, 1, &a, five.data(), t.data(), nullptr),
+            INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "infc_llm_step: sequence 0 would reach position 64, past the 64 positions of the "
+            "model's position tables");
+  step({{a, tokens(4, 6)}}); // up to position 63, the last
 }
 
 TEST_F(Fixture, ArgumentsAreChecked) {

@@ -63,6 +63,7 @@ struct ModelInterface {
   /// dictionary): its geometry for the runtime's KV cache; layers 0 otherwise.
   struct Decoder {
     int32_t layers = 0, heads = 0, kvHeads = 0, headDim = 0;
+    int64_t maxPositions = 0; // the position tables' rows (0: unknown)
   } decoder;
 };
 

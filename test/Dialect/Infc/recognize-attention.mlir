@@ -5,7 +5,7 @@
 // region becomes infc.paged_attention; the presents and attention_mask leave the
 // signature, and the module records the geometry.
 
-// CHECK: module attributes {infc.decoder = {head_dim = 8 : i64, heads = 4 : i64, kv_heads = 2 : i64, layers = 1 : i64}}
+// CHECK: module attributes {infc.decoder = {head_dim = 8 : i64, heads = 4 : i64, kv_heads = 2 : i64, layers = 1 : i64, max_positions = 0 : i64}}
 // CHECK-LABEL: func @main
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x4x?x8xf32> {infc.name = "q"}, %[[K:.*]]: tensor<1x2x?x8xf32> {infc.name = "k"}, %[[V:.*]]: tensor<1x2x?x8xf32> {infc.name = "v"}) -> (tensor<1x4x?x8xf32> {infc.name = "out"})
 // CHECK-NEXT: %[[A:.*]] = infc.paged_attention %[[Q]], %[[K]], %[[V]] {layer = 0 : i64, scale = 1.25{{0*}}e-01 : f64}
@@ -42,15 +42,20 @@ module attributes {infc.decoder} {
 
 // -----
 
-// Multi-head attention (no repeat), the scale as a division, the causal mask alone.
-// CHECK: module attributes {infc.decoder = {head_dim = 8 : i64, heads = 2 : i64, kv_heads = 2 : i64, layers = 1 : i64}}
+// Multi-head attention (no repeat), the scale as a division, the causal mask alone; the
+// queries read a 12-row table at position_ids: the model's positions end there.
+// CHECK: module attributes {infc.decoder = {head_dim = 8 : i64, heads = 2 : i64, kv_heads = 2 : i64, layers = 1 : i64, max_positions = 12 : i64}}
 // CHECK-LABEL: func @main
 // CHECK: infc.paged_attention %{{.*}}, %{{.*}}, %{{.*}} {layer = 0 : i64, scale = 2.5{{0*}}e-01 : f64}
 module attributes {infc.decoder} {
-  func.func @main(%q: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
-                  %v: tensor<1x2x?x8xf32> {infc.name = "v"})
+  func.func @main(%q0: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"}, %pos: tensor<1x?xi64> {infc.name = "position_ids"})
       -> (tensor<1x2x?x8xf32> {infc.name = "out"}, tensor<1x2x?x8xf32> {infc.name = "present.0.value"},
           tensor<1x2x?x8xf32> {infc.name = "present.0.key"}) {
+    %table = infc.constant dense<0.5> : tensor<12x8xf32>
+    %rows = infc.gather %table, %pos {axis = 0 : i64} : (tensor<12x8xf32>, tensor<1x?xi64>) -> tensor<1x?x8xf32>
+    %rows4 = infc.reshape %rows : tensor<1x?x8xf32> -> tensor<1x1x?x8xf32>
+    %q = infc.add %q0, %rows4 : (tensor<1x2x?x8xf32>, tensor<1x1x?x8xf32>) -> tensor<1x2x?x8xf32>
     %causal = infc.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
     %c = infc.slice %causal {offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<2x2xi1>) -> tensor<?x?xi1>
     %zero = infc.constant dense<0.0> : tensor<f32>

@@ -155,6 +155,37 @@ bool isCausalMask(Value mask) {
   return zero && *zero == 0 && low && *low <= -1e4 && isCausalCondition(where.getCondition());
 }
 
+/// The positions the model's tables cover: the fewest rows of a constant that position_ids
+/// (through reshapes and casts) gathers from (RoPE's cos and sin, GPT-2's wpe); 0 when
+/// none does. A position past them would be clamped by the gather, so the runtime refuses
+/// it instead.
+int64_t positionLimit(func::FuncOp func) {
+  int64_t limit = 0;
+  SmallVector<Value> worklist;
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "infc.name");
+    if (name && name.getValue() == "position_ids")
+      worklist.push_back(arg);
+  }
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<ReshapeOp, CastOp>(user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      auto gather = dyn_cast<GatherOp>(user);
+      DenseElementsAttr table;
+      if (!gather || gather.getIndices() != v ||
+          !matchPattern(gather.getData(), m_Constant(&table)))
+        continue;
+      int64_t rows = cast<ShapedType>(table.getType()).getDimSize(gather.getAxis());
+      limit = limit ? std::min(limit, rows) : rows;
+    }
+  }
+  return limit;
+}
+
 struct Layer {
   int64_t index = 0;
   Value key, value;
@@ -350,10 +381,12 @@ struct InfcRecognizeAttentionPass
     }
     module->setAttr(
         "infc.decoder",
-        b.getDictionaryAttr({b.getNamedAttr("layers", b.getI64IntegerAttr(layers.size())),
-                             b.getNamedAttr("heads", b.getI64IntegerAttr(geometry.heads)),
-                             b.getNamedAttr("kv_heads", b.getI64IntegerAttr(geometry.kvHeads)),
-                             b.getNamedAttr("head_dim", b.getI64IntegerAttr(geometry.headDim))}));
+        b.getDictionaryAttr(
+            {b.getNamedAttr("layers", b.getI64IntegerAttr(layers.size())),
+             b.getNamedAttr("heads", b.getI64IntegerAttr(geometry.heads)),
+             b.getNamedAttr("kv_heads", b.getI64IntegerAttr(geometry.kvHeads)),
+             b.getNamedAttr("head_dim", b.getI64IntegerAttr(geometry.headDim)),
+             b.getNamedAttr("max_positions", b.getI64IntegerAttr(positionLimit(func)))}));
   }
 };
 } // namespace
