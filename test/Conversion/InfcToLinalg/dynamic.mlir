@@ -2,7 +2,7 @@
 
 // Symbolic (`?`) dims through the lowering (docs/dynamic-shapes.md step d): every tensor.empty
 // takes the `?` sizes from an operand (tensor.dim), a rank-2 matmul collapses a dynamic batch
-// into its rows and runs them as static matmuls of 24, 16, 4 rows and of one (the codegen's
+// into its rows and runs them as static matmuls of 24, 16, 8, 4 rows and of one (the codegen's
 // register-tiled kernels), reductions keep the `?` dims they do not reduce. What the lowering cannot do
 // on `?` yet fails to legalize, never half-lowers.
 
@@ -10,12 +10,13 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32>) -> tensor<?x8xf32>
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
 // CHECK: %[[ACC:.*]] = tensor.empty(%[[N]]) : tensor<?x8xf32>
-// The rows in static blocks of 24, 16, then of 4, then one by one: static matmuls into
+// The rows in static blocks of 24, 16, 8, then of 4, then one by one: static matmuls into
 // slices of the result.
 // CHECK: %[[ROWS:.*]] = tensor.dim %[[X]]
 // CHECK: %[[FULL:.*]] = arith.addi
 // CHECK: %[[FULL16:.*]] = arith.addi %[[FULL]]
-// CHECK: %[[FULL4:.*]] = arith.addi %[[FULL16]]
+// CHECK: %[[FULL8:.*]] = arith.addi %[[FULL16]]
+// CHECK: %[[FULL4:.*]] = arith.addi %[[FULL8]]
 // CHECK: %[[BLOCKS:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %{{.*}} iter_args(%[[C:.*]] = %[[ACC]])
 // CHECK: %[[A:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [24, 16] [1, 1] : tensor<?x16xf32> to tensor<24x16xf32>
 // CHECK: %[[CS:.*]] = tensor.extract_slice %[[C]][%[[I]], 0] [24, 8] [1, 1]
@@ -24,7 +25,9 @@
 // CHECK: tensor.insert_slice %[[MM]] into %[[C]][%[[I]], 0] [24, 8] [1, 1]
 // CHECK: %[[SIXTEENS:.*]] = scf.for %{{.*}} = %[[FULL]] to %[[FULL16]] step %{{.*}} iter_args(%{{.*}} = %[[BLOCKS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x8xf32>)
-// CHECK: %[[FOURS:.*]] = scf.for %{{.*}} = %[[FULL16]] to %[[FULL4]] step %{{.*}} iter_args(%{{.*}} = %[[SIXTEENS]])
+// CHECK: %[[EIGHTS:.*]] = scf.for %{{.*}} = %[[FULL16]] to %[[FULL8]] step %{{.*}} iter_args(%{{.*}} = %[[SIXTEENS]])
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x8xf32>)
+// CHECK: %[[FOURS:.*]] = scf.for %{{.*}} = %[[FULL8]] to %[[FULL4]] step %{{.*}} iter_args(%{{.*}} = %[[EIGHTS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>)
 // CHECK: %[[ALL:.*]] = scf.for %{{.*}} = %[[FULL4]] to %[[ROWS]] step %{{.*}} iter_args(%{{.*}} = %[[FOURS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<16x8xf32>)
