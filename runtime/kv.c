@@ -113,6 +113,23 @@ static int next_chunk(const attention_job *job, int32_t s, int32_t h, int64_t n,
   return 1;
 }
 
+/* e^x for x <= 0 (a score minus the running maximum) in plain arithmetic, so that a loop
+ * of them vectorizes: x = n ln2 + r with |r| <= ln2 / 2, e^r by its degree-6 Taylor
+ * polynomial (relative error under 2e-7 there), times 2^n through the exponent bits; 0
+ * below -87 (and for a lane's garbage, NaN included, which the caller gives weight 0). */
+static inline float exp_nonpositive(float x) {
+  x = x > -87.0f ? x : -87.0f; /* (NaN compares false: -87) */
+  float n = __builtin_roundevenf(x * 1.44269504f);
+  float r = x - n * 0.693145752f - n * 1.42860677e-6f; /* ln2 in two parts */
+  float e =
+      1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 +
+                                          r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+  int32_t bits = ((int32_t)n + 127) << 23;
+  float scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return e * scale;
+}
+
 /* Key `row` into slot `slot` of a KV head's transposed block keys. */
 static void store_key(float *keys, size_t slot, const float *row, int32_t d) {
   for (int32_t i = 0; i < d; ++i)
@@ -122,13 +139,13 @@ static void store_key(float *keys, size_t slot, const float *row, int32_t d) {
 /* One item: row r (of the step) of sequence s, the `group` query heads of KV head h, over
  * the sequence's first n positions; an online softmax (FlashAttention's running maximum
  * and sum, the accumulator rescaled when the maximum grows), block by block. */
-static inline __attribute__((always_inline)) void attend(const attention_job *job, int32_t s,
-                                                         int32_t h, int64_t r, int64_t n) {
+static inline __attribute__((always_inline)) void
+attend(const attention_job *job, int32_t s, int32_t h, int64_t r, int64_t n, int32_t d) {
 #if defined(__clang__)
 #pragma clang fp reassociate(on)
 #endif
   enum { G = 16, B = INFC__KV_BLOCK_TOKENS }; /* query heads per KV head at most */
-  int32_t d = job->head_dim, group = job->group;
+  int32_t group = job->group;
   float acc[G][INFC__KV_MAX_HEAD_DIM];
   float m[G], l[G];
   const float *qs[G];
@@ -156,10 +173,11 @@ static inline __attribute__((always_inline)) void attend(const attention_job *jo
       }
     }
     for (int32_t g = 0; g < group; ++g) {
+      float *sc = scores[g];
       float top = m[g];
       for (int64_t j = 0; j < c.count; ++j) {
-        scores[g][j] *= job->scale;
-        top = scores[g][j] > top ? scores[g][j] : top;
+        sc[j] *= job->scale;
+        top = sc[j] > top ? sc[j] : top;
       }
       if (top > m[g]) {
         float rescale = expf(m[g] - top); /* 0 the first time (m = -inf) */
@@ -168,12 +186,16 @@ static inline __attribute__((always_inline)) void attend(const attention_job *jo
           acc[g][i] *= rescale;
         m[g] = top;
       }
+      /* The block's weights at once (a vectorizable exp; lanes past count weigh 0). */
+      float p[B];
+      for (int32_t j = 0; j < B; ++j)
+        p[j] = j < c.count ? exp_nonpositive(sc[j] - m[g]) : 0.0f;
+      for (int32_t j = 0; j < B; ++j)
+        l[g] += p[j];
       for (int64_t j = 0; j < c.count; ++j) {
-        float p = expf(scores[g][j] - m[g]);
         const float *value = c.values + (size_t)j * d;
-        l[g] += p;
         for (int32_t i = 0; i < d; ++i)
-          acc[g][i] += p * value[i];
+          acc[g][i] += p[j] * value[i];
       }
     }
   }
@@ -199,7 +221,14 @@ static inline __attribute__((always_inline)) void run_items(const attention_job 
         ++s;
       n = job->step->past[s] + (r - job->step->row0[s]) + 1;
     }
-    attend(job, s, h, r, n);
+    /* The common head sizes as constants: their loops unrolled, the accumulators in
+     * registers. */
+    if (job->head_dim == 64)
+      attend(job, s, h, r, n, 64);
+    else if (job->head_dim == 128)
+      attend(job, s, h, r, n, 128);
+    else
+      attend(job, s, h, r, n, job->head_dim);
   }
 }
 
