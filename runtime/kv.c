@@ -115,11 +115,13 @@ static int next_chunk(const attention_job *job, int32_t s, int32_t h, int64_t n,
 
 /* e^x for x <= 0 (a score minus the running maximum) in plain arithmetic, so that a loop
  * of them vectorizes: x = n ln2 + r with |r| <= ln2 / 2, e^r by its degree-6 Taylor
- * polynomial (relative error under 2e-7 there), times 2^n through the exponent bits; 0
- * below -87 (and for a lane's garbage, NaN included, which the caller gives weight 0). */
+ * polynomial (relative error under 2e-7 there), times 2^n through the exponent bits;
+ * 2^-126 times as much below -87. A NaN stays NaN (a model's NaN reaches its logits, as
+ * onnxruntime's does). */
 static inline float exp_nonpositive(float x) {
-  x = x > -87.0f ? x : -87.0f; /* (NaN compares false: -87) */
+  x = x < -87.0f ? -87.0f : x;
   float n = __builtin_roundevenf(x * 1.44269504f);
+  n = n == n ? n : 0.0f;                               /* (NaN: any n; r and e carry the NaN) */
   float r = x - n * 0.693145752f - n * 1.42860677e-6f; /* ln2 in two parts */
   float e =
       1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 +
@@ -327,8 +329,11 @@ void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t k
     size_t blocks = (size_t)((rows + INFC__KV_BLOCK_TOKENS - 1) / INFC__KV_BLOCK_TOKENS),
            d = (size_t)head_dim;
     plain_keys = calloc((size_t)kv_heads * blocks * d * INFC__KV_BLOCK_TOKENS, sizeof(float));
-    if (!plain_keys)
-      return; /* (only when memory is exhausted; the output stays unwritten) */
+    if (!plain_keys) { /* memory exhausted: a visible NaN rather than stale output */
+      for (size_t i = 0; i < (size_t)heads * (size_t)rows * d; ++i)
+        out[i] = NAN;
+      return;
+    }
     for (int32_t h = 0; h < kv_heads; ++h)
       for (int64_t r = 0; r < rows; ++r)
         store_key(plain_keys + ((size_t)h * blocks + (size_t)r / INFC__KV_BLOCK_TOKENS) * d *
@@ -519,7 +524,7 @@ infc_status infc_llm_info(infc_session *session, infc_llm_info_t *out) {
                       out ? "infc_llm_info: the model is not a decoder (compile it with infc "
                             "compile --decoder)"
                           : "infc_llm_info: info is NULL");
-  /* Only the bytes the caller's struct has (struct_size; 0: the ABI 1.5 layout). */
+  /* Only the bytes the caller's struct has (struct_size; 0: the whole of this layout). */
   infc_llm_info_t all = {0}, *info = &all;
   size_t bytes = out->struct_size && out->struct_size < sizeof all ? out->struct_size : sizeof all;
   const infc_decoder_desc *dd = session->desc->decoder;

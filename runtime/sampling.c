@@ -62,18 +62,27 @@ infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_
   float temperature = params ? params->temperature : 0;
   int32_t top_k = params ? params->top_k : 0;
   float top_p = params && params->top_p != 0 ? params->top_p : 1; /* 0: no cut */
-  if (!(temperature >= 0) || top_k < 0 || !(top_p > 0 && top_p <= 1)) {
+  if (!(temperature >= 0 && isfinite(temperature)) || top_k < 0 || !(top_p > 0 && top_p <= 1)) {
     snprintf(error, size,
              "infc_llm_sample: temperature %g (>= 0), top_k %d (>= 0) or top_p %g "
              "(in [0, 1]) out of range",
              (double)temperature, (int)top_k, (double)top_p);
     return INFC_ERR_INVALID_ARGUMENT;
   }
-  for (int64_t i = 0; i < vocab; ++i)
-    if (isnan(logits[i])) {
-      snprintf(error, size, "infc_llm_sample: logit %lld is NaN", (long long)i);
+  /* -inf is a token never to choose; NaN and +inf say nothing about the others. */
+  int finite = 0;
+  for (int64_t i = 0; i < vocab; ++i) {
+    if (isnan(logits[i]) || logits[i] == INFINITY) {
+      snprintf(error, size, "infc_llm_sample: logit %lld is %s", (long long)i,
+               isnan(logits[i]) ? "NaN" : "+inf");
       return INFC_ERR_INVALID_ARGUMENT;
     }
+    finite |= isfinite(logits[i]);
+  }
+  if (!finite) {
+    snprintf(error, size, "infc_llm_sample: every logit is -inf");
+    return INFC_ERR_INVALID_ARGUMENT;
+  }
   if (temperature == 0 || top_k == 1) {
     *token = argmax(logits, vocab);
     return INFC_OK;
@@ -106,7 +115,8 @@ infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_
     total = reached > 0 ? reached : p[0];
   }
   /* One draw: 53 random bits against the cumulative sum. */
-  uint64_t bits = ((uint64_t)pcg32(state) << 21) ^ (pcg32(state) >> 11);
+  uint64_t high = pcg32(state); /* (two statements: the order of the draws is fixed) */
+  uint64_t bits = (high << 21) ^ (pcg32(state) >> 11);
   double u = (double)(bits & ((1ull << 53) - 1)) / 9007199254740992.0 * total, sum = 0;
   int64_t chosen = c[kept - 1].token;
   for (int64_t i = 0; i < kept; ++i)

@@ -319,8 +319,9 @@ INFC_API uint64_t infc_llm_seed(uint64_t seed);
 
 /* Chooses a token from `vocab` logits: greedy when params is NULL or its temperature is 0
  * (the first of equal maxima), else a draw (advancing *state) among the top_k / top_p
- * tokens with probabilities softmax(logits / temperature). Errors: INVALID_ARGUMENT (a NaN
- * logit, a parameter out of range), OUT_OF_MEMORY. */
+ * tokens with probabilities softmax(logits / temperature); a -inf logit is never drawn.
+ * Errors: INVALID_ARGUMENT (a NaN or +inf logit, every logit -inf, a parameter out of range),
+ * OUT_OF_MEMORY. */
 INFC_API infc_status infc_llm_sample(const float *logits, int64_t vocab,
                                      const infc_llm_sampling *params, uint64_t *state,
                                      int64_t *token);
@@ -334,9 +335,10 @@ typedef struct infc_llm_generate_options {
   uint64_t seed;              /* of the draws (infc_llm_seed) */
 } infc_llm_generate_options;
 
-/* Appends `prompt` to sequence `id` and generates up to max_new_tokens tokens after it (each
- * appended too), writing them to out (room for max_new_tokens) and their count to *num_out.
- * The sequence stays (remove it when done). Errors: as infc_llm_step's and
+/* Appends `prompt` to sequence `id` and generates up to max_new_tokens tokens after it,
+ * writing them to out (room for max_new_tokens) and their count to *num_out. The sequence
+ * stays (remove it when done) and holds the prompt and every new token but the last, which
+ * no step has run yet: to continue, step with it first. Errors: as infc_llm_step's and
  * infc_llm_sample's; the tokens made before an error are in out. */
 INFC_API infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *prompt,
                                        size_t prompt_len, const infc_llm_generate_options *options,

@@ -536,8 +536,12 @@ class Session(_Closeable):
         it closed: max_blocks blocks, or room for this sequence and at least 4096 positions
         (open it yourself, llm_open, to choose)."""
         prompt = [int(t) for t in prompt]
-        if not prompt:
-            raise Error(Status.INVALID_ARGUMENT, "generate: the prompt is empty")
+        stop = {int(t) for t in stop}
+        if not prompt or max_new_tokens < 1:
+            raise Error(Status.INVALID_ARGUMENT,
+                        "stream: needs a prompt and max_new_tokens of at least 1")
+        if not hasattr(self._lib, "infc_llm_sample"):
+            raise Error(Status.UNAVAILABLE, f"'{self.model.path}' predates decoders (ABI 1.5)")
         self._open_for(len(prompt) + max_new_tokens, max_blocks)
         params = _abi.LlmSampling(float(temperature), int(top_k), float(top_p))
         state = ctypes.c_uint64(self._lib.infc_llm_seed(int(seed)))
@@ -550,8 +554,9 @@ class Session(_Closeable):
                     logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), logits.size,
                     ctypes.byref(params), ctypes.byref(state), ctypes.byref(token))
                 if status != Status.OK:
-                    raise Error(status, "infc_llm_sample: a NaN logit or a parameter out of "
-                                        "range (temperature >= 0, top_k >= 0, top_p in [0, 1])")
+                    raise Error(status, "infc_llm_sample: a NaN or +inf logit, or a parameter "
+                                        "out of range (temperature finite and >= 0, top_k >= "
+                                        "0, top_p in [0, 1])")
                 yield token.value
                 if token.value in stop or i + 1 == max_new_tokens:
                     return

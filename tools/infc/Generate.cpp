@@ -97,9 +97,14 @@ bool parseGenerateArgs(const Args &args, GenerateOptions &o, std::string &error)
     } else if (a == "--top-p") {
       ok = real(o.sampling.top_p);
     } else if (a == "--seed") {
-      int seed = 0;
-      ok = integer(seed, 0);
-      o.seed = (uint64_t)seed;
+      char *end = nullptr;
+      if ((ok = next())) {
+        o.seed = strtoull(v.c_str(), &end, 10);
+        if (v.empty() || *end || v[0] == '-') {
+          error = "--seed needs a non-negative integer, got '" + v + "'";
+          ok = false;
+        }
+      }
     } else if (!a.empty() && a[0] == '-') {
       error = "unknown option '" + a + "' for generate (see infc --help)";
       ok = false;
@@ -154,6 +159,19 @@ int infc::generateCommand(const Args &args) {
     return 1;
   std::vector<float> logits((size_t)info.vocab);
   std::vector<int64_t> out;
+  {
+    // The sampling parameters, checked before any step (on logits of zeros).
+    uint64_t probe = api.llm_seed(0);
+    int64_t token = 0;
+    if (api.llm_sample(logits.data(), info.vocab, &o.sampling, &probe, &token) != INFC_OK)
+      return fail("--temperature (finite, >= 0), --top-k (>= 0) or --top-p (in [0, 1]) is out "
+                  "of range");
+  }
+  auto print = [&] {
+    for (size_t i = 0; i < out.size(); ++i)
+      printf("%s%lld", i ? "," : "", (long long)out[i]);
+    printf("\n");
+  };
   std::vector<double> steps;
   uint64_t state = api.llm_seed(o.seed);
   int32_t count = (int32_t)o.prompt.size();
@@ -161,24 +179,26 @@ int infc::generateCommand(const Args &args) {
   double ttft = 0;
   for (int i = 0; i < o.maxNewTokens; ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (!check(api.llm_step(s, 1, &seq, &count, feed, logits.data()), "the step"))
+    if (!check(api.llm_step(s, 1, &seq, &count, feed, logits.data()), "the step")) {
+      print(); // the tokens made before it
       return 1;
+    }
     if (i == 0)
       ttft = msSince(start);
     else
       steps.push_back(msSince(start));
     int64_t token = 0;
-    if (api.llm_sample(logits.data(), info.vocab, &o.sampling, &state, &token) != INFC_OK)
-      return fail("--temperature, --top-k or --top-p out of range (>= 0, >= 0, in [0, 1])");
+    if (api.llm_sample(logits.data(), info.vocab, &o.sampling, &state, &token) != INFC_OK) {
+      print();
+      return fail(o.library + ": sampling failed: a NaN or +inf logit (the model's output)");
+    }
     out.push_back(token);
     if (std::find(o.stop.begin(), o.stop.end(), token) != o.stop.end())
       break;
     count = 1;
     feed = &out.back();
   }
-  for (size_t i = 0; i < out.size(); ++i)
-    printf("%s%lld", i ? "," : "", (long long)out[i]);
-  printf("\n");
+  print();
   std::sort(steps.begin(), steps.end());
   auto at = [&](double p) { return steps.empty() ? 0.0 : steps[(size_t)(p * (steps.size() - 1))]; };
   fprintf(stderr,

@@ -393,9 +393,19 @@ TEST(Sampling, GreedyTopKAndTopPAreTheirDistributions) {
   }
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
-  // Out of range and NaN.
-  const float bad[2] = {0.f, NAN};
+  // A -inf logit is never drawn; NaN, +inf, all -inf and parameters out of range are refused.
+  const float masked[4] = {0.f, -INFINITY, 0.f, 0.f};
+  uint64_t st = infc_llm_seed(3);
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_EQ(infc_llm_sample(masked, 4, &warm, &st, &token), INFC_OK);
+    EXPECT_NE(token, 1);
+  }
+  const float bad[2] = {0.f, NAN}, plus[2] = {0.f, INFINITY}, minus[2] = {-INFINITY, -INFINITY};
   EXPECT_EQ(infc_llm_sample(bad, 2, nullptr, nullptr, &token), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_llm_sample(plus, 2, &warm, &state, &token), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_llm_sample(minus, 2, &warm, &state, &token), INFC_ERR_INVALID_ARGUMENT);
+  infc_llm_sampling hot{INFINITY, 0, 0.f};
+  EXPECT_EQ(infc_llm_sample(logits, 4, &hot, &state, &token), INFC_ERR_INVALID_ARGUMENT);
   infc_llm_sampling negative{-1.f, 0, 0.f}, wide{1.f, 0, 1.5f};
   EXPECT_EQ(infc_llm_sample(logits, 4, &negative, &state, &token), INFC_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(infc_llm_sample(logits, 4, &wide, &state, &token), INFC_ERR_INVALID_ARGUMENT);
