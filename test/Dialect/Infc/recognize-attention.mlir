@@ -183,3 +183,33 @@ module attributes {infc.decoder} {
     return %o, %k, %v, %lengths : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x?xf32>
   }
 }
+
+// -----
+
+// position_ids gathering from a table sliced to the step's length (an export that slices
+// RoPE's tables to the total length, which the import made the step's): refused, since
+// every position past the step's tokens would be clamped.
+module attributes {infc.decoder} {
+  func.func @main(%q0: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"}, %pos: tensor<1x?xi64> {infc.name = "position_ids"})
+      -> (tensor<1x2x?x8xf32> {infc.name = "out"}, tensor<1x2x?x8xf32> {infc.name = "present.0.key"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.value"}) {
+    %table = infc.constant dense<0.5> : tensor<12x8xf32>
+    %sliced = infc.slice %table {offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, 8>, steps = array<i64: 1, 1>} : (tensor<12x8xf32>) -> tensor<?x8xf32>
+    // expected-error @+1 {{--decoder: position_ids index a table that is not a constant}}
+    %rows = infc.gather %sliced, %pos {axis = 0 : i64} : (tensor<?x8xf32>, tensor<1x?xi64>) -> tensor<1x?x8xf32>
+    %rows4 = infc.reshape %rows : tensor<1x?x8xf32> -> tensor<1x1x?x8xf32>
+    %q = infc.add %q0, %rows4 : (tensor<1x2x?x8xf32>, tensor<1x1x?x8xf32>) -> tensor<1x2x?x8xf32>
+    %causal = infc.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+    %c = infc.slice %causal {offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<2x2xi1>) -> tensor<?x?xi1>
+    %zero = infc.constant dense<0.0> : tensor<f32>
+    %neg = infc.constant dense<-1.0e9> : tensor<f32>
+    %mask = infc.where %c, %zero, %neg : (tensor<?x?xi1>, tensor<f32>, tensor<f32>) -> tensor<?x?xf32>
+    %kt = infc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x?x8xf32>) -> tensor<1x2x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
+    %sm = infc.add %s, %mask : (tensor<1x2x?x?xf32>, tensor<?x?xf32>) -> tensor<1x2x?x?xf32>
+    %p = infc.softmax %sm {axis = 3 : i64} : tensor<1x2x?x?xf32>
+    %o = infc.matmul %p, %v : (tensor<1x2x?x?xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+    return %o, %k, %v : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}

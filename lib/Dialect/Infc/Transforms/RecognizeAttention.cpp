@@ -158,8 +158,9 @@ bool isCausalMask(Value mask) {
 /// The positions the model's tables cover: the fewest rows of a constant that position_ids
 /// (through reshapes and casts) gathers from (RoPE's cos and sin, GPT-2's wpe); 0 when
 /// none does. A position past them would be clamped by the gather, so the runtime refuses
-/// it instead.
-int64_t positionLimit(func::FuncOp func) {
+/// it instead. A gather from anything but a constant (a table sliced to a length the
+/// import made the step's) is an error: it would clamp every position past the step.
+FailureOr<int64_t> positionLimit(func::FuncOp func) {
   int64_t limit = 0;
   SmallVector<Value> worklist;
   for (BlockArgument arg : func.getArguments()) {
@@ -176,9 +177,14 @@ int64_t positionLimit(func::FuncOp func) {
       }
       auto gather = dyn_cast<GatherOp>(user);
       DenseElementsAttr table;
-      if (!gather || gather.getIndices() != v ||
-          !matchPattern(gather.getData(), m_Constant(&table)))
+      if (!gather || gather.getIndices() != v)
         continue;
+      if (!matchPattern(gather.getData(), m_Constant(&table))) {
+        emitError(gather.getLoc())
+            << "--decoder: position_ids index a table that is not a constant (one sliced to "
+               "the sequence's length, say): positions past a step's tokens would be clamped";
+        return failure();
+      }
       int64_t rows = cast<ShapedType>(table.getType()).getDimSize(gather.getAxis());
       limit = limit ? std::min(limit, rows) : rows;
     }
@@ -379,14 +385,16 @@ struct InfcRecognizeAttentionPass
               {i32, b.getI64Type(), i32, i32, i32, b.getF32Type(), ptr, ptr, ptr, ptr}, {}));
       kernel.setPrivate();
     }
+    FailureOr<int64_t> maxPositions = positionLimit(func);
+    if (failed(maxPositions))
+      return signalPassFailure();
     module->setAttr(
         "infc.decoder",
-        b.getDictionaryAttr(
-            {b.getNamedAttr("layers", b.getI64IntegerAttr(layers.size())),
-             b.getNamedAttr("heads", b.getI64IntegerAttr(geometry.heads)),
-             b.getNamedAttr("kv_heads", b.getI64IntegerAttr(geometry.kvHeads)),
-             b.getNamedAttr("head_dim", b.getI64IntegerAttr(geometry.headDim)),
-             b.getNamedAttr("max_positions", b.getI64IntegerAttr(positionLimit(func)))}));
+        b.getDictionaryAttr({b.getNamedAttr("layers", b.getI64IntegerAttr(layers.size())),
+                             b.getNamedAttr("heads", b.getI64IntegerAttr(geometry.heads)),
+                             b.getNamedAttr("kv_heads", b.getI64IntegerAttr(geometry.kvHeads)),
+                             b.getNamedAttr("head_dim", b.getI64IntegerAttr(geometry.headDim)),
+                             b.getNamedAttr("max_positions", b.getI64IntegerAttr(*maxPositions))}));
   }
 };
 } // namespace
