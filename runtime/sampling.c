@@ -87,25 +87,74 @@ infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_
     *token = argmax(logits, vocab);
     return INFC_OK;
   }
-  int64_t kept = top_k > 0 && top_k < vocab ? top_k : vocab;
-  candidate *c = malloc(sizeof *c * (size_t)vocab);
-  if (!c) {
-    snprintf(error, size, "infc_llm_sample: out of memory");
-    return INFC_ERR_OUT_OF_MEMORY;
+  float top = logits[argmax(logits, vocab)];
+  uint64_t high = pcg32(state); /* one draw of 53 bits (two statements: a fixed order) */
+  uint64_t bits = (high << 21) ^ (pcg32(state) >> 11);
+  double unit = (double)(bits & ((1ull << 53) - 1)) / 9007199254740992.0;
+  if (top_k == 0 && top_p >= 1) {
+    /* No cut: the whole distribution, in token order (nothing to sort). */
+    double total = 0, sum = 0;
+    for (int64_t i = 0; i < vocab; ++i)
+      total += exp(((double)logits[i] - top) / temperature);
+    double u = unit * total;
+    for (int64_t i = 0; i < vocab; ++i)
+      if ((sum += exp(((double)logits[i] - top) / temperature)) > u) {
+        *token = i;
+        return INFC_OK;
+      }
+    *token = argmax(logits, vocab); /* (rounding: u at the very end) */
+    return INFC_OK;
   }
-  for (int64_t i = 0; i < vocab; ++i)
-    c[i] = (candidate){logits[i], i};
-  qsort(c, (size_t)vocab, sizeof *c, by_logit);
-  /* Probabilities at the temperature over the top_k, then the top_p prefix of them. */
-  double top = c[0].logit, total = 0;
-  double *p = malloc(sizeof *p * (size_t)kept);
-  if (!p) {
+  /* The candidates, most likely first: the top_k (kept sorted as they are found), or, for a
+   * top_p cut alone, the tokens above a floor that holds top_p of the mass. */
+  int64_t cap = top_k > 0 && top_k < vocab ? top_k : vocab, kept = 0;
+  candidate *c = malloc(sizeof *c * (size_t)cap);
+  double *p = malloc(sizeof *p * (size_t)cap);
+  if (!c || !p) {
     free(c);
+    free(p);
     snprintf(error, size, "infc_llm_sample: out of memory");
     return INFC_ERR_OUT_OF_MEMORY;
   }
+  double all = 0;
+  if (top_k > 0 && top_k < vocab) {
+    for (int64_t i = 0; i < vocab; ++i) {
+      candidate x = {logits[i], i};
+      if (kept == cap && by_logit(&x, &c[kept - 1]) >= 0)
+        continue;
+      int64_t at = kept < cap ? kept++ : kept - 1;
+      while (at > 0 && by_logit(&x, &c[at - 1]) < 0) {
+        c[at] = c[at - 1];
+        --at;
+      }
+      c[at] = x;
+    }
+  } else {
+    for (int64_t i = 0; i < vocab; ++i)
+      all += exp(((double)logits[i] - top) / temperature);
+    /* The tokens above a floor are the most likely ones, so the top_p prefix lies among
+     * them once their mass reaches top_p of the whole: exact, with a small sort. */
+    static const double windows[] = {8, 24, INFINITY};
+    for (size_t w = 0; w < sizeof windows / sizeof *windows; ++w) {
+      double floor = top - windows[w] * temperature, near = 0;
+      kept = 0;
+      for (int64_t i = 0; i < vocab; ++i)
+        if (logits[i] >= floor) {
+          c[kept++] = (candidate){logits[i], i};
+          near += exp(((double)logits[i] - top) / temperature);
+        }
+      if (near >= top_p * all || isinf(windows[w]))
+        break;
+    }
+    qsort(c, (size_t)kept, sizeof *c, by_logit);
+  }
+  /* Probabilities at the temperature over the top_k (or over every token), then the top_p
+   * prefix of them. */
+  double total = 0;
   for (int64_t i = 0; i < kept; ++i)
     total += p[i] = exp(((double)c[i].logit - top) / temperature);
+  if (!(top_k > 0 && top_k < vocab))
+    total = all;
   if (top_p < 1) {
     double reached = 0;
     int64_t n = 0;
@@ -114,10 +163,7 @@ infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_
     kept = n > 0 ? n : 1;
     total = reached > 0 ? reached : p[0];
   }
-  /* One draw: 53 random bits against the cumulative sum. */
-  uint64_t high = pcg32(state); /* (two statements: the order of the draws is fixed) */
-  uint64_t bits = (high << 21) ^ (pcg32(state) >> 11);
-  double u = (double)(bits & ((1ull << 53) - 1)) / 9007199254740992.0 * total, sum = 0;
+  double u = unit * total, sum = 0;
   int64_t chosen = c[kept - 1].token;
   for (int64_t i = 0; i < kept; ++i)
     if ((sum += p[i]) > u) {
