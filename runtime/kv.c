@@ -2,8 +2,9 @@
  * new tokens of several sequences, and the attention kernel the generated code calls.
  *
  * The cache is one pool per session of `max_blocks` blocks; a block holds, for every layer,
- * the keys and then the values of INFC__KV_BLOCK_TOKENS positions of one sequence
- * ([kv_heads][block_tokens][head_dim] floats each). A sequence owns a list of blocks (its
+ * the keys and then the values of INFC__KV_BLOCK_TOKENS positions of one sequence (keys
+ * [kv_heads][head_dim][block_tokens], transposed for the kernel; values
+ * [kv_heads][block_tokens][head_dim]). A sequence owns a list of blocks (its
  * block table); its position p lives in block table[p / block_tokens], slot p %
  * block_tokens. Freed blocks go back on a free list and are reused.
  *
