@@ -554,26 +554,21 @@ static int grow_step(infc__llm *llm, int32_t n) {
   if (n <= llm->cap_step)
     return 1;
   int32_t cap = n > 2 * llm->cap_step ? n : 2 * llm->cap_step;
-  int32_t *row0 = realloc(llm->row0, sizeof(int32_t) * (size_t)cap);
-  if (row0)
-    llm->row0 = row0;
-  int32_t *rows = realloc(llm->rows, sizeof(int32_t) * (size_t)cap);
-  if (rows)
-    llm->rows = rows;
-  int64_t *past = realloc(llm->past, sizeof(int64_t) * (size_t)cap);
-  if (past)
-    llm->past = past;
-  const int32_t **tables = realloc(llm->tables, sizeof(int32_t *) * (size_t)cap);
-  if (tables)
-    llm->tables = tables;
-  int32_t *step_seq = realloc(llm->step_seq, sizeof(int32_t) * (size_t)cap);
-  if (step_seq)
-    llm->step_seq = step_seq;
-  int64_t *saved = realloc(llm->saved, sizeof(int64_t) * (size_t)cap);
-  if (saved)
-    llm->saved = saved;
-  if (!row0 || !rows || !past || !tables || !step_seq || !saved)
-    return 0;
+  /* (A failure keeps the arrays grown so far: capacity beyond cap_step is harmless.) */
+#define INFC__GROW(field)                                                                          \
+  do {                                                                                             \
+    void *grown_ = realloc((void *)llm->field, sizeof *llm->field * (size_t)cap);                  \
+    if (!grown_)                                                                                   \
+      return 0;                                                                                    \
+    llm->field = grown_;                                                                           \
+  } while (0)
+  INFC__GROW(row0);
+  INFC__GROW(rows);
+  INFC__GROW(past);
+  INFC__GROW(tables);
+  INFC__GROW(step_seq);
+  INFC__GROW(saved);
+#undef INFC__GROW
   llm->cap_step = cap;
   return 1;
 }

@@ -91,33 +91,37 @@ infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_
   uint64_t high = pcg32(state); /* one draw of 53 bits (two statements: a fixed order) */
   uint64_t bits = (high << 21) ^ (pcg32(state) >> 11);
   double unit = (double)(bits & ((1ull << 53) - 1)) / 9007199254740992.0;
-  if (top_k == 0 && top_p >= 1) {
-    /* No cut: the whole distribution, in token order (nothing to sort). */
-    double total = 0, sum = 0;
-    for (int64_t i = 0; i < vocab; ++i)
-      total += exp(((double)logits[i] - top) / temperature);
-    double u = unit * total;
-    for (int64_t i = 0; i < vocab; ++i)
-      if ((sum += exp(((double)logits[i] - top) / temperature)) > u) {
-        *token = i;
-        return INFC_OK;
-      }
-    *token = argmax(logits, vocab); /* (rounding: u at the very end) */
-    return INFC_OK;
-  }
-  /* The candidates, most likely first: the top_k (kept sorted as they are found), or, for a
-   * top_p cut alone, the tokens above a floor that holds top_p of the mass. */
-  int64_t cap = top_k > 0 && top_k < vocab ? top_k : vocab, kept = 0;
-  candidate *c = malloc(sizeof *c * (size_t)cap);
-  double *p = malloc(sizeof *p * (size_t)cap);
-  if (!c || !p) {
+  /* Every token's weight exp((logit - top) / T), once, unless a top_k cut keeps a few. */
+  int top_k_cut = top_k > 0 && top_k < vocab, no_cut = !top_k_cut && top_p >= 1;
+  int64_t cap = top_k_cut ? top_k : vocab, kept = 0;
+  double *w = top_k_cut ? NULL : malloc(sizeof(double) * (size_t)vocab), all = 0;
+  candidate *c = no_cut ? NULL : malloc(sizeof(candidate) * (size_t)cap);
+  double *p = no_cut ? NULL : malloc(sizeof(double) * (size_t)cap);
+  if ((!top_k_cut && !w) || (!no_cut && (!c || !p))) {
+    free(w);
     free(c);
     free(p);
     snprintf(error, size, "infc_llm_sample: out of memory");
     return INFC_ERR_OUT_OF_MEMORY;
   }
-  double all = 0;
-  if (top_k > 0 && top_k < vocab) {
+  for (int64_t i = 0; w && i < vocab; ++i)
+    all += w[i] = exp(((double)logits[i] - top) / temperature);
+  if (no_cut) {
+    /* No cut: the whole distribution, in token order (nothing to sort). */
+    double u = unit * all, sum = 0;
+    int64_t chosen = argmax(logits, vocab); /* (rounding: u at the very end) */
+    for (int64_t i = 0; i < vocab; ++i)
+      if ((sum += w[i]) > u) {
+        chosen = i;
+        break;
+      }
+    free(w);
+    *token = chosen;
+    return INFC_OK;
+  }
+  /* The candidates, most likely first: the top_k (kept sorted as they are found), or, for a
+   * top_p cut alone, the tokens above a floor that holds top_p of the mass. */
+  if (top_k_cut) {
     for (int64_t i = 0; i < vocab; ++i) {
       candidate x = {logits[i], i};
       if (kept == cap && by_logit(&x, &c[kept - 1]) >= 0)
@@ -130,20 +134,18 @@ infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_
       c[at] = x;
     }
   } else {
-    for (int64_t i = 0; i < vocab; ++i)
-      all += exp(((double)logits[i] - top) / temperature);
     /* The tokens above a floor are the most likely ones, so the top_p prefix lies among
      * them once their mass reaches top_p of the whole: exact, with a small sort. */
     static const double windows[] = {8, 24, INFINITY};
-    for (size_t w = 0; w < sizeof windows / sizeof *windows; ++w) {
-      double floor = top - windows[w] * temperature, near = 0;
+    for (size_t k = 0; k < sizeof windows / sizeof *windows; ++k) {
+      double floor = top - windows[k] * temperature, near = 0;
       kept = 0;
       for (int64_t i = 0; i < vocab; ++i)
         if (logits[i] >= floor) {
           c[kept++] = (candidate){logits[i], i};
-          near += exp(((double)logits[i] - top) / temperature);
+          near += w[i];
         }
-      if (near >= top_p * all || isinf(windows[w]))
+      if (near >= top_p * all || isinf(windows[k]))
         break;
     }
     qsort(c, (size_t)kept, sizeof *c, by_logit);
@@ -152,8 +154,8 @@ infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_
    * prefix of them. */
   double total = 0;
   for (int64_t i = 0; i < kept; ++i)
-    total += p[i] = exp(((double)c[i].logit - top) / temperature);
-  if (!(top_k > 0 && top_k < vocab))
+    total += p[i] = w ? w[c[i].token] : exp(((double)c[i].logit - top) / temperature);
+  if (!top_k_cut)
     total = all;
   if (top_p < 1) {
     double reached = 0;
@@ -170,6 +172,7 @@ infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_
       chosen = c[i].token;
       break;
     }
+  free(w);
   free(p);
   free(c);
   *token = chosen;

