@@ -105,8 +105,19 @@ infc_status infc__run(infc_session *session, const infc_tensor *inputs, size_t n
 /* kv.c: a decoder's KV cache (a session's, once infc_llm_open made it) and its steps. */
 void infc__llm_destroy(infc__llm *llm);
 int64_t infc__llm_vocab(const infc__llm *llm);
+/* every_row: logits after every token (infc_llm_step_all), else after each sequence's last. */
 infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
-                           const int32_t *counts, const int64_t *tokens, float *logits);
+                           const int32_t *counts, const int64_t *tokens, float *logits,
+                           int every_row);
+/* Positions sequence id can still take in a step: its blocks' free slots and the free
+ * blocks, at most up to the model's max_positions (0 for an unknown id). */
+int64_t infc__llm_room(infc__llm *llm, int32_t id);
+/* Sequence id's length (0 for an unknown id); infc_llm_sequence_truncate's work, without
+ * touching the session's message (nothing for an unknown id or a length past the end). */
+int64_t infc__llm_length(infc__llm *llm, int32_t id);
+void infc__llm_truncate(infc__llm *llm, int32_t id, int64_t length);
+/* Adds to the session's speculative totals (infc_llm_info's drafted and accepted). */
+void infc__llm_count_drafts(infc__llm *llm, int64_t drafted, int64_t accepted);
 /* sampling.c: infc_llm_sample's work, its message formatted into error. */
 infc_status infc__llm_sample(const float *logits, int64_t vocab, const infc_llm_sampling *params,
                              uint64_t *state, int64_t *token, char *error, size_t size);

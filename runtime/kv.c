@@ -57,6 +57,7 @@ struct infc__llm {
   int32_t *step_seq; /* the sequence of each of a chunk's entries */
   int64_t *saved;    /* the step's sequences' lengths before it */
   int32_t cap_step;
+  int64_t drafted, accepted; /* infc_llm_generate's speculative totals (infc_llm_info) */
 };
 
 /* One call's sequences: rows row0[i] .. row0[i] + rows[i] - 1 of the step are sequence i's
@@ -517,6 +518,55 @@ infc_status infc_llm_sequence_length(infc_session *session, int32_t id, int64_t 
   return INFC_OK;
 }
 
+void infc__llm_truncate(infc__llm *llm, int32_t id, int64_t length) {
+  infc__llm_seq *q = sequence(llm, id);
+  if (!q || length < 0 || length > q->length)
+    return;
+  int64_t keep = (length + INFC__KV_BLOCK_TOKENS - 1) / INFC__KV_BLOCK_TOKENS;
+  while (q->num_blocks > keep)
+    llm->free_blocks[llm->num_free++] = q->blocks[--q->num_blocks];
+  q->length = length;
+}
+
+int64_t infc__llm_length(infc__llm *llm, int32_t id) {
+  const infc__llm_seq *q = sequence(llm, id);
+  return q ? q->length : 0;
+}
+
+infc_status infc_llm_sequence_truncate(infc_session *session, int32_t id, int64_t length) {
+  infc__llm *llm;
+  infc_status st = llm_of(session, &llm);
+  if (st != INFC_OK)
+    return st;
+  infc__llm_seq *q = sequence(llm, id);
+  if (!q)
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_sequence_truncate: no sequence %d", (int)id);
+  if (length < 0 || length > q->length)
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_sequence_truncate: sequence %d holds %lld positions; cannot keep "
+                      "%lld",
+                      (int)id, (long long)q->length, (long long)length);
+  infc__llm_truncate(llm, id, length);
+  session->error[0] = '\0';
+  return INFC_OK;
+}
+
+int64_t infc__llm_room(infc__llm *llm, int32_t id) {
+  const infc__llm_seq *q = sequence(llm, id);
+  if (!q)
+    return 0;
+  int64_t room = ((int64_t)q->num_blocks + llm->num_free) * INFC__KV_BLOCK_TOKENS - q->length;
+  if (llm->dd->max_positions > 0 && llm->dd->max_positions - q->length < room)
+    room = llm->dd->max_positions - q->length;
+  return room > 0 ? room : 0;
+}
+
+void infc__llm_count_drafts(infc__llm *llm, int64_t drafted, int64_t accepted) {
+  llm->drafted += drafted;
+  llm->accepted += accepted;
+}
+
 infc_status infc_llm_info(infc_session *session, infc_llm_info_t *out) {
   if (!infc__session_is_valid(session))
     return INFC_ERR_INVALID_ARGUMENT;
@@ -545,6 +595,8 @@ infc_status infc_llm_info(infc_session *session, infc_llm_info_t *out) {
   info->free_blocks = llm ? llm->num_free : 0;
   info->kv_bytes_per_token = (int64_t)dd->layers * 2 * dd->kv_heads * dd->head_dim * 4;
   info->max_positions = dd->max_positions;
+  info->drafted = llm ? llm->drafted : 0;
+  info->accepted = llm ? llm->accepted : 0;
   memcpy(out, info, bytes);
   session->error[0] = '\0';
   return INFC_OK;
@@ -599,11 +651,17 @@ int64_t infc__llm_vocab(const infc__llm *llm) { return llm->vocab; }
 
 infc_status infc_llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
                           const int32_t *counts, const int64_t *tokens, float *logits) {
-  return infc__llm_step(session, num_seqs, ids, counts, tokens, logits);
+  return infc__llm_step(session, num_seqs, ids, counts, tokens, logits, 0);
+}
+
+infc_status infc_llm_step_all(infc_session *session, size_t num_seqs, const int32_t *ids,
+                              const int32_t *counts, const int64_t *tokens, float *logits) {
+  return infc__llm_step(session, num_seqs, ids, counts, tokens, logits, 1);
 }
 
 infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
-                           const int32_t *counts, const int64_t *tokens, float *logits) {
+                           const int32_t *counts, const int64_t *tokens, float *logits,
+                           int every_row) {
   infc__llm *llm;
   infc_status st = llm_of(session, &llm);
   if (st != INFC_OK)
@@ -669,7 +727,7 @@ infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t
   infc_status result = INFC_OK;
   while (seq < num_seqs) {
     int32_t n = 0;
-    int64_t t = 0;
+    int64_t t = 0, chunk_start = consumed;
     while (seq < num_seqs && t < llm->max_rows) {
       infc__llm_seq *q = sequence(llm, ids[seq]);
       int64_t left = counts[seq] - done, take = left < llm->max_rows - t ? left : llm->max_rows - t;
@@ -708,13 +766,16 @@ infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t
       break;
     }
     const float *rows = outputs[llm->logits_output].data;
+    if (logits && every_row) /* the chunk's rows are tokens chunk_start .. chunk_start + t - 1 */
+      memcpy(logits + (size_t)chunk_start * (size_t)llm->vocab, rows,
+             sizeof(float) * (size_t)t * (size_t)llm->vocab);
     for (int32_t e = 0; e < n; ++e) {
       infc__llm_seq *q = sequence(llm, ids[llm->step_seq[e]]);
       q->length += llm->rows[e];
       /* A sequence's last token in this chunk: its logits out. */
       size_t i = (size_t)llm->step_seq[e];
       int last = e + 1 < n ? 1 : seq > i;
-      if (logits && last)
+      if (logits && !every_row && last)
         memcpy(logits + i * (size_t)llm->vocab,
                rows + (size_t)(llm->row0[e] + llm->rows[e] - 1) * (size_t)llm->vocab,
                sizeof(float) * (size_t)llm->vocab);

@@ -185,6 +185,25 @@ infc_status infc_llm_sample(const float *logits, int64_t vocab, const infc_llm_s
   return infc__llm_sample(logits, vocab, params, state, token, unused, sizeof unused);
 }
 
+/* Prompt lookup: the longest n-gram (at most `ngram` tokens, at least INFC__DRAFT_MIN_NGRAM)
+ * that ends h[0 .. len) and occurs earlier in it; its most recent earlier occurrence's next
+ * tokens (at most limit) go to draft. Returns their count (0: no match). */
+#define INFC__DRAFT_MIN_NGRAM 1
+static int32_t lookup_draft(const int64_t *h, int64_t len, int32_t ngram, int32_t limit,
+                            int64_t *draft) {
+  for (int64_t n = ngram < len - 1 ? ngram : len - 1; n >= INFC__DRAFT_MIN_NGRAM; --n) {
+    const int64_t *suffix = h + len - n;
+    for (int64_t i = len - n - 1; i >= 0; --i) {
+      if (memcmp(h + i, suffix, sizeof *h * (size_t)n))
+        continue;
+      int64_t next = len - (i + n), count = next < limit ? next : limit;
+      memcpy(draft, h + i + n, sizeof *h * (size_t)count);
+      return (int32_t)count;
+    }
+  }
+  return 0;
+}
+
 infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *prompt,
                               size_t prompt_len, const infc_llm_generate_options *options,
                               int64_t *out, size_t *num_out) {
@@ -204,37 +223,85 @@ infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                       "infc_llm_generate: needs a prompt, out, num_out and options with "
                       "max_new_tokens >= 1 (and stop_tokens for num_stop_tokens)");
+  if (o.draft_tokens < 0 || o.draft_tokens > 64 || o.draft_ngram < 0 || o.draft_ngram > 64)
+    return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
+                      "infc_llm_generate: draft_tokens %d and draft_ngram %d must be in [0, 64]",
+                      (int)o.draft_tokens, (int)o.draft_ngram);
   if (!s->llm || !s->desc->decoder)
     return infc__fail(s, INFC_ERR_INVALID_ARGUMENT,
                       "the session has no KV cache: call infc_llm_open first");
   int64_t vocab = infc__llm_vocab(s->llm);
-  float *logits = malloc(sizeof(float) * (size_t)vocab);
-  if (!logits)
+  int32_t drafts = o.draft_tokens, ngram = o.draft_ngram ? o.draft_ngram : 3;
+  /* The sequence's tokens for the lookup (prompt, then out), and a step's tokens. */
+  size_t history_len = prompt_len + (size_t)o.max_new_tokens;
+  float *logits = malloc(sizeof(float) * (size_t)vocab * (size_t)(drafts + 1));
+  int64_t *history = drafts ? malloc(sizeof(int64_t) * history_len) : NULL;
+  int64_t *feed = malloc(sizeof(int64_t) * (size_t)(drafts + 1));
+  if (!logits || !feed || (drafts && !history)) {
+    free(logits);
+    free(history);
+    free(feed);
     return infc__fail(s, INFC_ERR_OUT_OF_MEMORY, "infc_llm_generate: out of memory");
-  uint64_t state = infc_llm_seed(o.seed);
-  int32_t count = (int32_t)prompt_len;
-  const int64_t *feed = prompt;
-  infc_status st = INFC_OK;
-  for (int32_t i = 0; i < o.max_new_tokens; ++i) {
-    if ((st = infc__llm_step(s, 1, &id, &count, feed, logits)) != INFC_OK)
-      break;
-    char error[160];
-    int64_t token;
-    if ((st = infc__llm_sample(logits, vocab, &o.sampling, &state, &token, error, sizeof error)) !=
-        INFC_OK) {
-      infc__fail(s, st, "infc_llm_generate: %s", error);
-      break;
-    }
-    out[(*num_out)++] = token;
-    int stop = 0;
-    for (int32_t k = 0; k < o.num_stop_tokens; ++k)
-      stop |= o.stop_tokens[k] == token;
-    if (stop)
-      break;
-    count = 1;
-    feed = &out[*num_out - 1];
   }
+  if (history)
+    memcpy(history, prompt, sizeof(int64_t) * prompt_len);
+  int64_t known = (int64_t)prompt_len, drafted = 0, accepted = 0;
+  uint64_t state = infc_llm_seed(o.seed);
+  infc_status st = INFC_OK;
+  int stop = 0;
+  for (int first = 1; !stop && *num_out < (size_t)o.max_new_tokens; first = 0) {
+    /* The step: the prompt, or the last token and the drafts that may follow it. */
+    int32_t count = 1, d = 0;
+    const int64_t *tokens = feed;
+    int64_t before = 0;
+    if (first) {
+      count = (int32_t)prompt_len;
+      tokens = prompt;
+    } else {
+      feed[0] = out[*num_out - 1];
+      int64_t room = infc__llm_room(s->llm, id) - 1,
+              wanted = (int64_t)o.max_new_tokens - (int64_t)*num_out - 1;
+      int32_t limit = (int32_t)(drafts < wanted ? drafts : wanted);
+      limit = room < limit ? (int32_t)(room > 0 ? room : 0) : limit;
+      if (limit > 0)
+        d = lookup_draft(history, known, ngram, limit, feed + 1);
+      count = 1 + d;
+      before = infc__llm_length(s->llm, id);
+    }
+    if ((st = infc__llm_step(s, 1, &id, &count, tokens, logits, d > 0)) != INFC_OK)
+      break;
+    /* Each row's token chosen as plain decoding would, kept while the next row's input was
+     * that token. */
+    int32_t j = 0;
+    for (;; ++j) {
+      char error[160];
+      int64_t token;
+      if ((st = infc__llm_sample(logits + (size_t)j * (size_t)vocab, vocab, &o.sampling, &state,
+                                 &token, error, sizeof error)) != INFC_OK) {
+        infc__fail(s, st, "infc_llm_generate: %s", error);
+        break;
+      }
+      out[(*num_out)++] = token;
+      if (history)
+        history[known++] = token;
+      for (int32_t k = 0; k < o.num_stop_tokens; ++k)
+        stop |= o.stop_tokens[k] == token;
+      int hit = j < d && feed[1 + j] == token;
+      accepted += hit;
+      if (stop || !hit || *num_out == (size_t)o.max_new_tokens)
+        break;
+    }
+    drafted += d;
+    /* Positions past the kept rows (drafts after the first miss) leave the cache. */
+    if (j < d)
+      infc__llm_truncate(s->llm, id, before + 1 + j);
+    if (st != INFC_OK)
+      break;
+  }
+  infc__llm_count_drafts(s->llm, drafted, accepted);
   free(logits);
+  free(history);
+  free(feed);
   if (st == INFC_OK)
     s->error[0] = '\0';
   return st;

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define INFC_ABI_VERSION_MAJOR 1
-#define INFC_ABI_VERSION_MINOR 5
+#define INFC_ABI_VERSION_MINOR 6
 #define INFC_ABI_VERSION ((uint32_t)((INFC_ABI_VERSION_MAJOR << 16) | INFC_ABI_VERSION_MINOR))
 
 /* Marks the functions a model.so exports (runtime/exports.map lists the same names). */
@@ -277,6 +277,9 @@ typedef struct infc_llm_info_t {
   int32_t free_blocks;        /* of them, free now */
   int64_t kv_bytes_per_token; /* cache bytes one position of one sequence takes */
   int64_t max_positions;      /* a sequence's most positions (its tables'); 0: unknown */
+  /* ABI 1.6: the session's totals of infc_llm_generate's speculative decoding (prompt lookup):
+   * draft tokens checked, and of them accepted (the model chose the drafted token). */
+  int64_t drafted, accepted;
 } infc_llm_info_t;
 
 /* The decoder's geometry and the cache's use. Errors: INVALID_ARGUMENT (not a decoder). */
@@ -293,6 +296,10 @@ INFC_API infc_status infc_llm_sequence_add(infc_session *session, int32_t *id);
 INFC_API infc_status infc_llm_sequence_remove(infc_session *session, int32_t id);
 /* Positions the sequence holds (the tokens of its steps so far). */
 INFC_API infc_status infc_llm_sequence_length(infc_session *session, int32_t id, int64_t *length);
+/* ABI 1.6: keeps the sequence's first `length` positions (at most its length) and frees the
+ * blocks past them: the next step continues at position `length` (a rejected draft, an edited
+ * conversation). Errors: INVALID_ARGUMENT. */
+INFC_API infc_status infc_llm_sequence_truncate(infc_session *session, int32_t id, int64_t length);
 
 /* One step: sequence ids[i] gets counts[i] new tokens (tokens holds them all, sequence by
  * sequence), at the positions after its length; every sequence's tokens attend to its own
@@ -305,6 +312,11 @@ INFC_API infc_status infc_llm_sequence_length(infc_session *session, int32_t id,
  * the vocabulary), OUT_OF_MEMORY. */
 INFC_API infc_status infc_llm_step(infc_session *session, size_t num_seqs, const int32_t *ids,
                                    const int32_t *counts, const int64_t *tokens, float *logits);
+/* ABI 1.6: infc_llm_step that gives the logits after every new token, not only each
+ * sequence's last: logits (may be NULL) receives vocab values for each token of `tokens`, in
+ * its order (what a speculative check compares its drafts with). */
+INFC_API infc_status infc_llm_step_all(infc_session *session, size_t num_seqs, const int32_t *ids,
+                                       const int32_t *counts, const int64_t *tokens, float *logits);
 
 /* How the next token is chosen from a step's logits. All zero is greedy. */
 typedef struct infc_llm_sampling {
@@ -333,6 +345,14 @@ typedef struct infc_llm_generate_options {
   int32_t num_stop_tokens;
   infc_llm_sampling sampling; /* zero: greedy */
   uint64_t seed;              /* of the draws (infc_llm_seed) */
+  /* ABI 1.6: prompt-lookup speculative decoding. draft_tokens > 0: before each step, the
+   * longest n-gram (draft_ngram tokens at most, 3 when 0; at least 2) that ends the sequence's
+   * tokens is looked up earlier in them, and up to draft_tokens tokens that followed its most
+   * recent occurrence are run in the same step as the last token; each is kept while it is the
+   * token the model chooses. The tokens are those of plain decoding (each chosen from its
+   * own logits, with the same draws); only the number of steps changes. */
+  int32_t draft_tokens;
+  int32_t draft_ngram;
 } infc_llm_generate_options;
 
 /* Appends `prompt` to sequence `id` and generates up to max_new_tokens tokens after it,
@@ -393,6 +413,10 @@ typedef struct infc_api {
                             int64_t *);
   infc_status (*llm_generate)(infc_session *, int32_t, const int64_t *, size_t,
                               const infc_llm_generate_options *, int64_t *, size_t *);
+  /* ABI 1.6; NULL in a library of an older minor version. */
+  infc_status (*llm_sequence_truncate)(infc_session *, int32_t, int64_t);
+  infc_status (*llm_step_all)(infc_session *, size_t, const int32_t *, const int32_t *,
+                              const int64_t *, float *);
 } infc_api;
 
 #if !defined(INFC_NO_DLOPEN_HELPERS) && (defined(__unix__) || defined(__APPLE__))
@@ -490,6 +514,8 @@ static inline infc_status infc_api_open(const char *path, infc_api *api, char *e
   INFC__LOAD_OPTIONAL(llm_seed, infc_llm_seed);
   INFC__LOAD_OPTIONAL(llm_sample, infc_llm_sample);
   INFC__LOAD_OPTIONAL(llm_generate, infc_llm_generate);
+  INFC__LOAD_OPTIONAL(llm_sequence_truncate, infc_llm_sequence_truncate);
+  INFC__LOAD_OPTIONAL(llm_step_all, infc_llm_step_all);
 #undef INFC__LOAD_OPTIONAL
   (void)dlerror(); /* a missing one must not leave an error for the host's next dlerror */
   if ((api->abi_version() >> 16) != INFC_ABI_VERSION_MAJOR) {

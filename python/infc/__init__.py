@@ -238,6 +238,18 @@ class Model(_Closeable):
         return f"<infc.Model '{self.name}' ({fmt(self.inputs)}) -> ({fmt(self.outputs)})>"
 
 
+def _lookup_draft(history, ngram, limit):
+    """Prompt lookup (the runtime's lookup_draft in sampling.c): the tokens (at most limit)
+    after the most recent earlier occurrence of the longest n-gram, of at most `ngram`
+    tokens, that ends `history`."""
+    for n in range(min(ngram, len(history) - 1), 0, -1):
+        suffix = history[len(history) - n:]
+        for i in range(len(history) - n - 1, -1, -1):
+            if history[i:i + n] == suffix:
+                return history[i + n:i + n + limit]
+    return []
+
+
 class Session(_Closeable):
     """A runtime session: workspace and buffers allocated once; one run at a time (locked)."""
 
@@ -508,33 +520,54 @@ class Session(_Closeable):
             self._llm_call("infc_llm_sequence_length", int(seq), ctypes.byref(n))
             return n.value
 
-    def step(self, tokens_by_sequence):
+    def truncate_sequence(self, seq, length):
+        """Keeps the sequence's first `length` positions and frees the blocks past them (ABI
+        1.6): its next step continues at position `length`."""
+        with self._lock:
+            self._llm_call("infc_llm_sequence_truncate", int(seq), int(length))
+
+    def step(self, tokens_by_sequence, all_logits=False):
         """One step: {sequence id: new token ids}; returns {id: the float32 logits after its
-        last new token}."""
+        last new token}, or with all_logits ([count, vocab]) those after each of its new
+        tokens (ABI 1.6)."""
         ids = [int(k) for k in tokens_by_sequence]
         chunks = [np.asarray(v, dtype=np.int64).reshape(-1) for v in tokens_by_sequence.values()]
         tokens = np.ascontiguousarray(np.concatenate(chunks)) if chunks else np.zeros(0, np.int64)
         with self._lock:
             info = _abi.LlmInfo(ctypes.sizeof(_abi.LlmInfo))
             self._llm_call("infc_llm_info", ctypes.byref(info))
-            logits = np.empty((len(ids), info.vocab), np.float32)
+            rows = tokens.size if all_logits else len(ids)
+            logits = np.empty((rows, info.vocab), np.float32)
             c_ids = (ctypes.c_int32 * len(ids))(*ids)
             counts = (ctypes.c_int32 * len(ids))(*[len(c) for c in chunks])
-            self._llm_call("infc_llm_step", len(ids), c_ids, counts,
-                           tokens.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+            self._llm_call("infc_llm_step_all" if all_logits else "infc_llm_step", len(ids),
+                           c_ids, counts, tokens.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                            logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
-        return dict(zip(ids, logits))
+        if not all_logits:
+            return dict(zip(ids, logits))
+        starts = np.cumsum([0] + [len(c) for c in chunks])
+        return {k: logits[starts[i]:starts[i + 1]] for i, k in enumerate(ids)}
+
+    def _check_drafts(self, draft_tokens, draft_ngram):
+        if not 0 <= int(draft_tokens) <= 64 or not 0 <= int(draft_ngram) <= 64:
+            raise Error(Status.INVALID_ARGUMENT,
+                        "draft_tokens and draft_ngram must be in [0, 64]")
+        if draft_tokens and not hasattr(self._lib, "infc_llm_step_all"):
+            raise Error(Status.UNAVAILABLE, f"'{self.model.path}' predates speculative "
+                                            "decoding (ABI 1.6)")
 
     def stream(self, prompt, max_new_tokens, stop=(), temperature=0.0, top_k=0, top_p=1.0,
-               seed=0, max_blocks=None):
+               seed=0, max_blocks=None, draft_tokens=0, draft_ngram=0):
         """Generation from `prompt` (token ids), one token at a time: yields each new token
         until max_new_tokens or a token in `stop` (yielded too). Greedy at temperature 0;
         else each token is drawn at the temperature from the top_k most likely (0: all) and
         the fewest of them whose probability reaches top_p, by the runtime's generator seeded
-        with `seed` (the same tokens as generate with the same arguments). The sequence is
-        removed at the end. The session's cache is opened at the first generate that finds
-        it closed: max_blocks blocks, or room for this sequence and at least 4096 positions
-        (open it yourself, llm_open, to choose)."""
+        with `seed` (the same tokens as generate with the same arguments). draft_tokens > 0
+        turns on prompt-lookup speculative decoding as in generate (the same tokens in fewer
+        steps, which then come in bursts). The sequence is removed at the end. The
+        session's cache is opened at the first generate that finds it closed: max_blocks
+        blocks, or room for this sequence and at least 4096 positions (open it yourself,
+        llm_open, to choose)."""
         prompt = [int(t) for t in prompt]
         stop = {int(t) for t in stop}
         if not prompt or max_new_tokens < 1:
@@ -542,42 +575,78 @@ class Session(_Closeable):
                         "stream: needs a prompt and max_new_tokens of at least 1")
         if not hasattr(self._lib, "infc_llm_sample"):
             raise Error(Status.UNAVAILABLE, f"'{self.model.path}' predates decoders (ABI 1.5)")
+        self._check_drafts(draft_tokens, draft_ngram)
         self._open_for(len(prompt) + max_new_tokens, max_blocks)
         params = _abi.LlmSampling(float(temperature), int(top_k), float(top_p))
         state = ctypes.c_uint64(self._lib.infc_llm_seed(int(seed)))
+        ngram = int(draft_ngram) or 3
         seq = self.add_sequence()
         try:
-            logits = self.step({seq: prompt})[seq]
-            for i in range(max_new_tokens):
-                token = ctypes.c_int64()
-                status = self._lib.infc_llm_sample(
-                    logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), logits.size,
-                    ctypes.byref(params), ctypes.byref(state), ctypes.byref(token))
-                if status != Status.OK:
-                    raise Error(status, "infc_llm_sample: a NaN or +inf logit, or a parameter "
-                                        "out of range (temperature finite and >= 0, top_k >= "
-                                        "0, top_p in [0, 1])")
-                yield token.value
-                if token.value in stop or i + 1 == max_new_tokens:
-                    return
-                logits = self.step({seq: [token.value]})[seq]
+            history = list(prompt)
+            rows = self.step({seq: prompt})[seq][None]
+            drafts = []
+            made = 0
+            while True:
+                # Each row's token as plain decoding would choose it, kept while the next
+                # row's input was that token (infc_llm_generate's loop).
+                for j in range(len(rows)):
+                    logits = rows[j]
+                    token = ctypes.c_int64()
+                    status = self._lib.infc_llm_sample(
+                        logits.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), logits.size,
+                        ctypes.byref(params), ctypes.byref(state), ctypes.byref(token))
+                    if status != Status.OK:
+                        raise Error(status, "infc_llm_sample: a NaN or +inf logit, or a "
+                                            "parameter out of range (temperature finite and "
+                                            ">= 0, top_k >= 0, top_p in [0, 1])")
+                    made += 1
+                    history.append(token.value)
+                    yield token.value
+                    if token.value in stop or made == max_new_tokens:
+                        return
+                    if j == len(drafts) or drafts[j] != token.value:
+                        break
+                if j < len(drafts):  # the drafts after the first miss leave the cache
+                    self.truncate_sequence(seq, self.sequence_length(seq) - len(drafts) + j)
+                limit = min(int(draft_tokens), max_new_tokens - made - 1, self._room(seq) - 1)
+                drafts = _lookup_draft(history, ngram, limit) if limit > 0 else []
+                feed = [history[-1]] + drafts
+                rows = (self.step({seq: feed}, all_logits=True)[seq] if drafts
+                        else self.step({seq: feed})[seq][None])
         finally:
             if self._handle is not None:
                 self.remove_sequence(seq)
 
+    def _room(self, seq):
+        """Positions sequence `seq` can still take in a step (the runtime's infc__llm_room):
+        its blocks' free slots and the free blocks, up to max_positions."""
+        info = self.llm_info()
+        length = self.sequence_length(seq)
+        room = (-(-length // info["block_tokens"]) + info["free_blocks"]) * \
+            info["block_tokens"] - length
+        if info["max_positions"] > 0:
+            room = min(room, info["max_positions"] - length)
+        return max(room, 0)
+
     def generate(self, prompt, max_new_tokens, stop=(), temperature=0.0, top_k=0, top_p=1.0,
-                 seed=0, max_blocks=None):
+                 seed=0, max_blocks=None, draft_tokens=0, draft_ngram=0):
         """The new tokens as a list: the runtime's generation loop (infc_llm_generate), the
-        same tokens as stream with the same arguments."""
+        same tokens as stream with the same arguments. draft_tokens > 0: prompt-lookup
+        speculative decoding (ABI 1.6): up to draft_tokens tokens that followed an earlier
+        occurrence of the sequence's last n-gram (at most draft_ngram tokens, 3 when 0) are
+        checked in the same step as the last token; the tokens are those of plain decoding,
+        in fewer steps (llm_info()'s drafted and accepted count the drafts)."""
         prompt = np.ascontiguousarray(np.asarray(prompt, dtype=np.int64).reshape(-1))
         if prompt.size == 0:
             raise Error(Status.INVALID_ARGUMENT, "generate: the prompt is empty")
+        self._check_drafts(draft_tokens, draft_ngram)
         self._open_for(prompt.size + max_new_tokens, max_blocks)
         stops = np.ascontiguousarray(np.asarray(list(stop), dtype=np.int64))
         opts = _abi.LlmGenerateOptions(
             ctypes.sizeof(_abi.LlmGenerateOptions), int(max_new_tokens),
             stops.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), stops.size,
-            _abi.LlmSampling(float(temperature), int(top_k), float(top_p)), int(seed))
+            _abi.LlmSampling(float(temperature), int(top_k), float(top_p)), int(seed),
+            int(draft_tokens), int(draft_ngram))
         out = np.zeros(max(int(max_new_tokens), 1), np.int64)
         count = ctypes.c_size_t()
         seq = self.add_sequence()

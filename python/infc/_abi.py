@@ -78,6 +78,8 @@ class LlmInfo(ctypes.Structure):  # ABI 1.5
         ("free_blocks", ctypes.c_int32),
         ("kv_bytes_per_token", ctypes.c_int64),
         ("max_positions", ctypes.c_int64),
+        ("drafted", ctypes.c_int64),  # ABI 1.6
+        ("accepted", ctypes.c_int64),
     ]
 
 
@@ -94,6 +96,8 @@ class LlmGenerateOptions(ctypes.Structure):  # ABI 1.5
         ("num_stop_tokens", ctypes.c_int32),
         ("sampling", LlmSampling),
         ("seed", ctypes.c_uint64),
+        ("draft_tokens", ctypes.c_int32),  # ABI 1.6
+        ("draft_ngram", ctypes.c_int32),
     ]
 
 
@@ -203,6 +207,11 @@ _OPTIONAL_SIGNATURES = {
     "infc_llm_step": (_status, [_p, _size, ctypes.POINTER(ctypes.c_int32),
                                 ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int64),
                                 ctypes.POINTER(ctypes.c_float)]),
+    "infc_llm_step_all": (_status, [_p, _size, ctypes.POINTER(ctypes.c_int32),  # ABI 1.6
+                                    ctypes.POINTER(ctypes.c_int32),
+                                    ctypes.POINTER(ctypes.c_int64),
+                                    ctypes.POINTER(ctypes.c_float)]),
+    "infc_llm_sequence_truncate": (_status, [_p, ctypes.c_int32, ctypes.c_int64]),
 }
 
 

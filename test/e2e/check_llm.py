@@ -15,6 +15,8 @@ model with its past/present loop (the cache fed back as inputs). Checks:
   - the runtime's generation loop and the Python iterator greedy = onnxruntime's, a stop
     token, seeded sampling (the same tokens through both for a seed, others for another),
     `infc generate` greedy and sampled = Python's;
+  - prompt-lookup speculative decoding (generate, stream, `infc generate --draft-tokens`):
+    the tokens of plain decoding, greedy and seeded, drafts accepted on a repeating prompt;
   - 8 sequences of 3..24 prompt tokens in one session: prefilled in one step (91 tokens,
     split in calls of 32), then decoded together; one joins late, one leaves early (its
     blocks reused): each sequence's tokens = onnxruntime's greedy run of it alone;
@@ -176,6 +178,50 @@ def main():
     got = [int(t) for t in r.stdout.strip().split(",")] if r.returncode == 0 else None
     report(got == s1, f"infc generate --temperature 0.9 --top-k 50 --top-p 0.95 --seed 7 = "
            f"Python's: {r.stdout.strip()[:60]}")
+
+    # Prompt-lookup speculative decoding: the same tokens as plain decoding (greedy =
+    # onnxruntime's, seeded sampling = plain sampling's), drafts checked and accepted on a
+    # prompt that repeats itself.
+    loop = [int(t) for t in rng.integers(0, sm.VOCAB, 10)]
+    looping = loop * 3 + loop[:4]
+    want_loop, _ = ort.generate(looping, 32)
+    before = m._session.llm_info()
+    fast = m.generate(looping, 32, draft_tokens=4)
+    after = m._session.llm_info()
+    drafted, accepted = after["drafted"] - before["drafted"], after["accepted"] - before["accepted"]
+    report(fast == want_loop and accepted > 0 and accepted <= drafted,
+           f"speculative generate (4 drafts) of a repeating prompt: onnxruntime's 32 greedy "
+           f"tokens, {accepted} of {drafted} drafts accepted")
+    spec = (m.generate(text_ids, 24, draft_tokens=3, draft_ngram=1),
+            list(m.stream(text_ids, 24, draft_tokens=3, draft_ngram=1)),
+            list(m.stream(looping, 32, draft_tokens=5)),
+            m.generate(text_ids, 24, seed=7, draft_tokens=4, **drawn),
+            list(m.stream(text_ids, 24, seed=7, draft_tokens=4, **drawn)),
+            m.generate(text_ids, 24, stop=[stop], draft_tokens=4))
+    report(spec == (want, want, want_loop, s1, s1, stopped),
+           "speculative generate and stream: the tokens of plain decoding, greedy, seeded "
+           "(seed 7) and with a stop token")
+    # What a check step is made of: every row's logits (infc_llm_step_all) are those of
+    # single steps, bit for bit (a row's products do not depend on its row block), and a
+    # truncated sequence continues as if the dropped rows had never run.
+    ab = m.session(num_threads=2)
+    ab.llm_open(8)
+    a, b = ab.add_sequence(), ab.add_sequence()
+    ab.step({a: looping, b: looping})
+    rows = ab.step({a: loop[:7]}, all_logits=True)[a]
+    single = np.stack([ab.step({b: [t]})[b] for t in loop[:7]])
+    ab.truncate_sequence(a, len(looping) + 2)
+    again = ab.step({a: [loop[2]]})[a]
+    report(rows.shape == (7, sm.VOCAB) and np.array_equal(rows, single)
+           and np.array_equal(again, single[2]),
+           f"infc_llm_step_all's 7 rows = 7 single steps, bit for bit (largest difference "
+           f"{float(np.abs(rows - single).max()):.1e}); after truncating 4 positions the "
+           "next step's logits are the single step's")
+    r = harness.run_tool([args.infc, "generate", so, "--prompt-ids", ",".join(map(str, looping)),
+                          "--max-new-tokens", "32", "--draft-tokens", "4"], timeout=300)
+    got = [int(t) for t in r.stdout.strip().split(",")] if r.returncode == 0 else None
+    report(got == want_loop and "accepted" in r.stderr,
+           f"infc generate --draft-tokens 4: exit {r.returncode}, {r.stderr.strip()[-160:]}")
 
     # Eight sequences batched: prefill in one step, then decode steps over all of them.
     prompts = [[int(t) for t in rng.integers(0, sm.VOCAB, n)] for n in (3, 24, 7, 16, 5, 11, 9, 16)]

@@ -20,6 +20,7 @@ struct GenerateOptions {
   std::string library;
   std::vector<int64_t> prompt, stop;
   int maxNewTokens = 32, threads = 0, maxBlocks = 0;
+  int draftTokens = 0, draftNgram = 0; // prompt-lookup speculative decoding (0: off)
   infc_llm_sampling sampling{0.f, 0, 0.f};
   uint64_t seed = 0;
 };
@@ -90,6 +91,10 @@ bool parseGenerateArgs(const Args &args, GenerateOptions &o, std::string &error)
       ok = integer(o.threads, 0);
     } else if (a == "--max-blocks") {
       ok = integer(o.maxBlocks, 1);
+    } else if (a == "--draft-tokens") {
+      ok = integer(o.draftTokens, 0);
+    } else if (a == "--draft-ngram") {
+      ok = integer(o.draftNgram, 1);
     } else if (a == "--temperature") {
       ok = real(o.sampling.temperature);
     } else if (a == "--top-k") {
@@ -126,6 +131,50 @@ bool parseGenerateArgs(const Args &args, GenerateOptions &o, std::string &error)
 
 double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+void printIds(const std::vector<int64_t> &ids) {
+  for (size_t i = 0; i < ids.size(); ++i)
+    printf("%s%lld", i ? "," : "", (long long)ids[i]);
+  printf("\n");
+}
+
+// --draft-tokens: the runtime's own loop (infc_llm_generate), which drafts, checks and rolls
+// back; timed as a whole, with the drafts it checked and kept.
+int generateSpeculative(const GenerateOptions &o, const infc_api &api, infc_session *s, int32_t seq,
+                        const infc_llm_info_t &before) {
+  if (!api.llm_generate || !api.llm_step_all)
+    return fail(o.library + ": the library predates speculative decoding (ABI 1.6); compile "
+                            "it again");
+  infc_llm_generate_options options{};
+  options.struct_size = sizeof options;
+  options.max_new_tokens = o.maxNewTokens;
+  options.stop_tokens = o.stop.data();
+  options.num_stop_tokens = (int32_t)o.stop.size();
+  options.sampling = o.sampling;
+  options.seed = o.seed;
+  options.draft_tokens = o.draftTokens;
+  options.draft_ngram = o.draftNgram;
+  std::vector<int64_t> out((size_t)o.maxNewTokens);
+  size_t made = 0;
+  auto start = std::chrono::steady_clock::now();
+  infc_status st =
+      api.llm_generate(s, seq, o.prompt.data(), o.prompt.size(), &options, out.data(), &made);
+  double ms = msSince(start);
+  out.resize(made);
+  printIds(out);
+  if (st != INFC_OK)
+    return fail(o.library + ": generating: " + api.session_error(s));
+  infc_llm_info_t after{};
+  after.struct_size = sizeof after;
+  api.llm_info(s, &after);
+  long long drafted = after.drafted - before.drafted, accepted = after.accepted - before.accepted;
+  fprintf(stderr,
+          "infc: %zu prompt tokens, %zu generated in %.2f ms with the prompt's step (%.2f ms a "
+          "token); %lld draft tokens checked, %lld accepted (%.0f%%)\n",
+          o.prompt.size(), made, ms, made ? ms / (double)made : 0.0, drafted, accepted,
+          drafted ? 100.0 * (double)accepted / (double)drafted : 0.0);
+  return 0;
 }
 } // namespace
 
@@ -167,11 +216,9 @@ int infc::generateCommand(const Args &args) {
       return fail("--temperature (finite, >= 0), --top-k (>= 0) or --top-p (in [0, 1]) is out "
                   "of range");
   }
-  auto print = [&] {
-    for (size_t i = 0; i < out.size(); ++i)
-      printf("%s%lld", i ? "," : "", (long long)out[i]);
-    printf("\n");
-  };
+  auto print = [&] { printIds(out); };
+  if (o.draftTokens > 0)
+    return generateSpeculative(o, api, s, seq, info);
   std::vector<double> steps;
   uint64_t state = api.llm_seed(o.seed);
   int32_t count = (int32_t)o.prompt.size();

@@ -66,6 +66,7 @@ static const char *kUsage =
     "                                   kernels (default 25) by time and share\n"
     "  generate LLM.so --prompt-ids 1,2,3 [--max-new-tokens N] [--stop IDS] [--threads N]\n"
     "      [--temperature T] [--top-k K] [--top-p P] [--seed S] [--max-blocks B]\n"
+    "      [--draft-tokens K [--draft-ngram N]]  prompt-lookup speculative decoding\n"
     "                                   a --decoder library's tokens (greedy by default),\n"
     "                                   with its time to first token and per output token\n"
     "  inspect MODEL.onnx               inputs, outputs, opsets, op histogram\n"

@@ -467,4 +467,104 @@ TEST_F(Fixture, GenerateIsTheLoopOfStepsAndSampling) {
             INFC_ERR_INVALID_ARGUMENT);
 }
 
+TEST_F(Fixture, StepAllGivesEveryRowsLogitsAndTruncateRollsBack) {
+  ASSERT_EQ(infc_llm_open(session, 6), INFC_OK);
+  int32_t a = add(), b = add();
+  step({{a, tokens(14, 1)}});
+  // 5 rows of a (across its first block's end) and 3 of b, every row's logits.
+  std::vector<int64_t> ta = tokens(5, 2), tb = tokens(3, 3), all = ta;
+  all.insert(all.end(), tb.begin(), tb.end());
+  std::vector<int32_t> ids = {a, b}, counts = {5, 3};
+  std::vector<float> logits(8 * kVocab, -1.f);
+  ASSERT_EQ(infc_llm_step_all(session, 2, ids.data(), counts.data(), all.data(), logits.data()),
+            INFC_OK)
+      << infc_session_error(session);
+  for (int row = 0; row < 8; ++row) {
+    int32_t id = row < 5 ? a : b;
+    std::vector<int64_t> &h = history[id];
+    h.push_back(all[row]);
+    std::vector<float> want = reference(h);
+    for (int j = 0; j < kVocab; ++j)
+      EXPECT_NEAR(logits[row * kVocab + j], want[j], 1e-4 * (1 + std::fabs(want[j])))
+          << "row " << row << " logit " << j;
+  }
+  EXPECT_EQ(info().free_blocks, 6 - 3);
+  // Back to 15 positions: a's second block is free again, and the next step overwrites the
+  // dropped positions.
+  ASSERT_EQ(infc_llm_sequence_truncate(session, a, 15), INFC_OK) << infc_session_error(session);
+  history[a].resize(15);
+  EXPECT_EQ(info().free_blocks, 6 - 2);
+  step({{a, {4, 0, 2}}, {b, {1}}});
+  ASSERT_EQ(infc_llm_sequence_truncate(session, b, 0), INFC_OK);
+  history[b].clear();
+  step({{b, tokens(2, 9)}});
+  EXPECT_EQ(infc_llm_sequence_truncate(session, a, 19), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "infc_llm_sequence_truncate: sequence 0 holds 18 positions; cannot keep 19");
+  EXPECT_EQ(infc_llm_sequence_truncate(session, a, -1), INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(infc_llm_sequence_truncate(session, 7, 0), INFC_ERR_INVALID_ARGUMENT);
+  step({{a, {1}}});
+}
+
+TEST_F(Fixture, SpeculativeGenerateGivesPlainDecodingsTokens) {
+  // 4 blocks: 64 positions, the model's max_positions too, which the drafts must not pass.
+  ASSERT_EQ(infc_llm_open(session, 4), INFC_OK);
+  std::vector<int64_t> prompt = tokens(40, 5);
+  auto generate = [&](infc_llm_generate_options o, std::vector<int64_t> &out, int64_t &length) {
+    int32_t id = add();
+    out.assign((size_t)o.max_new_tokens, -1);
+    size_t n = 0;
+    ASSERT_EQ(infc_llm_generate(session, id, prompt.data(), prompt.size(), &o, out.data(), &n),
+              INFC_OK)
+        << infc_session_error(session);
+    out.resize(n);
+    ASSERT_EQ(infc_llm_sequence_length(session, id, &length), INFC_OK);
+    ASSERT_EQ(infc_llm_sequence_remove(session, id), INFC_OK);
+  };
+  infc_llm_generate_options plain{};
+  plain.struct_size = sizeof plain;
+  plain.max_new_tokens = 25; // the last run position is 63
+  for (float temperature : {0.f, 1.2f}) {
+    plain.sampling = {temperature, 0, 0.f};
+    plain.seed = 11;
+    std::vector<int64_t> want, got;
+    int64_t want_length = 0, got_length = 0;
+    generate(plain, want, want_length);
+    EXPECT_EQ(want.size(), 25u);
+    for (int32_t drafts : {1, 4, 9}) {
+      infc_llm_generate_options speculative = plain;
+      speculative.draft_tokens = drafts;
+      speculative.draft_ngram = drafts == 9 ? 1 : 0;
+      int64_t drafted = info().drafted, accepted = info().accepted;
+      generate(speculative, got, got_length);
+      EXPECT_EQ(got, want) << "temperature " << temperature << ", " << drafts << " drafts";
+      EXPECT_EQ(got_length, want_length);
+      EXPECT_GT(info().drafted, drafted);
+      EXPECT_LE(info().accepted - accepted, info().drafted - drafted);
+      if (temperature == 0.f) // greedy over 5 tokens repeats itself: drafts are taken
+        EXPECT_GT(info().accepted, accepted) << drafts << " drafts";
+    }
+    // A stop token in the middle of a step's accepted drafts.
+    int64_t stop = want[17];
+    infc_llm_generate_options stopping = plain;
+    stopping.stop_tokens = &stop;
+    stopping.num_stop_tokens = 1;
+    std::vector<int64_t> short_want;
+    generate(stopping, short_want, want_length);
+    stopping.draft_tokens = 6;
+    generate(stopping, got, got_length);
+    EXPECT_EQ(got, short_want);
+    EXPECT_EQ(got_length, want_length);
+  }
+  infc_llm_generate_options wrong = plain;
+  wrong.draft_tokens = 65;
+  std::vector<int64_t> out(25);
+  size_t n = 0;
+  int32_t id = add();
+  EXPECT_EQ(infc_llm_generate(session, id, prompt.data(), prompt.size(), &wrong, out.data(), &n),
+            INFC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(infc_session_error(session)),
+            "infc_llm_generate: draft_tokens 65 and draft_ngram 0 must be in [0, 64]");
+}
+
 } // namespace
