@@ -22,7 +22,8 @@ where it has AMX-BF16, else --cpu sapphirerapids; vdpbf16ps: --cpu cooperlake):
     in f32 (they stay f32);
   - resnet18 with a symbolic batch (the batch loop: each row's static code in bf16), a
     batch of 3, within the same limit and the same classes;
-  - the mlp with a symbolic batch as generic code (--dim batch=1..8), at batch 5, likewise;
+  - the mlp with a symbolic batch as generic code (--dim batch=1..8), at batch 5 and 7 (two
+    overlapping blocks of 4 rows), likewise;
   - --precision auto prints its choice: bf16 for sapphirerapids and znver4 (whose vdpbf16ps
     does twice its FMAs' work; run on a Zen 4 host, within the limit above), fp32 for
     cooperlake (AVX512_BF16 without AMX: vdpbf16ps is slower than fp32 there) and znver3,
@@ -236,11 +237,14 @@ def main():
         if not runs:
             report(True, f"mlp generic code ({kernel}): compiled for {target} (not run here)")
             continue
-        want = harness.ort_reference(dynamic, {"input": x})
-        got = infc.load(so)(input=x)
-        results = [harness.compare_rel_l2(got[k], v, REL_L2_LIMIT) for k, v in want.items()]
-        report(all(ok for ok, _ in results), f"mlp generic code ({kernel}), batch 5: "
-                                             + "; ".join(s for _, s in results))
+        # Batch 7: two blocks of 4 rows, the second over rows 3..6 (row 3 computed twice).
+        for batch in (5, 7):
+            xb = np.resize(x, (batch,) + x.shape[1:])
+            want = harness.ort_reference(dynamic, {"input": xb})
+            got = infc.load(so)(input=xb)
+            results = [harness.compare_rel_l2(got[k], v, REL_L2_LIMIT) for k, v in want.items()]
+            report(all(ok for ok, _ in results), f"mlp generic code ({kernel}), batch {batch}: "
+                                                 + "; ".join(s for _, s in results))
 
     # --precision auto: the choice printed. Without AMX-BF16 and a Zen 4's vdpbf16ps, the
     # fp32 code (znver3's runs here, exact against ORT); Zen 4's bf16 code runs where this

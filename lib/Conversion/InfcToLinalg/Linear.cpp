@@ -58,11 +58,16 @@ SmallVector<Segment> segmentsOf(OpBuilder &b, Location loc, Value size, int64_t 
   return segments;
 }
 
-/// A[rows, k] x B[k, n] with a run-time row count: static matmuls over blocks of `blocks[0]`
-/// rows, the rest in blocks of `blocks[1]`, and so on (the last block size 1), each into a
-/// slice of the result. The codegen then register-tiles and vectorizes them as any static
-/// matmul, with B packed at compile time (docs/dynamic-shapes.md, step e; one row is the
-/// batch-1 kernel).
+/// A[rows, k] x B[k, n] with a run-time row count T: static matmuls over blocks of rows,
+/// each into a slice of the result. `blocks` descend to 1. The
+/// largest block H <= T covers [0, R) whole (R = T - T % H); the rest, r = T - R rows, is
+/// one block of the smallest size B >= r over the last B rows (at T - B), so a few rows are
+/// computed twice. A block overwrites its rows with their whole product (zeroed first),
+/// so a row computed twice is the same either time. Why: a pass of a block over B reads
+/// all the weights, which for a few rows costs more than their products: a 7-row step of
+/// a decoder (speculative decoding's drafts) is two passes of 4 rows, not 4 + 1 + 1 + 1.
+/// The codegen register-tiles and vectorizes each block as any static matmul, with B
+/// packed at compile time (docs/dynamic-shapes.md, step e; one row is the batch-1 kernel).
 Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value result,
                        ArrayRef<int64_t> blocks) {
   auto at = cast<RankedTensorType>(a.getType());
@@ -70,20 +75,45 @@ Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value res
   int64_t k = at.getDimSize(1), n = ct.getDimSize(1);
   Type et = ct.getElementType();
   Value rows = tensor::DimOp::create(b, loc, a, 0);
-  auto loop = [&](Value lo, Value hi, int64_t size, Value init) {
-    Value step = arith::ConstantIndexOp::create(b, loc, size);
+  auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto select = [&](Value c, Value x, Value y) -> Value {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  };
+  // H: the largest block <= T (blocks.back() is 1); R: its whole blocks' end; r: the rest.
+  Value head = index(blocks.back());
+  for (int64_t block : llvm::reverse(blocks.drop_back()))
+    head = select(cmp(arith::CmpIPredicate::uge, rows, index(block)), index(block), head);
+  Value whole = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, rows, head), head);
+  Value rest = arith::SubIOp::create(b, loc, rows, whole);
+  // The tail's block: the smallest >= r (0, none, when r is 0).
+  Value tail = index(0);
+  for (int64_t block : blocks)
+    tail = select(cmp(arith::CmpIPredicate::ule, rest, index(block)), index(block), tail);
+  tail = select(cmp(arith::CmpIPredicate::eq, rest, index(0)), index(0), tail);
+  for (int64_t block : blocks) {
+    // Block i of this size starts at min(i, T - size): the tail's lies over the last rows.
+    Value size = index(block);
+    Value isHead = cmp(arith::CmpIPredicate::eq, head, size);
+    Value isTail = cmp(arith::CmpIPredicate::eq, tail, size);
+    Value lo = select(isHead, index(0), whole);
+    Value hi = select(isTail, rows, select(isHead, whole, lo));
+    Value last = arith::SubIOp::create(b, loc, rows, size);
     auto forOp = scf::ForOp::create(
-        b, loc, lo, hi, step, ValueRange{init},
+        b, loc, lo, hi, size, ValueRange{result},
         [&](OpBuilder &nb, Location nl, Value i, ValueRange iter) {
+          Value at0 = arith::MinSIOp::create(nb, nl, i, last);
           SmallVector<OpFoldResult> strides(2, nb.getIndexAttr(1));
-          SmallVector<OpFoldResult> offsets = {i, nb.getIndexAttr(0)};
+          SmallVector<OpFoldResult> offsets = {at0, nb.getIndexAttr(0)};
           Value rowsOfA = tensor::ExtractSliceOp::create(
-              nb, nl, RankedTensorType::get({size, k}, at.getElementType()), a, offsets,
-              SmallVector<OpFoldResult>{nb.getIndexAttr(size), nb.getIndexAttr(k)}, strides);
+              nb, nl, RankedTensorType::get({block, k}, at.getElementType()), a, offsets,
+              SmallVector<OpFoldResult>{nb.getIndexAttr(block), nb.getIndexAttr(k)}, strides);
           // The rows of the result as the accumulator, zeroed: they bufferize in place.
           Value slice = tensor::ExtractSliceOp::create(
-              nb, nl, RankedTensorType::get({size, n}, et), iter[0], offsets,
-              SmallVector<OpFoldResult>{nb.getIndexAttr(size), nb.getIndexAttr(n)}, strides);
+              nb, nl, RankedTensorType::get({block, n}, et), iter[0], offsets,
+              SmallVector<OpFoldResult>{nb.getIndexAttr(block), nb.getIndexAttr(n)}, strides);
           Value zero = arith::ConstantOp::create(nb, nl, nb.getZeroAttr(et));
           Value acc = linalg::FillOp::create(nb, nl, zero, slice).getResult(0);
           Value product =
@@ -91,15 +121,14 @@ Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value res
                   .getResult(0);
           Value updated = tensor::InsertSliceOp::create(
               nb, nl, product, iter[0], offsets,
-              SmallVector<OpFoldResult>{nb.getIndexAttr(size), nb.getIndexAttr(n)}, strides);
+              SmallVector<OpFoldResult>{nb.getIndexAttr(block), nb.getIndexAttr(n)}, strides);
           scf::YieldOp::create(nb, nl, updated);
         });
-    // infc-pack-matmul-panels packs the constant B of a matmul in such a loop, once.
+    // infc-pack-matmul-panels packs the constant B of a matmul in such a loop, once. The
+    // loop must stay serial (its blocks may overlap): it is not marked infc.parallel.
     forOp->setAttr("infc.row_blocks", b.getUnitAttr());
-    return forOp.getResult(0);
-  };
-  for (const Segment &segment : segmentsOf(b, loc, rows, ShapedType::kDynamic, blocks))
-    result = loop(segment.lo, segment.hi, segment.block, result);
+    result = forOp.getResult(0);
+  }
   return result;
 }
 
@@ -108,8 +137,9 @@ Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value res
 /// whole), 8 (a decoder step of 8 sequences: one pass over the weights instead of two),
 /// fewer, one. Measured on a 12-layer encoder (hidden 256, Zen 3, 1 thread) against the
 /// static library: seq 128 0.98x (16, 4, 1: 1.04x), seq 16 1.07x (24, 4, 1: 1.33x); the 8
-/// took SmolLM2's 8-sequence decode from 157 to 220 tokens/s (Zen 4, 1 thread).
-constexpr int64_t kDynamicRowBlocks[] = {24, 16, 8, 4, 1};
+/// took SmolLM2's 8-sequence decode from 157 to 220 tokens/s (Zen 4, 1 thread). The 2 makes
+/// a step of 2 or 3 rows (a decode step with one or two drafts) one or two passes.
+constexpr int64_t kDynamicRowBlocks[] = {24, 16, 8, 4, 2, 1};
 
 /// The blocks blockedBatchMatmul cuts a `?` dim of a product into: rows as whole register
 /// tiles of AVX2's (6) and AVX-512's (8) kernels, columns and depth as whole vectors of

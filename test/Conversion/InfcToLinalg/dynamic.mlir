@@ -2,34 +2,44 @@
 
 // Symbolic (`?`) dims through the lowering (docs/dynamic-shapes.md step d): every tensor.empty
 // takes the `?` sizes from an operand (tensor.dim), a rank-2 matmul collapses a dynamic batch
-// into its rows and runs them as static matmuls of 24, 16, 8, 4 rows and of one (the codegen's
-// register-tiled kernels), reductions keep the `?` dims they do not reduce. What the lowering cannot do
-// on `?` yet fails to legalize, never half-lowers.
+// into its rows and runs them as static matmuls of 24, 16, 8, 4, 2 rows and of one (the
+// codegen's register-tiled kernels), reductions keep the `?` dims they do not reduce. What the
+// lowering cannot do on `?` yet fails to legalize, never half-lowers.
 
 // CHECK-LABEL: func @mlp
 // CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32>) -> tensor<?x8xf32>
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
 // CHECK: %[[ACC:.*]] = tensor.empty(%[[N]]) : tensor<?x8xf32>
-// The rows in static blocks of 24, 16, 8, then of 4, then one by one: static matmuls into
-// slices of the result.
+// The rows in whole blocks of the largest size H <= rows (24 once there are 24), up to R; the
+// rest in one block of the smallest size >= rows - R, over the last rows (min(i, rows - size)).
 // CHECK: %[[ROWS:.*]] = tensor.dim %[[X]]
-// CHECK: %[[FULL:.*]] = arith.addi
-// CHECK: %[[FULL16:.*]] = arith.addi %[[FULL]]
-// CHECK: %[[FULL8:.*]] = arith.addi %[[FULL16]]
-// CHECK: %[[FULL4:.*]] = arith.addi %[[FULL8]]
-// CHECK: %[[BLOCKS:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %{{.*}} iter_args(%[[C:.*]] = %[[ACC]])
-// CHECK: %[[A:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [24, 16] [1, 1] : tensor<?x16xf32> to tensor<24x16xf32>
-// CHECK: %[[CS:.*]] = tensor.extract_slice %[[C]][%[[I]], 0] [24, 8] [1, 1]
+// CHECK: %[[HEAD:.*]] = arith.select %{{.*}}, %c24{{.*}}, %{{.*}} : index
+// CHECK: %[[R:.*]] = arith.muli %{{.*}}, %[[HEAD]]
+// CHECK: %[[REST:.*]] = arith.subi %[[ROWS]], %[[R]]
+// CHECK: %[[TAIL:.*]] = arith.select %{{.*}}, %c0{{.*}}, %{{.*}} : index
+// CHECK: %[[IS_HEAD:.*]] = arith.cmpi eq, %[[HEAD]], %[[C24:.*]] : index
+// CHECK: %[[IS_TAIL:.*]] = arith.cmpi eq, %[[TAIL]], %[[C24]] : index
+// CHECK: %[[LO:.*]] = arith.select %[[IS_HEAD]], %c0{{.*}}, %[[R]]
+// CHECK: %[[NOT_TAIL:.*]] = arith.select %[[IS_HEAD]], %[[R]], %[[LO]]
+// CHECK: %[[HI:.*]] = arith.select %[[IS_TAIL]], %[[ROWS]], %[[NOT_TAIL]]
+// CHECK: %[[LAST:.*]] = arith.subi %[[ROWS]], %[[C24]]
+// CHECK: %[[BLOCKS:.*]] = scf.for %[[I:.*]] = %[[LO]] to %[[HI]] step %[[C24]] iter_args(%[[C:.*]] = %[[ACC]])
+// CHECK: %[[AT:.*]] = arith.minsi %[[I]], %[[LAST]]
+// CHECK: %[[A:.*]] = tensor.extract_slice %[[X]][%[[AT]], 0] [24, 16] [1, 1] : tensor<?x16xf32> to tensor<24x16xf32>
+// CHECK: %[[CS:.*]] = tensor.extract_slice %[[C]][%[[AT]], 0] [24, 8] [1, 1]
 // CHECK: %[[Z:.*]] = linalg.fill {{.*}} outs(%[[CS]] : tensor<24x8xf32>)
 // CHECK: %[[MM:.*]] = linalg.matmul ins(%[[A]], %{{.*}} : tensor<24x16xf32>, tensor<16x8xf32>) outs(%[[Z]] : tensor<24x8xf32>)
-// CHECK: tensor.insert_slice %[[MM]] into %[[C]][%[[I]], 0] [24, 8] [1, 1]
-// CHECK: %[[SIXTEENS:.*]] = scf.for %{{.*}} = %[[FULL]] to %[[FULL16]] step %{{.*}} iter_args(%{{.*}} = %[[BLOCKS]])
+// CHECK: tensor.insert_slice %[[MM]] into %[[C]][%[[AT]], 0] [24, 8] [1, 1]
+// CHECK: } {infc.row_blocks}
+// CHECK: %[[SIXTEENS:.*]] = scf.for %{{.*}} step %c16{{(_[0-9]+)?}} iter_args(%{{.*}} = %[[BLOCKS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x8xf32>)
-// CHECK: %[[EIGHTS:.*]] = scf.for %{{.*}} = %[[FULL16]] to %[[FULL8]] step %{{.*}} iter_args(%{{.*}} = %[[SIXTEENS]])
+// CHECK: %[[EIGHTS:.*]] = scf.for %{{.*}} step %c8{{(_[0-9]+)?}} iter_args(%{{.*}} = %[[SIXTEENS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x8xf32>)
-// CHECK: %[[FOURS:.*]] = scf.for %{{.*}} = %[[FULL8]] to %[[FULL4]] step %{{.*}} iter_args(%{{.*}} = %[[EIGHTS]])
+// CHECK: %[[FOURS:.*]] = scf.for %{{.*}} step %c4{{(_[0-9]+)?}} iter_args(%{{.*}} = %[[EIGHTS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>)
-// CHECK: %[[ALL:.*]] = scf.for %{{.*}} = %[[FULL4]] to %[[ROWS]] step %{{.*}} iter_args(%{{.*}} = %[[FOURS]])
+// CHECK: %[[TWOS:.*]] = scf.for %{{.*}} step %c2{{(_[0-9]+)?}} iter_args(%{{.*}} = %[[FOURS]])
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x16xf32>, tensor<16x8xf32>)
+// CHECK: %[[ALL:.*]] = scf.for %{{.*}} step %c1{{(_[0-9]+)?}} iter_args(%{{.*}} = %[[TWOS]])
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<16x8xf32>)
 // CHECK: %[[N2:.*]] = tensor.dim %[[ALL]], %c0
 // CHECK: tensor.empty(%[[N2]]) : tensor<?x8xf32>
