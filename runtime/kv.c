@@ -54,8 +54,9 @@ struct infc__llm {
   int32_t *row0, *rows;
   int64_t *past;
   const int32_t **tables;
-  int32_t *step_seq; /* the sequence of each of a chunk's entries */
-  int64_t *saved;    /* the step's sequences' lengths before it */
+  int32_t *step_seq;   /* the sequence of each of a chunk's entries */
+  int64_t *saved;      /* the step's sequences' lengths before it */
+  int32_t *logit_rows; /* a chunk's rows whose logits the step returns */
   int32_t cap_step;
   int64_t drafted, accepted; /* infc_llm_generate's speculative totals (infc_llm_info) */
 };
@@ -68,9 +69,13 @@ typedef struct infc__llm_context {
   const int32_t *row0, *rows;
   const int64_t *past;
   const int32_t *const *tables;
+  /* The rows whose logits the step uses: every row, or logit_rows[0 .. num_logit_rows). */
+  int32_t every_row, num_logit_rows;
+  const int32_t *logit_rows;
+  int32_t packed; /* set by infc__llm_logit_rows: the logits hold those rows alone, in order */
 } infc__llm_context;
 
-static _Thread_local const infc__llm_context *current_step;
+static _Thread_local infc__llm_context *current_step;
 
 /* ---- The attention kernel ------------------------------------------------------------- */
 
@@ -349,6 +354,25 @@ void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t k
   free(plain_keys);
 }
 
+/* infc.decoder_logits's call, on the entry's thread: the rows of in [rows, width] whose
+ * logits the step uses, packed at the front of out in row order; their count. Without a
+ * step (a plain infc_run), every row. */
+int64_t infc__llm_logit_rows(int64_t rows, int64_t width, const float *in, float *out) {
+  infc__llm_context *step = current_step;
+  size_t row_bytes = sizeof(float) * (size_t)width;
+  if (!step || step->every_row) {
+    memcpy(out, in, row_bytes * (size_t)rows);
+    if (step)
+      step->packed = 1;
+    return rows;
+  }
+  step->packed = 1;
+  for (int32_t i = 0; i < step->num_logit_rows; ++i)
+    memcpy(out + (size_t)i * (size_t)width, in + (size_t)step->logit_rows[i] * (size_t)width,
+           row_bytes);
+  return step->num_logit_rows;
+}
+
 /* ---- Sessions' decoder state ---------------------------------------------------------- */
 
 void infc__llm_destroy(infc__llm *llm) {
@@ -367,6 +391,7 @@ void infc__llm_destroy(infc__llm *llm) {
   free(llm->tables);
   free(llm->step_seq);
   free(llm->saved);
+  free(llm->logit_rows);
   free(llm);
 }
 
@@ -620,6 +645,7 @@ static int grow_step(infc__llm *llm, int32_t n) {
   INFC__GROW(tables);
   INFC__GROW(step_seq);
   INFC__GROW(saved);
+  INFC__GROW(logit_rows);
 #undef INFC__GROW
   llm->cap_step = cap;
   return 1;
@@ -750,12 +776,27 @@ infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t
         done += take;
       }
     }
+    /* The rows whose logits are returned: every row, or each sequence's last in the step
+     * (an entry's, unless its sequence goes on in the next chunk), or none without logits. */
+    int32_t num_logit_rows = 0;
+    for (int32_t e = 0; logits && !every_row && e < n; ++e)
+      if (e + 1 < n || seq > (size_t)llm->step_seq[e])
+        llm->logit_rows[num_logit_rows++] = llm->row0[e] + llm->rows[e] - 1;
     int64_t shape[2] = {1, t};
     infc_tensor inputs[2] = {{0}, {0}};
     inputs[llm->ids_input] = (infc_tensor){llm->ids, INFC_I64, 2, shape, 0, 0, 0};
     inputs[llm->positions_input] = (infc_tensor){llm->positions, INFC_I64, 2, shape, 0, 0, 0};
     infc_tensor outputs[1] = {{0}};
-    infc__llm_context step = {llm, n, llm->row0, llm->rows, llm->past, llm->tables};
+    infc__llm_context step = {llm,
+                              n,
+                              llm->row0,
+                              llm->rows,
+                              llm->past,
+                              llm->tables,
+                              logits && every_row,
+                              num_logit_rows,
+                              llm->logit_rows,
+                              0};
     current_step = &step;
     result = infc__run(s, inputs, 2, outputs, 1);
     current_step = NULL;
@@ -766,19 +807,23 @@ infc_status infc__llm_step(infc_session *session, size_t num_seqs, const int32_t
       break;
     }
     const float *rows = outputs[llm->logits_output].data;
-    if (logits && every_row) /* the chunk's rows are tokens chunk_start .. chunk_start + t - 1 */
+    /* The chunk's rows are tokens chunk_start .. chunk_start + t - 1 (packed or not: all). */
+    if (logits && every_row)
       memcpy(logits + (size_t)chunk_start * (size_t)llm->vocab, rows,
              sizeof(float) * (size_t)t * (size_t)llm->vocab);
+    int32_t j = 0; /* the next of logit_rows */
     for (int32_t e = 0; e < n; ++e) {
       infc__llm_seq *q = sequence(llm, ids[llm->step_seq[e]]);
       q->length += llm->rows[e];
-      /* A sequence's last token in this chunk: its logits out. */
-      size_t i = (size_t)llm->step_seq[e];
-      int last = e + 1 < n ? 1 : seq > i;
-      if (logits && !every_row && last)
-        memcpy(logits + i * (size_t)llm->vocab,
-               rows + (size_t)(llm->row0[e] + llm->rows[e] - 1) * (size_t)llm->vocab,
+      /* A sequence's last token in this chunk: its logits out (the j-th row when the model
+       * packed the rows it computed). */
+      int32_t row = llm->row0[e] + llm->rows[e] - 1;
+      if (logits && !every_row && j < num_logit_rows && llm->logit_rows[j] == row) {
+        memcpy(logits + (size_t)llm->step_seq[e] * (size_t)llm->vocab,
+               rows + (size_t)(step.packed ? j : row) * (size_t)llm->vocab,
                sizeof(float) * (size_t)llm->vocab);
+        ++j;
+      }
     }
   }
   if (result == INFC_OK)

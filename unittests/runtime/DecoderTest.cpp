@@ -3,8 +3,9 @@
 // Static link against a decoder descriptor built here (2 layers, 4 query heads over 2 KV
 // heads, head_dim 8, vocab 5, at most 8 tokens a call). Its entry computes each row's
 // q, k and v from the row's token and position (a fixed hash), calls the runtime's
-// infc__paged_attention once per layer, and folds the outputs into logits. The reference
-// recomputes every sequence from its whole history, attention written the plain way, so
+// infc__paged_attention once per layer, and folds the outputs into logits of the rows
+// infc__llm_logit_rows packs (the others NaN, as the generated code leaves them unset). The
+// reference recomputes every sequence from its whole history, attention written the plain way, so
 // the blocks, the block tables, the chunked steps and the online softmax are all checked
 // against it: sequences growing across blocks, several in one step, removal and reuse of
 // blocks, a step beyond the free blocks, and the argument checks.
@@ -19,6 +20,7 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
 void infc__paged_attention(int32_t layer, int64_t rows, int32_t heads, int32_t kv_heads,
                            int32_t head_dim, float scale, const float *q, const float *k,
                            const float *v, float *out);
+int64_t infc__llm_logit_rows(int64_t rows, int64_t width, const float *in, float *out);
 }
 
 #include <gtest/gtest.h>
@@ -47,6 +49,9 @@ float hashed(int64_t token, int64_t position, int layer, int what, int head, int
   return (float)(x % 2001) / 1000.f - 1.f;
 }
 
+/// Whether the entry computes the logits of the step's used rows only (the default).
+bool gPackLogits = true;
+
 /// The entry: args = [workspace, dims, input_ids, position_ids, logits].
 void decoderEntry(void **args) {
   int64_t rows = static_cast<const int64_t *>(args[1])[0];
@@ -72,13 +77,19 @@ void decoderEntry(void **args) {
         for (int i = 0; i < kDim; ++i)
           sum[r * kDim + i] += out[(h * rows + r) * kDim + i] * float(h + 1 + layer);
   }
-  for (int64_t r = 0; r < rows; ++r)
+  // The LM head over the rows the step uses only (infc.decoder_logits), packed first; or
+  // over every row (a model whose head infc-recognize-attention left as a matmul).
+  std::vector<float> used(sum);
+  int64_t count = gPackLogits ? infc__llm_logit_rows(rows, kDim, sum.data(), used.data()) : rows;
+  for (int64_t r = 0; r < count; ++r)
     for (int j = 0; j < kVocab; ++j) {
       float acc = 0;
       for (int i = 0; i < kDim; ++i)
-        acc += sum[r * kDim + i] * float((i + j) % 3 - 1);
+        acc += used[r * kDim + i] * float((i + j) % 3 - 1);
       logits[r * kVocab + j] = acc;
     }
+  for (int64_t r = count; r < rows; ++r) // what the generated code leaves unspecified
+    std::fill(logits + r * kVocab, logits + (r + 1) * kVocab, NAN);
 }
 
 /// The logits after the last token of `history`, attention over the whole history.
@@ -145,6 +156,7 @@ struct Fixture : ::testing::Test {
   std::map<int32_t, std::vector<int64_t>> history;
 
   void SetUp() override {
+    gPackLogits = true;
     ASSERT_EQ(infc__model_create_from_desc(&d.desc, &model), INFC_OK);
     infc_session_options options{};
     options.struct_size = sizeof options;
@@ -227,6 +239,23 @@ TEST_F(Fixture, SequencesShareStepsAndFreedBlocksAreReused) {
   EXPECT_EQ(d, b);
   step({{d, tokens(30, 6)}, {c, {3}}});
   step({{a, {0}}, {d, {1}}, {c, {4}}});
+}
+
+TEST_F(Fixture, ALibraryThatComputesEveryRowsLogitsGivesTheSame) {
+  gPackLogits = false;
+  ASSERT_EQ(infc_llm_open(session, 6), INFC_OK);
+  int32_t a = add(), b = add(), c = add();
+  step({{a, tokens(5, 2)}, {b, tokens(17, 3)}, {c, tokens(1, 4)}}); // 23 rows: 3 calls
+  step({{c, {2}}, {a, {4}}, {b, {0}}});
+  gPackLogits = true;
+  step({{b, tokens(3, 5)}, {a, {1}}});
+  // Without a logits buffer no row's logits are computed; the cache still grows.
+  std::vector<int32_t> ids = {a, c}, counts = {2, 9};
+  std::vector<int64_t> t = tokens(11, 6);
+  ASSERT_EQ(infc_llm_step(session, 2, ids.data(), counts.data(), t.data(), nullptr), INFC_OK);
+  history[a].insert(history[a].end(), t.begin(), t.begin() + 2);
+  history[c].insert(history[c].end(), t.begin() + 2, t.end());
+  step({{c, {1}}, {a, {3}}});
 }
 
 TEST_F(Fixture, AStepBeyondTheFreeBlocksChangesNothing) {

@@ -30,7 +30,9 @@ def ConvertInfcToLinalg : Pass<"convert-infc-to-linalg", "mlir::func::FuncOp"> {
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect", "mlir::scf::SCFDialect",
-    "mlir::vector::VectorDialect"
+    "mlir::vector::VectorDialect",
+    // a decoder's runtime calls (Attention.cpp): buffers of the operands, views, the call
+    "mlir::memref::MemRefDialect", "mlir::bufferization::BufferizationDialect"
   ];
 }
 

@@ -1,4 +1,4 @@
-//===- Attention.cpp - infc.paged_attention as a call of the runtime's kernel ---===//
+//===- Attention.cpp - a decoder's runtime calls: attention, logit rows -----===//
 //
 // A decoder layer's attention reads and writes the KV cache, which lives in the runtime's
 // blocks with a block table per sequence (runtime/kv.c): the op becomes a call of the
@@ -8,6 +8,10 @@
 // pointers under the entry's calling convention), made right at the call, so the memory
 // plan sees each buffer live until the call.
 //
+// infc.decoder_logits asks the runtime which rows' logits the step uses
+// (`infc__llm_logit_rows` packs them at the front of a copy of the hidden rows and returns
+// their count), then multiplies only those: row blocks over a run-time row count.
+//
 //===----------------------------------------------------------------------===//
 #include "PopulatePatterns.h"
 #include "Utils.h"
@@ -16,6 +20,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -71,8 +76,62 @@ struct PagedAttentionLowering : public OpConversionPattern<PagedAttentionOp> {
     return success();
   }
 };
+
+struct DecoderLogitsLowering : public OpConversionPattern<DecoderLogitsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(DecoderLogitsOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto callee = module ? module.lookupSymbol<func::FuncOp>(kLogitRowsFunction) : nullptr;
+    if (!callee)
+      return rewriter.notifyMatchFailure(op, "the runtime function's declaration is missing");
+    auto ht = cast<RankedTensorType>(op.getHidden().getType());
+    auto rt = cast<RankedTensorType>(op.getType());
+    int64_t width = ht.getDimSize(2), vocab = rt.getDimSize(2);
+    auto dense = MemRefType::get(ht.getShape(), ht.getElementType());
+    Value in = bufferization::ToBufferOp::create(rewriter, loc, dense, adaptor.getHidden(), true);
+    Value rows = memref::DimOp::create(rewriter, loc, in, 1);
+    SmallVector<Value> sizes;
+    if (ht.isDynamicDim(1))
+      sizes.push_back(rows);
+    Value out = memref::AllocOp::create(rewriter, loc, dense, sizes, IntegerAttr());
+    auto element = MemRefType::get({1}, rewriter.getF32Type());
+    auto view = [&](Value buffer) -> Value {
+      return memref::ReinterpretCastOp::create(rewriter, loc, element, buffer, 0,
+                                               ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
+    };
+    Type i64 = rewriter.getI64Type();
+    Value count =
+        func::CallOp::create(rewriter, loc, callee,
+                             ValueRange{arith::IndexCastOp::create(rewriter, loc, i64, rows),
+                                        arith::ConstantIntOp::create(rewriter, loc, width, 64),
+                                        view(in), view(out)})
+            .getResult(0);
+    Value packed = bufferization::ToTensorOp::create(rewriter, loc, ht, out, /*restrict=*/true,
+                                                     /*writable=*/true);
+    Type et = rt.getElementType();
+    Value a = lowering::reshapeTensor(
+        rewriter, loc, packed, RankedTensorType::get({ht.getDimSize(1), width}, et));
+    if (!a)
+      return rewriter.notifyMatchFailure(op, "hidden rows that do not collapse");
+    SmallVector<Value> resultSizes;
+    if (rt.isDynamicDim(1))
+      resultSizes.push_back(tensor::DimOp::create(rewriter, loc, a, 0));
+    Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rt.getDimSize(1), vocab},
+                                          et, resultSizes);
+    Value product = lowering::rowBlockedMatmul(
+        rewriter, loc, a, adaptor.getWeight(), empty,
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), count));
+    Value result = lowering::reshapeTensor(rewriter, loc, product, rt);
+    if (!result)
+      return rewriter.notifyMatchFailure(op, "logits that do not expand");
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
 } // namespace
 
 void infc::populateAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<PagedAttentionLowering>(patterns.getContext());
+  patterns.add<PagedAttentionLowering, DecoderLogitsLowering>(patterns.getContext());
 }

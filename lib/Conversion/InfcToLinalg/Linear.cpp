@@ -16,50 +16,18 @@ using namespace infc;
 using namespace infc::lowering;
 
 namespace {
-Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
-  return filled(b, loc, RankedTensorType::get(shape, et), b.getZeroAttr(et));
-}
+/// Rows of the static matmuls a dynamic row count is cut into (rowBlockedMatmul): whole
+/// register tiles of AVX2's (6 rows) and AVX-512's (8) kernels, then 16 (a short sequence
+/// whole), 8 (a decoder step of 8 sequences: one pass over the weights instead of two),
+/// fewer, one. Measured on a 12-layer encoder (hidden 256, Zen 3, 1 thread) against the
+/// static library: seq 128 0.98x (16, 4, 1: 1.04x), seq 16 1.07x (24, 4, 1: 1.33x); the 8
+/// took SmolLM2's 8-sequence decode from 157 to 220 tokens/s (Zen 4, 1 thread). The 2 makes
+/// a step of 2 or 3 rows (a decode step with one or two drafts) one or two passes.
+constexpr int64_t kDynamicRowBlocks[] = {24, 16, 8, 4, 2, 1};
+} // namespace
 
-/// The product of the dims, `?` if one is.
-int64_t product(ArrayRef<int64_t> v) {
-  int64_t p = 1;
-  for (int64_t x : v) {
-    if (ShapedType::isDynamic(x))
-      return ShapedType::kDynamic;
-    p *= x;
-  }
-  return p;
-}
-
-/// [lo, hi) ranges that cut [0, size) into blocks of each of `blocks` in turn (the last of
-/// size 1); one range of the whole dim when it is static (`fixed`).
-struct Segment {
-  Value lo, hi;
-  int64_t block;
-};
-SmallVector<Segment> segmentsOf(OpBuilder &b, Location loc, Value size, int64_t fixed,
-                                ArrayRef<int64_t> blocks) {
-  Value start = arith::ConstantIndexOp::create(b, loc, 0);
-  if (!ShapedType::isDynamic(fixed))
-    return {{start, arith::ConstantIndexOp::create(b, loc, fixed), fixed}};
-  SmallVector<Segment> segments;
-  for (int64_t block : blocks) {
-    Value end = size;
-    if (block != 1) {
-      Value step = arith::ConstantIndexOp::create(b, loc, block);
-      Value left = arith::SubIOp::create(b, loc, size, start);
-      end = arith::AddIOp::create(
-          b, loc, start,
-          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, left, step), step));
-    }
-    segments.push_back({start, end, block});
-    start = end;
-  }
-  return segments;
-}
-
-/// A[rows, k] x B[k, n] with a run-time row count T: static matmuls over blocks of rows,
-/// each into a slice of the result. `blocks` descend to 1. The
+/// A[rows, k] x B[k, n] with a run-time row count T (rowCount, else A's rows): static
+/// matmuls over blocks of rows (kDynamicRowBlocks), each into a slice of the result. The
 /// largest block H <= T covers [0, R) whole (R = T - T % H); the rest, r = T - R rows, is
 /// one block of the smallest size B >= r over the last B rows (at T - B), so a few rows are
 /// computed twice. A block overwrites its rows with their whole product (zeroed first),
@@ -68,13 +36,14 @@ SmallVector<Segment> segmentsOf(OpBuilder &b, Location loc, Value size, int64_t 
 /// a decoder (speculative decoding's drafts) is two passes of 4 rows, not 4 + 1 + 1 + 1.
 /// The codegen register-tiles and vectorizes each block as any static matmul, with B
 /// packed at compile time (docs/dynamic-shapes.md, step e; one row is the batch-1 kernel).
-Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value result,
-                       ArrayRef<int64_t> blocks) {
+Value infc::lowering::rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs,
+                                       Value result, Value rowCount) {
+  ArrayRef<int64_t> blocks = kDynamicRowBlocks;
   auto at = cast<RankedTensorType>(a.getType());
   auto ct = cast<RankedTensorType>(result.getType());
   int64_t k = at.getDimSize(1), n = ct.getDimSize(1);
   Type et = ct.getElementType();
-  Value rows = tensor::DimOp::create(b, loc, a, 0);
+  Value rows = rowCount ? rowCount : (Value)tensor::DimOp::create(b, loc, a, 0);
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
   auto select = [&](Value c, Value x, Value y) -> Value {
     return arith::SelectOp::create(b, loc, c, x, y);
@@ -132,14 +101,50 @@ Value rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value res
   return result;
 }
 
-/// Rows of the static matmuls a dynamic row count is cut into (rowBlockedMatmul): whole
-/// register tiles of AVX2's (6 rows) and AVX-512's (8) kernels, then 16 (a short sequence
-/// whole), 8 (a decoder step of 8 sequences: one pass over the weights instead of two),
-/// fewer, one. Measured on a 12-layer encoder (hidden 256, Zen 3, 1 thread) against the
-/// static library: seq 128 0.98x (16, 4, 1: 1.04x), seq 16 1.07x (24, 4, 1: 1.33x); the 8
-/// took SmolLM2's 8-sequence decode from 157 to 220 tokens/s (Zen 4, 1 thread). The 2 makes
-/// a step of 2 or 3 rows (a decode step with one or two drafts) one or two passes.
-constexpr int64_t kDynamicRowBlocks[] = {24, 16, 8, 4, 2, 1};
+namespace {
+Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
+  return filled(b, loc, RankedTensorType::get(shape, et), b.getZeroAttr(et));
+}
+
+/// The product of the dims, `?` if one is.
+int64_t product(ArrayRef<int64_t> v) {
+  int64_t p = 1;
+  for (int64_t x : v) {
+    if (ShapedType::isDynamic(x))
+      return ShapedType::kDynamic;
+    p *= x;
+  }
+  return p;
+}
+
+/// [lo, hi) ranges that cut [0, size) into blocks of each of `blocks` in turn (the last of
+/// size 1); one range of the whole dim when it is static (`fixed`).
+struct Segment {
+  Value lo, hi;
+  int64_t block;
+};
+SmallVector<Segment> segmentsOf(OpBuilder &b, Location loc, Value size, int64_t fixed,
+                                ArrayRef<int64_t> blocks) {
+  Value start = arith::ConstantIndexOp::create(b, loc, 0);
+  if (!ShapedType::isDynamic(fixed))
+    return {{start, arith::ConstantIndexOp::create(b, loc, fixed), fixed}};
+  SmallVector<Segment> segments;
+  for (int64_t block : blocks) {
+    Value end = size;
+    if (block != 1) {
+      Value step = arith::ConstantIndexOp::create(b, loc, block);
+      Value left = arith::SubIOp::create(b, loc, size, start);
+      end = arith::AddIOp::create(
+          b, loc, start,
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, left, step), step));
+    }
+    segments.push_back({start, end, block});
+    start = end;
+  }
+  return segments;
+}
+
+
 
 /// The blocks blockedBatchMatmul cuts a `?` dim of a product into: rows as whole register
 /// tiles of AVX2's (6) and AVX-512's (8) kernels, columns and depth as whole vectors of
@@ -256,7 +261,7 @@ struct MatMulLowering : public OpConversionPattern<MatMulOp> {
       Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, n}, et, sizes);
       Value c;
       if (ShapedType::isDynamic(rows) && !ShapedType::isDynamic(k) && !ShapedType::isDynamic(n)) {
-        c = rowBlockedMatmul(rewriter, loc, a, rhs, empty, kDynamicRowBlocks);
+        c = rowBlockedMatmul(rewriter, loc, a, rhs, empty);
       } else {
         Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(et));
         Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);

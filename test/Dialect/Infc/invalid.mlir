@@ -899,3 +899,19 @@ func.func @paged_attention_scale_not_positive(%q: tensor<1x4x?x8xf32>, %k: tenso
   %0 = infc.paged_attention %q, %k, %k {layer = 0 : i64, scale = 0.0 : f64} : (tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x4x?x8xf32>
   return
 }
+
+// -----
+
+func.func @decoder_logits_width(%h: tensor<1x?x16xf32>, %w: tensor<12x10xf32>) {
+  // expected-error @+1 {{expects a static weight [H, V] whose H is hidden's and V the result's}}
+  %0 = infc.decoder_logits %h, %w : (tensor<1x?x16xf32>, tensor<12x10xf32>) -> tensor<1x?x10xf32>
+  return
+}
+
+// -----
+
+func.func @decoder_logits_batch(%h: tensor<2x?x16xf32>, %w: tensor<16x10xf32>) {
+  // expected-error @+1 {{expects one batch row and the hidden rows' count in the result}}
+  %0 = infc.decoder_logits %h, %w : (tensor<2x?x16xf32>, tensor<16x10xf32>) -> tensor<2x?x10xf32>
+  return
+}

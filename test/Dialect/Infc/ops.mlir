@@ -282,6 +282,13 @@ func.func @symbolic_slice_and_reshape(%c: tensor<1x8xi64>, %x: tensor<1x?x6xf32>
   return %0, %1 : tensor<1x?xi64>, tensor<?x2x3xf32>
 }
 
+// CHECK-LABEL: func @decoder_logits
+// CHECK: infc.decoder_logits %{{.*}}, %{{.*}} : (tensor<1x?x16xf32>, tensor<16x10xf32>) -> tensor<1x?x10xf32>
+func.func @decoder_logits(%h: tensor<1x?x16xf32>, %w: tensor<16x10xf32>) -> tensor<1x?x10xf32> {
+  %0 = infc.decoder_logits %h, %w : (tensor<1x?x16xf32>, tensor<16x10xf32>) -> tensor<1x?x10xf32>
+  return %0 : tensor<1x?x10xf32>
+}
+
 // CHECK-LABEL: func @paged_attention
 // CHECK: infc.paged_attention %{{.*}}, %{{.*}}, %{{.*}} {layer = 3 : i64, scale = 1.250000e-01 : f64} : (tensor<1x9x?x64xf32>, tensor<1x3x?x64xf32>, tensor<1x3x?x64xf32>) -> tensor<1x9x?x64xf32>
 func.func @paged_attention(%q: tensor<1x9x?x64xf32>, %k: tensor<1x3x?x64xf32>, %v: tensor<1x3x?x64xf32>) -> tensor<1x9x?x64xf32> {

@@ -213,3 +213,69 @@ module attributes {infc.decoder} {
     return %o, %k, %v : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
   }
 }
+
+// -----
+
+// The LM head: `logits` as the hidden rows times constant weights, and nothing else,
+// becomes infc.decoder_logits (the rows the step uses only), and the runtime function it
+// calls is declared beside the kernel.
+// CHECK-LABEL: func @main
+// CHECK: %[[A:.*]] = infc.paged_attention
+// CHECK: %[[H:.*]] = infc.reshape %[[A]] : tensor<1x2x?x8xf32> -> tensor<1x?x16xf32>
+// CHECK: %[[L:.*]] = infc.decoder_logits %[[H]], %{{.*}} : (tensor<1x?x16xf32>, tensor<16x10xf32>) -> tensor<1x?x10xf32>
+// CHECK-NEXT: return %[[L]] : tensor<1x?x10xf32>
+// CHECK: func.func private @infc__paged_attention
+// CHECK: func.func private @infc__llm_logit_rows(i64, i64, memref<1xf32>, memref<1xf32>) -> i64
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"})
+      -> (tensor<1x?x10xf32> {infc.name = "logits"}, tensor<1x2x?x8xf32> {infc.name = "present.0.key"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.value"}) {
+    %causal = infc.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+    %c = infc.slice %causal {offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<2x2xi1>) -> tensor<?x?xi1>
+    %zero = infc.constant dense<0.0> : tensor<f32>
+    %neg = infc.constant dense<-1.0e9> : tensor<f32>
+    %mask = infc.where %c, %zero, %neg : (tensor<?x?xi1>, tensor<f32>, tensor<f32>) -> tensor<?x?xf32>
+    %kt = infc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x?x8xf32>) -> tensor<1x2x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
+    %sm = infc.add %s, %mask : (tensor<1x2x?x?xf32>, tensor<?x?xf32>) -> tensor<1x2x?x?xf32>
+    %p = infc.softmax %sm {axis = 3 : i64} : tensor<1x2x?x?xf32>
+    %o = infc.matmul %p, %v : (tensor<1x2x?x?xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+    %h = infc.reshape %o : tensor<1x2x?x8xf32> -> tensor<1x?x16xf32>
+    %w = infc.constant dense<0.5> : tensor<16x10xf32>
+    %logits = infc.matmul %h, %w : (tensor<1x?x16xf32>, tensor<16x10xf32>) -> tensor<1x?x10xf32>
+    return %logits, %k, %v : tensor<1x?x10xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}
+
+// -----
+
+// An LM head whose product something else reads too (here: a scaled copy as a second
+// output) stays a matmul: every row's logits, and no runtime function declared.
+// CHECK-LABEL: func @main
+// CHECK: %[[L:.*]] = infc.matmul %{{.*}}, %{{.*}} : (tensor<1x?x16xf32>, tensor<16x10xf32>) -> tensor<1x?x10xf32>
+// CHECK-NOT: infc.decoder_logits
+// CHECK-NOT: infc__llm_logit_rows
+module attributes {infc.decoder} {
+  func.func @main(%q: tensor<1x2x?x8xf32> {infc.name = "q"}, %k: tensor<1x2x?x8xf32> {infc.name = "k"},
+                  %v: tensor<1x2x?x8xf32> {infc.name = "v"})
+      -> (tensor<1x?x10xf32> {infc.name = "logits"}, tensor<1x?x10xf32> {infc.name = "scaled"},
+          tensor<1x2x?x8xf32> {infc.name = "present.0.key"}, tensor<1x2x?x8xf32> {infc.name = "present.0.value"}) {
+    %causal = infc.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+    %c = infc.slice %causal {offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<2x2xi1>) -> tensor<?x?xi1>
+    %zero = infc.constant dense<0.0> : tensor<f32>
+    %neg = infc.constant dense<-1.0e9> : tensor<f32>
+    %mask = infc.where %c, %zero, %neg : (tensor<?x?xi1>, tensor<f32>, tensor<f32>) -> tensor<?x?xf32>
+    %kt = infc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x?x8xf32>) -> tensor<1x2x8x?xf32>
+    %s = infc.matmul %q, %kt : (tensor<1x2x?x8xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x?x?xf32>
+    %sm = infc.add %s, %mask : (tensor<1x2x?x?xf32>, tensor<?x?xf32>) -> tensor<1x2x?x?xf32>
+    %p = infc.softmax %sm {axis = 3 : i64} : tensor<1x2x?x?xf32>
+    %o = infc.matmul %p, %v : (tensor<1x2x?x?xf32>, tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>
+    %h = infc.reshape %o : tensor<1x2x?x8xf32> -> tensor<1x?x16xf32>
+    %w = infc.constant dense<0.5> : tensor<16x10xf32>
+    %logits = infc.matmul %h, %w : (tensor<1x?x16xf32>, tensor<16x10xf32>) -> tensor<1x?x10xf32>
+    %two = infc.constant dense<2.0> : tensor<f32>
+    %scaled = infc.mul %logits, %two : (tensor<1x?x10xf32>, tensor<f32>) -> tensor<1x?x10xf32>
+    return %logits, %scaled, %k, %v : tensor<1x?x10xf32>, tensor<1x?x10xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>
+  }
+}

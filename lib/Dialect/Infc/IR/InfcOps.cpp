@@ -422,6 +422,18 @@ LogicalResult PagedAttentionOp::verify() {
   return success();
 }
 
+LogicalResult DecoderLogitsOp::verify() {
+  auto ht = rankedType(getHidden()), wt = rankedType(getWeight()), rt = rankedType(getResult());
+  if (ht.getRank() != 3 || wt.getRank() != 2 || rt.getRank() != 3)
+    return emitOpError("expects hidden [1, rows, H], weight [H, V] and a result [1, rows, V]");
+  if (ht.getDimSize(0) != 1 || rt.getDimSize(0) != 1 || ht.getDimSize(1) != rt.getDimSize(1))
+    return emitOpError("expects one batch row and the hidden rows' count in the result");
+  if (!wt.hasStaticShape() || ht.isDynamicDim(2) || ht.getDimSize(2) != wt.getDimSize(0) ||
+      rt.getDimSize(2) != wt.getDimSize(1))
+    return emitOpError("expects a static weight [H, V] whose H is hidden's and V the result's");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

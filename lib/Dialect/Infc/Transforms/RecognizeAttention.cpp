@@ -299,6 +299,32 @@ LogicalResult recognize(func::FuncOp func, const Layer &l, Geometry &geometry) {
   return success();
 }
 
+/// The LM head: where the `logits` result is hidden [1, T, H] times constant weights [H, V]
+/// and nothing else, the product becomes infc.decoder_logits, which computes only the rows
+/// the step uses (a prefill's last row). Whether it did.
+bool recognizeLogits(func::FuncOp func, func::ReturnOp ret) {
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "infc.name");
+    if (!name || name.getValue() != "logits")
+      continue;
+    auto head = ret.getOperand(i).getDefiningOp<MatMulOp>();
+    if (!head || !head->hasOneUse() || !head.getRhs().getDefiningOp<ConstantOp>())
+      return false;
+    auto ht = cast<RankedTensorType>(head.getLhs().getType());
+    auto wt = cast<RankedTensorType>(head.getRhs().getType());
+    if (ht.getRank() != 3 || ht.getDimSize(0) != 1 || ht.isDynamicDim(2) || wt.getRank() != 2 ||
+        !wt.hasStaticShape() || !ht.getElementType().isF32() || !wt.getElementType().isF32())
+      return false;
+    OpBuilder b(head);
+    auto logits =
+        DecoderLogitsOp::create(b, head.getLoc(), head.getType(), head.getLhs(), head.getRhs());
+    head.getResult().replaceAllUsesWith(logits.getResult());
+    head.erase();
+    return true;
+  }
+  return false;
+}
+
 struct InfcRecognizeAttentionPass
     : public infc::impl::InfcRecognizeAttentionBase<InfcRecognizeAttentionPass> {
   void runOnOperation() override {
@@ -346,6 +372,7 @@ struct InfcRecognizeAttentionPass
     for (auto &[n, l] : layers)
       if (failed(recognize(func, l, geometry)))
         return signalPassFailure();
+    bool packedLogits = recognizeLogits(func, ret);
 
     // The presents leave the results; what only they and the old attention read goes.
     llvm::BitVector drop(func.getNumResults());
@@ -384,6 +411,13 @@ struct InfcRecognizeAttentionPass
           b.getFunctionType(
               {i32, b.getI64Type(), i32, i32, i32, b.getF32Type(), ptr, ptr, ptr, ptr}, {}));
       kernel.setPrivate();
+    }
+    if (packedLogits && !module.lookupSymbol(kLogitRowsFunction)) {
+      auto ptr = MemRefType::get({1}, b.getF32Type());
+      Type i64 = b.getI64Type();
+      auto rows = func::FuncOp::create(b, module.getLoc(), kLogitRowsFunction,
+                                       b.getFunctionType({i64, i64, ptr, ptr}, {i64}));
+      rows.setPrivate();
     }
     FailureOr<int64_t> maxPositions = positionLimit(func);
     if (failed(maxPositions))

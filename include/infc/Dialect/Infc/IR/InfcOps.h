@@ -28,6 +28,11 @@ llvm::LogicalResult broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<in
 ///                              const float *v, float *out);
 /// infc-recognize-attention declares it (func.func private, memref<1xf32> for the pointers).
 inline constexpr llvm::StringLiteral kPagedAttentionKernel = "infc__paged_attention";
+/// The runtime's function that infc.decoder_logits calls (runtime/kv.c):
+///   int64_t infc__llm_logit_rows(int64_t rows, int64_t width, const float *in, float *out);
+/// copies the rows of `in` whose logits the step uses to the front of `out` and returns how
+/// many; infc-recognize-attention declares it beside the kernel.
+inline constexpr llvm::StringLiteral kLogitRowsFunction = "infc__llm_logit_rows";
 /// Output extent of a sliding window (convolution, pooling) along one dim.
 int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t padBegin,
                          int64_t padEnd, int64_t dilation, bool ceilMode);

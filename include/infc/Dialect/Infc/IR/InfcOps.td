@@ -311,6 +311,26 @@ def Infc_PagedAttentionOp : Infc_Op<"paged_attention",
   let hasVerifier = 1;
 }
 
+def Infc_DecoderLogitsOp : Infc_Op<"decoder_logits", [MemoryEffects<[MemRead]>]> {
+  let summary = "a decoder's LM head over only the rows whose logits the step uses";
+  let description = [{
+    `hidden` [1, T, H] (the last norm's output), `weight` [H, V] constant: the logits
+    `hidden x weight` [1, T, V] of the rows that the runtime's step context asks for (each
+    sequence's last row in the step, or every row for infc_llm_step_all, none without a
+    logits buffer), packed at the front in row order; the other rows are unspecified. A
+    run with no step context (a plain infc_run) gets every row, in order. The runtime
+    learns from the call that the rows were packed (runtime/kv.c). Written by
+    infc-recognize-attention where the model's `logits` output is this product alone: a
+    prefill of P tokens then computes one row of the LM head instead of P.
+  }];
+  let arguments = (ins F32Tensor:$hidden, F32Tensor:$weight);
+  let results = (outs F32Tensor:$result);
+  let assemblyFormat = [{
+    $hidden `,` $weight attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
