@@ -145,6 +145,36 @@ static void store_key(float *keys, size_t slot, const float *row, int32_t d) {
     keys[(size_t)i * INFC__KV_BLOCK_TOKENS + slot] = row[i];
 }
 
+/* The scaled scores of `ng` (1 to 3, a constant where it is inlined) query heads against a
+ * block's 16 transposed keys: each key row loaded once for all of them, two independent
+ * sums over the head dims per head (the multiply-adds' latency hidden). */
+static inline __attribute__((always_inline)) void
+block_scores(const float *const *qs, int32_t ng, const float *keys, int32_t d, float scale,
+             float (*scores)[INFC__KV_BLOCK_TOKENS]) {
+#if defined(__clang__)
+#pragma clang fp reassociate(on)
+#endif
+  enum { B = INFC__KV_BLOCK_TOKENS };
+  float s[3][2][B];
+  for (int32_t g = 0; g < ng; ++g)
+    for (int32_t j = 0; j < B; ++j)
+      s[g][0][j] = s[g][1][j] = 0;
+  int32_t i = 0;
+  for (; i + 2 <= d; i += 2)
+    for (int32_t g = 0; g < ng; ++g)
+      for (int32_t j = 0; j < B; ++j) {
+        s[g][0][j] += qs[g][i] * keys[(size_t)i * B + j];
+        s[g][1][j] += qs[g][i + 1] * keys[(size_t)(i + 1) * B + j];
+      }
+  for (; i < d; ++i)
+    for (int32_t g = 0; g < ng; ++g)
+      for (int32_t j = 0; j < B; ++j)
+        s[g][0][j] += qs[g][i] * keys[(size_t)i * B + j];
+  for (int32_t g = 0; g < ng; ++g)
+    for (int32_t j = 0; j < B; ++j)
+      scores[g][j] = (s[g][0][j] + s[g][1][j]) * scale;
+}
+
 /* One item: row r (of the step) of sequence s, the `group` query heads of KV head h, over
  * the sequence's first n positions; an online softmax (FlashAttention's running maximum
  * and sum, the accumulator rescaled when the maximum grows), block by block. */
@@ -156,41 +186,46 @@ attend(const attention_job *job, int32_t s, int32_t h, int64_t r, int64_t n, int
   enum { G = 16, B = INFC__KV_BLOCK_TOKENS }; /* query heads per KV head at most */
   int32_t group = job->group;
   float acc[G][INFC__KV_MAX_HEAD_DIM];
-  float m[G], l[G];
+  float m[G], l[G][B];
   const float *qs[G];
   for (int32_t g = 0; g < group; ++g) {
     int64_t head = (int64_t)h * group + g;
     qs[g] = job->q + ((size_t)head * job->total_rows + r) * d;
     m[g] = -INFINITY;
-    l[g] = 0;
+    for (int32_t j = 0; j < B; ++j)
+      l[g][j] = 0;
     for (int32_t i = 0; i < d; ++i)
       acc[g][i] = 0;
   }
   kv_chunk c;
   float scores[G][B];
   for (int64_t start = 0; next_chunk(job, s, h, n, start, &c); start += B) {
-    /* Every lane of the block (those past count are not used). */
-    for (int32_t g = 0; g < group; ++g)
-      for (int32_t j = 0; j < B; ++j)
-        scores[g][j] = 0;
-    for (int32_t i = 0; i < d; ++i) {
-      const float *keys = c.keys + (size_t)i * B;
-      for (int32_t g = 0; g < group; ++g) {
-        float qi = qs[g][i];
-        for (int32_t j = 0; j < B; ++j)
-          scores[g][j] += qi * keys[j];
-      }
+    /* Every lane of the block (those past count are not used), up to three query heads at
+     * a time (each key row loaded once for them), two independent sums each. */
+    for (int32_t g = 0; g < group; g += 3) {
+      int32_t left = group - g;
+      if (left >= 3)
+        block_scores(qs + g, 3, c.keys, d, job->scale, scores + g);
+      else if (left == 2)
+        block_scores(qs + g, 2, c.keys, d, job->scale, scores + g);
+      else
+        block_scores(qs + g, 1, c.keys, d, job->scale, scores + g);
     }
+    /* The softmax's block on whole vectors: the maximum over the lanes below count, the
+     * sum kept per lane (added up once at the end). */
     for (int32_t g = 0; g < group; ++g) {
       float *sc = scores[g];
-      float top = m[g];
-      for (int64_t j = 0; j < c.count; ++j) {
-        sc[j] *= job->scale;
-        top = sc[j] > top ? sc[j] : top;
-      }
+      float v[B];
+      for (int32_t j = 0; j < B; ++j)
+        v[j] = j < c.count ? sc[j] : -INFINITY;
+      for (int32_t half = B / 2; half > 0; half /= 2) /* a tree of vector maxima */
+        for (int32_t j = 0; j < half; ++j)
+          v[j] = v[j + half] > v[j] ? v[j + half] : v[j];
+      float top = v[0] > m[g] ? v[0] : m[g];
       if (top > m[g]) {
         float rescale = expf(m[g] - top); /* 0 the first time (m = -inf) */
-        l[g] *= rescale;
+        for (int32_t j = 0; j < B; ++j)
+          l[g][j] *= rescale;
         for (int32_t i = 0; i < d; ++i)
           acc[g][i] *= rescale;
         m[g] = top;
@@ -200,18 +235,33 @@ attend(const attention_job *job, int32_t s, int32_t h, int64_t r, int64_t n, int
       for (int32_t j = 0; j < B; ++j)
         p[j] = j < c.count ? exp_nonpositive(sc[j] - m[g]) : 0.0f;
       for (int32_t j = 0; j < B; ++j)
-        l[g] += p[j];
-      for (int64_t j = 0; j < c.count; ++j) {
+        l[g][j] += p[j];
+      /* Two sums over the block's rows (independent chains of multiply-adds). */
+      float even[INFC__KV_MAX_HEAD_DIM], odd[INFC__KV_MAX_HEAD_DIM];
+      for (int32_t i = 0; i < d; ++i)
+        even[i] = odd[i] = 0;
+      int64_t j = 0;
+      for (; j + 2 <= c.count; j += 2) {
         const float *value = c.values + (size_t)j * d;
-        for (int32_t i = 0; i < d; ++i)
-          acc[g][i] += p[j] * value[i];
+        for (int32_t i = 0; i < d; ++i) {
+          even[i] += p[j] * value[i];
+          odd[i] += p[j + 1] * value[d + i];
+        }
       }
+      if (j < c.count)
+        for (int32_t i = 0; i < d; ++i)
+          even[i] += p[j] * c.values[(size_t)j * d + i];
+      for (int32_t i = 0; i < d; ++i)
+        acc[g][i] += even[i] + odd[i];
     }
   }
   for (int32_t g = 0; g < group; ++g) {
     int64_t head = (int64_t)h * group + g;
     float *o = job->out + ((size_t)head * job->total_rows + r) * d;
-    float inv = 1.0f / l[g];
+    float sum = 0;
+    for (int32_t j = 0; j < B; ++j)
+      sum += l[g][j];
+    float inv = 1.0f / sum;
     for (int32_t i = 0; i < d; ++i)
       o[i] = acc[g][i] * inv;
   }
