@@ -111,8 +111,8 @@ struct DecoderLogitsLowering : public OpConversionPattern<DecoderLogitsOp> {
     Value packed = bufferization::ToTensorOp::create(rewriter, loc, ht, out, /*restrict=*/true,
                                                      /*writable=*/true);
     Type et = rt.getElementType();
-    Value a = lowering::reshapeTensor(
-        rewriter, loc, packed, RankedTensorType::get({ht.getDimSize(1), width}, et));
+    Value a = lowering::reshapeTensor(rewriter, loc, packed,
+                                      RankedTensorType::get({ht.getDimSize(1), width}, et));
     if (!a)
       return rewriter.notifyMatchFailure(op, "hidden rows that do not collapse");
     SmallVector<Value> resultSizes;

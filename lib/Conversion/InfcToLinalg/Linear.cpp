@@ -36,8 +36,8 @@ constexpr int64_t kDynamicRowBlocks[] = {24, 16, 8, 4, 2, 1};
 /// a decoder (speculative decoding's drafts) is two passes of 4 rows, not 4 + 1 + 1 + 1.
 /// The codegen register-tiles and vectorizes each block as any static matmul, with B
 /// packed at compile time (docs/dynamic-shapes.md, step e; one row is the batch-1 kernel).
-Value infc::lowering::rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs,
-                                       Value result, Value rowCount) {
+Value infc::lowering::rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value result,
+                                       Value rowCount) {
   ArrayRef<int64_t> blocks = kDynamicRowBlocks;
   auto at = cast<RankedTensorType>(a.getType());
   auto ct = cast<RankedTensorType>(result.getType());
@@ -143,8 +143,6 @@ SmallVector<Segment> segmentsOf(OpBuilder &b, Location loc, Value size, int64_t 
   }
   return segments;
 }
-
-
 
 /// The blocks blockedBatchMatmul cuts a `?` dim of a product into: rows as whole register
 /// tiles of AVX2's (6) and AVX-512's (8) kernels, columns and depth as whole vectors of

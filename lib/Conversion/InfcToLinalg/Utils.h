@@ -122,9 +122,8 @@ bool isHalfFloat(mlir::Type type);
 /// A[rows, k] x B[k, n] (B constant, k and n static) into `result` [rows, n] with a run-time
 /// row count: static matmuls over blocks of rows (Linear.cpp). With rowCount, only A's
 /// first rowCount rows (the result's other rows are left as they are).
-mlir::Value rowBlockedMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
-                             mlir::Value rhs, mlir::Value result,
-                             mlir::Value rowCount = mlir::Value());
+mlir::Value rowBlockedMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, mlir::Value rhs,
+                             mlir::Value result, mlir::Value rowCount = mlir::Value());
 
 } // namespace lowering
 } // namespace infc
