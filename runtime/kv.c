@@ -650,9 +650,12 @@ infc_status infc_llm_info(infc_session *session, infc_llm_info_t *out) {
                       out ? "infc_llm_info: the model is not a decoder (compile it with infc "
                             "compile --decoder)"
                           : "infc_llm_info: info is NULL");
-  /* Only the bytes the caller's struct has (struct_size; 0: the whole of this layout). */
+  /* Only the bytes the caller's struct has (struct_size; 0: ABI 1.5's, up to max_positions,
+   * which is what a host of 1.5 that passed 0 has). */
   infc_llm_info_t all = {0}, *info = &all;
-  size_t bytes = out->struct_size && out->struct_size < sizeof all ? out->struct_size : sizeof all;
+  size_t first = offsetof(infc_llm_info_t, drafted);
+  size_t bytes = out->struct_size ? out->struct_size : first;
+  bytes = bytes < sizeof all ? bytes : sizeof all;
   const infc_decoder_desc *dd = session->desc->decoder;
   info->struct_size = (uint32_t)bytes;
   info->layers = dd->layers;

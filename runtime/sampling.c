@@ -214,8 +214,11 @@ infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *
     *num_out = 0;
   infc_llm_generate_options o = {0};
   if (options) {
-    size_t n =
-        options->struct_size && options->struct_size < sizeof o ? options->struct_size : sizeof o;
+    /* struct_size 0: ABI 1.5's layout (up to the seed), what a host of 1.5 that passed 0
+     * has. */
+    size_t n = options->struct_size ? options->struct_size
+                                    : offsetof(infc_llm_generate_options, draft_tokens);
+    n = n < sizeof o ? n : sizeof o;
     memcpy(&o, options, n);
   }
   if (!prompt || !prompt_len || !out || !num_out || o.max_new_tokens <= 0 ||
@@ -292,9 +295,11 @@ infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *
         break;
     }
     drafted += d;
-    /* Positions past the kept rows (drafts after the first miss) leave the cache. */
-    if (j < d)
-      infc__llm_truncate(s->llm, id, before + 1 + j);
+    /* Positions past the kept rows (drafts after the first miss) leave the cache: it holds
+     * every token in out but the last. Row j made out's last token; when its sampling
+     * failed, row j - 1 did, and row j's input (out's last) leaves too. */
+    if (!first && (j < d || st != INFC_OK))
+      infc__llm_truncate(s->llm, id, before + j + (st == INFC_OK));
     if (st != INFC_OK)
       break;
   }

@@ -268,7 +268,7 @@ INFC_API infc_status infc_session_output_shape(const infc_session *session, size
  * token, several) and returns each one's next-token logits. docs/decoder-llm.md. */
 
 typedef struct infc_llm_info_t {
-  uint32_t struct_size; /* the caller's sizeof (0: this layout); the runtime fills that much */
+  uint32_t struct_size; /* the caller's sizeof (0: ABI 1.5's layout); the runtime fills that much */
   int32_t layers, heads, kv_heads, head_dim;
   int32_t block_tokens;       /* positions per KV block */
   int64_t vocab;              /* logits per token */
@@ -339,14 +339,15 @@ INFC_API infc_status infc_llm_sample(const float *logits, int64_t vocab,
                                      int64_t *token);
 
 typedef struct infc_llm_generate_options {
-  uint32_t struct_size;       /* sizeof(infc_llm_generate_options) as the caller compiled it */
+  uint32_t struct_size;       /* sizeof(infc_llm_generate_options) as the caller compiled it
+                                 (0: ABI 1.5's layout, without the drafts) */
   int32_t max_new_tokens;     /* at least 1 */
   const int64_t *stop_tokens; /* generation ends after any of these (which is kept) */
   int32_t num_stop_tokens;
   infc_llm_sampling sampling; /* zero: greedy */
   uint64_t seed;              /* of the draws (infc_llm_seed) */
   /* ABI 1.6: prompt-lookup speculative decoding. draft_tokens > 0: before each step, the
-   * longest n-gram (draft_ngram tokens at most, 3 when 0; at least 2) that ends the sequence's
+   * longest n-gram (draft_ngram tokens at most, 3 when 0; at least 1) that ends the sequence's
    * tokens is looked up earlier in them, and up to draft_tokens tokens that followed its most
    * recent occurrence are run in the same step as the last token; each is kept while it is the
    * token the model chooses. The tokens are those of plain decoding (each chosen from its

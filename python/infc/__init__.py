@@ -472,7 +472,9 @@ class Session(_Closeable):
             raise Error(Status.INVALID_ARGUMENT, "the session is closed")
         fn = getattr(self._lib, name, None)
         if fn is None:
-            raise Error(Status.UNAVAILABLE, f"'{self.model.path}' predates decoders (ABI 1.5)")
+            since = "1.6" if name in ("infc_llm_step_all", "infc_llm_sequence_truncate") else "1.5"
+            raise Error(Status.UNAVAILABLE, f"'{self.model.path}' has no {name} (ABI {since}); "
+                                            "compile it again")
         status = fn(self._handle, *args)
         if status != Status.OK:
             raise Error(status, self._lib.infc_session_error(self._handle).decode(
@@ -619,7 +621,9 @@ class Session(_Closeable):
 
     def _room(self, seq):
         """Positions sequence `seq` can still take in a step (the runtime's infc__llm_room):
-        its blocks' free slots and the free blocks, up to max_positions."""
+        its blocks' free slots and the free blocks, up to max_positions. (A sequence whose
+        step failed in the model keeps the blocks it reserved, which this counts as free
+        slots of no block: fewer drafts then, never other tokens.)"""
         info = self.llm_info()
         length = self.sequence_length(seq)
         room = (-(-length // info["block_tokens"]) + info["free_blocks"]) * \

@@ -27,7 +27,9 @@ int64_t infc__llm_logit_rows(int64_t rows, int64_t width, const float *in, float
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -201,6 +203,7 @@ struct Fixture : ::testing::Test {
   }
   infc_llm_info_t info() {
     infc_llm_info_t i{};
+    i.struct_size = sizeof i;
     EXPECT_EQ(infc_llm_info(session, &i), INFC_OK);
     return i;
   }
@@ -533,6 +536,37 @@ TEST_F(Fixture, StepAllGivesEveryRowsLogitsAndTruncateRollsBack) {
   EXPECT_EQ(infc_llm_sequence_truncate(session, a, -1), INFC_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(infc_llm_sequence_truncate(session, 7, 0), INFC_ERR_INVALID_ARGUMENT);
   step({{a, {1}}});
+}
+
+TEST_F(Fixture, StructSizeZeroIsTheLayoutOfAbi15) {
+  ASSERT_EQ(infc_llm_open(session, 4), INFC_OK);
+  // infc_llm_info writes nothing past ABI 1.5's last field for a host that passed 0.
+  size_t old_size = offsetof(infc_llm_info_t, drafted);
+  std::vector<unsigned char> bytes(sizeof(infc_llm_info_t), 0xAB);
+  infc_llm_info_t *info = reinterpret_cast<infc_llm_info_t *>(bytes.data());
+  info->struct_size = 0;
+  ASSERT_EQ(infc_llm_info(session, info), INFC_OK);
+  EXPECT_EQ(info->struct_size, old_size);
+  EXPECT_EQ(info->max_blocks, 4);
+  EXPECT_TRUE(std::all_of(bytes.begin() + old_size, bytes.end(),
+                          [](unsigned char b) { return b == 0xAB; }));
+  // infc_llm_generate reads no drafts from such a host: garbage there is not read.
+  std::vector<int64_t> prompt = tokens(5, 1), out(4);
+  infc_llm_generate_options options;
+  memset(&options, 0xFF, sizeof options);
+  options.struct_size = 0;
+  options.max_new_tokens = 4;
+  options.stop_tokens = nullptr;
+  options.num_stop_tokens = 0;
+  options.sampling = {0.f, 0, 0.f};
+  options.seed = 0;
+  size_t n = 0;
+  int32_t a = add();
+  ASSERT_EQ(infc_llm_generate(session, a, prompt.data(), prompt.size(), &options, out.data(), &n),
+            INFC_OK)
+      << infc_session_error(session);
+  EXPECT_EQ(n, 4u);
+  EXPECT_EQ(this->info().drafted, 0);
 }
 
 TEST_F(Fixture, SpeculativeGenerateGivesPlainDecodingsTokens) {
