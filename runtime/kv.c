@@ -561,15 +561,24 @@ static infc__llm_seq *sequence(infc__llm *llm, int32_t id) {
   return id >= 0 && id < llm->num_seqs && llm->seqs[id].active ? &llm->seqs[id] : NULL;
 }
 
-infc_status infc_llm_sequence_remove(infc_session *session, int32_t id) {
-  infc__llm *llm;
-  infc_status st = llm_of(session, &llm);
+/* The session's cache and its sequence id, or an error naming `fn` (the session's
+ * message set). */
+static infc_status find_sequence(infc_session *session, int32_t id, const char *fn, infc__llm **llm,
+                                 infc__llm_seq **q) {
+  infc_status st = llm_of(session, llm);
   if (st != INFC_OK)
     return st;
-  infc__llm_seq *q = sequence(llm, id);
-  if (!q)
-    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
-                      "infc_llm_sequence_remove: no sequence %d", (int)id);
+  if (!(*q = sequence(*llm, id)))
+    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT, "%s: no sequence %d", fn, (int)id);
+  return INFC_OK;
+}
+
+infc_status infc_llm_sequence_remove(infc_session *session, int32_t id) {
+  infc__llm *llm;
+  infc__llm_seq *q;
+  infc_status st = find_sequence(session, id, "infc_llm_sequence_remove", &llm, &q);
+  if (st != INFC_OK)
+    return st;
   for (int32_t b = q->num_blocks - 1; b >= 0; --b)
     llm->free_blocks[llm->num_free++] = q->blocks[b];
   q->num_blocks = 0;
@@ -610,13 +619,10 @@ int64_t infc__llm_length(infc__llm *llm, int32_t id) {
 
 infc_status infc_llm_sequence_truncate(infc_session *session, int32_t id, int64_t length) {
   infc__llm *llm;
-  infc_status st = llm_of(session, &llm);
+  infc__llm_seq *q;
+  infc_status st = find_sequence(session, id, "infc_llm_sequence_truncate", &llm, &q);
   if (st != INFC_OK)
     return st;
-  infc__llm_seq *q = sequence(llm, id);
-  if (!q)
-    return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
-                      "infc_llm_sequence_truncate: no sequence %d", (int)id);
   if (length < 0 || length > q->length)
     return infc__fail(session, INFC_ERR_INVALID_ARGUMENT,
                       "infc_llm_sequence_truncate: sequence %d holds %lld positions; cannot keep "

@@ -27,13 +27,25 @@ using namespace mlir;
 using namespace infc;
 
 namespace {
+/// The runtime function `name` that infc-recognize-attention declared, or null.
+func::FuncOp runtimeFunction(Operation *op, StringRef name) {
+  auto module = op->getParentOfType<ModuleOp>();
+  return module ? module.lookupSymbol<func::FuncOp>(name) : nullptr;
+}
+
+/// `buffer` as a view of its first element: a bare pointer under the entry's calling
+/// convention, made right at the call so that the memory plan keeps the buffer live to it.
+Value firstElement(OpBuilder &b, Location loc, Value buffer) {
+  return memref::ReinterpretCastOp::create(b, loc, MemRefType::get({1}, b.getF32Type()), buffer, 0,
+                                           ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
+}
+
 struct PagedAttentionLowering : public OpConversionPattern<PagedAttentionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(PagedAttentionOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
-    auto callee = module ? module.lookupSymbol<func::FuncOp>(kPagedAttentionKernel) : nullptr;
+    func::FuncOp callee = runtimeFunction(op, kPagedAttentionKernel);
     if (!callee)
       return rewriter.notifyMatchFailure(op, "the kernel's declaration is missing");
     auto qt = cast<RankedTensorType>(op.getQuery().getType());
@@ -50,11 +62,7 @@ struct PagedAttentionLowering : public OpConversionPattern<PagedAttentionOp> {
     if (qt.isDynamicDim(2))
       sizes.push_back(rows);
     Value out = memref::AllocOp::create(rewriter, loc, dense(qt), sizes, IntegerAttr());
-    auto element = MemRefType::get({1}, rewriter.getF32Type());
-    auto view = [&](Value buffer) -> Value {
-      return memref::ReinterpretCastOp::create(rewriter, loc, element, buffer, 0,
-                                               ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
-    };
+    auto view = [&](Value buffer) { return firstElement(rewriter, loc, buffer); };
     auto i32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
     };
@@ -82,8 +90,7 @@ struct DecoderLogitsLowering : public OpConversionPattern<DecoderLogitsOp> {
   LogicalResult matchAndRewrite(DecoderLogitsOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
-    auto callee = module ? module.lookupSymbol<func::FuncOp>(kLogitRowsFunction) : nullptr;
+    func::FuncOp callee = runtimeFunction(op, kLogitRowsFunction);
     if (!callee)
       return rewriter.notifyMatchFailure(op, "the runtime function's declaration is missing");
     auto ht = cast<RankedTensorType>(op.getHidden().getType());
@@ -96,11 +103,7 @@ struct DecoderLogitsLowering : public OpConversionPattern<DecoderLogitsOp> {
     if (ht.isDynamicDim(1))
       sizes.push_back(rows);
     Value out = memref::AllocOp::create(rewriter, loc, dense, sizes, IntegerAttr());
-    auto element = MemRefType::get({1}, rewriter.getF32Type());
-    auto view = [&](Value buffer) -> Value {
-      return memref::ReinterpretCastOp::create(rewriter, loc, element, buffer, 0,
-                                               ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
-    };
+    auto view = [&](Value buffer) { return firstElement(rewriter, loc, buffer); };
     Type i64 = rewriter.getI64Type();
     Value count =
         func::CallOp::create(rewriter, loc, callee,
