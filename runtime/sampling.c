@@ -235,11 +235,6 @@ infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *
                       "the session has no KV cache: call infc_llm_open first");
   int64_t vocab = infc__llm_vocab(s->llm);
   int32_t drafts = o.draft_tokens, ngram = o.draft_ngram ? o.draft_ngram : 3;
-  /* Drafts a step may check: two more after a step whose drafts were all accepted, one
-   * fewer after one with a miss, between 1 and draft_tokens (HF's heuristic for assisted
-   * generation): a miss wastes the rows after it, which a long window pays on text that
-   * repeats little. */
-  int32_t window = drafts;
   /* The sequence's tokens for the lookup (prompt, then out), and a step's tokens. */
   size_t history_len = prompt_len + (size_t)o.max_new_tokens;
   float *logits = malloc(sizeof(float) * (size_t)vocab * (size_t)(drafts + 1));
@@ -269,7 +264,7 @@ infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *
       feed[0] = out[*num_out - 1];
       int64_t room = infc__llm_room(s->llm, id) - 1,
               wanted = (int64_t)o.max_new_tokens - (int64_t)*num_out - 1;
-      int32_t limit = (int32_t)(window < wanted ? window : wanted);
+      int32_t limit = (int32_t)(drafts < wanted ? drafts : wanted);
       limit = room < limit ? (int32_t)(room > 0 ? room : 0) : limit;
       if (limit > 0)
         d = lookup_draft(history, known, ngram, limit, feed + 1);
@@ -280,7 +275,7 @@ infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *
       break;
     /* Each row's token chosen as plain decoding would, kept while the next row's input was
      * that token. */
-    int32_t j = 0, hits = 0;
+    int32_t j = 0;
     for (;; ++j) {
       char error[160];
       int64_t token;
@@ -295,15 +290,11 @@ infc_status infc_llm_generate(infc_session *session, int32_t id, const int64_t *
       for (int32_t k = 0; k < o.num_stop_tokens; ++k)
         stop |= o.stop_tokens[k] == token;
       int hit = j < d && feed[1 + j] == token;
-      hits += hit;
+      accepted += hit;
       if (stop || !hit || *num_out == (size_t)o.max_new_tokens)
         break;
     }
     drafted += d;
-    accepted += hits;
-    if (d > 0)
-      window =
-          hits == d ? (window + 2 < drafts ? window + 2 : drafts) : (window > 1 ? window - 1 : 1);
     /* Positions past the kept rows (drafts after the first miss) leave the cache: it holds
      * every token in out but the last. Row j made out's last token; when its sampling
      * failed, row j - 1 did, and row j's input (out's last) leaves too. */

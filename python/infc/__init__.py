@@ -582,7 +582,6 @@ class Session(_Closeable):
         params = _abi.LlmSampling(float(temperature), int(top_k), float(top_p))
         state = ctypes.c_uint64(self._lib.infc_llm_seed(int(seed)))
         ngram = int(draft_ngram) or 3
-        window = int(draft_tokens)  # infc_llm_generate's adaptive draft length
         seq = self.add_sequence()
         try:
             history = list(prompt)
@@ -611,10 +610,7 @@ class Session(_Closeable):
                         break
                 if j < len(drafts):  # the drafts after the first miss leave the cache
                     self.truncate_sequence(seq, self.sequence_length(seq) - len(drafts) + j)
-                if drafts:
-                    window = min(window + 2, int(draft_tokens)) if j == len(drafts) \
-                        else max(window - 1, 1)
-                limit = min(window, max_new_tokens - made - 1, self._room(seq) - 1)
+                limit = min(int(draft_tokens), max_new_tokens - made - 1, self._room(seq) - 1)
                 drafts = _lookup_draft(history, ngram, limit) if limit > 0 else []
                 feed = [history[-1]] + drafts
                 rows = (self.step({seq: feed}, all_logits=True)[seq] if drafts
