@@ -401,24 +401,18 @@ struct InfcRecognizeAttentionPass
         unused.set(arg.getArgNumber());
     if (failed(func.eraseArguments(unused)))
       return signalPassFailure();
-    // The kernel the lowering calls (a nested pass cannot declare it).
+    // The runtime functions the lowering calls (a nested pass cannot declare them).
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    if (!module.lookupSymbol(kPagedAttentionKernel)) {
-      auto ptr = MemRefType::get({1}, b.getF32Type());
-      Type i32 = b.getI32Type();
-      auto kernel = func::FuncOp::create(
-          b, module.getLoc(), kPagedAttentionKernel,
-          b.getFunctionType(
-              {i32, b.getI64Type(), i32, i32, i32, b.getF32Type(), ptr, ptr, ptr, ptr}, {}));
-      kernel.setPrivate();
-    }
-    if (packedLogits && !module.lookupSymbol(kLogitRowsFunction)) {
-      auto ptr = MemRefType::get({1}, b.getF32Type());
-      Type i64 = b.getI64Type();
-      auto rows = func::FuncOp::create(b, module.getLoc(), kLogitRowsFunction,
-                                       b.getFunctionType({i64, i64, ptr, ptr}, {i64}));
-      rows.setPrivate();
-    }
+    auto ptr = MemRefType::get({1}, b.getF32Type());
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto declare = [&](StringRef name, FunctionType type) {
+      if (!module.lookupSymbol(name))
+        func::FuncOp::create(b, module.getLoc(), name, type).setPrivate();
+    };
+    declare(kPagedAttentionKernel,
+            b.getFunctionType({i32, i64, i32, i32, i32, b.getF32Type(), ptr, ptr, ptr, ptr}, {}));
+    if (packedLogits)
+      declare(kLogitRowsFunction, b.getFunctionType({i64, i64, ptr, ptr}, {i64}));
     FailureOr<int64_t> maxPositions = positionLimit(func);
     if (failed(maxPositions))
       return signalPassFailure();
