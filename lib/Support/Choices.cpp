@@ -17,6 +17,12 @@ template <> llvm::ArrayRef<ChoiceName<Precision>> infc::choiceNames() {
   return names;
 }
 
+template <> llvm::ArrayRef<ChoiceName<WeightFormat>> infc::choiceNames() {
+  static constexpr ChoiceName<WeightFormat> names[] = {{WeightFormat::FP32, "fp32"},
+                                                       {WeightFormat::Int8, "int8"}};
+  return names;
+}
+
 template <> llvm::ArrayRef<ChoiceName<Activations>> infc::choiceNames() {
   static constexpr ChoiceName<Activations> names[] = {
       {Activations::Half, "half"}, {Activations::Rounded, "rounded"}, {Activations::FP32, "fp32"}};

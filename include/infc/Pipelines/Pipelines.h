@@ -71,6 +71,10 @@ struct InfcPipelineOptions {
   /// CPU: FP32, or BF16 on a target with AMX-BF16 or AVX512_BF16 (the operands of matmuls and
   /// convolutions with constant weights rounded to bf16, products accumulated in f32).
   Precision precision = Precision::FP32;
+  /// CPU: the weights of f32 matmuls as given, or int8 with a scale per `weightGroup` K
+  /// values of a column (infc-int8-weight-matmul; 0: a scale per column).
+  WeightFormat weights = WeightFormat::FP32;
+  int64_t weightGroup = kDefaultWeightGroup;
   /// CUDA at FP16 or BF16: the activations between kernels (infc-half-activations); unset:
   /// the precision's default (Half for FP16, Rounded for BF16).
   std::optional<Activations> activations;

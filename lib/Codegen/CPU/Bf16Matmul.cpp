@@ -86,12 +86,6 @@ Value extendedFromBf16(OpBuilder &b, Value v) {
   return in;
 }
 
-/// Whether `init` is zeros: a fill of 0.0 (the matmul then computes A x B alone).
-bool isZeroFill(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
-}
-
 constexpr int64_t kTileRows = 8; // vdpbf16ps: rows x 2 panels of 16 f32 accumulators
 /// A batched matmul of two activations (attention's QK^T and PV) takes bf16 from this many
 /// rows: B is rounded and packed at run time, K x N values for M x K x N multiply-adds.
@@ -125,17 +119,6 @@ Value padTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
   return tensor::PadOp::create(b, loc, type.clone(shape), v, low, high, zero);
 }
 
-/// `v`'s leading block of `type`'s shape (the product without its padded rows and columns),
-/// or `v` itself when it has that shape.
-Value leadingBlock(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
-  if (cast<RankedTensorType>(v.getType()).getShape() == type.getShape())
-    return v;
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), type.getShape());
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, type, v, offsets, sizes, strides);
-}
-
 struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16MatmulPass> {
   using InfcBf16MatmulBase::InfcBf16MatmulBase;
   void runOnOperation() override {
@@ -158,7 +141,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     auto ct = cast<RankedTensorType>(op.getResult(0).getType());
     auto bt = cast<RankedTensorType>(op.getInputs()[1].getType());
     if (!ct.getElementType().isF32() || !getElementTypeOrSelf(op.getInputs()[0]).isF32() ||
-        !bt.getElementType().isF32() || !isZeroFill(op.getOutputs()[0]))
+        !bt.getElementType().isF32() || !infc::isZeroFill(op.getOutputs()[0]))
       return;
     int64_t batch = ct.getDimSize(0), m = ct.getDimSize(1), n = ct.getDimSize(2),
             k = bt.getDimSize(1);
@@ -222,7 +205,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
       Value updated = tensor::InsertSliceOp::create(b, loc, product, acc, offsets, sizes, strides);
       scf::YieldOp::create(b, loc, updated);
     }
-    op.getResult(0).replaceAllUsesWith(leadingBlock(b, loc, loop.getResult(0), ct));
+    op.getResult(0).replaceAllUsesWith(infc::leadingBlock(b, loc, loop.getResult(0), ct));
     op.erase();
   }
 
@@ -231,7 +214,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
     DenseElementsAttr weights;
     if (!ct.getElementType().isF32() || !getElementTypeOrSelf(op.getInputs()[0]).isF32() ||
         !matchPattern(op.getInputs()[1], m_Constant(&weights)) ||
-        !weights.getElementType().isF32() || !isZeroFill(op.getOutputs()[0]))
+        !weights.getElementType().isF32() || !infc::isZeroFill(op.getOutputs()[0]))
       return;
     int64_t m = ct.getDimSize(0), n = ct.getDimSize(1);
     int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
@@ -248,7 +231,7 @@ struct InfcBf16MatmulPass : public infc::impl::InfcBf16MatmulBase<InfcBf16Matmul
       a = roundToBf16Values(b, loc, op.getInputs()[0]);
     Value rows = padTo(b, loc, a, {mp, kp}), packed = packWeights(b, loc, weights, kp);
     Value product = amx ? amxProduct(b, loc, rows, packed) : registerKernel(b, loc, rows, packed);
-    op.getResult(0).replaceAllUsesWith(leadingBlock(b, loc, product, ct));
+    op.getResult(0).replaceAllUsesWith(infc::leadingBlock(b, loc, product, ct));
     op.erase();
   }
 

@@ -2,10 +2,28 @@
 #include "PanelKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
+
+bool infc::isZeroFill(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+Value infc::leadingBlock(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
+  if (cast<RankedTensorType>(v.getType()).getShape() == type.getShape())
+    return v;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), type.getShape());
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, type, v, offsets, sizes, strides);
+}
 
 /// C with rows [begin, end) in tiles of `rows` rows x `width` panels from panel `p` on: a
 /// loop over the row tiles (`parallel`: marked infc.parallel), each an scf.for over the K

@@ -11,6 +11,7 @@
 #define INFC_LIB_CODEGEN_CPU_PANELKERNEL_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace infc {
 /// What a panel kernel computes at each place of its loops.
@@ -39,6 +40,15 @@ struct PanelKernelSteps {
 /// left OriNet's 25600 x 288 x 32 int8 conv on one thread, a fifth of the model's time at 2
 /// threads; a few rows keep the pairs). The odd panel's row tiles run in parallel from two
 /// on; the single rows after the tiles never do.
+/// Whether `init` is zeros: a fill of 0.0 (a matmul into it computes A x B alone, what the
+/// panel kernels compute).
+bool isZeroFill(mlir::Value init);
+
+/// `v`'s leading block of `type`'s shape (a product without its padded rows and columns), or
+/// `v` itself when it has that shape.
+mlir::Value leadingBlock(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         mlir::RankedTensorType type);
+
 mlir::Value panelKernel(mlir::OpBuilder &b, mlir::Location loc, const PanelKernelSteps &steps,
                         mlir::Value c, int64_t tileRows, int64_t panels);
 } // namespace infc

@@ -85,6 +85,36 @@ def InfcBf16Matmul : Pass<"infc-bf16-matmul", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
 }
 
+def InfcInt8WeightMatmul : Pass<"infc-int8-weight-matmul", "mlir::func::FuncOp"> {
+  let summary = "Store the constant weights of f32 matmuls as int8 with group scales (--weights int8)";
+  let description = [{
+    Weight-only quantization. Matches static `linalg.matmul` on f32 with a zero-filled init
+    whose B is a constant [K, N] of finite values with K of 64 or more (the weights of a
+    linear layer, a Gemm, a decoder's projections and LM head). Each column's K values are
+    cut into groups of `group` (0: one group a column); a group's scale is its largest
+    magnitude / 127 and its values are rounded to int8 (to nearest, ties to even; a group of
+    zeros has scale 0). B becomes two constants: the int8 values as [ceil(N/16), K, 16]
+    panels and the scales as [ceil(N/16), ceil(K/group), 16] f32, zero past N (panels of 8
+    columns at `vector-bits=256`). The product
+    is a register kernel on f32: per K step each panel's 16 bytes are sign-extended,
+    converted and multiplied by their group's scales (the dequantized weights, exactly
+    `float(q) * scale`), then each row's A value, broadcast, is multiplied and added into
+    rows x 2 panels of accumulators (infc::panelKernel's loops: tiles of 8 rows, 4 at 256
+    bits, then single rows). So the result is the f32 matmul by the dequantized weights; the matmul's result
+    is the product's leading [M, N] block.
+  }];
+  let options = [
+    Option<"group", "group", "int64_t", /*default=*/"64",
+           "K values of a column that share a scale: a power of two from 16, or 0 (a column)">,
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "the target's vector width: panels of 16 columns and tiles of 8 rows at 512, "
+           "8 and 4 at 256 (16 ymm registers)">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def InfcAmxTiles : Pass<"infc-amx-tiles", "mlir::func::FuncOp"> {
   let summary = "Lower the AMX tile products of infc-vnni-matmul and infc-bf16-matmul to amx ops (on memrefs)";
   let description = [{

