@@ -15,9 +15,11 @@ by their dequantized values. Checks:
   - the zoo's mlp and bert_layer against onnxruntime on the dequantized model (1e-4), and
     how far that is from the fp32 model;
   - SmolLM2's first 4 layers as a --decoder: 32 greedy tokens from 2 prompts = onnxruntime's
-    past/present loop on the dequantized model, logits within 1e-3 of the largest; the
-    library smaller than the fp32 weights by most of the quantized matmuls' bytes; the
-    first step's logits against the fp32 model's (the quantization's own error);
+    past/present loop on the dequantized model, logits within 1e-3 of the largest; a
+    12-row step's logits = its rows' single steps, bit for bit (tiles and single rows sum
+    each column in the same order), speculative decoding = plain decoding; the library
+    smaller than the fp32 weights by most of the quantized matmuls' bytes; the first step's
+    logits against the fp32 model's (the quantization's own error);
   - the zoo's GPT-2 (2 layers, --decoder) with --weight-group 0: 32 greedy tokens =
     onnxruntime's on its dequantized model;
   - refusals: with --quantize int8, --precision bf16, --target cuda, --target-triple, an
@@ -218,6 +220,21 @@ def decoders(args, infc, work, report, compile_model, rng):
             prompts = [[1, 504, 3458, 282, 4649, 314],
                        [int(t) for t in rng.integers(0, sm.VOCAB, 40)]]
             m = greedy_check("SmolLM2 (4 layers)", so, ref_model, prompts, 32)
+            # A check step's rows are computed as 8-row tiles and single rows: each row's
+            # logits must be its single step's, bit for bit, and speculative decoding's
+            # tokens plain decoding's.
+            ab = m.session(num_threads=2)
+            ab.llm_open(16)
+            a, b = ab.add_sequence(), ab.add_sequence()
+            ab.step({a: prompts[1], b: prompts[1]})
+            rows = ab.step({a: prompts[0] * 2}, all_logits=True)[a]
+            single = np.stack([ab.step({b: [t]})[b] for t in prompts[0] * 2])
+            report(np.array_equal(rows, single),
+                   f"SmolLM2: a step of 12 rows (infc_llm_step_all) = 12 single steps, bit for "
+                   f"bit (largest difference {float(np.abs(rows - single).max()):.1e})")
+            looping = prompts[1][:10] * 3
+            report(m.generate(looping, 24, draft_tokens=4) == m.generate(looping, 24),
+                   "SmolLM2: speculative decoding (4 drafts) = plain decoding's tokens")
             all_bytes = sum(np.prod(t.dims) * 4 for t in onnx.load(model).graph.initializer)
             size = os.path.getsize(so)
             report(size < all_bytes - 0.65 * matmul_bytes,

@@ -85,32 +85,50 @@ Value infc::panelKernel(OpBuilder &b, Location loc, const PanelKernelSteps &step
                         int64_t tileRows, int64_t panels) {
   // rows x 2 accumulators + 2 B vectors + 1 A broadcast; fewer pairs than 4 (and more row
   // tiles than pairs) and the threads share out row tiles (3 pairs on 2 threads: 2 : 1).
-  constexpr int64_t kPanelsPerTile = 2, kMinParallelPairs = 4;
+  // A single row takes 4 panels at a time instead: 2 would leave its K loop waiting on the
+  // latency of its two multiply-add chains (a decode step's rows are all single).
+  constexpr int64_t kPanelsPerTile = 2, kMinParallelPairs = 4, kPanelsPerRow = 4;
   auto idx = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
   int64_t m = cast<ShapedType>(c.getType()).getDimSize(0);
   int64_t full = m / tileRows * tileRows, rowTiles = full / tileRows;
-  // Every row times panels [p, p + width): the row tiles (`parallel`: shared out over the
-  // threads), then the rows left after them, one at a time.
-  auto allRows = [&](OpBuilder &ab, Value p, Value cIn, int64_t width, bool parallel) -> Value {
-    cIn = rowTileLoop(ab, loc, steps, p, cIn, 0, full, tileRows, width, parallel);
-    return rowTileLoop(ab, loc, steps, p, cIn, full, m, 1, width, false);
-  };
   int64_t pairs = panels / kPanelsPerTile;
   bool rowsInParallel = pairs < kMinParallelPairs && rowTiles > pairs;
-  if (pairs) {
+  if (pairs && rowTiles) {
     auto pairLoop = scf::ForOp::create(
         b, loc, idx(b, 0), idx(b, pairs), idx(b, 1), ValueRange{c},
         [&](OpBuilder &pb, Location, Value pair, ValueRange cIn) {
           Value p = arith::MulIOp::create(pb, loc, pair, idx(pb, kPanelsPerTile));
-          scf::YieldOp::create(pb, loc, allRows(pb, p, cIn[0], kPanelsPerTile, rowsInParallel));
+          scf::YieldOp::create(pb, loc,
+                               rowTileLoop(pb, loc, steps, p, cIn[0], 0, full, tileRows,
+                                           kPanelsPerTile, rowsInParallel));
         });
     if (!rowsInParallel)
       pairLoop->setAttr("infc.parallel", b.getUnitAttr());
     c = pairLoop.getResult(0);
   }
-  for (int64_t p = pairs * kPanelsPerTile; p < panels; ++p)
-    c = allRows(b, idx(b, p), c, 1, /*parallel=*/rowTiles > 1);
+  if (panels % kPanelsPerTile)
+    c = rowTileLoop(b, loc, steps, idx(b, panels - 1), c, 0, full, tileRows, 1,
+                    /*parallel=*/rowTiles > 1);
+  if (full == m)
+    return c;
+  // The rows after the tiles, one at a time, each against 4 panels (the groups of panels
+  // shared out over the threads), then the panels left.
+  int64_t groups = panels / kPanelsPerRow, rest = panels % kPanelsPerRow;
+  if (groups) {
+    auto groupLoop = scf::ForOp::create(
+        b, loc, idx(b, 0), idx(b, groups), idx(b, 1), ValueRange{c},
+        [&](OpBuilder &gb, Location, Value group, ValueRange cIn) {
+          Value p = arith::MulIOp::create(gb, loc, group, idx(gb, kPanelsPerRow));
+          scf::YieldOp::create(
+              gb, loc, rowTileLoop(gb, loc, steps, p, cIn[0], full, m, 1, kPanelsPerRow, false));
+        });
+    if (groups > 1)
+      groupLoop->setAttr("infc.parallel", b.getUnitAttr());
+    c = groupLoop.getResult(0);
+  }
+  if (rest)
+    c = rowTileLoop(b, loc, steps, idx(b, panels - rest), c, full, m, 1, rest, false);
   return c;
 }

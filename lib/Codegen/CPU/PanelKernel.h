@@ -32,14 +32,6 @@ struct PanelKernelSteps {
       multiplyAdd;
 };
 
-/// C [M, panels x lanes] = A x B on a panel kernel: a loop over pairs of panels, then the
-/// odd last panel alone, each over tiles of `tileRows` rows x its panels (then single rows),
-/// a K loop per tile carrying its accumulators, written into `c` after. Column blocks of C
-/// are independent: the threads share out the pairs when there are four or more of them,
-/// else the row tiles of each pair if there are more of those (one pair, 32 columns, had
-/// left OriNet's 25600 x 288 x 32 int8 conv on one thread, a fifth of the model's time at 2
-/// threads; a few rows keep the pairs). The odd panel's row tiles run in parallel from two
-/// on; the single rows after the tiles never do.
 /// Whether `init` is zeros: a fill of 0.0 (a matmul into it computes A x B alone, what the
 /// panel kernels compute).
 bool isZeroFill(mlir::Value init);
@@ -49,6 +41,18 @@ bool isZeroFill(mlir::Value init);
 mlir::Value leadingBlock(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          mlir::RankedTensorType type);
 
+/// C [M, panels x lanes] = A x B on a panel kernel: a loop over pairs of panels, then the
+/// odd last panel alone, each over tiles of `tileRows` rows x its panels, a K loop per tile
+/// carrying its accumulators, written into `c` after; then the rows left after the tiles,
+/// one at a time against groups of 4 panels (then the 1 to 3 panels left), so that a
+/// single row has four independent chains of multiply-adds. Each accumulator sums its
+/// column's products in K order wherever its row is: a row's results do not depend on the
+/// rows beside it (a decoder's check step = its single steps, bit for bit). Column blocks
+/// of C are independent: the threads share out the pairs when there are four or more of
+/// them, else the row tiles of each pair if there are more of those (one pair, 32 columns,
+/// had left OriNet's 25600 x 288 x 32 int8 conv on one thread, a fifth of the model's time
+/// at 2 threads; a few rows keep the pairs). The odd panel's row tiles run in parallel from
+/// two on; the single rows' groups of panels from two groups on.
 mlir::Value panelKernel(mlir::OpBuilder &b, mlir::Location loc, const PanelKernelSteps &steps,
                         mlir::Value c, int64_t tileRows, int64_t panels);
 } // namespace infc

@@ -30,7 +30,8 @@
 // With vdpbf16ps: the same rounding and packed B, A padded along K only (10 rows), and a
 // register kernel: a loop over the pair of panels, parallel (one row tile of 8 rows, no
 // more than the pairs), 8 x 2 f32 accumulators fed per K pair by two panel loads and a
-// broadcast of each row's bf16 pair; then the 2 rows left, one at a time.
+// broadcast of each row's bf16 pair; then, after that loop, the 2 rows left, one at a
+// time.
 // VDP-LABEL: func @rounded_rows
 // VDP: arith.truncf %{{.*}} : f32 to bf16
 // VDP: tensor.pad %{{.*}} low[0, 0] high[0, 26]
@@ -44,8 +45,8 @@
 // VDP: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // VDP: vector.broadcast %{{.*}} : i32 to vector<16xi32>
 // VDP-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
-// VDP: scf.for %{{.*}} = %c8{{[_0-9]*}} to %c10{{[_0-9]*}} step %c1
 // VDP: } {infc.parallel}
+// VDP: scf.for %{{.*}} = %c8{{[_0-9]*}} to %c10{{[_0-9]*}} step %c1
 // VDP: tensor.extract_slice %{{.*}}[0, 0] [10, 20] [1, 1] : tensor<10x32xf32> to tensor<10x20xf32>
 // VDP-NOT: infc.amx
 // VDP-NOT: linalg.matmul

@@ -9,7 +9,8 @@
 // (group 0: one scale a column, [2, 1, 16]). The register kernel: a loop over the pair of
 // panels (parallel, one pair), a tile of 8 rows x 2 panels whose K step loads each panel's
 // 16 bytes, sign-extends, converts and scales them (the scale of group K / 64), broadcasts
-// each row's value and multiplies-adds; then the 2 rows left, one at a time.
+// each row's value and multiplies-adds; then, after that loop, the 2 rows left, one at a
+// time, against both panels.
 // CHECK-LABEL: func @groups
 // CHECK-DAG: arith.constant dense<127> : tensor<2x128x16xi8>
 // CHECK-DAG: arith.constant dense<0.00393700786> : tensor<2x2x16xf32>
@@ -26,8 +27,9 @@
 // CHECK: tensor.extract %{{.*}} : tensor<10x128xf32>
 // CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
 // CHECK-COUNT-2: vector.fma
-// CHECK: scf.for %{{.*}} = %c8{{[_0-9]*}} to %c10{{[_0-9]*}} step %c1
 // CHECK: } {infc.parallel}
+// CHECK: scf.for %{{.*}} = %c8{{[_0-9]*}} to %c10{{[_0-9]*}} step %c1
+// CHECK: %{{.*}}:2 = scf.for
 // CHECK-NOT: linalg.matmul
 // COLUMN-LABEL: func @groups
 // COLUMN-DAG: arith.constant dense<0.00393700786> : tensor<2x1x16xf32>

@@ -11,7 +11,8 @@
 // 0xFFFD FFFD, the last word's high half zero past K = 7), A's rows extended to i16 at
 // run time (the vector reaching past K masked), and per word and tile row one broadcast
 // times two panel vectors: vpmaddwd then vpaddd. On ymm: 6-row x 2-panel tiles of 8 lanes
-// (12 accumulators of 16 ymm), then single rows; AVX-512BW: 8 x 2 of 16 lanes.
+// (12 accumulators of 16 ymm), then single rows against 4 panels; AVX-512BW: 8 x 2 of 16
+// lanes.
 // AVX-VNNI's vpdpbusd on ymm keeps vpdpbusd's u8 words (signed A offset by 128, the
 // accumulators from -128 x the column sums) in the 6 x 2 tiles of 8 lanes.
 // WD256-LABEL: func @s8_matmul
@@ -32,9 +33,9 @@
 // WD256-COUNT-11: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
 // WD256: scf.yield
 // WD256-COUNT-12: vector.transfer_write
-// WD256: %{{.*}}:2 = scf.for
-// WD256-COUNT-2: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
 // WD256: } {infc.parallel}
+// WD256: %{{.*}}:4 = scf.for
+// WD256-COUNT-4: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
 // WD256-NOT: arith.xori
 // WD256-NOT: linalg.matmul
 

@@ -6,7 +6,8 @@
 // parallel loop over the rows), the accumulators starting from -128 x the column sums of
 // B, a parallel loop over pairs of 16-column panels (one row tile here, so the pairs are
 // what the threads share out; see @row_tiles_in_parallel), 8-row x 2-panel tiles (16
-// accumulators) then single rows.
+// accumulators); then the single rows after the loop, each against both panels (groups
+// of 4 panels where there are 4).
 // CHECK-LABEL: func @s8_matmul
 // CHECK-DAG: %[[BP:.*]] = arith.constant dense<{{.*}}> : tensor<2x2x16xi32>
 // CHECK-DAG: %[[ACC0:.*]] = arith.constant dense<{{.*}}> : tensor<2x16xi32>
@@ -25,10 +26,10 @@
 // CHECK: vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
 // CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-COUNT-16: vector.transfer_write
-// CHECK-NOT: infc.parallel
+// CHECK: } {infc.parallel}
 // CHECK: %{{.*}}:2 = scf.for
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK: } {infc.parallel}
+// CHECK-NOT: infc.parallel
 // CHECK-NOT: linalg.matmul
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @s8_matmul(%a: tensor<10x7xi8>) -> tensor<10x32xi32> {
