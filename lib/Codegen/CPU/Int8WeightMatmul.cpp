@@ -48,9 +48,9 @@ struct PackedWeights {
 
 /// B [K, N] f32 as int8 panels [ceil(N/L), K, L] and scales [ceil(N/L), groups, L] (L:
 /// `lanes`, a vector's f32 lanes): value q[p][k][j] of column Lp + j with scale
-/// s[p][k / group][j] stands for float(q) * s; zero past N. A group's scale is its largest magnitude / 127, its values
-/// round(w / scale) to nearest, ties to even (within +-127 by construction). Null when B
-/// holds a NaN or an infinity (the matmul then stays f32).
+/// s[p][k / group][j] stands for float(q) * s; zero past N. A group's scale is its largest
+/// magnitude / 127, its values round(w / scale) to nearest, ties to even (within +-127 by
+/// construction). Null when B holds a NaN or an infinity (the matmul then stays f32).
 std::optional<PackedWeights> quantizeWeights(MLIRContext *ctx, DenseElementsAttr weights,
                                              int64_t group, int64_t lanes) {
   auto type = cast<RankedTensorType>(weights.getType());
