@@ -227,11 +227,12 @@ static void addCPUCodegenPasses(OpPassManager &pm, const infc::InfcPipelineOptio
     kernel.vectorBits = options.int8KernelBits;
     pm.addNestedPass<func::FuncOp>(infc::createInfcVnniMatmul(kernel));
   }
-  if (options.weights == infc::WeightFormat::Int8) {
-    infc::InfcInt8WeightMatmulOptions int8Weights;
-    int8Weights.group = options.weightGroup;
-    int8Weights.vectorBits = options.vectorBits >= 512 ? 512 : 256;
-    pm.addNestedPass<func::FuncOp>(infc::createInfcInt8WeightMatmul(int8Weights));
+  if (options.weights != infc::WeightFormat::FP32) {
+    infc::InfcWeightOnlyMatmulOptions weightOnly;
+    weightOnly.bits = options.weights == infc::WeightFormat::Int4 ? 4 : 8;
+    weightOnly.group = options.weightGroupOrDefault();
+    weightOnly.vectorBits = options.vectorBits >= 512 ? 512 : 256;
+    pm.addNestedPass<func::FuncOp>(infc::createInfcWeightOnlyMatmul(weightOnly));
   }
   if (options.precision == infc::Precision::BF16) {
     infc::InfcBf16MatmulOptions bf16;
@@ -449,14 +450,14 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                                 llvm::cl::init("fp32")};
   Option<std::string> weights{
       *this, "weights",
-      llvm::cl::desc("CPU: the weights of f32 matmuls as fp32 (default) or int8 (a scale per "
-                     "weight-group K values of a column)"),
+      llvm::cl::desc("CPU: the weights of f32 matmuls as fp32 (default), int8 (a scale per "
+                     "weight-group K values of a column) or int4 (a scale and a minimum)"),
       llvm::cl::init("fp32")};
   Option<int64_t> weightGroup{
       *this, "weight-group",
-      llvm::cl::desc("weights=int8: K values sharing a scale (a power of two from 16, or 0: a "
-                     "column; default 64)"),
-      llvm::cl::init(infc::kDefaultWeightGroup)};
+      llvm::cl::desc("weights=int8|int4: K values sharing a scale (a power of two from 16, or "
+                     "0: a column; default 64 for int8, 32 for int4)"),
+      llvm::cl::init(-1)};
   Option<std::string> activations{
       *this, "activations",
       llvm::cl::desc("CUDA, fp16/bf16: activations stored half, rounded or fp32 (default: "
@@ -521,9 +522,9 @@ std::string infc::checkPipelineOptions(const InfcPipelineOptions &options,
   if (options.weights != WeightFormat::FP32 && options.precision != Precision::FP32)
     return option("weights", nameOf(options.weights)) + " computes in fp32: not with " +
            option("precision", nameOf(options.precision));
-  if (options.weightGroup != 0 &&
-      (options.weightGroup < 16 || !llvm::isPowerOf2_64(options.weightGroup)))
-    return option("weight-group", std::to_string(options.weightGroup)) +
+  if (int64_t group = options.weightGroupOrDefault();
+      group != 0 && (group < 16 || !llvm::isPowerOf2_64(group)))
+    return option("weight-group", std::to_string(group)) +
            " is not a power of two from 16, or 0 (a scale per column)";
   if (options.activations && options.precision != Precision::FP16 &&
       options.precision != Precision::BF16)
@@ -583,7 +584,8 @@ static std::string parsePipelineOptions(const PipelineCLOptions &cl,
   options.int8Kernel = cl.int8Kernel;
   options.int8KernelBits = cl.int8KernelBits;
   options.emulatorChecks = cl.emulatorChecks;
-  options.weightGroup = cl.weightGroup;
+  if (cl.weightGroup != -1)
+    options.weightGroup = cl.weightGroup;
   if (!cl.gpu.empty())
     options.gpuArchs.assign(cl.gpu.begin(), cl.gpu.end());
   options.cudaPath = cl.cudaPath;

@@ -215,7 +215,7 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
     else if (value("--weights", v))
       error = parseFlagChoice("--weights", v, o.pipeline.weights);
     else if (value("--weight-group", v)) {
-      if (llvm::StringRef(v).getAsInteger(10, o.pipeline.weightGroup))
+      if (llvm::StringRef(v).getAsInteger(10, o.pipeline.weightGroup.emplace()))
         error = "malformed --weight-group '" + v + "' (a power of two from 16, or 0)";
     } else if (value("--activations", v))
       error = parseFlagChoice("--activations", v, o.pipeline.activations.emplace());
@@ -295,16 +295,17 @@ std::string checkCompileOptions(CompileOptions &o) {
   if (o.emit == "ptx" && o.pipeline.target != infc::Target::CUDA)
     return "--emit=ptx needs --target cuda";
   if (o.pipeline.weights != infc::WeightFormat::FP32 && !o.quantize.empty())
-    return "--weights int8 stores float weights as int8; --quantize int8 quantizes weights and "
+    return "--weights " + nameOf(o.pipeline.weights).str() +
+           " stores float weights quantized; --quantize int8 quantizes weights and "
            "activations already: one or the other";
-  if (o.pipeline.weightGroup != infc::kDefaultWeightGroup &&
-      o.pipeline.weights == infc::WeightFormat::FP32)
-    return "--weight-group needs --weights int8";
+  if (o.pipeline.weightGroup && o.pipeline.weights == infc::WeightFormat::FP32)
+    return "--weight-group needs --weights int8 or int4";
   if (!o.triple.empty()) {
     if (o.pipeline.target != infc::Target::CPU)
       return "--target-triple is for CPU code (--target cpu)";
     if (o.pipeline.weights != infc::WeightFormat::FP32)
-      return "--weights int8 is x86-64 only for now (not with --target-triple)";
+      return "--weights " + nameOf(o.pipeline.weights).str() +
+             " is x86-64 only for now (not with --target-triple)";
     if (!o.quantize.empty())
       return "--quantize calibrates by running the model here: not with --target-triple yet";
   }
@@ -389,12 +390,13 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
     // multiply-adds (Zen 4: 1.5-1.8x faster than fp32). An Intel core's vdpbf16ps does as
     // many as its two FMA ports, and its kernel ran 1.6-1.9x slower than fp32 (docs/cli.md).
     bool fastVdpbf16ps = !pipeline.amxBf16 && infc::targetHasFastVdpbf16ps(target);
-    bool int8Weights = pipeline.weights == infc::WeightFormat::Int8;
-    pipeline.precision = !int8Weights && (pipeline.amxBf16 || fastVdpbf16ps)
+    bool quantizedWeights = pipeline.weights != infc::WeightFormat::FP32;
+    pipeline.precision = !quantizedWeights && (pipeline.amxBf16 || fastVdpbf16ps)
                              ? infc::Precision::BF16
                              : infc::Precision::FP32;
     llvm::errs() << "infc: --precision auto: "
-                 << (int8Weights           ? "fp32 (--weights int8 computes in fp32)"
+                 << (quantizedWeights      ? "fp32 (--weights " + nameOf(pipeline.weights).str() +
+                                                 " computes in fp32)"
                      : pipeline.amxBf16    ? "bf16 (the target CPU has AMX-BF16)"
                      : fastVdpbf16ps       ? "bf16 (the target CPU's vdpbf16ps does twice the "
                                              "multiply-adds of its FMAs)"

@@ -71,10 +71,14 @@ struct InfcPipelineOptions {
   /// CPU: FP32, or BF16 on a target with AMX-BF16 or AVX512_BF16 (the operands of matmuls and
   /// convolutions with constant weights rounded to bf16, products accumulated in f32).
   Precision precision = Precision::FP32;
-  /// CPU: the weights of f32 matmuls as given, or int8 with a scale per `weightGroup` K
-  /// values of a column (infc-int8-weight-matmul; 0: a scale per column).
+  /// CPU: the weights of f32 matmuls as given, or int8 / int4 with a scale (and for int4 a
+  /// minimum) per `weightGroup` K values of a column (infc-weight-only-matmul; 0: one per
+  /// column; unset: the format's default).
   WeightFormat weights = WeightFormat::FP32;
-  int64_t weightGroup = kDefaultWeightGroup;
+  std::optional<int64_t> weightGroup;
+  int64_t weightGroupOrDefault() const {
+    return weightGroup ? *weightGroup : defaultWeightGroup(weights);
+  }
   /// CUDA at FP16 or BF16: the activations between kernels (infc-half-activations); unset:
   /// the precision's default (Half for FP16, Rounded for BF16).
   std::optional<Activations> activations;

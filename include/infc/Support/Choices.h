@@ -31,14 +31,18 @@ enum class Precision { FP32, TF32, FP16, BF16 };
 constexpr int64_t kBf16MinReduction = 64;
 
 /// How the CPU stores the weights of matmuls (constant B): as the model gives them (f32),
-/// or as int8 with an f32 scale per group of K values of each column, widened to f32 in
-/// the kernel (weight-only quantization: a quarter of the bytes a decode step streams).
-enum class WeightFormat { FP32, Int8 };
+/// or quantized per group of K values of each column and widened to f32 in the kernel
+/// (weight-only quantization: what a decode step streams shrinks): int8 with an f32 scale,
+/// or int4 with an f32 scale and minimum.
+enum class WeightFormat { FP32, Int8, Int4 };
 
-/// --weights int8: K values of a column that share a scale (a power of two; 0: one scale
-/// per column). 64 weighs 6% in scales; SmolLM2's weights quantize to a relative L2 error
-/// of 0.55-0.63% at 32, 0.61-0.72% at 64, 0.66-0.81% at 128 and 0.79-1.0% a column.
-constexpr int64_t kDefaultWeightGroup = 64;
+/// K values of a column that share a scale by default (a power of two; 0: one scale per
+/// column). int8: 64 weighs 6% in scales; SmolLM2's weights quantize to a relative L2 error
+/// of 0.55-0.63% at 32, 0.61-0.72% at 64, 0.66-0.81% at 128 and 0.79-1.0% a column. int4:
+/// 32, llama.cpp's Q4_1 block (a scale and a minimum per 32 values, 0.75 bytes a weight).
+constexpr int64_t defaultWeightGroup(WeightFormat format) {
+  return format == WeightFormat::Int4 ? 32 : 64;
+}
 
 /// How fp16/bf16 models store the activations between kernels (infc-half-activations):
 /// every one whose readers take its elements as they are, only those each reader rounds to

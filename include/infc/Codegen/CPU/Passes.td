@@ -85,7 +85,7 @@ def InfcBf16Matmul : Pass<"infc-bf16-matmul", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
 }
 
-def InfcInt8WeightMatmul : Pass<"infc-int8-weight-matmul", "mlir::func::FuncOp"> {
+def InfcWeightOnlyMatmul : Pass<"infc-weight-only-matmul", "mlir::func::FuncOp"> {
   let summary = "Store the constant weights of f32 matmuls as int8 with group scales (--weights int8)";
   let description = [{
     Weight-only quantization. Matches static `linalg.matmul` on f32 with a zero-filled init
@@ -104,6 +104,8 @@ def InfcInt8WeightMatmul : Pass<"infc-int8-weight-matmul", "mlir::func::FuncOp">
     is the product's leading [M, N] block.
   }];
   let options = [
+    Option<"bits", "bits", "int64_t", /*default=*/"8",
+           "8 (int8, a scale per group) or 4 (int4, a scale and a minimum per group)">,
     Option<"group", "group", "int64_t", /*default=*/"64",
            "K values of a column that share a scale: a power of two from 16, or 0 (a column)">,
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",

@@ -1,8 +1,11 @@
-// RUN: infc-opt %s -infc-int8-weight-matmul -split-input-file | FileCheck %s
-// RUN: infc-opt %s -infc-int8-weight-matmul=group=0 -split-input-file | FileCheck %s --check-prefix=COLUMN
-// RUN: infc-opt %s -infc-int8-weight-matmul=vector-bits=256 -split-input-file | FileCheck %s --check-prefix=YMM
-// RUN: not infc-opt %s -infc-int8-weight-matmul=group=48 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: infc-int8-weight-matmul: group must be 0 or a power of two from 16, not 48
+// RUN: infc-opt %s -infc-weight-only-matmul -split-input-file | FileCheck %s
+// RUN: infc-opt %s -infc-weight-only-matmul=group=0 -split-input-file | FileCheck %s --check-prefix=COLUMN
+// RUN: infc-opt %s -infc-weight-only-matmul=vector-bits=256 -split-input-file | FileCheck %s --check-prefix=YMM
+// RUN: infc-opt %s -infc-weight-only-matmul="bits=4 group=32" -split-input-file | FileCheck %s --check-prefix=INT4
+// RUN: not infc-opt %s -infc-weight-only-matmul=group=48 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not infc-opt %s -infc-weight-only-matmul=bits=2 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BITS
+// BAD: infc-weight-only-matmul: group must be 0 or a power of two from 16, not 48
+// BAD-BITS: infc-weight-only-matmul: bits must be 8 or 4, not 2
 
 // A [10, 128] f32 x constant B [128, 32] of 0.5: groups of 64 K values of a column, each
 // scale 0.5 / 127 and every value 127; B as int8 panels [2, 128, 16] and scales [2, 2, 16]
@@ -89,4 +92,44 @@ func.func @left_alone(%a: tensor<4x32xf32>, %a64: tensor<4x64xf32>, %w: tensor<6
   %2 = linalg.matmul ins(%a64, %b : tensor<4x64xf32>, tensor<64x16xf32>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
   %3 = linalg.matmul ins(%a64, %nan : tensor<4x64xf32>, tensor<64x16xf32>) outs(%z : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %0, %1, %2, %3 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// int4, groups of 32: column 0 holds 0, 1, ..., 15 twice per group (minimum 0, scale 1:
+// each value its own nibble, K 2w in the low half of word w's byte, 2w + 1 in the high
+// half), then 3 zeros in the last group (K = 67); column 1 -1 throughout (scale 0, minimum
+// -1, nibbles 0). Values [1, 34, 16] (34 words for an odd K), parameters [1, 3, 32] (the
+// scales, then the minimums). The K step is a word: 16 bytes zero-extended, the low and
+// high nibbles each converted and dequantized by one fma with the group's scale and
+// minimum (group = word >> 4); each row's pair of A values read masked with a zero past
+// K, broadcast, and two FMAs per panel in K order.
+// CHECK-LABEL: func @int4_nibbles
+// INT4-LABEL: func @int4_nibbles
+// INT4-DAG: arith.constant dense<"0x1000000000000000000000000000000032000000000000000000000000000000540000000000000000000000000000007600000000000000000000000000000098000000000000000000000000000000BA000000000000000000000000000000DC000000000000000000000000000000FE00000000000000000000000000000010
+// INT4-SAME: tensor<1x34x16xi8>
+// INT4-DAG: arith.constant dense<{{.*}}> : tensor<1x3x32xf32>
+// INT4: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// INT4: scf.for %[[W:.*]] = %c0{{[_0-9]*}} to %c34{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args
+// INT4: vector.transfer_read {{.*}} : tensor<1x34x16xi8>, vector<16xi8>
+// INT4: arith.extui %{{.*}} : vector<16xi8> to vector<16xi32>
+// INT4: arith.andi
+// INT4: arith.shrui %{{.*}}, %{{.*}} : vector<16xi32>
+// INT4: arith.shrui %[[W]], %c4
+// INT4-COUNT-2: vector.transfer_read {{.*}} : tensor<1x3x32xf32>, vector<16xf32>
+// INT4: arith.sitofp
+// INT4: vector.fma
+// INT4: arith.sitofp
+// INT4: vector.fma
+// INT4: vector.shuffle
+// INT4: vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %[[ZERO]] : tensor<1x67xf32>, vector<2xf32>
+// INT4-COUNT-2: vector.fma
+// INT4: tensor.extract_slice %{{.*}}[0, 0] [1, 2] [1, 1] : tensor<1x16xf32> to tensor<1x2xf32>
+func.func @int4_nibbles(%a: tensor<1x67xf32>) -> tensor<1x2xf32> {
+  %b = arith.constant dense<"0x00000000000080BF0000803F000080BF00000040000080BF00004040000080BF00008040000080BF0000A040000080BF0000C040000080BF0000E040000080BF00000041000080BF00001041000080BF00002041000080BF00003041000080BF00004041000080BF00005041000080BF00006041000080BF00007041000080BF00000000000080BF0000803F000080BF00000040000080BF00004040000080BF00008040000080BF0000A040000080BF0000C040000080BF0000E040000080BF00000041000080BF00001041000080BF00002041000080BF00003041000080BF00004041000080BF00005041000080BF00006041000080BF00007041000080BF00000000000080BF0000803F000080BF00000040000080BF00004040000080BF00008040000080BF0000A040000080BF0000C040000080BF0000E040000080BF00000041000080BF00001041000080BF00002041000080BF00003041000080BF00004041000080BF00005041000080BF00006041000080BF00007041000080BF00000000000080BF0000803F000080BF00000040000080BF00004040000080BF00008040000080BF0000A040000080BF0000C040000080BF0000E040000080BF00000041000080BF00001041000080BF00002041000080BF00003041000080BF00004041000080BF00005041000080BF00006041000080BF00007041000080BF00000000000080BF00000000000080BF00000000000080BF"> : tensor<67x2xf32>
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<1x2xf32>) -> tensor<1x2xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<1x67xf32>, tensor<67x2xf32>) outs(%z : tensor<1x2xf32>) -> tensor<1x2xf32>
+  return %c : tensor<1x2xf32>
 }

