@@ -18,9 +18,8 @@ template <> llvm::ArrayRef<ChoiceName<Precision>> infc::choiceNames() {
 }
 
 template <> llvm::ArrayRef<ChoiceName<WeightFormat>> infc::choiceNames() {
-  static constexpr ChoiceName<WeightFormat> names[] = {{WeightFormat::FP32, "fp32"},
-                                                       {WeightFormat::Int8, "int8"},
-                                                       {WeightFormat::Int4, "int4"}};
+  static constexpr ChoiceName<WeightFormat> names[] = {
+      {WeightFormat::FP32, "fp32"}, {WeightFormat::Int8, "int8"}, {WeightFormat::Int4, "int4"}};
   return names;
 }
 
