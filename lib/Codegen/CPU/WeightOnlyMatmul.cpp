@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
+#include "infc/Support/Markers.h"
 
 #include "PanelKernel.h"
 #include "TileUtils.h"
@@ -161,7 +162,7 @@ struct InfcWeightOnlyMatmulPass
     }
     // Generic code over a symbolic dim runs the same weights in several row blocks: each
     // constant is quantized once.
-    llvm::DenseMap<Attribute, std::optional<PackedWeights>> packed;
+    llvm::DenseMap<std::pair<Attribute, int64_t>, std::optional<PackedWeights>> packed;
     for (linalg::MatmulOp op : infc::plainContractions<linalg::MatmulOp>(getOperation())) {
       auto ct = cast<RankedTensorType>(op.getResult(0).getType());
       DenseElementsAttr weights;
@@ -172,21 +173,23 @@ struct InfcWeightOnlyMatmulPass
       int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
       if (ct.getDimSize(0) == 0 || ct.getDimSize(1) == 0 || k < kMinReduction)
         continue;
-      auto [it, inserted] = packed.try_emplace(weights);
+      // int4 keeps int8 (at the same group) for a decoder's LM head.
+      int64_t width = bits == 4 && op->hasAttr(infc::kLmHeadAttr) ? 8 : bits;
+      auto [it, inserted] = packed.try_emplace({weights, width});
       if (inserted)
-        it->second = quantize(weights);
+        it->second = quantize(weights, width);
       if (it->second)
-        rewrite(op, *it->second, group ? group : k, bits, vectorBits);
+        rewrite(op, *it->second, group ? group : k, width, vectorBits);
     }
   }
 
-  std::optional<PackedWeights> quantize(DenseElementsAttr weights) {
+  std::optional<PackedWeights> quantize(DenseElementsAttr weights, int64_t width) {
     std::optional<std::vector<float>> b = finiteValues(weights);
     if (!b)
       return std::nullopt;
     auto type = cast<RankedTensorType>(weights.getType());
     int64_t k = type.getDimSize(0), n = type.getDimSize(1), g = group ? group : k;
-    if (bits == 4)
+    if (width == 4)
       return quantizeInt4(&getContext(), *b, k, n, g, vectorBits / 32);
     return quantizeInt8(&getContext(), *b, k, n, g, vectorBits / 32);
   }

@@ -16,6 +16,7 @@
 #include "PopulatePatterns.h"
 #include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
+#include "infc/Support/Markers.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -125,7 +126,7 @@ struct DecoderLogitsLowering : public OpConversionPattern<DecoderLogitsOp> {
                                           et, resultSizes);
     Value product = lowering::rowBlockedMatmul(
         rewriter, loc, a, adaptor.getWeight(), empty,
-        arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), count));
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), count), kLmHeadAttr);
     Value result = lowering::reshapeTensor(rewriter, loc, product, rt);
     if (!result)
       return rewriter.notifyMatchFailure(op, "logits that do not expand");

@@ -37,7 +37,7 @@ constexpr int64_t kDynamicRowBlocks[] = {24, 16, 8, 4, 2, 1};
 /// The codegen register-tiles and vectorizes each block as any static matmul, with B
 /// packed at compile time (docs/dynamic-shapes.md, step e; one row is the batch-1 kernel).
 Value infc::lowering::rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Value rhs, Value result,
-                                       Value rowCount) {
+                                       Value rowCount, StringRef mark) {
   ArrayRef<int64_t> blocks = kDynamicRowBlocks;
   auto at = cast<RankedTensorType>(a.getType());
   auto ct = cast<RankedTensorType>(result.getType());
@@ -85,9 +85,10 @@ Value infc::lowering::rowBlockedMatmul(OpBuilder &b, Location loc, Value a, Valu
               SmallVector<OpFoldResult>{nb.getIndexAttr(block), nb.getIndexAttr(n)}, strides);
           Value zero = arith::ConstantOp::create(nb, nl, nb.getZeroAttr(et));
           Value acc = linalg::FillOp::create(nb, nl, zero, slice).getResult(0);
-          Value product =
-              linalg::MatmulOp::create(nb, nl, ValueRange{rowsOfA, rhs}, ValueRange{acc})
-                  .getResult(0);
+          auto matmul = linalg::MatmulOp::create(nb, nl, ValueRange{rowsOfA, rhs}, ValueRange{acc});
+          if (!mark.empty())
+            matmul->setAttr(mark, nb.getUnitAttr());
+          Value product = matmul.getResult(0);
           Value updated = tensor::InsertSliceOp::create(
               nb, nl, product, iter[0], offsets,
               SmallVector<OpFoldResult>{nb.getIndexAttr(block), nb.getIndexAttr(n)}, strides);

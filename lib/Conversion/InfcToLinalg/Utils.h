@@ -121,9 +121,11 @@ mlir::Value encodeSmallFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value
 bool isHalfFloat(mlir::Type type);
 /// A[rows, k] x B[k, n] (B constant, k and n static) into `result` [rows, n] with a run-time
 /// row count: static matmuls over blocks of rows (Linear.cpp). With rowCount, only A's
-/// first rowCount rows (the result's other rows are left as they are).
+/// first rowCount rows (the result's other rows are left as they are). A non-empty `mark`
+/// names a unit attribute set on each block's linalg.matmul.
 mlir::Value rowBlockedMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, mlir::Value rhs,
-                             mlir::Value result, mlir::Value rowCount = mlir::Value());
+                             mlir::Value result, mlir::Value rowCount = mlir::Value(),
+                             llvm::StringRef mark = "");
 
 } // namespace lowering
 } // namespace infc

@@ -133,3 +133,26 @@ func.func @int4_nibbles(%a: tensor<1x67xf32>) -> tensor<1x2xf32> {
   %c = linalg.matmul ins(%a, %b : tensor<1x67xf32>, tensor<67x2xf32>) outs(%z : tensor<1x2xf32>) -> tensor<1x2xf32>
   return %c : tensor<1x2xf32>
 }
+
+// -----
+
+// A decoder's LM head (marked infc.lm_head by infc.decoder_logits's lowering): int8 even
+// under bits=4, at the same group (here 32: scales [2, 2, 16]); an unmarked matmul of the
+// same weights beside it takes int4 (nibble pairs [2, 32, 16], scales and minimums
+// [2, 2, 32]).
+// INT4-LABEL: func @lm_head
+// INT4-DAG: arith.constant dense<127> : tensor<2x64x16xi8>
+// INT4-DAG: arith.constant dense<0.00393700786> : tensor<2x2x16xf32>
+// INT4-DAG: tensor<2x32x16xi8>
+// INT4-DAG: tensor<2x2x32xf32>
+// INT4-NOT: linalg.matmul
+// CHECK-LABEL: func @lm_head
+func.func @lm_head(%a: tensor<2x64xf32>) -> (tensor<2x32xf32>, tensor<2x32xf32>) {
+  %b = arith.constant dense<0.5> : tensor<64x32xf32>
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<2x32xf32>) -> tensor<2x32xf32>
+  %c = linalg.matmul {infc.lm_head} ins(%a, %b : tensor<2x64xf32>, tensor<64x32xf32>) outs(%z : tensor<2x32xf32>) -> tensor<2x32xf32>
+  %d = linalg.matmul ins(%a, %b : tensor<2x64xf32>, tensor<64x32xf32>) outs(%z : tensor<2x32xf32>) -> tensor<2x32xf32>
+  return %c, %d : tensor<2x32xf32>, tensor<2x32xf32>
+}

@@ -5,7 +5,8 @@
 // one element (a bare pointer). infc.decoder_logits: the runtime packs the rows whose
 // logits the step uses at the front of a copy of the hidden rows and returns their count;
 // the row blocks of the LM head then run over that count only, into a result of every
-// row's size (the rest left unset).
+// row's size (the rest left unset); their matmuls are marked infc.lm_head (for
+// infc-weight-only-matmul).
 
 // CHECK-LABEL: func @attention
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x4x?x8xf32>, %[[K:.*]]: tensor<1x2x?x8xf32>, %[[V:.*]]: tensor<1x2x?x8xf32>)
@@ -36,7 +37,7 @@ module {
   // The blocks' bounds come from the count, not from the rows.
   // CHECK: arith.cmpi uge, %[[N]], %c24
   // CHECK: scf.for
-  // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<24x16xf32>, tensor<16x10xf32>)
+  // CHECK: linalg.matmul {infc.lm_head} ins(%{{.*}}, %{{.*}} : tensor<24x16xf32>, tensor<16x10xf32>)
   // CHECK: } {infc.row_blocks}
   // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [1, %{{.*}}, 10] : tensor<?x10xf32> into tensor<1x?x10xf32>
   func.func @logits(%h: tensor<1x?x16xf32>) -> tensor<1x?x10xf32> {
