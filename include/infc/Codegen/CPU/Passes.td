@@ -86,7 +86,7 @@ def InfcBf16Matmul : Pass<"infc-bf16-matmul", "mlir::func::FuncOp"> {
 }
 
 def InfcWeightOnlyMatmul : Pass<"infc-weight-only-matmul", "mlir::func::FuncOp"> {
-  let summary = "Store the constant weights of f32 matmuls as int8 with group scales (--weights int8)";
+  let summary = "Store the constant weights of f32 matmuls as int8 or int4 per group (--weights)";
   let description = [{
     Weight-only quantization. Matches static `linalg.matmul` on f32 with a zero-filled init
     whose B is a constant [K, N] of finite values with K of 64 or more (the weights of a
@@ -95,17 +95,27 @@ def InfcWeightOnlyMatmul : Pass<"infc-weight-only-matmul", "mlir::func::FuncOp">
     magnitude / 127 and its values are rounded to int8 (to nearest, ties to even; a group of
     zeros has scale 0). B becomes two constants: the int8 values as [ceil(N/16), K, 16]
     panels and the scales as [ceil(N/16), ceil(K/group), 16] f32, zero past N (panels of 8
-    columns at `vector-bits=256`). The product
-    is a register kernel on f32: per K step each panel's 16 bytes are sign-extended,
-    converted and multiplied by their group's scales (the dequantized weights, exactly
-    `float(q) * scale`), then each row's A value, broadcast, is multiplied and added into
-    rows x 2 panels of accumulators (infc::panelKernel's loops: tiles of 8 rows, 4 at 256
-    bits, then single rows). So the result is the f32 matmul by the dequantized weights; the matmul's result
-    is the product's leading [M, N] block.
+    columns at `vector-bits=256`). The product is a register kernel on f32: per K step each
+    panel's 16 bytes are sign-extended, converted and multiplied by their group's scales
+    (the dequantized weights, exactly `float(q) * scale`), then each row's A value,
+    broadcast, is multiplied and added into rows x 2 panels of accumulators
+    (infc::panelKernel's loops: tiles of 8 rows, 4 at 256 bits, then single rows against 4
+    panels). So the result is the f32 matmul by the dequantized weights; the matmul's
+    result is the product's leading [M, N] block.
+
+    With `bits=4`: a group's minimum lo and scale (largest - lo) / 15, values
+    round((w - lo) / scale) in [0, 15] (0 where the scale is 0); B as [ceil(N/16),
+    ceil(K/2), 16] bytes (K steps 2w and 2w + 1 of a column in the low and high nibble of
+    byte w) and parameters [ceil(N/16), groups, 32] f32 (the scales, then the minimums).
+    The kernel's step is a word of two K steps: the bytes zero-extended, each nibble
+    masked or shifted, converted and dequantized by one fma (fma(q, scale, lo)), each row's
+    two A values read together (masked with a zero past an odd K) and broadcast. A matmul
+    marked `infc.lm_head` (a decoder's LM head) takes int8 at the same group instead.
   }];
   let options = [
     Option<"bits", "bits", "int64_t", /*default=*/"8",
-           "8 (int8, a scale per group) or 4 (int4, a scale and a minimum per group)">,
+           "8 (int8, a scale per group) or 4 (int4, a scale and a minimum per group; "
+           "int8 for a matmul marked infc.lm_head)">,
     Option<"group", "group", "int64_t", /*default=*/"64",
            "K values of a column that share a scale: a power of two from 16, or 0 (a column)">,
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
