@@ -34,7 +34,7 @@
 // LINALG-NOT: infc.
 // LINALG-NOT: linalg.transpose
 // LINALG: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
-// LINALG: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x9xf32>, tensor<9x2xf32>)
+// LINALG: linalg.matmul {infc.conv} ins(%{{.*}}, %{{.*}} : tensor<16x9xf32>, tensor<9x2xf32>)
 // LINALG: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x4x2xf32>, tensor<2xf32>)
 // LINALG-NEXT: ^bb0
 // LINALG-NEXT: %[[B:.*]] = arith.addf

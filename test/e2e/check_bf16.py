@@ -60,18 +60,9 @@ def bf16_round(x):
 
 def gemm_model(path, m, k, n, rng):
     """A Gemm of [m, k] by constant [k, n] weights plus a bias; returns the weights and bias."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
     w = rng.standard_normal((k, n)).astype(np.float32)
     bias = rng.standard_normal(n).astype(np.float32)
-    graph = helper.make_graph(
-        [helper.make_node("Gemm", ["x", "w", "b"], ["y"])], "gemm",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
-        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, path)
+    harness.write_gemm_model(path, m, w, bias)
     return w, bias
 
 

@@ -12,10 +12,12 @@ onnxruntime running the ONNX model whose MatMul and Gemm weights are replaced by
 dequantized values. Checks:
   - Gemms of odd sizes (rows past the kernel's 8-row tile, K past a group and not a
     multiple of it, odd K, N not a multiple of a 16-column panel, one column) against
-    numpy, int8 at groups 64, 16 and 0 (a scale per column), int4 at 32, 16 and 0: the
-    same products in another order, within 1e-5;
-  - the zoo's mlp and bert_layer against onnxruntime on the dequantized model (1e-4), and
-    how far that is from the fp32 model;
+    numpy, int8 at groups 64, 16 and 0 (a scale per column), int4 at 32, 16 and 0, two of
+    them also for --cpu haswell (AVX2: 8-column panels, 4-row tiles): the same products in
+    another order, within 1e-5;
+  - the zoo's mlp, bert_layer and lenet against onnxruntime on the dequantized model
+    (1e-4; lenet's convolutions keep f32 weights), and how far that is from the fp32
+    model;
   - SmolLM2's first 4 layers as a --decoder, int8 and int4: 32 greedy tokens from 2 prompts = onnxruntime's
     past/present loop on the dequantized model, logits within 1e-3 of the largest; a
     12-row step's logits = its rows' single steps, bit for bit (tiles and single rows sum
@@ -113,26 +115,19 @@ def dequantized_model(src, dst, group, bits=8, decoder=False):
 
 def gemm_model(path, m, k, n, rng):
     """A Gemm of x [m, k] by constant w [k, n] plus a bias; returns w and the bias."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
     w = rng.standard_normal((k, n)).astype(np.float32)
     if n > 1:
         w[:, -1] *= 1e-30  # a column of tiny values: scales far below 1
     bias = rng.standard_normal(n).astype(np.float32)
-    graph = helper.make_graph(
-        [helper.make_node("Gemm", ["x", "w", "b"], ["y"])], "gemm",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
-        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, path)
+    harness.write_gemm_model(path, m, w, bias)
     return w, bias
 
 
 # (rows, K, N): one row (a decode step), rows past an 8-row tile, K not a multiple of 16
-# or of the group, N past a panel, a single column.
-GEMMS = [(1, 64, 16), (9, 100, 17), (17, 300, 40), (3, 130, 1), (24, 576, 48), (5, 67, 33)]
+# or of the group, an odd K, N past a panel, a single column, 5 and 7 panels (the single
+# rows' group of 4 panels and the 1 or 3 left).
+GEMMS = [(1, 64, 16), (9, 100, 17), (17, 300, 40), (3, 130, 1), (24, 576, 48), (5, 67, 33),
+         (9, 100, 80), (3, 130, 112)]
 GROUPS = {8: (64, 16, 0), 4: (32, 16, 0)}
 
 
@@ -162,9 +157,14 @@ def main():
         path = work(f"gemm_{m}_{k}_{n}.onnx")
         w, bias = gemm_model(path, m, k, n, rng)
         x = rng.standard_normal((m, k)).astype(np.float32)
-        for bits, group in [(bits, g) for bits in (8, 4) for g in GROUPS[bits]]:
-            so = work(f"gemm_{m}_{k}_{n}_int{bits}_g{group}.so")
-            if not compile_model(path, so, "--weight-group", str(group), bits=bits):
+        # The last two also for an AVX2 target (8-column panels, 4-row tiles; run here too).
+        targets = [(bits, g, None) for bits in (8, 4) for g in GROUPS[bits]]
+        if (m, k, n) in GEMMS[-2:]:
+            targets += [(8, 64, "haswell"), (4, 32, "haswell")]
+        for bits, group, cpu in targets:
+            so = work(f"gemm_{m}_{k}_{n}_int{bits}_g{group}{'_' + cpu if cpu else ''}.so")
+            cpu_flags = ["--cpu", cpu] if cpu else []
+            if not compile_model(path, so, "--weight-group", str(group), *cpu_flags, bits=bits):
                 continue
             want = (x.astype(np.float64) @ dequantized(w, group, bits).astype(np.float64)
                     + bias).astype(np.float32)
@@ -172,11 +172,12 @@ def main():
             ok, summary = harness.compare(got, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
             off = float(np.abs(got - (x @ w + bias)).max())
             report(ok and off > 0,
-                   f"gemm {m}x{k}x{n}, int{bits} group {group}: against numpy on the "
+                   f"gemm {m}x{k}x{n}, int{bits} group {group}{' --cpu ' + cpu if cpu else ''}: "
+                   f"against numpy on the "
                    f"dequantized weights: {summary} (the fp32 product is {off:.1e} away)")
 
     # The zoo's MatMul models against onnxruntime on their dequantized models.
-    for name in ("mlp", "bert_layer"):
+    for name in ("mlp", "bert_layer", "lenet"):
         model = os.path.join(args.zoo, name + ".onnx")
         ref_model = work(f"{name}.dequantized.onnx")
         count, _ = dequantized_model(model, ref_model, 64)

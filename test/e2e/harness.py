@@ -160,6 +160,22 @@ def _u8s8_as_u8u8(model_path):
     return model.SerializeToString() if changed else None
 
 
+def write_gemm_model(path, m, w, bias):
+    """Saves to `path` a model of one Gemm: the input x [m, k] times the constant weights
+    w [k, n] plus the constant bias [n], the output y [m, n] (opset 17)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    k, n = w.shape
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "w", "b"], ["y"])], "gemm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
 def ort_reference(model_path, inputs, threads=0):
     """Reference outputs from onnxruntime's CPU provider with graph optimizations disabled:
     ORT's own fusions (Conv+BN folding, GELU/LayerNorm/attention fusion, ...) change the order

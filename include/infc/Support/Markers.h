@@ -14,6 +14,11 @@ namespace infc {
 /// LM head): infc-weight-only-matmul keeps int8 for them under --weights int4 (the logits'
 /// error grows fastest there; GGUF files keep the output matrix at 8 bits or more too).
 inline constexpr llvm::StringLiteral kLmHeadAttr = "infc.lm_head";
+/// A unit attribute on the linalg.matmul of a convolution lowered through im2col (its B
+/// the permuted weights, a constant): infc-weight-only-matmul leaves it f32 (--weights
+/// is for the matmuls of MatMul and Gemm; a convolution is compute-bound, where the
+/// dequantization would only cost).
+inline constexpr llvm::StringLiteral kConvMatmulAttr = "infc.conv";
 } // namespace infc
 
 #endif // INFC_SUPPORT_MARKERS_H

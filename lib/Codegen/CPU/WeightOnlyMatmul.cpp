@@ -1,17 +1,21 @@
-//===- WeightOnlyMatmul.cpp - f32 matmuls on int8 weights (--weights int8) -===//
+//===- WeightOnlyMatmul.cpp - f32 matmuls on int8 / int4 weights (--weights) -===//
 //
 // Weight-only quantization. A decode step multiplies one row by every weight of the model:
 // it is bound by the bytes of the weights it streams from memory, not by its multiply-adds
-// (SmolLM2's fp32 step reads 540 MB). Stored as int8 with an f32 scale per group of K
-// values of a column, the weights take a little over a quarter of those bytes; the kernel
-// widens each panel's bytes to f32 and multiplies them by their group's scales in
-// registers, so it computes exactly the f32 matmul by the dequantized weights (the
-// activations, the sums and everything around the matmuls stay f32, and a test can check
-// the library against onnxruntime running the model with those weights).
+// (SmolLM2's fp32 step reads 540 MB). Stored per group of K values of a column, as int8
+// with an f32 scale or as int4 with an f32 scale and minimum, the weights take a little
+// over a quarter or about a fifth of those bytes; the kernel widens each panel's values to
+// f32 and dequantizes them in registers, so it computes exactly the f32 matmul by the
+// dequantized weights (the activations, the sums and everything around the matmuls stay
+// f32, and a test can check the library against onnxruntime running the model with those
+// weights).
 //
 // The register kernel is infc::panelKernel's (as the vdpbf16ps and integer kernels): per K
-// step two 16-column panels loaded and dequantized, each row's A value broadcast into
-// rows x 2 panels of FMAs.
+// step (int4: per word of two K steps) two panels of lanes columns loaded and dequantized,
+// each row's A value broadcast into rows x 2 panels of FMAs; single rows against 4 panels.
+// A decoder's LM head keeps int8 under int4, and a convolution's im2col matmul stays f32
+// (include/infc/Support/Markers.h). A weight that is not finite, or an int4 group whose
+// range overflows, leaves its matmul f32.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Codegen/CPU/Passes.h"
@@ -171,7 +175,8 @@ struct InfcWeightOnlyMatmulPass
           !weights.getElementType().isF32() || !infc::isZeroFill(op.getOutputs()[0]))
         continue;
       int64_t k = cast<RankedTensorType>(weights.getType()).getDimSize(0);
-      if (ct.getDimSize(0) == 0 || ct.getDimSize(1) == 0 || k < kMinReduction)
+      if (ct.getDimSize(0) == 0 || ct.getDimSize(1) == 0 || k < kMinReduction ||
+          op->hasAttr(infc::kConvMatmulAttr))
         continue;
       // int4 keeps int8 (at the same group) for a decoder's LM head.
       int64_t width = bits == 4 && op->hasAttr(infc::kLmHeadAttr) ? 8 : bits;

@@ -3,6 +3,7 @@
 #include "Utils.h"
 #include "infc/Dialect/Infc/IR/InfcOps.h"
 #include "infc/Support/Choices.h"
+#include "infc/Support/Markers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -581,8 +582,9 @@ Value convChannelsLastAsMatmul(OpBuilder &b, Location loc, Value input, Value we
     et = resultType.getElementType();
   }
   Value acc = zeros(b, loc, {rows, f}, et);
-  Value y = linalg::MatmulOp::create(b, loc, ValueRange{col, w}, ValueRange{acc}).getResult(0);
-  return reshapeTensor(b, loc, y, resultType);
+  auto matmul = linalg::MatmulOp::create(b, loc, ValueRange{col, w}, ValueRange{acc});
+  matmul->setAttr(kConvMatmulAttr, b.getUnitAttr());
+  return reshapeTensor(b, loc, matmul.getResult(0), resultType);
 }
 
 /// What convChannelsLastImplicit takes: a single f32 image, no dilation, F a multiple of

@@ -16,7 +16,7 @@
 // CHECK: } {infc.parallel}
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<1x4x4x96xbf16> into tensor<16x96xbf16>
 // CHECK: arith.extf %{{.*}} : bf16 to f32
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x96xf32>, tensor<96x16xf32>)
+// CHECK: linalg.matmul {infc.conv} ins(%{{.*}}, %{{.*}} : tensor<16x96xf32>, tensor<96x16xf32>)
 // CHECK: arith.addf
 func.func @plain(%x: tensor<1x4x4x8xf32>, %b: tensor<16xf32>) -> tensor<1x4x4x16xf32> {
   %w = arith.constant dense<0.5> : tensor<16x8x3x3xf32>
@@ -33,7 +33,7 @@ func.func @plain(%x: tensor<1x4x4x8xf32>, %b: tensor<16xf32>) -> tensor<1x4x4x16
 // CHECK-NOT: scf.for
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<1x5x5x72xbf16> into tensor<25x72xbf16>
 // CHECK: arith.extf
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<25x72xf32>, tensor<72x4xf32>)
+// CHECK: linalg.matmul {infc.conv} ins(%{{.*}}, %{{.*}} : tensor<25x72xf32>, tensor<72x4xf32>)
 func.func @pointwise(%x: tensor<1x5x5x72xf32>) -> tensor<1x5x5x4xf32> {
   %w = arith.constant dense<0.25> : tensor<4x72x1x1xf32>
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x5x5x72xf32>, tensor<4x72x1x1xf32>) -> tensor<1x5x5x4xf32>

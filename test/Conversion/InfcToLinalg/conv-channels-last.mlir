@@ -30,7 +30,7 @@
 // CHECK: scf.yield %[[INS]]
 // CHECK: } {infc.parallel}
 // CHECK: %[[COL:.*]] = tensor.collapse_shape %[[LOOP]] {{\[}}[0, 1, 2], [3]] : tensor<1x3x3x8xf32> into tensor<9x8xf32>
-// CHECK: %[[Y:.*]] = linalg.matmul ins(%[[COL]], %[[W]] : tensor<9x8xf32>, tensor<8x2xf32>)
+// CHECK: %[[Y:.*]] = linalg.matmul {infc.conv} ins(%[[COL]], %[[W]] : tensor<9x8xf32>, tensor<8x2xf32>)
 // CHECK: %[[Y4:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1, 2], [3]] output_shape [1, 3, 3, 2] : tensor<9x2xf32> into tensor<1x3x3x2xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[Y4]], %arg1 : tensor<1x3x3x2xf32>, tensor<2xf32>)
 // CHECK: arith.addf
@@ -48,7 +48,7 @@ func.func @plain(%x: tensor<1x4x4x2xf32>, %b: tensor<2xf32>) -> tensor<1x3x3x2xf
 // CHECK-LABEL: func.func @pointwise
 // CHECK-NOT: linalg.copy
 // CHECK: %[[A:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1, 2], [3]] : tensor<1x5x5x3xf32> into tensor<25x3xf32>
-// CHECK: linalg.matmul ins(%[[A]], %{{.*}} : tensor<25x3xf32>, tensor<3x4xf32>)
+// CHECK: linalg.matmul {infc.conv} ins(%[[A]], %{{.*}} : tensor<25x3xf32>, tensor<3x4xf32>)
 func.func @pointwise(%x: tensor<1x5x5x3xf32>) -> tensor<1x5x5x4xf32> {
   %w = infc.constant dense<0.5> : tensor<4x3x1x1xf32>
   %y = infc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x5x5x3xf32>, tensor<4x3x1x1xf32>) -> tensor<1x5x5x4xf32>
@@ -234,7 +234,7 @@ func.func @few_filters(%x: tensor<1x10x10x1xf32>, %b: tensor<24xf32>) -> tensor<
 // CHECK: %[[COL:.*]] = tensor.collapse_shape %[[LOOP]] {{.*}} into tensor<16x72xi8>
 // CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[COL]] : tensor<16x72xi8>) outs(%{{.*}} : tensor<16x72xi32>)
 // CHECK: arith.extui %{{.*}} : i8 to i32
-// CHECK: linalg.matmul ins(%[[WIDE]], %{{.*}} : tensor<16x72xi32>, tensor<72x16xi32>)
+// CHECK: linalg.matmul {infc.conv} ins(%[[WIDE]], %{{.*}} : tensor<16x72xi32>, tensor<72x16xi32>)
 // With byte-row-multiple=64 (AMX), the 72-byte rows take 128: im2col zero-fills the tail
 // columns [72, 128) (a strided fill of the empty matrix, before the loop writes the taps),
 // and the weights get 56 zero rows at compile time.
@@ -247,7 +247,7 @@ func.func @few_filters(%x: tensor<1x10x10x1xf32>, %b: tensor<24xf32>) -> tensor<
 // AMX: scf.for {{.*}} iter_args(%{{.*}} = %[[I]]) -> (tensor<1x4x4x128xi8>)
 // AMX: } {infc.parallel}
 // AMX: tensor.collapse_shape {{.*}} into tensor<16x128xi8>
-// AMX: linalg.matmul ins(%{{.*}}, %[[W]] : tensor<16x128xi32>, tensor<128x16xi32>)
+// AMX: linalg.matmul {infc.conv} ins(%{{.*}}, %[[W]] : tensor<16x128xi32>, tensor<128x16xi32>)
 func.func @bytes(%x: tensor<1x4x4x8xui8>) -> tensor<1x4x4x16xi32> {
   %w = infc.constant dense<3> : tensor<16x8x3x3xi32>
   %c = infc.cast %x : tensor<1x4x4x8xui8> -> tensor<1x4x4x8xi32>
@@ -262,7 +262,7 @@ func.func @bytes(%x: tensor<1x4x4x8xui8>) -> tensor<1x4x4x16xi32> {
 // CHECK: %[[A:.*]] = tensor.collapse_shape %arg0 {{.*}} : tensor<1x4x4x8xi8> into tensor<16x8xi8>
 // CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<16x8xi8>)
 // CHECK: arith.extsi %{{.*}} : i8 to i32
-// CHECK: linalg.matmul ins(%[[WIDE]], %{{.*}} : tensor<16x8xi32>, tensor<8x16xi32>)
+// CHECK: linalg.matmul {infc.conv} ins(%[[WIDE]], %{{.*}} : tensor<16x8xi32>, tensor<8x16xi32>)
 // CHECK-NOT: linalg.copy
 func.func @bytes_pointwise(%x: tensor<1x4x4x8xi8>) -> tensor<1x4x4x16xi32> {
   %w = infc.constant dense<3> : tensor<16x8x1x1xi32>
@@ -289,10 +289,10 @@ func.func @bytes_pointwise(%x: tensor<1x4x4x8xi8>) -> tensor<1x4x4x16xi32> {
 // CHECK: %[[ROW:.*]] = arith.addi %[[R2]], %[[I2]]
 // CHECK: %[[COL:.*]] = arith.muli %[[J]], %c2
 // CHECK: tensor.extract_slice %arg0[0, %[[ROW]], %[[COL]], 0] [1, 1, 3, 4] [1, 1, 2, 1] : tensor<1x9x9x4xi8> to tensor<1x1x3x4xi8>
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<9x36xi32>, tensor<36x2xi32>)
+// CHECK: linalg.matmul {infc.conv} ins(%{{.*}}, %{{.*}} : tensor<9x36xi32>, tensor<36x2xi32>)
 // AMX-LABEL: func.func @bytes_strided_dilated
 // AMX: arith.constant dense<{{\[\[}}1, 37], [10, 46], [19, 55], [28, 64], [2, 38], {{.*}}, [36, 72], [0, 0], {{.*}}, [0, 0]]> : tensor<64x2xi32>
-// AMX: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<9x64xi32>, tensor<64x2xi32>)
+// AMX: linalg.matmul {infc.conv} ins(%{{.*}}, %{{.*}} : tensor<9x64xi32>, tensor<64x2xi32>)
 func.func @bytes_strided_dilated(%x: tensor<1x9x9x4xi8>) -> tensor<1x3x3x2xi32> {
   %w = infc.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[10, 11, 12], [13, 14, 15], [16, 17, 18]], [[19, 20, 21], [22, 23, 24], [25, 26, 27]], [[28, 29, 30], [31, 32, 33], [34, 35, 36]]], [[[37, 38, 39], [40, 41, 42], [43, 44, 45]], [[46, 47, 48], [49, 50, 51], [52, 53, 54]], [[55, 56, 57], [58, 59, 60], [61, 62, 63]], [[64, 65, 66], [67, 68, 69], [70, 71, 72]]]]> : tensor<2x4x3x3xi32>
   %c = infc.cast %x : tensor<1x9x9x4xi8> -> tensor<1x9x9x4xi32>

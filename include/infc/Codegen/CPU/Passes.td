@@ -110,14 +110,17 @@ def InfcWeightOnlyMatmul : Pass<"infc-weight-only-matmul", "mlir::func::FuncOp">
     The kernel's step is a word of two K steps: the bytes zero-extended, each nibble
     masked or shifted, converted and dequantized by one fma (fma(q, scale, lo)), each row's
     two A values read together (masked with a zero past an odd K) and broadcast. A matmul
-    marked `infc.lm_head` (a decoder's LM head) takes int8 at the same group instead.
+    marked `infc.lm_head` (a decoder's LM head) takes int8 at the same group instead; one
+    marked `infc.conv` (a convolution through im2col) stays f32, as does one whose weights
+    hold a NaN or an infinity or (int4) a group whose range overflows.
   }];
   let options = [
     Option<"bits", "bits", "int64_t", /*default=*/"8",
            "8 (int8, a scale per group) or 4 (int4, a scale and a minimum per group; "
            "int8 for a matmul marked infc.lm_head)">,
     Option<"group", "group", "int64_t", /*default=*/"64",
-           "K values of a column that share a scale: a power of two from 16, or 0 (a column)">,
+           "K values of a column that share a scale: a power of two from 16, or 0 (a column); "
+           "64 whatever `bits` (infc compile's --weights int4 passes 32)">,
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
            "the target's vector width: panels of 16 columns and tiles of 8 rows at 512, "
            "8 and 4 at 256 (16 ymm registers)">
