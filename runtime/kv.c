@@ -446,6 +446,7 @@ void infc__llm_destroy(infc__llm *llm) {
 }
 
 static infc_status llm_of(infc_session *session, infc__llm **out) {
+  *out = NULL; /* gcc cannot tell that the callers read it only after INFC_OK */
   if (!infc__session_is_valid(session))
     return INFC_ERR_INVALID_ARGUMENT;
   if (!session->llm)

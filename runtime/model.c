@@ -241,6 +241,8 @@ infc_status infc__model_create_from_desc(const infc_model_desc *desc, infc_model
       (desc->num_outputs && !desc->outputs) || (desc->num_kernels && !desc->kernel_names) ||
       (desc->num_variants && (!desc->variants || desc->device != INFC_DEVICE_CPU)))
     return INFC_ERR_INTERNAL;
+  if (desc->prepare && desc->prepare())
+    return INFC_ERR_UNAVAILABLE;
   size_t num_ios = (size_t)desc->num_inputs + desc->num_outputs;
   /* Sized per run from the named dims: generic code, the batch loop, or both. */
   int generic = (desc->flags & (INFC_DESC_DIMS_ARG | INFC_DESC_BATCH_LOOP)) != 0;

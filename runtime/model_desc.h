@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define INFC_MODEL_DESC_VERSION 9u
+#define INFC_MODEL_DESC_VERSION 10u
 
 /* What runs the model's code (infc_model_desc.device). */
 #define INFC_DEVICE_CPU 0u
@@ -104,6 +104,10 @@ typedef struct infc_model_desc {
   const uint64_t *workspace_coeffs;
   /* v9: a decoder LLM's step (infc compile --decoder), else NULL. */
   const struct infc_decoder_desc *decoder;
+  /* v10: called by infc_model_create before anything else when not NULL: the weights file
+   * of a model built from C source (infc compile --emit=c). Returns NULL when the model can
+   * run, else why not (infc_model_create then fails with INFC_ERR_UNAVAILABLE). */
+  const char *(*prepare)(void);
 } infc_model_desc;
 
 /* A decoder's geometry, for the runtime's KV cache (runtime/kv.c): the entry is generic code

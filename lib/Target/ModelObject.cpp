@@ -125,9 +125,9 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *descTy = llvm::StructType::get(ctx, {i32,   i32,   i32, i32,   ptrTy, ptrTy, i64,  ptrTy,
-                                             ptrTy, ptrTy, i64, ptrTy, i32,   ptrTy, i32,  ptrTy,
-                                             i32,   ptrTy, i32, i32,   i32,   ptrTy, ptrTy});
+  auto *descTy = llvm::StructType::get(ctx, {i32,   i32,   i32, i32,   ptrTy, ptrTy, i64,   ptrTy,
+                                             ptrTy, ptrTy, i64, ptrTy, i32,   ptrTy, i32,   ptrTy,
+                                             i32,   ptrTy, i32, i32,   i32,   ptrTy, ptrTy, ptrTy});
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptrTy);
   llvm::Constant *weights = null;
   if (interface.weightsArg)
@@ -158,7 +158,7 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
   }
   llvm::Constant *desc = llvm::ConstantStruct::get(
       descTy,
-      {llvm::ConstantInt::get(i32, 9 /*INFC_MODEL_DESC_VERSION*/),
+      {llvm::ConstantInt::get(i32, 10 /*INFC_MODEL_DESC_VERSION*/),
        llvm::ConstantInt::get(i32, interface.inputs.size()),
        llvm::ConstantInt::get(i32, interface.outputs.size()),
        llvm::ConstantInt::get(i32, interface.cuda ? 1 /*INFC_DEVICE_CUDA*/ : 0),
@@ -181,7 +181,8 @@ void buildDescriptor(llvm::Module &m, const infc::ModelInterface &interface,
        llvm::ConstantInt::get(i32, interface.workspacePolynomial.size()),
        llvm::ConstantInt::get(i32, interface.workspaceDim),
        workspaceCoefficients,
-       decoder});
+       decoder,
+       null}); // prepare: only C source output has one (CWriterOptions::prepare)
   auto *gv = new llvm::GlobalVariable(m, descTy, true, llvm::GlobalValue::ExternalLinkage, desc,
                                       "infc__model_desc");
   gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -219,18 +220,16 @@ void optimize(llvm::Module &m, llvm::TargetMachine *tm, int level) {
 }
 } // namespace
 
-LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
-                              const TargetOptions &options, OutputKind kind,
-                              llvm::raw_pwrite_stream &os, std::string &error,
-                              std::optional<unsigned> variant) {
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
-  if (!tm)
-    return failure();
-  llvm::LLVMContext ctx;
+std::unique_ptr<llvm::Module> infc::buildModelModule(ModuleOp module,
+                                                     const ModelInterface &interface,
+                                                     llvm::TargetMachine &target,
+                                                     llvm::LLVMContext &ctx, std::string &error,
+                                                     std::optional<unsigned> variant) {
+  llvm::TargetMachine *tm = &target;
   std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(module, ctx, "infc_model");
   if (!m) {
     error = "translation to LLVM IR failed";
-    return failure();
+    return nullptr;
   }
   m->setTargetTriple(tm->getTargetTriple());
   m->setDataLayout(tm->createDataLayout());
@@ -242,7 +241,7 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
     error = std::string("the lowered entry function does not take workspace, ") +
             (interface.weightsArg ? "weights, " : "") + (interface.dimsArg ? "dims, " : "") +
             "inputs and outputs";
-    return failure();
+    return nullptr;
   }
   // A variant's symbols are its own (`__infc_v<i>_...`): its entries and kernel names are
   // the only ones the descriptor object reaches; everything else becomes local.
@@ -254,7 +253,7 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
     llvm::Function *copy = m->getFunction("main_profiled");
     if (!copy || copy->arg_size() != expected) {
       error = "the lowered module has no profiled entry of the entry's signature";
-      return failure();
+      return nullptr;
     }
     copy->setName(prefix + "model_main_profiled");
     copy->setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -298,8 +297,22 @@ LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
   llvm::raw_string_ostream verifyStream(verifyMessage);
   if (llvm::verifyModule(*m, &verifyStream)) {
     error = "invalid LLVM IR: " + verifyMessage;
-    return failure();
+    return nullptr;
   }
+  return m;
+}
+
+LogicalResult infc::emitModel(ModuleOp module, const ModelInterface &interface,
+                              const TargetOptions &options, OutputKind kind,
+                              llvm::raw_pwrite_stream &os, std::string &error,
+                              std::optional<unsigned> variant) {
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  if (!tm)
+    return failure();
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = buildModelModule(module, interface, *tm, ctx, error, variant);
+  if (!m)
+    return failure();
   optimize(*m, tm.get(), options.optLevel);
   if (kind == OutputKind::LLVMIR) {
     m->print(os, nullptr);

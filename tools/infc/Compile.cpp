@@ -20,6 +20,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
 
@@ -34,6 +36,7 @@ namespace {
 /// `infc compile`'s command line, parsed: strings only where the value is free-form.
 struct CompileOptions {
   std::string input, output, emit = "so", header, cpu, quantize, triple;
+  bool embedWeights = false;  // --emit=c: weights.c instead of model.weights
   std::string gpus, cudaPath; // given only with --target cuda
   int optLevel = 3;
   bool report = false;
@@ -251,6 +254,8 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
       o.import.decoder = true;
     } else if (a == "--report") {
       o.report = true;
+    } else if (a == "--embed-weights") {
+      o.embedWeights = true;
     } else if (a == "--profile") {
       o.pipeline.profileEntry = true;
     } else if (a == "--emulator-checks") {
@@ -287,9 +292,22 @@ std::string checkCompileOptions(CompileOptions &o) {
                               : "--quantize int8 needs --calibration DIR (see docs/cli.md)";
   if (o.pipeline.target != infc::Target::CUDA && (!o.gpus.empty() || !o.cudaPath.empty()))
     return "--gpu and --cuda-path need --target cuda";
-  static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx"};
+  static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx", "c"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
-    return "unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm or ptx)";
+    return "unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm, ptx or c)";
+  if (o.embedWeights && o.emit != "c")
+    return "--embed-weights is for --emit=c (a library holds its weights anyway)";
+  if (o.emit == "c") {
+    if (o.output == "-")
+      return "--emit=c writes a directory: -o DIR";
+    if (o.pipeline.target != infc::Target::CPU)
+      return "--emit=c is C for the CPU; CUDA source (--emit=cuda) is not built yet";
+    if (o.pipeline.precision == infc::Precision::BF16 || o.autoPrecision)
+      return "--emit=c computes in fp32: --precision bf16 needs the AVX512_BF16 or AMX "
+             "instructions, which C source does not name";
+    if (!o.header.empty())
+      return "--emit=c writes model.h, the typed header, into the directory: no --header";
+  }
   if (o.pipeline.profileEntry && o.pipeline.target != infc::Target::CPU)
     return "--profile is CPU-only for now (a CUDA model's profile times whole runs)";
   if (o.emit == "ptx" && o.pipeline.target != infc::Target::CUDA)
@@ -385,6 +403,12 @@ std::string pipelineOptionsFor(const CompileOptions &o, const infc::TargetOption
   }
   pipeline.amxBf16 = infc::targetHasAmxBf16(target);
   pipeline.avx512Bf16 = infc::targetHasAvx512Bf16(target);
+  if (o.emit == "c") {
+    // C names no instruction set's intrinsics: int8 on the portable kernel, no bf16 dots.
+    pipeline.vnni = pipeline.amx = pipeline.amxBf16 = pipeline.avx512Bf16 = false;
+    pipeline.int8Kernel.clear();
+    pipeline.int8KernelBits = 0;
+  }
   if (o.autoPrecision) {
     // bf16 where it pays: on AMX tiles, or on vdpbf16ps where it does twice an FMA's
     // multiply-adds (Zen 4: 1.5-1.8x faster than fp32). An Intel core's vdpbf16ps does as
@@ -818,6 +842,13 @@ int runCompile(const CompileOptions &given, const char *argv0) {
   keepUnnamedByFlags(o);
   TargetOptions target;
   target.cpu = o.cpu;
+  // C source: tiles for 16 256-bit registers unless --cpu says otherwise (AVX2's; NEON
+  // compiles them as pairs of its 128-bit registers).
+  if (o.emit == "c" && o.cpu.empty() && o.triple.empty() &&
+      llvm::Triple(llvm::sys::getProcessTriple()).isX86())
+    target.cpu = "x86-64-v3";
+  else if (o.emit == "c" && o.cpu == "native")
+    target.cpu.clear();
   target.triple = o.triple;
   target.optLevel = o.optLevel;
   InfcPipelineOptions pipeline;
@@ -962,6 +993,19 @@ int runCompile(const CompileOptions &given, const char *argv0) {
       return true;
     });
 
+  if (o.emit == "c") {
+    std::string error;
+    CSourceOptions c;
+    c.embedWeights = o.embedWeights;
+    if (failed(emitCSource(*module, interface, target, c, o.output, error)))
+      return fail(o.input + ": " + error);
+    llvm::errs() << llvm::format(
+        "infc: compiled %s -> %s/ (C source for %s, %s) in %.2f s\n", o.input.c_str(),
+        o.output.c_str(), target.cpu.empty() ? "this CPU" : target.cpu.c_str(),
+        o.embedWeights ? "weights in weights.c" : "weights in model.weights",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    return 0;
+  }
   if (o.emit == "llvm" || o.emit == "asm") {
     prepareForEmission(*module, interface);
     return writeOutput(o.output, [&](llvm::raw_ostream &os, std::string &error) {

@@ -7,9 +7,16 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+} // namespace llvm
 
 namespace infc {
 
@@ -134,6 +141,37 @@ llvm::LogicalResult emitModel(mlir::ModuleOp module, const ModelInterface &inter
                               llvm::raw_pwrite_stream &os, std::string &error,
                               std::optional<unsigned> variant = std::nullopt);
 
+/// The LLVM IR of the model before optimization: the translated module with the runtime
+/// descriptor (none for a `variant`) and the entry wrapper, verified; null with `error` set.
+std::unique_ptr<llvm::Module> buildModelModule(mlir::ModuleOp module,
+                                               const ModelInterface &interface,
+                                               llvm::TargetMachine &target, llvm::LLVMContext &ctx,
+                                               std::string &error,
+                                               std::optional<unsigned> variant = std::nullopt);
+/// `infc compile --emit=c`: what the source directory holds besides the model's code.
+struct CSourceOptions {
+  /// The weights as C arrays (weights.c) instead of a file read by infc_model_create.
+  bool embedWeights = false;
+};
+/// Writes the model as C source into `outDir` (created): model.c, the weights (model.weights
+/// or weights.c), the runtime's sources and headers. `interface` is updated as by
+/// prepareForEmission. A file of the directory is replaced only when all are written.
+llvm::LogicalResult emitCSource(mlir::ModuleOp module, ModelInterface &interface,
+                                const TargetOptions &options, const CSourceOptions &c,
+                                llvm::StringRef outDir, std::string &error);
+/// Prints an unoptimized model module as one C translation unit (lib/Target/CWriter.cpp).
+/// Each weight symbol of `weightOffsets` is read at that offset from the pointer
+/// `infc__wbase` (a weights file) when `weightsFromFile`, else it is an external array.
+struct CWriterOptions {
+  bool weightsFromFile = false;
+  std::vector<std::pair<std::string, uint64_t>> weightOffsets;
+  /// C code printed after the prelude, before the model's globals and functions.
+  std::string extraPrelude;
+  /// Not empty: the function (of extraPrelude) the descriptor's `prepare` field points at.
+  std::string prepare;
+};
+llvm::LogicalResult writeModuleAsC(llvm::Module &module, const CWriterOptions &options,
+                                   llvm::raw_ostream &os, std::string &error);
 /// One static variant of a --specialize library, for its descriptor: the interface (static
 /// shapes, workspace, kernel names) and the label that names it in errors ("batch=8").
 struct ModelVariant {

@@ -1,0 +1,1382 @@
+//===- CWriter.cpp - a model's LLVM IR as one C translation unit ----------===//
+//
+// `infc compile --emit=c` prints the model as the pipeline left it, before LLVM optimizes
+// it: the same register tiles, packed weights, memory plan and parallel regions as the .so,
+// written as C99 with the GNU vector extensions gcc and clang share (`vector_size`,
+// `__builtin_shufflevector`, `__builtin_convertvector`). No intrinsics: a vector is a C
+// vector type, which the C compiler maps to the SIMD registers of whatever CPU it targets.
+//
+// The translation is instruction by instruction. Every LLVM value is a C variable declared
+// at the top of its function; blocks are labels, branches gotos; a phi is a variable its
+// predecessors assign (through `<name>_in`, so phis of one block read the old values).
+// Integers are unsigned C types (signed casts where an instruction is signed); a pointer
+// is `uint8_t *`; an <N x T> vector is T[P] with P = N rounded up to a power of two (the
+// lanes past N are never stored); <N x i1> is int32 lanes of 0 or -1, as vector compares
+// give them. Loads and stores are memcpy of the store size (no aliasing or alignment
+// assumptions beyond LLVM's: the model's IR carries no TBAA either).
+//
+//===----------------------------------------------------------------------===//
+#include "infc/Target/Target.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace llvm;
+
+namespace {
+/// The functions of <math.h> and <string.h> the model's IR may call: declared by those
+/// headers, never by the printed prototypes (which would clash with theirs).
+const StringSet<> kLibcFunctions = {
+    "memcpy", "memmove",    "memset", "expf",   "exp",       "exp2f",   "logf",   "log",
+    "log2f",  "log10f",     "log1pf", "expm1f", "sqrtf",     "sqrt",    "powf",   "pow",
+    "tanhf",  "tanh",       "sinf",   "cosf",   "tanf",      "asinf",   "acosf",  "atanf",
+    "atan2f", "sinhf",      "coshf",  "asinhf", "acoshf",    "atanhf",  "erff",   "erf",
+    "erfcf",  "cbrtf",      "fmodf",  "fmod",   "floorf",    "ceilf",   "roundf", "truncf",
+    "rintf",  "nearbyintf", "fabsf",  "fabs",   "copysignf", "fmaf",    "fma",    "fmaxf",
+    "fminf",  "sin",        "cos",    "log2",   "log10",     "expm1",   "log1p",  "atan",
+    "atan2",  "floor",      "ceil",   "round",  "trunc",     "tgammaf", "lgammaf"};
+
+std::string hex(uint64_t v) { return "0x" + utohexstr(v); }
+
+class CWriter {
+public:
+  CWriter(Module &m, const infc::CWriterOptions &options)
+      : m(m), dl(m.getDataLayout()), options(options) {
+    for (auto &[symbol, offset] : options.weightOffsets)
+      weightOffset[symbol] = offset;
+  }
+  LogicalResult write(raw_ostream &os, std::string &error);
+
+private:
+  // ---- types ----
+  std::string type(Type *t, bool isSigned = false);
+  std::string vectorType(VectorType *t, bool isSigned = false);
+  std::string maskType(unsigned lanes) { return vectorType(maskVector(lanes)); }
+  VectorType *maskVector(unsigned lanes) {
+    return FixedVectorType::get(IntegerType::get(m.getContext(), 1), lanes);
+  }
+  static unsigned lanes(Type *t) { return cast<FixedVectorType>(t)->getNumElements(); }
+  static unsigned paddedLanes(Type *t) { return PowerOf2Ceil(lanes(t)); }
+  static bool isMask(Type *t) { return t->isVectorTy() && t->getScalarType()->isIntegerTy(1); }
+  /// The signed integer vector of `t`'s lanes (same element width): a compare's result.
+  std::string laneIntType(Type *t) {
+    Type *e = t->getScalarType();
+    unsigned bits = e->isPointerTy() ? 64 : e->getPrimitiveSizeInBits();
+    if (isMask(t))
+      bits = 32;
+    return vectorType(FixedVectorType::get(IntegerType::get(m.getContext(), bits), lanes(t)), true);
+  }
+
+  // ---- values ----
+  std::string value(Value *v);
+  std::string constant(Constant *c, bool initializer = false);
+  std::string aggregate(Constant *c, bool initializer);
+  std::string floatLiteral(const APFloat &f, Type *t, bool initializer);
+  std::string gep(GEPOperator *g);
+  std::string name(const Value *v) { return names.lookup(v); }
+  std::string globalName(const GlobalValue *g);
+
+  // ---- instructions ----
+  void instruction(Instruction &i);
+  void binary(BinaryOperator &b);
+  void compare(CmpInst &c);
+  void castInst(CastInst &c);
+  void call(CallInst &c);
+  bool intrinsic(CallInst &c, Intrinsic::ID id);
+  void branchTo(BasicBlock *from, BasicBlock *to);
+  void laneLoop(Instruction &i, const std::function<std::string(const std::string &)> &lane);
+  void function(Function &f);
+  void global(GlobalVariable &g);
+  std::string prototype(Function &f, bool withNames);
+
+  void fail(const Twine &why) {
+    if (error.empty())
+      error = why.str();
+  }
+  std::string &out() { return body; }
+  void line(const Twine &text) { body += "  " + text.str() + "\n"; }
+
+  Module &m;
+  const DataLayout &dl;
+  const infc::CWriterOptions &options;
+  DenseMap<Type *, std::string> typeNames[2]; // unsigned, signed
+  std::string typedefs, body, error;
+  std::string forward, prototypes, globals, bodies;
+  unsigned numTypes = 0;
+  DenseMap<const Value *, std::string> names;
+  StringMap<uint64_t> weightOffset;
+  StringSet<> usedGlobalNames;
+  DenseMap<const GlobalValue *, std::string> globalNames;
+  const Function *current = nullptr;
+};
+
+std::string CWriter::globalName(const GlobalValue *g) {
+  auto it = globalNames.find(g);
+  if (it != globalNames.end())
+    return it->second;
+  std::string n;
+  for (char c : g->getName())
+    n += isAlnum(c) || c == '_' ? c : '_';
+  // Never a C keyword's or a local's name (v0, a0, L0: locals are a letter and digits).
+  if (n.empty() || isDigit(n[0]) ||
+      (n.size() > 1 && StringRef("vaL").contains(n[0]) &&
+       llvm::all_of(StringRef(n).drop_front(), isDigit)))
+    n = "g_" + n;
+  // Symbols other objects see keep their names; local ones are made unique.
+  if (!g->hasLocalLinkage() && n == g->getName()) {
+    usedGlobalNames.insert(n);
+    return globalNames[g] = n;
+  }
+  std::string unique = n;
+  for (unsigned k = 1; !usedGlobalNames.insert(unique).second; ++k)
+    unique = n + "_" + std::to_string(k);
+  return globalNames[g] = unique;
+}
+
+std::string CWriter::type(Type *t, bool isSigned) {
+  if (auto *v = dyn_cast<FixedVectorType>(t))
+    return vectorType(v, isSigned);
+  auto it = typeNames[isSigned].find(t);
+  if (it != typeNames[isSigned].end())
+    return it->second;
+  std::string n;
+  if (t->isVoidTy()) {
+    n = "void";
+  } else if (auto *i = dyn_cast<IntegerType>(t)) {
+    switch (i->getBitWidth()) {
+    case 1:
+    case 8:
+      n = isSigned ? "int8_t" : "uint8_t";
+      break;
+    case 16:
+      n = isSigned ? "int16_t" : "uint16_t";
+      break;
+    case 32:
+      n = isSigned ? "int32_t" : "uint32_t";
+      break;
+    case 64:
+      n = isSigned ? "int64_t" : "uint64_t";
+      break;
+    case 128:
+      n = isSigned ? "__int128" : "unsigned __int128";
+      break;
+    default:
+      fail("C output: no C type for i" + Twine(i->getBitWidth()));
+      n = "uint64_t";
+    }
+  } else if (t->isHalfTy() || t->isBFloatTy()) {
+    n = "uint16_t"; // the bits; arithmetic happens in f32 (fpext/fptrunc)
+  } else if (t->isFloatTy()) {
+    n = "float";
+  } else if (t->isDoubleTy()) {
+    n = "double";
+  } else if (t->isPointerTy()) {
+    n = "uint8_t *";
+  } else if (auto *a = dyn_cast<ArrayType>(t)) {
+    std::string element = type(a->getElementType());
+    n = "infc_t" + std::to_string(numTypes++);
+    typedefs += "typedef struct { " + element + " a[" +
+                std::to_string(std::max<uint64_t>(1, a->getNumElements())) + "]; } " + n + ";\n";
+  } else if (auto *s = dyn_cast<StructType>(t)) {
+    if (s->isPacked() || s->isOpaque())
+      fail("C output: a packed or opaque struct type");
+    std::string fields;
+    for (auto [k, e] : llvm::enumerate(s->elements()))
+      fields += type(e) + " f" + std::to_string(k) + "; ";
+    n = "infc_t" + std::to_string(numTypes++);
+    typedefs += "typedef struct { " + (fields.empty() ? std::string("char f0; ") : fields) + "} " +
+                n + ";\n";
+  } else {
+    std::string text;
+    raw_string_ostream(text) << *t;
+    fail("C output: no C type for " + text);
+    n = "void";
+  }
+  return typeNames[isSigned][t] = n;
+}
+
+std::string CWriter::vectorType(VectorType *vt, bool isSigned) {
+  auto it = typeNames[isSigned].find(vt);
+  if (it != typeNames[isSigned].end())
+    return it->second;
+  auto *t = cast<FixedVectorType>(vt);
+  Type *e = t->getElementType();
+  std::string element;
+  unsigned bytes;
+  if (e->isIntegerTy(1)) {
+    element = "int32_t";
+    bytes = 4;
+  } else if (e->isPointerTy() || !(e->isIntegerTy() || e->isFloatingPointTy())) {
+    fail("C output: a vector of pointers or of another non-number");
+    return "void";
+  } else {
+    element = type(e, isSigned);
+    bytes = e->getPrimitiveSizeInBits() / 8;
+  }
+  unsigned padded = PowerOf2Ceil(t->getNumElements());
+  std::string n = "infc_v" + std::to_string(padded) + (isSigned ? "s" : "") +
+                  (e->isIntegerTy(1) ? std::string("m")
+                   : e->isHalfTy()   ? std::string("h")
+                   : e->isBFloatTy() ? std::string("b")
+                   : e->isFloatTy()  ? std::string("f32")
+                   : e->isDoubleTy() ? std::string("f64")
+                                     : "i" + std::to_string(e->getIntegerBitWidth()));
+  typedefs += "typedef " + element + " " + n + " __attribute__((vector_size(" +
+              std::to_string(padded * bytes) + ")));\n";
+  return typeNames[isSigned][vt] = n;
+}
+
+std::string CWriter::floatLiteral(const APFloat &f, Type *t, bool initializer) {
+  bool isFloat = t->isFloatTy();
+  if (t->isHalfTy() || t->isBFloatTy())
+    return "((uint16_t)" + hex(f.bitcastToAPInt().getZExtValue()) + ")";
+  if (f.isInfinity())
+    return std::string(f.isNegative() ? "-" : "") +
+           (isFloat ? "__builtin_inff()" : "__builtin_inf()");
+  if (f.isNaN()) {
+    if (initializer) // a constant expression; the payload is lost
+      return std::string(f.isNegative() ? "-" : "") +
+             (isFloat ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")");
+    return std::string(isFloat ? "infc_f32_bits(" : "infc_f64_bits(") +
+           hex(f.bitcastToAPInt().getZExtValue()) + ")";
+  }
+  double d = isFloat ? (double)f.convertToFloat() : f.convertToDouble();
+  char text[64];
+  snprintf(text, sizeof text, "%a", d);
+  return std::string(text) + (isFloat ? "f" : "");
+}
+
+std::string CWriter::constant(Constant *c, bool initializer) {
+  Type *t = c->getType();
+  if (auto *g = dyn_cast<GlobalValue>(c)) {
+    auto w = weightOffset.find(g->getName());
+    if (w != weightOffset.end()) {
+      if (options.weightsFromFile) {
+        if (initializer)
+          fail("C output: a weight's address in a constant initializer");
+        return "(infc__wbase + " + std::to_string(w->second) + ")";
+      }
+      return "((uint8_t *)" + globalName(g) + ")";
+    }
+    return "((uint8_t *)&" + globalName(g) + ")";
+  }
+  if (isa<UndefValue>(c) || isa<ConstantAggregateZero>(c) || isa<ConstantPointerNull>(c) ||
+      isa<ConstantTokenNone>(c)) {
+    if (t->isPointerTy())
+      return "((uint8_t *)0)";
+    if (t->isIntegerTy() || t->isFloatingPointTy())
+      return t->isHalfTy() || t->isBFloatTy() ? "((uint16_t)0)"
+             : t->isIntegerTy()               ? "((" + type(t) + ")0)"
+                                              : "((" + type(t) + ")0.0)";
+    return initializer ? "{0}" : "((" + type(t) + "){0})";
+  }
+  if (auto *i = dyn_cast<ConstantInt>(c)) {
+    unsigned bits = i->getBitWidth();
+    if (bits == 1)
+      return i->isZero() ? "0" : "1";
+    if (bits == 128) {
+      APInt v = i->getValue();
+      return "(((unsigned __int128)" + hex(v.lshr(64).getZExtValue()) + "ull << 64) | " +
+             hex(v.trunc(64).getZExtValue()) + "ull)";
+    }
+    uint64_t v = i->getZExtValue();
+    if (bits == 64)
+      return "UINT64_C(" + hex(v) + ")";
+    if (bits == 32)
+      return hex(v) + "u";
+    return "((" + type(t) + ")" + hex(v) + ")";
+  }
+  if (auto *f = dyn_cast<ConstantFP>(c))
+    return floatLiteral(f->getValueAPF(), t, initializer);
+  if (isa<ConstantDataSequential>(c) || isa<ConstantVector>(c) || isa<ConstantArray>(c) ||
+      isa<ConstantStruct>(c))
+    return aggregate(c, initializer);
+  if (auto *e = dyn_cast<ConstantExpr>(c)) {
+    if (auto *g = dyn_cast<GEPOperator>(e))
+      return gep(g);
+    switch (e->getOpcode()) {
+    case Instruction::PtrToInt:
+      return "((" + type(t) + ")(uintptr_t)" + constant(e->getOperand(0), initializer) + ")";
+    case Instruction::IntToPtr:
+      return "((uint8_t *)(uintptr_t)" + constant(e->getOperand(0), initializer) + ")";
+    case Instruction::BitCast:
+      if (t->isPointerTy())
+        return constant(e->getOperand(0), initializer);
+      break;
+    default:
+      break;
+    }
+  }
+  std::string s;
+  raw_string_ostream(s) << *c;
+  fail("C output: cannot print the constant " + StringRef(s).take_front(200));
+  return "0";
+}
+
+std::string CWriter::aggregate(Constant *c, bool initializer) {
+  Type *t = c->getType();
+  std::string elements;
+  unsigned n = 0;
+  if (auto *s = dyn_cast<ConstantDataSequential>(c))
+    n = s->getNumElements();
+  else
+    n = c->getNumOperands();
+  for (unsigned k = 0; k < n; ++k) {
+    Constant *e = c->getAggregateElement(k);
+    std::string text = constant(e, initializer);
+    if (isMask(t)) // an i1 lane: 0 or -1
+      text = e->isNullValue() ? "0" : "-1";
+    elements += (k ? ", " : "") + text;
+  }
+  if (t->isArrayTy())
+    elements = "{" + elements + "}";
+  if (n == 0)
+    elements = "0";
+  return initializer ? "{" + elements + "}" : "((" + type(t) + "){" + elements + "})";
+}
+
+/// `base + offset` in bytes, with C's sizeof and offsetof (the C types' layout is LLVM's
+/// for the types the pipeline emits).
+std::string CWriter::gep(GEPOperator *g) {
+  std::string expr = "(" + value(g->getPointerOperand());
+  for (gep_type_iterator it = gep_type_begin(g), end = gep_type_end(g); it != end; ++it) {
+    Value *index = it.getOperand();
+    if (StructType *s = it.getStructTypeOrNull()) {
+      unsigned field = cast<ConstantInt>(index)->getZExtValue();
+      expr += " + offsetof(" + type(s) + ", f" + std::to_string(field) + ")";
+      continue;
+    }
+    if (index->getType()->isVectorTy()) {
+      fail("C output: a getelementptr over vectors of pointers");
+      break;
+    }
+    Type *element = it.getIndexedType();
+    if (auto *ci = dyn_cast<ConstantInt>(index)) {
+      if (ci->isZero())
+        continue;
+      expr += " + (int64_t)" + std::to_string(ci->getSExtValue()) + " * (int64_t)sizeof(" +
+              type(element) + ")";
+      continue;
+    }
+    expr += " + (int64_t)(" + type(index->getType(), true) + ")" + value(index) +
+            " * (int64_t)sizeof(" + type(element) + ")";
+  }
+  return expr + ")";
+}
+
+std::string CWriter::value(Value *v) {
+  if (auto *c = dyn_cast<Constant>(v))
+    return constant(c);
+  std::string n = name(v);
+  if (n.empty())
+    fail("C output: a value with no name");
+  return n;
+}
+
+std::string CWriter::prototype(Function &f, bool withNames) {
+  std::string params;
+  for (Argument &a : f.args())
+    params += (a.getArgNo() ? ", " : "") + type(a.getType()) +
+              (withNames ? " " + name(&a) : std::string());
+  if (f.isVarArg())
+    params += f.arg_empty() ? "..." : ", ...";
+  if (params.empty())
+    params = "void";
+  return type(f.getReturnType()) + " " + globalName(&f) + "(" + params + ")";
+}
+
+/// A lane loop: `r[k] = lane("a[k]"-style text)` for the real lanes of `i`'s result, the
+/// padded ones copied from the first operand (never read).
+void CWriter::laneLoop(Instruction &i,
+                       const std::function<std::string(const std::string &k)> &lane) {
+  // Through an array: gcc takes a vector's lanes assigned one by one for uninitialized.
+  Type *t = i.getType();
+  std::string r = name(&i), n = std::to_string(lanes(t));
+  std::string element = isMask(t) ? "int32_t" : type(t->getScalarType());
+  line("{ " + element + " infc_l[" + n + "]; for (int k = 0; k < " + n +
+       "; ++k) infc_l[k] = " + lane("k") + "; " + r + " = (" + type(t) + "){0}; memcpy(&" + r +
+       ", infc_l, sizeof infc_l); }");
+}
+
+void CWriter::binary(BinaryOperator &b) {
+  Type *t = b.getType();
+  std::string a = value(b.getOperand(0)), c = value(b.getOperand(1)), r = name(&b);
+  unsigned op = b.getOpcode();
+  const char *sym = nullptr;
+  switch (op) {
+  case Instruction::Add:
+  case Instruction::FAdd:
+    sym = "+";
+    break;
+  case Instruction::Sub:
+  case Instruction::FSub:
+    sym = "-";
+    break;
+  case Instruction::Mul:
+  case Instruction::FMul:
+    sym = "*";
+    break;
+  case Instruction::UDiv:
+  case Instruction::SDiv:
+  case Instruction::FDiv:
+    sym = "/";
+    break;
+  case Instruction::URem:
+  case Instruction::SRem:
+    sym = "%";
+    break;
+  case Instruction::Shl:
+    sym = "<<";
+    break;
+  case Instruction::LShr:
+  case Instruction::AShr:
+    sym = ">>";
+    break;
+  case Instruction::And:
+    sym = "&";
+    break;
+  case Instruction::Or:
+    sym = "|";
+    break;
+  case Instruction::Xor:
+    sym = "^";
+    break;
+  case Instruction::FRem:
+    break;
+  default:
+    fail("C output: unknown binary operator");
+    return;
+  }
+  bool isSignedOp = op == Instruction::SDiv || op == Instruction::SRem || op == Instruction::AShr;
+  Type *e = t->getScalarType();
+  if (t->isVectorTy()) {
+    std::string T = type(t);
+    if (op == Instruction::FRem) {
+      const char *fn = e->isFloatTy() ? "fmodf" : "fmod";
+      laneLoop(b, [&](const std::string &k) {
+        return std::string(fn) + "(" + a + "[" + k + "], " + c + "[" + k + "])";
+      });
+      return;
+    }
+    if (isMask(t) && !(op == Instruction::And || op == Instruction::Or || op == Instruction::Xor)) {
+      fail("C output: arithmetic on a vector of i1");
+      return;
+    }
+    // The padded lanes of a division hold anything: divide the real ones only.
+    if (op == Instruction::UDiv || op == Instruction::SDiv || op == Instruction::URem ||
+        op == Instruction::SRem) {
+      std::string cast = isSignedOp ? "(" + type(e, true) + ")" : "";
+      laneLoop(b, [&](const std::string &k) {
+        return "(" + type(e) + ")(" + cast + a + "[" + k + "] " + sym + " " + cast + c + "[" + k +
+               "])";
+      });
+      return;
+    }
+    if (isSignedOp) {
+      std::string S = type(t, true);
+      line(r + " = (" + T + ")((" + S + ")" + a + " " + sym + " (" + S + ")" + c + ");");
+      return;
+    }
+    line(r + " = " + a + " " + sym + " " + c + ";");
+    return;
+  }
+  if (e->isFloatingPointTy()) {
+    if (e->isHalfTy() || e->isBFloatTy()) {
+      fail("C output: arithmetic on f16 or bf16");
+      return;
+    }
+    if (op == Instruction::FRem)
+      line(r + " = " + (e->isFloatTy() ? "fmodf(" : "fmod(") + a + ", " + c + ");");
+    else
+      line(r + " = " + a + " " + sym + " " + c + ";");
+    return;
+  }
+  unsigned bits = e->getIntegerBitWidth();
+  std::string U = type(e), S = type(e, true);
+  // Below 32 bits C promotes to int: compute in uint32_t where that could overflow.
+  std::string wide = bits < 32 ? "uint32_t" : U;
+  std::string expr;
+  switch (op) {
+  case Instruction::Add:
+  case Instruction::Sub:
+  case Instruction::Mul:
+  case Instruction::Shl:
+    expr = "(" + wide + ")" + a + " " + sym + " " +
+           (op == Instruction::Shl ? "" : "(" + wide + ")") + c;
+    break;
+  case Instruction::SDiv:
+  case Instruction::SRem:
+  case Instruction::AShr:
+    expr = "(" + S + ")" + a + " " + sym + " " + (op == Instruction::AShr ? "" : "(" + S + ")") + c;
+    break;
+  default:
+    expr = a + " " + sym + " " + c;
+  }
+  if (bits == 1)
+    line(r + " = (uint8_t)((" + expr + ") & 1u);");
+  else
+    line(r + " = (" + U + ")(" + expr + ");");
+}
+
+void CWriter::compare(CmpInst &c) {
+  Type *t = c.getOperand(0)->getType();
+  std::string a = value(c.getOperand(0)), b = value(c.getOperand(1)), r = name(&c);
+  bool vector = t->isVectorTy();
+  std::string expr;
+  if (auto *i = dyn_cast<ICmpInst>(&c)) {
+    std::string ca, cb;
+    if (t->getScalarType()->isPointerTy()) {
+      ca = cb = "(uintptr_t)";
+    } else if (i->isSigned()) {
+      ca = cb = "(" + type(t, true) + ")";
+    }
+    const char *sym = "==";
+    switch (i->getUnsignedPredicate()) {
+    case CmpInst::ICMP_EQ:
+      sym = "==";
+      break;
+    case CmpInst::ICMP_NE:
+      sym = "!=";
+      break;
+    case CmpInst::ICMP_UGT:
+      sym = ">";
+      break;
+    case CmpInst::ICMP_UGE:
+      sym = ">=";
+      break;
+    case CmpInst::ICMP_ULT:
+      sym = "<";
+      break;
+    case CmpInst::ICMP_ULE:
+      sym = "<=";
+      break;
+    default:
+      fail("C output: unknown icmp predicate");
+    }
+    expr = "(" + ca + a + " " + sym + " " + cb + b + ")";
+  } else {
+    const char *notOp = vector ? "~" : "!", *andOp = vector ? " & " : " && ",
+               *orOp = vector ? " | " : " || ";
+    auto cmp = [&](const char *sym) { return "(" + a + " " + sym + " " + b + ")"; };
+    switch (c.getPredicate()) {
+    case CmpInst::FCMP_FALSE:
+      expr = vector ? "(" + laneIntType(t) + "){0}" : "0";
+      break;
+    case CmpInst::FCMP_TRUE:
+      expr = vector ? "~(" + laneIntType(t) + "){0}" : "1";
+      break;
+    case CmpInst::FCMP_OEQ:
+      expr = cmp("==");
+      break;
+    case CmpInst::FCMP_OGT:
+      expr = cmp(">");
+      break;
+    case CmpInst::FCMP_OGE:
+      expr = cmp(">=");
+      break;
+    case CmpInst::FCMP_OLT:
+      expr = cmp("<");
+      break;
+    case CmpInst::FCMP_OLE:
+      expr = cmp("<=");
+      break;
+    case CmpInst::FCMP_ONE:
+      expr = "(" + cmp("<") + orOp + cmp(">") + ")";
+      break;
+    case CmpInst::FCMP_ORD:
+      expr = "((" + a + " == " + a + ")" + andOp + "(" + b + " == " + b + "))";
+      break;
+    case CmpInst::FCMP_UNO:
+      expr = "((" + a + " != " + a + ")" + orOp + "(" + b + " != " + b + "))";
+      break;
+    case CmpInst::FCMP_UEQ:
+      expr = std::string(notOp) + "(" + cmp("<") + orOp + cmp(">") + ")";
+      break;
+    case CmpInst::FCMP_UGT:
+      expr = notOp + cmp("<=");
+      break;
+    case CmpInst::FCMP_UGE:
+      expr = notOp + cmp("<");
+      break;
+    case CmpInst::FCMP_ULT:
+      expr = notOp + cmp(">=");
+      break;
+    case CmpInst::FCMP_ULE:
+      expr = notOp + cmp(">");
+      break;
+    case CmpInst::FCMP_UNE:
+      expr = cmp("!=");
+      break;
+    default:
+      fail("C output: unknown fcmp predicate");
+    }
+    if (t->getScalarType()->isHalfTy() || t->getScalarType()->isBFloatTy())
+      fail("C output: a compare of f16 or bf16");
+  }
+  if (!vector) {
+    line(r + " = (uint8_t)" + expr + ";");
+    return;
+  }
+  // A vector compare gives lanes of its operands' width; a mask is int32 lanes.
+  std::string M = maskType(lanes(t));
+  if (isMask(t) || t->getScalarSizeInBits() == 32)
+    line(r + " = (" + M + ")" + expr + ";");
+  else
+    line(r + " = __builtin_convertvector(" + expr + ", " + M + ");");
+}
+
+void CWriter::castInst(CastInst &c) {
+  Type *from = c.getSrcTy(), *to = c.getDestTy();
+  std::string a = value(c.getOperand(0)), r = name(&c), T = type(to);
+  unsigned op = c.getOpcode();
+  Type *fe = from->getScalarType(), *te = to->getScalarType();
+  auto half = [](Type *t) { return t->isHalfTy() || t->isBFloatTy(); };
+  auto halfFn = [](Type *t, bool toHalf) {
+    return std::string(t->isHalfTy() ? (toHalf ? "infc_f32_to_f16" : "infc_f16_to_f32")
+                                     : (toHalf ? "infc_f32_to_bf16" : "infc_bf16_to_f32"));
+  };
+  if (op == Instruction::BitCast) {
+    if (from == to || (from->isPointerTy() && to->isPointerTy())) {
+      line(r + " = " + a + ";");
+      return;
+    }
+    if (isMask(from) || isMask(to)) {
+      // <N x i1> <-> iN: one bit a lane.
+      if (isMask(from) && to->isIntegerTy()) {
+        line(r + " = 0;");
+        line("for (int k = 0; k < " + std::to_string(lanes(from)) + "; ++k) " + r + " |= (" + T +
+             ")((" + T + ")(" + a + "[k] & 1) << k);");
+      } else if (isMask(to) && from->isIntegerTy()) {
+        laneLoop(c,
+                 [&](const std::string &k) { return "-(int32_t)((" + a + " >> " + k + ") & 1u)"; });
+      } else {
+        fail("C output: a bitcast between vectors of i1 and others");
+      }
+      return;
+    }
+    if (from->isVectorTy() && to->isVectorTy()) { // same padded size: a GNU vector cast
+      line(r + " = (" + T + ")" + a + ";");
+      return;
+    }
+    line("{ " + type(from) + " infc_t = " + a + "; memcpy(&" + r + ", &infc_t, sizeof " + r +
+         "); }");
+    return;
+  }
+  if (op == Instruction::PtrToInt) {
+    line(r + " = (" + T + ")(uintptr_t)" + a + ";");
+    return;
+  }
+  if (op == Instruction::IntToPtr) {
+    line(r + " = (uint8_t *)(uintptr_t)" + a + ";");
+    return;
+  }
+  if (op == Instruction::AddrSpaceCast) {
+    fail("C output: addrspacecast");
+    return;
+  }
+  if (from->isVectorTy()) {
+    if (isMask(from) || isMask(to) || half(fe) || half(te)) {
+      laneLoop(c, [&](const std::string &k) {
+        std::string x = a + "[" + k + "]";
+        if (isMask(from))
+          x = op == Instruction::SExt ? "(" + type(te, true) + ")" + x : "(" + x + " & 1)";
+        if (half(fe))
+          x = halfFn(fe, false) + "(" + x + ")";
+        if (half(te))
+          return halfFn(te, true) + "((float)" + x + ")";
+        if (isMask(to))
+          return "-(int32_t)((" + x + ") != 0)";
+        if (op == Instruction::SIToFP || op == Instruction::FPToSI)
+          x = "(" + type(op == Instruction::SIToFP ? fe : te, true) + ")" + x;
+        return "(" + type(te) + ")" + x;
+      });
+      return;
+    }
+    std::string S = type(from, true), TS = type(to, true);
+    switch (op) {
+    case Instruction::SExt:
+      line(r + " = (" + T + ")__builtin_convertvector((" + S + ")" + a + ", " + TS + ");");
+      return;
+    case Instruction::SIToFP:
+      line(r + " = __builtin_convertvector((" + S + ")" + a + ", " + T + ");");
+      return;
+    case Instruction::FPToSI:
+      line(r + " = (" + T + ")__builtin_convertvector(" + a + ", " + TS + ");");
+      return;
+    default: // zext, trunc, uitofp, fptoui, fpext, fptrunc
+      line(r + " = __builtin_convertvector(" + a + ", " + T + ");");
+      return;
+    }
+  }
+  // Scalars.
+  if (half(fe) || half(te)) {
+    std::string x = a;
+    if (half(fe))
+      x = halfFn(fe, false) + "(" + x + ")";
+    if (op == Instruction::SIToFP)
+      x = "(float)(" + type(fe, true) + ")" + x;
+    else if (op == Instruction::UIToFP)
+      x = "(float)" + x;
+    if (half(te))
+      line(r + " = " + halfFn(te, true) + "((float)" + x + ");");
+    else if (op == Instruction::FPToSI)
+      line(r + " = (" + T + ")(" + type(te, true) + ")" + x + ";");
+    else
+      line(r + " = (" + T + ")" + x + ";");
+    return;
+  }
+  switch (op) {
+  case Instruction::Trunc:
+    line(r + (te->isIntegerTy(1) ? " = (uint8_t)(" + a + " & 1u);" : " = (" + T + ")" + a + ";"));
+    return;
+  case Instruction::SExt:
+    if (fe->isIntegerTy(1))
+      line(r + " = (" + T + ")(-(" + type(te, true) + ")" + a + ");");
+    else
+      line(r + " = (" + T + ")(" + type(te, true) + ")(" + type(fe, true) + ")" + a + ";");
+    return;
+  case Instruction::FPToSI:
+    line(r + " = (" + T + ")(" + type(te, true) + ")" + a + ";");
+    return;
+  case Instruction::SIToFP:
+    line(r + " = (" + T + ")(" + type(fe, true) + ")" + a + ";");
+    return;
+  default: // zext, fptoui, uitofp, fpext, fptrunc
+    line(r + " = (" + T + ")" + a + ";");
+    return;
+  }
+}
+
+void CWriter::branchTo(BasicBlock *from, BasicBlock *to) {
+  for (PHINode &phi : to->phis())
+    if (!name(&phi).empty())
+      line(name(&phi) + "_in = " + value(phi.getIncomingValueForBlock(from)) + ";");
+  line("goto " + name(to) + ";");
+}
+
+/// The intrinsics the pipeline's IR uses; false for one C output cannot print.
+bool CWriter::intrinsic(CallInst &c, Intrinsic::ID id) {
+  Type *t = c.getType();
+  Type *e = t->getScalarType();
+  std::string r = name(&c);
+  auto arg = [&](unsigned k) { return value(c.getArgOperand(k)); };
+  bool isFloat = e->isFloatTy();
+  auto libm = [&](const char *base) { return std::string(base) + (isFloat ? "f" : ""); };
+  auto unaryMath = [&](const char *base) {
+    if (t->isVectorTy())
+      laneLoop(c, [&](const std::string &k) { return libm(base) + "(" + arg(0) + "[" + k + "])"; });
+    else
+      line(r + " = " + libm(base) + "(" + arg(0) + ");");
+    return true;
+  };
+  auto binaryMath = [&](const char *base) {
+    if (t->isVectorTy())
+      laneLoop(c, [&](const std::string &k) {
+        return libm(base) + "(" + arg(0) + "[" + k + "], " + arg(1) + "[" + k + "])";
+      });
+    else
+      line(r + " = " + libm(base) + "(" + arg(0) + ", " + arg(1) + ");");
+    return true;
+  };
+  // A lane select by a mask of the operands' width: `m ? a : b`.
+  auto blend = [&](const std::string &mask, const std::string &a, const std::string &b) {
+    std::string I = laneIntType(t);
+    line("{ " + I + " infc_m = " + mask + "; " + r + " = (" + type(t) + ")(((" + I + ")" + a +
+         " & infc_m) | ((" + I + ")" + b + " & ~infc_m)); }");
+  };
+  switch (id) {
+  case Intrinsic::fmuladd:
+    line(r + " = " + arg(0) + " * " + arg(1) + " + " + arg(2) + ";");
+    return true;
+  case Intrinsic::fma:
+    if (t->isVectorTy())
+      line(r + " = INFC_VFMA(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ");");
+    else
+      line(r + " = " + libm("fma") + "(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ");");
+    return true;
+  case Intrinsic::maximum:
+  case Intrinsic::minimum: {
+    // NaN if either is; +0 above -0.
+    bool max = id == Intrinsic::maximum;
+    std::string a = arg(0), b = arg(1);
+    if (!t->isVectorTy()) {
+      line(r + " = infc_" + (max ? "maximum" : "minimum") + (isFloat ? "f" : "") + "(" + a + ", " +
+           b + ");");
+      return true;
+    }
+    std::string I = laneIntType(t);
+    std::string mask = "(" + a + (max ? " > " : " < ") + b + ") | (" + a + " != " + a + ") | ((" +
+                       a + " == " + b + ") & ((" + I + ")" + (max ? b : a) + " < 0))";
+    blend(mask, a, b);
+    return true;
+  }
+  case Intrinsic::maxnum:
+  case Intrinsic::minnum: {
+    bool max = id == Intrinsic::maxnum;
+    if (!t->isVectorTy())
+      return binaryMath(max ? "fmax" : "fmin"), true;
+    std::string a = arg(0), b = arg(1);
+    blend("(" + a + (max ? " > " : " < ") + b + ") | (" + b + " != " + b + ")", a, b);
+    return true;
+  }
+  case Intrinsic::umin:
+  case Intrinsic::umax:
+  case Intrinsic::smin:
+  case Intrinsic::smax: {
+    bool isSigned = id == Intrinsic::smin || id == Intrinsic::smax;
+    const char *sym = id == Intrinsic::umin || id == Intrinsic::smin ? " < " : " > ";
+    std::string cast = isSigned ? "(" + type(t, true) + ")" : "";
+    std::string a = arg(0), b = arg(1);
+    if (t->isVectorTy())
+      blend(cast + a + sym + cast + b, a, b);
+    else
+      line(r + " = " + cast + a + sym + cast + b + " ? " + a + " : " + b + ";");
+    return true;
+  }
+  case Intrinsic::abs:
+    if (t->isVectorTy())
+      laneLoop(c, [&](const std::string &k) {
+        std::string x = arg(0) + "[" + k + "]";
+        return "(" + type(e, true) + ")" + x + " < 0 ? (" + type(e) + ")(0u - " + x + ") : " + x;
+      });
+    else
+      line(r + " = (" + type(t, true) + ")" + arg(0) + " < 0 ? (" + type(t) + ")(0u - " + arg(0) +
+           ") : " + arg(0) + ";");
+    return true;
+  case Intrinsic::floor:
+    return unaryMath("floor");
+  case Intrinsic::ceil:
+    return unaryMath("ceil");
+  case Intrinsic::trunc:
+    return unaryMath("trunc");
+  case Intrinsic::round:
+    return unaryMath("round");
+  case Intrinsic::roundeven: // in the default rounding mode, to nearest even
+  case Intrinsic::nearbyint:
+    return unaryMath("nearbyint");
+  case Intrinsic::rint:
+    return unaryMath("rint");
+  case Intrinsic::sqrt:
+    return unaryMath("sqrt");
+  case Intrinsic::fabs:
+    return unaryMath("fabs");
+  case Intrinsic::exp:
+    return unaryMath("exp");
+  case Intrinsic::exp2:
+    return unaryMath("exp2");
+  case Intrinsic::log:
+    return unaryMath("log");
+  case Intrinsic::log2:
+    return unaryMath("log2");
+  case Intrinsic::log10:
+    return unaryMath("log10");
+  case Intrinsic::sin:
+    return unaryMath("sin");
+  case Intrinsic::cos:
+    return unaryMath("cos");
+  case Intrinsic::tan:
+    return unaryMath("tan");
+  case Intrinsic::tanh:
+    return unaryMath("tanh");
+  case Intrinsic::pow:
+    return binaryMath("pow");
+  case Intrinsic::copysign:
+    return binaryMath("copysign");
+  case Intrinsic::prefetch:
+    line("__builtin_prefetch(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ");");
+    return true;
+  case Intrinsic::memcpy:
+  case Intrinsic::memmove:
+  case Intrinsic::memset:
+    line(std::string(id == Intrinsic::memcpy    ? "memcpy("
+                     : id == Intrinsic::memmove ? "memmove("
+                                                : "memset(") +
+         arg(0) + ", " + (id == Intrinsic::memset ? "(int)" : "") + arg(1) + ", (size_t)" + arg(2) +
+         ");");
+    return true;
+  case Intrinsic::lifetime_start:
+  case Intrinsic::lifetime_end:
+  case Intrinsic::assume:
+  case Intrinsic::experimental_noalias_scope_decl:
+  case Intrinsic::donothing:
+  case Intrinsic::stackrestore:
+  case Intrinsic::dbg_declare:
+  case Intrinsic::dbg_value:
+  case Intrinsic::dbg_label:
+    return true;
+  case Intrinsic::stacksave:
+    if (!r.empty())
+      line(r + " = (uint8_t *)0;");
+    return true;
+  case Intrinsic::vector_reduce_fadd:
+  case Intrinsic::vector_reduce_fmul: {
+    // In lane order from the start value (LLVM's order without reassoc).
+    std::string v = arg(1), sym = id == Intrinsic::vector_reduce_fadd ? " + " : " * ";
+    line(r + " = " + arg(0) + ";");
+    line("for (int k = 0; k < " + std::to_string(lanes(c.getArgOperand(1)->getType())) + "; ++k) " +
+         r + " = " + r + sym + v + "[k];");
+    return true;
+  }
+  case Intrinsic::vector_reduce_add:
+  case Intrinsic::vector_reduce_fmax:
+  case Intrinsic::vector_reduce_fmin:
+  case Intrinsic::vector_reduce_fmaximum:
+  case Intrinsic::vector_reduce_fminimum: {
+    std::string v = arg(0);
+    std::string step =
+        id == Intrinsic::vector_reduce_add    ? r + " + " + v + "[k]"
+        : id == Intrinsic::vector_reduce_fmax ? libm("fmax") + "(" + r + ", " + v + "[k])"
+        : id == Intrinsic::vector_reduce_fmin ? libm("fmin") + "(" + r + ", " + v + "[k])"
+        : id == Intrinsic::vector_reduce_fmaximum
+            ? std::string("infc_maximum") + (isFloat ? "f" : "") + "(" + r + ", " + v + "[k])"
+            : std::string("infc_minimum") + (isFloat ? "f" : "") + "(" + r + ", " + v + "[k])";
+    line(r + " = " + v + "[0];");
+    line("for (int k = 1; k < " + std::to_string(lanes(c.getArgOperand(0)->getType())) + "; ++k) " +
+         r + " = " + step + ";");
+    return true;
+  }
+  case Intrinsic::masked_load:
+  case Intrinsic::masked_store: {
+    // Lane by lane: only the lanes the mask selects are touched.
+    bool load = id == Intrinsic::masked_load;
+    Value *ptr = nullptr, *mask = nullptr, *other = nullptr;
+    for (Value *op : c.args()) {
+      if (op->getType()->isPointerTy())
+        ptr = op;
+      else if (isMask(op->getType()))
+        mask = op;
+      else if (op->getType()->isVectorTy())
+        other = op;
+    }
+    if (!ptr || !mask || !other)
+      return false;
+    Type *vt = load ? t : other->getType();
+    std::string size = std::to_string(vt->getScalarSizeInBits() / 8);
+    std::string p = value(ptr), mk = value(mask), o = value(other);
+    if (load)
+      line(r + " = " + o + ";");
+    line("for (int k = 0; k < " + std::to_string(lanes(vt)) + "; ++k) if (" + mk + "[k]) " +
+         (load ? "memcpy((uint8_t *)&" + r + " + k * " + size + ", " + p + " + k * " + size + ", " +
+                     size + ");"
+               : "{ " + type(vt->getScalarType()) + " infc_e = " + o + "[k]; memcpy(" + p +
+                     " + k * " + size + ", &infc_e, " + size + "); }"));
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+void CWriter::call(CallInst &c) {
+  if (c.isInlineAsm()) {
+    fail("C output: inline assembly in " + current->getName());
+    return;
+  }
+  Function *callee = c.getCalledFunction();
+  if (callee && callee->isIntrinsic()) {
+    if (!intrinsic(c, callee->getIntrinsicID()))
+      fail("C output: the LLVM intrinsic " + callee->getName() + " (in " + current->getName() +
+           ") has no C form; compile for a CPU without the instruction sets it needs "
+           "(e.g. --cpu x86-64-v3)");
+    return;
+  }
+  std::string args;
+  for (auto [k, a] : llvm::enumerate(c.args()))
+    args += (k ? ", " : "") + value(a);
+  std::string target;
+  if (callee) {
+    target = globalName(callee);
+  } else {
+    std::string params;
+    FunctionType *ft = c.getFunctionType();
+    for (auto [k, p] : llvm::enumerate(ft->params()))
+      params += (k ? ", " : "") + type(p);
+    if (ft->isVarArg())
+      params += ft->getNumParams() ? ", ..." : "...";
+    target = "((" + type(ft->getReturnType()) + " (*)(" + (params.empty() ? "void" : params) +
+             "))" + value(c.getCalledOperand()) + ")";
+  }
+  std::string r = name(&c);
+  line((r.empty() ? "" : r + " = ") + target + "(" + args + ");");
+}
+
+void CWriter::instruction(Instruction &i) {
+  std::string r = name(&i);
+  if (auto *b = dyn_cast<BinaryOperator>(&i))
+    return binary(*b);
+  if (auto *c = dyn_cast<CmpInst>(&i))
+    return compare(*c);
+  if (auto *c = dyn_cast<CastInst>(&i))
+    return castInst(*c);
+  if (auto *c = dyn_cast<CallInst>(&i))
+    return call(*c);
+  if (auto *g = dyn_cast<GetElementPtrInst>(&i)) {
+    line(r + " = " + gep(cast<GEPOperator>(g)) + ";");
+    return;
+  }
+  if (auto *l = dyn_cast<LoadInst>(&i)) {
+    if (l->isAtomic() || l->isVolatile())
+      return fail("C output: an atomic or volatile load");
+    Type *t = l->getType();
+    if (t->isVectorTy() && lanes(t) != paddedLanes(t))
+      line(r + " = (" + type(t) + "){0};");
+    line("memcpy(&" + r + ", " + value(l->getPointerOperand()) + ", " +
+         std::to_string(dl.getTypeStoreSize(t)) + ");");
+    return;
+  }
+  if (auto *s = dyn_cast<StoreInst>(&i)) {
+    if (s->isAtomic() || s->isVolatile())
+      return fail("C output: an atomic or volatile store");
+    Value *v = s->getValueOperand();
+    std::string size = std::to_string(dl.getTypeStoreSize(v->getType()));
+    if (isa<Constant>(v))
+      line("{ " + type(v->getType()) + " infc_t = " + value(v) + "; memcpy(" +
+           value(s->getPointerOperand()) + ", &infc_t, " + size + "); }");
+    else
+      line("memcpy(" + value(s->getPointerOperand()) + ", &" + value(v) + ", " + size + ");");
+    return;
+  }
+  if (auto *a = dyn_cast<AllocaInst>(&i)) {
+    line(r + " = (uint8_t *)" + r + "_mem;");
+    return;
+  }
+  if (auto *s = dyn_cast<SelectInst>(&i)) {
+    std::string c = value(s->getCondition()), a = value(s->getTrueValue()),
+                b = value(s->getFalseValue());
+    Type *t = s->getType();
+    if (!s->getCondition()->getType()->isVectorTy()) {
+      line(r + " = " + c + " ? " + a + " : " + b + ";");
+      return;
+    }
+    std::string I = laneIntType(t), T = type(t);
+    std::string mask = t->getScalarSizeInBits() == 32 || isMask(t)
+                           ? "(" + I + ")" + c
+                           : "__builtin_convertvector(" + c + ", " + I + ")";
+    line("{ " + I + " infc_m = " + mask + "; " + r + " = (" + T + ")(((" + I + ")" + a +
+         " & infc_m) | ((" + I + ")" + b + " & ~infc_m)); }");
+    return;
+  }
+  if (auto *e = dyn_cast<ExtractElementInst>(&i)) {
+    std::string x = value(e->getVectorOperand()) + "[" + value(e->getIndexOperand()) + "]";
+    line(r + " = " + (isMask(e->getVectorOperandType()) ? "(uint8_t)(" + x + " & 1)" : x) + ";");
+    return;
+  }
+  if (auto *e = dyn_cast<InsertElementInst>(&i)) {
+    // memcpy, not `r[k] = x` (see laneLoop).
+    std::string x = value(e->getOperand(1));
+    bool mask = isMask(e->getType());
+    std::string element = mask ? "int32_t" : type(e->getType()->getScalarType());
+    line(r + " = " + value(e->getOperand(0)) + ";");
+    line("{ " + element + " infc_e = " + (mask ? "-(int32_t)" + x : x) + "; memcpy((uint8_t *)&" +
+         r + " + (size_t)" + value(e->getOperand(2)) +
+         " * sizeof infc_e, &infc_e, sizeof infc_e); }");
+    return;
+  }
+  if (auto *s = dyn_cast<ShuffleVectorInst>(&i)) {
+    Type *in = s->getOperand(0)->getType();
+    unsigned n = lanes(in), p = paddedLanes(in);
+    std::string indices;
+    ArrayRef<int> mask = s->getShuffleMask();
+    for (unsigned k = 0; k < PowerOf2Ceil(mask.size()); ++k) {
+      int index = k < mask.size() ? mask[k] : 0;
+      if (index < 0)
+        index = 0;
+      else if ((unsigned)index >= n)
+        index = index - n + p;
+      indices += ", " + std::to_string(index);
+    }
+    line(r + " = __builtin_shufflevector(" + value(s->getOperand(0)) + ", " +
+         value(s->getOperand(1)) + indices + ");");
+    return;
+  }
+  auto path = [&](Type *t, ArrayRef<unsigned> indices) {
+    std::string p;
+    for (unsigned k : indices) {
+      if (auto *s = dyn_cast<StructType>(t)) {
+        p += ".f" + std::to_string(k);
+        t = s->getElementType(k);
+      } else {
+        p += ".a[" + std::to_string(k) + "]";
+        t = cast<ArrayType>(t)->getElementType();
+      }
+    }
+    return p;
+  };
+  if (auto *e = dyn_cast<ExtractValueInst>(&i)) {
+    line(r + " = " + value(e->getAggregateOperand()) +
+         path(e->getAggregateOperand()->getType(), e->getIndices()) + ";");
+    return;
+  }
+  if (auto *e = dyn_cast<InsertValueInst>(&i)) {
+    line(r + " = " + value(e->getAggregateOperand()) + ";");
+    line(r + path(e->getType(), e->getIndices()) + " = " + value(e->getInsertedValueOperand()) +
+         ";");
+    return;
+  }
+  if (auto *f = dyn_cast<FreezeInst>(&i)) {
+    line(r + " = " + value(f->getOperand(0)) + ";");
+    return;
+  }
+  if (auto *u = dyn_cast<UnaryOperator>(&i)) {
+    if (u->getOpcode() != Instruction::FNeg)
+      return fail("C output: unknown unary operator");
+    line(r + " = -" + value(u->getOperand(0)) + ";");
+    return;
+  }
+  if (isa<PHINode>(&i))
+    return; // assigned by the predecessors
+  if (auto *b = dyn_cast<BranchInst>(&i)) {
+    if (b->isUnconditional())
+      return branchTo(i.getParent(), b->getSuccessor(0));
+    line("if (" + value(b->getCondition()) + ") {");
+    branchTo(i.getParent(), b->getSuccessor(0));
+    line("} else {");
+    branchTo(i.getParent(), b->getSuccessor(1));
+    line("}");
+    return;
+  }
+  if (auto *s = dyn_cast<SwitchInst>(&i)) {
+    line("switch (" + value(s->getCondition()) + ") {");
+    for (auto &kase : s->cases()) {
+      line("case " + constant(kase.getCaseValue()) + ": {");
+      branchTo(i.getParent(), kase.getCaseSuccessor());
+      line("}");
+    }
+    line("default: {");
+    branchTo(i.getParent(), s->getDefaultDest());
+    line("}");
+    line("}");
+    return;
+  }
+  if (auto *ret = dyn_cast<ReturnInst>(&i)) {
+    line(ret->getReturnValue() ? "return " + value(ret->getReturnValue()) + ";"
+                               : std::string("return;"));
+    return;
+  }
+  if (isa<UnreachableInst>(&i)) {
+    line("__builtin_unreachable();");
+    return;
+  }
+  std::string s;
+  raw_string_ostream(s) << i;
+  fail("C output: cannot print the instruction" + StringRef(s).take_front(200) + " in " +
+       current->getName());
+}
+
+void CWriter::function(Function &f) {
+  current = &f;
+  names.clear();
+  for (Argument &a : f.args())
+    names[&a] = "a" + std::to_string(a.getArgNo());
+  // Blocks no branch reaches are left out (their labels would be unused).
+  SmallPtrSet<BasicBlock *, 32> reachable;
+  SmallVector<BasicBlock *> work = {&f.getEntryBlock()};
+  while (!work.empty()) {
+    BasicBlock *b = work.pop_back_val();
+    if (reachable.insert(b).second)
+      for (BasicBlock *s : successors(b))
+        work.push_back(s);
+  }
+  unsigned numValues = 0, numBlocks = 0;
+  std::string decls;
+  for (BasicBlock &b : f) {
+    if (!reachable.count(&b))
+      continue;
+    names[&b] = "L" + std::to_string(numBlocks++);
+    for (Instruction &i : b) {
+      // Unused results: not printed without side effects, dropped from calls.
+      if (i.getType()->isVoidTy() || i.use_empty())
+        continue;
+      std::string n = "v" + std::to_string(numValues++);
+      names[&i] = n;
+      if (auto *a = dyn_cast<AllocaInst>(&i)) {
+        auto *count = dyn_cast<ConstantInt>(a->getArraySize());
+        if (!count) {
+          fail("C output: an alloca of a run-time size in " + f.getName());
+          continue;
+        }
+        decls += "  " + type(a->getAllocatedType()) + " " + n + "_mem[" +
+                 std::to_string(std::max<uint64_t>(1, count->getZExtValue())) +
+                 "] __attribute__((aligned(" + std::to_string(a->getAlign().value()) + ")));\n";
+      }
+      decls += "  " + type(i.getType()) + " " + n + ";\n";
+      if (isa<PHINode>(i))
+        decls += "  " + type(i.getType()) + " " + n + "_in;\n";
+    }
+  }
+  body.clear();
+  for (Argument &a : f.args())
+    if (a.use_empty())
+      line("(void)" + name(&a) + ";");
+  for (BasicBlock &b : f) {
+    if (!reachable.count(&b))
+      continue;
+    if (!b.isEntryBlock())
+      body += name(&b) + ":;\n";
+    for (PHINode &phi : b.phis())
+      if (!name(&phi).empty())
+        line(name(&phi) + " = " + name(&phi) + "_in;");
+    for (Instruction &i : b) {
+      if (!i.getType()->isVoidTy() && name(&i).empty() && !isa<CallInst>(i))
+        continue;
+      instruction(i);
+    }
+  }
+  bodies += std::string(f.hasLocalLinkage() ? "static " : "") +
+            (f.hasHiddenVisibility() ? "__attribute__((visibility(\"hidden\"))) " : "") +
+            prototype(f, true) + " {\n" + decls + body + "}\n\n";
+}
+
+void CWriter::global(GlobalVariable &g) {
+  std::string n = globalName(&g);
+  std::string quals = std::string(g.hasLocalLinkage() ? "static " : "") +
+                      (g.hasHiddenVisibility() ? "__attribute__((visibility(\"hidden\"))) " : "");
+  std::string align =
+      g.getAlign() ? " __attribute__((aligned(" + std::to_string(g.getAlign()->value()) + ")))"
+                   : "";
+  std::string c = g.isConstant() ? "const " : "";
+  if (g.isDeclaration()) {
+    if (weightOffset.count(g.getName())) {
+      if (!options.weightsFromFile)
+        forward += "extern const uint8_t " + n + "[];\n";
+      return;
+    }
+    forward += "extern " + c + type(g.getValueType()) + " " + n + ";\n";
+    return;
+  }
+  std::string T = type(g.getValueType());
+  forward += (g.hasLocalLinkage() ? "static " : "extern ") + c + T + " " + n + align + ";\n";
+  std::string init = constant(g.getInitializer(), true);
+  if (!options.prepare.empty() && g.getName() == "infc__model_desc") {
+    // The last field, `prepare`, is the weights loader's.
+    size_t last = init.rfind("((uint8_t *)0)");
+    if (last == std::string::npos) {
+      fail("C output: the descriptor has no prepare field");
+    } else {
+      init.replace(last, strlen("((uint8_t *)0)"), "(uint8_t *)&" + options.prepare);
+    }
+  }
+  globals += quals + c + T + " " + n + align + " = " + init + ";\n";
+}
+
+} // namespace
+
+static const char *kPrelude = R"c(#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A lane-wise fused multiply-add where the compiler has one; else a*b+c, which gcc fuses in
+ * its default (GNU) modes and clang with -ffp-contract=fast. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_elementwise_fma)
+#define INFC_VFMA(a, b, c) __builtin_elementwise_fma(a, b, c)
+#endif
+#endif
+#ifndef INFC_VFMA
+#define INFC_VFMA(a, b, c) ((a) * (b) + (c))
+#endif
+/* Helpers a model may not need (clang warns of unused static inline functions). */
+#define INFC_HELPER static inline __attribute__((unused))
+
+/* gcc takes the element stores of SSA-form code into vectors (`v = a; v[k] = x` as memcpy)
+ * for uses of uninitialized values; every variable here is assigned before it is read. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+INFC_HELPER float infc_f32_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+INFC_HELPER double infc_f64_bits(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
+INFC_HELPER uint32_t infc_bits_f32(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+/* NaN if either is NaN; +0 above -0 (LLVM's maximum and minimum). */
+INFC_HELPER float infc_maximumf(float a, float b) {
+  return a != a ? a : b != b ? b : a > b ? a : b > a ? b : (infc_bits_f32(a) >> 31) ? b : a;
+}
+INFC_HELPER float infc_minimumf(float a, float b) {
+  return a != a ? a : b != b ? b : a < b ? a : b < a ? b : (infc_bits_f32(a) >> 31) ? a : b;
+}
+INFC_HELPER double infc_maximum(double a, double b) {
+  return a != a ? a : b != b ? b : a > b ? a : b > a ? b : signbit(a) ? b : a;
+}
+INFC_HELPER double infc_minimum(double a, double b) {
+  return a != a ? a : b != b ? b : a < b ? a : b < a ? b : signbit(a) ? a : b;
+}
+/* IEEE half and bfloat16 bits, rounded to nearest even. */
+INFC_HELPER float infc_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1f)
+    return infc_f32_bits(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    float f = (float)m * 0x1p-24f;
+    return sign ? -f : f;
+  }
+  return infc_f32_bits(sign | ((e + 112u) << 23) | (m << 13));
+}
+INFC_HELPER uint16_t infc_f32_to_f16(float f) {
+  uint32_t x = infc_bits_f32(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+  if (a > 0x7f800000u)
+    return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+  if (a >= 0x477ff000u) /* rounds to infinity */
+    return (uint16_t)(sign | 0x7c00u);
+  if (a < 0x38800000u) { /* subnormal: scale so the rounding is the FPU's */
+    float s = infc_f32_bits(a) * 0x1p24f;
+    return (uint16_t)(sign | (uint32_t)nearbyintf(s));
+  }
+  uint32_t r = a + 0xfffu + ((a >> 13) & 1u);
+  return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+}
+INFC_HELPER float infc_bf16_to_f32(uint16_t h) { return infc_f32_bits((uint32_t)h << 16); }
+INFC_HELPER uint16_t infc_f32_to_bf16(float f) {
+  uint32_t x = infc_bits_f32(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((x >> 16) | 0x40u);
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+)c";
+
+LogicalResult CWriter::write(raw_ostream &os, std::string &errorOut) {
+  for (GlobalVariable &g : m.globals())
+    global(g);
+  for (Function &f : m) {
+    if (f.isIntrinsic())
+      continue;
+    if (f.isDeclaration()) {
+      if (!kLibcFunctions.contains(f.getName()))
+        prototypes += "extern " + prototype(f, false) + ";\n";
+      continue;
+    }
+    prototypes += std::string(f.hasLocalLinkage() ? "static " : "") + prototype(f, false) + ";\n";
+    function(f);
+  }
+  if (!error.empty()) {
+    errorOut = error;
+    return failure();
+  }
+  os << "/* Generated by infc (infc compile --emit=c): the model " << m.getModuleIdentifier()
+     << " as C99 with GNU vector extensions. Do not edit. */\n"
+     << kPrelude << "\n/* Types */\n"
+     << typedefs << "\n"
+     << options.extraPrelude << "\n/* Declarations */\n"
+     << forward << prototypes << "\n/* Constants */\n"
+     << globals << "\n/* Code */\n"
+     << bodies;
+  return success();
+}
+
+LogicalResult infc::writeModuleAsC(Module &module, const CWriterOptions &options, raw_ostream &os,
+                                   std::string &error) {
+  return CWriter(module, options).write(os, error);
+}

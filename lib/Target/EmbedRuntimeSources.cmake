@@ -1,0 +1,21 @@
+# Writes OUTPUT: a C++ array of the runtime's sources and headers, {path in the output
+# directory, text}, that `infc compile --emit=c` copies beside model.c. Run as
+#   cmake -DOUTPUT=... -DRUNTIME_DIR=... -DINCLUDE_DIR=... -P EmbedRuntimeSources.cmake
+file(GLOB sources RELATIVE ${RUNTIME_DIR} ${RUNTIME_DIR}/*.c ${RUNTIME_DIR}/*.h)
+list(SORT sources)
+set(text "// Generated from runtime/ by EmbedRuntimeSources.cmake. Do not edit.\n")
+foreach(name IN LISTS sources ITEMS infc/runtime.h)
+  if(name STREQUAL "infc/runtime.h")
+    file(READ ${INCLUDE_DIR}/infc/runtime.h content)
+  else()
+    file(READ ${RUNTIME_DIR}/${name} content)
+  endif()
+  string(FIND "${content}" ")infc_source\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${name} holds the raw string's delimiter")
+  endif()
+  string(APPEND text "{\"${name}\", R\"infc_source(${content})infc_source\"},\n")
+endforeach()
+file(WRITE ${OUTPUT}.tmp "${text}")
+file(COPY_FILE ${OUTPUT}.tmp ${OUTPUT} ONLY_IF_DIFFERENT)
+file(REMOVE ${OUTPUT}.tmp)
