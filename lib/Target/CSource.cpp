@@ -161,7 +161,7 @@ void writeWeightsC(llvm::raw_ostream &os, const std::vector<infc::WeightBlob> &w
        << "__attribute__((visibility(\"hidden\"), aligned(64))) const uint8_t " << w.symbol << "["
        << w.bytes.size() << "] = {";
     for (size_t i = 0; i < w.bytes.size(); ++i)
-      os << (i % 24 ? "," : "\n") << (unsigned)(uint8_t)w.bytes[i];
+      os << (i ? "," : "") << (i % 24 ? "" : "\n") << (unsigned)(uint8_t)w.bytes[i];
     os << "};\n\n";
   }
 }
@@ -254,6 +254,9 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
     std::unique_ptr<llvm::raw_fd_ostream> os = files.open(name, error);
     if (!os)
       return failure();
+    // The runtime's build defines this (runtime/CMakeLists.txt); a user's -std=c11 would not.
+    if (path.ends_with(".c"))
+      *os << "#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200809L\n#endif\n";
     *os << f.text;
   }
   return files.commit(error);

@@ -8,7 +8,8 @@ BUILD="${INFC_BUILD_DIR:-$REPO/build}"
 APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22 libclang-rt-22-dev
               libprotobuf-dev protobuf-compiler libonnx-dev ninja-build ccache cmake
               libgtest-dev python3 pkg-config
-              qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross)
+              qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
+              gcc g++ gcc-aarch64-linux-gnu)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

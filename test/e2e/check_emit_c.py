@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""C source output (`infc compile --emit=c`), built by other compilers, against onnxruntime.
+
+    check_emit_c.py --infc BUILD/bin/infc --work DIR --zoo ZOO_DIR [--models a,b,...]
+
+For each zoo model: write its C source tree, build it with gcc and with clang
+(`-O2 -Wall -Wextra -Werror`, every .c of the directory into one shared library, nothing
+of infc's build on the command line), load each library with the Python package and compare
+every output with onnxruntime's (rtol 1e-4, atol 1e-5; integers exactly). Also:
+- model.c alone as C99 (`-std=c99`), the runtime's files as C11, model.h from C++17
+  (a program that opens the model through its typed functions and the ABI);
+- `--embed-weights` (weights.c, no weights file) for the MLP and LeNet;
+- the weights file: missing, or another model's, refused by infc_model_create with
+  INFC_ERR_UNAVAILABLE and infc_weights_error() saying why;
+- aarch64: the BERT layer and LeNet sources cross-built (clang --target, and
+  aarch64-linux-gnu-gcc where installed), run under qemu-aarch64 with cross_runner.c;
+- refusals: -o -, --target cuda, --embed-weights without --emit=c.
+Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
+"""
+
+import argparse
+import ctypes
+import glob
+import os
+import shutil
+import sys
+
+import numpy as np
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+import harness  # noqa: E402
+
+DEFAULT_MODELS = ("mlp,mlp_ext,lenet,bottlenecks,decoder,seq_encoder,text_detector,qlinear_cnn,"
+                  "upsampler_1d,bert_layer,resnet18,mobilenetv2")
+CROSS_MODELS = ("lenet", "bert_layer")
+SYSROOT = "/usr/aarch64-linux-gnu"
+WARNINGS = ["-Wall", "-Wextra", "-Werror"]
+
+
+def build_library(cc, src, out, extra=()):
+    """Every .c of `src` into the shared library `out` with `cc`."""
+    sources = sorted(glob.glob(os.path.join(src, "*.c")))
+    return harness.run_tool([cc, "-O2", "-fPIC", "-shared", *WARNINGS, *extra, "-o", out,
+                             *sources, "-lm", "-lpthread"], timeout=600)
+
+
+def compare_outputs(got, ref):
+    problems = []
+    for name, want in ref.items():
+        ok, summary = harness.compare(np.asarray(got[name]), want, 1e-4, 1e-5)
+        if not ok:
+            problems.append(f"{name}: {summary}")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--infc", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--zoo", required=True)
+    ap.add_argument("--models", default=DEFAULT_MODELS)
+    ap.add_argument("--python-dir", default=os.path.join(harness.REPO_ROOT, "python"))
+    args = ap.parse_args()
+    compilers = [cc for cc in ("gcc", "clang-22") if shutil.which(cc)]
+    if harness.missing({"gcc or clang-22": compilers}):
+        return 77
+    infc = harness.import_infc(args.python_dir)
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    tally = harness.Tally()
+    report = tally.report
+
+    def emit(model, out, *flags):
+        return harness.run_tool([args.infc, "compile", model, "--emit=c", "-o", out, *flags],
+                                timeout=600)
+
+    def run_library(lib, weights, inputs):
+        os.environ["INFC_WEIGHTS"] = weights
+        with infc.load(lib) as m:
+            return m(inputs)
+
+    sources = {}
+    for name in args.models.split(","):
+        model = os.path.join(args.zoo, name + ".onnx")
+        inputs = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
+        src = os.path.join(args.work, name)
+        r = emit(model, src)
+        if r.returncode != 0:
+            report(False, f"{name}: --emit=c failed\n{r.describe()}")
+            continue
+        sources[name] = src
+        ref = harness.ort_reference(model, inputs)
+        for cc in compilers:
+            lib = os.path.join(args.work, f"{name}.{cc}.so")
+            b = build_library(cc, src, lib)
+            if b.returncode != 0:
+                report(False, f"{name}: {cc} -Wall -Wextra -Werror failed\n{b.describe()}")
+                continue
+            got = run_library(lib, os.path.join(src, "model.weights"), inputs)
+            problems = compare_outputs(got, ref)
+            report(not problems, f"{name}: built by {cc} ({b.seconds:.1f} s), {len(ref)} outputs "
+                   "against onnxruntime" + (f": {'; '.join(problems)}" if problems else ""))
+
+    # The languages: model.c as C99, the runtime as C11, model.h from C++17.
+    if "lenet" in sources and shutil.which("g++"):
+        src = sources["lenet"]
+        r = harness.run_tool(["gcc", "-std=c99", "-O1", *WARNINGS, "-c",
+                              os.path.join(src, "model.c"), "-o",
+                              os.path.join(args.work, "c99.o")], timeout=300)
+        report(r.returncode == 0, "lenet: model.c builds as C99 (gcc -std=c99)"
+               + (f"\n{r.describe()}" if r.returncode else ""))
+        runtime = sorted(glob.glob(os.path.join(src, "infc_*.c")))
+        r = harness.run_tool(["gcc", "-std=c11", "-O1", *WARNINGS, "-c", *runtime],
+                             timeout=300, cwd=args.work)
+        report(r.returncode == 0, "lenet: the runtime's files build as C11 (gcc -std=c11)"
+               + (f"\n{r.describe()}" if r.returncode else ""))
+        objects = []
+        for c in sorted(glob.glob(os.path.join(src, "*.c"))):
+            o = os.path.join(args.work, "cxx_" + os.path.basename(c) + ".o")
+            harness.run_tool(["gcc", "-O1", "-c", c, "-o", o], timeout=300)
+            objects.append(o)
+        program = os.path.join(args.work, "cxx_main")
+        r = harness.run_tool(["g++", "-std=c++17", *WARNINGS, "-I", src,
+                              os.path.join(HERE, "emit_c_main.cpp"), *objects, "-o", program,
+                              "-lm", "-lpthread"], timeout=300)
+        if r.returncode == 0:
+            r = harness.run_tool([program, os.path.join(src, "model.weights")], timeout=120)
+        report(r.returncode == 0 and "ok" in r.stdout,
+               "lenet: model.h from C++17, the model run through its typed functions: "
+               + (r.stdout.strip()[-200:] if r.returncode == 0 else f"\n{r.describe()}"))
+
+    # --embed-weights: no weights file at all.
+    for name in ("mlp", "lenet"):
+        model = os.path.join(args.zoo, name + ".onnx")
+        src = os.path.join(args.work, name + "_embedded")
+        r = emit(model, src, "--embed-weights")
+        lib = os.path.join(args.work, name + "_embedded.so")
+        if r.returncode == 0:
+            r = build_library(compilers[0], src, lib)
+        if r.returncode != 0:
+            report(False, f"{name} --embed-weights: failed\n{r.describe()}")
+            continue
+        inputs = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
+        got = run_library(lib, os.path.join(args.work, "nowhere.weights"), inputs)
+        problems = compare_outputs(got, harness.ort_reference(model, inputs))
+        report(not os.path.exists(os.path.join(src, "model.weights")) and not problems,
+               f"{name} --embed-weights: weights.c, no weights file, outputs against onnxruntime"
+               + (f": {'; '.join(problems)}" if problems else ""))
+
+    # The weights file missing or another model's: a clear error, no run.
+    if "mlp" in sources and "lenet" in sources:
+        lib = os.path.join(args.work, f"mlp.{compilers[0]}.so")
+        for weights, expect in ((os.path.join(args.work, "missing.weights"), "cannot open"),
+                                (os.path.join(sources["lenet"], "model.weights"),
+                                 "is not the weights file of this model")):
+            os.environ["INFC_WEIGHTS"] = weights
+            # A copy of its own: dlopen of a loaded path returns the library with its
+            # weights already read.
+            fresh = os.path.join(args.work, f"mlp_fresh_{expect[:6].replace(' ', '_')}.so")
+            shutil.copy(lib, fresh)
+            handle = ctypes.CDLL(fresh, mode=ctypes.RTLD_LOCAL)
+            handle.infc_weights_error.restype = ctypes.c_char_p
+            model = ctypes.c_void_p()
+            status = handle.infc_model_create(ctypes.byref(model))
+            why = handle.infc_weights_error().decode()
+            report(status == 5 and expect in why,
+                   f"mlp with weights {os.path.basename(os.path.dirname(weights))}/"
+                   f"{os.path.basename(weights)}: status {status}, '{why}'")
+
+    # aarch64: cross-built, run under qemu.
+    qemu = shutil.which("qemu-aarch64")
+    cross_ready = qemu and os.path.exists(os.path.join(SYSROOT, "include", "stdio.h"))
+    cross_compilers = [["clang-22", "--target=aarch64-linux-gnu", "-fuse-ld=lld"]]
+    if shutil.which("aarch64-linux-gnu-gcc"):
+        cross_compilers.append(["aarch64-linux-gnu-gcc"])
+    runner = os.path.join(args.work, "cross_runner")
+    if cross_ready:
+        r = harness.run_tool([*cross_compilers[0], "-O1", *WARNINGS, "-I",
+                              os.path.join(harness.REPO_ROOT, "include"),
+                              os.path.join(HERE, "cross_runner.c"), "-o", runner], timeout=120)
+        cross_ready = r.returncode == 0
+        report(cross_ready, "cross_runner built for aarch64"
+               + (f"\n{r.describe()}" if r.returncode else ""))
+    else:
+        print("skipped: aarch64 (needs qemu-user and libc6-dev-arm64-cross)")
+    for name in CROSS_MODELS if cross_ready else ():
+        if name not in sources:
+            continue
+        model = os.path.join(args.zoo, name + ".onnx")
+        inputs = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
+        ref = harness.ort_reference(model, inputs)
+        files = []
+        for i, x in enumerate(inputs.values()):
+            path = os.path.join(args.work, f"{name}_in{i}.bin")
+            np.ascontiguousarray(x).tofile(path)
+            files.append(path)
+        for cc in cross_compilers:
+            tag = os.path.basename(cc[0])
+            lib = os.path.join(args.work, f"{name}.aarch64.{tag}.so")
+            b = build_library(cc[0], sources[name], lib, extra=cc[1:])
+            if b.returncode != 0:
+                report(False, f"{name}: {' '.join(cc)} failed\n{b.describe()}")
+                continue
+            out = os.path.join(args.work, f"{name}_out_{tag}")
+            os.makedirs(out, exist_ok=True)
+            env = dict(os.environ, INFC_WEIGHTS=os.path.join(sources[name], "model.weights"))
+            r = harness.run_tool([qemu, "-L", SYSROOT, runner, lib, out] + files, timeout=900,
+                                 env=env)
+            if r.returncode != 0:
+                report(False, f"{name}: the aarch64 run failed\n{r.describe()}")
+                continue
+            problems = []
+            for j, (oname, want) in enumerate(ref.items()):
+                got = np.fromfile(os.path.join(out, f"out{j}.bin"), dtype=want.dtype)
+                ok, summary = harness.compare(got.reshape(want.shape), want, 1e-4, 1e-5)
+                if not ok:
+                    problems.append(f"{oname}: {summary}")
+            report(not problems, f"{name}: built by {' '.join(cc)}, run under qemu-aarch64 "
+                   f"({r.seconds:.1f} s), against onnxruntime"
+                   + (f": {'; '.join(problems)}" if problems else ""))
+
+    mlp = os.path.join(args.zoo, "mlp.onnx")
+    for flags, expect in ((["--emit=c", "-o", "-"], "writes a directory"),
+                          (["--emit=c", "-o", os.path.join(args.work, "x"), "--target", "cuda"],
+                           "--emit=cuda"),
+                          (["-o", os.path.join(args.work, "x.so"), "--embed-weights"],
+                           "--embed-weights is for --emit=c")):
+        r = harness.run_tool([args.infc, "compile", mlp, *flags], timeout=120)
+        report(r.returncode == 1 and expect in r.stderr,
+               f"refused: {' '.join(flags[:3])}...: {r.stderr.strip()[-150:]}")
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
