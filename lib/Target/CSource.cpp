@@ -28,6 +28,12 @@ const EmbeddedFile kRuntimeFiles[] = {
 #include "RuntimeSources.inc"
 };
 
+/// The runtime's OpenMP entry points (runtime/threads.c), which the C output renames.
+const char *const kOpenMPEntries[] = {"__kmpc_barrier",           "__kmpc_for_static_fini",
+                                      "__kmpc_for_static_init_4", "__kmpc_for_static_init_4u",
+                                      "__kmpc_for_static_init_8", "__kmpc_for_static_init_8u",
+                                      "__kmpc_fork_call",         "__kmpc_global_thread_num"};
+
 /// The weights file: a 64-byte header (magic, blob bytes, the blob's xxh3), then the blob.
 constexpr char kWeightsMagic[8] = {'I', 'N', 'F', 'C', 'W', 'T', 'S', '1'};
 
@@ -151,6 +157,83 @@ private:
   std::vector<std::string> temporaries, finals;
 };
 
+/// --no-malloc: the runtime's OpenMP entry points for one thread (every parallel region
+/// runs on the caller), printed before the model's code calls them.
+const char *kSerialOpenMP = R"c(/* --no-malloc: parallel regions run on the calling thread. */
+__attribute__((visibility("hidden"))) uint32_t infc__kmpc_global_thread_num(uint8_t *loc) {
+  (void)loc;
+  return 0;
+}
+__attribute__((visibility("hidden"))) void infc__kmpc_fork_call(uint8_t *loc, uint32_t nargs,
+                                                                uint8_t *task, ...) {
+  (void)loc;
+  int32_t tid = 0;
+  uint8_t *a[8] = {0};
+  va_list ap;
+  va_start(ap, task);
+  for (uint32_t i = 0; i < nargs && i < 8; ++i)
+    a[i] = va_arg(ap, uint8_t *);
+  va_end(ap);
+  /* The region is defined with exactly nargs pointers after the two ids. */
+  typedef int32_t *I;
+  typedef uint8_t *P;
+  switch (nargs) {
+  case 0: ((void (*)(I, I))task)(&tid, &tid); break;
+  case 1: ((void (*)(I, I, P))task)(&tid, &tid, a[0]); break;
+  case 2: ((void (*)(I, I, P, P))task)(&tid, &tid, a[0], a[1]); break;
+  case 3: ((void (*)(I, I, P, P, P))task)(&tid, &tid, a[0], a[1], a[2]); break;
+  case 4: ((void (*)(I, I, P, P, P, P))task)(&tid, &tid, a[0], a[1], a[2], a[3]); break;
+  case 5: ((void (*)(I, I, P, P, P, P, P))task)(&tid, &tid, a[0], a[1], a[2], a[3], a[4]); break;
+  case 6:
+    ((void (*)(I, I, P, P, P, P, P, P))task)(&tid, &tid, a[0], a[1], a[2], a[3], a[4], a[5]);
+    break;
+  case 7:
+    ((void (*)(I, I, P, P, P, P, P, P, P))task)(&tid, &tid, a[0], a[1], a[2], a[3], a[4], a[5],
+                                               a[6]);
+    break;
+  default:
+    ((void (*)(I, I, P, P, P, P, P, P, P, P))task)(&tid, &tid, a[0], a[1], a[2], a[3], a[4],
+                                                  a[5], a[6], a[7]);
+  }
+}
+/* One thread takes every iteration (runtime/threads.c's schedule for a team of one). */
+#define INFC__STATIC_INIT(NAME, T, UT)                                                        \
+  __attribute__((visibility("hidden"))) void NAME(uint8_t *loc, uint32_t gtid, uint32_t sched,  \
+                                                  uint8_t *plast, uint8_t *plower,              \
+                                                  uint8_t *pupper, uint8_t *pstride, UT uincr,  \
+                                                  UT chunk) {                                   \
+    (void)loc, (void)gtid, (void)sched, (void)chunk;                                            \
+    T lower, upper, incr = (T)uincr;                                                            \
+    memcpy(&lower, plower, sizeof lower);                                                       \
+    memcpy(&upper, pupper, sizeof upper);                                                       \
+    UT trips = incr > 0 ? (upper < lower ? 0 : (UT)(upper - lower) / (UT)incr + 1)              \
+                        : (upper > lower ? 0 : (UT)(lower - upper) / (UT)(-incr) + 1);          \
+    if (trips == 0) {                                                                           \
+      lower = upper + incr;                                                                     \
+    } else {                                                                                    \
+      upper = lower + (T)(trips - 1) * incr;                                                    \
+    }                                                                                           \
+    memcpy(plower, &lower, sizeof lower);                                                       \
+    memcpy(pupper, &upper, sizeof upper);                                                       \
+    int32_t last = trips != 0;                                                                  \
+    if (plast)                                                                                  \
+      memcpy(plast, &last, sizeof last);                                                        \
+    T stride = (T)trips * incr;                                                                 \
+    if (pstride)                                                                                \
+      memcpy(pstride, &stride, sizeof stride);                                                  \
+  }
+INFC__STATIC_INIT(infc__kmpc_for_static_init_8u, uint64_t, uint64_t)
+INFC__STATIC_INIT(infc__kmpc_for_static_init_8, int64_t, uint64_t)
+INFC__STATIC_INIT(infc__kmpc_for_static_init_4u, uint32_t, uint32_t)
+INFC__STATIC_INIT(infc__kmpc_for_static_init_4, int32_t, uint32_t)
+__attribute__((visibility("hidden"))) void infc__kmpc_for_static_fini(uint8_t *loc, uint32_t gtid) {
+  (void)loc, (void)gtid;
+}
+__attribute__((visibility("hidden"))) void infc__kmpc_barrier(uint8_t *loc, uint32_t gtid) {
+  (void)loc, (void)gtid;
+}
+)c";
+
 /// A C file holding the weights as hidden, 64-byte aligned arrays (--embed-weights).
 void writeWeightsC(llvm::raw_ostream &os, const std::vector<infc::WeightBlob> &weights) {
   os << "/* Generated by infc (infc compile --emit=c --embed-weights). Do not edit. */\n"
@@ -165,6 +248,92 @@ void writeWeightsC(llvm::raw_ostream &os, const std::vector<infc::WeightBlob> &w
     os << "};\n\n";
   }
 }
+const char *cType(int32_t dtype) {
+  switch (dtype) {
+  case 1:
+    return "float";
+  case 2:
+    return "double";
+  case 3: // f16 and bf16: their bits
+  case 4:
+  case 10:
+    return "uint16_t";
+  case 5:
+  case 19: // int4 and int2: a byte each
+  case 21:
+    return "int8_t";
+  case 6:
+    return "int16_t";
+  case 7:
+    return "int32_t";
+  case 8:
+    return "int64_t";
+  case 11:
+    return "uint32_t";
+  case 12:
+    return "uint64_t";
+  default: // u8, bool, the 8- and 4-bit floats, uint4, uint2: a byte each
+    return "uint8_t";
+  }
+}
+
+std::string cIdentifier(StringRef s) {
+  std::string out;
+  for (char c : s)
+    out += llvm::isAlnum(c) ? c : '_';
+  if (out.empty() || llvm::isDigit(out[0]))
+    out = "m_" + out;
+  return out;
+}
+
+/// --no-malloc: model.h declares model_run_static and the sizes, nothing of the ABI.
+void writeStaticHeader(raw_ostream &os, const infc::ModelInterface &interface) {
+  os << "/* Generated by infc (infc compile --emit=c --no-malloc). Do not edit. */\n"
+        "#ifndef INFC_MODEL_STATIC_H\n#define INFC_MODEL_STATIC_H\n\n#include <stdint.h>\n\n"
+        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+        "/* The workspace model_run_static needs: this many bytes, 64-byte aligned (NULL\n"
+        "   when 0). One workspace per concurrent call. */\n"
+     << "#define MODEL_WORKSPACE_BYTES " << interface.workspaceBytes << "\n"
+     << "#define MODEL_WORKSPACE_ALIGN 64\n\n";
+  std::string params;
+  auto describe = [&](const infc::ModelValue &v, const char *kind, size_t i) {
+    int64_t count = 1;
+    os << "/* " << kind << " " << i << ": '" << v.name << "' " << cType(v.dtype) << "[";
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      os << (d ? "][" : "") << v.shape[d];
+      count *= v.shape[d];
+    }
+    os << "] */\n#define model_" << kind << "_" << cIdentifier(v.name) << "_COUNT " << count
+       << "\n";
+    params += std::string(", ") + (StringRef(kind) == "input" ? "const " : "") + cType(v.dtype) +
+              " *" + cIdentifier(v.name) + (StringRef(kind) == "input" ? "" : "_out");
+  };
+  for (auto [i, v] : llvm::enumerate(interface.inputs))
+    describe(v, "input", i);
+  for (auto [i, v] : llvm::enumerate(interface.outputs))
+    describe(v, "output", i);
+  os << "\n/* Runs the model once, on the calling thread: dense row-major buffers of the shapes\n"
+        "   above, none aliasing another or the workspace. Allocates nothing and cannot fail\n"
+        "   (the shapes are the caller's to get right). */\n"
+        "void model_run_static(void *workspace"
+     << params << ");\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+}
+
+/// --no-malloc: model_run_static, calling the entry with its argument array.
+std::string staticEntry(const infc::ModelInterface &interface) {
+  std::string params, args = "workspace";
+  for (const infc::ModelValue &v : interface.inputs) {
+    params += ", const " + std::string(cType(v.dtype)) + " *" + cIdentifier(v.name);
+    args += ", (void *)" + cIdentifier(v.name);
+  }
+  for (const infc::ModelValue &v : interface.outputs) {
+    params += ", " + std::string(cType(v.dtype)) + " *" + cIdentifier(v.name) + "_out";
+    args += ", (void *)" + cIdentifier(v.name) + "_out";
+  }
+  return "\n/* --no-malloc: the model on the caller's workspace and buffers (model.h). */\n"
+         "__attribute__((visibility(\"default\"))) void model_run_static(void *workspace" +
+         params + ") {\n  void *args[] = {" + args + "};\n  __infc_entry((uint8_t *)args);\n}\n";
+}
 } // namespace
 
 LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
@@ -173,6 +342,20 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
   if (interface.cuda) {
     error = "--emit=c writes CPU code; --target cuda is --emit=cuda's (not built yet)";
     return failure();
+  }
+  if (c.noMalloc) {
+    std::string why = interface.dimsArg || interface.batchLoop
+                          ? "a symbolic dim (fix it with --input-shape)"
+                      : interface.decoder.layers > 0 ? "--decoder"
+                      : interface.profiledEntry      ? "--profile"
+                                                     : "";
+    for (const ModelValue &v : interface.inputs)
+      if (!v.value.empty())
+        why = "--input-value (a run cannot be checked for the value)";
+    if (!why.empty()) {
+      error = "--no-malloc is for static shapes without runtime checks; not with " + why;
+      return failure();
+    }
   }
   std::vector<WeightBlob> weights = prepareForEmission(module, interface);
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
@@ -185,7 +368,7 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
   m->setModuleIdentifier(interface.name);
 
   CWriterOptions writer;
-  writer.weightsFromFile = !c.embedWeights;
+  writer.weightsFromFile = !c.embedWeights && !c.noMalloc;
   std::vector<char> blob;
   for (const WeightBlob &w : weights) {
     blob.resize(llvm::alignTo(blob.size(), 64));
@@ -194,7 +377,10 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
   }
   uint64_t hash =
       llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>((const uint8_t *)blob.data(), blob.size()));
-  if (writer.weightsFromFile) {
+  if (c.noMalloc) {
+    writer.extraPrelude = std::string("#include <stdarg.h>\n\n") + kSerialOpenMP;
+    writer.epilogue = staticEntry(interface);
+  } else if (writer.weightsFromFile) {
     writer.extraPrelude = weightsLoader(blob.size(), hash);
     writer.prepare = "infc__prepare";
   } else { // model.h's calls, with nothing to do
@@ -215,20 +401,23 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
     if (!os)
       return failure();
     std::string why;
-    if (succeeded(checkHeaderInterface(interface, why))) {
+    if (c.noMalloc) {
+      writeStaticHeader(*os, interface);
+    } else if (succeeded(checkHeaderInterface(interface, why))) {
       writeModelHeader(*os, interface, "model.c");
     } else {
       *os << "/* Generated by infc (infc compile --emit=c). Do not edit. */\n"
              "#ifndef INFC_MODEL_H\n#define INFC_MODEL_H\n#include \"infc/runtime.h\"\n"
              "#endif\n";
     }
-    *os << "\n/* The weights file infc_model_create reads (C source without --embed-weights):\n"
-           "   PATH from the last call of infc_weights_file(), else $INFC_WEIGHTS, else\n"
-           "   model.weights in the working directory. When it cannot, infc_model_create\n"
-           "   returns INFC_ERR_UNAVAILABLE and infc_weights_error() says why. */\n"
-           "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
-           "void infc_weights_file(const char *path);\nconst char *infc_weights_error(void);\n"
-           "#ifdef __cplusplus\n}\n#endif\n";
+    if (!c.noMalloc)
+      *os << "\n/* The weights file infc_model_create reads (C source without --embed-weights):\n"
+             "   PATH from the last call of infc_weights_file(), else $INFC_WEIGHTS, else\n"
+             "   model.weights in the working directory. When it cannot, infc_model_create\n"
+             "   returns INFC_ERR_UNAVAILABLE and infc_weights_error() says why. */\n"
+             "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+             "void infc_weights_file(const char *path);\nconst char *infc_weights_error(void);\n"
+             "#ifdef __cplusplus\n}\n#endif\n";
   }
   if (writer.weightsFromFile) {
     std::unique_ptr<llvm::raw_fd_ostream> os = files.open("model.weights", error);
@@ -247,16 +436,20 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
       return failure();
     writeWeightsC(*os, weights);
   }
-  for (const EmbeddedFile &f : kRuntimeFiles) {
+  for (const EmbeddedFile &f : c.noMalloc ? ArrayRef<EmbeddedFile>() : ArrayRef(kRuntimeFiles)) {
     // runtime/model.c and the model's own: the runtime's C files as infc_<name>.c.
     StringRef path = f.path;
     std::string name = path.ends_with(".c") ? "infc_" + path.str() : path.str();
     std::unique_ptr<llvm::raw_fd_ostream> os = files.open(name, error);
     if (!os)
       return failure();
-    // The runtime's build defines this (runtime/CMakeLists.txt); a user's -std=c11 would not.
-    if (path.ends_with(".c"))
+    // The runtime's build defines _POSIX_C_SOURCE (runtime/CMakeLists.txt); a user's
+    // -std=c11 would not. Its OpenMP entry points get the names model.c calls (CWriter).
+    if (path.ends_with(".c")) {
       *os << "#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200809L\n#endif\n";
+      for (const char *entry : kOpenMPEntries)
+        *os << "#define " << entry << " infc" << entry << "\n";
+    }
     *os << f.text;
   }
   return files.commit(error);

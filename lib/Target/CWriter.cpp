@@ -134,6 +134,11 @@ std::string CWriter::globalName(const GlobalValue *g) {
       (n.size() > 1 && StringRef("vaL").contains(n[0]) &&
        llvm::all_of(StringRef(n).drop_front(), isDigit)))
     n = "g_" + n;
+  // The runtime's OpenMP entry points under names of their own, so a program that links
+  // libgomp or libomp beside the model keeps that library's (CSource.cpp renames the
+  // runtime's definitions alike).
+  if (!g->hasLocalLinkage() && StringRef(n).starts_with("__kmpc_"))
+    n = "infc" + n;
   // Symbols other objects see keep their names; local ones are made unique.
   if (!g->hasLocalLinkage() && n == g->getName()) {
     usedGlobalNames.insert(n);
@@ -540,7 +545,9 @@ void CWriter::compare(CmpInst &c) {
     if (t->getScalarType()->isPointerTy()) {
       ca = cb = "(uintptr_t)";
     } else if (i->isSigned()) {
-      ca = cb = "(" + type(t, true) + ")";
+      // A signed i1 is 0 or -1.
+      ca = cb = t->getScalarType()->isIntegerTy(1) && !vector ? std::string("-(int8_t)")
+                                                              : "(" + type(t, true) + ")";
     }
     const char *sym = "==";
     switch (i->getUnsignedPredicate()) {
@@ -670,8 +677,9 @@ void CWriter::castInst(CastInst &c) {
       line(r + " = (" + T + ")" + a + ";");
       return;
     }
-    line("{ " + type(from) + " infc_t = " + a + "; memcpy(&" + r + ", &infc_t, sizeof " + r +
-         "); }");
+    // (A padded vector's store size, not its C size.)
+    line("{ " + type(from) + " infc_t = " + a + "; memcpy(&" + r + ", &infc_t, " +
+         std::to_string(dl.getTypeStoreSize(from)) + "); }");
     return;
   }
   if (op == Instruction::PtrToInt) {
@@ -1240,6 +1248,10 @@ void CWriter::function(Function &f) {
 }
 
 void CWriter::global(GlobalVariable &g) {
+  if (g.getName().starts_with("llvm.")) // llvm.used, llvm.global_ctors: no C meaning here
+    return fail("C output: the special global " + g.getName());
+  if (g.isThreadLocal())
+    return fail("C output: the thread-local global " + g.getName());
   std::string n = globalName(&g);
   std::string quals = std::string(g.hasLocalLinkage() ? "static " : "") +
                       (g.hasHiddenVisibility() ? "__attribute__((visibility(\"hidden\"))) " : "");
@@ -1372,7 +1384,7 @@ LogicalResult CWriter::write(raw_ostream &os, std::string &errorOut) {
      << options.extraPrelude << "\n/* Declarations */\n"
      << forward << prototypes << "\n/* Constants */\n"
      << globals << "\n/* Code */\n"
-     << bodies;
+     << bodies << options.epilogue;
   return success();
 }
 

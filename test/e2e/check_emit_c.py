@@ -10,10 +10,14 @@ every output with onnxruntime's (rtol 1e-4, atol 1e-5; integers exactly). Also:
 - model.c alone as C99 (`-std=c99`), the runtime's files as C11, model.h from C++17
   (a program that opens the model through its typed functions and the ABI);
 - `--embed-weights` (weights.c, no weights file) for the MLP and LeNet;
+- `--no-malloc` (model.c, model.h and weights.c alone; model_run_static on a caller's
+  workspace filled with 0xFF bytes; no allocation or thread symbols) for the MLP and LeNet;
+- the runtime's OpenMP entry points renamed infc__kmpc_* (none named __kmpc_*);
 - the weights file: missing, or another model's, refused by infc_model_create with
   INFC_ERR_UNAVAILABLE and infc_weights_error() saying why;
 - aarch64: the BERT layer and LeNet sources cross-built (clang --target, and
-  aarch64-linux-gnu-gcc where installed), run under qemu-aarch64 with cross_runner.c;
+  aarch64-linux-gnu-gcc where installed), run under qemu-aarch64 with cross_runner.c; and
+  LeNet's source emitted for --target-triple aarch64-linux-gnu --cpu neoverse-n1;
 - refusals: -o -, --target cuda, --embed-weights without --emit=c.
 Prints one line per case and 'N passed, M failed'; exits 1 on any failure.
 """
@@ -149,6 +153,51 @@ def main():
                f"{name} --embed-weights: weights.c, no weights file, outputs against onnxruntime"
                + (f": {'; '.join(problems)}" if problems else ""))
 
+    # --no-malloc: model.c and weights.c alone, model_run_static through ctypes.
+    for name in ("mlp", "lenet"):
+        model = os.path.join(args.zoo, name + ".onnx")
+        src = os.path.join(args.work, name + "_static")
+        r = emit(model, src, "--no-malloc")
+        lib = os.path.join(args.work, name + "_static.so")
+        if r.returncode == 0:
+            r = build_library(compilers[0], src, lib)
+        if r.returncode != 0:
+            report(False, f"{name} --no-malloc: failed\n{r.describe()}")
+            continue
+        files = sorted(os.listdir(src))
+        undefined = harness.run_tool(["nm", "-u", lib], timeout=60).stdout.split()
+        allocating = [u for u in undefined
+                      if u.split("@")[0] in ("malloc", "calloc", "realloc", "free",
+                                             "aligned_alloc", "posix_memalign")
+                      or u.startswith("pthread_")]
+        header = open(os.path.join(src, "model.h")).read()
+        workspace = int(header.split("#define MODEL_WORKSPACE_BYTES ")[1].split()[0])
+        inputs = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
+        ref = harness.ort_reference(model, inputs)
+        handle = ctypes.CDLL(lib, mode=ctypes.RTLD_LOCAL)
+        # 64-byte aligned workspace, filled with NaNs' bytes: the model must not read it first.
+        raw = np.full(workspace + 64, 0xFF, np.uint8)
+        offset = (-raw.ctypes.data) % 64
+        arrays = [np.ascontiguousarray(x) for x in inputs.values()]
+        outs = {k: np.empty_like(v) for k, v in ref.items()}
+        handle.model_run_static(ctypes.c_void_p(raw.ctypes.data + offset),
+                                *[ctypes.c_void_p(a.ctypes.data) for a in arrays],
+                                *[ctypes.c_void_p(o.ctypes.data) for o in outs.values()])
+        problems = compare_outputs(outs, ref)
+        report(files == ["model.c", "model.h", "weights.c"] and not allocating and not problems,
+               f"{name} --no-malloc: {files}, workspace {workspace} bytes, undefined "
+               f"allocation or thread symbols {allocating}, outputs against onnxruntime"
+               + (f": {'; '.join(problems)}" if problems else ""))
+
+    # The runtime's OpenMP entry points keep out of libgomp's way.
+    if "mlp" in sources:
+        lib = os.path.join(args.work, f"mlp.{compilers[0]}.so")
+        symbols = harness.run_tool(["nm", lib], timeout=60).stdout.split()
+        plain = sorted({s for s in symbols if s.startswith("__kmpc_")})
+        renamed = sorted({s for s in symbols if s.startswith("infc__kmpc_")})
+        report(not plain and "infc__kmpc_fork_call" in renamed,
+               f"mlp: OpenMP entry points renamed ({len(renamed)} infc__kmpc_*), plain {plain}")
+
     # The weights file missing or another model's: a clear error, no run.
     if "mlp" in sources and "lenet" in sources:
         lib = os.path.join(args.work, f"mlp.{compilers[0]}.so")
@@ -220,6 +269,33 @@ def main():
             report(not problems, f"{name}: built by {' '.join(cc)}, run under qemu-aarch64 "
                    f"({r.seconds:.1f} s), against onnxruntime"
                    + (f": {'; '.join(problems)}" if problems else ""))
+
+    # Source emitted for the ARM triple itself (NEON-sized tiles for --cpu neoverse-n1).
+    if cross_ready and "lenet" in sources:
+        model = os.path.join(args.zoo, "lenet.onnx")
+        src = os.path.join(args.work, "lenet_neoverse")
+        r = emit(model, src, "--target-triple", "aarch64-linux-gnu", "--cpu", "neoverse-n1")
+        lib = os.path.join(args.work, "lenet_neoverse.so")
+        if r.returncode == 0:
+            r = build_library(cross_compilers[-1][0], src, lib, extra=cross_compilers[-1][1:])
+        out = os.path.join(args.work, "lenet_neoverse_out")
+        os.makedirs(out, exist_ok=True)
+        inputs = harness.npz_inputs(os.path.join(args.zoo, "lenet.inputs.npz"))
+        files = [os.path.join(args.work, f"lenet_in{i}.bin") for i in range(len(inputs))]
+        if r.returncode == 0:
+            env = dict(os.environ, INFC_WEIGHTS=os.path.join(src, "model.weights"))
+            r = harness.run_tool([qemu, "-L", SYSROOT, runner, lib, out] + files, timeout=900,
+                                 env=env)
+        problems = [] if r.returncode == 0 else [r.describe()]
+        for j, (oname, want) in enumerate(harness.ort_reference(model, inputs).items()
+                                          if not problems else []):
+            got = np.fromfile(os.path.join(out, f"out{j}.bin"), dtype=want.dtype)
+            ok, summary = harness.compare(got.reshape(want.shape), want, 1e-4, 1e-5)
+            if not ok:
+                problems.append(f"{oname}: {summary}")
+        report(not problems, "lenet: --emit=c --target-triple aarch64-linux-gnu --cpu "
+               "neoverse-n1, built by " + " ".join(cross_compilers[-1]) + ", under qemu"
+               + (f": {'; '.join(problems)}" if problems else ""))
 
     mlp = os.path.join(args.zoo, "mlp.onnx")
     for flags, expect in ((["--emit=c", "-o", "-"], "writes a directory"),

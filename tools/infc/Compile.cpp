@@ -37,6 +37,7 @@ namespace {
 struct CompileOptions {
   std::string input, output, emit = "so", header, cpu, quantize, triple;
   bool embedWeights = false;  // --emit=c: weights.c instead of model.weights
+  bool noMalloc = false;      // --emit=c: model_run_static alone, no runtime
   std::string gpus, cudaPath; // given only with --target cuda
   int optLevel = 3;
   bool report = false;
@@ -256,6 +257,8 @@ std::string parseCompileArgs(const infc::Args &args, CompileOptions &o) {
       o.report = true;
     } else if (a == "--embed-weights") {
       o.embedWeights = true;
+    } else if (a == "--no-malloc") {
+      o.noMalloc = true;
     } else if (a == "--profile") {
       o.pipeline.profileEntry = true;
     } else if (a == "--emulator-checks") {
@@ -297,6 +300,8 @@ std::string checkCompileOptions(CompileOptions &o) {
     return "unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm, ptx or c)";
   if (o.embedWeights && o.emit != "c")
     return "--embed-weights is for --emit=c (a library holds its weights anyway)";
+  if (o.noMalloc && o.emit != "c")
+    return "--no-malloc is for --emit=c (C source without the runtime)";
   if (o.emit == "c") {
     if (o.output == "-")
       return "--emit=c writes a directory: -o DIR";
@@ -996,13 +1001,16 @@ int runCompile(const CompileOptions &given, const char *argv0) {
   if (o.emit == "c") {
     std::string error;
     CSourceOptions c;
-    c.embedWeights = o.embedWeights;
+    c.embedWeights = o.embedWeights || o.noMalloc;
+    c.noMalloc = o.noMalloc;
     if (failed(emitCSource(*module, interface, target, c, o.output, error)))
       return fail(o.input + ": " + error);
     llvm::errs() << llvm::format(
         "infc: compiled %s -> %s/ (C source for %s, %s) in %.2f s\n", o.input.c_str(),
         o.output.c_str(), target.cpu.empty() ? "this CPU" : target.cpu.c_str(),
-        o.embedWeights ? "weights in weights.c" : "weights in model.weights",
+        o.noMalloc       ? "model_run_static, no runtime"
+        : o.embedWeights ? "weights in weights.c"
+                         : "weights in model.weights",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     return 0;
   }

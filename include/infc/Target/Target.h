@@ -152,6 +152,10 @@ std::unique_ptr<llvm::Module> buildModelModule(mlir::ModuleOp module,
 struct CSourceOptions {
   /// The weights as C arrays (weights.c) instead of a file read by infc_model_create.
   bool embedWeights = false;
+  /// --no-malloc: model.c and model.h alone (weights embedded, no runtime): one function
+  /// runs the model on a workspace and buffers its caller gives, serially, allocating
+  /// nothing. Static shapes only.
+  bool noMalloc = false;
 };
 /// Writes the model as C source into `outDir` (created): model.c, the weights (model.weights
 /// or weights.c), the runtime's sources and headers. `interface` is updated as by
@@ -169,6 +173,8 @@ struct CWriterOptions {
   std::string extraPrelude;
   /// Not empty: the function (of extraPrelude) the descriptor's `prepare` field points at.
   std::string prepare;
+  /// C code printed after the model's functions.
+  std::string epilogue;
 };
 llvm::LogicalResult writeModuleAsC(llvm::Module &module, const CWriterOptions &options,
                                    llvm::raw_ostream &os, std::string &error);
