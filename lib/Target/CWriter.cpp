@@ -68,6 +68,27 @@ private:
     return FixedVectorType::get(IntegerType::get(m.getContext(), 1), lanes);
   }
   static unsigned lanes(Type *t) { return cast<FixedVectorType>(t)->getNumElements(); }
+  /// The C width holding an integer of `bits` bits.
+  static unsigned containerBits(unsigned bits) {
+    return bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : 64;
+  }
+  /// An integer type without a C type of its own (i2, i4, i33): held zero-extended in its
+  /// container, masked after each operation, sign-extended where an operation is signed.
+  static bool oddWidth(Type *t) {
+    auto *i = dyn_cast<IntegerType>(t);
+    return i && i->getBitWidth() > 1 && i->getBitWidth() < 64 &&
+           i->getBitWidth() != containerBits(i->getBitWidth());
+  }
+  std::string lowBits(Type *t) { // the mask of an odd width's bits
+    return "(" + type(t) + ")" + hex((uint64_t(1) << t->getIntegerBitWidth()) - 1) + "u";
+  }
+  /// `x` of odd-width type `t` sign-extended into its signed container.
+  std::string signExtendOdd(Type *t, const std::string &x) {
+    unsigned w = containerBits(t->getIntegerBitWidth()), shift = w - t->getIntegerBitWidth();
+    std::string wide = w < 32 ? "uint32_t" : type(t);
+    return "((" + type(t, true) + ")(" + type(t) + ")((" + wide + ")" + x + " << " +
+           std::to_string(shift) + ") >> " + std::to_string(shift) + ")";
+  }
   static unsigned paddedLanes(Type *t) { return PowerOf2Ceil(lanes(t)); }
   static bool isMask(Type *t) { return t->isVectorTy() && t->getScalarType()->isIntegerTy(1); }
   /// The signed integer vector of `t`'s lanes (same element width): a compare's result.
@@ -83,8 +104,10 @@ private:
   std::string value(Value *v);
   std::string constant(Constant *c, bool initializer = false);
   std::string aggregate(Constant *c, bool initializer);
+  std::string zeroInitializer(Type *t);
   std::string floatLiteral(const APFloat &f, Type *t, bool initializer);
   std::string gep(GEPOperator *g);
+  std::string vectorGep(GEPOperator *g);
   std::string name(const Value *v) { return names.lookup(v); }
   std::string globalName(const GlobalValue *g);
 
@@ -177,9 +200,13 @@ std::string CWriter::type(Type *t, bool isSigned) {
     case 128:
       n = isSigned ? "__int128" : "unsigned __int128";
       break;
-    default:
-      fail("C output: no C type for i" + Twine(i->getBitWidth()));
-      n = "uint64_t";
+    default: // i2, i4, i33, ...: the next C width, kept zero-extended (see oddWidth)
+      if (i->getBitWidth() > 64) {
+        fail("C output: no C type for i" + Twine(i->getBitWidth()));
+        n = "uint64_t";
+        break;
+      }
+      n = type(IntegerType::get(m.getContext(), containerBits(i->getBitWidth())), isSigned);
     }
   } else if (t->isHalfTy() || t->isBFloatTy()) {
     n = "uint16_t"; // the bits; arithmetic happens in f32 (fpext/fptrunc)
@@ -223,8 +250,14 @@ std::string CWriter::vectorType(VectorType *vt, bool isSigned) {
   if (e->isIntegerTy(1)) {
     element = "int32_t";
     bytes = 4;
-  } else if (e->isPointerTy() || !(e->isIntegerTy() || e->isFloatingPointTy())) {
-    fail("C output: a vector of pointers or of another non-number");
+  } else if (e->isPointerTy()) { // addresses as 64-bit lanes (64-bit targets)
+    element = isSigned ? "int64_t" : "uint64_t";
+    bytes = 8;
+  } else if (oddWidth(e)) {
+    fail("C output: a vector of i" + Twine(e->getIntegerBitWidth()));
+    return "void";
+  } else if (!(e->isIntegerTy() || e->isFloatingPointTy())) {
+    fail("C output: a vector of a non-number");
     return "void";
   } else {
     element = type(e, isSigned);
@@ -232,12 +265,13 @@ std::string CWriter::vectorType(VectorType *vt, bool isSigned) {
   }
   unsigned padded = PowerOf2Ceil(t->getNumElements());
   std::string n = "infc_v" + std::to_string(padded) + (isSigned ? "s" : "") +
-                  (e->isIntegerTy(1) ? std::string("m")
-                   : e->isHalfTy()   ? std::string("h")
-                   : e->isBFloatTy() ? std::string("b")
-                   : e->isFloatTy()  ? std::string("f32")
-                   : e->isDoubleTy() ? std::string("f64")
-                                     : "i" + std::to_string(e->getIntegerBitWidth()));
+                  (e->isIntegerTy(1)  ? std::string("m")
+                   : e->isPointerTy() ? std::string("p")
+                   : e->isHalfTy()    ? std::string("h")
+                   : e->isBFloatTy()  ? std::string("b")
+                   : e->isFloatTy()   ? std::string("f32")
+                   : e->isDoubleTy()  ? std::string("f64")
+                                      : "i" + std::to_string(e->getIntegerBitWidth()));
   typedefs += "typedef " + element + " " + n + " __attribute__((vector_size(" +
               std::to_string(padded * bytes) + ")));\n";
   return typeNames[isSigned][vt] = n;
@@ -285,7 +319,7 @@ std::string CWriter::constant(Constant *c, bool initializer) {
       return t->isHalfTy() || t->isBFloatTy() ? "((uint16_t)0)"
              : t->isIntegerTy()               ? "((" + type(t) + ")0)"
                                               : "((" + type(t) + ")0.0)";
-    return initializer ? "{0}" : "((" + type(t) + "){0})";
+    return initializer ? zeroInitializer(t) : "((" + type(t) + "){0})";
   }
   if (auto *i = dyn_cast<ConstantInt>(c)) {
     unsigned bits = i->getBitWidth();
@@ -330,6 +364,22 @@ std::string CWriter::constant(Constant *c, bool initializer) {
   return "0";
 }
 
+/// A zero initializer braced as the C type nests (gcc's -Wmissing-braces and
+/// -Wmissing-field-initializers accept a lone `{0}` only at the top).
+std::string CWriter::zeroInitializer(Type *t) {
+  if (auto *s = dyn_cast<StructType>(t)) {
+    std::string fields;
+    for (Type *e : s->elements())
+      fields += (fields.empty() ? "" : ", ") + zeroInitializer(e);
+    return "{" + (fields.empty() ? std::string("0") : fields) + "}";
+  }
+  if (auto *a = dyn_cast<ArrayType>(t))
+    return "{{" + zeroInitializer(a->getElementType()) + "}}";
+  if (t->isVectorTy())
+    return "{0}";
+  return "0";
+}
+
 std::string CWriter::aggregate(Constant *c, bool initializer) {
   Type *t = c->getType();
   std::string elements;
@@ -355,6 +405,8 @@ std::string CWriter::aggregate(Constant *c, bool initializer) {
 /// `base + offset` in bytes, with C's sizeof and offsetof (the C types' layout is LLVM's
 /// for the types the pipeline emits).
 std::string CWriter::gep(GEPOperator *g) {
+  if (g->getType()->isVectorTy())
+    return vectorGep(g);
   std::string expr = "(" + value(g->getPointerOperand());
   for (gep_type_iterator it = gep_type_begin(g), end = gep_type_end(g); it != end; ++it) {
     Value *index = it.getOperand();
@@ -377,6 +429,37 @@ std::string CWriter::gep(GEPOperator *g) {
     }
     expr += " + (int64_t)(" + type(index->getType(), true) + ")" + value(index) +
             " * (int64_t)sizeof(" + type(element) + ")";
+  }
+  return expr + ")";
+}
+
+/// A getelementptr giving a vector of pointers (a gather's addresses): 64-bit lanes.
+std::string CWriter::vectorGep(GEPOperator *g) {
+  Value *base = g->getPointerOperand();
+  std::string P = type(g->getType());
+  std::string expr = base->getType()->isVectorTy()
+                         ? "(" + value(base)
+                         : "((" + P + "){0} + (uint64_t)(uintptr_t)" + value(base);
+  for (gep_type_iterator it = gep_type_begin(g), end = gep_type_end(g); it != end; ++it) {
+    Value *index = it.getOperand();
+    if (StructType *s = it.getStructTypeOrNull()) {
+      unsigned field =
+          cast<ConstantInt>(index->getType()->isVectorTy() ? cast<Constant>(index)->getSplatValue()
+                                                           : index)
+              ->getZExtValue();
+      expr += " + (uint64_t)offsetof(" + type(s) + ", f" + std::to_string(field) + ")";
+      continue;
+    }
+    std::string size = "(uint64_t)sizeof(" + type(it.getIndexedType()) + ")";
+    if (index->getType()->isVectorTy()) {
+      Type *wide =
+          FixedVectorType::get(IntegerType::get(m.getContext(), 64), lanes(index->getType()));
+      expr += " + (" + P + ")__builtin_convertvector((" + type(index->getType(), true) + ")" +
+              value(index) + ", " + type(wide, true) + ") * " + size;
+    } else {
+      expr += " + (uint64_t)(int64_t)(" + type(index->getType(), true) + ")" + value(index) +
+              " * " + size;
+    }
   }
   return expr + ")";
 }
@@ -529,6 +612,13 @@ void CWriter::binary(BinaryOperator &b) {
   default:
     expr = a + " " + sym + " " + c;
   }
+  if (oddWidth(e)) {
+    if (op == Instruction::SDiv || op == Instruction::SRem || op == Instruction::AShr)
+      expr = signExtendOdd(e, a) + " " + sym + " " +
+             (op == Instruction::AShr ? c : signExtendOdd(e, c));
+    line(r + " = (" + U + ")((" + expr + ") & " + lowBits(e) + ");");
+    return;
+  }
   if (bits == 1)
     line(r + " = (uint8_t)((" + expr + ") & 1u);");
   else
@@ -543,11 +633,16 @@ void CWriter::compare(CmpInst &c) {
   if (auto *i = dyn_cast<ICmpInst>(&c)) {
     std::string ca, cb;
     if (t->getScalarType()->isPointerTy()) {
-      ca = cb = "(uintptr_t)";
+      ca = cb = vector ? "" : "(uintptr_t)"; // (a vector's lanes are integers already)
     } else if (i->isSigned()) {
       // A signed i1 is 0 or -1.
       ca = cb = t->getScalarType()->isIntegerTy(1) && !vector ? std::string("-(int8_t)")
                                                               : "(" + type(t, true) + ")";
+      if (oddWidth(t)) {
+        a = signExtendOdd(t, a);
+        b = signExtendOdd(t, b);
+        ca = cb = "";
+      }
     }
     const char *sym = "==";
     switch (i->getUnsignedPredicate()) {
@@ -682,6 +777,10 @@ void CWriter::castInst(CastInst &c) {
          std::to_string(dl.getTypeStoreSize(from)) + "); }");
     return;
   }
+  if ((op == Instruction::PtrToInt || op == Instruction::IntToPtr) && from->isVectorTy()) {
+    line(r + " = __builtin_convertvector(" + a + ", " + T + ");"); // 64-bit lanes
+    return;
+  }
   if (op == Instruction::PtrToInt) {
     line(r + " = (" + T + ")(uintptr_t)" + a + ";");
     return;
@@ -728,13 +827,17 @@ void CWriter::castInst(CastInst &c) {
       return;
     }
   }
-  // Scalars.
+  // Scalars. An odd-width source is sign-extended where the cast is signed; an odd-width
+  // result masked to its bits.
+  std::string signedA = oddWidth(fe) ? signExtendOdd(fe, a) : "(" + type(fe, true) + ")" + a;
+  std::string maskResult =
+      oddWidth(te) ? r + " = (" + T + ")(" + r + " & " + lowBits(te) + ");" : std::string();
   if (half(fe) || half(te)) {
     std::string x = a;
     if (half(fe))
       x = halfFn(fe, false) + "(" + x + ")";
     if (op == Instruction::SIToFP)
-      x = "(float)(" + type(fe, true) + ")" + x;
+      x = "(float)" + signedA;
     else if (op == Instruction::UIToFP)
       x = "(float)" + x;
     if (half(te))
@@ -743,28 +846,32 @@ void CWriter::castInst(CastInst &c) {
       line(r + " = (" + T + ")(" + type(te, true) + ")" + x + ";");
     else
       line(r + " = (" + T + ")" + x + ";");
+    if (!maskResult.empty())
+      line(maskResult);
     return;
   }
   switch (op) {
   case Instruction::Trunc:
     line(r + (te->isIntegerTy(1) ? " = (uint8_t)(" + a + " & 1u);" : " = (" + T + ")" + a + ";"));
-    return;
+    break;
   case Instruction::SExt:
     if (fe->isIntegerTy(1))
       line(r + " = (" + T + ")(-(" + type(te, true) + ")" + a + ");");
     else
-      line(r + " = (" + T + ")(" + type(te, true) + ")(" + type(fe, true) + ")" + a + ";");
-    return;
+      line(r + " = (" + T + ")(" + type(te, true) + ")" + signedA + ";");
+    break;
   case Instruction::FPToSI:
     line(r + " = (" + T + ")(" + type(te, true) + ")" + a + ";");
-    return;
+    break;
   case Instruction::SIToFP:
-    line(r + " = (" + T + ")(" + type(fe, true) + ")" + a + ";");
-    return;
+    line(r + " = (" + T + ")" + signedA + ";");
+    break;
   default: // zext, fptoui, uitofp, fpext, fptrunc
     line(r + " = (" + T + ")" + a + ";");
-    return;
+    break;
   }
+  if (!maskResult.empty())
+    line(maskResult);
 }
 
 void CWriter::branchTo(BasicBlock *from, BasicBlock *to) {
@@ -898,6 +1005,18 @@ bool CWriter::intrinsic(CallInst &c, Intrinsic::ID id) {
     return unaryMath("tan");
   case Intrinsic::tanh:
     return unaryMath("tanh");
+  case Intrinsic::asin:
+    return unaryMath("asin");
+  case Intrinsic::acos:
+    return unaryMath("acos");
+  case Intrinsic::atan:
+    return unaryMath("atan");
+  case Intrinsic::sinh:
+    return unaryMath("sinh");
+  case Intrinsic::cosh:
+    return unaryMath("cosh");
+  case Intrinsic::atan2:
+    return binaryMath("atan2");
   case Intrinsic::pow:
     return binaryMath("pow");
   case Intrinsic::copysign:
@@ -955,6 +1074,29 @@ bool CWriter::intrinsic(CallInst &c, Intrinsic::ID id) {
          r + " = " + step + ";");
     return true;
   }
+  case Intrinsic::masked_gather:
+  case Intrinsic::masked_scatter: {
+    // Lane by lane from or to each lane's address, where the mask selects it.
+    bool gather = id == Intrinsic::masked_gather;
+    Value *ptrs = gather ? c.getArgOperand(0) : c.getArgOperand(1);
+    Value *mask = nullptr, *other = gather ? c.getArgOperand(c.arg_size() - 1) : c.getArgOperand(0);
+    for (Value *op : c.args())
+      if (isMask(op->getType()))
+        mask = op;
+    if (!mask)
+      return false;
+    Type *vt = other->getType();
+    std::string size = std::to_string(dl.getTypeStoreSize(vt->getScalarType()));
+    std::string p = "(uint8_t *)(uintptr_t)" + value(ptrs) + "[k]", mk = value(mask),
+                o = value(other);
+    if (gather)
+      line(r + " = " + o + ";");
+    line("for (int k = 0; k < " + std::to_string(lanes(vt)) + "; ++k) if (" + mk + "[k]) " +
+         (gather ? "memcpy((uint8_t *)&" + r + " + k * " + size + ", " + p + ", " + size + ");"
+                 : "{ " + type(vt->getScalarType()) + " infc_e = " + o + "[k]; memcpy(" + p +
+                       ", &infc_e, " + size + "); }"));
+    return true;
+  }
   case Intrinsic::masked_load:
   case Intrinsic::masked_store: {
     // Lane by lane: only the lanes the mask selects are touched.
@@ -971,7 +1113,7 @@ bool CWriter::intrinsic(CallInst &c, Intrinsic::ID id) {
     if (!ptr || !mask || !other)
       return false;
     Type *vt = load ? t : other->getType();
-    std::string size = std::to_string(vt->getScalarSizeInBits() / 8);
+    std::string size = std::to_string(dl.getTypeStoreSize(vt->getScalarType()));
     std::string p = value(ptr), mk = value(mask), o = value(other);
     if (load)
       line(r + " = " + o + ";");
@@ -993,6 +1135,9 @@ void CWriter::call(CallInst &c) {
     return;
   }
   Function *callee = c.getCalledFunction();
+  if (callee && callee->isIntrinsic() && !c.getType()->isVoidTy() && c.use_empty() &&
+      !c.mayHaveSideEffects())
+    return; // an unused pure result: nothing to print
   if (callee && callee->isIntrinsic()) {
     if (!intrinsic(c, callee->getIntrinsicID()))
       fail("C output: the LLVM intrinsic " + callee->getName() + " (in " + current->getName() +
@@ -1042,6 +1187,8 @@ void CWriter::instruction(Instruction &i) {
       line(r + " = (" + type(t) + "){0};");
     line("memcpy(&" + r + ", " + value(l->getPointerOperand()) + ", " +
          std::to_string(dl.getTypeStoreSize(t)) + ");");
+    if (oddWidth(t)) // (the bits above are not the value's)
+      line(r + " = (" + type(t) + ")(" + r + " & " + lowBits(t) + ");");
     return;
   }
   if (auto *s = dyn_cast<StoreInst>(&i)) {
@@ -1078,14 +1225,20 @@ void CWriter::instruction(Instruction &i) {
   }
   if (auto *e = dyn_cast<ExtractElementInst>(&i)) {
     std::string x = value(e->getVectorOperand()) + "[" + value(e->getIndexOperand()) + "]";
+    if (e->getType()->isPointerTy())
+      x = "(uint8_t *)(uintptr_t)" + x;
     line(r + " = " + (isMask(e->getVectorOperandType()) ? "(uint8_t)(" + x + " & 1)" : x) + ";");
     return;
   }
   if (auto *e = dyn_cast<InsertElementInst>(&i)) {
     // memcpy, not `r[k] = x` (see laneLoop).
     std::string x = value(e->getOperand(1));
-    bool mask = isMask(e->getType());
-    std::string element = mask ? "int32_t" : type(e->getType()->getScalarType());
+    bool mask = isMask(e->getType()), pointer = e->getOperand(1)->getType()->isPointerTy();
+    if (pointer)
+      x = "(uint64_t)(uintptr_t)" + x;
+    std::string element = mask      ? "int32_t"
+                          : pointer ? "uint64_t"
+                                    : type(e->getType()->getScalarType());
     line(r + " = " + value(e->getOperand(0)) + ";");
     line("{ " + element + " infc_e = " + (mask ? "-(int32_t)" + x : x) + "; memcpy((uint8_t *)&" +
          r + " + (size_t)" + value(e->getOperand(2)) +
@@ -1237,8 +1390,11 @@ void CWriter::function(Function &f) {
       if (!name(&phi).empty())
         line(name(&phi) + " = " + name(&phi) + "_in;");
     for (Instruction &i : b) {
-      if (!i.getType()->isVoidTy() && name(&i).empty() && !isa<CallInst>(i))
+      if (!i.getType()->isVoidTy() && name(&i).empty() && !isa<CallInst>(i)) {
+        if (i.mayHaveSideEffects()) // (an unused atomic or volatile result: printed or refused)
+          instruction(i);
         continue;
+      }
       instruction(i);
     }
   }
@@ -1280,7 +1436,9 @@ void CWriter::global(GlobalVariable &g) {
       init.replace(last, strlen("((uint8_t *)0)"), "(uint8_t *)&" + options.prepare);
     }
   }
-  globals += quals + c + T + " " + n + align + " = " + init + ";\n";
+  // (A model's constant may have no use left: no -Wunused-const-variable for it.)
+  std::string unused = g.hasLocalLinkage() ? " __attribute__((unused))" : "";
+  globals += quals + c + T + " " + n + align + unused + " = " + init + ";\n";
 }
 
 } // namespace
