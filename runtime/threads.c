@@ -322,8 +322,8 @@ void infc__pool_parallel(void (*fn)(void *ctx, int32_t tid, int32_t team), void 
     infc__pool *p = current_pool;                                                                  \
     int32_t team = p && in_parallel ? p->size : 1, tid = team > 1 ? gtid : 0;                      \
     T lower = *plower, upper = *pupper;                                                            \
-    UT trips = incr > 0 ? (upper < lower ? 0 : (UT)(upper - lower) / (UT)incr + 1)                 \
-                        : (upper > lower ? 0 : (UT)(lower - upper) / (UT)(-incr) + 1);             \
+    UT trips = incr > 0 ? (upper < lower ? 0 : ((UT)upper - (UT)lower) / (UT)incr + 1)             \
+                        : (upper > lower ? 0 : ((UT)lower - (UT)upper) / ((UT)0 - (UT)incr) + 1);  \
     UT per = trips / (UT)team, extra = trips % (UT)team;                                           \
     UT first = (UT)tid * per + ((UT)tid < extra ? (UT)tid : extra);                                \
     UT count = per + ((UT)tid < extra ? 1 : 0);                                                    \

@@ -152,10 +152,21 @@ std::string CWriter::globalName(const GlobalValue *g) {
   std::string n;
   for (char c : g->getName())
     n += isAlnum(c) || c == '_' ? c : '_';
-  // Never a C keyword's or a local's name (v0, a0, L0: locals are a letter and digits).
+  // Never a C keyword's, the prelude's or a local's name (v0, v0_in, v0_mem, a0, L0, k).
+  static const StringSet<> reserved = {
+      "auto",     "break",  "case",   "char",     "const",    "continue", "default",  "do",
+      "double",   "else",   "enum",   "extern",   "float",    "for",      "goto",     "if",
+      "inline",   "int",    "long",   "register", "restrict", "return",   "short",    "signed",
+      "sizeof",   "static", "struct", "switch",   "typedef",  "union",    "unsigned", "void",
+      "volatile", "while",  "k",      "main",     "memcpy",   "memset",   "memmove"};
+  StringRef local = StringRef(n);
+  local.consume_back("_in") || local.consume_back("_mem");
+  // (An external symbol keeps its name: libc's, libm's, the runtime's.)
   if (n.empty() || isDigit(n[0]) ||
-      (n.size() > 1 && StringRef("vaL").contains(n[0]) &&
-       llvm::all_of(StringRef(n).drop_front(), isDigit)))
+      (g->hasLocalLinkage() && (reserved.contains(n) || StringRef(n).starts_with("infc_t") ||
+                                StringRef(n).starts_with("infc_v") ||
+                                (local.size() > 1 && StringRef("vaL").contains(local[0]) &&
+                                 llvm::all_of(local.drop_front(), isDigit)))))
     n = "g_" + n;
   // The runtime's OpenMP entry points under names of their own, so a program that links
   // libgomp or libomp beside the model keeps that library's (CSource.cpp renames the
@@ -407,7 +418,10 @@ std::string CWriter::aggregate(Constant *c, bool initializer) {
 std::string CWriter::gep(GEPOperator *g) {
   if (g->getType()->isVectorTy())
     return vectorGep(g);
-  std::string expr = "(" + value(g->getPointerOperand());
+  // Offsets from a null pointer (MLIR's sizeof idiom) as integers: C has no such pointer
+  // arithmetic. Elsewhere offsets stay pointer arithmetic, which the compiler tracks.
+  bool fromNull = isa<ConstantPointerNull>(g->getPointerOperand());
+  std::string expr = fromNull ? "((uint8_t *)((uintptr_t)0" : "(" + value(g->getPointerOperand());
   for (gep_type_iterator it = gep_type_begin(g), end = gep_type_end(g); it != end; ++it) {
     Value *index = it.getOperand();
     if (StructType *s = it.getStructTypeOrNull()) {
@@ -427,10 +441,12 @@ std::string CWriter::gep(GEPOperator *g) {
               type(element) + ")";
       continue;
     }
-    expr += " + (int64_t)(" + type(index->getType(), true) + ")" + value(index) +
-            " * (int64_t)sizeof(" + type(element) + ")";
+    std::string signedIndex = oddWidth(index->getType())
+                                  ? signExtendOdd(index->getType(), value(index))
+                                  : "(" + type(index->getType(), true) + ")" + value(index);
+    expr += " + (int64_t)" + signedIndex + " * (int64_t)sizeof(" + type(element) + ")";
   }
-  return expr + ")";
+  return expr + (fromNull ? "))" : ")");
 }
 
 /// A getelementptr giving a vector of pointers (a gather's addresses): 64-bit lanes.
@@ -549,6 +565,16 @@ void CWriter::binary(BinaryOperator &b) {
   }
   bool isSignedOp = op == Instruction::SDiv || op == Instruction::SRem || op == Instruction::AShr;
   Type *e = t->getScalarType();
+  // A shift by the width or more is poison in LLVM and undefined in C: keep C's in range.
+  if ((op == Instruction::Shl || op == Instruction::LShr || op == Instruction::AShr) &&
+      e->isIntegerTy() && !e->isIntegerTy(1))
+    c = "(" + c + " & " +
+        std::to_string((e->isIntegerTy(128) ? 128 : containerBits(e->getIntegerBitWidth())) - 1) +
+        ")";
+  if (e->isHalfTy() || e->isBFloatTy()) // held as bits: arithmetic happens in f32
+    return fail("C output: arithmetic on f16 or bf16");
+  if (t->isVectorTy() && oddWidth(e))
+    return fail("C output: vector arithmetic on i" + Twine(e->getIntegerBitWidth()));
   if (t->isVectorTy()) {
     std::string T = type(t);
     if (op == Instruction::FRem) {
@@ -643,6 +669,9 @@ void CWriter::compare(CmpInst &c) {
         b = signExtendOdd(t, b);
         ca = cb = "";
       }
+    } else if (isMask(t)) { // unsigned: a mask lane's value is its low bit, not 0/-1
+      a = "(" + a + " & 1)";
+      b = "(" + b + " & 1)";
     }
     const char *sym = "==";
     switch (i->getUnsignedPredicate()) {
@@ -772,9 +801,13 @@ void CWriter::castInst(CastInst &c) {
       line(r + " = (" + T + ")" + a + ";");
       return;
     }
-    // (A padded vector's store size, not its C size.)
+    // (A padded vector's store size, not its C size; an odd width's container zeroed.)
+    if (oddWidth(to))
+      line(r + " = 0;");
     line("{ " + type(from) + " infc_t = " + a + "; memcpy(&" + r + ", &infc_t, " +
          std::to_string(dl.getTypeStoreSize(from)) + "); }");
+    if (oddWidth(to))
+      line(r + " = (" + T + ")(" + r + " & " + lowBits(to) + ");");
     return;
   }
   if ((op == Instruction::PtrToInt || op == Instruction::IntToPtr) && from->isVectorTy()) {
@@ -782,7 +815,7 @@ void CWriter::castInst(CastInst &c) {
     return;
   }
   if (op == Instruction::PtrToInt) {
-    line(r + " = (" + T + ")(uintptr_t)" + a + ";");
+    line(r + " = (" + T + ")(uintptr_t)" + a + (oddWidth(to) ? " & " + lowBits(to) : "") + ";");
     return;
   }
   if (op == Instruction::IntToPtr) {
@@ -795,18 +828,22 @@ void CWriter::castInst(CastInst &c) {
   }
   if (from->isVectorTy()) {
     if (isMask(from) || isMask(to) || half(fe) || half(te)) {
+      bool isSigned = op == Instruction::SExt || op == Instruction::SIToFP;
       laneLoop(c, [&](const std::string &k) {
+        // The source lane's value: a mask lane is 0/-1 (signed) or its low bit.
         std::string x = a + "[" + k + "]";
         if (isMask(from))
-          x = op == Instruction::SExt ? "(" + type(te, true) + ")" + x : "(" + x + " & 1)";
-        if (half(fe))
+          x = isSigned ? "(int32_t)" + x : "(" + x + " & 1)";
+        else if (half(fe))
           x = halfFn(fe, false) + "(" + x + ")";
+        else if (isSigned)
+          x = "(" + type(fe, true) + ")" + x;
+        if (isMask(to)) // trunc, fptoui, fptosi to i1: the low bit of the integer
+          return "-(int32_t)((int64_t)(" + x + ") & 1)";
         if (half(te))
           return halfFn(te, true) + "((float)" + x + ")";
-        if (isMask(to))
-          return "-(int32_t)((" + x + ") != 0)";
-        if (op == Instruction::SIToFP || op == Instruction::FPToSI)
-          x = "(" + type(op == Instruction::SIToFP ? fe : te, true) + ")" + x;
+        if (op == Instruction::FPToSI)
+          x = "(" + type(te, true) + ")" + x;
         return "(" + type(te) + ")" + x;
       });
       return;
@@ -829,7 +866,14 @@ void CWriter::castInst(CastInst &c) {
   }
   // Scalars. An odd-width source is sign-extended where the cast is signed; an odd-width
   // result masked to its bits.
-  std::string signedA = oddWidth(fe) ? signExtendOdd(fe, a) : "(" + type(fe, true) + ")" + a;
+  std::string signedA = oddWidth(fe)         ? signExtendOdd(fe, a)
+                        : fe->isIntegerTy(1) ? "(-(int8_t)" + a + ")" // true is -1
+                                             : "(" + type(fe, true) + ")" + a;
+  if (te->isIntegerTy(1) && (op == Instruction::FPToSI || op == Instruction::FPToUI)) {
+    std::string x = half(fe) ? halfFn(fe, false) + "(" + a + ")" : a;
+    line(r + " = (uint8_t)((int64_t)(" + x + ") & 1);");
+    return;
+  }
   std::string maskResult =
       oddWidth(te) ? r + " = (" + T + ")(" + r + " & " + lowBits(te) + ");" : std::string();
   if (half(fe) || half(te)) {
@@ -911,13 +955,27 @@ bool CWriter::intrinsic(CallInst &c, Intrinsic::ID id) {
     line("{ " + I + " infc_m = " + mask + "; " + r + " = (" + type(t) + ")(((" + I + ")" + a +
          " & infc_m) | ((" + I + ")" + b + " & ~infc_m)); }");
   };
+  // Arithmetic intrinsics on the types held as bits (f16, bf16, i2, i4, masks): refused.
+  auto heldAsBits = [&](Type *x) {
+    Type *xe = x->getScalarType();
+    return xe->isHalfTy() || xe->isBFloatTy() || oddWidth(xe) || isMask(x);
+  };
+  bool memoryOrNothing = id == Intrinsic::memcpy || id == Intrinsic::memmove ||
+                         id == Intrinsic::memset || id == Intrinsic::prefetch ||
+                         id == Intrinsic::masked_load || id == Intrinsic::masked_store ||
+                         id == Intrinsic::masked_gather || id == Intrinsic::masked_scatter ||
+                         t->isVoidTy() || t->isPointerTy();
+  if (!memoryOrNothing &&
+      (heldAsBits(t) || (c.arg_size() && heldAsBits(c.getArgOperand(0)->getType()))))
+    return false;
   switch (id) {
   case Intrinsic::fmuladd:
     line(r + " = " + arg(0) + " * " + arg(1) + " + " + arg(2) + ";");
     return true;
   case Intrinsic::fma:
     if (t->isVectorTy())
-      line(r + " = INFC_VFMA(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ");");
+      line("INFC_VFMA(" + r + ", " + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " +
+           std::to_string(lanes(t)) + ", " + libm("fma") + ");");
     else
       line(r + " = " + libm("fma") + "(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ");");
     return true;
@@ -1141,8 +1199,12 @@ void CWriter::call(CallInst &c) {
   if (callee && callee->isIntrinsic()) {
     if (!intrinsic(c, callee->getIntrinsicID()))
       fail("C output: the LLVM intrinsic " + callee->getName() + " (in " + current->getName() +
-           ") has no C form; compile for a CPU without the instruction sets it needs "
-           "(e.g. --cpu x86-64-v3)");
+           ") has no C form" +
+           (callee->getName().starts_with("llvm.x86.") ||
+                    callee->getName().starts_with("llvm.aarch64.")
+                ? "; compile for a CPU without the instruction sets it needs (e.g. --cpu "
+                  "x86-64-v3)"
+                : ""));
     return;
   }
   std::string args;
@@ -1183,6 +1245,8 @@ void CWriter::instruction(Instruction &i) {
     if (l->isAtomic() || l->isVolatile())
       return fail("C output: an atomic or volatile load");
     Type *t = l->getType();
+    if (isMask(t)) // bit-packed in memory, int32 lanes in C
+      return fail("C output: a load of a vector of i1");
     if (t->isVectorTy() && lanes(t) != paddedLanes(t))
       line(r + " = (" + type(t) + "){0};");
     line("memcpy(&" + r + ", " + value(l->getPointerOperand()) + ", " +
@@ -1195,6 +1259,8 @@ void CWriter::instruction(Instruction &i) {
     if (s->isAtomic() || s->isVolatile())
       return fail("C output: an atomic or volatile store");
     Value *v = s->getValueOperand();
+    if (isMask(v->getType()))
+      return fail("C output: a store of a vector of i1");
     std::string size = std::to_string(dl.getTypeStoreSize(v->getType()));
     if (isa<Constant>(v))
       line("{ " + type(v->getType()) + " infc_t = " + value(v) + "; memcpy(" +
@@ -1293,7 +1359,11 @@ void CWriter::instruction(Instruction &i) {
   if (auto *u = dyn_cast<UnaryOperator>(&i)) {
     if (u->getOpcode() != Instruction::FNeg)
       return fail("C output: unknown unary operator");
-    line(r + " = -" + value(u->getOperand(0)) + ";");
+    Type *e = u->getType()->getScalarType();
+    if (e->isHalfTy() || e->isBFloatTy()) // the sign bit of the bits
+      line(r + " = (" + type(u->getType()) + ")(" + value(u->getOperand(0)) + " ^ 0x8000);");
+    else
+      line(r + " = -" + value(u->getOperand(0)) + ";");
     return;
   }
   if (isa<PHINode>(&i))
@@ -1350,6 +1420,19 @@ void CWriter::function(Function &f) {
       for (BasicBlock *s : successors(b))
         work.push_back(s);
   }
+  // A use counts where it is printed: not in a block left out, not by a call printed as
+  // nothing (an unused variable would fail -Werror).
+  auto printedUse = [&](Value *v) {
+    return llvm::any_of(v->users(), [&](User *u) {
+      auto *user = dyn_cast<Instruction>(u);
+      if (!user || !reachable.count(user->getParent()))
+        return false;
+      auto *call = dyn_cast<IntrinsicInst>(user);
+      return !call ||
+             !(call->isAssumeLikeIntrinsic() || call->getIntrinsicID() == Intrinsic::stackrestore ||
+               call->getIntrinsicID() == Intrinsic::donothing);
+    });
+  };
   unsigned numValues = 0, numBlocks = 0;
   std::string decls;
   for (BasicBlock &b : f) {
@@ -1358,7 +1441,7 @@ void CWriter::function(Function &f) {
     names[&b] = "L" + std::to_string(numBlocks++);
     for (Instruction &i : b) {
       // Unused results: not printed without side effects, dropped from calls.
-      if (i.getType()->isVoidTy() || i.use_empty())
+      if (i.getType()->isVoidTy() || !printedUse(&i))
         continue;
       std::string n = "v" + std::to_string(numValues++);
       names[&i] = n;
@@ -1379,7 +1462,7 @@ void CWriter::function(Function &f) {
   }
   body.clear();
   for (Argument &a : f.args())
-    if (a.use_empty())
+    if (!printedUse(&a))
       line("(void)" + name(&a) + ";");
   for (BasicBlock &b : f) {
     if (!reachable.count(&b))
@@ -1398,7 +1481,7 @@ void CWriter::function(Function &f) {
       instruction(i);
     }
   }
-  bodies += std::string(f.hasLocalLinkage() ? "static " : "") +
+  bodies += std::string(f.hasLocalLinkage() ? "static __attribute__((unused)) " : "") +
             (f.hasHiddenVisibility() ? "__attribute__((visibility(\"hidden\"))) " : "") +
             prototype(f, true) + " {\n" + decls + body + "}\n\n";
 }
@@ -1448,25 +1531,32 @@ static const char *kPrelude = R"c(#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-/* A lane-wise fused multiply-add where the compiler has one; else a*b+c, which gcc fuses in
- * its default (GNU) modes and clang with -ffp-contract=fast. */
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_elementwise_fma)
-#define INFC_VFMA(a, b, c) __builtin_elementwise_fma(a, b, c)
-#endif
-#endif
-#ifndef INFC_VFMA
-#define INFC_VFMA(a, b, c) ((a) * (b) + (c))
-#endif
-/* Helpers a model may not need (clang warns of unused static inline functions). */
-#define INFC_HELPER static inline __attribute__((unused))
-
-/* gcc takes the element stores of SSA-form code into vectors (`v = a; v[k] = x` as memcpy)
- * for uses of uninitialized values; every variable here is assigned before it is read. */
+/* gcc takes SSA-form code's element stores into vectors (`v = a; v[k] = x`) for uses of
+ * uninitialized values; every variable here is assigned before it is read. (Before the
+ * macros: gcc applies the state where a macro is spelled.) */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+
+/* r = a * b + c rounded once, lane by lane (LLVM's fma): clang's elementwise builtin, else
+ * the libm function per lane (which gcc vectorizes where the target has FMA instructions).
+ * A plain a*b+c is the multiply-add LLVM lets contract (fmuladd), printed as such. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_elementwise_fma)
+#define INFC_VFMA(r, a, b, c, lanes, fn) (r) = __builtin_elementwise_fma(a, b, c)
+#endif
+#endif
+#ifndef INFC_VFMA
+#define INFC_VFMA(r, a, b, c, lanes, fn)                                                      \
+  do {                                                                                       \
+    (r) = (c);                                                                               \
+    for (int infc_k = 0; infc_k < (lanes); ++infc_k)                                         \
+      (r)[infc_k] = fn((a)[infc_k], (b)[infc_k], (c)[infc_k]);                               \
+  } while (0)
+#endif
+/* Helpers a model may not need (clang warns of unused static inline functions). */
+#define INFC_HELPER static inline __attribute__((unused))
 
 INFC_HELPER float infc_f32_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 INFC_HELPER double infc_f64_bits(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
@@ -1518,6 +1608,10 @@ INFC_HELPER uint16_t infc_f32_to_bf16(float f) {
 )c";
 
 LogicalResult CWriter::write(raw_ostream &os, std::string &errorOut) {
+  // The names other objects see first: a local renamed after them cannot take theirs.
+  for (GlobalValue &g : m.global_values())
+    if (!g.hasLocalLinkage() && !(isa<Function>(g) && cast<Function>(g).isIntrinsic()))
+      globalName(&g);
   for (GlobalVariable &g : m.globals())
     global(g);
   for (Function &f : m) {

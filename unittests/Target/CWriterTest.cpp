@@ -211,6 +211,40 @@ define void @f(ptr %out) {
   EXPECT_EQ(runThroughC(ir, 16), "280000000a0000000700000014000000");
 }
 
+TEST(CWriter, CastsOfI1AndHalf) {
+  // sitofp <4 x i32> <-1, 2, -3, 4> to half: bc00 4000 c200 4400; trunc <2, 3, 0, 1> to i1,
+  // sext: 00 ff 00 ff; fptoui 0.5 to i1: 0; fptosi -1.0 to i1: 1 (-1); sitofp i1 true:
+  // -1.0f; icmp ult <2 x i1> <0, 1>, <1, 1>, sext: ff 00.
+  std::string ir = R"(
+define void @f(ptr %out) {
+  %h = sitofp <4 x i32> <i32 -1, i32 2, i32 -3, i32 4> to <4 x half>
+  store <4 x half> %h, ptr %out
+  %t = trunc <4 x i8> <i8 2, i8 3, i8 0, i8 1> to <4 x i1>
+  %ts = sext <4 x i1> %t to <4 x i8>
+  %p1 = getelementptr i8, ptr %out, i64 8
+  store <4 x i8> %ts, ptr %p1
+  %u = fptoui float 0.5 to i1
+  %uz = zext i1 %u to i8
+  %p2 = getelementptr i8, ptr %out, i64 12
+  store i8 %uz, ptr %p2
+  %s = fptosi float -1.0 to i1
+  %sz = zext i1 %s to i8
+  %p3 = getelementptr i8, ptr %out, i64 13
+  store i8 %sz, ptr %p3
+  %f = sitofp i1 true to float
+  %p4 = getelementptr i8, ptr %out, i64 14
+  store float %f, ptr %p4
+  %c = icmp ult <2 x i1> <i1 false, i1 true>, <i1 true, i1 true>
+  %cs = sext <2 x i1> %c to <2 x i8>
+  %p5 = getelementptr i8, ptr %out, i64 18
+  store <2 x i8> %cs, ptr %p5
+  ret void
+}
+)";
+  EXPECT_EQ(runThroughC(ir, 20),
+            std::string("00bc004000c20044") + "00ff00ff" + "00" + "01" + "000080bf" + "ff00");
+}
+
 TEST(CWriter, PaddedVectorsAndShuffles) {
   // <3 x float> (padded to 4 lanes in C): a shuffle picking from both operands, a store of
   // exactly 12 bytes (the 13th..16th stay 0xAA), an extract and insert at a run-time index.
