@@ -255,48 +255,10 @@ void writeWeightsC(llvm::raw_ostream &os, const std::vector<infc::WeightBlob> &w
     os << "};\n\n";
   }
 }
-const char *cType(int32_t dtype) {
-  switch (dtype) {
-  case 1:
-    return "float";
-  case 2:
-    return "double";
-  case 3: // f16 and bf16: their bits
-  case 4:
-  case 10:
-    return "uint16_t";
-  case 5:
-  case 19: // int4 and int2: a byte each
-  case 21:
-    return "int8_t";
-  case 6:
-    return "int16_t";
-  case 7:
-    return "int32_t";
-  case 8:
-    return "int64_t";
-  case 11:
-    return "uint32_t";
-  case 12:
-    return "uint64_t";
-  default: // u8, bool, the 8- and 4-bit floats, uint4, uint2: a byte each
-    return "uint8_t";
-  }
-}
-
-std::string cIdentifier(StringRef s) {
-  std::string out;
-  for (char c : s)
-    out += llvm::isAlnum(c) ? c : '_';
-  if (out.empty() || llvm::isDigit(out[0]))
-    out = "m_" + out;
-  return out;
-}
-
 /// model_run_static's parameter of input or output `i` (in0_x, out0_y: never `workspace`
 /// or `args`, never two alike).
 std::string staticParam(const infc::ModelValue &v, StringRef kind, size_t i) {
-  return (kind == "input" ? "in" : "out") + std::to_string(i) + "_" + cIdentifier(v.name);
+  return (kind == "input" ? "in" : "out") + std::to_string(i) + "_" + infc::cIdentifier(v.name);
 }
 
 /// --no-malloc: model.h declares model_run_static and the sizes, nothing of the ABI.
@@ -311,15 +273,15 @@ void writeStaticHeader(raw_ostream &os, const infc::ModelInterface &interface) {
   std::string params;
   auto describe = [&](const infc::ModelValue &v, const char *kind, size_t i) {
     int64_t count = 1;
-    os << "/* " << kind << " " << i << ": '" << v.name << "' " << cType(v.dtype) << "[";
+    os << "/* " << kind << " " << i << ": '" << v.name << "' " << infc::dtypeCType(v.dtype) << "[";
     for (size_t d = 0; d < v.shape.size(); ++d) {
       os << (d ? "][" : "") << v.shape[d];
       count *= v.shape[d];
     }
-    os << "] */\n#define model_" << kind << "_" << cIdentifier(v.name) << "_COUNT " << count
+    os << "] */\n#define model_" << kind << "_" << infc::cIdentifier(v.name) << "_COUNT " << count
        << "\n";
-    params += std::string(", ") + (StringRef(kind) == "input" ? "const " : "") + cType(v.dtype) +
-              " *" + staticParam(v, kind, i);
+    params += std::string(", ") + (StringRef(kind) == "input" ? "const " : "") +
+              infc::dtypeCType(v.dtype) + " *" + staticParam(v, kind, i);
   };
   for (auto [i, v] : llvm::enumerate(interface.inputs))
     describe(v, "input", i);
@@ -336,11 +298,12 @@ void writeStaticHeader(raw_ostream &os, const infc::ModelInterface &interface) {
 std::string staticEntry(const infc::ModelInterface &interface) {
   std::string params, args = "workspace";
   for (auto [i, v] : llvm::enumerate(interface.inputs)) {
-    params += ", const " + std::string(cType(v.dtype)) + " *" + staticParam(v, "input", i);
+    params +=
+        ", const " + std::string(infc::dtypeCType(v.dtype)) + " *" + staticParam(v, "input", i);
     args += ", (void *)" + staticParam(v, "input", i);
   }
   for (auto [i, v] : llvm::enumerate(interface.outputs)) {
-    params += ", " + std::string(cType(v.dtype)) + " *" + staticParam(v, "output", i);
+    params += ", " + std::string(infc::dtypeCType(v.dtype)) + " *" + staticParam(v, "output", i);
     args += ", (void *)" + staticParam(v, "output", i);
   }
   return "\n/* --no-malloc: the model on the caller's workspace and buffers (model.h). */\n"

@@ -7,8 +7,7 @@
 
 using namespace llvm;
 
-namespace {
-std::string identifier(StringRef s) {
+std::string infc::cIdentifier(StringRef s) {
   std::string out;
   for (char c : s)
     out += isAlnum(c) ? c : '_';
@@ -17,7 +16,7 @@ std::string identifier(StringRef s) {
   return out;
 }
 
-const char *cType(int32_t dtype) {
+const char *infc::dtypeCType(int32_t dtype) {
   switch (dtype) {
   case 1:
     return "float";
@@ -59,6 +58,8 @@ const char *cType(int32_t dtype) {
     return "void";
   }
 }
+
+namespace {
 
 const char *dtypeEnum(int32_t dtype) {
   static const char *names[] = {"INFC_DTYPE_INVALID",
@@ -121,13 +122,13 @@ LogicalResult infc::checkHeaderInterface(const ModelInterface &interface, std::s
     return fresh;
   };
   for (const NamedDim &d : interface.dims)
-    if (!claim("dim_" + identifier(d.name), "dim '" + d.name + "'"))
+    if (!claim("dim_" + cIdentifier(d.name), "dim '" + d.name + "'"))
       return failure();
   for (const ModelValue &v : interface.inputs)
-    if (!claim(identifier(v.name), "input '" + v.name + "'"))
+    if (!claim(cIdentifier(v.name), "input '" + v.name + "'"))
       return failure();
   for (const ModelValue &v : interface.outputs)
-    if (!claim(identifier(v.name) + "_out", "output '" + v.name + "'"))
+    if (!claim(cIdentifier(v.name) + "_out", "output '" + v.name + "'"))
       return failure();
   for (const auto *values : {&interface.inputs, &interface.outputs})
     for (const ModelValue &v : *values)
@@ -143,7 +144,7 @@ LogicalResult infc::checkHeaderInterface(const ModelInterface &interface, std::s
 
 void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
                             StringRef libraryPath) {
-  std::string p = identifier(sys::path::stem(libraryPath));
+  std::string p = cIdentifier(sys::path::stem(libraryPath));
   std::string guard = "INFC_MODEL_" + p + "_H";
   for (char &c : guard)
     c = toUpper(c);
@@ -157,7 +158,7 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
   std::string dimParams, dimArgs;
   for (int32_t id : dims) {
     // (Prefixed: a dim's name may be an input's, or `shape`, `in`, `session`.)
-    std::string name = "dim_" + identifier(interface.dims[id].name);
+    std::string name = "dim_" + cIdentifier(interface.dims[id].name);
     dimParams += (dimParams.empty() ? "" : ", ") + ("int64_t " + name);
     dimArgs += (dimArgs.empty() ? "" : ", ") + name;
   }
@@ -166,7 +167,7 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
           "   sizes each run may pass (MAX INT64_MAX: no largest size). */\n";
     for (int32_t id : dims) {
       const NamedDim &d = interface.dims[id];
-      std::string macro = p + "_DIM_" + identifier(d.name);
+      std::string macro = p + "_DIM_" + cIdentifier(d.name);
       os << "#define " << macro << "_MIN " << d.min << "\n#define " << macro << "_MAX ";
       if (d.max == INT64_MAX)
         os << "INT64_MAX\n";
@@ -176,13 +177,13 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
     os << "\n";
   }
   auto dimName = [&](const ModelValue &v, size_t k) {
-    return "dim_" + identifier(interface.dims[v.dimIds[k]].name);
+    return "dim_" + cIdentifier(interface.dims[v.dimIds[k]].name);
   };
   auto describe = [&](const ModelValue &v, const char *kind, size_t i) {
-    std::string id = p + "_" + kind + "_" + identifier(v.name);
+    std::string id = p + "_" + kind + "_" + cIdentifier(v.name);
     bool varies = llvm::is_contained(v.shape, -1);
     int64_t count = 1;
-    os << "/* " << kind << " " << i << ": '" << v.name << "' " << cType(v.dtype) << "[";
+    os << "/* " << kind << " " << i << ": '" << v.name << "' " << dtypeCType(v.dtype) << "[";
     for (size_t d = 0; d < v.shape.size(); ++d) {
       os << (d ? "][" : "");
       if (v.shape[d] == -1)
@@ -209,7 +210,7 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
         for (auto [k, size] : llvm::enumerate(v.shape))
           used |= size == -1 && v.dimIds[k] == dim;
         if (!used)
-          os << indent << "(void)dim_" << identifier(interface.dims[dim].name) << ";\n";
+          os << indent << "(void)dim_" << cIdentifier(interface.dims[dim].name) << ";\n";
       }
     };
     os << "static inline int64_t " << id << "_count(" << dimParams << ") {\n";
@@ -243,11 +244,11 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
      << (dims.empty() ? "" : " at the given sizes") << ". */\n"
      << "static inline infc_status " << p << "_run(infc_session *infc_session_";
   for (int32_t id : dims)
-    os << ", int64_t dim_" << identifier(interface.dims[id].name);
+    os << ", int64_t dim_" << cIdentifier(interface.dims[id].name);
   for (auto &v : interface.inputs)
-    os << ",\n    const " << cType(v.dtype) << " *" << identifier(v.name);
+    os << ",\n    const " << dtypeCType(v.dtype) << " *" << cIdentifier(v.name);
   for (auto &v : interface.outputs)
-    os << ",\n    " << cType(v.dtype) << " *" << identifier(v.name) << "_out";
+    os << ",\n    " << dtypeCType(v.dtype) << " *" << cIdentifier(v.name) << "_out";
   os << ") {\n";
   auto tensors = [&](const std::vector<ModelValue> &values, const char *kind, const char *array,
                      bool output) {
@@ -255,14 +256,14 @@ void infc::writeModelHeader(raw_ostream &os, const ModelInterface &interface,
     os << "  infc_tensor " << array << "[" << std::max<size_t>(1, values.size()) << "];\n  memset("
        << array << ", 0, sizeof " << array << ");\n";
     for (auto [i, v] : llvm::enumerate(values)) {
-      std::string id = p + "_" + kind + "_" + identifier(v.name);
+      std::string id = p + "_" + kind + "_" + cIdentifier(v.name);
       std::string shape = id + "_shape";
       if (llvm::is_contained(v.shape, -1)) {
         shape = std::string(array) + "shape" + std::to_string(i) + "_";
         os << "  int64_t " << shape << "[" << v.shape.size() << "];\n  " << id << "_shape("
            << dimArgs << ", " << shape << ");\n";
       }
-      os << "  " << array << "[" << i << "].data = (void *)" << identifier(v.name)
+      os << "  " << array << "[" << i << "].data = (void *)" << cIdentifier(v.name)
          << (output ? "_out" : "") << ";\n  " << array << "[" << i
          << "].dtype = " << dtypeEnum(v.dtype) << ";\n  " << array << "[" << i << "].rank = " << id
          << "_RANK;\n  " << array << "[" << i << "].shape = " << shape << ";\n";

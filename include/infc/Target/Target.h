@@ -148,6 +148,11 @@ std::unique_ptr<llvm::Module> buildModelModule(mlir::ModuleOp module,
                                                llvm::TargetMachine &target, llvm::LLVMContext &ctx,
                                                std::string &error,
                                                std::optional<unsigned> variant = std::nullopt);
+/// The C element type of an infc_dtype in the headers infc writes (f16 and bf16 as their
+/// bits, the 8-, 4- and 2-bit types a byte each; "void" for none).
+const char *dtypeCType(int32_t dtype);
+/// `s` as a C identifier: other characters as '_', "m_" before a leading digit.
+std::string cIdentifier(llvm::StringRef s);
 /// `infc compile --emit=c`: what the source directory holds besides the model's code.
 struct CSourceOptions {
   /// The weights as C arrays (weights.c) instead of a file read by infc_model_create.
