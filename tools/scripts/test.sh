@@ -11,7 +11,7 @@ ASAN_BUILD="${INFC_ASAN_BUILD_DIR:-$REPO/build-asan}"
 # lit, the unit and Python tests, the bad-input and malformed-model tests, six zoo models and
 # int8 calibration through infc compile and run, the C embedding, and the four fuzzers
 # for INFC_FUZZ_SECONDS (15 s) each: about a minute and a half.
-SANITIZER_SUBSET='^lit$|^runtime\.|^import\.|^python\.|^e2e_bad_inputs$|^e2e_malformed$|^e2e_(mlp|lenet|seq_encoder|decoder|qlinear_cnn|bert_layer|quantize|bf16|c_embedding|specialize|symbolic|sequence|profile|llm)$|^fuzz_'
+SANITIZER_SUBSET='^lit$|^runtime\.|^target\.|^import\.|^python\.|^e2e_bad_inputs$|^e2e_malformed$|^e2e_(mlp|lenet|seq_encoder|decoder|qlinear_cnn|bert_layer|quantize|bf16|c_embedding|specialize|symbolic|sequence|profile|llm)$|^fuzz_'
 bash "$REPO/tools/scripts/setup.sh"
 status=0
 ctest --test-dir "$BUILD" --output-on-failure -j2 "$@" || status=1
