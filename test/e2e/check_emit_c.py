@@ -10,6 +10,7 @@ every output with onnxruntime's (rtol 1e-4, atol 1e-5; integers exactly). Also:
 - model.c alone as C99 (`-std=c99`), the runtime's files as C11, model.h from C++17
   (a program that opens the model through its typed functions and the ABI);
 - `--embed-weights` (weights.c, no weights file) for the MLP and LeNet;
+- `--weights int4` (the BERT layer) against infc's own library of the same flags;
 - `--no-malloc` (model.c, model.h and weights.c alone; model_run_static on a caller's
   workspace filled with 0xFF bytes; no allocation or thread symbols) for the MLP and LeNet;
 - the runtime's OpenMP entry points renamed infc__kmpc_* (none named __kmpc_*);
@@ -197,6 +198,32 @@ def main():
         renamed = sorted({s for s in symbols if s.startswith("infc__kmpc_")})
         report(not plain and "infc__kmpc_fork_call" in renamed,
                f"mlp: OpenMP entry points renamed ({len(renamed)} infc__kmpc_*), plain {plain}")
+
+    # Weight-only int4 (--weights): the C source against infc's own library of the same
+    # flags (its numbers are e2e_weight_only's), within rounding.
+    if "bert_layer" in sources:
+        model = os.path.join(args.zoo, "bert_layer.onnx")
+        src = os.path.join(args.work, "bert_layer_int4")
+        lib = os.path.join(args.work, "bert_layer_int4.so")
+        ref_lib = os.path.join(args.work, "bert_layer_int4_ref.so")
+        r = emit(model, src, "--weights", "int4")
+        if r.returncode == 0:
+            r = build_library(compilers[0], src, lib)
+        if r.returncode == 0:
+            r = harness.run_tool([args.infc, "compile", model, "-o", ref_lib, "--weights", "int4",
+                                  "--cpu", "x86-64-v3"], timeout=600)
+        problems = [] if r.returncode == 0 else [r.describe()]
+        if not problems:
+            inputs = harness.npz_inputs(os.path.join(args.zoo, "bert_layer.inputs.npz"))
+            got = run_library(lib, os.path.join(src, "model.weights"), inputs)
+            with infc.load(ref_lib) as m:
+                want = m(inputs)
+            for k, v in want.items():
+                ok, summary = harness.compare(np.asarray(got[k]), np.asarray(v), 1e-4, 1e-5)
+                if not ok:
+                    problems.append(f"{k}: {summary}")
+        report(not problems, "bert_layer --weights int4: the C source against the library"
+               + (f": {'; '.join(problems)}" if problems else ""))
 
     # The weights file missing or another model's: a clear error, no run.
     if "mlp" in sources and "lenet" in sources:
