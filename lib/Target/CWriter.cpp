@@ -419,6 +419,15 @@ void CWriter::laneLoop(Instruction &i,
        ", infc_l, sizeof infc_l); }");
 }
 
+/// `r = mask ? a : b` lane by lane, `mask` of t's lane width (0 or -1 a lane): as bits, since
+/// gcc's C has no `?:` on vectors.
+void CWriter::blendLanes(Type *t, const std::string &r, const std::string &mask,
+                         const std::string &a, const std::string &b) {
+  std::string I = laneIntType(t);
+  line("{ " + I + " infc_m = " + mask + "; " + r + " = (" + type(t) + ")(((" + I + ")" + a +
+       " & infc_m) | ((" + I + ")" + b + " & ~infc_m)); }");
+}
+
 void CWriter::binary(BinaryOperator &b) {
   Type *t = b.getType();
   std::string a = value(b.getOperand(0)), c = value(b.getOperand(1)), r = name(&b);
@@ -925,12 +934,12 @@ void CWriter::instruction(Instruction &i) {
       line(r + " = " + c + " ? " + a + " : " + b + ";");
       return;
     }
-    std::string I = laneIntType(t), T = type(t);
-    std::string mask = t->getScalarSizeInBits() == 32 || isMask(t)
-                           ? "(" + I + ")" + c
-                           : "__builtin_convertvector(" + c + ", " + I + ")";
-    line("{ " + I + " infc_m = " + mask + "; " + r + " = (" + T + ")(((" + I + ")" + a +
-         " & infc_m) | ((" + I + ")" + b + " & ~infc_m)); }");
+    std::string I = laneIntType(t);
+    blendLanes(t, r,
+               t->getScalarSizeInBits() == 32 || isMask(t)
+                   ? "(" + I + ")" + c
+                   : "__builtin_convertvector(" + c + ", " + I + ")",
+               a, b);
     return;
   }
   if (auto *e = dyn_cast<ExtractElementInst>(&i)) {

@@ -92,6 +92,8 @@ private:
 
   // ---- instructions ----
   void instruction(Instruction &i);
+  void blendLanes(Type *t, const std::string &r, const std::string &mask, const std::string &a,
+                  const std::string &b);
   void binary(BinaryOperator &b);
   void compare(CmpInst &c);
   void castInst(CastInst &c);

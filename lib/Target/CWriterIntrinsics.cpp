@@ -35,9 +35,7 @@ bool CWriter::intrinsic(CallInst &c, Intrinsic::ID id) {
   };
   // A lane select by a mask of the operands' width: `m ? a : b`.
   auto blend = [&](const std::string &mask, const std::string &a, const std::string &b) {
-    std::string I = laneIntType(t);
-    line("{ " + I + " infc_m = " + mask + "; " + r + " = (" + type(t) + ")(((" + I + ")" + a +
-         " & infc_m) | ((" + I + ")" + b + " & ~infc_m)); }");
+    blendLanes(t, r, mask, a, b);
   };
   // Arithmetic intrinsics on the types held as bits (f16, bf16, i2, i4, masks): refused.
   auto heldAsBits = [&](Type *x) {
@@ -217,53 +215,32 @@ bool CWriter::intrinsic(CallInst &c, Intrinsic::ID id) {
     return true;
   }
   case Intrinsic::masked_gather:
-  case Intrinsic::masked_scatter: {
-    // Lane by lane from or to each lane's address, where the mask selects it.
-    bool gather = id == Intrinsic::masked_gather;
-    Value *ptrs = gather ? c.getArgOperand(0) : c.getArgOperand(1);
-    Value *mask = nullptr, *other = gather ? c.getArgOperand(c.arg_size() - 1) : c.getArgOperand(0);
+  case Intrinsic::masked_scatter:
+  case Intrinsic::masked_load:
+  case Intrinsic::masked_store: {
+    // Lane by lane, only the lanes the mask selects: from or to a pointer's consecutive
+    // lanes (load, store) or each lane's own address (gather, scatter).
+    bool reads = id == Intrinsic::masked_load || id == Intrinsic::masked_gather;
+    bool perLane = id == Intrinsic::masked_gather || id == Intrinsic::masked_scatter;
+    // (load/gather: pointers, [align,] mask, passthru; store/scatter: value, pointers, ...)
+    Value *ptr = c.getArgOperand(reads ? 0 : 1), *mask = nullptr,
+          *other = reads ? c.getArgOperand(c.arg_size() - 1) : c.getArgOperand(0);
     for (Value *op : c.args())
       if (isMask(op->getType()))
         mask = op;
-    if (!mask)
+    if (!mask || !other->getType()->isVectorTy())
       return false;
     Type *vt = other->getType();
     std::string size = std::to_string(dl.getTypeStoreSize(vt->getScalarType()));
-    std::string p = "(uint8_t *)(uintptr_t)" + value(ptrs) + "[k]", mk = value(mask),
-                o = value(other);
-    if (gather)
+    std::string p = perLane ? "(uint8_t *)(uintptr_t)" + value(ptr) + "[k]"
+                            : value(ptr) + " + k * " + size,
+                mk = value(mask), o = value(other);
+    if (reads)
       line(r + " = " + o + ";");
     line("for (int k = 0; k < " + std::to_string(lanes(vt)) + "; ++k) if (" + mk + "[k]) " +
-         (gather ? "memcpy((uint8_t *)&" + r + " + k * " + size + ", " + p + ", " + size + ");"
-                 : "{ " + type(vt->getScalarType()) + " infc_e = " + o + "[k]; memcpy(" + p +
-                       ", &infc_e, " + size + "); }"));
-    return true;
-  }
-  case Intrinsic::masked_load:
-  case Intrinsic::masked_store: {
-    // Lane by lane: only the lanes the mask selects are touched.
-    bool load = id == Intrinsic::masked_load;
-    Value *ptr = nullptr, *mask = nullptr, *other = nullptr;
-    for (Value *op : c.args()) {
-      if (op->getType()->isPointerTy())
-        ptr = op;
-      else if (isMask(op->getType()))
-        mask = op;
-      else if (op->getType()->isVectorTy())
-        other = op;
-    }
-    if (!ptr || !mask || !other)
-      return false;
-    Type *vt = load ? t : other->getType();
-    std::string size = std::to_string(dl.getTypeStoreSize(vt->getScalarType()));
-    std::string p = value(ptr), mk = value(mask), o = value(other);
-    if (load)
-      line(r + " = " + o + ";");
-    line("for (int k = 0; k < " + std::to_string(lanes(vt)) + "; ++k) if (" + mk + "[k]) " +
-         (load ? "memcpy((uint8_t *)&" + r + " + k * " + size + ", " + p + " + k * " + size + ", " +
-                     size + ");"
-               : "{ " + type(vt->getScalarType()) + " infc_e = " + o + "[k]; memcpy(" + p +
-                     " + k * " + size + ", &infc_e, " + size + "); }"));
+         (reads ? "memcpy((uint8_t *)&" + r + " + k * " + size + ", " + p + ", " + size + ");"
+                : "{ " + type(vt->getScalarType()) + " infc_e = " + o + "[k]; memcpy(" + p +
+                      ", &infc_e, " + size + "); }"));
     return true;
   }
   default:

@@ -81,6 +81,11 @@ def main():
         return harness.run_tool([args.infc, "compile", model, "--emit=c", "-o", out, *flags],
                                 timeout=600)
 
+    def emit_and_build(model, src, lib, *flags):
+        """--emit=c into `src`, then the first compiler's library `lib`; the failing step."""
+        r = emit(model, src, *flags)
+        return build_library(compilers[0], src, lib) if r.returncode == 0 else r
+
     def run_library(lib, weights, inputs):
         os.environ["INFC_WEIGHTS"] = weights
         with infc.load(lib) as m:
@@ -140,10 +145,8 @@ def main():
     for name in ("mlp", "lenet"):
         model = os.path.join(args.zoo, name + ".onnx")
         src = os.path.join(args.work, name + "_embedded")
-        r = emit(model, src, "--embed-weights")
         lib = os.path.join(args.work, name + "_embedded.so")
-        if r.returncode == 0:
-            r = build_library(compilers[0], src, lib)
+        r = emit_and_build(model, src, lib, "--embed-weights")
         if r.returncode != 0:
             report(False, f"{name} --embed-weights: failed\n{r.describe()}")
             continue
@@ -158,10 +161,8 @@ def main():
     for name in ("mlp", "lenet"):
         model = os.path.join(args.zoo, name + ".onnx")
         src = os.path.join(args.work, name + "_static")
-        r = emit(model, src, "--no-malloc")
         lib = os.path.join(args.work, name + "_static.so")
-        if r.returncode == 0:
-            r = build_library(compilers[0], src, lib)
+        r = emit_and_build(model, src, lib, "--no-malloc")
         if r.returncode != 0:
             report(False, f"{name} --no-malloc: failed\n{r.describe()}")
             continue
@@ -206,9 +207,7 @@ def main():
         src = os.path.join(args.work, "bert_layer_int4")
         lib = os.path.join(args.work, "bert_layer_int4.so")
         ref_lib = os.path.join(args.work, "bert_layer_int4_ref.so")
-        r = emit(model, src, "--weights", "int4")
-        if r.returncode == 0:
-            r = build_library(compilers[0], src, lib)
+        r = emit_and_build(model, src, lib, "--weights", "int4")
         if r.returncode == 0:
             r = harness.run_tool([args.infc, "compile", model, "-o", ref_lib, "--weights", "int4",
                                   "--cpu", "x86-64-v3"], timeout=600)
@@ -261,17 +260,37 @@ def main():
                + (f"\n{r.describe()}" if r.returncode else ""))
     else:
         print("skipped: aarch64 (needs qemu-user and libc6-dev-arm64-cross)")
+    def input_files(name, inputs):
+        """Each input's raw bytes as WORK/NAME_in<i>.bin, cross_runner's arguments."""
+        files = []
+        for i, x in enumerate(inputs.values()):
+            path = os.path.join(args.work, f"{name}_in{i}.bin")
+            np.ascontiguousarray(x).tofile(path)
+            files.append(path)
+        return files
+
+    def run_under_qemu(lib, weights, out, files, ref):
+        """Runs `lib` with cross_runner under qemu-aarch64; (the run, problems against ref)."""
+        os.makedirs(out, exist_ok=True)
+        r = harness.run_tool([qemu, "-L", SYSROOT, runner, lib, out] + files, timeout=900,
+                             env=dict(os.environ, INFC_WEIGHTS=weights))
+        if r.returncode != 0:
+            return r, [f"the aarch64 run failed\n{r.describe()}"]
+        problems = []
+        for j, (oname, want) in enumerate(ref.items()):
+            got = np.fromfile(os.path.join(out, f"out{j}.bin"), dtype=want.dtype)
+            ok, summary = harness.compare(got.reshape(want.shape), want, 1e-4, 1e-5)
+            if not ok:
+                problems.append(f"{oname}: {summary}")
+        return r, problems
+
     for name in CROSS_MODELS if cross_ready else ():
         if name not in sources:
             continue
         model = os.path.join(args.zoo, name + ".onnx")
         inputs = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
         ref = harness.ort_reference(model, inputs)
-        files = []
-        for i, x in enumerate(inputs.values()):
-            path = os.path.join(args.work, f"{name}_in{i}.bin")
-            np.ascontiguousarray(x).tofile(path)
-            files.append(path)
+        files = input_files(name, inputs)
         for cc in cross_compilers:
             tag = os.path.basename(cc[0])
             lib = os.path.join(args.work, f"{name}.aarch64.{tag}.so")
@@ -279,20 +298,8 @@ def main():
             if b.returncode != 0:
                 report(False, f"{name}: {' '.join(cc)} failed\n{b.describe()}")
                 continue
-            out = os.path.join(args.work, f"{name}_out_{tag}")
-            os.makedirs(out, exist_ok=True)
-            env = dict(os.environ, INFC_WEIGHTS=os.path.join(sources[name], "model.weights"))
-            r = harness.run_tool([qemu, "-L", SYSROOT, runner, lib, out] + files, timeout=900,
-                                 env=env)
-            if r.returncode != 0:
-                report(False, f"{name}: the aarch64 run failed\n{r.describe()}")
-                continue
-            problems = []
-            for j, (oname, want) in enumerate(ref.items()):
-                got = np.fromfile(os.path.join(out, f"out{j}.bin"), dtype=want.dtype)
-                ok, summary = harness.compare(got.reshape(want.shape), want, 1e-4, 1e-5)
-                if not ok:
-                    problems.append(f"{oname}: {summary}")
+            r, problems = run_under_qemu(lib, os.path.join(sources[name], "model.weights"),
+                                         os.path.join(args.work, f"{name}_out_{tag}"), files, ref)
             report(not problems, f"{name}: built by {' '.join(cc)}, run under qemu-aarch64 "
                    f"({r.seconds:.1f} s), against onnxruntime"
                    + (f": {'; '.join(problems)}" if problems else ""))
@@ -305,21 +312,13 @@ def main():
         lib = os.path.join(args.work, "lenet_neoverse.so")
         if r.returncode == 0:
             r = build_library(cross_compilers[-1][0], src, lib, extra=cross_compilers[-1][1:])
-        out = os.path.join(args.work, "lenet_neoverse_out")
-        os.makedirs(out, exist_ok=True)
-        inputs = harness.npz_inputs(os.path.join(args.zoo, "lenet.inputs.npz"))
-        files = [os.path.join(args.work, f"lenet_in{i}.bin") for i in range(len(inputs))]
-        if r.returncode == 0:
-            env = dict(os.environ, INFC_WEIGHTS=os.path.join(src, "model.weights"))
-            r = harness.run_tool([qemu, "-L", SYSROOT, runner, lib, out] + files, timeout=900,
-                                 env=env)
-        problems = [] if r.returncode == 0 else [r.describe()]
-        for j, (oname, want) in enumerate(harness.ort_reference(model, inputs).items()
-                                          if not problems else []):
-            got = np.fromfile(os.path.join(out, f"out{j}.bin"), dtype=want.dtype)
-            ok, summary = harness.compare(got.reshape(want.shape), want, 1e-4, 1e-5)
-            if not ok:
-                problems.append(f"{oname}: {summary}")
+        problems = [r.describe()] if r.returncode != 0 else []
+        if not problems:
+            inputs = harness.npz_inputs(os.path.join(args.zoo, "lenet.inputs.npz"))
+            r, problems = run_under_qemu(lib, os.path.join(src, "model.weights"),
+                                         os.path.join(args.work, "lenet_neoverse_out"),
+                                         input_files("lenet", inputs),
+                                         harness.ort_reference(model, inputs))
         report(not problems, "lenet: --emit=c --target-triple aarch64-linux-gnu --cpu "
                "neoverse-n1, built by " + " ".join(cross_compilers[-1]) + ", under qemu"
                + (f": {'; '.join(problems)}" if problems else ""))

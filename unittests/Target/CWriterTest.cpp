@@ -245,6 +245,26 @@ define void @f(ptr %out) {
             std::string("00bc004000c20044") + "00ff00ff" + "00" + "01" + "000080bf" + "ff00");
 }
 
+TEST(CWriter, MaskedLoadAndStore) {
+  // masked.load of <4 x i32> {10,20,30,40} under <1,0,1,1> with passthru 7: 10,7,30,40;
+  // masked.store of <1,2,3,4> under <0,1,0,1> over 9s: 9,2,9,4.
+  std::string ir = R"(
+@table = internal constant [4 x i32] [i32 10, i32 20, i32 30, i32 40]
+declare <4 x i32> @llvm.masked.load.v4i32.p0(ptr, i32, <4 x i1>, <4 x i32>)
+declare void @llvm.masked.store.v4i32.p0(<4 x i32>, ptr, i32, <4 x i1>)
+define void @f(ptr %out) {
+  %l = call <4 x i32> @llvm.masked.load.v4i32.p0(ptr @table, i32 4, <4 x i1> <i1 true, i1 false, i1 true, i1 true>, <4 x i32> <i32 7, i32 7, i32 7, i32 7>)
+  store <4 x i32> %l, ptr %out
+  %p = getelementptr i8, ptr %out, i64 16
+  store <4 x i32> <i32 9, i32 9, i32 9, i32 9>, ptr %p
+  call void @llvm.masked.store.v4i32.p0(<4 x i32> <i32 1, i32 2, i32 3, i32 4>, ptr %p, i32 4, <4 x i1> <i1 false, i1 true, i1 false, i1 true>)
+  ret void
+}
+)";
+  EXPECT_EQ(runThroughC(ir, 32),
+            std::string("0a000000070000001e00000028000000") + "09000000020000000900000004000000");
+}
+
 TEST(CWriter, PaddedVectorsAndShuffles) {
   // <3 x float> (padded to 4 lanes in C): a shuffle picking from both operands, a store of
   // exactly 12 bytes (the 13th..16th stay 0xAA), an extract and insert at a run-time index.
