@@ -390,6 +390,8 @@ static void addCUDACodegenPasses(OpPassManager &pm, const infc::InfcPipelineOpti
   pm.addPass(infc::createInfcLaunchesToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  if (options.stopAfter == infc::PipelineStage::GpuModules)
+    return;
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   binary.toolkitPath = options.cudaPath; // libdevice, for the math functions

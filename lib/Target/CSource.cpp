@@ -5,18 +5,29 @@
 //   model.h         the C ABI plus the typed functions of --header, and the weights' calls
 //   model.weights   the weights, read by infc_model_create (or weights.c: --embed-weights)
 //   infc_*.c, *.h   the runtime's sources; infc/runtime.h, the ABI's header
+// and for a CUDA model (--target cuda --emit=cuda):
+//   model.cu        the kernels as CUDA C++, which nvcc builds into model.fatbin; model.c,
+//                   the host side, reads it at infc_model_create (or links it: kernels.c)
 //
 //===----------------------------------------------------------------------===//
 #include "TargetMachine.h"
 #include "infc/Target/Target.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Scalar/Scalarizer.h"
 
 using namespace mlir;
 
@@ -39,16 +50,12 @@ constexpr char kWeightsMagic[8] = {'I', 'N', 'F', 'C', 'W', 'T', 'S', '1'};
 
 /// The loader model.c calls through the descriptor's `prepare`: the file is read once per
 /// process (under a lock), checked against the size and hash this model was built with.
-std::string weightsLoader(uint64_t bytes, uint64_t hash) {
-  std::string s = R"c(#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-
+/// Into a heap block that `infc__wbase` points at, or with `intoArray` (a CUDA model, whose
+/// descriptor holds the weights' address) into the static array `infc__wstore`.
+std::string weightsLoader(uint64_t bytes, uint64_t hash, bool intoArray) {
+  std::string s = R"c(
 /* The weights file (model.weights): infc_model_create reads it once per process. */
-static uint8_t *infc__wbase;
 static char *infc__weights_path;
-static char infc__weights_why[512];
-static pthread_mutex_t infc__weights_lock = PTHREAD_MUTEX_INITIALIZER;
 
 __attribute__((visibility("default"))) void infc_weights_file(const char *path) {
   /* A copy: the caller's buffer may be gone by infc_model_create. */
@@ -56,14 +63,10 @@ __attribute__((visibility("default"))) void infc_weights_file(const char *path) 
   char *copy = n ? (char *)malloc(n) : NULL;
   if (copy)
     memcpy(copy, path, n);
-  pthread_mutex_lock(&infc__weights_lock);
+  pthread_mutex_lock(&infc__prepare_lock);
   free(infc__weights_path);
   infc__weights_path = copy;
-  pthread_mutex_unlock(&infc__weights_lock);
-}
-
-__attribute__((visibility("default"))) const char *infc_weights_error(void) {
-  return infc__weights_why;
+  pthread_mutex_unlock(&infc__prepare_lock);
 }
 
 static const char *infc__read_weights(void) {
@@ -72,10 +75,10 @@ static const char *infc__read_weights(void) {
     path = "model.weights";
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(infc__weights_why, sizeof infc__weights_why,
+    snprintf(infc__prepare_why, sizeof infc__prepare_why,
              "cannot open the weights file '%s' (set it with infc_weights_file() or "
              "INFC_WEIGHTS, or build the source with infc compile --embed-weights)", path);
-    return infc__weights_why;
+    return infc__prepare_why;
   }
   unsigned char header[64];
   uint64_t bytes = 0, hash = 0;
@@ -85,39 +88,168 @@ static const char *infc__read_weights(void) {
     memcpy(&hash, header + 16, 8);
     ok = bytes == INFC__WEIGHTS_BYTES && hash == INFC__WEIGHTS_HASH;
   }
-  /* 64 bytes more than the blob: its start aligned to 64 bytes. */
+)c";
+  if (intoArray)
+    s += R"c(  uint8_t *block = NULL, *blob = infc__wstore;
+)c";
+  else
+    s += R"c(  /* 64 bytes more than the blob: its start aligned to 64 bytes. */
   uint8_t *block = ok ? (uint8_t *)malloc((size_t)INFC__WEIGHTS_BYTES + 64) : NULL;
   uint8_t *blob = block ? block + (64 - (uintptr_t)block % 64) : NULL;
   if (ok && !block) {
     fclose(f);
-    snprintf(infc__weights_why, sizeof infc__weights_why,
+    snprintf(infc__prepare_why, sizeof infc__prepare_why,
              "out of memory reading the weights file '%s'", path);
-    return infc__weights_why;
+    return infc__prepare_why;
   }
-  ok = ok && fread(blob, 1, (size_t)INFC__WEIGHTS_BYTES, f) == (size_t)INFC__WEIGHTS_BYTES &&
+)c";
+  s +=
+      R"c(  ok = ok && fread(blob, 1, (size_t)INFC__WEIGHTS_BYTES, f) == (size_t)INFC__WEIGHTS_BYTES &&
        fgetc(f) == EOF;
   fclose(f);
   if (!ok) {
     free(block);
-    snprintf(infc__weights_why, sizeof infc__weights_why,
+    snprintf(infc__prepare_why, sizeof infc__prepare_why,
              "'%s' is not the weights file of this model (another model's, or cut short)",
              path);
-    return infc__weights_why;
+    return infc__prepare_why;
   }
-  infc__wbase = blob;
-  infc__weights_why[0] = 0;
+  infc__weights_read = 1;
+)c";
+  if (!intoArray)
+    s += "  infc__wbase = blob;\n";
+  s += "  return NULL;\n}\n";
+  std::string head = "#define INFC__WEIGHTS_BYTES UINT64_C(" + std::to_string(bytes) +
+                     ")\n#define INFC__WEIGHTS_HASH UINT64_C(" + std::to_string(hash) +
+                     ")\nstatic int infc__weights_read;\n";
+  head += intoArray
+              ? "static uint8_t infc__wstore[" + std::to_string(std::max<uint64_t>(bytes, 1)) +
+                    "] __attribute__((aligned(64)));\n"
+              : "static uint8_t *infc__wbase;\n";
+  return head + s;
+}
+
+/// What every loader shares: the lock infc__prepare holds and the message of its failure.
+const char *kPrepareCommon = R"c(#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static pthread_mutex_t infc__prepare_lock = PTHREAD_MUTEX_INITIALIZER;
+static char infc__prepare_why[512];
+
+__attribute__((visibility("default"))) const char *infc_weights_error(void) {
+  return infc__prepare_why;
+}
+)c";
+
+/// A CUDA model's kernels: the fatbin nvcc built from model.cu, read from a file once per
+/// process, or linked in (kernels.c from bin2c, with -DINFC_KERNELS_EMBEDDED). The host
+/// code's module loader (MLIR's, run at load time in a library infc links) runs then.
+const char *kKernelsLoader = R"c(
+/* The kernels' image: what the host code's module loader passes the runtime. */
+__attribute__((visibility("hidden"))) uint8_t *infc__kernels_image;
+__attribute__((visibility("hidden"))) uint64_t infc__kernels_size;
+void infc__kernels_load(void);
+void infc__kernels_unload(void);
+static int infc__kernels_loaded;
+static char *infc__kernels_path;
+
+__attribute__((visibility("default"))) void infc_kernels_file(const char *path) {
+  size_t n = path ? strlen(path) + 1 : 0;
+  char *copy = n ? (char *)malloc(n) : NULL;
+  if (copy)
+    memcpy(copy, path, n);
+  pthread_mutex_lock(&infc__prepare_lock);
+  free(infc__kernels_path);
+  infc__kernels_path = copy;
+  pthread_mutex_unlock(&infc__prepare_lock);
+}
+
+/* A fatbin's size from its header (magic 0xBA55ED50, version, header bytes, payload bytes),
+   0 when `p` holds none. */
+static uint64_t infc__fatbin_bytes(const uint8_t *p, uint64_t have) {
+  uint32_t magic;
+  uint16_t header;
+  uint64_t payload;
+  if (have < 16)
+    return 0;
+  memcpy(&magic, p, 4);
+  memcpy(&header, p + 6, 2);
+  memcpy(&payload, p + 8, 8);
+  if (magic != 0xBA55ED50u || header < 16 || payload > UINT64_MAX - header)
+    return 0;
+  return header + payload;
+}
+
+#ifdef INFC_KERNELS_EMBEDDED
+extern const unsigned char infc_kernels_fatbin[];
+#endif
+
+static const char *infc__read_kernels(void) {
+#ifdef INFC_KERNELS_EMBEDDED
+  uint64_t bytes = infc__fatbin_bytes(infc_kernels_fatbin, 16);
+  if (!bytes) {
+    snprintf(infc__prepare_why, sizeof infc__prepare_why,
+             "infc_kernels_fatbin (-DINFC_KERNELS_EMBEDDED) holds no fatbin: build it with "
+             "bin2c -c -n infc_kernels_fatbin model.fatbin");
+    return infc__prepare_why;
+  }
+  infc__kernels_image = (uint8_t *)infc_kernels_fatbin;
+  infc__kernels_size = bytes;
+#else
+  const char *path = infc__kernels_path ? infc__kernels_path : getenv("INFC_KERNELS");
+  if (!path || !*path)
+    path = "model.fatbin";
+  FILE *f = fopen(path, "rb");
+  long size = -1;
+  if (f && fseek(f, 0, SEEK_END) == 0)
+    size = ftell(f);
+  if (!f || size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    if (f)
+      fclose(f);
+    snprintf(infc__prepare_why, sizeof infc__prepare_why,
+             "cannot read the kernels '%s' (build them with nvcc -fatbin model.cu -o "
+             "model.fatbin; set the path with infc_kernels_file() or INFC_KERNELS)", path);
+    return infc__prepare_why;
+  }
+  /* 64 bytes more: the image aligned to 64 bytes, as the driver wants it. */
+  uint8_t *block = (uint8_t *)malloc((size_t)size + 64);
+  uint8_t *image = block ? block + (64 - (uintptr_t)block % 64) : NULL;
+  int ok = image && fread(image, 1, (size_t)size, f) == (size_t)size;
+  fclose(f);
+  if (!ok || infc__fatbin_bytes(image, (uint64_t)size) != (uint64_t)size) {
+    free(block);
+    snprintf(infc__prepare_why, sizeof infc__prepare_why,
+             ok ? "'%s' is not a fatbin (nvcc -fatbin model.cu -o model.fatbin writes one)"
+                : "out of memory reading the kernels '%s'", path);
+    return infc__prepare_why;
+  }
+  infc__kernels_image = image;
+  infc__kernels_size = (uint64_t)size;
+#endif
+  infc__kernels_load();
+  infc__kernels_loaded = 1;
   return NULL;
 }
 
-static const char *infc__prepare(void) {
-  pthread_mutex_lock(&infc__weights_lock);
-  const char *why = infc__wbase ? NULL : infc__read_weights();
-  pthread_mutex_unlock(&infc__weights_lock);
-  return why;
+__attribute__((destructor)) static void infc__kernels_fini(void) {
+  if (infc__kernels_loaded)
+    infc__kernels_unload();
 }
 )c";
-  return "#define INFC__WEIGHTS_BYTES UINT64_C(" + std::to_string(bytes) +
-         ")\n#define INFC__WEIGHTS_HASH UINT64_C(" + std::to_string(hash) + ")\n" + s;
+
+/// infc__prepare, the descriptor's `prepare`: what the model needs before its first session.
+std::string prepareFunction(bool weights, bool kernels) {
+  std::string s = "\nstatic const char *infc__prepare(void) {\n"
+                  "  pthread_mutex_lock(&infc__prepare_lock);\n"
+                  "  const char *why = NULL;\n";
+  if (weights)
+    s += "  if (!infc__weights_read)\n    why = infc__read_weights();\n";
+  if (kernels)
+    s += "  if (!why && !infc__kernels_loaded)\n    why = infc__read_kernels();\n";
+  s += "  if (!why)\n    infc__prepare_why[0] = 0;\n"
+       "  pthread_mutex_unlock(&infc__prepare_lock);\n  return why;\n}\n";
+  return s;
 }
 
 /// The files of the directory, written as `<name>.tmp` and renamed together at the end.
@@ -310,15 +442,148 @@ std::string staticEntry(const infc::ModelInterface &interface) {
          "__attribute__((visibility(\"default\"))) void model_run_static(void *workspace" +
          params + ") {\n  void *args[] = {" + args + "};\n  __infc_entry((uint8_t *)args);\n}\n";
 }
+
+/// A CUDA model's kernels (its one gpu.module, in the NVVM dialect) as CUDA C++: translated
+/// to NVPTX LLVM IR, vectors scalarized but for loads and stores (nvcc has no vector types
+/// in device code), printed by CWriter. The gpu.module is then replaced by a gpu.binary with
+/// no image, so the host code translates (the image comes from nvcc, at run time).
+LogicalResult writeKernelsAsCuda(ModuleOp module, const infc::ModelInterface &interface,
+                                 std::string &cu, std::string &error) {
+  SmallVector<gpu::GPUModuleOp> kernels(module.getOps<gpu::GPUModuleOp>());
+  if (kernels.size() != 1) {
+    error = "--emit=cuda expects the kernels in one gpu.module (found " +
+            std::to_string(kernels.size()) + ")";
+    return failure();
+  }
+  gpu::GPUModuleOp gpuModule = kernels.front();
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> device =
+      translateModuleToLLVMIR(gpuModule, ctx, interface.name + "_kernels");
+  if (!device) {
+    error = "cannot translate the kernels to LLVM IR (see above)";
+    return failure();
+  }
+  // NVPTX's data layout: CWriter's sizes and offsets are the GPU's.
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return failure();
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, "sm_80", "", llvm::TargetOptions(), std::nullopt));
+  device->setTargetTriple(triple);
+  device->setDataLayout(tm->createDataLayout());
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cam, mam);
+    llvm::ScalarizerPassOptions scalarize;
+    scalarize.ScalarizeVariableInsertExtract = true;
+    scalarize.ScalarizeLoadStore = false; // one 16-byte access stays one
+    llvm::FunctionPassManager fpm;
+    fpm.addPass(llvm::ScalarizerPass(scalarize));
+    llvm::ModulePassManager mpm;
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+    mpm.run(*device, mam);
+  }
+  if (const char *dump = getenv("INFC_DUMP_CUDA_IR")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dump, ec);
+    device->print(os, nullptr);
+  }
+  infc::CWriterOptions writer;
+  writer.cuda = true;
+  llvm::raw_string_ostream os(cu);
+  if (failed(infc::writeModuleAsC(*device, writer, os, error)))
+    return failure();
+
+  OpBuilder b(gpuModule);
+  MLIRContext *mctx = module.getContext();
+  ArrayAttr targets = gpuModule.getTargetsAttr();
+  if (!targets || targets.empty()) {
+    error = "the kernels' gpu.module has no target";
+    return failure();
+  }
+  Attribute object = gpu::ObjectAttr::get(mctx, targets[0], gpu::CompilationTarget::Binary,
+                                          StringAttr::get(mctx, ""), nullptr, nullptr);
+  gpu::BinaryOp::create(b, gpuModule.getLoc(), gpuModule.getName(), Attribute(),
+                        b.getArrayAttr({object}));
+  gpuModule.erase();
+  return success();
+}
+
+/// The host module of a CUDA model, for model.c: its module loader and unloader (MLIR's
+/// global constructor and destructor) become infc__kernels_load and infc__kernels_unload,
+/// which infc__prepare calls once the image is read, and mgpuModuleLoad takes the image from
+/// infc__kernels_image and infc__kernels_size (kKernelsLoader).
+LogicalResult hostReadsKernels(llvm::Module &m, std::string &error) {
+  auto structor = [&](StringRef list, StringRef name) -> LogicalResult {
+    llvm::GlobalVariable *g = m.getGlobalVariable(list);
+    auto *entries =
+        g && g->hasInitializer() ? dyn_cast<llvm::ConstantArray>(g->getInitializer()) : nullptr;
+    if (!entries || entries->getNumOperands() != 1) {
+      error = "the CUDA host code has no single " + list.str();
+      return failure();
+    }
+    auto *f = dyn_cast<llvm::Function>(entries->getOperand(0)->getOperand(1));
+    if (!f) {
+      error = list.str() + " names no function";
+      return failure();
+    }
+    g->eraseFromParent();
+    f->setName(name);
+    f->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    f->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    return success();
+  };
+  if (failed(structor("llvm.global_ctors", "infc__kernels_load")) ||
+      failed(structor("llvm.global_dtors", "infc__kernels_unload")))
+    return failure();
+  llvm::Function *load = m.getFunction("mgpuModuleLoad");
+  if (!load || load->getNumUses() != 1) {
+    error = "the CUDA host code does not load one module";
+    return failure();
+  }
+  auto *call = cast<llvm::CallInst>(*load->user_begin());
+  auto *ptr = llvm::PointerType::get(m.getContext(), 0);
+  auto *i64 = llvm::Type::getInt64Ty(m.getContext());
+  auto external = [&](StringRef name, llvm::Type *t) {
+    auto *g =
+        new llvm::GlobalVariable(m, t, false, llvm::GlobalValue::ExternalLinkage, nullptr, name);
+    g->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    return g;
+  };
+  llvm::IRBuilder<> b(call);
+  llvm::Value *image = call->getArgOperand(0);
+  call->setArgOperand(0, b.CreateLoad(ptr, external("infc__kernels_image", ptr)));
+  call->setArgOperand(1, b.CreateLoad(i64, external("infc__kernels_size", i64)));
+  if (auto *g = dyn_cast<llvm::GlobalVariable>(image); g && g->use_empty())
+    g->eraseFromParent();
+  return success();
+}
 } // namespace
 
 LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
                                 const TargetOptions &options, const CSourceOptions &c,
                                 StringRef outDir, std::string &error) {
-  if (interface.cuda) {
-    error = "--emit=c writes CPU code; --target cuda is --emit=cuda's (not built yet)";
+  bool cuda = module->hasAttr("gpu.container_module"); // (interface.cuda's test)
+  if (cuda != c.cuda) {
+    error = cuda ? "--emit=c writes CPU code; a CUDA model's source is --emit=cuda's"
+                 : "--emit=cuda needs --target cuda";
     return failure();
   }
+  std::string cu;
+  if (cuda && failed(writeKernelsAsCuda(module, interface, cu, error)))
+    return failure();
   if (c.noMalloc) {
     std::string why = interface.dimsArg || interface.batchLoop
                           ? "a symbolic dim (fix it with --input-shape)"
@@ -342,9 +607,12 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
   if (!m)
     return failure();
   m->setModuleIdentifier(interface.name);
+  if (cuda && failed(hostReadsKernels(*m, error)))
+    return failure();
 
   CWriterOptions writer;
   writer.weightsFromFile = !c.embedWeights && !c.noMalloc;
+  writer.weightsArray = cuda;
   std::vector<char> blob;
   for (const WeightBlob &w : weights) {
     blob.resize(llvm::alignTo(blob.size(), 64));
@@ -356,8 +624,16 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
   if (c.noMalloc) {
     writer.extraPrelude = std::string("#include <stdarg.h>\n\n") + kSerialOpenMP;
     writer.epilogue = staticEntry(interface);
-  } else if (writer.weightsFromFile) {
-    writer.extraPrelude = weightsLoader(blob.size(), hash);
+  } else if (writer.weightsFromFile || cuda) {
+    writer.extraPrelude = kPrepareCommon;
+    if (writer.weightsFromFile)
+      writer.extraPrelude += weightsLoader(blob.size(), hash, writer.weightsArray);
+    else
+      writer.extraPrelude += "__attribute__((visibility(\"default\"))) void "
+                             "infc_weights_file(const char *path) { (void)path; }\n";
+    if (cuda)
+      writer.extraPrelude += kKernelsLoader;
+    writer.extraPrelude += prepareFunction(writer.weightsFromFile, cuda);
     writer.prepare = "infc__prepare";
   } else { // model.h's calls, with nothing to do
     writer.extraPrelude =
@@ -367,6 +643,12 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
   }
 
   OutputFiles files(outDir);
+  if (cuda) {
+    std::unique_ptr<llvm::raw_fd_ostream> os = files.open("model.cu", error);
+    if (!os)
+      return failure();
+    *os << cu;
+  }
   {
     std::unique_ptr<llvm::raw_fd_ostream> os = files.open("model.c", error);
     if (!os || failed(writeModuleAsC(*m, writer, *os, error)))
@@ -393,7 +675,13 @@ LogicalResult infc::emitCSource(ModuleOp module, ModelInterface &interface,
              "   returns INFC_ERR_UNAVAILABLE and infc_weights_error() says why. */\n"
              "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
              "void infc_weights_file(const char *path);\nconst char *infc_weights_error(void);\n"
-             "#ifdef __cplusplus\n}\n#endif\n";
+          << (cuda ? "/* The kernels nvcc built from model.cu (nvcc -fatbin -o model.fatbin\n"
+                     "   model.cu): PATH from the last call of infc_kernels_file(), else\n"
+                     "   $INFC_KERNELS, else model.fatbin in the working directory; linked in\n"
+                     "   instead with -DINFC_KERNELS_EMBEDDED (docs/portable.md). A failure\n"
+                     "   reads as the weights' do. */\nvoid infc_kernels_file(const char *path);\n"
+                   : "")
+          << "#ifdef __cplusplus\n}\n#endif\n";
   }
   if (writer.weightsFromFile) {
     std::unique_ptr<llvm::raw_fd_ostream> os = files.open("model.weights", error);

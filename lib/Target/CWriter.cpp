@@ -188,8 +188,14 @@ std::string CWriter::vectorType(VectorType *vt, bool isSigned) {
                    : e->isFloatTy()   ? std::string("f32")
                    : e->isDoubleTy()  ? std::string("f64")
                                       : "i" + std::to_string(e->getIntegerBitWidth()));
-  typedefs += "typedef " + element + " " + n + " __attribute__((vector_size(" +
-              std::to_string(padded * bytes) + ")));\n";
+  if (options.cuda) // lanes of a struct (nvcc's device code has no vector types)
+    typedefs += "struct __align__(" + std::to_string(std::min(16u, padded * bytes)) + ") " + n +
+                " {\n  " + element + " v[" + std::to_string(padded) + "];\n  __device__ " +
+                element + " &operator[](unsigned k) { return v[k]; }\n  __device__ const " +
+                element + " &operator[](unsigned k) const { return v[k]; }\n};\n";
+  else
+    typedefs += "typedef " + element + " " + n + " __attribute__((vector_size(" +
+                std::to_string(padded * bytes) + ")));\n";
   return typeNames[isSigned][vt] = n;
 }
 
@@ -218,6 +224,8 @@ std::string CWriter::constant(Constant *c, bool initializer) {
   if (auto *g = dyn_cast<GlobalValue>(c)) {
     auto w = weightOffset.find(g->getName());
     if (w != weightOffset.end()) {
+      if (options.weightsFromFile && options.weightsArray)
+        return "(infc__wstore + " + std::to_string(w->second) + ")";
       if (options.weightsFromFile) {
         if (initializer)
           fail("C output: a weight's address in a constant initializer");
@@ -235,7 +243,7 @@ std::string CWriter::constant(Constant *c, bool initializer) {
       return t->isHalfTy() || t->isBFloatTy() ? "((uint16_t)0)"
              : t->isIntegerTy()               ? "((" + type(t) + ")0)"
                                               : "((" + type(t) + ")0.0)";
-    return initializer ? zeroInitializer(t) : "((" + type(t) + "){0})";
+    return initializer ? zeroInitializer(t) : compound(type(t), "0");
   }
   if (auto *i = dyn_cast<ConstantInt>(c)) {
     unsigned bits = i->getBitWidth();
@@ -315,7 +323,7 @@ std::string CWriter::aggregate(Constant *c, bool initializer) {
     elements = "{" + elements + "}";
   if (n == 0)
     elements = "0";
-  return initializer ? "{" + elements + "}" : "((" + type(t) + "){" + elements + "})";
+  return initializer ? "{" + elements + "}" : compound(type(t), elements);
 }
 
 /// `base + offset` in bytes, with C's sizeof and offsetof (the C types' layout is LLVM's
@@ -415,8 +423,8 @@ void CWriter::laneLoop(Instruction &i,
   std::string r = name(&i), n = std::to_string(lanes(t));
   std::string element = isMask(t) ? "int32_t" : type(t->getScalarType());
   line("{ " + element + " infc_l[" + n + "]; for (int k = 0; k < " + n +
-       "; ++k) infc_l[k] = " + lane("k") + "; " + r + " = (" + type(t) + "){0}; memcpy(&" + r +
-       ", infc_l, sizeof infc_l); }");
+       "; ++k) infc_l[k] = " + lane("k") + "; " + r + " = " + compound(type(t), "0") +
+       "; memcpy(&" + r + ", infc_l, sizeof infc_l); }");
 }
 
 /// `r = mask ? a : b` lane by lane, `mask` of t's lane width (0 or -1 a lane): as bits, since
@@ -429,6 +437,8 @@ void CWriter::blendLanes(Type *t, const std::string &r, const std::string &mask,
 }
 
 void CWriter::binary(BinaryOperator &b) {
+  if (!vectorOpAllowed(b))
+    return;
   Type *t = b.getType();
   std::string a = value(b.getOperand(0)), c = value(b.getOperand(1)), r = name(&b);
   unsigned op = b.getOpcode();
@@ -566,6 +576,8 @@ void CWriter::binary(BinaryOperator &b) {
 }
 
 void CWriter::compare(CmpInst &c) {
+  if (!vectorOpAllowed(c))
+    return;
   Type *t = c.getOperand(0)->getType();
   std::string a = value(c.getOperand(0)), b = value(c.getOperand(1)), r = name(&c);
   bool vector = t->isVectorTy();
@@ -711,7 +723,7 @@ void CWriter::castInst(CastInst &c) {
       }
       return;
     }
-    if (from->isVectorTy() && to->isVectorTy()) { // same padded size: a GNU vector cast
+    if (from->isVectorTy() && to->isVectorTy() && !options.cuda) { // a GNU vector cast
       line(r + " = (" + T + ")" + a + ";");
       return;
     }
@@ -724,6 +736,21 @@ void CWriter::castInst(CastInst &c) {
       line(r + " = (" + T + ")(" + r + " & " + lowBits(to) + ");");
     return;
   }
+  // CUDA: every pointer is generic; shared memory's 32-bit addresses are its window's.
+  if (op == Instruction::AddrSpaceCast && options.cuda && !to->isVectorTy()) {
+    line(r + " = " + a + ";");
+    return;
+  }
+  if (options.cuda && op == Instruction::PtrToInt && from->getPointerAddressSpace() == 3) {
+    line(r + " = (" + T + ")__cvta_generic_to_shared(" + a + ");");
+    return;
+  }
+  if (options.cuda && op == Instruction::IntToPtr && to->getPointerAddressSpace() == 3) {
+    line(r + " = (uint8_t *)__cvta_shared_to_generic((size_t)" + a + ");");
+    return;
+  }
+  if (from->isVectorTy() && !vectorOpAllowed(c))
+    return;
   if ((op == Instruction::PtrToInt || op == Instruction::IntToPtr) && from->isVectorTy()) {
     line(r + " = __builtin_convertvector(" + a + ", " + T + ");"); // 64-bit lanes
     return;
@@ -849,6 +876,12 @@ void CWriter::call(CallInst &c) {
   if (callee && callee->isIntrinsic() && !c.getType()->isVoidTy() && c.use_empty() &&
       !c.mayHaveSideEffects())
     return; // an unused pure result: nothing to print
+  if (callee && options.cuda && callee->getName().starts_with("llvm.nvvm.")) {
+    if (!nvvmIntrinsic(c, callee->getName()))
+      fail("CUDA output: the NVVM intrinsic " + callee->getName() + " (in " + current->getName() +
+           ") has no CUDA form");
+    return;
+  }
   if (callee && callee->isIntrinsic()) {
     if (!intrinsic(c, callee->getIntrinsicID()))
       fail("C output: the LLVM intrinsic " + callee->getName() + " (in " + current->getName() +
@@ -864,7 +897,10 @@ void CWriter::call(CallInst &c) {
   for (auto [k, a] : llvm::enumerate(c.args()))
     args += (k ? ", " : "") + value(a);
   std::string target;
-  if (callee) {
+  if (callee && options.cuda && callee->getName().starts_with("__nv_")) {
+    // libdevice's functions are CUDA's math functions of the same names (expf: __nv_expf).
+    target = callee->getName().drop_front(5).str();
+  } else if (callee) {
     target = globalName(callee);
   } else {
     std::string params;
@@ -901,8 +937,8 @@ void CWriter::instruction(Instruction &i) {
     if (isMask(t)) // bit-packed in memory, int32 lanes in C
       return fail("C output: a load of a vector of i1");
     if (t->isVectorTy() && lanes(t) != paddedLanes(t))
-      line(r + " = (" + type(t) + "){0};");
-    line("memcpy(&" + r + ", " + value(l->getPointerOperand()) + ", " +
+      line(r + " = " + compound(type(t), "0") + ";");
+    line("memcpy(&" + r + ", " + alignedPointer(l->getPointerOperand(), l->getAlign()) + ", " +
          std::to_string(dl.getTypeStoreSize(t)) + ");");
     if (oddWidth(t)) // (the bits above are not the value's)
       line(r + " = (" + type(t) + ")(" + r + " & " + lowBits(t) + ");");
@@ -915,11 +951,12 @@ void CWriter::instruction(Instruction &i) {
     if (isMask(v->getType()))
       return fail("C output: a store of a vector of i1");
     std::string size = std::to_string(dl.getTypeStoreSize(v->getType()));
+    std::string p = alignedPointer(s->getPointerOperand(), s->getAlign());
     if (isa<Constant>(v))
-      line("{ " + type(v->getType()) + " infc_t = " + value(v) + "; memcpy(" +
-           value(s->getPointerOperand()) + ", &infc_t, " + size + "); }");
+      line("{ " + type(v->getType()) + " infc_t = " + value(v) + "; memcpy(" + p + ", &infc_t, " +
+           size + "); }");
     else
-      line("memcpy(" + value(s->getPointerOperand()) + ", &" + value(v) + ", " + size + ");");
+      line("memcpy(" + p + ", &" + value(v) + ", " + size + ");");
     return;
   }
   if (auto *a = dyn_cast<AllocaInst>(&i)) {
@@ -930,6 +967,8 @@ void CWriter::instruction(Instruction &i) {
     std::string c = value(s->getCondition()), a = value(s->getTrueValue()),
                 b = value(s->getFalseValue());
     Type *t = s->getType();
+    if (s->getCondition()->getType()->isVectorTy() && !vectorOpAllowed(*s))
+      return;
     if (!s->getCondition()->getType()->isVectorTy()) {
       line(r + " = " + c + " ? " + a + " : " + b + ";");
       return;
@@ -976,6 +1015,17 @@ void CWriter::instruction(Instruction &i) {
       else if ((unsigned)index >= n)
         index = index - n + p;
       indices += ", " + std::to_string(index);
+    }
+    if (options.cuda) { // lane by lane
+      std::string a = value(s->getOperand(0)), b = value(s->getOperand(1));
+      line(r + " = " + compound(type(s->getType()), "") + ";");
+      for (unsigned k = 0; k < mask.size(); ++k)
+        if (mask[k] >= 0)
+          line(r + "[" + std::to_string(k) + "] = " +
+               ((unsigned)mask[k] < n ? a + "[" + std::to_string(mask[k]) + "]"
+                                      : b + "[" + std::to_string(mask[k] - n) + "]") +
+               ";");
+      return;
     }
     line(r + " = __builtin_shufflevector(" + value(s->getOperand(0)) + ", " +
          value(s->getOperand(1)) + indices + ");");
@@ -1134,9 +1184,31 @@ void CWriter::function(Function &f) {
       instruction(i);
     }
   }
-  bodies += std::string(f.hasLocalLinkage() ? "static __attribute__((unused)) " : "") +
-            (f.hasHiddenVisibility() ? "__attribute__((visibility(\"hidden\"))) " : "") +
-            prototype(f, true) + " {\n" + decls + body + "}\n\n";
+  bodies += qualifiers(f) + prototype(f, true) + " {\n" + decls + body + "}\n\n";
+}
+
+/// What precedes a function definition's prototype: its linkage, and in CUDA mode its
+/// space (a kernel is `extern "C" __global__`, named as the host looks it up).
+std::string CWriter::qualifiers(Function &f) {
+  if (options.cuda) {
+    if (f.getCallingConv() != CallingConv::PTX_Kernel)
+      return "static __device__ __attribute__((unused)) ";
+    std::string bounds;
+    if (Attribute a = f.getFnAttribute("nvvm.maxntid"); a.isValid()) {
+      unsigned threads = 1;
+      SmallVector<StringRef> dims;
+      a.getValueAsString().split(dims, ',');
+      for (StringRef d : dims) {
+        unsigned n = 0;
+        if (!d.trim().getAsInteger(10, n))
+          threads *= n;
+      }
+      bounds = "__launch_bounds__(" + std::to_string(threads) + ") ";
+    }
+    return "extern \"C\" __global__ " + bounds;
+  }
+  return std::string(f.hasLocalLinkage() ? "static __attribute__((unused)) " : "") +
+         (f.hasHiddenVisibility() ? "__attribute__((visibility(\"hidden\"))) " : "");
 }
 
 void CWriter::global(GlobalVariable &g) {
@@ -1161,6 +1233,19 @@ void CWriter::global(GlobalVariable &g) {
     return;
   }
   std::string T = type(g.getValueType());
+  if (options.cuda) {
+    // Device globals in the order of the module (C++ has no tentative definitions): shared
+    // memory uninitialized, constants in global memory.
+    std::string a =
+        g.getAlign() ? "__align__(" + std::to_string(g.getAlign()->value()) + ") " : std::string();
+    if (g.getAddressSpace() == 3) {
+      globals += "static __shared__ __attribute__((unused)) " + a + T + " " + n + ";\n";
+      return;
+    }
+    globals += "static __device__ " + a + c + T + " " + n + " = " +
+               constant(g.getInitializer(), true) + ";\n";
+    return;
+  }
   forward += (g.hasLocalLinkage() ? "static " : "extern ") + c + T + " " + n + align + ";\n";
   std::string init = constant(g.getInitializer(), true);
   if (!options.prepare.empty() && g.getName() == "infc__model_desc") {
@@ -1208,7 +1293,10 @@ static const char *kPrelude = R"c(#include <math.h>
 #endif
 /* Helpers a model may not need (clang warns of unused static inline functions). */
 #define INFC_HELPER static inline __attribute__((unused))
+)c";
 
+/// The helpers C and CUDA output share (INFC_HELPER says where they run).
+static const char *kHelpers = R"c(
 INFC_HELPER float infc_f32_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 INFC_HELPER double infc_f64_bits(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
 INFC_HELPER uint32_t infc_bits_f32(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
@@ -1258,6 +1346,15 @@ INFC_HELPER uint16_t infc_f32_to_bf16(float f) {
 }
 )c";
 
+/// CUDA mode's prelude: nvcc compiles the file as C++, the helpers as device functions.
+static const char *kCudaPrelude = R"c(#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define INFC_HELPER static __device__ __forceinline__ __attribute__((unused))
+)c";
+
 LogicalResult CWriter::write(raw_ostream &os, std::string &errorOut) {
   // The names other objects see first: a local renamed after them cannot take theirs.
   for (GlobalValue &g : m.global_values())
@@ -1269,21 +1366,38 @@ LogicalResult CWriter::write(raw_ostream &os, std::string &errorOut) {
     if (f.isIntrinsic())
       continue;
     if (f.isDeclaration()) {
+      if (options.cuda) {
+        if (!f.getName().starts_with("__nv_") && !f.getName().starts_with("llvm.nvvm."))
+          fail("CUDA output: a call of " + f.getName() + ", which the kernels do not define");
+        continue;
+      }
       if (!kLibcFunctions.contains(f.getName()))
         prototypes += "extern " + prototype(f, false) + ";\n";
       continue;
     }
-    prototypes += std::string(f.hasLocalLinkage() ? "static " : "") + prototype(f, false) + ";\n";
+    if (options.cuda) {
+      if (f.getCallingConv() != CallingConv::PTX_Kernel) // (a kernel is no device's callee)
+        prototypes += "static __device__ " + prototype(f, false) + ";\n";
+    } else {
+      prototypes += std::string(f.hasLocalLinkage() ? "static " : "") + prototype(f, false) + ";\n";
+    }
     function(f);
   }
   if (!error.empty()) {
     errorOut = error;
     return failure();
   }
-  os << "/* Generated by infc (infc compile --emit=c): the model " << m.getModuleIdentifier()
-     << " as C99 with GNU vector extensions. Do not edit. */\n"
-     << kPrelude << "\n/* Types */\n"
+  if (options.cuda)
+    os << "/* Generated by infc (infc compile --target cuda --emit=cuda): the kernels of "
+       << m.getModuleIdentifier() << " as CUDA C++. Do not edit. */\n"
+       << kCudaPrelude;
+  else
+    os << "/* Generated by infc (infc compile --emit=c): the model " << m.getModuleIdentifier()
+       << " as C99 with GNU vector extensions. Do not edit. */\n"
+       << kPrelude;
+  os << kHelpers << "\n/* Types */\n"
      << typedefs << "\n"
+     << cudaHelpers << "\n"
      << options.extraPrelude << "\n/* Declarations */\n"
      << forward << prototypes << "\n/* Constants */\n"
      << globals << "\n/* Code */\n"

@@ -69,6 +69,20 @@ private:
            std::to_string(shift) + ") >> " + std::to_string(shift) + ")";
   }
   static unsigned paddedLanes(Type *t) { return PowerOf2Ceil(lanes(t)); }
+  /// A value of C type `T` from braced `elements`: C's compound literal, C++'s list
+  /// initialization (CUDA mode).
+  std::string compound(const std::string &T, const std::string &elements) {
+    return options.cuda ? "(" + T + "{" + elements + "})" : "((" + T + "){" + elements + "})";
+  }
+  /// A vector operation CUDA mode cannot print (nvcc has no vector types in device code;
+  /// the scalarizer leaves vectors to loads, stores and their lanes): false when refused.
+  bool vectorOpAllowed(Instruction &i) {
+    if (!options.cuda || !i.getType()->isVectorTy())
+      return true;
+    fail("CUDA output: a vector operation left after scalarization in " + current->getName() +
+         ": " + i.getOpcodeName());
+    return false;
+  }
   static bool isMask(Type *t) { return t->isVectorTy() && t->getScalarType()->isIntegerTy(1); }
   /// The signed integer vector of `t`'s lanes (same element width): a compare's result.
   std::string laneIntType(Type *t) {
@@ -90,6 +104,14 @@ private:
   std::string name(const Value *v) { return names.lookup(v); }
   std::string globalName(const GlobalValue *g);
 
+  /// The pointer operand of a load or store: in CUDA mode with its alignment told (nvcc
+  /// turns a memcpy of unknown alignment into byte accesses).
+  std::string alignedPointer(Value *p, Align a) {
+    if (!options.cuda || a.value() < 2)
+      return value(p);
+    return "__builtin_assume_aligned(" + value(p) + ", " + std::to_string(a.value()) + ")";
+  }
+
   // ---- instructions ----
   void instruction(Instruction &i);
   void blendLanes(Type *t, const std::string &r, const std::string &mask, const std::string &a,
@@ -99,9 +121,11 @@ private:
   void castInst(CastInst &c);
   void call(CallInst &c);
   bool intrinsic(CallInst &c, Intrinsic::ID id);
+  bool nvvmIntrinsic(CallInst &c, StringRef name);
   void branchTo(BasicBlock *from, BasicBlock *to);
   void laneLoop(Instruction &i, const std::function<std::string(const std::string &)> &lane);
   void function(Function &f);
+  std::string qualifiers(Function &f);
   void global(GlobalVariable &g);
   std::string prototype(Function &f, bool withNames);
 
@@ -117,6 +141,8 @@ private:
   const infc::CWriterOptions &options;
   DenseMap<Type *, std::string> typeNames[2]; // unsigned, signed
   std::string typedefs, body, error;
+  std::string cudaHelpers; // CUDA mode: the device helpers nvvmIntrinsic calls
+  StringSet<> definedHelpers;
   std::string forward, prototypes, globals, bodies;
   unsigned numTypes = 0;
   DenseMap<const Value *, std::string> names;

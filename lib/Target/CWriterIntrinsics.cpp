@@ -248,4 +248,154 @@ bool CWriter::intrinsic(CallInst &c, Intrinsic::ID id) {
   }
 }
 
+/// CUDA mode: the NVVM intrinsics the kernels use, as CUDA's built-in variables and
+/// functions, or calls of device helpers (defined once each, before the types) that run the
+/// one PTX instruction each stands for. Built with -DINFC_CUDA_EMULATION, a helper calls
+/// the emulation's function instead (test/e2e/cuda_emulation.h runs the kernels on a CPU).
+bool CWriter::nvvmIntrinsic(CallInst &c, StringRef intrinsicName) {
+  std::string r = name(&c);
+  auto arg = [&](unsigned k) { return value(c.getArgOperand(k)); };
+  auto helper = [&](const std::string &fn, const std::string &definition) {
+    if (definedHelpers.insert(fn).second)
+      cudaHelpers += definition;
+  };
+  StringRef n = intrinsicName;
+  n.consume_front("llvm.nvvm.");
+  if (n.consume_front("read.ptx.sreg.")) {
+    static const StringMap<const char *> registers = {
+        {"tid", "threadIdx"}, {"ntid", "blockDim"}, {"ctaid", "blockIdx"}, {"nctaid", "gridDim"}};
+    auto [reg, dim] = n.split('.');
+    auto it = registers.find(reg);
+    if (it == registers.end() || (dim != "x" && dim != "y" && dim != "z"))
+      return false;
+    if (!r.empty())
+      line(r + " = (uint32_t)" + it->second + "." + dim.str() + ";");
+    return true;
+  }
+  if (n == "barrier0" || n == "barrier.cta.sync.aligned.all") {
+    auto *id = c.arg_size() ? dyn_cast<ConstantInt>(c.getArgOperand(0)) : nullptr;
+    if (!id || !id->isZero())
+      return false; // (the kernels synchronize whole blocks only)
+    line("__syncthreads();");
+    return true;
+  }
+  // shfl.sync.{bfly,idx,up,down}.{f32,i32}(mask, value, lane or offset, clamp)
+  if (n.consume_front("shfl.sync.")) {
+    auto [mode, kind] = n.split('.');
+    if (!(mode == "bfly" || mode == "idx" || mode == "up" || mode == "down") ||
+        !(kind == "f32" || kind == "i32") || r.empty())
+      return false;
+    std::string T = kind == "f32" ? "float" : "uint32_t", reg = kind == "f32" ? "f" : "r";
+    std::string fn = "infc_shfl_sync_" + mode.str() + "_" + kind.str();
+    helper(fn, "INFC_HELPER " + T + " " + fn + "(uint32_t mask, " + T +
+                   " v, uint32_t lane, uint32_t clamp) {\n#ifdef INFC_CUDA_EMULATION\n  " + T +
+                   " r;\n  infc_emulate_shfl(\"" + mode.str() +
+                   "\", mask, &v, &r, lane, clamp);\n#else\n  " + T +
+                   " r;\n  asm volatile(\"shfl.sync." + mode.str() +
+                   ".b32 %0, %1, %2, %3, %4;\" : \"=" + reg + "\"(r) : \"" + reg +
+                   "\"(v), \"r\"(lane), \"r\"(clamp), \"r\"(mask));\n#endif\n  return r;\n}\n");
+    line(r + " = " + fn + "(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " + arg(3) + ");");
+    return true;
+  }
+  // ldmatrix.sync.aligned.m8n8.x4[.trans].b16[.p3](shared pointer): {i32 x 4}
+  if (n.consume_front("ldmatrix.sync.aligned.m8n8.x4.")) {
+    n.consume_back(".p3");
+    bool trans = n.consume_front("trans.");
+    auto *result = dyn_cast<StructType>(c.getType());
+    if (n != "b16" || r.empty() || !result || result->getNumElements() != 4)
+      return false;
+    std::string fn = std::string("infc_ldmatrix_x4") + (trans ? "_trans" : "");
+    helper(fn, "INFC_HELPER void " + fn +
+                   "(uint32_t *r, const void *p) {\n#ifdef INFC_CUDA_EMULATION\n"
+                   "  infc_emulate_ldmatrix_x4(" +
+                   (trans ? "1" : "0") +
+                   ", r, p);\n#else\n  asm volatile(\"ldmatrix.sync.aligned.m8n8.x4" +
+                   (trans ? ".trans" : "") +
+                   ".shared.b16 {%0,%1,%2,%3}, [%4];\" : \"=r\"(r[0]), \"=r\"(r[1]), "
+                   "\"=r\"(r[2]), \"=r\"(r[3]) : \"r\"((uint32_t)__cvta_generic_to_shared(p)));"
+                   "\n#endif\n}\n");
+    line("{ uint32_t infc_r[4]; " + fn + "(infc_r, " + arg(0) + "); " + r + ".f0 = infc_r[0]; " +
+         r + ".f1 = infc_r[1]; " + r + ".f2 = infc_r[2]; " + r + ".f3 = infc_r[3]; }");
+    return true;
+  }
+  // mma.<shape>.row.col[.satfinite].<types>(A..., B..., C...): {D...}, one mma.sync. The
+  // name's types: f16 operands name D and C (f32.f32), the others A and B (bf16, tf32; s8.u8
+  // with s32 sums).
+  if (n.consume_front("mma.")) {
+    SmallVector<StringRef> parts;
+    n.split(parts, '.');
+    auto *result = dyn_cast<StructType>(c.getType());
+    if (parts.size() < 4 || parts[1] != "row" || parts[2] != "col" || !result || r.empty())
+      return false;
+    StringRef shape = parts[0];
+    bool satfinite = parts[3] == "satfinite";
+    ArrayRef<StringRef> types = ArrayRef(parts).drop_front(satfinite ? 4 : 3);
+    std::string ptxTypes; // D.A.B.C
+    Type *a0 = c.getArgOperand(0)->getType();
+    bool f16 = a0->isVectorTy() && a0->getScalarType()->isHalfTy();
+    if (f16 && types.size() == 2)
+      ptxTypes = types[0].str() + ".f16.f16." + types[1].str();
+    else if (types.size() == 1 && (types[0] == "bf16" || types[0] == "tf32"))
+      ptxTypes = "f32." + types[0].str() + "." + types[0].str() + ".f32";
+    else if (types.size() == 2 && types[0].size() == 2 && types[1].size() == 2) // s8.u8
+      ptxTypes = "s32." + types[0].str() + "." + types[1].str() + ".s32";
+    else
+      return false;
+    unsigned d = result->getNumElements(), ab = c.arg_size() - d;
+    if (c.arg_size() <= d || ab % 3)
+      return false;
+    unsigned a = ab / 3 * 2, b = ab / 3;
+    bool floatSums = result->getElementType(0)->isFloatTy();
+    std::string S = floatSums ? "float" : "uint32_t", reg = floatSums ? "f" : "r";
+    std::string op = "mma.sync.aligned." + shape.str() + ".row.col" +
+                     (satfinite ? ".satfinite." : ".") + ptxTypes;
+    std::string fn = "infc_" + op;
+    for (char &ch : fn)
+      if (ch == '.')
+        ch = '_';
+    std::string operands, outs, ins;
+    unsigned k = 0;
+    auto group = [&](unsigned count) {
+      std::string g = "{";
+      for (unsigned j = 0; j < count; ++j)
+        g += (j ? ",%" : "%") + std::to_string(k++);
+      return g + "}";
+    };
+    operands = group(d) + ", " + group(a) + ", " + group(b) + ", " + group(d);
+    for (unsigned j = 0; j < d; ++j)
+      outs += (j ? ", \"=" : "\"=") + reg + "\"(d[" + std::to_string(j) + "])";
+    for (unsigned j = 0; j < a + b; ++j)
+      ins += (j ? ", \"r\"(ab[" : "\"r\"(ab[") + std::to_string(j) + "])";
+    for (unsigned j = 0; j < d; ++j)
+      ins += ", \"" + reg + "\"(c[" + std::to_string(j) + "])";
+    helper(fn, "INFC_HELPER void " + fn + "(" + S + " *d, const uint32_t *ab, const " + S +
+                   " *c) {\n#ifdef INFC_CUDA_EMULATION\n  infc_emulate_mma(\"" + shape.str() +
+                   "\", \"" + ptxTypes + "\", " + (satfinite ? "1" : "0") +
+                   ", d, ab, c);\n#else\n  asm volatile(\"" + op + " " + operands + ";\" : " +
+                   outs + " : " + ins + ");\n#endif\n}\n");
+    // A and B are 32-bit registers whatever their IR type (<2 x half>: two halves).
+    std::string packs, sums;
+    for (unsigned j = 0; j < a + b; ++j) {
+      Value *v = c.getArgOperand(j);
+      if (dl.getTypeStoreSize(v->getType()) != 4)
+        return false;
+      std::string slot = "&infc_ab[" + std::to_string(j) + "]";
+      packs += isa<Constant>(v) ? " { " + type(v->getType()) + " infc_c = " + value(v) +
+                                      "; memcpy(" + slot + ", &infc_c, 4); }"
+                                : " memcpy(" + slot + ", &" + value(v) + ", 4);";
+    }
+    for (unsigned j = 0; j < d; ++j)
+      sums += (j ? ", " : "") + arg(a + b + j);
+    line("{ uint32_t infc_ab[" + std::to_string(a + b) + "];" + packs);
+    line("  " + S + " infc_c[" + std::to_string(d) + "] = {" + sums + "}, infc_d[" +
+         std::to_string(d) + "];");
+    std::string store;
+    for (unsigned j = 0; j < d; ++j)
+      store += " " + r + ".f" + std::to_string(j) + " = infc_d[" + std::to_string(j) + "];";
+    line("  " + fn + "(infc_d, infc_ab, infc_c);" + store + " }");
+    return true;
+  }
+  return false;
+}
+
 } // namespace infc::cwriter

@@ -29,7 +29,13 @@
  *   MOCK_CUDA_FAIL_RETAIN=N     the first N cuDevicePrimaryCtxRetain calls fail (46, busy)
  *   MOCK_CUDA_FAIL_SET_PARAMS=N the Nth cuGraphExecKernelNodeSetParams call fails (801)
  *   MOCK_CUDA_LOG_ARGS=1        a graph replay's "launch" lines end with the kernel's 8-byte
- *                               parameters (as cuGraphExecKernelNodeSetParams left them) */
+ *                               parameters (as cuGraphExecKernelNodeSetParams left them)
+ *   MOCK_CUDA_KERNELS=FILE      run the kernels: FILE is a host build of the model's
+ *                               --emit=cuda source (model.cu with cuda_emulation.h), whose
+ *                               infc_emulate_launch runs a launch on this thread; a kernel
+ *                               the library lacks is not found, one that fails fails the
+ *                               launch (700) and logs "emulation-failed NAME: why" */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +96,7 @@ struct kernel {
   int num_params;
   uint16_t *param_bytes;
   unsigned max_threads; /* .maxntid's product (EIATTR_MAX_THREADS); 0: not declared */
+  void *host;           /* MOCK_CUDA_KERNELS: the kernel's host build */
 };
 struct module {
   struct kernel *kernels;
@@ -115,7 +122,7 @@ static struct kernel *add_kernel(struct module *m, const char *name) {
     m->max_kernels = grown;
   }
   k = &m->kernels[m->num_kernels];
-  *k = (struct kernel){strdup(name), 0, NULL, 0};
+  *k = (struct kernel){strdup(name), 0, NULL, 0, NULL};
   if (!k->name)
     return NULL;
   ++m->num_kernels;
@@ -401,10 +408,23 @@ EXPORT CUresult cuModuleUnload(void *module) {
   logf_("unload");
   return 0;
 }
+/* MOCK_CUDA_KERNELS's library (opened once), or NULL. */
+static void *emulated_kernels(void) {
+  static void *library;
+  const char *path = getenv("MOCK_CUDA_KERNELS");
+  if (!library && path && !(library = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+    logf_("emulation-failed %s: %s", path, dlerror());
+  return library;
+}
 EXPORT CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
   struct kernel *k = module && name ? find_kernel(module, name) : NULL;
   if (!k)
     return 500; /* CUDA_ERROR_NOT_FOUND: the cubin defines no such kernel */
+  if (getenv("MOCK_CUDA_KERNELS") &&
+      !(k->host = emulated_kernels() ? dlsym(emulated_kernels(), name) : NULL)) {
+    logf_("emulation-failed %s: not in the kernels' host build", name);
+    return 500;
+  }
   /* The function handle is the module's kernel: it lives as long as its module. */
   *f = k;
   logf_("function %s", name);
@@ -445,6 +465,20 @@ static CUresult run_kernel(const struct launch *l) {
       }
   logf_("launch %s %u %u %u %u %u %u%s", l->name, l->dims[0], l->dims[1], l->dims[2], l->dims[3],
         l->dims[4], l->dims[5], args);
+  if (l->k && l->k->host) {
+    typedef int (*launch_fn)(void *, int, void *const *, const unsigned *, const unsigned *,
+                             char *, size_t);
+    launch_fn launch = (launch_fn)dlsym(emulated_kernels(), "infc_emulate_launch");
+    char why[600] = "the kernels' host build has no infc_emulate_launch";
+    for (int i = 0; i < l->k->num_params; ++i)
+      if (l->k->param_bytes[i] != 8)
+        launch = NULL, snprintf(why, sizeof why, "parameter %d is not a pointer", i);
+    if (!launch || launch(l->k->host, l->k->num_params, l->pointers, l->dims, l->dims + 3, why,
+                          sizeof why)) {
+      logf_("emulation-failed %s: %s", l->name, why);
+      return 700;
+    }
+  }
   return 0;
 }
 
@@ -474,8 +508,9 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     *l = (struct launch){.name = k->name, .dims = {gx, gy, gz, bx, by, bz}, .k = k};
     return copy_params(l, k, params) ? 1 : 0;
   }
-  struct launch l = {.name = k->name, .dims = {gx, gy, gz, bx, by, bz}};
-  return run_kernel(&l);
+  static struct launch l; /* (12 KB: not on the caller's stack) */
+  l = (struct launch){.name = k->name, .dims = {gx, gy, gz, bx, by, bz}, .k = k};
+  return copy_params(&l, k, params) ? 1 : run_kernel(&l);
 }
 
 static int graph, graph_exec;

@@ -295,18 +295,28 @@ std::string checkCompileOptions(CompileOptions &o) {
                               : "--quantize int8 needs --calibration DIR (see docs/cli.md)";
   if (o.pipeline.target != infc::Target::CUDA && (!o.gpus.empty() || !o.cudaPath.empty()))
     return "--gpu and --cuda-path need --target cuda";
-  static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx", "c"};
+  static const char *stages[] = {"so", "infc", "linalg", "llvm", "asm", "ptx", "c", "cuda"};
   if (llvm::none_of(stages, [&](const char *s) { return o.emit == s; }))
-    return "unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm, ptx or c)";
-  if (o.embedWeights && o.emit != "c")
-    return "--embed-weights is for --emit=c (a library holds its weights anyway)";
+    return "unknown --emit=" + o.emit + " (so, infc, linalg, llvm, asm, ptx, c or cuda)";
+  if (o.embedWeights && o.emit != "c" && o.emit != "cuda")
+    return "--embed-weights is for --emit=c and --emit=cuda (a library holds its weights "
+           "anyway)";
   if (o.noMalloc && o.emit != "c")
     return "--no-malloc is for --emit=c (C source without the runtime)";
+  if (o.emit == "cuda") {
+    if (o.output == "-")
+      return "--emit=cuda writes a directory: -o DIR";
+    if (o.pipeline.target != infc::Target::CUDA)
+      return "--emit=cuda writes a CUDA model's source: it needs --target cuda (C for the "
+             "CPU is --emit=c)";
+    if (!o.header.empty())
+      return "--emit=cuda writes model.h, the typed header, into the directory: no --header";
+  }
   if (o.emit == "c") {
     if (o.output == "-")
       return "--emit=c writes a directory: -o DIR";
     if (o.pipeline.target != infc::Target::CPU)
-      return "--emit=c is C for the CPU; CUDA source (--emit=cuda) is not built yet";
+      return "--emit=c is C for the CPU; a CUDA model's source is --emit=cuda";
     if (o.pipeline.precision == infc::Precision::BF16 || o.autoPrecision)
       return "--emit=c computes in fp32: --precision bf16 needs the AVX512_BF16 or AMX "
              "instructions, which C source does not name";
@@ -984,6 +994,7 @@ int runCompile(const CompileOptions &given, const char *argv0) {
     return writeOutput(o.output, printIR);
   PipelineStage stage = o.emit == "linalg" ? PipelineStage::Linalg
                         : o.emit == "ptx"  ? PipelineStage::Kernels
+                        : o.emit == "cuda" ? PipelineStage::GpuModules
                                            : PipelineStage::LLVM;
   if (!runPipeline(*module, stage, true))
     return fail(o.input + ": compilation failed in the pass pipeline (see above)");
@@ -998,16 +1009,20 @@ int runCompile(const CompileOptions &given, const char *argv0) {
       return true;
     });
 
-  if (o.emit == "c") {
+  if (o.emit == "c" || o.emit == "cuda") {
     std::string error;
     CSourceOptions c;
     c.embedWeights = o.embedWeights || o.noMalloc;
     c.noMalloc = o.noMalloc;
+    c.cuda = o.emit == "cuda";
     if (failed(emitCSource(*module, interface, target, c, o.output, error)))
       return fail(o.input + ": " + error);
     llvm::errs() << llvm::format(
-        "infc: compiled %s -> %s/ (C source for %s, %s) in %.2f s\n", o.input.c_str(),
-        o.output.c_str(), target.cpu.empty() ? "this CPU" : target.cpu.c_str(),
+        "infc: compiled %s -> %s/ (%s source for %s, %s) in %.2f s\n", o.input.c_str(),
+        o.output.c_str(), c.cuda ? "CUDA" : "C",
+        c.cuda               ? "nvcc"
+        : target.cpu.empty() ? "this CPU"
+                             : target.cpu.c_str(),
         o.noMalloc       ? "model_run_static, no runtime"
         : o.embedWeights ? "weights in weights.c"
                          : "weights in model.weights",

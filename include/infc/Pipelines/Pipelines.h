@@ -21,9 +21,10 @@
 namespace infc {
 
 /// Where the pipeline stops: after the graph passes (infc dialect), after lowering to
-/// linalg on tensors, with a CUDA model's kernels as PTX (gpu.binary, before the fatbin),
-/// or in the LLVM dialect ready for translation.
-enum class PipelineStage { Infc, Linalg, Kernels, LLVM };
+/// linalg on tensors, with a CUDA model's kernels in the NVVM dialect (gpu.module, before
+/// serialization: --emit=cuda), with them as PTX (gpu.binary, before the fatbin), or in the
+/// LLVM dialect ready for translation.
+enum class PipelineStage { Infc, Linalg, GpuModules, Kernels, LLVM };
 
 struct InfcPipelineOptions {
   PipelineStage stopAfter = PipelineStage::LLVM;

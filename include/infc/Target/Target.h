@@ -161,6 +161,9 @@ struct CSourceOptions {
   /// runs the model on a workspace and buffers its caller gives, serially, allocating
   /// nothing. Static shapes only.
   bool noMalloc = false;
+  /// A CUDA model (--emit=cuda): model.cu holds the kernels as CUDA C++ besides the host
+  /// code in model.c, which reads the fatbin nvcc builds from it.
+  bool cuda = false;
 };
 /// Writes the model as C source into `outDir` (created): model.c, the weights (model.weights
 /// or weights.c), the runtime's sources and headers. `interface` is updated as by
@@ -173,6 +176,9 @@ llvm::LogicalResult emitCSource(mlir::ModuleOp module, ModelInterface &interface
 /// `infc__wbase` (a weights file) when `weightsFromFile`, else it is an external array.
 struct CWriterOptions {
   bool weightsFromFile = false;
+  /// With weightsFromFile: the file is read into the static array `infc__wstore` (whose
+  /// address a constant initializer may hold: a CUDA model's descriptor), not the heap.
+  bool weightsArray = false;
   std::vector<std::pair<std::string, uint64_t>> weightOffsets;
   /// C code printed after the prelude, before the model's globals and functions.
   std::string extraPrelude;
@@ -180,6 +186,9 @@ struct CWriterOptions {
   std::string prepare;
   /// C code printed after the model's functions.
   std::string epilogue;
+  /// The module is a CUDA model's kernels (NVPTX, from the NVVM dialect): printed as CUDA
+  /// C++ for nvcc, each kernel an `extern "C" __global__` function, vectors as structs.
+  bool cuda = false;
 };
 llvm::LogicalResult writeModuleAsC(llvm::Module &module, const CWriterOptions &options,
                                    llvm::raw_ostream &os, std::string &error);
