@@ -1,6 +1,8 @@
 //===- LoadedModel.cpp - a model.so opened through the C ABI --------------===//
 #include "infc/Runner/LoadedModel.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -25,6 +27,10 @@ bool LoadedModel::open(const std::string &library, int threads, std::string &err
   }
   if (api.model_create(&model) != INFC_OK) {
     error = library + ": cannot create the model";
+    // A C source build (--emit=c, --emit=cuda) says why: a weights or kernels file.
+    using WhyFn = const char *(*)(void);
+    if (auto why = (WhyFn)dlsym(api.handle, "infc_weights_error"); why && why() && *why())
+      error += std::string(": ") + why();
     return false;
   }
   infc_session_options so{};

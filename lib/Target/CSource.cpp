@@ -495,11 +495,6 @@ LogicalResult writeKernelsAsCuda(ModuleOp module, const infc::ModelInterface &in
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
     mpm.run(*device, mam);
   }
-  if (const char *dump = getenv("INFC_DUMP_CUDA_IR")) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(dump, ec);
-    device->print(os, nullptr);
-  }
   infc::CWriterOptions writer;
   writer.cuda = true;
   llvm::raw_string_ostream os(cu);

@@ -371,8 +371,8 @@ bool CWriter::nvvmIntrinsic(CallInst &c, StringRef intrinsicName) {
     helper(fn, "INFC_HELPER void " + fn + "(" + S + " *d, const uint32_t *ab, const " + S +
                    " *c) {\n#ifdef INFC_CUDA_EMULATION\n  infc_emulate_mma(\"" + shape.str() +
                    "\", \"" + ptxTypes + "\", " + (satfinite ? "1" : "0") +
-                   ", d, ab, c);\n#else\n  asm volatile(\"" + op + " " + operands + ";\" : " +
-                   outs + " : " + ins + ");\n#endif\n}\n");
+                   ", d, ab, c);\n#else\n  asm volatile(\"" + op + " " + operands +
+                   ";\" : " + outs + " : " + ins + ");\n#endif\n}\n");
     // A and B are 32-bit registers whatever their IR type (<2 x half>: two halves).
     std::string packs, sums;
     for (unsigned j = 0; j < a + b; ++j) {

@@ -135,6 +135,19 @@ def _merge_inputs(inputs, kwargs):
     return kwargs if inputs is None else inputs
 
 
+def _prepare_error(lib):
+    """': why' of a C source build's failed infc_model_create (--emit=c or --emit=cuda: a
+    weights or kernels file it could not read, told by infc_weights_error), or ''."""
+    try:
+        fn = lib.infc_weights_error
+    except AttributeError:
+        return ""
+    fn.restype = ctypes.c_char_p
+    fn.argtypes = []
+    why = fn()
+    return f": {why.decode(errors='replace')}" if why else ""
+
+
 def _check(status, what):
     if status != Status.OK:
         raise Error(status, what)
@@ -168,7 +181,9 @@ class Model(_Closeable):
         except _abi.LoadError as e:
             raise Error(e.status, str(e)) from None
         handle = ctypes.c_void_p()
-        _check(self._lib.infc_model_create(ctypes.byref(handle)), f"opening '{self.path}'")
+        status = self._lib.infc_model_create(ctypes.byref(handle))
+        if status != Status.OK:
+            raise Error(status, f"opening '{self.path}'" + _prepare_error(self._lib))
         self._handle = handle
         lib = self._lib
         self.name = lib.infc_model_name(handle).decode()

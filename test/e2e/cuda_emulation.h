@@ -133,8 +133,7 @@ inline bool runBlock(bool reverse) {
 }
 
 /* The kernel `fn` with `n` pointer parameters (infc's kernels take bare pointers). */
-template <size_t... I>
-void callWith(void *fn, void *const *params, std::index_sequence<I...>) {
+template <size_t... I> void callWith(void *fn, void *const *params, std::index_sequence<I...>) {
   using F = void (*)(decltype((void)I, (uint8_t *)nullptr)...);
   ((F)fn)(*(uint8_t *const *)params[I]...);
 }
@@ -240,9 +239,10 @@ inline void infc_emulate_mma(const char *shape, const char *types, int satfinite
   char t[4][8] = {};
   if (sscanf(types, "%7[^.].%7[^.].%7[^.].%7s", t[0], t[1], t[2], t[3]) != 4)
     return fail("mma: unknown types");
-  unsigned k = !strcmp(shape, "m16n8k16") ? 16 : !strcmp(shape, "m16n8k8") ? 8
-                                              : !strcmp(shape, "m16n8k32") ? 32
-                                                                           : 0;
+  unsigned k = !strcmp(shape, "m16n8k16")   ? 16
+               : !strcmp(shape, "m16n8k8")  ? 8
+               : !strcmp(shape, "m16n8k32") ? 32
+                                            : 0;
   if (!k)
     return fail("mma: unknown shape");
   // Elements a register: 2 for 16-bit types, 1 for tf32, 4 for bytes.

@@ -466,15 +466,15 @@ static CUresult run_kernel(const struct launch *l) {
   logf_("launch %s %u %u %u %u %u %u%s", l->name, l->dims[0], l->dims[1], l->dims[2], l->dims[3],
         l->dims[4], l->dims[5], args);
   if (l->k && l->k->host) {
-    typedef int (*launch_fn)(void *, int, void *const *, const unsigned *, const unsigned *,
-                             char *, size_t);
+    typedef int (*launch_fn)(void *, int, void *const *, const unsigned *, const unsigned *, char *,
+                             size_t);
     launch_fn launch = (launch_fn)dlsym(emulated_kernels(), "infc_emulate_launch");
     char why[600] = "the kernels' host build has no infc_emulate_launch";
     for (int i = 0; i < l->k->num_params; ++i)
       if (l->k->param_bytes[i] != 8)
         launch = NULL, snprintf(why, sizeof why, "parameter %d is not a pointer", i);
-    if (!launch || launch(l->k->host, l->k->num_params, l->pointers, l->dims, l->dims + 3, why,
-                          sizeof why)) {
+    if (!launch ||
+        launch(l->k->host, l->k->num_params, l->pointers, l->dims, l->dims + 3, why, sizeof why)) {
       logf_("emulation-failed %s: %s", l->name, why);
       return 700;
     }
