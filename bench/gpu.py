@@ -5,7 +5,7 @@ The GPU machine lent to a session has the CUDA driver, PyTorch and onnxruntime (
 but no LLVM/MLIR, so infc cannot run there, and at most 64 MiB travel with a call. Hence
 two steps:
 
-  1. here, on the build machine (about 3 minutes):
+  1. here, on the build machine (about 6 minutes):
        python3 bench/gpu.py prepare --infc build/bin/infc [--gpu sm_90] [--pack bench/gpu-pack]
      generates the models (test/models/make_zoo.py, seeded weights), compiles each with
      `infc compile --target cuda`, computes onnxruntime's CPU outputs on seeded inputs, and
@@ -15,7 +15,10 @@ two steps:
      (NAME_bf16) and tf32 at batch 1 and 32 (NAME_tf32, NAME_tf32_b32), ResNet-50 also
      with --gpu-layout nchw at fp32 and fp16 (NAME_nchw, NAME_nchw_fp16; the others run
      NHWC), and fp16 at batch 32 with --gpu-index-bits 32 (NAME_i32_fp16_b32, beside
-     NAME_fp16_b32's default 64): the reduced precisions checked by relative L2 error
+     NAME_fp16_b32's default 64); ResNet-18, MobileNetV2 and the BERT layer also built
+     from --emit=cuda's source by nvcc and cc (NAME_src; NAME_src_fp16 but the BERT
+     layer: the kernels printed as CUDA C++, linked in with bin2c, weights as C arrays):
+     the reduced precisions checked by relative L2 error
      (RELATIVE_L2: 5e-3, bf16 3e-2). To fit the 64 MiB, the large models (ResNet-50,
      BERT-base) have compressible weights: every initializer repeats its first 4096 values
      (same scale and distribution) and BatchNorm is the identity (so folding it keeps the
@@ -63,6 +66,10 @@ MODELS = {
 TILE = 4096
 BATCHED = ("resnet50", "bert_base")  # also at batch 32, --precision fp16/bf16/tf32 (fp16, tf32 at 32 too)
 CONV_MODELS = ("resnet50",)  # also with --gpu-layout nchw (fp32, fp16) beside the default nhwc
+# Also built from --emit=cuda's source (NAME_src, NAME_src_fp16): nvcc's build of the printed
+# kernels, to set against infc's own library row (small weights: they are C arrays).
+SOURCE_MODELS = {"resnet18": ("fp32", "fp16"), "mobilenetv2": ("fp32", "fp16"),
+                 "bert_layer": ("fp32",)}  # (the BERT layer's weights do not compress)
 # The reduced precisions' bound on the relative L2 error against ORT's fp32 (bf16 keeps 8
 # mantissa bits: 2.3e-3 a product measured, up to 1e-2 through the zoo's models).
 RELATIVE_L2 = {"fp16": 5e-3, "tf32": 5e-3, "bf16": 3e-2}
@@ -106,19 +113,56 @@ def compressible(model):
     return model
 
 
+def build_from_source(args, onnx_path, so, extra):
+    """--emit=cuda as docs/portable.md builds it: nvcc's fatbin of model.cu for --gpu linked
+    in through bin2c, the weights as C arrays, one self-contained library. The failed
+    step's CompletedProcess, or None."""
+    src = so + ".src"
+    shutil.rmtree(src, ignore_errors=True)
+    cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+    gencode = []
+    for arch in args.gpu.split(","):
+        gencode += ["-gencode", f"arch=compute_{arch[3:]},code=sm_{arch[3:]}"]
+    steps = [([args.infc, "compile", onnx_path, "--target", "cuda", "--emit=cuda",
+               "--embed-weights", "-o", src, *extra], None),
+             ([os.path.join(cuda, "bin", "nvcc"), "-O3", "-fatbin", *gencode, "-o",
+               "model.fatbin", "model.cu"], src)]
+    for argv, cwd in steps:
+        r = subprocess.run(argv, capture_output=True, text=True, cwd=cwd)
+        if r.returncode:
+            return r
+    r = subprocess.run([os.path.join(cuda, "bin", "bin2c"), "-c", "-n", "infc_kernels_fatbin",
+                        "model.fatbin"], capture_output=True, text=True, cwd=src)
+    if r.returncode:
+        return r
+    with open(os.path.join(src, "kernels.c"), "w") as f:
+        f.write(r.stdout)
+    sources = sorted(p for p in os.listdir(src) if p.endswith(".c"))
+    r = subprocess.run(["cc", "-O2", "-fPIC", "-shared", "-DINFC_KERNELS_EMBEDDED", "-o",
+                        os.path.abspath(so), *sources, "-lm", "-lpthread"], capture_output=True,
+                       text=True, cwd=src)
+    shutil.rmtree(src, ignore_errors=True)
+    return r if r.returncode else None
+
+
 def pack_model(args, ort, pack, work, manifest, name, model, inputs, tile, extra=(),
-               repeat=None):
+               repeat=None, source=False):
     """Compiles one model for the GPU and adds it, its inputs and ORT's outputs to the pack.
     repeat=(model, times): the inputs are that packed model's, repeated along the batch, and
-    the run step rebuilds them (the pack stays small)."""
+    the run step rebuilds them (the pack stays small). source: the library built from
+    --emit=cuda's source by nvcc and cc instead (build_from_source)."""
     import onnx
     onnx_path = os.path.join(work, name + ".bench.onnx")
     onnx.save(model, onnx_path)
     so = os.path.join(work, name + ".so")
     t0 = time.perf_counter()
-    r = subprocess.run([args.infc, "compile", onnx_path, "--target", "cuda", "--gpu",
-                        args.gpu, "-o", so, *extra], capture_output=True, text=True)
-    if r.returncode:
+    if source:
+        r = build_from_source(args, onnx_path, so, extra)
+    else:
+        r = subprocess.run([args.infc, "compile", onnx_path, "--target", "cuda", "--gpu",
+                            args.gpu, "-o", so, *extra], capture_output=True, text=True)
+        r = r if r.returncode else None
+    if r:
         log(f"{name}: compile failed, skipped:\n{r.stderr.strip()}")
         return
     compile_s = time.perf_counter() - t0
@@ -159,6 +203,10 @@ def prepare(args):
             model = compressible(model)
         inputs = dict(np.load(os.path.join(work, zoo + ".inputs.npz")))
         pack_model(args, ort, pack, work, manifest, name, model, inputs, tile)
+        for precision in SOURCE_MODELS.get(name, ()):  # --emit=cuda built by nvcc
+            pack_model(args, ort, pack, work, manifest,
+                       name + "_src" + ("" if precision == "fp32" else "_" + precision), model,
+                       inputs, tile, ("--precision", precision), repeat=(name, 1), source=True)
         if name in BATCHED:
             batched = with_batch(onnx.load(os.path.join(work, zoo + ".onnx")), 32)
             batched = compressible(batched) if tile else batched
@@ -368,7 +416,7 @@ def run(args):
         for suffix in ("_fp16", "_bf16", "_tf32"):
             if base.endswith(suffix):
                 base, precision = base[:-len(suffix)], suffix[1:]
-        for variant in ("_nchw", "_i32"):  # the same model as the baseline sees it
+        for variant in ("_nchw", "_i32", "_src"):  # the same model as the baseline sees it
             base = base[:-len(variant)] if base.endswith(variant) else base
         if base in BATCHED:
             try:
@@ -387,7 +435,8 @@ def run(args):
              "device; fp32 rows TF32 off, _tf32 rows TF32 on, _fp16 / _bf16 rows the model in "
              "that type).",
              "",
-             "| model (_b32: batch 32, _fp16 / _bf16 / _tf32: --precision) | matches ORT | infc ms "
+             "| model (_b32: batch 32, _fp16 / _bf16 / _tf32: --precision, _src: built by nvcc "
+             "from --emit=cuda's source) | matches ORT | infc ms "
              "| infc device ms | PyTorch ms | infc / PyTorch | CUDA graph | session creation s |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -883,6 +883,8 @@ void CWriter::call(CallInst &c) {
     return;
   }
   if (callee && callee->isIntrinsic()) {
+    if (!vectorOpAllowed(c))
+      return;
     if (!intrinsic(c, callee->getIntrinsicID()))
       fail("C output: the LLVM intrinsic " + callee->getName() + " (in " + current->getName() +
            ") has no C form" +
@@ -1224,6 +1226,9 @@ void CWriter::global(GlobalVariable &g) {
                    : "";
   std::string c = g.isConstant() ? "const " : "";
   if (g.isDeclaration()) {
+    if (options.cuda)
+      return fail("CUDA output: the kernels use the global " + g.getName() +
+                  ", which they do not define");
     if (weightOffset.count(g.getName())) {
       if (!options.weightsFromFile)
         forward += "extern const uint8_t " + n + "[];\n";

@@ -4,7 +4,8 @@
 // models do not reach (signed i1, NaN and signed zeros, padded vectors, masks, phi swaps).
 // The module is printed by writeModuleAsC, built by the C compiler with a driver that calls
 // @f and prints the bytes it stored, and the bytes are compared with the values LLVM's
-// LangRef defines, written out by hand below.
+// LangRef defines, written out by hand below. The CUDA mode's cases (--emit=cuda) check the
+// printed text only: e2e_emit_cuda builds and runs whole models' kernels.
 //
 //===----------------------------------------------------------------------===//
 #include "infc/Target/Target.h"
@@ -322,5 +323,79 @@ define void @f(ptr %out) {
   std::string got = runThroughC(ir, 64);
   EXPECT_NE(got.find("llvm.x86.avx512.vpdpbusd.512"), std::string::npos) << got;
   EXPECT_EQ(got.rfind("error: ", 0), 0u) << got;
+}
+/// `ir` (an NVPTX module) printed in CUDA mode, or "error: ...".
+std::string printAsCuda(const std::string &ir) {
+  llvm::LLVMContext ctx;
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(
+      "target datalayout = \"e-p3:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n"
+      "target triple = \"nvptx64-nvidia-cuda\"\n" +
+          ir,
+      diag, ctx);
+  if (!m)
+    return "error: IR: " + diag.getMessage().str();
+  std::string text, error;
+  llvm::raw_string_ostream os(text);
+  infc::CWriterOptions options;
+  options.cuda = true;
+  if (failed(infc::writeModuleAsC(*m, options, os, error)))
+    return "error: " + error;
+  return text;
+}
+
+TEST(CWriter, CudaKernelSharedMemoryAndWarpShuffle) {
+  std::string got = printAsCuda(R"(
+@tile = internal addrspace(3) global [64 x float] undef, align 16
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)
+declare float @llvm.nvvm.shfl.sync.bfly.f32(i32, float, i32, i32)
+declare float @__nv_expf(float)
+define ptx_kernel void @k0_node(ptr %out) #0 {
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %p = getelementptr float, ptr addrspace(3) @tile, i32 %t
+  %v = load <4 x float>, ptr %out, align 16
+  %x = extractelement <4 x float> %v, i32 0
+  %e = call float @__nv_expf(float %x)
+  store float %e, ptr addrspace(3) %p, align 4
+  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+  %y = load float, ptr addrspace(3) %p, align 4
+  %s = call float @llvm.nvvm.shfl.sync.bfly.f32(i32 -1, float %y, i32 16, i32 31)
+  store float %s, ptr %out, align 4
+  ret void
+}
+attributes #0 = { "nvvm.maxntid"="64,1,1" }
+)");
+  for (const char *want :
+       {"extern \"C\" __global__ __launch_bounds__(64) void k0_node(uint8_t * a0)",
+        "static __shared__", "__align__(16) infc_t0 tile;", "= (uint32_t)threadIdx.x;",
+        "__syncthreads();", "= expf(", "struct __align__(16) infc_v4f32 {",
+        "__builtin_assume_aligned(a0, 16), 16);", "shfl.sync.bfly.b32 %0, %1, %2, %3, %4;",
+        "#ifdef INFC_CUDA_EMULATION"})
+    EXPECT_NE(got.find(want), std::string::npos) << want << " not in:\n" << got;
+}
+
+TEST(CWriter, CudaRefusesVectorArithmeticAndUnknownIntrinsics) {
+  // nvcc has no vector types in device code: arithmetic must be scalarized first.
+  std::string got = printAsCuda(R"(
+define ptx_kernel void @k(ptr %out) {
+  %v = load <4 x float>, ptr %out, align 16
+  %w = fadd <4 x float> %v, %v
+  store <4 x float> %w, ptr %out, align 16
+  ret void
+}
+)");
+  EXPECT_EQ(got.rfind("error: ", 0), 0u) << got;
+  EXPECT_NE(got.find("left after scalarization"), std::string::npos) << got;
+  got = printAsCuda(R"(
+declare i32 @llvm.nvvm.read.ptx.sreg.clock()
+define ptx_kernel void @k(ptr %out) {
+  %c = call i32 @llvm.nvvm.read.ptx.sreg.clock()
+  store i32 %c, ptr %out, align 4
+  ret void
+}
+)");
+  EXPECT_EQ(got.rfind("error: ", 0), 0u) << got;
+  EXPECT_NE(got.find("llvm.nvvm.read.ptx.sreg.clock"), std::string::npos) << got;
 }
 } // namespace
