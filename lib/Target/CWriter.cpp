@@ -704,6 +704,15 @@ void CWriter::castInst(CastInst &c) {
     return std::string(t->isHalfTy() ? (toHalf ? "infc_f32_to_f16" : "infc_f16_to_f32")
                                      : (toHalf ? "infc_f32_to_bf16" : "infc_bf16_to_f32"));
   };
+  // To f16 or bf16 from a double or an integer: rounded once, from the double (through a
+  // float it would be rounded twice, and a halfway case could land on the wrong side).
+  bool fromWide = !fe->isFloatTy() && !half(fe);
+  auto toHalf = [&](const std::string &x) {
+    if (!fromWide)
+      return halfFn(te, true) + "((float)" + x + ")";
+    return std::string(te->isHalfTy() ? "infc_f64_to_f16" : "infc_f64_to_bf16") + "((double)" + x +
+           ")";
+  };
   if (op == Instruction::BitCast) {
     if (from == to || (from->isPointerTy() && to->isPointerTy())) {
       line(r + " = " + a + ";");
@@ -782,7 +791,7 @@ void CWriter::castInst(CastInst &c) {
         if (isMask(to)) // trunc, fptoui, fptosi to i1: the low bit of the integer
           return "-(int32_t)((int64_t)(" + x + ") & 1)";
         if (half(te))
-          return halfFn(te, true) + "((float)" + x + ")";
+          return toHalf(x);
         if (op == Instruction::FPToSI)
           x = "(" + type(te, true) + ")" + x;
         return "(" + type(te) + ")" + x;
@@ -822,11 +831,9 @@ void CWriter::castInst(CastInst &c) {
     if (half(fe))
       x = halfFn(fe, false) + "(" + x + ")";
     if (op == Instruction::SIToFP)
-      x = "(float)" + signedA;
-    else if (op == Instruction::UIToFP)
-      x = "(float)" + x;
+      x = signedA;
     if (half(te))
-      line(r + " = " + halfFn(te, true) + "((float)" + x + ");");
+      line(r + " = " + toHalf(x) + ";");
     else if (op == Instruction::FPToSI)
       line(r + " = (" + T + ")(" + type(te, true) + ")" + x + ";");
     else
@@ -1341,6 +1348,35 @@ INFC_HELPER uint16_t infc_f32_to_f16(float f) {
   }
   uint32_t r = a + 0xfffu + ((a >> 13) & 1u);
   return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+}
+/* From a double, rounded once (NaN quiet, its payload's top bits kept). */
+INFC_HELPER uint16_t infc_f64_to_f16(double d) {
+  uint64_t x, a;
+  memcpy(&x, &d, 8);
+  a = x & UINT64_C(0x7fffffffffffffff);
+  uint16_t sign = (uint16_t)((x >> 48) & 0x8000u);
+  if (a > UINT64_C(0x7ff0000000000000))
+    return (uint16_t)(sign | 0x7e00u | ((a >> 42) & 0x3ffu));
+  if (a >= UINT64_C(0x40effe0000000000)) /* 65520 and up: infinity */
+    return (uint16_t)(sign | 0x7c00u);
+  if (a < UINT64_C(0x3f10000000000000)) /* subnormal: in units of 2^-24, the FPU rounds */
+    return (uint16_t)(sign | (uint16_t)nearbyint(fabs(d) * 0x1p24));
+  uint64_t r = a + UINT64_C(0x1ffffffffff) + ((a >> 42) & 1u);
+  return (uint16_t)(sign | ((r >> 42) - (UINT64_C(1008) << 10)));
+}
+INFC_HELPER uint16_t infc_f64_to_bf16(double d) {
+  uint64_t x, a;
+  memcpy(&x, &d, 8);
+  a = x & UINT64_C(0x7fffffffffffffff);
+  uint16_t sign = (uint16_t)((x >> 48) & 0x8000u);
+  if (a > UINT64_C(0x7ff0000000000000))
+    return (uint16_t)(sign | 0x7fc0u | ((a >> 45) & 0x7fu));
+  if (a >= UINT64_C(0x47eff00000000000)) /* past the largest bf16's half step: infinity */
+    return (uint16_t)(sign | 0x7f80u);
+  if (a < UINT64_C(0x3810000000000000)) /* subnormal: in units of 2^-133 */
+    return (uint16_t)(sign | (uint16_t)nearbyint(fabs(d) * 0x1p133));
+  uint64_t r = a + UINT64_C(0xfffffffffff) + ((a >> 45) & 1u);
+  return (uint16_t)(sign | ((r >> 45) - (UINT64_C(896) << 7)));
 }
 INFC_HELPER float infc_bf16_to_f32(uint16_t h) { return infc_f32_bits((uint32_t)h << 16); }
 INFC_HELPER uint16_t infc_f32_to_bf16(float f) {

@@ -246,6 +246,29 @@ define void @f(ptr %out) {
             std::string("00bc004000c20044") + "00ff00ff" + "00" + "01" + "000080bf" + "ff00");
 }
 
+TEST(CWriter, DoubleToHalfRoundsOnce) {
+  // 1 + 2^-11 + 2^-40 rounds up to f16's 1 + 2^-10 (0x3c01); through a float it would lose
+  // the 2^-40, tie, and round to even (1.0). Likewise 1 + 2^-8 + 2^-40 to bf16's 1 + 2^-7;
+  // -1.5 * 2^-24 to the subnormal -2^-23 (ties to even); 1e10 to infinity.
+  std::string ir = R"(
+define void @f(ptr %out) {
+  %a = fptrunc double 0x3FF0020000001000 to half
+  store half %a, ptr %out
+  %p1 = getelementptr i8, ptr %out, i64 2
+  %b = fptrunc double 0x3FF0100000001000 to bfloat
+  store bfloat %b, ptr %p1
+  %p2 = getelementptr i8, ptr %out, i64 4
+  %c = fptrunc double 0xBE78000000000000 to half
+  store half %c, ptr %p2
+  %p3 = getelementptr i8, ptr %out, i64 6
+  %d = fptrunc double 1.0e10 to half
+  store half %d, ptr %p3
+  ret void
+}
+)";
+  EXPECT_EQ(runThroughC(ir, 8), "013c813f0280007c");
+}
+
 TEST(CWriter, MaskedLoadAndStore) {
   // masked.load of <4 x i32> {10,20,30,40} under <1,0,1,1> with passthru 7: 10,7,30,40;
   // masked.store of <1,2,3,4> under <0,1,0,1> over 9s: 9,2,9,4.
