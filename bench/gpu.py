@@ -5,7 +5,7 @@ The GPU machine lent to a session has the CUDA driver, PyTorch and onnxruntime (
 but no LLVM/MLIR, so infc cannot run there, and at most 64 MiB travel with a call. Hence
 two steps:
 
-  1. here, on the build machine (about 6 minutes):
+  1. here, on the build machine (about 9 minutes):
        python3 bench/gpu.py prepare --infc build/bin/infc [--gpu sm_90] [--pack bench/gpu-pack]
      generates the models (test/models/make_zoo.py, seeded weights), compiles each with
      `infc compile --target cuda`, computes onnxruntime's CPU outputs on seeded inputs, and
@@ -25,7 +25,7 @@ two steps:
      repetition). Their latency does not depend on the values; correctness is still checked
      against ORT on exactly those weights.
   2. on the GPU machine, with the pack carried (bench/.gitignore ignores it: name
-     bench/gpu-pack in the device tool's `carry`; about 48 MiB):
+     bench/gpu-pack in the device tool's `carry`; about 55 MiB):
        python3 bench/gpu.py run --pack bench/gpu-pack --out $OUT
      for each model: loads the .so through python/infc (the C ABI) with its CUDA graph
      required (INFC_CUDA_GRAPHS=require; if the capture fails, without, and the table says
