@@ -453,6 +453,27 @@ std::string staticEntry(const infc::ModelInterface &interface) {
          params + ") {\n  void *args[] = {" + args + "};\n  __infc_entry((uint8_t *)args);\n}\n";
 }
 
+/// Runs LLVM's scalarizer over `m`: vector operations split into scalars, or with
+/// ScalarizeMinBits into vectors of at most that many bits.
+void splitVectors(llvm::Module &m, llvm::TargetMachine &tm,
+                  const llvm::ScalarizerPassOptions &options) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cam, mam);
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::ScalarizerPass(options));
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+  mpm.run(m, mam);
+}
+
 /// A CUDA model's kernels (its one gpu.module, in the NVVM dialect) as CUDA C++: translated
 /// to NVPTX LLVM IR, vectors scalarized but for loads and stores (nvcc has no vector types
 /// in device code), printed by CWriter. The gpu.module is then replaced by a gpu.binary with
@@ -485,26 +506,9 @@ LogicalResult writeKernelsAsCuda(ModuleOp module, const infc::ModelInterface &in
       target->createTargetMachine(triple, "sm_80", "", llvm::TargetOptions(), std::nullopt));
   device->setTargetTriple(triple);
   device->setDataLayout(tm->createDataLayout());
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cam, mam);
-    llvm::ScalarizerPassOptions scalarize;
-    scalarize.ScalarizeVariableInsertExtract = true;
-    scalarize.ScalarizeLoadStore = false; // one 16-byte access stays one
-    llvm::FunctionPassManager fpm;
-    fpm.addPass(llvm::ScalarizerPass(scalarize));
-    llvm::ModulePassManager mpm;
-    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
-    mpm.run(*device, mam);
-  }
+  llvm::ScalarizerPassOptions scalarize;
+  scalarize.ScalarizeLoadStore = false; // one 16-byte access stays one
+  splitVectors(*device, *tm, scalarize);
   infc::CWriterOptions writer;
   writer.cuda = true;
   llvm::raw_string_ostream os(cu);
