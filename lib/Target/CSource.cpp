@@ -58,15 +58,7 @@ std::string weightsLoader(uint64_t bytes, uint64_t hash, bool intoArray) {
 static char *infc__weights_path;
 
 __attribute__((visibility("default"))) void infc_weights_file(const char *path) {
-  /* A copy: the caller's buffer may be gone by infc_model_create. */
-  size_t n = path ? strlen(path) + 1 : 0;
-  char *copy = n ? (char *)malloc(n) : NULL;
-  if (copy)
-    memcpy(copy, path, n);
-  pthread_mutex_lock(&infc__prepare_lock);
-  free(infc__weights_path);
-  infc__weights_path = copy;
-  pthread_mutex_unlock(&infc__prepare_lock);
+  infc__set_path(&infc__weights_path, path);
 }
 
 static const char *infc__read_weights(void) {
@@ -140,6 +132,18 @@ static char infc__prepare_why[512];
 __attribute__((visibility("default"))) const char *infc_weights_error(void) {
   return infc__prepare_why;
 }
+
+/* *slot = a copy of path (the caller's buffer may be gone by infc_model_create). */
+static void infc__set_path(char **slot, const char *path) {
+  size_t n = path ? strlen(path) + 1 : 0;
+  char *copy = n ? (char *)malloc(n) : NULL;
+  if (copy)
+    memcpy(copy, path, n);
+  pthread_mutex_lock(&infc__prepare_lock);
+  free(*slot);
+  *slot = copy;
+  pthread_mutex_unlock(&infc__prepare_lock);
+}
 )c";
 
 /// A CUDA model's kernels: the fatbin nvcc built from model.cu, read from a file once per
@@ -155,14 +159,7 @@ static int infc__kernels_loaded;
 static char *infc__kernels_path;
 
 __attribute__((visibility("default"))) void infc_kernels_file(const char *path) {
-  size_t n = path ? strlen(path) + 1 : 0;
-  char *copy = n ? (char *)malloc(n) : NULL;
-  if (copy)
-    memcpy(copy, path, n);
-  pthread_mutex_lock(&infc__prepare_lock);
-  free(infc__kernels_path);
-  infc__kernels_path = copy;
-  pthread_mutex_unlock(&infc__prepare_lock);
+  infc__set_path(&infc__kernels_path, path);
 }
 
 /* A fatbin's size from its header (magic 0xBA55ED50, version, header bytes, payload bytes),

@@ -50,15 +50,6 @@ def build_library(cc, src, out, extra=()):
                              *sources, "-lm", "-lpthread"], timeout=600)
 
 
-def compare_outputs(got, ref):
-    problems = []
-    for name, want in ref.items():
-        ok, summary = harness.compare(np.asarray(got[name]), want, 1e-4, 1e-5)
-        if not ok:
-            problems.append(f"{name}: {summary}")
-    return problems
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -109,7 +100,7 @@ def main():
                 report(False, f"{name}: {cc} -Wall -Wextra -Werror failed\n{b.describe()}")
                 continue
             got = run_library(lib, os.path.join(src, "model.weights"), inputs)
-            problems = compare_outputs(got, ref)
+            problems = harness.compare_outputs(got, ref)
             report(not problems, f"{name}: built by {cc} ({b.seconds:.1f} s), {len(ref)} outputs "
                    "against onnxruntime" + (f": {'; '.join(problems)}" if problems else ""))
 
@@ -152,7 +143,7 @@ def main():
             continue
         inputs = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
         got = run_library(lib, os.path.join(args.work, "nowhere.weights"), inputs)
-        problems = compare_outputs(got, harness.ort_reference(model, inputs))
+        problems = harness.compare_outputs(got, harness.ort_reference(model, inputs))
         report(not os.path.exists(os.path.join(src, "model.weights")) and not problems,
                f"{name} --embed-weights: weights.c, no weights file, outputs against onnxruntime"
                + (f": {'; '.join(problems)}" if problems else ""))
@@ -185,7 +176,7 @@ def main():
         handle.model_run_static(ctypes.c_void_p(raw.ctypes.data + offset),
                                 *[ctypes.c_void_p(a.ctypes.data) for a in arrays],
                                 *[ctypes.c_void_p(o.ctypes.data) for o in outs.values()])
-        problems = compare_outputs(outs, ref)
+        problems = harness.compare_outputs(outs, ref)
         report(files == ["model.c", "model.h", "weights.c"] and not allocating and not problems,
                f"{name} --no-malloc: {files}, workspace {workspace} bytes, undefined "
                f"allocation or thread symbols {allocating}, outputs against onnxruntime"

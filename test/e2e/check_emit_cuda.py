@@ -121,18 +121,6 @@ def launches(log):
     return [tuple(line.split()[1:8]) for line in open(log) if line.startswith("launch ")]
 
 
-def compare(got, ref, rtol, atol):
-    problems = []
-    for name, want in ref.items():
-        if name not in got:
-            problems.append(f"{name}: missing")
-            continue
-        ok, summary = harness.compare(np.asarray(got[name]), want, rtol, atol)
-        if not ok:
-            problems.append(f"{name}: {summary}")
-    return problems
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -170,7 +158,7 @@ def main():
         if not isinstance(got, dict):
             return False, f"{case}: the run failed\n{got.describe()}"
         if precision == "fp32":
-            problems = compare(got, harness.ort_reference(model, inputs), 1e-4, 1e-5)
+            problems = harness.compare_outputs(got, harness.ort_reference(model, inputs))
             against = "onnxruntime"
         else:
             emu = os.path.join(args.work, case + ".emulator.so")
@@ -184,7 +172,7 @@ def main():
             problems = []
             for out, w in want.items():
                 scale = float(np.abs(w).max()) if w.size else 0.0
-                problems += compare(got, {out: w}, 0.0, 1e-5 * max(scale, 1e-30))
+                problems += harness.compare_outputs(got, {out: w}, 0.0, 1e-5 * max(scale, 1e-30))
             same = all(np.array_equal(got[o], w) for o, w in want.items() if o in got)
             against = ("infc's --target cuda-emulator library" +
                        (" (bit for bit)" if same else ""))
@@ -269,7 +257,7 @@ def main():
             r = b.host(src, extra=["-DINFC_KERNELS_EMBEDDED"])
         got = b.run("./model.so", inputs, os.path.join(args.work, "embedded.out"), src) \
             if r.returncode == 0 else r
-        problems = compare(got, harness.ort_reference(model, inputs), 1e-4, 1e-5) \
+        problems = harness.compare_outputs(got, harness.ort_reference(model, inputs)) \
             if isinstance(got, dict) else [got.describe()]
         no_files = not os.path.exists(os.path.join(src, "model.weights"))
         report(not problems and no_files,

@@ -294,6 +294,20 @@ def compare(got, ref, rtol, atol):
     return nbad == 0 and nan_mismatch == 0, summary
 
 
+def compare_outputs(got, ref, rtol=1e-4, atol=1e-5):
+    """compare() for every output of `ref` (name -> array) against `got`'s of the same name:
+    the problems as "name: summary", a missing output one of them."""
+    problems = []
+    for name, want in ref.items():
+        if name not in got:
+            problems.append(f"{name}: missing")
+            continue
+        ok, summary = compare(np.asarray(got[name]), want, rtol, atol)
+        if not ok:
+            problems.append(f"{name}: {summary}")
+    return problems
+
+
 def npz_inputs(path):
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
