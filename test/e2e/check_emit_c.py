@@ -10,6 +10,8 @@ every output with onnxruntime's (rtol 1e-4, atol 1e-5; integers exactly). Also:
 - model.c alone as C99 (`-std=c99`), the runtime's files as C11, model.h from C++17
   (a program that opens the model through its typed functions and the ABI);
 - `--embed-weights` (weights.c, no weights file) for the MLP and LeNet;
+- one build for every size: the BERT layer with `--dim seq=1..128` (generic code) at seq 1,
+  7 and 128, the MLP with `--dim batch=1..16` (the batch loop) at batch 1, 3 and 16;
 - `--weights int4` (the BERT layer) against infc's own library of the same flags;
 - `--no-malloc` (model.c, model.h and weights.c alone; model_run_static on a caller's
   workspace filled with 0xFF bytes; no allocation or thread symbols) for the MLP and LeNet;
@@ -146,6 +148,35 @@ def main():
         problems = harness.compare_outputs(got, harness.ort_reference(model, inputs))
         report(not os.path.exists(os.path.join(src, "model.weights")) and not problems,
                f"{name} --embed-weights: weights.c, no weights file, outputs against onnxruntime"
+               + (f": {'; '.join(problems)}" if problems else ""))
+
+    # One library for every size: the BERT layer's sequence as generic code (--dim seq) and
+    # the MLP's batch as the batch loop, through C, at several sizes.
+    sys.path.insert(0, os.path.join(HERE, "..", "models"))
+    from make_zoo import with_symbolic_dims
+    for name, dims, sizes in (("bert_layer", dict(seq=True), (1, 7, 128)),
+                              ("mlp", dict(batch=True), (1, 3, 16))):
+        dim = next(iter(dims))
+        model = os.path.join(args.work, f"{name}_{dim}.onnx")
+        with_symbolic_dims(os.path.join(args.zoo, name + ".onnx"), model, **dims)
+        src = os.path.join(args.work, f"{name}_{dim}")
+        lib = src + ".so"
+        r = emit_and_build(model, src, lib, "--dim", f"{dim}=1..{max(sizes)}")
+        if r.returncode != 0:
+            report(False, f"{name} --dim {dim}: failed\n{r.describe()}")
+            continue
+        base = harness.npz_inputs(os.path.join(args.zoo, name + ".inputs.npz"))
+        problems = []
+        for size in sizes:
+            axis = 1 if dim == "seq" else 0
+            inputs = {k: np.resize(np.take(v, [0], axis=0) if axis == 0 else v[:, :1],
+                                   v.shape[:axis] + (size,) + v.shape[axis + 1:])
+                      for k, v in base.items()}
+            got = run_library(lib, os.path.join(src, "model.weights"), inputs)
+            problems += [f"{dim} {size}: {p}" for p in
+                         harness.compare_outputs(got, harness.ort_reference(model, inputs))]
+        report(not problems, f"{name} --dim {dim}=1..{max(sizes)}: one C build at {dim} "
+               f"{', '.join(map(str, sizes))} against onnxruntime"
                + (f": {'; '.join(problems)}" if problems else ""))
 
     # --no-malloc: model.c and weights.c alone, model_run_static through ctypes.
