@@ -1394,6 +1394,10 @@ static const char *kCudaPrelude = R"c(#include <math.h>
 #include <string.h>
 
 #define INFC_HELPER static __device__ __forceinline__ __attribute__((unused))
+/* The IR compares as it stands: an unsigned value against 0 (an unsigned Mod's sign test). */
+#ifdef __NVCC__
+#pragma nv_diag_suppress 186
+#endif
 )c";
 
 LogicalResult CWriter::write(raw_ostream &os, std::string &errorOut) {

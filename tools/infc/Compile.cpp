@@ -953,8 +953,7 @@ int runCompile(const CompileOptions &given, const char *argv0) {
   // code row by row (QuantizeOptions::rowInputs).
   if ((interface.dimsArg || interface.batchLoop) && pipeline.target != Target::CPU)
     return fail(o.input + ": a symbolic dim (--dim, or a named dim no flag fixes) with "
-                          "--target cuda is not supported yet; fix the dim with --input-shape or "
-                          "--specialize");
+                          "--target cuda is not supported yet; fix the dim with --input-shape");
 
   auto printIR = [&](llvm::raw_ostream &os, std::string &) {
     OpPrintingFlags flags;
