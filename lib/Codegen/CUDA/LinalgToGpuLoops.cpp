@@ -117,6 +117,10 @@ SmallVector<Value> splitIndices(OpBuilder &b, Location loc, ArrayRef<Reassociati
       result[dims[k]] = narrow ? arith::IndexCastUIOp::create(b, loc, b.getIndexType(), dim) : dim;
     }
   }
+  // A 0-d source has no groups: its expansion is all unit dims, index 0 each.
+  for (Value &v : result)
+    if (!v)
+      v = index(0);
   return result;
 }
 

@@ -328,6 +328,39 @@ func.func @epilogue_expanded_unit(%a: memref<12x8xf32>, %w: memref<8x16xf32>,
 
 // -----
 
+// A reduction of every dim (ReduceSum with no axes, keepdims) expanded from 0-d to 1x1x1:
+// the expansion has no groups, every index of its result is 0 (it had been left unset).
+// CHECK-LABEL: func.func @epilogue_expanded_from_scalar
+// CHECK-SAME: (%[[X:.*]]: memref<3x2x2xf32>, %[[S:.*]]: memref<f32>, %[[Y:.*]]: memref<1x1x1xf32>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: %[[R:.*]] = arith.mulf %[[SUM]]
+// CHECK: memref.store %[[R]], %[[Y]][%[[ZERO]], %[[ZERO]], %[[ZERO]]]
+// CHECK: return
+#all6 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#none6 = affine_map<(d0, d1, d2) -> ()>
+#id6 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @epilogue_expanded_from_scalar(%x: memref<3x2x2xf32>, %s: memref<f32>,
+                                         %y: memref<1x1x1xf32>) {
+  linalg.generic {indexing_maps = [#all6, #none6],
+                  iterator_types = ["reduction", "reduction", "reduction"]}
+      ins(%x : memref<3x2x2xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  }
+  %s3 = memref.expand_shape %s [] output_shape [1, 1, 1] : memref<f32> into memref<1x1x1xf32>
+  linalg.generic {indexing_maps = [#id6, #id6], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s3 : memref<1x1x1xf32>) outs(%y : memref<1x1x1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %v : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // A batch matmul's product read as 2-D: the row is batch * rows + row.
 // CHECK-LABEL: func.func @epilogue_collapsed
 // CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<8x16xf32>)
