@@ -1015,16 +1015,7 @@ void CWriter::instruction(Instruction &i) {
   if (auto *s = dyn_cast<ShuffleVectorInst>(&i)) {
     Type *in = s->getOperand(0)->getType();
     unsigned n = lanes(in), p = paddedLanes(in);
-    std::string indices;
     ArrayRef<int> mask = s->getShuffleMask();
-    for (unsigned k = 0; k < PowerOf2Ceil(mask.size()); ++k) {
-      int index = k < mask.size() ? mask[k] : 0;
-      if (index < 0)
-        index = 0;
-      else if ((unsigned)index >= n)
-        index = index - n + p;
-      indices += ", " + std::to_string(index);
-    }
     if (options.cuda) { // lane by lane
       std::string a = value(s->getOperand(0)), b = value(s->getOperand(1));
       line(r + " = " + compound(type(s->getType()), "") + ";");
@@ -1035,6 +1026,15 @@ void CWriter::instruction(Instruction &i) {
                                       : b + "[" + std::to_string(mask[k] - n) + "]") +
                ";");
       return;
+    }
+    std::string indices;
+    for (unsigned k = 0; k < PowerOf2Ceil(mask.size()); ++k) {
+      int index = k < mask.size() ? mask[k] : 0;
+      if (index < 0)
+        index = 0;
+      else if ((unsigned)index >= n)
+        index = index - n + p;
+      indices += ", " + std::to_string(index);
     }
     line(r + " = __builtin_shufflevector(" + value(s->getOperand(0)) + ", " +
          value(s->getOperand(1)) + indices + ");");

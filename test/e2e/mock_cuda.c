@@ -468,7 +468,10 @@ static CUresult run_kernel(const struct launch *l) {
   if (l->k && l->k->host) {
     typedef int (*launch_fn)(void *, int, void *const *, const unsigned *, const unsigned *, char *,
                              size_t);
-    launch_fn launch = (launch_fn)dlsym(emulated_kernels(), "infc_emulate_launch");
+    static launch_fn found; /* looked up once: the library stays open */
+    if (!found)
+      found = (launch_fn)dlsym(emulated_kernels(), "infc_emulate_launch");
+    launch_fn launch = found;
     char why[600] = "the kernels' host build has no infc_emulate_launch";
     for (int i = 0; i < l->k->num_params; ++i)
       if (l->k->param_bytes[i] != 8)
